@@ -1,0 +1,98 @@
+//! Test helper for the launcher's integration tests (not for users): joins the job,
+//! checks an allgather of every rank's contribution, runs barriers, and misbehaves on
+//! request.
+//!
+//! Options (R is a rank): `--exit R:CODE` exits after the allgather; `--kill R` SIGKILLs
+//! itself after the allgather; `--sleep R` sleeps forever after the allgather;
+//! `--abort R:STATUS:REASON` calls `Job::abort` after the allgather; `--barriers K`
+//! runs K barriers (default 3); `--shm` makes rank 0 leave a file in /dev/shm.
+
+use clump::boot::Job;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::ExitCode;
+
+fn contribution(rank: u32) -> Vec<u8> {
+    let mut v = format!("rank{rank}:").into_bytes();
+    v.extend(std::iter::repeat_n(rank as u8, rank as usize * 37));
+    v
+}
+
+/// The value of `--name R:...` for this rank, if given.
+fn for_rank<'a>(args: &'a [String], name: &str, rank: u32) -> Option<&'a str> {
+    let i = args.iter().position(|a| a == name)?;
+    let v = args.get(i + 1)?;
+    let (r, rest) = v.split_once(':').unwrap_or((v, ""));
+    (r.parse() == Ok(rank)).then_some(rest)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut job = match Job::from_env() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("clump-test-boot: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let rank = job.rank();
+    let mut polls = 0u64;
+    let all = match job.allgather(&contribution(rank), &mut || polls += 1) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("clump-test-boot: rank {rank}: allgather: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    assert_eq!(all.len(), job.size() as usize);
+    for (r, got) in all.iter().enumerate() {
+        assert_eq!(*got, contribution(r as u32), "rank {rank}: wrong contribution from rank {r}");
+    }
+    println!("rank {rank} ready pid={}", std::process::id());
+    std::io::stdout().flush().unwrap();
+
+    if args.iter().any(|a| a == "--shm") && rank == 0 {
+        std::fs::write(format!("/dev/shm/clump-{:016x}-probe", job.job_id()), b"left behind").unwrap();
+    }
+    if let Some(code) = for_rank(&args, "--exit", rank) {
+        return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
+    }
+    if for_rank(&args, "--kill", rank).is_some() {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe { libc::kill(std::process::id() as i32, libc::SIGKILL) };
+    }
+    if for_rank(&args, "--sleep", rank).is_some() {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+    if let Some(v) = for_rank(&args, "--abort", rank) {
+        let (status, reason) = v.split_once(':').expect("--abort R:STATUS:REASON");
+        let status = status.parse().expect("--abort status");
+        job.abort(status, reason);
+        return ExitCode::from(status as u8);
+    }
+
+    let barriers: u32 = args
+        .iter()
+        .position(|a| a == "--barriers")
+        .map_or(3, |i| args[i + 1].parse().expect("--barriers K"));
+    for b in 0..barriers {
+        if let Err(e) = job.barrier(&mut || polls += 1) {
+            eprintln!("clump-test-boot: rank {rank}: barrier {b}: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    let boot = std::env::var("CLUMP_BOOT").unwrap_or_default();
+    let mode = Path::new(&boot)
+        .parent()
+        .and_then(|d| std::fs::metadata(d).ok())
+        .map_or(0, |m| m.permissions().mode() & 0o777);
+    println!(
+        "rank {rank}/{} ok job={:016x} boot={boot} mode={mode:o} polls={polls}",
+        job.size(),
+        job.job_id()
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,25 @@
+//! The `clump` command: `run` starts a job on this host, `bench` measures clump.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod run;
+
+#[derive(Parser)]
+#[command(name = "clump", version, about = "Multi-protocol Active Messages: launcher and benchmarks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start N processes of PROGRAM on this host as one job.
+    Run(run::RunArgs),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Run(args) => run::main(args),
+    }
+}

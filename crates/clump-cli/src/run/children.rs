@@ -1,0 +1,137 @@
+//! Starting the ranks, reaping them, and signalling the ones still alive.
+
+use super::output;
+use super::sys;
+use std::ffi::OsString;
+use std::io::{self, IsTerminal};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What the launcher passes on to every rank.
+pub struct Launch<'a> {
+    pub program: &'a OsString,
+    pub args: &'a [OsString],
+    pub size: u32,
+    pub job_id: u64,
+    pub socket: &'a Path,
+    pub tag_output: bool,
+}
+
+struct Rank {
+    pid: u32,
+    child: Child,
+    status: Option<ExitStatus>,
+}
+
+pub struct Children {
+    ranks: Vec<Rank>,
+    output: Vec<JoinHandle<()>>,
+}
+
+impl Children {
+    /// Starts every rank, each leading its own process group so that teardown reaches
+    /// whatever it starts and a terminal's Ctrl-C reaches only the launcher, which then
+    /// ends the job in order. If one rank cannot start, those already started are killed.
+    pub fn spawn(l: &Launch) -> io::Result<Children> {
+        let mut me = Children { ranks: Vec::new(), output: Vec::new() };
+        // Only rank 0 may read stdin, and only when it is not a terminal: a background
+        // process group reading the terminal would be stopped (SIGTTIN).
+        let stdin_to_rank0 = !io::stdin().is_terminal();
+        for rank in 0..l.size {
+            let mut cmd = Command::new(l.program);
+            cmd.args(l.args)
+                .env("CLUMP_RANK", rank.to_string())
+                .env("CLUMP_SIZE", l.size.to_string())
+                .env("CLUMP_BOOT", l.socket)
+                .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
+                .process_group(0)
+                .stdin(if rank == 0 && stdin_to_rank0 { Stdio::inherit() } else { Stdio::null() });
+            if l.tag_output {
+                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            }
+            let mut child = match cmd.spawn() {
+                Ok(c) => c,
+                Err(e) => {
+                    me.kill_now();
+                    return Err(e);
+                }
+            };
+            if let Some(out) = child.stdout.take() {
+                me.output.push(output::forward(rank, out, false));
+            }
+            if let Some(err) = child.stderr.take() {
+                me.output.push(output::forward(rank, err, true));
+            }
+            me.ranks.push(Rank { pid: child.id(), child, status: None });
+        }
+        Ok(me)
+    }
+
+    /// Ranks that exited since the last call, with their status.
+    pub fn reap(&mut self) -> Vec<(u32, ExitStatus)> {
+        let mut done = Vec::new();
+        for (rank, r) in self.ranks.iter_mut().enumerate() {
+            if r.status.is_none() {
+                if let Ok(Some(s)) = r.child.try_wait() {
+                    r.status = Some(s);
+                    done.push((rank as u32, s));
+                }
+            }
+        }
+        done
+    }
+
+    pub fn all_exited(&self) -> bool {
+        self.ranks.iter().all(|r| r.status.is_some())
+    }
+
+    pub fn has_exited(&self, rank: u32) -> bool {
+        self.ranks[rank as usize].status.is_some()
+    }
+
+    pub fn pid(&self, rank: u32) -> u32 {
+        self.ranks[rank as usize].pid
+    }
+
+    /// Signals every rank not yet reaped (a reaped pid may already belong to someone else).
+    pub fn signal_living(&self, sig: i32) {
+        for r in self.ranks.iter().filter(|r| r.status.is_none()) {
+            sys::signal_group(r.pid, sig);
+        }
+    }
+
+    /// Used when the job cannot even start: no grace.
+    fn kill_now(&mut self) {
+        self.signal_living(libc::SIGKILL);
+        for r in &mut self.ranks {
+            let _ = r.child.wait();
+        }
+    }
+
+    /// Waits up to `timeout` for the tagged-output threads to pass on the last lines
+    /// (a leftover grandchild may hold a pipe open forever: then we stop waiting).
+    pub fn finish_output(self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        for t in self.output {
+            while !t.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+/// The job's exit code for a rank's status, and the words for it.
+pub fn describe(status: ExitStatus) -> (u8, String) {
+    if let Some(code) = status.code() {
+        return (code as u8, format!("exited with status {code}"));
+    }
+    let sig = status.signal().unwrap_or(0);
+    let core = if status.core_dumped() { ", core dumped" } else { "" };
+    ((128 + sig) as u8, format!("was killed by signal {sig} ({}{core})", sys::signal_name(sig)))
+}

@@ -1,0 +1,86 @@
+//! `clump run`: starts N processes of a program on this host as one job and serves
+//! their bootstrap (rank, size, allgather, barrier, abort) until they have all exited.
+
+mod children;
+mod output;
+mod scratch;
+mod server;
+mod supervise;
+mod sys;
+
+use children::{Children, Launch};
+use clump::config::MAX_JOB_SIZE;
+use scratch::Scratch;
+use server::Server;
+use std::ffi::OsString;
+use std::os::unix::net::UnixListener;
+use std::process::ExitCode;
+use std::time::Duration;
+use supervise::Supervisor;
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Number of processes to start.
+    #[arg(short = 'n', long = "np", value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=MAX_JOB_SIZE as i64))]
+    np: u32,
+
+    /// Prefix every line the processes print with "[RANK] ".
+    #[arg(long)]
+    tag_output: bool,
+
+    /// The program to start, followed by its arguments.
+    #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<OsString>,
+}
+
+/// Exit status when the program cannot be started, as shells use.
+const CANNOT_START: u8 = 127;
+
+pub fn main(args: RunArgs) -> ExitCode {
+    match run(&args) {
+        Ok(code) => ExitCode::from(code),
+        Err((code, msg)) => {
+            eprintln!("clump run: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
+    let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
+    let job_id = scratch::random_u64();
+    // Dropped last, so the directory goes whatever way this function returns.
+    let scratch = Scratch::create(job_id).map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
+    let socket = scratch.socket_path();
+    let listener = UnixListener::bind(&socket)
+        .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
+    // Before any child exists, so that no SIGCHLD or Ctrl-C is missed.
+    let signal_fd = sys::install_signal_pipe().map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
+    let launch = Launch {
+        program,
+        args: program_args,
+        size: args.np,
+        job_id,
+        socket: &socket,
+        tag_output: args.tag_output,
+    };
+    let mut children = Children::spawn(&launch).map_err(|e| {
+        (CANNOT_START, format!("cannot start {}: {}", program.to_string_lossy(), os_error_text(&e)))
+    })?;
+    let server = Server::new(listener, args.np, job_id).map_err(|e| (1, format!("bootstrap socket: {e}")))?;
+    let code = Supervisor::new(&mut children, server, signal_fd).run();
+    children.finish_output(Duration::from_secs(1));
+    scratch::sweep_shm(job_id);
+    drop(scratch);
+    Ok(code)
+}
+
+/// "No such file or directory" rather than std's "No such file or directory (os error 2)".
+fn os_error_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text,
+    }
+}

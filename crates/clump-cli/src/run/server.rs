@@ -1,0 +1,335 @@
+//! The bootstrap server: accepts the ranks' connections and serves their collectives.
+//!
+//! Poll-driven and single-threaded: it only acts when poll(2) reports a socket ready, so
+//! waiting ranks cost it nothing. Sockets are nonblocking and every reply is queued per
+//! connection, so one slow reader never stalls the others. A collective completes when
+//! every rank has entered it; its result is encoded once and shared by all queues.
+
+use clump::boot::frame::{FrameReader, Msg, Op, MAX_GATHER_TOTAL, MAX_REQUEST_BODY};
+use std::collections::VecDeque;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::rc::Rc;
+use std::time::Instant;
+
+/// Something the launcher must act on.
+#[derive(Debug)]
+pub enum Event {
+    /// A rank called `Job::abort`.
+    Abort { rank: u32, status: i32, reason: String },
+    /// A rank broke the protocol; the job cannot go on.
+    Fault { rank: u32, what: String },
+}
+
+/// A collective some ranks wait in while others have not entered it.
+pub struct Stalled {
+    pub op: Op,
+    pub seq: u32,
+    pub waiting: Vec<u32>,
+    pub missing: Vec<u32>,
+}
+
+struct Conn {
+    stream: UnixStream,
+    reader: FrameReader,
+    /// Frames to send and how much of the first one went out already.
+    out: VecDeque<Rc<[u8]>>,
+    sent: usize,
+}
+
+enum Slot {
+    NotYet,
+    Open(Conn),
+    Closed(Instant),
+}
+
+#[derive(Clone, Copy)]
+enum Token {
+    Listener,
+    Fresh(usize),
+    Rank(u32),
+}
+
+struct Collective {
+    seq: u32,
+    op: Option<(Op, u32)>,
+    parts: Vec<Option<Vec<u8>>>,
+    arrived: u32,
+    total: usize,
+}
+
+pub struct Server {
+    listener: UnixListener,
+    job_id: u64,
+    /// Connections that have not said hello yet.
+    fresh: Vec<Option<Conn>>,
+    ranks: Vec<Slot>,
+    coll: Collective,
+    tokens: Vec<Token>,
+}
+
+impl Server {
+    pub fn new(listener: UnixListener, size: u32, job_id: u64) -> std::io::Result<Server> {
+        listener.set_nonblocking(true)?;
+        Ok(Server {
+            listener,
+            job_id,
+            fresh: Vec::new(),
+            ranks: (0..size).map(|_| Slot::NotYet).collect(),
+            coll: Collective { seq: 1, op: None, parts: vec![None; size as usize], arrived: 0, total: 0 },
+            tokens: Vec::new(),
+        })
+    }
+
+    /// Appends the descriptors to poll; [`Server::handle`] takes the same slice back.
+    pub fn fill_fds(&mut self, fds: &mut Vec<libc::pollfd>) {
+        self.tokens.clear();
+        let mut add = |fd, events, t, tokens: &mut Vec<Token>| {
+            fds.push(libc::pollfd { fd, events, revents: 0 });
+            tokens.push(t);
+        };
+        add(self.listener.as_raw_fd(), libc::POLLIN, Token::Listener, &mut self.tokens);
+        for (i, c) in self.fresh.iter().enumerate() {
+            if let Some(c) = c {
+                add(c.stream.as_raw_fd(), c.events(), Token::Fresh(i), &mut self.tokens);
+            }
+        }
+        for (r, s) in self.ranks.iter().enumerate() {
+            if let Slot::Open(c) = s {
+                add(c.stream.as_raw_fd(), c.events(), Token::Rank(r as u32), &mut self.tokens);
+            }
+        }
+    }
+
+    /// Serves whatever poll(2) reported ready in `fds` (as filled by `fill_fds`).
+    pub fn handle(&mut self, fds: &[libc::pollfd]) -> Vec<Event> {
+        let mut events = Vec::new();
+        let tokens = std::mem::take(&mut self.tokens);
+        for (pfd, &t) in fds.iter().zip(&tokens) {
+            if pfd.revents == 0 {
+                continue;
+            }
+            match t {
+                Token::Listener => self.accept(),
+                Token::Fresh(i) => self.serve_fresh(i, &mut events),
+                Token::Rank(r) => self.serve_rank(r, &mut events),
+            }
+        }
+        self.fresh.retain(Option::is_some);
+        events
+    }
+
+    /// Reads what `rank` sent before it exited (an abort request, say).
+    pub fn drain_rank(&mut self, rank: u32) -> Vec<Event> {
+        let mut events = Vec::new();
+        if matches!(self.ranks[rank as usize], Slot::Open(_)) {
+            self.serve_rank(rank, &mut events);
+        }
+        events
+    }
+
+    /// The collective in progress, if some rank waits in it.
+    pub fn stalled(&self) -> Option<Stalled> {
+        let (op, _) = self.coll.op?;
+        let (waiting, missing) = (0..self.ranks.len() as u32).partition(|&r| self.coll.parts[r as usize].is_some());
+        Some(Stalled { op, seq: self.coll.seq, waiting, missing })
+    }
+
+    /// When `rank` closed its connection, if it did.
+    pub fn closed_since(&self, rank: u32) -> Option<Instant> {
+        match self.ranks[rank as usize] {
+            Slot::Closed(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn accept(&mut self) {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    if stream.set_nonblocking(true).is_ok() {
+                        let reader = FrameReader::new(MAX_REQUEST_BODY);
+                        self.fresh.push(Some(Conn { stream, reader, out: VecDeque::new(), sent: 0 }));
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return, // WouldBlock, or a transient failure such as EMFILE
+            }
+        }
+    }
+
+    /// A connection's first frame must be a valid hello for a rank not yet connected.
+    fn serve_fresh(&mut self, i: usize, events: &mut Vec<Event>) {
+        let Some(conn) = self.fresh[i].as_mut() else { return };
+        let msg = match conn.read() {
+            Ok(None) => return,
+            Ok(Some(m)) => m,
+            Err(Some(why)) => return self.refuse(i, &why),
+            Err(None) => return self.fresh[i] = None,
+        };
+        let size = self.ranks.len() as u32;
+        let why = match msg {
+            Msg::Hello { job_id, .. } if job_id != self.job_id => {
+                format!("job id {job_id:016x} is not this job's ({:016x})", self.job_id)
+            }
+            Msg::Hello { rank, .. } if rank >= size => format!("rank {rank} is not in a job of {size}"),
+            Msg::Hello { rank, .. } if !matches!(self.ranks[rank as usize], Slot::NotYet) => {
+                format!("rank {rank} has connected before")
+            }
+            Msg::Hello { rank, .. } => {
+                let mut conn = self.fresh[i].take().expect("checked above");
+                conn.queue(Msg::Welcome { size }.encode().into());
+                self.ranks[rank as usize] = Slot::Open(conn);
+                // Frames sent right behind the hello are already buffered: serve them now.
+                return self.serve_rank(rank, events);
+            }
+            other => format!("expected a hello, got a {} message", other.kind()),
+        };
+        self.refuse(i, &why)
+    }
+
+    fn refuse(&mut self, i: usize, why: &str) {
+        if let Some(mut conn) = self.fresh[i].take() {
+            let reason = format!("the launcher refused this connection: {why}");
+            conn.queue(Msg::Aborted { status: 1, reason }.encode().into());
+            let _ = conn.flush(); // best effort: a small frame fits the socket buffer
+        }
+    }
+
+    fn serve_rank(&mut self, rank: u32, events: &mut Vec<Event>) {
+        loop {
+            let Slot::Open(conn) = &mut self.ranks[rank as usize] else { return };
+            if conn.flush().is_err() {
+                return self.close(rank);
+            }
+            match conn.read() {
+                Ok(None) => return,
+                Ok(Some(Msg::Enter { seq, op, data })) => {
+                    if let Err(what) = self.enter(rank, seq, op, data) {
+                        events.push(Event::Fault { rank, what });
+                        return self.close(rank);
+                    }
+                }
+                Ok(Some(Msg::Abort { status, reason })) => events.push(Event::Abort { rank, status, reason }),
+                Ok(Some(other)) => {
+                    events.push(Event::Fault { rank, what: format!("unexpected {} message", other.kind()) });
+                    return self.close(rank);
+                }
+                Err(Some(what)) => {
+                    events.push(Event::Fault { rank, what });
+                    return self.close(rank);
+                }
+                Err(None) => return self.close(rank),
+            }
+        }
+    }
+
+    fn close(&mut self, rank: u32) {
+        self.ranks[rank as usize] = Slot::Closed(Instant::now());
+    }
+
+    /// Records `rank`'s entry into collective `seq`; completes it when everyone is in.
+    fn enter(&mut self, rank: u32, seq: u32, op: Op, data: Vec<u8>) -> Result<(), String> {
+        let c = &mut self.coll;
+        if seq != c.seq {
+            return Err(format!("it entered {} #{seq} while the job is at collective #{}", op.name(), c.seq));
+        }
+        if let Some((first_op, first)) = c.op {
+            if first_op != op {
+                return Err(format!(
+                    "it entered {} #{seq} while rank {first} entered {} #{seq}",
+                    op.name(),
+                    first_op.name()
+                ));
+            }
+        }
+        if c.parts[rank as usize].is_some() {
+            return Err(format!("it entered {} #{seq} twice", op.name()));
+        }
+        c.total += data.len();
+        if c.total > MAX_GATHER_TOTAL {
+            return Err(format!("{} #{seq} exceeds the total limit of {MAX_GATHER_TOTAL} bytes", op.name()));
+        }
+        c.op.get_or_insert((op, rank));
+        c.parts[rank as usize] = Some(data);
+        c.arrived += 1;
+        if c.arrived as usize == c.parts.len() {
+            self.complete();
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self) {
+        let c = &mut self.coll;
+        let (op, _) = c.op.take().expect("a collective is in progress");
+        let parts = c.parts.iter_mut().map(|p| p.take().unwrap_or_default());
+        let parts = if op == Op::Barrier { Vec::new() } else { parts.collect() };
+        let frame: Rc<[u8]> = Msg::Done { seq: c.seq, op, parts }.encode().into();
+        c.parts.iter_mut().for_each(|p| *p = None);
+        c.seq = c.seq.wrapping_add(1);
+        c.arrived = 0;
+        c.total = 0;
+        for r in 0..self.ranks.len() {
+            if let Slot::Open(conn) = &mut self.ranks[r] {
+                conn.queue(frame.clone());
+                if conn.flush().is_err() {
+                    self.close(r as u32);
+                }
+            }
+        }
+    }
+}
+
+impl Conn {
+    fn events(&self) -> libc::c_short {
+        if self.out.is_empty() {
+            libc::POLLIN
+        } else {
+            libc::POLLIN | libc::POLLOUT
+        }
+    }
+
+    fn queue(&mut self, frame: Rc<[u8]>) {
+        self.out.push_back(frame);
+    }
+
+    /// Writes queued frames until done or the socket is full.
+    fn flush(&mut self) -> std::io::Result<()> {
+        while let Some(f) = self.out.front() {
+            match (&self.stream).write(&f[self.sent..]) {
+                Ok(n) => {
+                    self.sent += n;
+                    if self.sent == f.len() {
+                        self.out.pop_front();
+                        self.sent = 0;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next message: `Ok(None)` if none is complete yet, `Err(None)` at a clean end of
+    /// stream, `Err(Some(why))` on bad input or a broken connection.
+    fn read(&mut self) -> Result<Option<Msg>, Option<String>> {
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            if let Some(m) = self.reader.next_msg().map_err(|e| Some(e.to_string()))? {
+                return Ok(Some(m));
+            }
+            match (&self.stream).read(&mut chunk) {
+                // Closed, even inside a frame: how a killed rank looks, not a protocol fault.
+                Ok(0) => return Err(None),
+                Ok(n) => self.reader.extend(&chunk[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // A reset connection is how a killed rank may look: not a protocol fault.
+                Err(_) => return Err(None),
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The launcher's event loop: serves the bootstrap, watches the ranks, and ends the job
+//! (SIGTERM, then SIGKILL after a grace period) on the first failure or on Ctrl-C.
+
+use super::children::{describe, Children};
+use super::server::{Event, Server};
+use super::sys;
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+/// Time ranks get between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+/// How long a live rank may stay disconnected while others wait for it: long enough
+/// that a dying rank's exit status is seen first and reported instead.
+const DISCONNECT_GRACE: Duration = Duration::from_millis(500);
+/// Longest sleep in poll(2): a safety net, every real event wakes it sooner.
+const IDLE: Duration = Duration::from_secs(1);
+
+struct Ending {
+    code: u8,
+    since: Instant,
+    killed: bool,
+    signals_seen: u32,
+}
+
+pub struct Supervisor<'a> {
+    pub children: &'a mut Children,
+    pub server: Server,
+    pub signal_fd: RawFd,
+    ending: Option<Ending>,
+}
+
+impl<'a> Supervisor<'a> {
+    pub fn new(children: &'a mut Children, server: Server, signal_fd: RawFd) -> Self {
+        Supervisor { children, server, signal_fd, ending: None }
+    }
+
+    /// Runs until every rank has exited; returns the job's exit status.
+    pub fn run(mut self) -> u8 {
+        let mut fds = Vec::new();
+        let mut reap = true;
+        loop {
+            self.check_signals();
+            if reap || sys::take_child_exited() {
+                self.reap();
+            }
+            if self.children.all_exited() {
+                break;
+            }
+            self.check_stalled();
+            let timeout = self.check_grace();
+            fds.clear();
+            fds.push(libc::pollfd { fd: self.signal_fd, events: libc::POLLIN, revents: 0 });
+            if self.ending.is_none() {
+                self.server.fill_fds(&mut fds);
+            }
+            if let Err(e) = sys::poll(&mut fds, timeout) {
+                self.fail(1, format!("poll failed: {e}"));
+            }
+            // Nothing ready means a timeout: look at the children anyway, in case.
+            reap = fds.iter().all(|p| p.revents == 0);
+            if fds[0].revents != 0 {
+                sys::drain_pipe(self.signal_fd);
+            }
+            if self.ending.is_none() {
+                let events = self.server.handle(&fds[1..]);
+                self.on_events(events);
+            }
+        }
+        self.ending.map_or(0, |e| e.code)
+    }
+
+    /// Prints the one line that explains the end of the job, and starts the teardown.
+    fn fail(&mut self, code: u8, line: String) {
+        if self.ending.is_some() {
+            return;
+        }
+        eprintln!("clump run: {line}; ending the job");
+        self.children.signal_living(libc::SIGTERM);
+        let signals_seen = sys::term_signal().map_or(0, |(_, n)| n);
+        self.ending = Some(Ending { code, since: Instant::now(), killed: false, signals_seen });
+    }
+
+    fn who(&self, rank: u32) -> String {
+        format!("rank {rank} (pid {})", self.children.pid(rank))
+    }
+
+    fn check_signals(&mut self) {
+        let Some((sig, count)) = sys::term_signal() else { return };
+        match &mut self.ending {
+            None => self.fail(128 + sig as u8, format!("interrupted by {}", sys::signal_name(sig))),
+            // Another signal during the teardown: the user is impatient, skip the grace.
+            Some(e) if count > e.signals_seen && !e.killed => {
+                e.killed = true;
+                self.children.signal_living(libc::SIGKILL);
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn reap(&mut self) {
+        for (rank, status) in self.children.reap() {
+            if self.ending.is_some() {
+                continue;
+            }
+            // An abort request sent just before exiting explains the exit better.
+            let events = self.server.drain_rank(rank);
+            self.on_events(events);
+            if !status.success() {
+                let (code, what) = describe(status);
+                self.fail(code, format!("{} {what}", self.who(rank)));
+            }
+        }
+    }
+
+    fn on_events(&mut self, events: Vec<Event>) {
+        for ev in events {
+            match ev {
+                Event::Abort { rank, status, reason } => {
+                    let line = format!("{} aborted the job with status {status}: {reason}", self.who(rank));
+                    // Truncated like exit(3) does, so status -1 becomes 255.
+                    self.fail(status as u8, line);
+                }
+                Event::Fault { rank, what } => {
+                    self.fail(1, format!("{} broke the bootstrap protocol: {what}", self.who(rank)));
+                }
+            }
+        }
+    }
+
+    /// A rank that exited or hung up without entering the collective others wait in
+    /// would leave them waiting forever.
+    fn check_stalled(&mut self) {
+        if self.ending.is_some() {
+            return;
+        }
+        let Some(st) = self.server.stalled() else { return };
+        for &rank in &st.missing {
+            let gone = if self.children.has_exited(rank) {
+                "exited"
+            } else if self.server.closed_since(rank).is_some_and(|t| t.elapsed() >= DISCONNECT_GRACE) {
+                "closed its bootstrap connection"
+            } else {
+                continue;
+            };
+            let line = format!(
+                "{} {gone} without entering {} #{}, which {} {} waiting in",
+                self.who(rank),
+                st.op.name(),
+                st.seq,
+                rank_list(&st.waiting),
+                if st.waiting.len() == 1 { "is" } else { "are" },
+            );
+            return self.fail(1, line);
+        }
+    }
+
+    /// Escalates to SIGKILL once the grace is over; returns how long poll may sleep.
+    fn check_grace(&mut self) -> Duration {
+        if let Some(e) = &mut self.ending {
+            if e.killed {
+                return Duration::from_millis(100);
+            }
+            let left = GRACE.saturating_sub(e.since.elapsed());
+            if left.is_zero() {
+                e.killed = true;
+                self.children.signal_living(libc::SIGKILL);
+                return Duration::from_millis(100);
+            }
+            return left;
+        }
+        // A disconnected rank may need judging once its grace is over.
+        let disconnected = self.server.stalled().is_some_and(|st| {
+            st.missing.iter().any(|&r| self.server.closed_since(r).is_some())
+        });
+        if disconnected {
+            Duration::from_millis(50)
+        } else {
+            IDLE
+        }
+    }
+}
+
+/// "rank 3" or "ranks 0-2,5".
+fn rank_list(ranks: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &r in ranks {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == r => *hi = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    let text: Vec<String> =
+        runs.iter().map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") }).collect();
+    format!("{} {}", if ranks.len() == 1 { "rank" } else { "ranks" }, text.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rank_lists_are_compact() {
+        assert_eq!(super::rank_list(&[3]), "rank 3");
+        assert_eq!(super::rank_list(&[0, 1, 2, 5, 7, 8]), "ranks 0-2,5,7-8");
+    }
+}

@@ -1,0 +1,256 @@
+//! `clump run` end to end: the real binary launching the real `clump-test-boot` helper.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
+const PROBE: &str = env!("CARGO_BIN_EXE_clump-test-boot");
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Outcome {
+    /// The launcher's own lines on stderr.
+    fn launcher_lines(&self) -> Vec<&str> {
+        self.stderr.lines().filter(|l| l.starts_with("clump run:")).collect()
+    }
+}
+
+/// A private TMPDIR per test, so that leftovers of exactly this job can be checked.
+fn tmpdir() -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("launcher-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn assert_empty(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "left behind in {}: {left:?}", dir.display());
+    std::fs::remove_dir(dir).unwrap();
+}
+
+fn launcher(tmp: &Path, args: &[&str]) -> Child {
+    Command::new(CLUMP)
+        .arg("run")
+        .args(args)
+        .env("TMPDIR", tmp)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for the launcher, killing it (and failing) if it takes longer than `limit`.
+fn finish(mut child: Child, started: Instant, limit: Duration) -> Outcome {
+    let out = child.stdout.take();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut out) = out {
+            out.read_to_string(&mut s).unwrap();
+        }
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).unwrap();
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("clump run took longer than {limit:?}; stderr: {}", err.join().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Outcome { code: status.code(), stdout: out.join().unwrap(), stderr: err.join().unwrap(), elapsed: started.elapsed() }
+}
+
+/// Runs `clump run ARGS` to completion with its own TMPDIR, then checks nothing is left in it.
+fn run(args: &[&str], limit: Duration) -> Outcome {
+    let tmp = tmpdir();
+    let o = finish(launcher(&tmp, args), Instant::now(), limit);
+    assert_empty(&tmp);
+    o
+}
+
+fn probe(n: u32, extra: &[&str]) -> Outcome {
+    let n = n.to_string();
+    let mut args = vec!["-n", &n, PROBE];
+    args.extend_from_slice(extra);
+    run(&args, Duration::from_secs(60))
+}
+
+/// The `rank R/N ok ...` lines, checked to come from one job and one private socket directory.
+fn ok_lines(o: &Outcome, n: usize) {
+    let oks: Vec<&str> = o.stdout.lines().filter(|l| l.contains(" ok ")).collect();
+    assert_eq!(oks.len(), n, "stdout: {}\nstderr: {}", o.stdout, o.stderr);
+    for r in 0..n {
+        assert!(oks.iter().any(|l| l.starts_with(&format!("rank {r}/{n} ok "))), "rank {r} missing");
+    }
+    let field = |l: &str, k: &str| l.split(' ').find_map(|w| w.strip_prefix(k)).unwrap().to_owned();
+    let job = field(oks[0], "job=");
+    assert_eq!(job.len(), 16);
+    assert!(job.chars().all(|c| c.is_ascii_hexdigit()));
+    assert!(oks.iter().all(|l| field(l, "job=") == job && field(l, "mode=") == "700"));
+    assert!(field(oks[0], "boot=").contains(&format!("clump-{job}-")));
+}
+
+#[test]
+fn four_ranks_allgather_and_barrier() {
+    let o = probe(4, &[]);
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    ok_lines(&o, 4);
+    assert!(o.launcher_lines().is_empty(), "{}", o.stderr);
+}
+
+#[test]
+fn sixteen_ranks_on_two_cores_finish_quickly() {
+    let o = probe(16, &["--barriers", "30"]);
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    ok_lines(&o, 16);
+    assert!(o.elapsed < Duration::from_secs(60), "took {:?}", o.elapsed);
+}
+
+#[test]
+fn a_failing_rank_ends_the_job_with_its_status() {
+    let o = probe(4, &["--exit", "2:3"]);
+    assert_eq!(o.code, Some(3), "stderr: {}", o.stderr);
+    let lines = o.launcher_lines();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("rank 2 (pid ") && lines[0].contains("status 3"), "{}", lines[0]);
+}
+
+#[test]
+fn a_killed_rank_ends_the_job_quickly() {
+    let o = probe(4, &["--kill", "1"]);
+    assert_eq!(o.code, Some(128 + 9), "stderr: {}", o.stderr);
+    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
+    let lines = o.launcher_lines();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("signal 9 (SIGKILL)"), "{}", lines[0]);
+}
+
+#[test]
+fn a_rank_leaving_without_joining_the_barrier_ends_the_job() {
+    let o = probe(3, &["--exit", "1:0"]);
+    assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
+    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
+    let lines = o.launcher_lines();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("without entering barrier #2"), "{}", lines[0]);
+}
+
+#[test]
+fn abort_ends_the_job_with_its_status_and_reason() {
+    let o = probe(4, &["--abort", "1:7:bad input file"]);
+    assert_eq!(o.code, Some(7), "stderr: {}", o.stderr);
+    let lines = o.launcher_lines();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("status 7: bad input file"), "{}", lines[0]);
+}
+
+#[test]
+fn ranks_that_ignore_sigterm_are_killed_after_the_grace() {
+    let script = "trap '' TERM; [ $CLUMP_RANK = 1 ] && exit 5; sleep 30";
+    let o = run(&["-n", "3", "sh", "-c", script], Duration::from_secs(20));
+    assert_eq!(o.code, Some(5), "stderr: {}", o.stderr);
+    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
+    assert_eq!(o.launcher_lines().len(), 1, "{}", o.stderr);
+}
+
+#[test]
+fn a_missing_program_is_a_clear_error() {
+    let o = run(&["-n", "2", "/nonexistent/clump-program"], Duration::from_secs(10));
+    assert_eq!(o.code, Some(127));
+    assert_eq!(
+        o.stderr.trim(),
+        "clump run: cannot start /nonexistent/clump-program: No such file or directory"
+    );
+}
+
+#[test]
+fn bad_process_counts_are_refused() {
+    for n in ["0", "4097", "many"] {
+        let o = run(&["-n", n, PROBE], Duration::from_secs(10));
+        assert_eq!(o.code, Some(2), "-n {n}: {}", o.stderr);
+        assert!(o.stderr.contains(&format!("invalid value '{n}'")), "{}", o.stderr);
+    }
+    let o = run(&["--np", "2"], Duration::from_secs(10));
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+}
+
+#[test]
+fn program_arguments_are_passed_through() {
+    let o = run(&["--np", "2", "echo", "-n", "x", "--", "-y"], Duration::from_secs(10));
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stdout, "x -- -yx -- -y");
+}
+
+#[test]
+fn tagged_output_names_the_rank() {
+    let o = run(&["-n", "2", "--tag-output", "sh", "-c", "echo out; echo err >&2"], Duration::from_secs(10));
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    for r in 0..2 {
+        assert!(o.stdout.lines().any(|l| l == format!("[{r}] out")), "{}", o.stdout);
+        assert!(o.stderr.lines().any(|l| l == format!("[{r}] err")), "{}", o.stderr);
+    }
+}
+
+#[test]
+fn leftover_shared_memory_of_the_job_is_removed() {
+    let o = probe(2, &["--shm"]);
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    let job = o.stdout.split("job=").nth(1).unwrap()[..16].to_owned();
+    assert!(!Path::new(&format!("/dev/shm/clump-{job}-probe")).exists());
+}
+
+/// Ctrl-C (or SIGTERM) to the launcher while ranks wait: the whole job goes, 128+signal.
+fn interrupt(sig: i32) {
+    let tmp = tmpdir();
+    let started = Instant::now();
+    let mut child = launcher(&tmp, &["-n", "4", PROBE, "--sleep", "1"]);
+    // Every rank prints "ready" after the allgather; then 0, 2, 3 wait in a barrier.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut pids = Vec::new();
+    while pids.len() < 4 {
+        let line = lines.next().expect("launcher ended early").unwrap();
+        pids.push(line.split("pid=").nth(1).unwrap().parse::<u32>().unwrap());
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+    child.stdout = None;
+    let o = finish(child, started, Duration::from_secs(20));
+    assert_eq!(o.code, Some(128 + sig), "stderr: {}", o.stderr);
+    assert!(o.launcher_lines()[0].contains("interrupted by SIG"), "{}", o.stderr);
+    for pid in pids {
+        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "rank pid {pid} survived");
+    }
+    drop(lines);
+    assert_empty(&tmp);
+}
+
+#[test]
+fn sigint_tears_the_job_down() {
+    interrupt(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_tears_the_job_down() {
+    interrupt(libc::SIGTERM);
+}

@@ -1,0 +1,177 @@
+//! The process's end of the bootstrap socket: nonblocking frame I/O and a backoff that
+//! sleeps in ppoll(2), so a waiting process wakes as soon as the launcher answers yet
+//! costs no CPU while it waits.
+
+use super::frame::{FrameReader, Msg, MAX_REPLY_BODY};
+use super::BootError;
+use std::io::{self, ErrorKind, Read};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// Longest a waiting process goes without calling `progress`.
+const MAX_NAP: Duration = Duration::from_millis(1);
+
+pub(crate) struct Conn {
+    stream: UnixStream,
+    reader: FrameReader,
+}
+
+impl Conn {
+    pub(crate) fn connect(path: &str) -> io::Result<Conn> {
+        let stream = UnixStream::connect(path)?;
+        stream.set_nonblocking(true)?;
+        Ok(Conn { stream, reader: FrameReader::new(MAX_REPLY_BODY) })
+    }
+
+    /// Sends a whole frame, calling `progress` whenever the socket buffer is full.
+    pub(crate) fn send(&mut self, frame: &[u8], progress: &mut dyn FnMut()) -> Result<(), BootError> {
+        let mut sent = 0;
+        let mut backoff = Backoff::default();
+        while sent < frame.len() {
+            match send_nosignal(self.fd(), &frame[sent..]) {
+                Ok(n) => {
+                    sent += n;
+                    backoff = Backoff::default();
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    progress();
+                    backoff.wait(self.fd(), libc::POLLOUT);
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(gone(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a whole frame without progress, giving up after `timeout`.
+    pub(crate) fn send_within(&mut self, frame: &[u8], timeout: Duration) -> Result<(), BootError> {
+        let deadline = Instant::now() + timeout;
+        let mut sent = 0;
+        let mut backoff = Backoff::default();
+        while sent < frame.len() && Instant::now() < deadline {
+            match send_nosignal(self.fd(), &frame[sent..]) {
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => backoff.wait(self.fd(), libc::POLLOUT),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(gone(e)),
+            }
+        }
+        if sent < frame.len() {
+            return Err(BootError::LauncherGone(format!("no progress sending to it for {timeout:?}")));
+        }
+        Ok(())
+    }
+
+    /// Waits for the next message, calling `progress` between attempts.
+    pub(crate) fn recv(&mut self, progress: &mut dyn FnMut()) -> Result<Msg, BootError> {
+        let mut backoff = Backoff::default();
+        loop {
+            if let Some(m) = self.try_recv()? {
+                return Ok(m);
+            }
+            progress();
+            backoff.wait(self.fd(), libc::POLLIN);
+        }
+    }
+
+    /// Waits for the next message without progress, giving up after `timeout`.
+    pub(crate) fn recv_within(&mut self, timeout: Duration) -> Result<Msg, BootError> {
+        let deadline = Instant::now() + timeout;
+        let mut backoff = Backoff::default();
+        loop {
+            if let Some(m) = self.try_recv()? {
+                return Ok(m);
+            }
+            if Instant::now() >= deadline {
+                return Err(BootError::LauncherGone(format!("no answer within {timeout:?}")));
+            }
+            backoff.wait(self.fd(), libc::POLLIN);
+        }
+    }
+
+    /// A buffered or readable message, if any, without blocking.
+    fn try_recv(&mut self) -> Result<Option<Msg>, BootError> {
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            if let Some(m) = self.reader.next_msg().map_err(|e| BootError::Protocol(e.to_string()))? {
+                return Ok(Some(m));
+            }
+            match (&self.stream).read(&mut chunk) {
+                Ok(0) if self.reader.has_partial() => {
+                    return Err(BootError::Protocol("connection closed inside a frame".into()))
+                }
+                Ok(0) => {
+                    return Err(BootError::LauncherGone("it closed the bootstrap connection".into()))
+                }
+                Ok(n) => self.reader.extend(&chunk[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(gone(e)),
+            }
+        }
+    }
+
+    fn fd(&self) -> RawFd {
+        self.stream.as_raw_fd()
+    }
+}
+
+fn gone(e: io::Error) -> BootError {
+    BootError::LauncherGone(e.to_string())
+}
+
+/// send(2) with MSG_NOSIGNAL: a launcher that died must give this process an error, not
+/// a SIGPIPE that kills it (C programs do not ignore SIGPIPE the way Rust's runtime does).
+fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is a live slice and send(2) reads at most `buf.len()` bytes from it;
+    // `fd` is owned by the caller's UnixStream for the duration of the call.
+    let n = unsafe {
+        libc::send(fd, buf.as_ptr().cast(), buf.len(), libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Spin a little, then yield, then sleep in ppoll(2) on the socket with a timeout that
+/// doubles up to [`MAX_NAP`]: cheap when the answer is imminent, idle when it is not.
+#[derive(Default)]
+struct Backoff {
+    step: u32,
+}
+
+impl Backoff {
+    const SPINS: u32 = 6;
+    const YIELDS: u32 = 10;
+
+    fn wait(&mut self, fd: RawFd, events: libc::c_short) {
+        let step = self.step;
+        self.step = self.step.saturating_add(1);
+        if step < Self::SPINS {
+            for _ in 0..(1u32 << step) {
+                std::hint::spin_loop();
+            }
+        } else if step < Self::YIELDS {
+            std::thread::yield_now();
+        } else {
+            let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(6)).min(MAX_NAP);
+            wait_fd(fd, events, nap);
+        }
+    }
+}
+
+/// Sleeps until `fd` has one of `events` or `timeout` passes; errors (EINTR) just return.
+fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
+    let mut pfd = libc::pollfd { fd, events, revents: 0 };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: one valid pollfd and a valid timespec, both living across the call; a null
+    // signal mask means "keep the current one".
+    unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+}

@@ -1,0 +1,177 @@
+//! Every `CLUMP_*` environment variable clump reads, in one place.
+//!
+//! | variable        | meaning                                                   | default | range            |
+//! |-----------------|-----------------------------------------------------------|---------|------------------|
+//! | `CLUMP_RANK`    | this process's rank in the job (set by `clump run`)       | 0       | 0 ..= size-1     |
+//! | `CLUMP_SIZE`    | number of processes in the job (set by `clump run`)       | 1       | 1 ..= 4096       |
+//! | `CLUMP_BOOT`    | path of the launcher's bootstrap socket (set by `clump run`) | unset: a job of one | a socket path |
+//! | `CLUMP_JOB_ID`  | the job's identifier, 16 hex digits (set by `clump run`)  | random  | any 64-bit value |
+//! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
+//! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
+//!
+//! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
+
+use std::ffi::OsStr;
+use std::time::Duration;
+
+/// Largest job the launcher and bootstrap accept.
+pub const MAX_JOB_SIZE: u32 = 4096;
+
+/// A configuration value that could not be accepted.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {name}={value:?} is invalid: {why}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub value: String,
+    pub why: String,
+}
+
+/// Where this process stands in a job started by `clump run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobConfig {
+    pub rank: u32,
+    pub size: u32,
+    /// Path of the launcher's bootstrap socket; `None` for a process started on its own.
+    pub boot_socket: Option<String>,
+    pub job_id: u64,
+}
+
+/// Tunables of the AM layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub job: JobConfig,
+    pub credits: u32,
+    pub spin_before_sleep: Duration,
+}
+
+/// Default requests in flight from one endpoint to one destination.
+pub const DEFAULT_CREDITS: u32 = 16;
+/// Most requests in flight from one endpoint to one destination.
+pub const MAX_CREDITS: u32 = 64;
+
+impl Config {
+    /// Reads every variable from the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Self::from_lookup(|name| std::env::var_os(name))
+    }
+
+    /// Reads every variable through `lookup`, so tests need not touch the real environment.
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Config, ConfigError> {
+        let size = parse_u64(&lookup, "CLUMP_SIZE", 1, 1, MAX_JOB_SIZE as u64)? as u32;
+        let rank = parse_u64(&lookup, "CLUMP_RANK", 0, 0, size as u64 - 1)? as u32;
+        let boot_socket = match lookup("CLUMP_BOOT") {
+            None => None,
+            Some(v) => Some(text("CLUMP_BOOT", &v)?.to_owned()).filter(|s| !s.is_empty()),
+        };
+        let job_id = match lookup("CLUMP_JOB_ID") {
+            None => random_job_id(),
+            Some(v) => {
+                let s = text("CLUMP_JOB_ID", &v)?;
+                u64::from_str_radix(s, 16).map_err(|e| ConfigError {
+                    name: "CLUMP_JOB_ID",
+                    value: s.to_owned(),
+                    why: format!("expected up to 16 hex digits ({e})"),
+                })?
+            }
+        };
+        let credits =
+            parse_u64(&lookup, "CLUMP_CREDITS", DEFAULT_CREDITS as u64, 1, MAX_CREDITS as u64)?
+                as u32;
+        let spin_us = parse_u64(&lookup, "CLUMP_SPIN_US", 50, 0, 1_000_000)?;
+        Ok(Config {
+            job: JobConfig { rank, size, boot_socket, job_id },
+            credits,
+            spin_before_sleep: Duration::from_micros(spin_us),
+        })
+    }
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::from_lookup(|_| None).expect("defaults are valid")
+    }
+}
+
+fn text<'a>(name: &'static str, value: &'a OsStr) -> Result<&'a str, ConfigError> {
+    value.to_str().ok_or_else(|| ConfigError {
+        name,
+        value: value.to_string_lossy().into_owned(),
+        why: "not valid UTF-8".into(),
+    })
+}
+
+fn parse_u64(
+    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    name: &'static str,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<u64, ConfigError> {
+    let Some(raw) = lookup(name) else { return Ok(default) };
+    let s = text(name, &raw)?.trim();
+    let bad = |why: String| ConfigError { name, value: s.to_owned(), why };
+    let v: u64 = s.parse().map_err(|e| bad(format!("expected a whole number ({e})")))?;
+    if v < min || v > max {
+        return Err(bad(format!("must be between {min} and {max}")));
+    }
+    Ok(v)
+}
+
+/// A job identifier for a process started on its own: distinct per process and start time.
+fn random_job_id() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    // splitmix64 finaliser so that close start times give unrelated ids.
+    let mut z = nanos ^ ((std::process::id() as u64) << 32);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).map(|v| v.into()))
+    }
+
+    #[test]
+    fn defaults_describe_a_job_of_one() {
+        let c = with(&[]).unwrap();
+        assert_eq!((c.job.rank, c.job.size, c.job.boot_socket), (0, 1, None));
+        assert_eq!(c.credits, DEFAULT_CREDITS);
+    }
+
+    #[test]
+    fn launcher_variables_are_read() {
+        let c = with(&[
+            ("CLUMP_RANK", "3"),
+            ("CLUMP_SIZE", "4"),
+            ("CLUMP_BOOT", "/tmp/x.sock"),
+            ("CLUMP_JOB_ID", "00000000000000ff"),
+        ])
+        .unwrap();
+        assert_eq!(c.job.rank, 3);
+        assert_eq!(c.job.size, 4);
+        assert_eq!(c.job.boot_socket.as_deref(), Some("/tmp/x.sock"));
+        assert_eq!(c.job.job_id, 255);
+    }
+
+    #[test]
+    fn bad_values_are_clear_errors() {
+        let e = with(&[("CLUMP_RANK", "4"), ("CLUMP_SIZE", "4")]).unwrap_err();
+        assert_eq!(e.name, "CLUMP_RANK");
+        assert!(e.to_string().contains("between 0 and 3"), "{e}");
+        assert_eq!(with(&[("CLUMP_CREDITS", "0")]).unwrap_err().name, "CLUMP_CREDITS");
+        assert_eq!(with(&[("CLUMP_SPIN_US", "fast")]).unwrap_err().name, "CLUMP_SPIN_US");
+        assert_eq!(with(&[("CLUMP_JOB_ID", "xyz")]).unwrap_err().name, "CLUMP_JOB_ID");
+    }
+}

@@ -1,0 +1,413 @@
+//! Polling an endpoint: run the handlers of waiting requests, replies and local events.
+//!
+//! Each packet is copied out of its slot and the slot released before its handler runs, so
+//! senders get the space back at once and a handler that sends (and so polls while it
+//! waits) never meets its own packet again. Bulk blocks are held until the handler returns.
+
+use crate::endpoint::{EndpointCore, LocalEvent};
+use crate::error::{Result, ReturnReason};
+use crate::message::{Kind, Message, OwnedReturned, Returned, MAX_ARGS};
+use crate::shm::block::BULK_BLOCKS;
+use crate::shm::packet::{Packet, PacketKind};
+use crate::token::{ack_packet, Origin, Token};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Messages one poll handles per queue at most, so a busy queue cannot starve the others.
+const POLL_BUDGET: usize = 64;
+/// Every this many polls with requests in flight, check that their destinations live.
+const LIVENESS_POLLS: u32 = 4096;
+
+thread_local! {
+    static HANDLER_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the current thread is inside a handler.
+pub(crate) fn in_handler() -> bool {
+    HANDLER_DEPTH.with(|d| d.get() > 0)
+}
+
+struct InHandler;
+impl InHandler {
+    fn enter() -> InHandler {
+        HANDLER_DEPTH.with(|d| d.set(d.get() + 1));
+        InHandler
+    }
+}
+impl Drop for InHandler {
+    fn drop(&mut self) {
+        HANDLER_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Progress for a sender that waits for space: the whole bundle outside handlers (so this
+/// process keeps serving requests and cannot deadlock its peers), only replies and local
+/// events inside one (replies return credits; nested request handlers are not run).
+pub(crate) fn progress_while_waiting(ep: &Rc<EndpointCore>) -> Result<()> {
+    if in_handler() {
+        ep.poll_replies();
+        return Ok(());
+    }
+    match ep.bundle.borrow().upgrade() {
+        Some(bundle) => bundle.poll_all().map(|_| ()),
+        None => {
+            ep.poll_endpoint();
+            Ok(())
+        }
+    }
+}
+
+impl EndpointCore {
+    /// Handles what is waiting on this endpoint; returns how many messages ran.
+    pub(crate) fn poll_endpoint(self: &Rc<Self>) -> usize {
+        if self.freed.get() {
+            return 0;
+        }
+        self.watch_peers();
+        let mut n = self.poll_replies();
+        let ring = self.own.block.get().request.ring();
+        while n < 2 * POLL_BUDGET {
+            let head = self.req_head.get();
+            let Some(p) = ring.peek(head) else { break };
+            let packet = *p;
+            ring.release(head);
+            self.req_head.set(head + 1);
+            self.handle_request(&packet);
+            n += 1;
+        }
+        n
+    }
+
+    /// Runs deferred replies, local events and the reply queue.
+    pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
+        if !self.deferred.borrow().is_empty() {
+            self.flush_deferred();
+        }
+        let mut n = 0;
+        while n < POLL_BUDGET {
+            let Some(event) = self.local.borrow_mut().pop_front() else { break };
+            self.handle_local(event);
+            n += 1;
+        }
+        let ring = self.own.block.get().reply.ring();
+        for _ in 0..POLL_BUDGET {
+            let head = self.rep_head.get();
+            let Some(p) = ring.peek(head) else { break };
+            let packet = *p;
+            ring.release(head);
+            self.rep_head.set(head + 1);
+            self.handle_reply(&packet);
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether a poll would find anything to do.
+    pub(crate) fn has_work(&self) -> bool {
+        let b = self.own.block.get();
+        b.request.ring().ready(self.req_head.get())
+            || b.reply.ring().ready(self.rep_head.get())
+            || !self.local.borrow().is_empty()
+    }
+
+    fn handle_request(self: &Rc<Self>, p: &Packet) {
+        self.with_request_bulk(p, |medium| self.run_request(p, medium));
+    }
+
+    /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
+    /// the block whatever `f` did with the message.
+    fn with_request_bulk(&self, p: &Packet, f: impl FnOnce(Option<&[u8]>)) {
+        let queue = &self.own.block.get().request;
+        let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
+        f(if holds_bulk { queue.read_bulk(p.bulk, p.len) } else { None });
+        if holds_bulk {
+            queue.bulk().free(p.bulk);
+        }
+    }
+
+    fn run_request(self: &Rc<Self>, p: &Packet, medium: Option<&[u8]>) {
+        let kind = match PacketKind::from_u8(p.kind) {
+            Some(k @ (PacketKind::Short | PacketKind::Medium | PacketKind::Long)) => k,
+            _ => return self.bounce_request(p, ReturnReason::BadArgs, &[]),
+        };
+        if p.nargs as usize > MAX_ARGS {
+            return self.bounce_request(p, ReturnReason::BadArgs, &[]);
+        }
+        let payload = match kind {
+            PacketKind::Medium => match medium {
+                Some(bytes) => bytes,
+                None => return self.bounce_request(p, ReturnReason::BadLength, &[]),
+            },
+            PacketKind::Long => match self.own_segment_slice(p.offset, p.len) {
+                Some(bytes) => bytes,
+                None => return self.bounce_request(p, ReturnReason::BadSegmentOffset, &[]),
+            },
+            _ => &[],
+        };
+        let handler = match p.handler {
+            0 => None,
+            h => self.handlers.borrow()[h as usize].clone(),
+        };
+        let Some(handler) = handler else {
+            return self.bounce_request(p, ReturnReason::BadHandler, medium.unwrap_or(&[]));
+        };
+        let mut token = Token {
+            ep: self,
+            origin: Origin::Request { src: p.src, src_tag: p.src_tag, credit_slot: p.credit_slot },
+            replied: false,
+        };
+        let msg = Message {
+            kind: kind_of(kind),
+            handler: p.handler,
+            args: &p.args[..p.nargs as usize],
+            payload,
+            offset: p.offset,
+        };
+        {
+            let _depth = InHandler::enter();
+            handler(&mut token, &msg);
+        }
+        if !token.replied {
+            if let Ok(to) = self.source(p.src) {
+                self.push_reply(&to, ack_packet(self, p.credit_slot), &[]);
+            }
+        }
+    }
+
+    /// Sends a request that cannot be delivered back to its sender's handler 0. It takes
+    /// the place of the reply, so the sender's reply queue has room for it.
+    fn bounce_request(&self, p: &Packet, reason: ReturnReason, medium: &[u8]) {
+        let Ok(to) = self.source(p.src) else { return }; // the sender's process is gone
+        let mut back = *p;
+        back.kind = PacketKind::Returned as u8;
+        back.orig_kind = p.kind;
+        back.reason = reason as u8;
+        back.nargs = p.nargs.min(MAX_ARGS as u8);
+        back.src = self.name.id;
+        back.len = medium.len() as u32;
+        self.push_reply(&to, back, medium);
+    }
+
+    fn handle_reply(self: &Rc<Self>, p: &Packet) {
+        let queue = &self.own.block.get().reply;
+        let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
+        let bulk = if holds_bulk { queue.read_bulk(p.bulk, p.len) } else { None };
+        let free_bulk = || {
+            if holds_bulk {
+                queue.bulk().free(p.bulk);
+            }
+        };
+        // The credit comes back first: the handler may send again.
+        self.return_credit(p.credit_slot);
+        let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
+        match PacketKind::from_u8(p.kind) {
+            Some(PacketKind::Ack) => {}
+            Some(PacketKind::Returned) => {
+                let reason = ReturnReason::from_u8(p.reason).unwrap_or(ReturnReason::BadArgs);
+                let kind = match PacketKind::from_u8(p.orig_kind) {
+                    Some(PacketKind::Medium) => Kind::Medium,
+                    Some(PacketKind::Long) => Kind::Long,
+                    _ => Kind::Short,
+                };
+                self.deliver_returned(&Returned {
+                    reason,
+                    request: true,
+                    kind,
+                    handler: p.handler,
+                    args,
+                    payload: bulk.unwrap_or(&[]),
+                    offset: p.offset,
+                    translation: Some(p.credit_slot),
+                });
+            }
+            Some(kind @ (PacketKind::Short | PacketKind::Medium | PacketKind::Long)) => {
+                let payload = match kind {
+                    PacketKind::Medium if p.len == 0 => Some(&[][..]),
+                    PacketKind::Medium => bulk,
+                    PacketKind::Long => self.own_segment_slice(p.offset, p.len),
+                    _ => Some(&[][..]),
+                };
+                let handler = self.handlers.borrow().get(p.handler as usize).cloned().flatten();
+                match (handler, payload) {
+                    (Some(handler), Some(payload)) if p.handler != 0 && p.nargs as usize <= MAX_ARGS => {
+                        let mut token = Token { ep: self, origin: Origin::Reply { src: p.src }, replied: false };
+                        let msg = Message { kind: kind_of(kind), handler: p.handler, args, payload, offset: p.offset };
+                        let _depth = InHandler::enter();
+                        handler(&mut token, &msg);
+                    }
+                    (_, payload) => {
+                        // A reply cannot go back (that could deadlock): report it here.
+                        let reason = if payload.is_none() { ReturnReason::BadSegmentOffset } else { ReturnReason::BadHandler };
+                        self.deliver_returned(&Returned {
+                            reason,
+                            request: false,
+                            kind: kind_of(kind),
+                            handler: p.handler,
+                            args,
+                            payload: bulk.unwrap_or(&[]),
+                            offset: p.offset,
+                            translation: None,
+                        });
+                    }
+                }
+            }
+            _ => self.deliver_returned(&Returned {
+                reason: ReturnReason::BadArgs,
+                request: false,
+                kind: Kind::Short,
+                handler: p.handler,
+                args,
+                payload: &[],
+                offset: p.offset,
+                translation: None,
+            }),
+        }
+        free_bulk();
+    }
+
+    fn return_credit(&self, slot: u32) {
+        let mut table = self.translations.borrow_mut();
+        if let Some(Some(t)) = table.get_mut(slot as usize) {
+            if t.outstanding.pop_front().is_some() {
+                self.outstanding_total.set(self.outstanding_total.get() - 1);
+            }
+        }
+    }
+
+    fn handle_local(self: &Rc<Self>, event: LocalEvent) {
+        match event {
+            LocalEvent::Returned(r) => self.deliver_returned(&r.view()),
+            LocalEvent::GetDone { handler: index, args, offset, len } => {
+                let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+                let payload = self.own_segment_slice(offset, len as u32);
+                match (handler, payload) {
+                    (Some(handler), Some(payload)) => {
+                        let mut token = Token { ep: self, origin: Origin::Local, replied: false };
+                        let msg = Message { kind: Kind::Get, handler: index, args: args.as_slice(), payload, offset };
+                        let _depth = InHandler::enter();
+                        handler(&mut token, &msg);
+                    }
+                    (_, payload) => self.deliver_returned(
+                        &OwnedReturned {
+                            reason: if payload.is_none() { ReturnReason::BadSegmentOffset } else { ReturnReason::BadHandler },
+                            request: false,
+                            kind: Kind::Get,
+                            handler: index,
+                            args,
+                            payload: Vec::new(),
+                            offset,
+                            translation: None,
+                        }
+                        .view(),
+                    ),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {
+        let handler = self.on_return.borrow().clone();
+        match handler {
+            Some(h) => {
+                let _depth = InHandler::enter();
+                h(r)
+            }
+            None => eprintln!(
+                "clump: undeliverable {:?} {} to handler {} came back ({}); set a return handler to act on it",
+                r.kind,
+                if r.request { "request" } else { "reply" },
+                r.handler,
+                r.reason
+            ),
+        }
+    }
+
+    /// `len` bytes at `offset` of this endpoint's segment, if they lie inside it.
+    fn own_segment_slice(&self, offset: u64, len: u32) -> Option<&[u8]> {
+        let seg = self.segment.borrow();
+        let seg = seg.as_ref()?;
+        let end = offset.checked_add(len as u64)?;
+        if end > seg.len as u64 {
+            return None;
+        }
+        // SAFETY: the range lies inside the mapping, which lives as long as this endpoint
+        // keeps its segment; a segment is only replaced outside handlers by the owner.
+        // Peers write into it only as the program's messages direct.
+        Some(unsafe { std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize) })
+    }
+
+    /// Now and then, with requests in flight, check that their destinations still live.
+    fn watch_peers(&self) {
+        let polls = self.polls.get().wrapping_add(1);
+        self.polls.set(polls);
+        if polls % LIVENESS_POLLS == 0 {
+            self.poll_liveness_now();
+        }
+    }
+
+    /// Returns the requests in flight to destinations whose process has exited.
+    pub(crate) fn poll_liveness_now(&self) {
+        if self.outstanding_total.get() == 0 {
+            return;
+        }
+        let dead: Vec<u32> = self
+            .translations
+            .borrow()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_ref().filter(|t| !t.outstanding.is_empty() && !t.remote.alive()).map(|_| i as u32))
+            .collect();
+        for dest in dead {
+            self.peer_died(dest);
+        }
+    }
+}
+
+fn kind_of(k: PacketKind) -> Kind {
+    match k {
+        PacketKind::Medium => Kind::Medium,
+        PacketKind::Long => Kind::Long,
+        _ => Kind::Short,
+    }
+}
+
+/// Frees an endpoint: closes its queues, returns the requests still queued to their
+/// senders, and drops handlers and translations (which may hold handles to it).
+pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
+    if ep.freed.replace(true) {
+        return;
+    }
+    let block = ep.own.block.get();
+    block.header.closed.store(1, crate::sync::Ordering::Release);
+    let ring = block.request.ring();
+    let end = ring.close();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    while ep.req_head.get() < end && std::time::Instant::now() < deadline {
+        let head = ep.req_head.get();
+        let Some(p) = ring.peek(head) else {
+            // A sender claimed the slot and is still filling it.
+            std::thread::yield_now();
+            continue;
+        };
+        let packet = *p;
+        ring.release(head);
+        ep.req_head.set(head + 1);
+        ep.with_request_bulk(&packet, |medium| {
+            ep.bounce_request(&packet, ReturnReason::EndpointGone, medium.unwrap_or(&[]))
+        });
+    }
+    // Returned requests must reach their senders even though no one polls this endpoint.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    while !ep.deferred.borrow().is_empty() && std::time::Instant::now() < deadline {
+        ep.flush_deferred();
+        std::thread::yield_now();
+    }
+    ep.handlers.borrow_mut().iter_mut().for_each(|h| *h = None);
+    ep.on_return.borrow_mut().take();
+    ep.translations.borrow_mut().clear();
+    ep.sources.borrow_mut().clear();
+    ep.local.borrow_mut().clear();
+    if let Some(bundle) = ep.bundle.borrow().upgrade() {
+        bundle.remove(ep);
+    }
+}

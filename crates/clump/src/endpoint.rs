@@ -1,0 +1,314 @@
+//! Endpoints: name, tag, handler table, translation table and segment (AM-II's `ep_t`).
+//!
+//! An endpoint and its bundle belong to the thread that created them (they are `!Send`):
+//! a process with several threads gives each thread its own bundles and endpoints, which
+//! keeps every fast path free of locks. Shared state crosses processes only through the
+//! queue block.
+
+use crate::bundle::BundleCore;
+use crate::error::{Error, Result};
+use crate::message::{ArgBuf, Kind, Message, OwnedReturned, Returned, MAX_HANDLERS, MAX_TRANSLATIONS};
+use crate::name::{this_host, EndpointId, EndpointName};
+use crate::shm::block::MappedBlock;
+use crate::shm::packet::Packet;
+use crate::shm::region::Region;
+use crate::shm::remote::{Remote, SegMapping};
+use crate::sync::Ordering;
+use crate::token::Token;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+pub(crate) type HandlerFn = dyn Fn(&mut Token<'_>, &Message<'_>);
+pub(crate) type ReturnFn = dyn Fn(&Returned<'_>);
+
+/// One entry of the translation table, with the flow-control state of that destination.
+pub(crate) struct Translation {
+    pub name: EndpointName,
+    pub tag: u64,
+    pub remote: Arc<Remote>,
+    /// Requests sent and not yet answered, oldest first. Replies from one destination come
+    /// back in request order (its handlers run in queue order), so the front is the one a
+    /// reply answers; if the destination dies these come back as `PeerGone`.
+    pub outstanding: VecDeque<SavedRequest>,
+    /// The destination's segment, mapped, for long messages and gets.
+    pub segment: Option<Arc<SegMapping>>,
+    /// The destination's process is gone: further sends return at once.
+    pub dead: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SavedRequest {
+    pub kind: Kind,
+    pub handler: u8,
+    pub args: ArgBuf,
+    pub offset: u64,
+}
+
+/// Work the next poll of this endpoint delivers without any queue: messages returned at
+/// the sender, and completed gets.
+pub(crate) enum LocalEvent {
+    Returned(OwnedReturned),
+    GetDone { handler: u8, args: ArgBuf, offset: u64, len: usize },
+}
+
+/// A reply (or ack, or returned request) that found the requester's queue full and is
+/// retried by later polls, so that replying never blocks a handler.
+pub(crate) struct Deferred {
+    pub to: Arc<Remote>,
+    pub packet: Packet,
+    pub payload: Vec<u8>,
+}
+
+pub(crate) struct EndpointCore {
+    pub name: EndpointName,
+    pub own: Arc<Remote>,
+    pub bundle: RefCell<Weak<BundleCore>>,
+    pub credits: usize,
+    pub req_head: Cell<u64>,
+    pub rep_head: Cell<u64>,
+    pub handlers: RefCell<Vec<Option<Rc<HandlerFn>>>>,
+    pub on_return: RefCell<Option<Rc<ReturnFn>>>,
+    pub translations: RefCell<Vec<Option<Translation>>>,
+    pub outstanding_total: Cell<usize>,
+    pub local: RefCell<VecDeque<LocalEvent>>,
+    pub deferred: RefCell<VecDeque<Deferred>>,
+    pub segment: RefCell<Option<Arc<SegMapping>>>,
+    /// Requesters seen, for replies: 001's inverse mapping, found by name.
+    pub sources: RefCell<HashMap<EndpointId, Arc<Remote>>>,
+    pub freed: Cell<bool>,
+    pub polls: Cell<u32>,
+}
+
+/// A communication endpoint. Cloning gives another handle to the same endpoint.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub(crate) core: Rc<EndpointCore>,
+}
+
+impl EndpointCore {
+    pub(crate) fn new(tag: u64, credits: usize, bundle: Weak<BundleCore>) -> Result<Rc<Self>> {
+        let nonce = fresh_nonce();
+        let block = MappedBlock::create(tag, nonce)
+            .map_err(|e| Error::io("cannot create the endpoint's shared queue block", e))?;
+        let id = EndpointId { pid: std::process::id(), fd: block.fd(), nonce };
+        let own = Remote::register_own(id, block);
+        Ok(Rc::new(EndpointCore {
+            name: EndpointName { host: this_host(), id },
+            own,
+            bundle: RefCell::new(bundle),
+            credits,
+            req_head: Cell::new(0),
+            rep_head: Cell::new(0),
+            handlers: RefCell::new(vec![None; MAX_HANDLERS]),
+            on_return: RefCell::new(None),
+            translations: RefCell::new(Vec::new()),
+            outstanding_total: Cell::new(0),
+            local: RefCell::new(VecDeque::new()),
+            deferred: RefCell::new(VecDeque::new()),
+            segment: RefCell::new(None),
+            sources: RefCell::new(HashMap::new()),
+            freed: Cell::new(false),
+            polls: Cell::new(0),
+        }))
+    }
+
+    pub(crate) fn check_live(&self) -> Result<()> {
+        if self.freed.get() {
+            Err(Error::EndpointFreed)
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(crate) fn return_locally(&self, r: OwnedReturned) {
+        self.local.borrow_mut().push_back(LocalEvent::Returned(r));
+    }
+
+    /// The remote block of a requester, for replying to it.
+    pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<Arc<Remote>> {
+        if let Some(r) = self.sources.borrow().get(&id) {
+            return Ok(r.clone());
+        }
+        let r = Remote::lookup(id)?;
+        self.sources.borrow_mut().insert(id, r.clone());
+        Ok(r)
+    }
+}
+
+impl Endpoint {
+    /// The name other endpoints map to reach this one.
+    pub fn name(&self) -> EndpointName {
+        self.core.name
+    }
+
+    pub fn tag(&self) -> u64 {
+        self.core.own.block.get().header.tag.load(Ordering::Relaxed)
+    }
+
+    /// Changes the tag; messages sent under the old one come back to their senders.
+    pub fn set_tag(&self, tag: u64) -> Result<()> {
+        self.core.check_live()?;
+        self.core.own.block.get().header.tag.store(tag, Ordering::Release);
+        Ok(())
+    }
+
+    /// Installs the handler for index `index` (1..=255; 0 is [`Endpoint::set_return_handler`]).
+    pub fn set_handler(
+        &self,
+        index: usize,
+        handler: impl Fn(&mut Token<'_>, &Message<'_>) + 'static,
+    ) -> Result<()> {
+        self.core.check_live()?;
+        if index == 0 || index >= MAX_HANDLERS {
+            return Err(Error::BadHandlerIndex(index));
+        }
+        self.core.handlers.borrow_mut()[index] = Some(Rc::new(handler));
+        Ok(())
+    }
+
+    pub fn clear_handler(&self, index: usize) -> Result<()> {
+        if index == 0 || index >= MAX_HANDLERS {
+            return Err(Error::BadHandlerIndex(index));
+        }
+        self.core.handlers.borrow_mut()[index] = None;
+        Ok(())
+    }
+
+    /// Installs handler 0, which receives every message that could not be delivered.
+    /// Without one, a returned message is reported on standard error.
+    pub fn set_return_handler(&self, handler: impl Fn(&Returned<'_>) + 'static) -> Result<()> {
+        self.core.check_live()?;
+        *self.core.on_return.borrow_mut() = Some(Rc::new(handler));
+        Ok(())
+    }
+
+    /// Makes translation `index` name endpoint `name` with tag `tag` (`AM_Map`).
+    pub fn map(&self, index: u32, name: EndpointName, tag: u64) -> Result<()> {
+        self.core.check_live()?;
+        let i = index as usize;
+        if i >= MAX_TRANSLATIONS {
+            return Err(Error::BadArg(format!("translation index {index} exceeds {MAX_TRANSLATIONS}")));
+        }
+        if name.host != this_host() {
+            return Err(Error::BadArg(format!(
+                "endpoint {name} lives on another host; this build reaches only endpoints of this host"
+            )));
+        }
+        let remote = Remote::lookup(name.id)
+            .map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?;
+        let mut table = self.core.translations.borrow_mut();
+        if table.len() <= i {
+            table.resize_with(i + 1, || None);
+        }
+        if table[i].as_ref().is_some_and(|t| !t.outstanding.is_empty()) {
+            return Err(Error::InUse(format!("translation {index} has requests in flight")));
+        }
+        table[i] = Some(Translation {
+            name,
+            tag,
+            remote,
+            outstanding: VecDeque::new(),
+            segment: None,
+            dead: false,
+        });
+        Ok(())
+    }
+
+    /// Removes translation `index` (`AM_UnMap`); refused while requests through it are in flight.
+    pub fn unmap(&self, index: u32) -> Result<()> {
+        let mut table = self.core.translations.borrow_mut();
+        let slot = table.get_mut(index as usize).ok_or(Error::NoTranslation(index))?;
+        match slot {
+            None => Err(Error::NoTranslation(index)),
+            Some(t) if !t.outstanding.is_empty() => {
+                Err(Error::InUse(format!("translation {index} has requests in flight")))
+            }
+            Some(_) => {
+                *slot = None;
+                Ok(())
+            }
+        }
+    }
+
+    /// The name and tag at translation `index`, if mapped.
+    pub fn translation(&self, index: u32) -> Option<(EndpointName, u64)> {
+        let table = self.core.translations.borrow();
+        table.get(index as usize)?.as_ref().map(|t| (t.name, t.tag))
+    }
+
+    /// Gives this endpoint a zero-filled segment of `len` bytes (0 removes it), which long
+    /// messages write into and gets read from. Replaces any earlier segment.
+    pub fn set_segment(&self, len: usize) -> Result<()> {
+        self.core.check_live()?;
+        if len > crate::message::MAX_LONG {
+            return Err(Error::BadArg(format!("segment of {len} bytes exceeds {}", crate::message::MAX_LONG)));
+        }
+        let region = if len == 0 {
+            None
+        } else {
+            Some(Region::create("clump-segment", len).map_err(|e| Error::io("cannot create segment", e))?)
+        };
+        *self.core.segment.borrow_mut() = self.core.own.publish_segment(region);
+        Ok(())
+    }
+
+    pub fn segment_len(&self) -> usize {
+        self.core.segment.borrow().as_ref().map_or(0, |m| m.len)
+    }
+
+    /// The segment's base address and length, for programs that access it in place.
+    /// Peers may write into it at any time their messages allow; ordering those accesses
+    /// is the program's protocol, as with any shared memory.
+    pub fn segment_ptr(&self) -> Option<(*mut u8, usize)> {
+        self.core.segment.borrow().as_ref().map(|m| (m.region.as_ptr(), m.len))
+    }
+
+    /// Copies segment bytes at `offset` into `buf`.
+    pub fn read_segment(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        let (base, len) = self.segment_ptr().ok_or_else(|| Error::BadArg("no segment".into()))?;
+        check_range(offset, buf.len(), len)?;
+        // SAFETY: the range lies inside the mapped segment (checked above).
+        unsafe { std::ptr::copy_nonoverlapping(base.add(offset), buf.as_mut_ptr(), buf.len()) };
+        Ok(())
+    }
+
+    /// Copies `data` into the segment at `offset`.
+    pub fn write_segment(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let (base, len) = self.segment_ptr().ok_or_else(|| Error::BadArg("no segment".into()))?;
+        check_range(offset, data.len(), len)?;
+        // SAFETY: the range lies inside the mapped segment (checked above).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), base.add(offset), data.len()) };
+        Ok(())
+    }
+
+    /// Frees the endpoint (`AM_FreeEndpoint`): senders see it gone, requests still queued go
+    /// back to their senders as `EndpointGone`, and the handle becomes unusable.
+    pub fn free(&self) {
+        crate::dispatch::free_endpoint(&self.core);
+    }
+
+    /// Requests in flight from this endpoint.
+    pub fn outstanding(&self) -> usize {
+        self.core.outstanding_total.get()
+    }
+}
+
+pub(crate) fn check_range(offset: usize, len: usize, limit: usize) -> Result<()> {
+    match offset.checked_add(len) {
+        Some(end) if end <= limit => Ok(()),
+        _ => Err(Error::BadArg(format!("range {offset}+{len} exceeds the segment's {limit} bytes"))),
+    }
+}
+
+fn fresh_nonce() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    crate::name::fnv1a(&[t.to_le_bytes(), COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes()].concat())
+        | 1
+}

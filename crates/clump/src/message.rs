@@ -1,0 +1,105 @@
+//! Message kinds, limits, and what handlers see of a message.
+
+use crate::error::ReturnReason;
+pub use crate::shm::block::MAX_MEDIUM;
+
+/// Most 32-bit arguments a message carries (`AM_MaxShort` in words).
+pub const MAX_ARGS: usize = 16;
+/// Largest long message or get, in bytes (bounded further by the destination's segment).
+pub const MAX_LONG: usize = 1 << 30;
+/// Entries in a handler table; index 0 is the handler of returned messages.
+pub const MAX_HANDLERS: usize = 256;
+/// Entries in a translation table.
+pub const MAX_TRANSLATIONS: usize = 65536;
+
+/// The handler table index of a message.
+pub type HandlerIndex = u8;
+
+/// What a message carries besides its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Arguments only.
+    Short,
+    /// Arguments and a payload the handler reads in place in layer-owned storage.
+    Medium,
+    /// Arguments and a payload deposited in the destination's segment before the handler runs.
+    Long,
+    /// Data pulled from the remote segment into the local one; then a local handler runs.
+    Get,
+}
+
+/// A message as its handler sees it. The slices borrow layer-owned (or segment) memory
+/// and are valid only during the handler call.
+#[derive(Debug)]
+pub struct Message<'a> {
+    pub kind: Kind,
+    pub handler: HandlerIndex,
+    pub args: &'a [u32],
+    /// Medium: the payload. Long and get: the bytes at `offset` in this endpoint's segment.
+    pub payload: &'a [u8],
+    /// Long and get: where the payload lies in this endpoint's segment.
+    pub offset: u64,
+}
+
+/// A message that came back to its sender, as handler 0 sees it.
+#[derive(Debug)]
+pub struct Returned<'a> {
+    pub reason: ReturnReason,
+    /// True for a returned request, false for a reply this endpoint could not deliver.
+    pub request: bool,
+    pub kind: Kind,
+    pub handler: HandlerIndex,
+    pub args: &'a [u32],
+    /// A medium message's payload; empty for other kinds.
+    pub payload: &'a [u8],
+    /// Long messages and gets: the segment offset the message named.
+    pub offset: u64,
+    /// The translation index the request was sent through, if it was a request.
+    pub translation: Option<u32>,
+}
+
+/// A returned message kept by the layer until the next poll delivers it.
+#[derive(Debug, Clone)]
+pub(crate) struct OwnedReturned {
+    pub reason: ReturnReason,
+    pub request: bool,
+    pub kind: Kind,
+    pub handler: HandlerIndex,
+    pub args: ArgBuf,
+    pub payload: Vec<u8>,
+    pub offset: u64,
+    pub translation: Option<u32>,
+}
+
+impl OwnedReturned {
+    pub fn view(&self) -> Returned<'_> {
+        Returned {
+            reason: self.reason,
+            request: self.request,
+            kind: self.kind,
+            handler: self.handler,
+            args: self.args.as_slice(),
+            payload: &self.payload,
+            offset: self.offset,
+            translation: self.translation,
+        }
+    }
+}
+
+/// Up to [`MAX_ARGS`] arguments by value.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ArgBuf {
+    pub words: [u32; MAX_ARGS],
+    pub len: u8,
+}
+
+impl ArgBuf {
+    pub fn from_slice(args: &[u32]) -> ArgBuf {
+        let mut b = ArgBuf { words: [0; MAX_ARGS], len: args.len() as u8 };
+        b.words[..args.len()].copy_from_slice(args);
+        b
+    }
+    pub fn as_slice(&self) -> &[u32] {
+        &self.words[..self.len as usize]
+    }
+}

@@ -1,0 +1,355 @@
+//! The request path: checks, credits, and the enqueue into the destination's queue block.
+//!
+//! Everything the sender can check it checks here, before touching the destination (001:
+//! the tag in the destination block, then the queue): what fails comes back to handler 0
+//! at the next poll, never silently lost. A send that must wait for credit or queue space
+//! polls (so this process keeps serving its peers) and backs off, yielding the core.
+
+use crate::endpoint::{check_range, Endpoint, EndpointCore, LocalEvent, SavedRequest};
+use crate::error::{Error, Result, ReturnReason};
+use crate::message::{ArgBuf, HandlerIndex, Kind, OwnedReturned, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
+use crate::shm::block::REPLY_SLOTS;
+use crate::shm::packet::{PacketKind, NO_BULK};
+use crate::shm::remote::{Remote, SegMapping};
+use crate::shm::ring::PushError;
+use crate::sync::Ordering;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a send from inside a handler may wait for space before it reports congestion:
+/// a handler's wait cannot serve requests, so two handlers waiting on each other would
+/// otherwise hang.
+const HANDLER_STALL_LIMIT: Duration = Duration::from_secs(10);
+/// How often a waiting sender checks that its destination's process is still alive.
+const LIVENESS_PERIOD: Duration = Duration::from_millis(10);
+
+/// A message about to be sent.
+pub(crate) struct Outgoing<'a> {
+    pub kind: Kind,
+    pub handler: HandlerIndex,
+    pub args: &'a [u32],
+    pub payload: &'a [u8],
+    pub offset: u64,
+}
+
+impl Outgoing<'_> {
+    /// Checks what the caller controls; a failure is an error of the call, nothing is sent.
+    pub fn validate(&self) -> Result<()> {
+        if self.args.len() > MAX_ARGS {
+            return Err(Error::BadArg(format!("{} arguments exceed the limit of {MAX_ARGS}", self.args.len())));
+        }
+        if self.handler == 0 {
+            return Err(Error::BadHandlerIndex(0));
+        }
+        let limit = match self.kind {
+            Kind::Short => 0,
+            Kind::Medium => MAX_MEDIUM,
+            Kind::Long | Kind::Get => MAX_LONG,
+        };
+        if self.payload.len() > limit {
+            return Err(Error::BadArg(format!(
+                "{:?} payload of {} bytes exceeds the limit of {limit}",
+                self.kind,
+                self.payload.len()
+            )));
+        }
+        Ok(())
+    }
+
+    pub fn returned(&self, reason: ReturnReason, request: bool, translation: Option<u32>) -> OwnedReturned {
+        OwnedReturned {
+            reason,
+            request,
+            kind: self.kind,
+            handler: self.handler,
+            args: ArgBuf::from_slice(self.args),
+            payload: if self.kind == Kind::Medium { self.payload.to_vec() } else { Vec::new() },
+            offset: self.offset,
+            translation,
+        }
+    }
+}
+
+impl Endpoint {
+    /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
+    pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
+        self.core.send_request(dest, Outgoing { kind: Kind::Short, handler, args, payload: &[], offset: 0 })
+    }
+
+    /// Sends a medium request: `payload` (at most [`MAX_MEDIUM`] bytes) reaches the handler.
+    pub fn request_medium(&self, dest: u32, handler: HandlerIndex, args: &[u32], payload: &[u8]) -> Result<()> {
+        self.core.send_request(dest, Outgoing { kind: Kind::Medium, handler, args, payload, offset: 0 })
+    }
+
+    /// Sends a long request: `payload` is written at `dest_offset` of the destination's
+    /// segment (one copy), then the handler runs there.
+    pub fn request_long(
+        &self,
+        dest: u32,
+        handler: HandlerIndex,
+        args: &[u32],
+        payload: &[u8],
+        dest_offset: usize,
+    ) -> Result<()> {
+        self.core.send_request(dest, Outgoing { kind: Kind::Long, handler, args, payload, offset: dest_offset as u64 })
+    }
+
+    /// Pulls `len` bytes at `src_offset` of the destination's segment into this endpoint's
+    /// segment at `dst_offset`; then local handler `handler` runs with `args` at a later poll.
+    pub fn get(
+        &self,
+        dest: u32,
+        handler: HandlerIndex,
+        args: &[u32],
+        src_offset: usize,
+        len: usize,
+        dst_offset: usize,
+    ) -> Result<()> {
+        self.core.get(dest, Outgoing { kind: Kind::Get, handler, args, payload: &[], offset: src_offset as u64 }, len, dst_offset)
+    }
+}
+
+/// State of one wait for credit or space.
+pub(crate) struct Stall {
+    rounds: u32,
+    since: Instant,
+    next_check: Instant,
+}
+
+pub(crate) enum StallOutcome {
+    Retry,
+    PeerGone,
+}
+
+impl Stall {
+    pub fn new() -> Stall {
+        let now = Instant::now();
+        Stall { rounds: 0, since: now, next_check: now + LIVENESS_PERIOD }
+    }
+
+    /// Spin a little, then yield, then sleep in growing steps: a waiting process must leave
+    /// the core to the peers it waits for (16 processes may share 2 cores).
+    pub fn back_off(&mut self) {
+        self.rounds += 1;
+        match self.rounds {
+            0..=16 => (0..1u32 << self.rounds.min(6)).for_each(|_| std::hint::spin_loop()),
+            17..=200 => std::thread::yield_now(),
+            n => std::thread::sleep(Duration::from_micros(((n - 200) as u64 * 10).min(1000))),
+        }
+    }
+}
+
+impl EndpointCore {
+    pub(crate) fn send_request(self: &Rc<Self>, dest: u32, o: Outgoing<'_>) -> Result<()> {
+        self.check_live()?;
+        o.validate()?;
+        let remote = match self.resolve(dest)? {
+            Ok(remote) => remote,
+            Err(reason) => return self.bounce(&o, dest, reason),
+        };
+        let segment = if o.kind == Kind::Long {
+            match self.dest_segment(dest, o.offset as usize, o.payload.len()) {
+                Ok(seg) => Some(seg),
+                Err(reason) => return self.bounce(&o, dest, reason),
+            }
+        } else {
+            None
+        };
+        let mut stall = Stall::new();
+        while !self.has_credit(dest) {
+            if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
+                return self.bounce(&o, dest, ReturnReason::PeerGone);
+            }
+        }
+        let queue = &remote.block.get().request;
+        let bulk = if o.kind == Kind::Medium {
+            let block = loop {
+                if let Some(b) = queue.bulk().claim() {
+                    break b;
+                }
+                if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
+                    return self.bounce(&o, dest, ReturnReason::PeerGone);
+                }
+            };
+            queue.write_bulk(block, o.payload);
+            block
+        } else {
+            NO_BULK
+        };
+        if let Some(seg) = &segment {
+            // SAFETY: dest_segment checked offset + len against this mapping's length.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    o.payload.as_ptr(),
+                    seg.region.as_ptr().add(o.offset as usize),
+                    o.payload.len(),
+                )
+            };
+        }
+        let src_tag = self.own.block.get().header.tag.load(Ordering::Relaxed);
+        loop {
+            let pushed = queue.ring().push(|p| {
+                p.kind = match o.kind {
+                    Kind::Medium => PacketKind::Medium,
+                    Kind::Long => PacketKind::Long,
+                    _ => PacketKind::Short,
+                } as u8;
+                p.handler = o.handler;
+                p.nargs = o.args.len() as u8;
+                p.len = o.payload.len() as u32;
+                p.bulk = bulk;
+                p.credit_slot = dest;
+                p.offset = o.offset;
+                p.src = self.name.id;
+                p.src_tag = src_tag;
+                p.args[..o.args.len()].copy_from_slice(o.args);
+            });
+            match pushed {
+                Ok(()) => break,
+                Err(PushError::Closed) => {
+                    if bulk != NO_BULK {
+                        queue.bulk().free(bulk);
+                    }
+                    return self.bounce(&o, dest, ReturnReason::EndpointGone);
+                }
+                Err(PushError::Full) => {
+                    if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
+                        if bulk != NO_BULK {
+                            queue.bulk().free(bulk);
+                        }
+                        return self.bounce(&o, dest, ReturnReason::PeerGone);
+                    }
+                }
+            }
+        }
+        self.record_outstanding(dest, &o);
+        remote.notify();
+        Ok(())
+    }
+
+    fn get(self: &Rc<Self>, dest: u32, o: Outgoing<'_>, len: usize, dst_offset: usize) -> Result<()> {
+        self.check_live()?;
+        o.validate()?;
+        if len > MAX_LONG {
+            return Err(Error::BadArg(format!("get of {len} bytes exceeds the limit of {MAX_LONG}")));
+        }
+        let local = self.segment.borrow().clone().ok_or_else(|| Error::BadArg("get needs a local segment".into()))?;
+        check_range(dst_offset, len, local.len)?;
+        if let Err(reason) = self.resolve(dest)? {
+            return self.bounce(&o, dest, reason);
+        }
+        let seg = match self.dest_segment(dest, o.offset as usize, len) {
+            Ok(seg) => seg,
+            Err(reason) => return self.bounce(&o, dest, reason),
+        };
+        // SAFETY: both ranges were checked against their mappings; `copy` allows overlap
+        // (a get from this endpoint's own segment).
+        unsafe {
+            std::ptr::copy(seg.region.as_ptr().add(o.offset as usize), local.region.as_ptr().add(dst_offset), len)
+        };
+        self.local.borrow_mut().push_back(LocalEvent::GetDone {
+            handler: o.handler,
+            args: ArgBuf::from_slice(o.args),
+            offset: dst_offset as u64,
+            len,
+        });
+        Ok(())
+    }
+
+    /// The destination of translation `dest`, or the reason a message to it comes back.
+    fn resolve(&self, dest: u32) -> Result<std::result::Result<Arc<Remote>, ReturnReason>> {
+        let table = self.translations.borrow();
+        let t = table.get(dest as usize).and_then(|t| t.as_ref()).ok_or(Error::NoTranslation(dest))?;
+        Ok(if t.dead {
+            Err(ReturnReason::PeerGone)
+        } else if t.remote.closed() {
+            Err(ReturnReason::EndpointGone)
+        } else if t.remote.block.get().header.tag.load(Ordering::Acquire) != t.tag {
+            Err(ReturnReason::BadTag)
+        } else {
+            Ok(t.remote.clone())
+        })
+    }
+
+    /// The destination's segment if `offset..offset+len` lies inside it.
+    fn dest_segment(&self, dest: u32, offset: usize, len: usize) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
+        let mut table = self.translations.borrow_mut();
+        let t = table[dest as usize].as_mut().expect("resolved above");
+        match t.remote.segment(t.segment.as_ref()) {
+            Ok(Some(seg)) => {
+                t.segment = Some(seg.clone());
+                check_range(offset, len, seg.len).map(|_| seg).map_err(|_| ReturnReason::BadSegmentOffset)
+            }
+            Ok(None) => Err(ReturnReason::BadSegmentOffset),
+            Err(_) => Err(if t.remote.alive() { ReturnReason::Unreachable } else { ReturnReason::PeerGone }),
+        }
+    }
+
+    fn has_credit(&self, dest: u32) -> bool {
+        let table = self.translations.borrow();
+        let in_flight = table[dest as usize].as_ref().map_or(0, |t| t.outstanding.len());
+        in_flight < self.credits && self.outstanding_total.get() < REPLY_SLOTS
+    }
+
+    fn record_outstanding(&self, dest: u32, o: &Outgoing<'_>) {
+        let mut table = self.translations.borrow_mut();
+        if let Some(t) = table[dest as usize].as_mut() {
+            t.outstanding.push_back(SavedRequest {
+                kind: o.kind,
+                handler: o.handler,
+                args: ArgBuf::from_slice(o.args),
+                offset: o.offset,
+            });
+            self.outstanding_total.set(self.outstanding_total.get() + 1);
+        }
+    }
+
+    /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.
+    fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
+        self.return_locally(o.returned(reason, true, Some(dest)));
+        Ok(())
+    }
+
+    /// One round of waiting for `dest`: make progress, back off, watch the peer's health.
+    pub(crate) fn stall(self: &Rc<Self>, dest: u32, remote: &Remote, s: &mut Stall) -> Result<StallOutcome> {
+        self.check_live()?;
+        crate::dispatch::progress_while_waiting(self)?;
+        s.back_off();
+        let now = Instant::now();
+        if now >= s.next_check {
+            s.next_check = now + LIVENESS_PERIOD;
+            if !remote.alive() {
+                self.peer_died(dest);
+                return Ok(StallOutcome::PeerGone);
+            }
+            if crate::dispatch::in_handler() && now - s.since > HANDLER_STALL_LIMIT {
+                return Err(Error::Congestion(HANDLER_STALL_LIMIT.as_millis() as u64));
+            }
+        }
+        Ok(StallOutcome::Retry)
+    }
+
+    /// The process behind translation `dest` exited: its unanswered requests come back.
+    pub(crate) fn peer_died(&self, dest: u32) {
+        let lost: Vec<SavedRequest> = {
+            let mut table = self.translations.borrow_mut();
+            let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else { return };
+            t.dead = true;
+            t.outstanding.drain(..).collect()
+        };
+        self.outstanding_total.set(self.outstanding_total.get() - lost.len());
+        for r in lost {
+            self.return_locally(OwnedReturned {
+                reason: ReturnReason::PeerGone,
+                request: true,
+                kind: r.kind,
+                handler: r.handler,
+                args: r.args,
+                payload: Vec::new(),
+                offset: r.offset,
+                translation: Some(dest),
+            });
+        }
+    }
+}

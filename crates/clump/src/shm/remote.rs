@@ -1,0 +1,194 @@
+//! Peers' queue blocks and segments as this process sees them. A process-wide registry
+//! makes sure no block is mapped twice in one address space (001 keeps a hash table for
+//! the same reason); the endpoint's own block is registered too, so a translation to an
+//! endpoint of this process reuses the owner's mapping.
+
+use super::block::{MappedBlock, NO_FD};
+use super::region::Region;
+use crate::name::EndpointId;
+use crate::sync::Ordering;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::{Arc, Mutex, Weak};
+
+/// A mapping of an endpoint's segment, at one generation.
+pub struct SegMapping {
+    pub region: Region,
+    pub gen: u64,
+    pub len: usize,
+}
+
+// SAFETY: the segment is plain bytes; concurrent access is the program's to order, as with
+// any shared memory the program reads and writes through clump's copy functions.
+unsafe impl Send for SegMapping {}
+unsafe impl Sync for SegMapping {}
+
+/// A queue block reachable from this process, with what senders need beside it.
+pub struct Remote {
+    pub id: EndpointId,
+    pub block: MappedBlock,
+    /// Tells when the owning process has exited; `None` for this process's own blocks.
+    pidfd: Option<OwnedFd>,
+    /// The owner's wake eventfd, opened on first need: (descriptor number there, file here).
+    wake: Mutex<Option<(u32, File)>>,
+    segment: Mutex<Option<Arc<SegMapping>>>,
+}
+
+static REGISTRY: Mutex<Option<HashMap<EndpointId, Weak<Remote>>>> = Mutex::new(None);
+
+fn with_registry<R>(f: impl FnOnce(&mut HashMap<EndpointId, Weak<Remote>>) -> R) -> R {
+    let mut guard = REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(guard.get_or_insert_with(HashMap::new))
+}
+
+impl Remote {
+    /// Registers a block this process owns.
+    pub fn register_own(id: EndpointId, block: MappedBlock) -> Arc<Remote> {
+        let remote = Arc::new(Remote {
+            id,
+            block,
+            pidfd: None,
+            wake: Mutex::new(None),
+            segment: Mutex::new(None),
+        });
+        with_registry(|r| r.insert(id, Arc::downgrade(&remote)));
+        remote
+    }
+
+    /// The block of endpoint `id`, mapping it if this process has not yet.
+    pub fn lookup(id: EndpointId) -> io::Result<Arc<Remote>> {
+        with_registry(|r| {
+            if let Some(live) = r.get(&id).and_then(Weak::upgrade) {
+                return Ok(live);
+            }
+            let block = MappedBlock::open(id.pid, id.fd, id.nonce)?;
+            let pidfd = pidfd_open(id.pid)?;
+            let remote = Arc::new(Remote {
+                id,
+                block,
+                pidfd: Some(pidfd),
+                wake: Mutex::new(None),
+                segment: Mutex::new(None),
+            });
+            r.retain(|_, w| w.strong_count() > 0);
+            r.insert(id, Arc::downgrade(&remote));
+            Ok(remote)
+        })
+    }
+
+    /// Whether the owning process is still running.
+    pub fn alive(&self) -> bool {
+        let Some(fd) = &self.pidfd else { return true };
+        let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd, zero timeout.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        n == 0
+    }
+
+    /// Whether the owner has freed the endpoint.
+    #[inline]
+    pub fn closed(&self) -> bool {
+        self.block.get().header.closed.load(Ordering::Acquire) != 0
+    }
+
+    /// Wakes the owner if it sleeps. Call after publishing a packet. SeqCst pairs with the
+    /// owner's store of `sleeping` before its last look at the queues: either it sees the
+    /// packet or we see it sleeping.
+    #[inline]
+    pub fn notify(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        if self.block.get().header.sleeping.load(Ordering::Relaxed) != 0 {
+            self.ring_doorbell();
+        }
+    }
+
+    #[cold]
+    fn ring_doorbell(&self) {
+        let header = &self.block.get().header;
+        let fdnum = header.wake_fd.load(Ordering::Acquire);
+        if fdnum == NO_FD {
+            return;
+        }
+        let mut wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+        if wake.as_ref().map(|(n, _)| *n) != Some(fdnum) {
+            let path = if self.pidfd.is_none() {
+                format!("/proc/self/fd/{fdnum}")
+            } else {
+                format!("/proc/{}/fd/{fdnum}", self.id.pid)
+            };
+            // A peer that exited cannot be woken, and needs not be.
+            let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else { return };
+            *wake = Some((fdnum, file));
+        }
+        if let Some((_, file)) = wake.as_mut() {
+            let _ = file.write(&1u64.to_ne_bytes());
+        }
+    }
+
+    /// The owner's current segment, mapped; `None` if it has none.
+    pub fn segment(&self, cached: Option<&Arc<SegMapping>>) -> io::Result<Option<Arc<SegMapping>>> {
+        let header = &self.block.get().header;
+        loop {
+            let gen = header.seg_gen.load(Ordering::Acquire);
+            if gen % 2 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            if let Some(c) = cached.filter(|c| c.gen == gen) {
+                return Ok(Some(c.clone()));
+            }
+            let fd = header.seg_fd.load(Ordering::Acquire);
+            let len = header.seg_len.load(Ordering::Acquire) as usize;
+            if header.seg_gen.load(Ordering::Acquire) != gen {
+                continue;
+            }
+            if fd == NO_FD {
+                return Ok(None);
+            }
+            let mut slot = self.segment.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(m) = slot.as_ref().filter(|m| m.gen == gen) {
+                return Ok(Some(m.clone()));
+            }
+            let region = Region::open(self.id.pid, fd, len)?;
+            if header.seg_gen.load(Ordering::Acquire) != gen {
+                continue; // replaced while we opened it
+            }
+            let m = Arc::new(SegMapping { region, gen, len });
+            *slot = Some(m.clone());
+            return Ok(Some(m));
+        }
+    }
+
+    /// Installs the owner's new segment (owner only): the seqlock's write side. Returns
+    /// the owner's own view of it.
+    pub fn publish_segment(&self, region: Option<Region>) -> Option<Arc<SegMapping>> {
+        let header = &self.block.get().header;
+        let gen = header.seg_gen.load(Ordering::Relaxed);
+        header.seg_gen.store(gen + 1, Ordering::Release);
+        let mapping = region.map(|region| {
+            let len = region.len();
+            Arc::new(SegMapping { region, gen: gen + 2, len })
+        });
+        let (fd, len) = match &mapping {
+            Some(m) => (m.region.fd().unwrap_or(NO_FD), m.len as u64),
+            None => (NO_FD, 0),
+        };
+        header.seg_fd.store(fd, Ordering::Release);
+        header.seg_len.store(len, Ordering::Release);
+        *self.segment.lock().unwrap_or_else(|p| p.into_inner()) = mapping.clone();
+        header.seg_gen.store(gen + 2, Ordering::Release);
+        mapping
+    }
+}
+
+fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    // SAFETY: plain syscall; a non-negative result is a new descriptor we own.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor returned by the kernel.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}

@@ -1,0 +1,240 @@
+//! The packet queue: a bounded many-producer, one-consumer ring of 128-byte slots.
+//!
+//! 001 claims a packet with two CAS operations (advance the tail, then flip the packet from
+//! free to claimed). This ring needs one: each slot carries a sequence number (Vyukov's
+//! bounded queue), so a producer sees from the slot at the tail whether it is free, and a
+//! full queue is detected without claiming anything. Producers never read the consumer's
+//! head and the consumer never writes the tail, so the two sides share no cache line
+//! except the slot being handed over.
+//!
+//! Slot `i` starts with sequence `i`. A producer at position `p` may fill the slot when its
+//! sequence is `p`, then publishes it by storing `p + 1`; the consumer at head `h` reads the
+//! slot when its sequence is `h + 1` and frees it by storing `h + capacity`.
+//!
+//! The tail's top bit closes the ring: once set, producers get [`PushError::Closed`] and
+//! the owner drains what was claimed before (see `Endpoint` drop).
+
+use crate::sync::{AtomicU64, Ordering, UnsafeCell};
+use crossbeam_utils::CachePadded;
+
+const CLOSED: u64 = 1 << 63;
+
+/// Why a push did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushError {
+    /// Every slot is in use; the consumer must drain some first.
+    Full,
+    /// The ring's owner closed it: its endpoint is gone.
+    Closed,
+}
+
+/// The producers' shared state: only the tail. It lives in shared memory.
+#[repr(C)]
+pub struct RingHeader {
+    tail: CachePadded<AtomicU64>,
+}
+
+/// One packet's storage. 128 bytes: two cache lines, which the adjacent-line prefetcher of
+/// current x86 parts moves together, so neighbouring slots never share a prefetch pair.
+#[repr(C, align(128))]
+pub struct Slot<T> {
+    seq: AtomicU64,
+    body: UnsafeCell<T>,
+}
+
+// SAFETY: a slot's body is only accessed by the one party the sequence number names
+// (the producer that claimed it, or the consumer after publication), so sharing slots
+// between threads is sound for bodies that may move between threads.
+unsafe impl<T: Send> Sync for Slot<T> {}
+
+/// A view of a ring: its header and slots, wherever they live.
+pub struct Ring<'a, T> {
+    header: &'a RingHeader,
+    slots: &'a [Slot<T>],
+    mask: u64,
+}
+
+impl<'a, T> Ring<'a, T> {
+    /// Wraps a header and its slots. `slots.len()` must be a power of two; the ring must
+    /// have been initialised once with [`Ring::init`] before any push or pop.
+    pub fn new(header: &'a RingHeader, slots: &'a [Slot<T>]) -> Self {
+        // With one slot, "free for the next lap" and "published" would be the same sequence.
+        assert!(slots.len().is_power_of_two() && slots.len() >= 2, "ring capacity must be a power of two >= 2");
+        Ring { header, slots, mask: slots.len() as u64 - 1 }
+    }
+
+    /// Gives every slot its starting sequence. Only the owner calls it, before publishing.
+    pub fn init(&self) {
+        self.header.tail.store(0, Ordering::Relaxed);
+        for (i, slot) in self.slots.iter().enumerate() {
+            slot.seq.store(i as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Claims the slot at the tail, lets `fill` write the packet, and publishes it.
+    /// `fill` cannot fail, so a claimed slot is always published.
+    #[inline]
+    pub fn push(&self, fill: impl FnOnce(&mut T)) -> Result<(), PushError> {
+        let mut pos = self.header.tail.load(Ordering::Relaxed);
+        let slot = loop {
+            if pos & CLOSED != 0 {
+                return Err(PushError::Closed);
+            }
+            let slot = &self.slots[(pos & self.mask) as usize];
+            let seq = slot.seq.load(Ordering::Acquire);
+            let lag = seq.wrapping_sub(pos) as i64;
+            if lag == 0 {
+                match self.header.tail.compare_exchange_weak(
+                    pos,
+                    pos + 1,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => break slot,
+                    Err(now) => pos = now,
+                }
+            } else if lag < 0 {
+                return Err(PushError::Full);
+            } else {
+                // Another producer took this position; look again.
+                pos = self.header.tail.load(Ordering::Relaxed);
+            }
+        };
+        // SAFETY: the successful CAS made this producer the only owner of the slot until it
+        // stores the new sequence; the consumer does not read it before that store.
+        slot.body.with_mut(|body| fill(unsafe { &mut *body }));
+        slot.seq.store(pos + 1, Ordering::Release);
+        Ok(())
+    }
+
+    /// The packet at `head` if it has been published. Only the ring's one consumer calls it.
+    #[inline]
+    pub fn peek(&self, head: u64) -> Option<&'a T> {
+        let slot = &self.slots[(head & self.mask) as usize];
+        if slot.seq.load(Ordering::Acquire) != head + 1 {
+            return None;
+        }
+        // SAFETY: the sequence says the producer published the slot (Acquire pairs with its
+        // Release) and no producer writes it again until `release` hands it back.
+        Some(slot.body.with(|body| unsafe { &*body }))
+    }
+
+    /// Hands the slot at `head` back to the producers. The reference from `peek` must not
+    /// be used afterwards.
+    #[inline]
+    pub fn release(&self, head: u64) {
+        let slot = &self.slots[(head & self.mask) as usize];
+        slot.seq.store(head + self.mask + 1, Ordering::Release);
+    }
+
+    /// Stops further pushes; returns the position one past the last claimed slot, which
+    /// the consumer drains up to.
+    pub fn close(&self) -> u64 {
+        self.header.tail.fetch_or(CLOSED, Ordering::AcqRel) & !CLOSED
+    }
+
+    /// Whether a packet is waiting at `head` (the consumer's cheap emptiness check).
+    #[inline]
+    pub fn ready(&self, head: u64) -> bool {
+        self.slots[(head & self.mask) as usize].seq.load(Ordering::Acquire) == head + 1
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    /// A ring on the heap, for unit and loom tests.
+    pub struct HeapRing<T> {
+        pub header: Box<RingHeader>,
+        pub slots: Box<[Slot<T>]>,
+    }
+
+    impl<T: Default> HeapRing<T> {
+        pub fn new(capacity: usize) -> Self {
+            let header = Box::new(RingHeader { tail: CachePadded::new(AtomicU64::new(0)) });
+            let slots = (0..capacity)
+                .map(|_| Slot { seq: AtomicU64::new(0), body: UnsafeCell::new(T::default()) })
+                .collect();
+            let ring = HeapRing { header, slots };
+            ring.ring().init();
+            ring
+        }
+        pub fn ring(&self) -> Ring<'_, T> {
+            Ring::new(&self.header, &self.slots)
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::test_support::HeapRing;
+    use super::*;
+
+    #[test]
+    fn fifo_then_full_then_reuse() {
+        let heap = HeapRing::<u64>::new(4);
+        let ring = heap.ring();
+        for v in 0..4 {
+            ring.push(|b| *b = v).unwrap();
+        }
+        assert_eq!(ring.push(|b| *b = 99), Err(PushError::Full));
+        for head in 0..4 {
+            assert_eq!(ring.peek(head), Some(&head));
+            ring.release(head);
+        }
+        assert_eq!(ring.peek(4), None);
+        ring.push(|b| *b = 7).unwrap();
+        assert_eq!(ring.peek(4), Some(&7));
+    }
+
+    #[test]
+    fn closed_ring_refuses_pushes_and_reports_its_end() {
+        let heap = HeapRing::<u64>::new(4);
+        let ring = heap.ring();
+        ring.push(|b| *b = 1).unwrap();
+        assert_eq!(ring.close(), 1);
+        assert_eq!(ring.push(|b| *b = 2), Err(PushError::Closed));
+        assert_eq!(ring.peek(0), Some(&1));
+    }
+
+    #[test]
+    fn many_threads_deliver_every_item_exactly_once() {
+        const PRODUCERS: u64 = 4;
+        const EACH: u64 = 20_000;
+        let heap = HeapRing::<u64>::new(64);
+        let seen = std::thread::scope(|s| {
+            for p in 0..PRODUCERS {
+                let ring = heap.ring();
+                s.spawn(move || {
+                    for i in 0..EACH {
+                        while ring.push(|b| *b = p * EACH + i).is_err() {
+                            std::thread::yield_now();
+                        }
+                    }
+                });
+            }
+            let ring = heap.ring();
+            let mut seen = vec![false; (PRODUCERS * EACH) as usize];
+            let mut last = vec![None::<u64>; PRODUCERS as usize];
+            let mut head = 0;
+            while head < PRODUCERS * EACH {
+                match ring.peek(head) {
+                    Some(&v) => {
+                        assert!(!seen[v as usize], "item {v} delivered twice");
+                        seen[v as usize] = true;
+                        // Each producer's items arrive in the order it pushed them.
+                        let p = (v / EACH) as usize;
+                        assert!(last[p].map_or(true, |l| l < v));
+                        last[p] = Some(v);
+                        ring.release(head);
+                        head += 1;
+                    }
+                    None => std::thread::yield_now(),
+                }
+            }
+            seen
+        });
+        assert!(seen.iter().all(|&s| s));
+    }
+}

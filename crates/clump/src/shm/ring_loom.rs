@@ -1,0 +1,132 @@
+//! Model checking of the packet ring and the bulk pool with loom:
+//! `RUSTFLAGS="--cfg loom" cargo test -p clump --lib --release shm::ring_loom`.
+
+use super::bulk::{BulkHeader, BulkPool, BulkState};
+use super::ring::test_support::HeapRing;
+use super::ring::PushError;
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crossbeam_utils::CachePadded;
+use loom::sync::Arc;
+use loom::thread;
+
+/// Explores every interleaving up to a bounded number of preemptions, as crossbeam's and
+/// rtrb's loom tests do: spinning producers make the unbounded space infinite.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.max_branches = 100_000;
+    builder.check(f);
+}
+
+/// Drains `want` items (stopping early if the model says no more can come).
+fn consume(ring: &HeapRing<u64>, want: usize) -> Vec<u64> {
+    let r = ring.ring();
+    let mut got = Vec::new();
+    let mut head = 0;
+    while got.len() < want {
+        match r.peek(head) {
+            Some(&v) => {
+                got.push(v);
+                r.release(head);
+                head += 1;
+            }
+            None => thread::yield_now(),
+        }
+    }
+    got
+}
+
+#[test]
+fn two_producers_one_consumer_deliver_each_item_once() {
+    model(|| {
+        let ring = Arc::new(HeapRing::<u64>::new(4));
+        let producers: Vec<_> = [vec![10u64, 11], vec![20]]
+            .into_iter()
+            .map(|items| {
+                let ring = ring.clone();
+                thread::spawn(move || {
+                    for v in items {
+                        ring.ring().push(|b| *b = v).unwrap();
+                    }
+                })
+            })
+            .collect();
+        let mut got = consume(&ring, 3);
+        for p in producers {
+            p.join().unwrap();
+        }
+        // Each producer's items in order, every item exactly once.
+        let first: Vec<u64> = got.iter().copied().filter(|v| *v < 20).collect();
+        assert_eq!(first, vec![10, 11]);
+        got.sort();
+        assert_eq!(got, vec![10, 11, 20]);
+    });
+}
+
+#[test]
+fn a_full_ring_refuses_until_the_consumer_releases() {
+    model(|| {
+        let ring = Arc::new(HeapRing::<u64>::new(2));
+        ring.ring().push(|b| *b = 1).unwrap();
+        ring.ring().push(|b| *b = 2).unwrap();
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || loop {
+                match ring.ring().push(|b| *b = 3) {
+                    Ok(()) => break,
+                    Err(PushError::Full) => thread::yield_now(),
+                    Err(PushError::Closed) => unreachable!(),
+                }
+            })
+        };
+        assert_eq!(consume(&ring, 3), vec![1, 2, 3]);
+        producer.join().unwrap();
+    });
+}
+
+#[test]
+fn close_stops_producers_and_keeps_what_was_claimed() {
+    model(|| {
+        let ring = Arc::new(HeapRing::<u64>::new(2));
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || ring.ring().push(|b| *b = 7))
+        };
+        let end = ring.ring().close();
+        let got = consume(&ring, end as usize);
+        let pushed = producer.join().unwrap();
+        // Either the push made it in before the close and is drained, or it was refused.
+        match pushed {
+            Ok(()) => assert_eq!(got, vec![7]),
+            Err(e) => {
+                assert_eq!(e, PushError::Closed);
+                assert!(got.is_empty());
+            }
+        }
+    });
+}
+
+#[test]
+fn bulk_blocks_are_never_claimed_twice() {
+    model(|| {
+        let header = Arc::new(BulkHeader::new_for_test());
+        let states: Arc<Vec<BulkState>> = Arc::new((0..2).map(|_| CachePadded::new(AtomicU32::new(0))).collect());
+        let owners = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+        let claimers: Vec<_> = (1..=2u64)
+            .map(|who| {
+                let (header, states, owners) = (header.clone(), states.clone(), owners.clone());
+                thread::spawn(move || {
+                    let pool = BulkPool::new(&header, &states);
+                    if let Some(b) = pool.claim() {
+                        assert_eq!(owners[b as usize].swap(who, Ordering::Relaxed), 0, "claimed twice");
+                        owners[b as usize].store(0, Ordering::Relaxed);
+                        pool.free(b);
+                    }
+                })
+            })
+            .collect();
+        for c in claimers {
+            c.join().unwrap();
+        }
+    });
+}

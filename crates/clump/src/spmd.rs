@@ -1,0 +1,74 @@
+//! SPMD start-up for programs run by `clump run`: join the job, create an endpoint, and
+//! map every rank's endpoint so that translation `i` reaches rank `i`.
+
+use crate::boot::Job;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::{Bundle, Endpoint, EndpointName};
+
+/// This process's place in the job and its ready-to-use endpoint.
+pub struct Spmd {
+    pub job: Job,
+    pub bundle: Bundle,
+    pub ep: Endpoint,
+}
+
+impl Spmd {
+    /// Joins the job from the environment `clump run` sets (a process started on its own
+    /// is a job of one). Every endpoint carries the job's tag, so two jobs never mix.
+    pub fn init() -> Result<Spmd> {
+        let config = Config::from_env().map_err(|e| Error::BadArg(e.to_string()))?;
+        let mut job = Job::from_config(&config.job).map_err(|e| Error::Boot(e.to_string()))?;
+        let bundle = Bundle::with_config(config)?;
+        let tag = job.job_id();
+        let ep = bundle.create_endpoint(tag)?;
+        let names = job
+            .allgather(&ep.name().to_bytes(), &mut || {
+                let _ = bundle.poll();
+            })
+            .map_err(|e| Error::Boot(e.to_string()))?;
+        for (rank, bytes) in names.iter().enumerate() {
+            let name = EndpointName::from_bytes(bytes)
+                .ok_or_else(|| Error::Boot(format!("rank {rank} sent a malformed endpoint name")))?;
+            ep.map(rank as u32, name, tag)?;
+        }
+        Ok(Spmd { job, bundle, ep })
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.job.rank()
+    }
+
+    pub fn size(&self) -> u32 {
+        self.job.size()
+    }
+
+    /// Waits until every rank arrives, running handlers meanwhile.
+    pub fn barrier(&mut self) -> Result<()> {
+        let bundle = &self.bundle;
+        self.job.barrier(&mut || {
+            let _ = bundle.poll();
+        })
+        .map_err(|e| Error::Boot(e.to_string()))
+    }
+
+    /// Every rank's `mine`, indexed by rank, running handlers meanwhile.
+    pub fn allgather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let bundle = &self.bundle;
+        self.job.allgather(mine, &mut || {
+            let _ = bundle.poll();
+        })
+        .map_err(|e| Error::Boot(e.to_string()))
+    }
+
+    /// Polls until every request this endpoint sent has been answered.
+    pub fn drain(&self) -> Result<()> {
+        let mut stall = crate::send::Stall::new();
+        while self.ep.outstanding() > 0 {
+            if self.bundle.poll()? == 0 {
+                stall.back_off();
+            }
+        }
+        Ok(())
+    }
+}

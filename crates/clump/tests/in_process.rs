@@ -1,0 +1,266 @@
+//! The AM semantics between endpoints of one process (the same shared-memory path as
+//! between processes: every endpoint has its own queue block).
+
+use clump::{Bundle, Endpoint, Error, Kind, ReturnReason, MAX_ARGS, MAX_MEDIUM};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+const TAG: u64 = 0x7a6;
+
+fn pair() -> (Bundle, Endpoint, Endpoint) {
+    let bundle = Bundle::with_config(clump::config::Config::default()).unwrap();
+    let a = bundle.create_endpoint(TAG).unwrap();
+    let b = bundle.create_endpoint(TAG).unwrap();
+    a.map(0, b.name(), TAG).unwrap();
+    b.map(0, a.name(), TAG).unwrap();
+    (bundle, a, b)
+}
+
+fn poll_until(bundle: &Bundle, mut done: impl FnMut() -> bool) {
+    for _ in 0..1_000_000 {
+        if done() {
+            return;
+        }
+        bundle.poll().unwrap();
+    }
+    panic!("condition not reached");
+}
+
+type Log<T> = Rc<RefCell<Vec<T>>>;
+
+fn log<T>() -> Log<T> {
+    Rc::new(RefCell::new(Vec::new()))
+}
+
+fn record_returns(ep: &Endpoint) -> Log<(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>)> {
+    let got = log();
+    let g = got.clone();
+    ep.set_return_handler(move |r| {
+        g.borrow_mut().push((r.reason, r.request, r.kind, r.handler, r.args.to_vec(), r.payload.to_vec()))
+    })
+    .unwrap();
+    got
+}
+
+#[test]
+fn short_request_and_reply_with_every_argument_count() {
+    let (bundle, a, b) = pair();
+    b.set_handler(1, |t, m| {
+        let sum: u32 = m.args.iter().sum();
+        let mut back = m.args.to_vec();
+        back.push(sum);
+        back.truncate(MAX_ARGS);
+        t.reply(2, &back).unwrap();
+    })
+    .unwrap();
+    let got: Log<Vec<u32>> = log();
+    let g = got.clone();
+    a.set_handler(2, move |t, m| {
+        assert!(!t.is_request());
+        g.borrow_mut().push(m.args.to_vec())
+    })
+    .unwrap();
+    for n in 0..=MAX_ARGS {
+        let args: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+        a.request(0, 1, &args).unwrap();
+    }
+    poll_until(&bundle, || got.borrow().len() == MAX_ARGS + 1);
+    for (n, reply) in got.borrow().iter().enumerate() {
+        let args: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+        let mut want = args.clone();
+        want.push(args.iter().sum());
+        want.truncate(MAX_ARGS);
+        assert_eq!(reply, &want);
+    }
+    assert_eq!(a.outstanding(), 0);
+    assert!(matches!(a.request(0, 1, &[0; MAX_ARGS + 1]), Err(Error::BadArg(_))));
+}
+
+#[test]
+fn medium_payloads_at_and_around_the_limit_arrive_intact() {
+    let (bundle, a, b) = pair();
+    let got: Log<Vec<u8>> = log();
+    let g = got.clone();
+    b.set_handler(3, move |t, m| {
+        assert_eq!(m.kind, Kind::Medium);
+        g.borrow_mut().push(m.payload.to_vec());
+        t.reply_medium(4, &[m.payload.len() as u32], m.payload).unwrap();
+    })
+    .unwrap();
+    let echoed: Log<Vec<u8>> = log();
+    let e = echoed.clone();
+    a.set_handler(4, move |_, m| e.borrow_mut().push(m.payload.to_vec())).unwrap();
+    let sizes = [0, 1, 8, 4095, 4096, 8192, MAX_MEDIUM - 1, MAX_MEDIUM];
+    for &n in &sizes {
+        let payload: Vec<u8> = (0..n).map(|i| (i * 31 + n) as u8).collect();
+        a.request_medium(0, 3, &[n as u32], &payload).unwrap();
+    }
+    poll_until(&bundle, || echoed.borrow().len() == sizes.len());
+    for (i, &n) in sizes.iter().enumerate() {
+        let payload: Vec<u8> = (0..n).map(|i| (i * 31 + n) as u8).collect();
+        assert_eq!(got.borrow()[i], payload, "request of {n} bytes");
+        assert_eq!(echoed.borrow()[i], payload, "reply of {n} bytes");
+    }
+    assert!(matches!(a.request_medium(0, 3, &[], &vec![0; MAX_MEDIUM + 1]), Err(Error::BadArg(_))));
+}
+
+#[test]
+fn long_messages_land_in_the_segment_and_out_of_range_ones_return() {
+    let (bundle, a, b) = pair();
+    b.set_segment(1 << 20).unwrap();
+    a.set_segment(1 << 20).unwrap();
+    let returns = record_returns(&a);
+    let got: Log<(u64, Vec<u8>)> = log();
+    let g = got.clone();
+    b.set_handler(5, move |t, m| {
+        g.borrow_mut().push((m.offset, m.payload.to_vec()));
+        t.reply_long(6, &[], &m.payload[..16.min(m.payload.len())], 100).unwrap();
+    })
+    .unwrap();
+    let replies = log();
+    let r = replies.clone();
+    a.set_handler(6, move |_, m: &clump::Message| r.borrow_mut().push(m.payload.to_vec())).unwrap();
+    let data: Vec<u8> = (0..(1 << 20)).map(|i: usize| (i % 251) as u8).collect();
+    a.request_long(0, 5, &[], &data, 0).unwrap();
+    // The next message overwrites the end of this one: let its handler see it first.
+    poll_until(&bundle, || replies.borrow().len() == 1);
+    a.request_long(0, 5, &[], &data[..10], (1 << 20) - 10).unwrap();
+    a.request_long(0, 5, &[9], &data[..11], (1 << 20) - 10).unwrap(); // one byte too far
+    poll_until(&bundle, || replies.borrow().len() == 2 && returns.borrow().len() == 1);
+    assert_eq!(got.borrow()[0], (0, data.clone()));
+    assert_eq!(got.borrow()[1].1, data[..10].to_vec());
+    let mut seg = vec![0u8; 16];
+    a.read_segment(100, &mut seg).unwrap();
+    assert_eq!(seg, data[..16].to_vec());
+    let r = &returns.borrow()[0];
+    assert_eq!((r.0, r.1, r.2, r.4.clone()), (ReturnReason::BadSegmentOffset, true, Kind::Long, vec![9]));
+}
+
+#[test]
+fn get_pulls_remote_bytes_then_runs_a_local_handler() {
+    let (bundle, a, b) = pair();
+    a.set_segment(4096).unwrap();
+    b.set_segment(4096).unwrap();
+    b.write_segment(1000, b"remote bytes").unwrap();
+    let got: Log<(Vec<u32>, Vec<u8>)> = log();
+    let g = got.clone();
+    a.set_handler(7, move |t, m| {
+        assert_eq!(m.kind, Kind::Get);
+        assert!(t.reply(1, &[]).is_err(), "a get completion cannot reply");
+        g.borrow_mut().push((m.args.to_vec(), m.payload.to_vec()))
+    })
+    .unwrap();
+    let returns = record_returns(&a);
+    a.get(0, 7, &[42], 1000, 12, 8).unwrap();
+    a.get(0, 7, &[43], 4090, 12, 8).unwrap(); // past the remote segment
+    assert!(matches!(a.get(0, 7, &[], 0, 12, 4090), Err(Error::BadArg(_)))); // past the local one
+    poll_until(&bundle, || got.borrow().len() == 1 && returns.borrow().len() == 1);
+    assert_eq!(got.borrow()[0], (vec![42], b"remote bytes".to_vec()));
+    assert_eq!(returns.borrow()[0].0, ReturnReason::BadSegmentOffset);
+    assert_eq!(returns.borrow()[0].4, vec![43]);
+}
+
+#[test]
+fn bad_tag_and_bad_handler_come_back_with_their_arguments() {
+    let (bundle, a, b) = pair();
+    let returns = record_returns(&a);
+    a.map(1, b.name(), TAG + 1).unwrap();
+    a.request(1, 1, &[1, 2, 3]).unwrap();
+    a.request_medium(0, 99, &[4], b"payload").unwrap();
+    poll_until(&bundle, || returns.borrow().len() == 2);
+    let r = returns.borrow();
+    assert_eq!((r[0].0, r[0].4.clone()), (ReturnReason::BadTag, vec![1, 2, 3]));
+    assert_eq!((r[1].0, r[1].2, r[1].3, r[1].4.clone()), (ReturnReason::BadHandler, Kind::Medium, 99, vec![4]));
+    assert_eq!(r[1].5, b"payload".to_vec());
+    assert_eq!(a.outstanding(), 0, "returned messages give their credit back");
+    let _ = b;
+}
+
+#[test]
+fn reply_rules_are_enforced() {
+    let (bundle, a, b) = pair();
+    let outcomes: Log<String> = log();
+    let o = outcomes.clone();
+    b.set_handler(1, move |t, _| {
+        t.reply(2, &[]).unwrap();
+        o.borrow_mut().push(format!("{:?}", t.reply(2, &[]).unwrap_err()));
+    })
+    .unwrap();
+    let o = outcomes.clone();
+    a.set_handler(2, move |t, _| o.borrow_mut().push(format!("{:?}", t.reply(2, &[]).unwrap_err())))
+        .unwrap();
+    a.request(0, 1, &[]).unwrap();
+    poll_until(&bundle, || outcomes.borrow().len() == 2);
+    assert_eq!(*outcomes.borrow(), vec!["AlreadyReplied".to_string(), "ReplyFromReplyHandler".to_string()]);
+    assert!(matches!(a.set_handler(0, |_, _| {}), Err(Error::BadHandlerIndex(0))));
+    assert!(matches!(a.request(0, 0, &[]), Err(Error::BadHandlerIndex(0))));
+    assert!(matches!(a.request(9, 1, &[]), Err(Error::NoTranslation(9))));
+}
+
+#[test]
+fn a_freed_endpoint_returns_queued_and_later_requests() {
+    let (bundle, a, b) = pair();
+    b.set_handler(1, |_, _| {}).unwrap();
+    let returns = record_returns(&a);
+    a.request(0, 1, &[1]).unwrap(); // queued at b, never polled
+    b.free();
+    a.request(0, 1, &[2]).unwrap();
+    poll_until(&bundle, || returns.borrow().len() == 2);
+    let r = returns.borrow();
+    assert!(r.iter().all(|r| r.0 == ReturnReason::EndpointGone));
+    let mut args: Vec<u32> = r.iter().map(|r| r.4[0]).collect();
+    args.sort();
+    assert_eq!(args, vec![1, 2]);
+    assert!(matches!(b.request(0, 1, &[]), Err(Error::EndpointFreed)));
+}
+
+#[test]
+fn one_way_requests_beyond_the_credit_window_all_arrive() {
+    let (bundle, a, b) = pair();
+    let count = Rc::new(RefCell::new(0u64));
+    let c = count.clone();
+    b.set_handler(1, move |_, m| {
+        assert_eq!(m.args[0] as u64, *c.borrow());
+        *c.borrow_mut() += 1;
+    })
+    .unwrap();
+    for i in 0..10_000u32 {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    poll_until(&bundle, || *count.borrow() == 10_000 && a.outstanding() == 0);
+}
+
+#[test]
+fn virtual_networks_do_not_see_each_other() {
+    let bundle = Bundle::with_config(clump::config::Config::default()).unwrap();
+    let net1 = [bundle.create_endpoint(1).unwrap(), bundle.create_endpoint(1).unwrap()];
+    let net2 = [bundle.create_endpoint(2).unwrap(), bundle.create_endpoint(2).unwrap()];
+    let seen: Log<(u64, u32)> = log();
+    for (tag, net) in [(1u64, &net1), (2, &net2)] {
+        net[0].map(0, net[1].name(), tag).unwrap();
+        let s = seen.clone();
+        net[1].set_handler(1, move |_, m| s.borrow_mut().push((tag, m.args[0]))).unwrap();
+    }
+    let returns = record_returns(&net1[0]);
+    net1[0].map(1, net2[1].name(), 1).unwrap(); // knows the name but not the tag
+    net1[0].request(0, 1, &[10]).unwrap();
+    net2[0].request(0, 1, &[20]).unwrap();
+    net1[0].request(1, 1, &[30]).unwrap();
+    poll_until(&bundle, || seen.borrow().len() == 2 && returns.borrow().len() == 1);
+    let mut s = seen.borrow().clone();
+    s.sort();
+    assert_eq!(s, vec![(1, 10), (2, 20)]);
+    assert_eq!(returns.borrow()[0].0, ReturnReason::BadTag);
+}
+
+#[test]
+fn wait_sleeps_until_a_message_arrives() {
+    let (bundle, a, b) = pair();
+    b.set_handler(1, |_, _| {}).unwrap();
+    assert!(matches!(bundle.wait_timeout(std::time::Duration::from_millis(1)), Err(Error::NoEvents)));
+    bundle.set_event_mask(clump::EventMask::NotEmpty);
+    assert!(!bundle.wait_timeout(std::time::Duration::from_millis(20)).unwrap());
+    a.request(0, 1, &[]).unwrap();
+    assert!(bundle.wait_timeout(std::time::Duration::from_secs(5)).unwrap());
+    assert!(bundle.poll().unwrap() >= 1);
+}
