@@ -19,22 +19,35 @@ struct Outcome {
 impl Outcome {
     /// The launcher's own lines on stderr.
     fn launcher_lines(&self) -> Vec<&str> {
-        self.stderr.lines().filter(|l| l.starts_with("clump run:")).collect()
+        self.stderr
+            .lines()
+            .filter(|l| l.starts_with("clump run:"))
+            .collect()
     }
 }
 
 /// A private TMPDIR per test, so that leftovers of exactly this job can be checked.
 fn tmpdir() -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("launcher-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "launcher-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 fn assert_empty(dir: &Path) {
-    let left: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(left.is_empty(), "left behind in {}: {left:?}", dir.display());
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "left behind in {}: {left:?}",
+        dir.display()
+    );
     std::fs::remove_dir(dir).unwrap();
 }
 
@@ -73,11 +86,19 @@ fn finish(mut child: Child, started: Instant, limit: Duration) -> Outcome {
         if started.elapsed() > limit {
             child.kill().unwrap();
             child.wait().unwrap();
-            panic!("clump run took longer than {limit:?}; stderr: {}", err.join().unwrap());
+            panic!(
+                "clump run took longer than {limit:?}; stderr: {}",
+                err.join().unwrap()
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    Outcome { code: status.code(), stdout: out.join().unwrap(), stderr: err.join().unwrap(), elapsed: started.elapsed() }
+    Outcome {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+        elapsed: started.elapsed(),
+    }
 }
 
 /// Runs `clump run ARGS` to completion with its own TMPDIR, then checks nothing is left in it.
@@ -100,13 +121,24 @@ fn ok_lines(o: &Outcome, n: usize) {
     let oks: Vec<&str> = o.stdout.lines().filter(|l| l.contains(" ok ")).collect();
     assert_eq!(oks.len(), n, "stdout: {}\nstderr: {}", o.stdout, o.stderr);
     for r in 0..n {
-        assert!(oks.iter().any(|l| l.starts_with(&format!("rank {r}/{n} ok "))), "rank {r} missing");
+        assert!(
+            oks.iter()
+                .any(|l| l.starts_with(&format!("rank {r}/{n} ok "))),
+            "rank {r} missing"
+        );
     }
-    let field = |l: &str, k: &str| l.split(' ').find_map(|w| w.strip_prefix(k)).unwrap().to_owned();
+    let field = |l: &str, k: &str| {
+        l.split(' ')
+            .find_map(|w| w.strip_prefix(k))
+            .unwrap()
+            .to_owned()
+    };
     let job = field(oks[0], "job=");
     assert_eq!(job.len(), 16);
     assert!(job.chars().all(|c| c.is_ascii_hexdigit()));
-    assert!(oks.iter().all(|l| field(l, "job=") == job && field(l, "mode=") == "700"));
+    assert!(oks
+        .iter()
+        .all(|l| field(l, "job=") == job && field(l, "mode=") == "700"));
     assert!(field(oks[0], "boot=").contains(&format!("clump-{job}-")));
 }
 
@@ -132,7 +164,11 @@ fn a_failing_rank_ends_the_job_with_its_status() {
     assert_eq!(o.code, Some(3), "stderr: {}", o.stderr);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 1, "{}", o.stderr);
-    assert!(lines[0].contains("rank 2 (pid ") && lines[0].contains("status 3"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("rank 2 (pid ") && lines[0].contains("status 3"),
+        "{}",
+        lines[0]
+    );
 }
 
 #[test]
@@ -142,7 +178,11 @@ fn a_killed_rank_ends_the_job_quickly() {
     assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 1, "{}", o.stderr);
-    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("signal 9 (SIGKILL)"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("rank 1 (pid ") && lines[0].contains("signal 9 (SIGKILL)"),
+        "{}",
+        lines[0]
+    );
 }
 
 #[test]
@@ -152,7 +192,11 @@ fn a_rank_leaving_without_joining_the_barrier_ends_the_job() {
     assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 1, "{}", o.stderr);
-    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("without entering barrier #2"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("rank 1 (pid ") && lines[0].contains("without entering barrier #2"),
+        "{}",
+        lines[0]
+    );
 }
 
 #[test]
@@ -161,7 +205,11 @@ fn abort_ends_the_job_with_its_status_and_reason() {
     assert_eq!(o.code, Some(7), "stderr: {}", o.stderr);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 1, "{}", o.stderr);
-    assert!(lines[0].contains("rank 1 (pid ") && lines[0].contains("status 7: bad input file"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("rank 1 (pid ") && lines[0].contains("status 7: bad input file"),
+        "{}",
+        lines[0]
+    );
 }
 
 #[test]
@@ -175,7 +223,10 @@ fn ranks_that_ignore_sigterm_are_killed_after_the_grace() {
 
 #[test]
 fn a_missing_program_is_a_clear_error() {
-    let o = run(&["-n", "2", "/nonexistent/clump-program"], Duration::from_secs(10));
+    let o = run(
+        &["-n", "2", "/nonexistent/clump-program"],
+        Duration::from_secs(10),
+    );
     assert_eq!(o.code, Some(127));
     assert_eq!(
         o.stderr.trim(),
@@ -188,7 +239,11 @@ fn bad_process_counts_are_refused() {
     for n in ["0", "4097", "many"] {
         let o = run(&["-n", n, PROBE], Duration::from_secs(10));
         assert_eq!(o.code, Some(2), "-n {n}: {}", o.stderr);
-        assert!(o.stderr.contains(&format!("invalid value '{n}'")), "{}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("invalid value '{n}'")),
+            "{}",
+            o.stderr
+        );
     }
     let o = run(&["--np", "2"], Duration::from_secs(10));
     assert_eq!(o.code, Some(2), "{}", o.stderr);
@@ -196,18 +251,39 @@ fn bad_process_counts_are_refused() {
 
 #[test]
 fn program_arguments_are_passed_through() {
-    let o = run(&["--np", "2", "echo", "-n", "x", "--", "-y"], Duration::from_secs(10));
+    let o = run(
+        &["--np", "2", "echo", "-n", "x", "--", "-y"],
+        Duration::from_secs(10),
+    );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_eq!(o.stdout, "x -- -yx -- -y");
 }
 
 #[test]
 fn tagged_output_names_the_rank() {
-    let o = run(&["-n", "2", "--tag-output", "sh", "-c", "echo out; echo err >&2"], Duration::from_secs(10));
+    let o = run(
+        &[
+            "-n",
+            "2",
+            "--tag-output",
+            "sh",
+            "-c",
+            "echo out; echo err >&2",
+        ],
+        Duration::from_secs(10),
+    );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     for r in 0..2 {
-        assert!(o.stdout.lines().any(|l| l == format!("[{r}] out")), "{}", o.stdout);
-        assert!(o.stderr.lines().any(|l| l == format!("[{r}] err")), "{}", o.stderr);
+        assert!(
+            o.stdout.lines().any(|l| l == format!("[{r}] out")),
+            "{}",
+            o.stdout
+        );
+        assert!(
+            o.stderr.lines().any(|l| l == format!("[{r}] err")),
+            "{}",
+            o.stderr
+        );
     }
 }
 
@@ -237,9 +313,16 @@ fn interrupt(sig: i32) {
     child.stdout = None;
     let o = finish(child, started, Duration::from_secs(20));
     assert_eq!(o.code, Some(128 + sig), "stderr: {}", o.stderr);
-    assert!(o.launcher_lines()[0].contains("interrupted by SIG"), "{}", o.stderr);
+    assert!(
+        o.launcher_lines()[0].contains("interrupted by SIG"),
+        "{}",
+        o.stderr
+    );
     for pid in pids {
-        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "rank pid {pid} survived");
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "rank pid {pid} survived"
+        );
     }
     drop(lines);
     assert_empty(&tmp);

@@ -306,6 +306,7 @@ impl EndpointCore {
     }
 
     pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {
+        self.count(|s| s.returned += 1);
         let handler = self.on_return.borrow().clone();
         match handler {
             Some(h) => {

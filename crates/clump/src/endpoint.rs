@@ -79,6 +79,22 @@ pub(crate) struct EndpointCore {
     pub sources: RefCell<HashMap<EndpointId, Arc<Remote>>>,
     pub freed: Cell<bool>,
     pub polls: Cell<u32>,
+    pub stats: Cell<EndpointStats>,
+}
+
+/// Counters of an endpoint's traffic and of the waits flow control imposed on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Requests enqueued at their destination.
+    pub requests_sent: u64,
+    /// Rounds a send waited because its credit window to the destination was full.
+    pub credit_waits: u64,
+    /// Rounds a send waited because the destination's packet or bulk queue was full.
+    pub queue_full_waits: u64,
+    /// Replies that found the requester's queue full and were finished by a later poll.
+    pub deferred_replies: u64,
+    /// Messages delivered to handler 0.
+    pub returned: u64,
 }
 
 /// A communication endpoint. Cloning gives another handle to the same endpoint.
@@ -111,6 +127,7 @@ impl EndpointCore {
             sources: RefCell::new(HashMap::new()),
             freed: Cell::new(false),
             polls: Cell::new(0),
+            stats: Cell::new(EndpointStats::default()),
         }))
     }
 
@@ -120,6 +137,12 @@ impl EndpointCore {
         } else {
             Ok(())
         }
+    }
+
+    pub(crate) fn count(&self, f: impl FnOnce(&mut EndpointStats)) {
+        let mut s = self.stats.get();
+        f(&mut s);
+        self.stats.set(s);
     }
 
     pub(crate) fn return_locally(&self, r: OwnedReturned) {
@@ -287,6 +310,16 @@ impl Endpoint {
     /// back to their senders as `EndpointGone`, and the handle becomes unusable.
     pub fn free(&self) {
         crate::dispatch::free_endpoint(&self.core);
+    }
+
+    pub fn stats(&self) -> EndpointStats {
+        self.core.stats.get()
+    }
+
+    /// Requests waiting in this endpoint's queue for a poll (those being enqueued included).
+    pub fn pending_requests(&self) -> usize {
+        let claimed = self.core.own.block.get().request.ring().claimed();
+        claimed.saturating_sub(self.core.req_head.get()) as usize
     }
 
     /// Requests in flight from this endpoint.

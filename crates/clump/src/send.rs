@@ -158,6 +158,7 @@ impl EndpointCore {
         };
         let mut stall = Stall::new();
         while !self.has_credit(dest) {
+            self.count(|s| s.credit_waits += 1);
             if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
                 return self.bounce(&o, dest, ReturnReason::PeerGone);
             }
@@ -168,6 +169,7 @@ impl EndpointCore {
                 if let Some(b) = queue.bulk().claim() {
                     break b;
                 }
+                self.count(|s| s.queue_full_waits += 1);
                 if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
                     return self.bounce(&o, dest, ReturnReason::PeerGone);
                 }
@@ -214,6 +216,7 @@ impl EndpointCore {
                     return self.bounce(&o, dest, ReturnReason::EndpointGone);
                 }
                 Err(PushError::Full) => {
+                    self.count(|s| s.queue_full_waits += 1);
                     if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
                         if bulk != NO_BULK {
                             queue.bulk().free(bulk);
@@ -224,6 +227,7 @@ impl EndpointCore {
             }
         }
         self.record_outstanding(dest, &o);
+        self.count(|s| s.requests_sent += 1);
         remote.notify();
         Ok(())
     }

@@ -154,6 +154,7 @@ impl EndpointCore {
         let mut deferred = self.deferred.borrow_mut();
         if !deferred.is_empty() || try_push_reply(to, packet, medium) == Err(PushError::Full) {
             // Keep replies to everyone in order behind the first deferred one.
+            self.count(|s| s.deferred_replies += 1);
             deferred.push_back(Deferred { to: to.clone(), packet, payload: medium.to_vec() });
         }
     }

@@ -47,13 +47,21 @@ fn main() -> ExitCode {
     };
     assert_eq!(all.len(), job.size() as usize);
     for (r, got) in all.iter().enumerate() {
-        assert_eq!(*got, contribution(r as u32), "rank {rank}: wrong contribution from rank {r}");
+        assert_eq!(
+            *got,
+            contribution(r as u32),
+            "rank {rank}: wrong contribution from rank {r}"
+        );
     }
     println!("rank {rank} ready pid={}", std::process::id());
     std::io::stdout().flush().unwrap();
 
     if args.iter().any(|a| a == "--shm") && rank == 0 {
-        std::fs::write(format!("/dev/shm/clump-{:016x}-probe", job.job_id()), b"left behind").unwrap();
+        std::fs::write(
+            format!("/dev/shm/clump-{:016x}-probe", job.job_id()),
+            b"left behind",
+        )
+        .unwrap();
     }
     if let Some(code) = for_rank(&args, "--exit", rank) {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));

@@ -36,7 +36,10 @@ impl Children {
     /// whatever it starts and a terminal's Ctrl-C reaches only the launcher, which then
     /// ends the job in order. If one rank cannot start, those already started are killed.
     pub fn spawn(l: &Launch) -> io::Result<Children> {
-        let mut me = Children { ranks: Vec::new(), output: Vec::new() };
+        let mut me = Children {
+            ranks: Vec::new(),
+            output: Vec::new(),
+        };
         // Only rank 0 may read stdin, and only when it is not a terminal: a background
         // process group reading the terminal would be stopped (SIGTTIN).
         let stdin_to_rank0 = !io::stdin().is_terminal();
@@ -48,7 +51,12 @@ impl Children {
                 .env("CLUMP_BOOT", l.socket)
                 .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
                 .process_group(0)
-                .stdin(if rank == 0 && stdin_to_rank0 { Stdio::inherit() } else { Stdio::null() });
+                .stdin(if rank == 0 && stdin_to_rank0 {
+                    Stdio::inherit()
+                } else {
+                    Stdio::null()
+                });
+            sys::die_with_parent(&mut cmd);
             if l.tag_output {
                 cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
             }
@@ -65,7 +73,11 @@ impl Children {
             if let Some(err) = child.stderr.take() {
                 me.output.push(output::forward(rank, err, true));
             }
-            me.ranks.push(Rank { pid: child.id(), child, status: None });
+            me.ranks.push(Rank {
+                pid: child.id(),
+                child,
+                status: None,
+            });
         }
         Ok(me)
     }
@@ -132,6 +144,16 @@ pub fn describe(status: ExitStatus) -> (u8, String) {
         return (code as u8, format!("exited with status {code}"));
     }
     let sig = status.signal().unwrap_or(0);
-    let core = if status.core_dumped() { ", core dumped" } else { "" };
-    ((128 + sig) as u8, format!("was killed by signal {sig} ({}{core})", sys::signal_name(sig)))
+    let core = if status.core_dumped() {
+        ", core dumped"
+    } else {
+        ""
+    };
+    (
+        (128 + sig) as u8,
+        format!(
+            "was killed by signal {sig} ({}{core})",
+            sys::signal_name(sig)
+        ),
+    )
 }

@@ -30,7 +30,12 @@ pub struct RunArgs {
     tag_output: bool,
 
     /// The program to start, followed by its arguments.
-    #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(
+        value_name = "PROGRAM",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
     command: Vec<OsString>,
 }
 
@@ -41,22 +46,34 @@ pub fn main(args: RunArgs) -> ExitCode {
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err((code, msg)) => {
-            eprintln!("clump run: {msg}");
+            say(&msg);
             ExitCode::from(code)
         }
     }
 }
 
+/// One line on stderr. Unlike `eprintln!`, never panics when stderr is closed: a launcher
+/// that died there would leave its ranks behind.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "clump run: {line}");
+}
+
 fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
+    // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
+    // before any child exists, so that no SIGCHLD is missed.
+    let signal_fd = sys::install_signal_pipe()
+        .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
+    let per_rank = if args.tag_output { 5 } else { 1 };
+    sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
     let job_id = scratch::random_u64();
     // Dropped last, so the directory goes whatever way this function returns.
-    let scratch = Scratch::create(job_id).map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
+    let scratch = Scratch::create(job_id)
+        .map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
     let socket = scratch.socket_path();
     let listener = UnixListener::bind(&socket)
         .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
-    // Before any child exists, so that no SIGCHLD or Ctrl-C is missed.
-    let signal_fd = sys::install_signal_pipe().map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
     let launch = Launch {
         program,
         args: program_args,
@@ -66,9 +83,17 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         tag_output: args.tag_output,
     };
     let mut children = Children::spawn(&launch).map_err(|e| {
-        (CANNOT_START, format!("cannot start {}: {}", program.to_string_lossy(), os_error_text(&e)))
+        (
+            CANNOT_START,
+            format!(
+                "cannot start {}: {}",
+                program.to_string_lossy(),
+                os_error_text(&e)
+            ),
+        )
     })?;
-    let server = Server::new(listener, args.np, job_id).map_err(|e| (1, format!("bootstrap socket: {e}")))?;
+    let server = Server::new(listener, args.np, job_id)
+        .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
     let code = Supervisor::new(&mut children, server, signal_fd).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm(job_id);

@@ -14,7 +14,11 @@ const MAX_SOCKET_PATH: usize = 107;
 /// all a job id needs (distinct per job); no crate is worth adding for it.
 pub fn random_u64() -> u64 {
     let mut h = RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.write_u32(std::process::id());
     h.finish()
 }
@@ -42,7 +46,10 @@ impl Scratch {
                     Ok(()) => return Ok(Scratch { dir }),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
                     Err(e) => {
-                        last = Some(io::Error::new(e.kind(), format!("cannot create {}: {e}", dir.display())));
+                        last = Some(io::Error::new(
+                            e.kind(),
+                            format!("cannot create {}: {e}", dir.display()),
+                        ));
                         break;
                     }
                 }
@@ -68,9 +75,14 @@ pub fn sweep_shm(job_id: u64) {
 }
 
 fn sweep_dir(dir: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
-        if e.file_name().to_str().is_some_and(|n| n.starts_with(prefix)) {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(prefix))
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }

@@ -17,7 +17,11 @@ use std::time::Instant;
 #[derive(Debug)]
 pub enum Event {
     /// A rank called `Job::abort`.
-    Abort { rank: u32, status: i32, reason: String },
+    Abort {
+        rank: u32,
+        status: i32,
+        reason: String,
+    },
     /// A rank broke the protocol; the job cannot go on.
     Fault { rank: u32, what: String },
 }
@@ -77,7 +81,13 @@ impl Server {
             job_id,
             fresh: Vec::new(),
             ranks: (0..size).map(|_| Slot::NotYet).collect(),
-            coll: Collective { seq: 1, op: None, parts: vec![None; size as usize], arrived: 0, total: 0 },
+            coll: Collective {
+                seq: 1,
+                op: None,
+                parts: vec![None; size as usize],
+                arrived: 0,
+                total: 0,
+            },
             tokens: Vec::new(),
         })
     }
@@ -86,18 +96,37 @@ impl Server {
     pub fn fill_fds(&mut self, fds: &mut Vec<libc::pollfd>) {
         self.tokens.clear();
         let mut add = |fd, events, t, tokens: &mut Vec<Token>| {
-            fds.push(libc::pollfd { fd, events, revents: 0 });
+            fds.push(libc::pollfd {
+                fd,
+                events,
+                revents: 0,
+            });
             tokens.push(t);
         };
-        add(self.listener.as_raw_fd(), libc::POLLIN, Token::Listener, &mut self.tokens);
+        add(
+            self.listener.as_raw_fd(),
+            libc::POLLIN,
+            Token::Listener,
+            &mut self.tokens,
+        );
         for (i, c) in self.fresh.iter().enumerate() {
             if let Some(c) = c {
-                add(c.stream.as_raw_fd(), c.events(), Token::Fresh(i), &mut self.tokens);
+                add(
+                    c.stream.as_raw_fd(),
+                    c.events(),
+                    Token::Fresh(i),
+                    &mut self.tokens,
+                );
             }
         }
         for (r, s) in self.ranks.iter().enumerate() {
             if let Slot::Open(c) = s {
-                add(c.stream.as_raw_fd(), c.events(), Token::Rank(r as u32), &mut self.tokens);
+                add(
+                    c.stream.as_raw_fd(),
+                    c.events(),
+                    Token::Rank(r as u32),
+                    &mut self.tokens,
+                );
             }
         }
     }
@@ -132,8 +161,14 @@ impl Server {
     /// The collective in progress, if some rank waits in it.
     pub fn stalled(&self) -> Option<Stalled> {
         let (op, _) = self.coll.op?;
-        let (waiting, missing) = (0..self.ranks.len() as u32).partition(|&r| self.coll.parts[r as usize].is_some());
-        Some(Stalled { op, seq: self.coll.seq, waiting, missing })
+        let (waiting, missing) =
+            (0..self.ranks.len() as u32).partition(|&r| self.coll.parts[r as usize].is_some());
+        Some(Stalled {
+            op,
+            seq: self.coll.seq,
+            waiting,
+            missing,
+        })
     }
 
     /// When `rank` closed its connection, if it did.
@@ -150,7 +185,12 @@ impl Server {
                 Ok((stream, _)) => {
                     if stream.set_nonblocking(true).is_ok() {
                         let reader = FrameReader::new(MAX_REQUEST_BODY);
-                        self.fresh.push(Some(Conn { stream, reader, out: VecDeque::new(), sent: 0 }));
+                        self.fresh.push(Some(Conn {
+                            stream,
+                            reader,
+                            out: VecDeque::new(),
+                            sent: 0,
+                        }));
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -161,7 +201,9 @@ impl Server {
 
     /// A connection's first frame must be a valid hello for a rank not yet connected.
     fn serve_fresh(&mut self, i: usize, events: &mut Vec<Event>) {
-        let Some(conn) = self.fresh[i].as_mut() else { return };
+        let Some(conn) = self.fresh[i].as_mut() else {
+            return;
+        };
         let msg = match conn.read() {
             Ok(None) => return,
             Ok(Some(m)) => m,
@@ -171,9 +213,14 @@ impl Server {
         let size = self.ranks.len() as u32;
         let why = match msg {
             Msg::Hello { job_id, .. } if job_id != self.job_id => {
-                format!("job id {job_id:016x} is not this job's ({:016x})", self.job_id)
+                format!(
+                    "job id {job_id:016x} is not this job's ({:016x})",
+                    self.job_id
+                )
             }
-            Msg::Hello { rank, .. } if rank >= size => format!("rank {rank} is not in a job of {size}"),
+            Msg::Hello { rank, .. } if rank >= size => {
+                format!("rank {rank} is not in a job of {size}")
+            }
             Msg::Hello { rank, .. } if !matches!(self.ranks[rank as usize], Slot::NotYet) => {
                 format!("rank {rank} has connected before")
             }
@@ -199,7 +246,9 @@ impl Server {
 
     fn serve_rank(&mut self, rank: u32, events: &mut Vec<Event>) {
         loop {
-            let Slot::Open(conn) = &mut self.ranks[rank as usize] else { return };
+            let Slot::Open(conn) = &mut self.ranks[rank as usize] else {
+                return;
+            };
             if conn.flush().is_err() {
                 return self.close(rank);
             }
@@ -211,9 +260,16 @@ impl Server {
                         return self.close(rank);
                     }
                 }
-                Ok(Some(Msg::Abort { status, reason })) => events.push(Event::Abort { rank, status, reason }),
+                Ok(Some(Msg::Abort { status, reason })) => events.push(Event::Abort {
+                    rank,
+                    status,
+                    reason,
+                }),
                 Ok(Some(other)) => {
-                    events.push(Event::Fault { rank, what: format!("unexpected {} message", other.kind()) });
+                    events.push(Event::Fault {
+                        rank,
+                        what: format!("unexpected {} message", other.kind()),
+                    });
                     return self.close(rank);
                 }
                 Err(Some(what)) => {
@@ -233,7 +289,11 @@ impl Server {
     fn enter(&mut self, rank: u32, seq: u32, op: Op, data: Vec<u8>) -> Result<(), String> {
         let c = &mut self.coll;
         if seq != c.seq {
-            return Err(format!("it entered {} #{seq} while the job is at collective #{}", op.name(), c.seq));
+            return Err(format!(
+                "it entered {} #{seq} while the job is at collective #{}",
+                op.name(),
+                c.seq
+            ));
         }
         if let Some((first_op, first)) = c.op {
             if first_op != op {
@@ -249,7 +309,10 @@ impl Server {
         }
         c.total += data.len();
         if c.total > MAX_GATHER_TOTAL {
-            return Err(format!("{} #{seq} exceeds the total limit of {MAX_GATHER_TOTAL} bytes", op.name()));
+            return Err(format!(
+                "{} #{seq} exceeds the total limit of {MAX_GATHER_TOTAL} bytes",
+                op.name()
+            ));
         }
         c.op.get_or_insert((op, rank));
         c.parts[rank as usize] = Some(data);
@@ -264,8 +327,18 @@ impl Server {
         let c = &mut self.coll;
         let (op, _) = c.op.take().expect("a collective is in progress");
         let parts = c.parts.iter_mut().map(|p| p.take().unwrap_or_default());
-        let parts = if op == Op::Barrier { Vec::new() } else { parts.collect() };
-        let frame: Rc<[u8]> = Msg::Done { seq: c.seq, op, parts }.encode().into();
+        let parts = if op == Op::Barrier {
+            Vec::new()
+        } else {
+            parts.collect()
+        };
+        let frame: Rc<[u8]> = Msg::Done {
+            seq: c.seq,
+            op,
+            parts,
+        }
+        .encode()
+        .into();
         c.parts.iter_mut().for_each(|p| *p = None);
         c.seq = c.seq.wrapping_add(1);
         c.arrived = 0;
@@ -331,5 +404,171 @@ impl Conn {
                 Err(_) => return Err(None),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    const JOB: u64 = 0xabc;
+
+    fn server(size: u32) -> (Server, tempdir::Dir) {
+        let dir = tempdir::Dir::new();
+        let listener = UnixListener::bind(dir.0.join("s")).unwrap();
+        (Server::new(listener, size, JOB).unwrap(), dir)
+    }
+
+    mod tempdir {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                use std::sync::atomic::{AtomicU32, Ordering};
+                static N: AtomicU32 = AtomicU32::new(0);
+                let n = N.fetch_add(1, Ordering::Relaxed);
+                let d = std::env::temp_dir()
+                    .join(format!("clump-server-test-{}-{n}", std::process::id()));
+                std::fs::create_dir_all(&d).unwrap();
+                Dir(d)
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    /// Connects as `rank` and sends `frames` after the hello.
+    fn client(dir: &tempdir::Dir, rank: u32, job_id: u64, frames: &[Msg]) -> UnixStream {
+        let mut s = UnixStream::connect(dir.0.join("s")).unwrap();
+        s.write_all(
+            &Msg::Hello {
+                rank,
+                job_id,
+                pid: 1,
+            }
+            .encode(),
+        )
+        .unwrap();
+        for f in frames {
+            s.write_all(&f.encode()).unwrap();
+        }
+        s
+    }
+
+    /// Serves for a while; returns the events.
+    fn pump(s: &mut Server) -> Vec<Event> {
+        let mut events = Vec::new();
+        for _ in 0..20 {
+            let mut fds = Vec::new();
+            s.fill_fds(&mut fds);
+            crate::run::sys::poll(&mut fds, Duration::from_millis(10)).unwrap();
+            events.extend(s.handle(&fds));
+        }
+        events
+    }
+
+    fn replies(s: &mut UnixStream) -> Vec<Msg> {
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut r = FrameReader::new(clump::boot::frame::MAX_REPLY_BODY);
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = s.read(&mut buf) {
+            r.extend(&buf[..n]);
+        }
+        std::iter::from_fn(|| r.next_msg().unwrap()).collect()
+    }
+
+    fn enter(seq: u32, op: Op, data: &[u8]) -> Msg {
+        Msg::Enter {
+            seq,
+            op,
+            data: data.to_vec(),
+        }
+    }
+
+    #[test]
+    fn an_allgather_completes_when_every_rank_is_in() {
+        let (mut s, dir) = server(2);
+        let mut a = client(&dir, 0, JOB, &[enter(1, Op::Allgather, b"a")]);
+        assert!(pump(&mut s).is_empty());
+        assert!(s
+            .stalled()
+            .is_some_and(|st| st.waiting == [0] && st.missing == [1]));
+        let mut b = client(&dir, 1, JOB, &[enter(1, Op::Allgather, b"bb")]);
+        assert!(pump(&mut s).is_empty());
+        assert!(s.stalled().is_none());
+        let done = Msg::Done {
+            seq: 1,
+            op: Op::Allgather,
+            parts: vec![b"a".to_vec(), b"bb".to_vec()],
+        };
+        assert_eq!(replies(&mut a), [Msg::Welcome { size: 2 }, done.clone()]);
+        assert_eq!(replies(&mut b), [Msg::Welcome { size: 2 }, done]);
+    }
+
+    #[test]
+    fn mismatched_collectives_are_faults() {
+        let (mut s, dir) = server(2);
+        let _a = client(&dir, 0, JOB, &[enter(1, Op::Barrier, b"")]);
+        pump(&mut s);
+        let _b = client(&dir, 1, JOB, &[enter(1, Op::Allgather, b"x")]);
+        let ev = pump(&mut s);
+        assert!(
+            matches!(&ev[..], [Event::Fault { rank: 1, what }] if what.contains("while rank 0 entered barrier #1")),
+            "{ev:?}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_sequence_number_is_a_fault() {
+        let (mut s, dir) = server(2);
+        let _a = client(&dir, 0, JOB, &[enter(2, Op::Barrier, b"")]);
+        let ev = pump(&mut s);
+        assert!(
+            matches!(&ev[..], [Event::Fault { rank: 0, what }] if what.contains("#2")),
+            "{ev:?}"
+        );
+    }
+
+    #[test]
+    fn strangers_are_refused_with_a_reason() {
+        let (mut s, dir) = server(2);
+        let mut wrong_job = client(&dir, 0, JOB + 1, &[]);
+        let mut wrong_rank = client(&dir, 5, JOB, &[]);
+        assert!(pump(&mut s).is_empty());
+        for (c, why) in [(&mut wrong_job, "job id"), (&mut wrong_rank, "rank 5")] {
+            let r = replies(c);
+            assert!(
+                matches!(&r[..], [Msg::Aborted { reason, .. }] if reason.contains(why)),
+                "{r:?}"
+            );
+        }
+        // The genuine rank 0 can still join.
+        let mut a = client(&dir, 0, JOB, &[]);
+        pump(&mut s);
+        assert_eq!(replies(&mut a), [Msg::Welcome { size: 2 }]);
+    }
+
+    #[test]
+    fn abort_requests_are_events() {
+        let (mut s, dir) = server(1);
+        let _a = client(
+            &dir,
+            0,
+            JOB,
+            &[Msg::Abort {
+                status: 3,
+                reason: "why".into(),
+            }],
+        );
+        let ev = pump(&mut s);
+        assert!(
+            matches!(&ev[..], [Event::Abort { rank: 0, status: 3, reason }] if reason == "why"),
+            "{ev:?}"
+        );
     }
 }

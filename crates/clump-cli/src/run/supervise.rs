@@ -31,7 +31,12 @@ pub struct Supervisor<'a> {
 
 impl<'a> Supervisor<'a> {
     pub fn new(children: &'a mut Children, server: Server, signal_fd: RawFd) -> Self {
-        Supervisor { children, server, signal_fd, ending: None }
+        Supervisor {
+            children,
+            server,
+            signal_fd,
+            ending: None,
+        }
     }
 
     /// Runs until every rank has exited; returns the job's exit status.
@@ -49,7 +54,11 @@ impl<'a> Supervisor<'a> {
             self.check_stalled();
             let timeout = self.check_grace();
             fds.clear();
-            fds.push(libc::pollfd { fd: self.signal_fd, events: libc::POLLIN, revents: 0 });
+            fds.push(libc::pollfd {
+                fd: self.signal_fd,
+                events: libc::POLLIN,
+                revents: 0,
+            });
             if self.ending.is_none() {
                 self.server.fill_fds(&mut fds);
             }
@@ -74,10 +83,15 @@ impl<'a> Supervisor<'a> {
         if self.ending.is_some() {
             return;
         }
-        eprintln!("clump run: {line}; ending the job");
+        super::say(&format!("{line}; ending the job"));
         self.children.signal_living(libc::SIGTERM);
         let signals_seen = sys::term_signal().map_or(0, |(_, n)| n);
-        self.ending = Some(Ending { code, since: Instant::now(), killed: false, signals_seen });
+        self.ending = Some(Ending {
+            code,
+            since: Instant::now(),
+            killed: false,
+            signals_seen,
+        });
     }
 
     fn who(&self, rank: u32) -> String {
@@ -85,9 +99,14 @@ impl<'a> Supervisor<'a> {
     }
 
     fn check_signals(&mut self) {
-        let Some((sig, count)) = sys::term_signal() else { return };
+        let Some((sig, count)) = sys::term_signal() else {
+            return;
+        };
         match &mut self.ending {
-            None => self.fail(128 + sig as u8, format!("interrupted by {}", sys::signal_name(sig))),
+            None => self.fail(
+                128 + sig as u8,
+                format!("interrupted by {}", sys::signal_name(sig)),
+            ),
             // Another signal during the teardown: the user is impatient, skip the grace.
             Some(e) if count > e.signals_seen && !e.killed => {
                 e.killed = true;
@@ -115,13 +134,23 @@ impl<'a> Supervisor<'a> {
     fn on_events(&mut self, events: Vec<Event>) {
         for ev in events {
             match ev {
-                Event::Abort { rank, status, reason } => {
-                    let line = format!("{} aborted the job with status {status}: {reason}", self.who(rank));
+                Event::Abort {
+                    rank,
+                    status,
+                    reason,
+                } => {
+                    let line = format!(
+                        "{} aborted the job with status {status}: {reason}",
+                        self.who(rank)
+                    );
                     // Truncated like exit(3) does, so status -1 becomes 255.
                     self.fail(status as u8, line);
                 }
                 Event::Fault { rank, what } => {
-                    self.fail(1, format!("{} broke the bootstrap protocol: {what}", self.who(rank)));
+                    self.fail(
+                        1,
+                        format!("{} broke the bootstrap protocol: {what}", self.who(rank)),
+                    );
                 }
             }
         }
@@ -133,11 +162,17 @@ impl<'a> Supervisor<'a> {
         if self.ending.is_some() {
             return;
         }
-        let Some(st) = self.server.stalled() else { return };
+        let Some(st) = self.server.stalled() else {
+            return;
+        };
         for &rank in &st.missing {
             let gone = if self.children.has_exited(rank) {
                 "exited"
-            } else if self.server.closed_since(rank).is_some_and(|t| t.elapsed() >= DISCONNECT_GRACE) {
+            } else if self
+                .server
+                .closed_since(rank)
+                .is_some_and(|t| t.elapsed() >= DISCONNECT_GRACE)
+            {
                 "closed its bootstrap connection"
             } else {
                 continue;
@@ -170,7 +205,9 @@ impl<'a> Supervisor<'a> {
         }
         // A disconnected rank may need judging once its grace is over.
         let disconnected = self.server.stalled().is_some_and(|st| {
-            st.missing.iter().any(|&r| self.server.closed_since(r).is_some())
+            st.missing
+                .iter()
+                .any(|&r| self.server.closed_since(r).is_some())
         });
         if disconnected {
             Duration::from_millis(50)
@@ -189,9 +226,21 @@ fn rank_list(ranks: &[u32]) -> String {
             _ => runs.push((r, r)),
         }
     }
-    let text: Vec<String> =
-        runs.iter().map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") }).collect();
-    format!("{} {}", if ranks.len() == 1 { "rank" } else { "ranks" }, text.join(","))
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}-{hi}")
+            }
+        })
+        .collect();
+    format!(
+        "{} {}",
+        if ranks.len() == 1 { "rank" } else { "ranks" },
+        text.join(",")
+    )
 }
 
 #[cfg(test)]

@@ -51,7 +51,12 @@ pub fn install_signal_pipe() -> io::Result<RawFd> {
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            sa.sa_flags = libc::SA_RESTART | if sig == libc::SIGCHLD { libc::SA_NOCLDSTOP } else { 0 };
+            sa.sa_flags = libc::SA_RESTART
+                | if sig == libc::SIGCHLD {
+                    libc::SA_NOCLDSTOP
+                } else {
+                    0
+                };
             libc::sigemptyset(&mut sa.sa_mask);
             if libc::sigaction(sig, &sa, std::ptr::null_mut()) != 0 {
                 return Err(io::Error::last_os_error());
@@ -107,13 +112,92 @@ pub fn signal_group(pid: u32, sig: i32) {
     }
 }
 
+/// Raises the soft open-file limit towards `needed` (the launcher holds a socket per
+/// rank, plus two pipes with `--tag-output`); an error says what the limit is.
+pub fn ensure_fd_limit(needed: u64) -> Result<(), String> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into the live local.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= needed {
+        return Ok(());
+    }
+    let want = libc::rlimit {
+        rlim_cur: needed.min(lim.rlim_max),
+        rlim_max: lim.rlim_max,
+    };
+    // SAFETY: setrlimit reads one rlimit from the live local.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) } != 0 || want.rlim_cur < needed {
+        return Err(format!(
+            "this job needs about {needed} open files but the limit is {} (raise it with `ulimit -n`)",
+            want.rlim_cur.max(lim.rlim_cur)
+        ));
+    }
+    Ok(())
+}
+
+/// Makes the child killed if the launcher dies (say, by SIGKILL) before it could end the
+/// job: ranks waiting forever with no one to serve them would be worse.
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid is async-signal-safe; read here, in the parent.
+    let launcher = unsafe { libc::getpid() };
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+    // system calls (prctl, getppid); it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The launcher may have died before prctl took effect.
+            if libc::getppid() != launcher {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// "SIGKILL" for 9 and so on; "a signal" for numbers without a well-known name.
 pub fn signal_name(sig: i32) -> &'static str {
     const NAMES: [&str; 32] = [
-        "", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
-        "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
-        "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
-        "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+        "",
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
     ];
-    NAMES.get(sig as usize).copied().filter(|n| !n.is_empty()).unwrap_or("a real-time signal")
+    NAMES
+        .get(sig as usize)
+        .copied()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("a real-time signal")
 }

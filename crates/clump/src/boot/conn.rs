@@ -21,11 +21,18 @@ impl Conn {
     pub(crate) fn connect(path: &str) -> io::Result<Conn> {
         let stream = UnixStream::connect(path)?;
         stream.set_nonblocking(true)?;
-        Ok(Conn { stream, reader: FrameReader::new(MAX_REPLY_BODY) })
+        Ok(Conn {
+            stream,
+            reader: FrameReader::new(MAX_REPLY_BODY),
+        })
     }
 
     /// Sends a whole frame, calling `progress` whenever the socket buffer is full.
-    pub(crate) fn send(&mut self, frame: &[u8], progress: &mut dyn FnMut()) -> Result<(), BootError> {
+    pub(crate) fn send(
+        &mut self,
+        frame: &[u8],
+        progress: &mut dyn FnMut(),
+    ) -> Result<(), BootError> {
         let mut sent = 0;
         let mut backoff = Backoff::default();
         while sent < frame.len() {
@@ -53,13 +60,17 @@ impl Conn {
         while sent < frame.len() && Instant::now() < deadline {
             match send_nosignal(self.fd(), &frame[sent..]) {
                 Ok(n) => sent += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => backoff.wait(self.fd(), libc::POLLOUT),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    backoff.wait(self.fd(), libc::POLLOUT)
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(gone(e)),
             }
         }
         if sent < frame.len() {
-            return Err(BootError::LauncherGone(format!("no progress sending to it for {timeout:?}")));
+            return Err(BootError::LauncherGone(format!(
+                "no progress sending to it for {timeout:?}"
+            )));
         }
         Ok(())
     }
@@ -85,7 +96,9 @@ impl Conn {
                 return Ok(m);
             }
             if Instant::now() >= deadline {
-                return Err(BootError::LauncherGone(format!("no answer within {timeout:?}")));
+                return Err(BootError::LauncherGone(format!(
+                    "no answer within {timeout:?}"
+                )));
             }
             backoff.wait(self.fd(), libc::POLLIN);
         }
@@ -95,15 +108,23 @@ impl Conn {
     fn try_recv(&mut self) -> Result<Option<Msg>, BootError> {
         let mut chunk = [0u8; 64 * 1024];
         loop {
-            if let Some(m) = self.reader.next_msg().map_err(|e| BootError::Protocol(e.to_string()))? {
+            if let Some(m) = self
+                .reader
+                .next_msg()
+                .map_err(|e| BootError::Protocol(e.to_string()))?
+            {
                 return Ok(Some(m));
             }
             match (&self.stream).read(&mut chunk) {
                 Ok(0) if self.reader.has_partial() => {
-                    return Err(BootError::Protocol("connection closed inside a frame".into()))
+                    return Err(BootError::Protocol(
+                        "connection closed inside a frame".into(),
+                    ))
                 }
                 Ok(0) => {
-                    return Err(BootError::LauncherGone("it closed the bootstrap connection".into()))
+                    return Err(BootError::LauncherGone(
+                        "it closed the bootstrap connection".into(),
+                    ))
                 }
                 Ok(n) => self.reader.extend(&chunk[..n]),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
@@ -128,7 +149,12 @@ fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
     // SAFETY: `buf` is a live slice and send(2) reads at most `buf.len()` bytes from it;
     // `fd` is owned by the caller's UnixStream for the duration of the call.
     let n = unsafe {
-        libc::send(fd, buf.as_ptr().cast(), buf.len(), libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
+        libc::send(
+            fd,
+            buf.as_ptr().cast(),
+            buf.len(),
+            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+        )
     };
     if n < 0 {
         Err(io::Error::last_os_error())
@@ -166,7 +192,11 @@ impl Backoff {
 
 /// Sleeps until `fd` has one of `events` or `timeout` passes; errors (EINTR) just return.
 fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
-    let mut pfd = libc::pollfd { fd, events, revents: 0 };
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
     let ts = libc::timespec {
         tv_sec: timeout.as_secs() as libc::time_t,
         tv_nsec: timeout.subsec_nanos() as libc::c_long,

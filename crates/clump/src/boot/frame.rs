@@ -50,7 +50,11 @@ pub enum Msg {
     /// Process -> launcher: joins collective number `seq` (numbered from 1).
     Enter { seq: u32, op: Op, data: Vec<u8> },
     /// Launcher -> process: collective `seq` is complete; `parts` indexed by rank (empty for a barrier).
-    Done { seq: u32, op: Op, parts: Vec<Vec<u8>> },
+    Done {
+        seq: u32,
+        op: Op,
+        parts: Vec<Vec<u8>>,
+    },
     /// Process -> launcher: end the whole job.
     Abort { status: i32, reason: String },
     /// Launcher -> process: the job is over (or this connection was refused).
@@ -131,7 +135,11 @@ impl Msg {
                 }
             }
             Msg::Abort { status, reason } | Msg::Aborted { status, reason } => {
-                b.push(if matches!(self, Msg::Abort { .. }) { K_ABORT } else { K_ABORTED });
+                b.push(if matches!(self, Msg::Abort { .. }) {
+                    K_ABORT
+                } else {
+                    K_ABORTED
+                });
                 b.extend_from_slice(&status.to_le_bytes());
                 b.extend_from_slice(cut(reason, MAX_REASON).as_bytes());
             }
@@ -144,7 +152,10 @@ impl Msg {
     /// Decodes one frame body (without its length prefix).
     pub fn decode(body: &[u8]) -> Result<Msg, FrameError> {
         let (&kind, rest) = body.split_first().ok_or(FrameError::Empty)?;
-        let mut r = Reader { buf: rest, what: kind_name(kind)? };
+        let mut r = Reader {
+            buf: rest,
+            what: kind_name(kind)?,
+        };
         let msg = match kind {
             K_HELLO => {
                 let magic = r.u32()?;
@@ -155,7 +166,11 @@ impl Msg {
                 if version != VERSION {
                     return Err(FrameError::Version(version));
                 }
-                Msg::Hello { rank: r.u32()?, job_id: r.u64()?, pid: r.u32()? }
+                Msg::Hello {
+                    rank: r.u32()?,
+                    job_id: r.u64()?,
+                    pid: r.u32()?,
+                }
             }
             K_WELCOME => Msg::Welcome { size: r.u32()? },
             K_ENTER => {
@@ -171,7 +186,11 @@ impl Msg {
                 if op == Op::Barrier && !data.is_empty() {
                     return Err(invalid("barrier carries data".into()));
                 }
-                Msg::Enter { seq, op, data: data.to_vec() }
+                Msg::Enter {
+                    seq,
+                    op,
+                    data: data.to_vec(),
+                }
             }
             K_DONE => {
                 let seq = r.u32()?;
@@ -278,7 +297,10 @@ impl<'a> Reader<'a> {
     fn finish(self) -> Result<(), FrameError> {
         match self.buf.len() {
             0 => Ok(()),
-            extra => Err(FrameError::Trailing { kind: self.what, extra }),
+            extra => Err(FrameError::Trailing {
+                kind: self.what,
+                extra,
+            }),
         }
     }
 }
@@ -293,7 +315,10 @@ pub struct FrameReader {
 impl FrameReader {
     /// `max_body` bounds the frames accepted from this peer.
     pub fn new(max_body: usize) -> FrameReader {
-        FrameReader { buf: Vec::new(), max_body }
+        FrameReader {
+            buf: Vec::new(),
+            max_body,
+        }
     }
 
     pub fn extend(&mut self, bytes: &[u8]) {
@@ -308,10 +333,15 @@ impl FrameReader {
     /// The next complete message, if one is buffered. An oversized length is refused as
     /// soon as its 4 bytes arrive, before any of the body is buffered.
     pub fn next_msg(&mut self) -> Result<Option<Msg>, FrameError> {
-        let Some(head) = self.buf.get(..4) else { return Ok(None) };
+        let Some(head) = self.buf.get(..4) else {
+            return Ok(None);
+        };
         let len = u32::from_le_bytes(head.try_into().expect("4 bytes")) as usize;
         if len > self.max_body {
-            return Err(FrameError::TooLong { len, max: self.max_body });
+            return Err(FrameError::TooLong {
+                len,
+                max: self.max_body,
+            });
         }
         if self.buf.len() < 4 + len {
             return Ok(None);
@@ -331,7 +361,11 @@ mod tests {
         let mut r = FrameReader::new(MAX_REPLY_BODY);
         // Byte by byte: a frame split anywhere must reassemble.
         for (i, b) in bytes.iter().enumerate() {
-            assert_eq!(r.next_msg().unwrap(), None, "complete too early at byte {i}");
+            assert_eq!(
+                r.next_msg().unwrap(),
+                None,
+                "complete too early at byte {i}"
+            );
             r.extend(&[*b]);
         }
         assert_eq!(r.next_msg().unwrap(), Some(m));
@@ -340,24 +374,60 @@ mod tests {
 
     #[test]
     fn every_message_roundtrips() {
-        roundtrip(Msg::Hello { rank: 7, job_id: 0xdead_beef_0123_4567, pid: 4242 });
+        roundtrip(Msg::Hello {
+            rank: 7,
+            job_id: 0xdead_beef_0123_4567,
+            pid: 4242,
+        });
         roundtrip(Msg::Welcome { size: 16 });
-        roundtrip(Msg::Enter { seq: 1, op: Op::Allgather, data: vec![1, 2, 3] });
-        roundtrip(Msg::Enter { seq: 2, op: Op::Barrier, data: vec![] });
-        roundtrip(Msg::Done { seq: 1, op: Op::Allgather, parts: vec![vec![], vec![9; 300]] });
-        roundtrip(Msg::Done { seq: 2, op: Op::Barrier, parts: vec![] });
-        roundtrip(Msg::Abort { status: 3, reason: "bad input é".into() });
-        roundtrip(Msg::Aborted { status: -1, reason: String::new() });
+        roundtrip(Msg::Enter {
+            seq: 1,
+            op: Op::Allgather,
+            data: vec![1, 2, 3],
+        });
+        roundtrip(Msg::Enter {
+            seq: 2,
+            op: Op::Barrier,
+            data: vec![],
+        });
+        roundtrip(Msg::Done {
+            seq: 1,
+            op: Op::Allgather,
+            parts: vec![vec![], vec![9; 300]],
+        });
+        roundtrip(Msg::Done {
+            seq: 2,
+            op: Op::Barrier,
+            parts: vec![],
+        });
+        roundtrip(Msg::Abort {
+            status: 3,
+            reason: "bad input é".into(),
+        });
+        roundtrip(Msg::Aborted {
+            status: -1,
+            reason: String::new(),
+        });
     }
 
     #[test]
     fn two_frames_in_one_read() {
         let mut bytes = Msg::Welcome { size: 2 }.encode();
-        bytes.extend(Msg::Done { seq: 1, op: Op::Barrier, parts: vec![] }.encode());
+        bytes.extend(
+            Msg::Done {
+                seq: 1,
+                op: Op::Barrier,
+                parts: vec![],
+            }
+            .encode(),
+        );
         let mut r = FrameReader::new(MAX_REPLY_BODY);
         r.extend(&bytes);
         assert_eq!(r.next_msg().unwrap(), Some(Msg::Welcome { size: 2 }));
-        assert!(matches!(r.next_msg().unwrap(), Some(Msg::Done { seq: 1, .. })));
+        assert!(matches!(
+            r.next_msg().unwrap(),
+            Some(Msg::Done { seq: 1, .. })
+        ));
         assert_eq!(r.next_msg().unwrap(), None);
     }
 
@@ -367,10 +437,17 @@ mod tests {
         r.extend(&u32::MAX.to_le_bytes());
         assert_eq!(
             r.next_msg(),
-            Err(FrameError::TooLong { len: u32::MAX as usize, max: MAX_REQUEST_BODY })
+            Err(FrameError::TooLong {
+                len: u32::MAX as usize,
+                max: MAX_REQUEST_BODY
+            })
         );
         // A contribution just over the limit is refused by the decoder too.
-        let big = Msg::Enter { seq: 1, op: Op::Allgather, data: vec![0; MAX_CONTRIBUTION + 1] };
+        let big = Msg::Enter {
+            seq: 1,
+            op: Op::Allgather,
+            data: vec![0; MAX_CONTRIBUTION + 1],
+        };
         let mut r = FrameReader::new(usize::MAX);
         r.extend(&big.encode());
         assert!(matches!(r.next_msg(), Err(FrameError::Invalid(_))));
@@ -378,13 +455,27 @@ mod tests {
 
     #[test]
     fn truncated_bodies_are_errors() {
-        let full = Msg::Hello { rank: 1, job_id: 2, pid: 3 }.encode();
+        let full = Msg::Hello {
+            rank: 1,
+            job_id: 2,
+            pid: 3,
+        }
+        .encode();
         let body = &full[4..];
         for cut in 1..body.len() {
-            assert_eq!(Msg::decode(&body[..cut]), Err(FrameError::Truncated("hello")), "cut {cut}");
+            assert_eq!(
+                Msg::decode(&body[..cut]),
+                Err(FrameError::Truncated("hello")),
+                "cut {cut}"
+            );
         }
         // A part length pointing past the end of a Done.
-        let mut done = Msg::Done { seq: 1, op: Op::Allgather, parts: vec![vec![1; 8]] }.encode();
+        let mut done = Msg::Done {
+            seq: 1,
+            op: Op::Allgather,
+            parts: vec![vec![1; 8]],
+        }
+        .encode();
         done.truncate(done.len() - 1);
         assert_eq!(Msg::decode(&done[4..]), Err(FrameError::Truncated("done")));
     }
@@ -395,17 +486,43 @@ mod tests {
         assert_eq!(Msg::decode(&[99]), Err(FrameError::UnknownKind(99)));
         let mut w = Msg::Welcome { size: 1 }.encode();
         w.push(0);
-        assert_eq!(Msg::decode(&w[4..]), Err(FrameError::Trailing { kind: "welcome", extra: 1 }));
-        let mut h = Msg::Hello { rank: 0, job_id: 0, pid: 0 }.encode();
+        assert_eq!(
+            Msg::decode(&w[4..]),
+            Err(FrameError::Trailing {
+                kind: "welcome",
+                extra: 1
+            })
+        );
+        let mut h = Msg::Hello {
+            rank: 0,
+            job_id: 0,
+            pid: 0,
+        }
+        .encode();
         h[5] ^= 0xff;
         assert!(matches!(Msg::decode(&h[4..]), Err(FrameError::BadMagic(_))));
-        let mut h = Msg::Hello { rank: 0, job_id: 0, pid: 0 }.encode();
+        let mut h = Msg::Hello {
+            rank: 0,
+            job_id: 0,
+            pid: 0,
+        }
+        .encode();
         h[9] = 9;
         assert_eq!(Msg::decode(&h[4..]), Err(FrameError::Version(9)));
-        let mut e = Msg::Enter { seq: 1, op: Op::Barrier, data: vec![] }.encode();
+        let mut e = Msg::Enter {
+            seq: 1,
+            op: Op::Barrier,
+            data: vec![],
+        }
+        .encode();
         e[9] = 7;
         assert!(matches!(Msg::decode(&e[4..]), Err(FrameError::Invalid(_))));
-        let e = Msg::Enter { seq: 1, op: Op::Barrier, data: vec![1] }.encode();
+        let e = Msg::Enter {
+            seq: 1,
+            op: Op::Barrier,
+            data: vec![1],
+        }
+        .encode();
         assert!(matches!(Msg::decode(&e[4..]), Err(FrameError::Invalid(_))));
         // A Done claiming more parts than any job has.
         let mut d = vec![K_DONE];
@@ -419,7 +536,9 @@ mod tests {
     fn long_reasons_are_cut_on_a_character_boundary() {
         let reason = "é".repeat(MAX_REASON);
         let bytes = Msg::Abort { status: 1, reason }.encode();
-        let Msg::Abort { reason, .. } = Msg::decode(&bytes[4..]).unwrap() else { panic!() };
+        let Msg::Abort { reason, .. } = Msg::decode(&bytes[4..]).unwrap() else {
+            panic!()
+        };
         assert!(reason.len() <= MAX_REASON && reason.chars().all(|c| c == 'é'));
     }
 }

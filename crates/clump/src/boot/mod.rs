@@ -69,9 +69,19 @@ impl Job {
 
     pub fn from_config(job: &JobConfig) -> Result<Job, BootError> {
         if job.size == 0 || job.rank >= job.size {
-            return Err(BootError::Config(format!("rank {} is not in a job of {}", job.rank, job.size)));
+            return Err(BootError::Config(format!(
+                "rank {} is not in a job of {}",
+                job.rank, job.size
+            )));
         }
-        let mut me = Job { rank: job.rank, size: job.size, job_id: job.job_id, conn: None, seq: 0, broken: None };
+        let mut me = Job {
+            rank: job.rank,
+            size: job.size,
+            job_id: job.job_id,
+            conn: None,
+            seq: 0,
+            broken: None,
+        };
         let Some(path) = &job.boot_socket else {
             if job.size > 1 {
                 return Err(BootError::Config(format!(
@@ -81,9 +91,15 @@ impl Job {
             }
             return Ok(me);
         };
-        let mut conn = Conn::connect(path)
-            .map_err(|source| BootError::Connect { path: path.clone(), source })?;
-        let hello = Msg::Hello { rank: job.rank, job_id: job.job_id, pid: std::process::id() };
+        let mut conn = Conn::connect(path).map_err(|source| BootError::Connect {
+            path: path.clone(),
+            source,
+        })?;
+        let hello = Msg::Hello {
+            rank: job.rank,
+            job_id: job.job_id,
+            pid: std::process::id(),
+        };
         conn.send_within(&hello.encode(), WELCOME_TIMEOUT)?;
         match conn.recv_within(WELCOME_TIMEOUT)? {
             Msg::Welcome { size } if size == job.size => {}
@@ -115,9 +131,16 @@ impl Job {
     /// Every rank contributes `mine` (at most 1 MiB); returns all contributions indexed
     /// by rank. Calls `progress()` repeatedly while it waits, backing off between calls
     /// (spin, yield, then naps of at most 1 ms) so that waiting processes cost little.
-    pub fn allgather(&mut self, mine: &[u8], progress: &mut dyn FnMut()) -> Result<Vec<Vec<u8>>, BootError> {
+    pub fn allgather(
+        &mut self,
+        mine: &[u8],
+        progress: &mut dyn FnMut(),
+    ) -> Result<Vec<Vec<u8>>, BootError> {
         if mine.len() > MAX_CONTRIBUTION {
-            return Err(BootError::TooLarge { len: mine.len(), max: MAX_CONTRIBUTION });
+            return Err(BootError::TooLarge {
+                len: mine.len(),
+                max: MAX_CONTRIBUTION,
+            });
         }
         self.collective(Op::Allgather, mine, progress)
     }
@@ -134,20 +157,37 @@ impl Job {
         self.broken = Some("this process aborted the job".into());
         match &mut self.conn {
             Some(conn) => {
-                let frame = Msg::Abort { status, reason: reason.to_owned() }.encode();
+                let frame = Msg::Abort {
+                    status,
+                    reason: reason.to_owned(),
+                }
+                .encode();
                 if let Err(e) = conn.send_within(&frame, ABORT_SEND_TIMEOUT) {
-                    eprintln!("clump: rank {} could not ask the launcher to abort ({e}): {reason}", self.rank);
+                    eprintln!(
+                        "clump: rank {} could not ask the launcher to abort ({e}): {reason}",
+                        self.rank
+                    );
                 }
             }
-            None => eprintln!("clump: rank {} aborted the job with status {status}: {reason}", self.rank),
+            None => eprintln!(
+                "clump: rank {} aborted the job with status {status}: {reason}",
+                self.rank
+            ),
         }
     }
 
-    fn collective(&mut self, op: Op, mine: &[u8], progress: &mut dyn FnMut()) -> Result<Vec<Vec<u8>>, BootError> {
+    fn collective(
+        &mut self,
+        op: Op,
+        mine: &[u8],
+        progress: &mut dyn FnMut(),
+    ) -> Result<Vec<Vec<u8>>, BootError> {
         if let Some(why) = &self.broken {
             return Err(BootError::Unusable(why.clone()));
         }
-        let Some(conn) = &mut self.conn else { return Ok(vec![mine.to_vec()]) };
+        let Some(conn) = &mut self.conn else {
+            return Ok(vec![mine.to_vec()]);
+        };
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         let result = exchange(conn, seq, op, mine, self.size, progress);
@@ -166,9 +206,21 @@ fn exchange(
     size: u32,
     progress: &mut dyn FnMut(),
 ) -> Result<Vec<Vec<u8>>, BootError> {
-    conn.send(&Msg::Enter { seq, op, data: mine.to_vec() }.encode(), progress)?;
+    conn.send(
+        &Msg::Enter {
+            seq,
+            op,
+            data: mine.to_vec(),
+        }
+        .encode(),
+        progress,
+    )?;
     match conn.recv(progress)? {
-        Msg::Done { seq: s, op: o, parts } if s == seq && o == op => {
+        Msg::Done {
+            seq: s,
+            op: o,
+            parts,
+        } if s == seq && o == op => {
             let want = if op == Op::Barrier { 0 } else { size as usize };
             if parts.len() != want {
                 return Err(BootError::Protocol(format!(
@@ -190,7 +242,10 @@ fn exchange(
 }
 
 fn unexpected(m: &Msg, wanted: &str) -> BootError {
-    BootError::Protocol(format!("expected {wanted} from the launcher, got a {} message", m.kind()))
+    BootError::Protocol(format!(
+        "expected {wanted} from the launcher, got a {} message",
+        m.kind()
+    ))
 }
 
 #[cfg(test)]

@@ -21,7 +21,10 @@ impl Drop for Fake {
         if let Some(t) = self.thread.take() {
             let panicked = t.join().is_err();
             let _ = std::fs::remove_dir_all(&self.dir);
-            assert!(!panicked || std::thread::panicking(), "fake launcher panicked");
+            assert!(
+                !panicked || std::thread::panicking(),
+                "fake launcher panicked"
+            );
         }
     }
 }
@@ -29,16 +32,26 @@ impl Drop for Fake {
 /// A launcher that accepts one connection and runs `script` on it.
 fn fake(script: impl FnOnce(&mut Peer) + Send + 'static) -> Fake {
     static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir()
-        .join(format!("clump-boot-test-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let dir = std::env::temp_dir().join(format!(
+        "clump-boot-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("boot.sock");
     let listener = UnixListener::bind(&path).unwrap();
     let thread = std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
-        script(&mut Peer { stream, reader: FrameReader::new(MAX_REQUEST_BODY) });
+        script(&mut Peer {
+            stream,
+            reader: FrameReader::new(MAX_REQUEST_BODY),
+        });
     });
-    Fake { dir, path: path.to_str().unwrap().to_owned(), thread: Some(thread) }
+    Fake {
+        dir,
+        path: path.to_str().unwrap().to_owned(),
+        thread: Some(thread),
+    }
 }
 
 struct Peer {
@@ -63,28 +76,54 @@ impl Peer {
     }
     /// Expects the hello and welcomes a job of `size`.
     fn welcome(&mut self, size: u32) {
-        assert!(matches!(self.recv(), Msg::Hello { rank: 1, job_id: 77, .. }));
+        assert!(matches!(
+            self.recv(),
+            Msg::Hello {
+                rank: 1,
+                job_id: 77,
+                ..
+            }
+        ));
         self.send(Msg::Welcome { size });
     }
 }
 
 fn config(path: Option<&str>) -> JobConfig {
-    JobConfig { rank: 1, size: 2, boot_socket: path.map(str::to_owned), job_id: 77 }
+    JobConfig {
+        rank: 1,
+        size: 2,
+        boot_socket: path.map(str::to_owned),
+        job_id: 77,
+    }
 }
 
 #[test]
 fn a_job_of_one_needs_no_launcher() {
-    let mut job = Job::from_config(&JobConfig { rank: 0, size: 1, boot_socket: None, job_id: 5 }).unwrap();
+    let mut job = Job::from_config(&JobConfig {
+        rank: 0,
+        size: 1,
+        boot_socket: None,
+        job_id: 5,
+    })
+    .unwrap();
     assert_eq!((job.rank(), job.size(), job.job_id()), (0, 1, 5));
-    assert_eq!(job.allgather(b"me", &mut || {}).unwrap(), vec![b"me".to_vec()]);
+    assert_eq!(
+        job.allgather(b"me", &mut || {}).unwrap(),
+        vec![b"me".to_vec()]
+    );
     job.barrier(&mut || {}).unwrap();
 }
 
 #[test]
 fn bad_configurations_are_clear_errors() {
     let e = Job::from_config(&config(None)).err().unwrap();
-    assert!(matches!(e, BootError::Config(_)) && e.to_string().contains("CLUMP_BOOT"), "{e}");
-    let e = Job::from_config(&config(Some("/nonexistent/clump.sock"))).err().unwrap();
+    assert!(
+        matches!(e, BootError::Config(_)) && e.to_string().contains("CLUMP_BOOT"),
+        "{e}"
+    );
+    let e = Job::from_config(&config(Some("/nonexistent/clump.sock")))
+        .err()
+        .unwrap();
     assert!(matches!(e, BootError::Connect { .. }), "{e}");
     assert!(e.to_string().contains("/nonexistent/clump.sock"), "{e}");
 }
@@ -93,11 +132,33 @@ fn bad_configurations_are_clear_errors() {
 fn collectives_run_in_sequence_and_call_progress_while_waiting() {
     let f = fake(|p| {
         p.welcome(2);
-        assert_eq!(p.recv(), Msg::Enter { seq: 1, op: Op::Allgather, data: b"one".to_vec() });
+        assert_eq!(
+            p.recv(),
+            Msg::Enter {
+                seq: 1,
+                op: Op::Allgather,
+                data: b"one".to_vec()
+            }
+        );
         std::thread::sleep(Duration::from_millis(30));
-        p.send(Msg::Done { seq: 1, op: Op::Allgather, parts: vec![b"zero".to_vec(), b"one".to_vec()] });
-        assert_eq!(p.recv(), Msg::Enter { seq: 2, op: Op::Barrier, data: vec![] });
-        p.send(Msg::Done { seq: 2, op: Op::Barrier, parts: vec![] });
+        p.send(Msg::Done {
+            seq: 1,
+            op: Op::Allgather,
+            parts: vec![b"zero".to_vec(), b"one".to_vec()],
+        });
+        assert_eq!(
+            p.recv(),
+            Msg::Enter {
+                seq: 2,
+                op: Op::Barrier,
+                data: vec![]
+            }
+        );
+        p.send(Msg::Done {
+            seq: 2,
+            op: Op::Barrier,
+            parts: vec![],
+        });
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
     let mut calls = 0u32;
@@ -113,12 +174,22 @@ fn a_wrong_sequence_number_is_a_protocol_error_and_the_job_stays_unusable() {
     let f = fake(|p| {
         p.welcome(2);
         p.recv();
-        p.send(Msg::Done { seq: 9, op: Op::Barrier, parts: vec![] });
+        p.send(Msg::Done {
+            seq: 9,
+            op: Op::Barrier,
+            parts: vec![],
+        });
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
     let e = job.barrier(&mut || {}).unwrap_err();
-    assert!(matches!(e, BootError::Protocol(_)) && e.to_string().contains("#9"), "{e}");
-    assert!(matches!(job.barrier(&mut || {}), Err(BootError::Unusable(_))));
+    assert!(
+        matches!(e, BootError::Protocol(_)) && e.to_string().contains("#9"),
+        "{e}"
+    );
+    assert!(matches!(
+        job.barrier(&mut || {}),
+        Err(BootError::Unusable(_))
+    ));
 }
 
 #[test]
@@ -126,10 +197,17 @@ fn a_wrong_number_of_contributions_is_a_protocol_error() {
     let f = fake(|p| {
         p.welcome(2);
         p.recv();
-        p.send(Msg::Done { seq: 1, op: Op::Allgather, parts: vec![vec![1]] });
+        p.send(Msg::Done {
+            seq: 1,
+            op: Op::Allgather,
+            parts: vec![vec![1]],
+        });
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
-    assert!(matches!(job.allgather(&[1], &mut || {}), Err(BootError::Protocol(_))));
+    assert!(matches!(
+        job.allgather(&[1], &mut || {}),
+        Err(BootError::Protocol(_))
+    ));
 }
 
 #[test]
@@ -141,7 +219,10 @@ fn an_oversized_frame_from_the_launcher_is_a_protocol_error() {
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
     let e = job.barrier(&mut || {}).unwrap_err();
-    assert!(matches!(e, BootError::Protocol(_)) && e.to_string().contains("exceeds"), "{e}");
+    assert!(
+        matches!(e, BootError::Protocol(_)) && e.to_string().contains("exceeds"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -149,7 +230,12 @@ fn a_truncated_frame_then_close_is_a_protocol_error() {
     let f = fake(|p| {
         p.welcome(2);
         p.recv();
-        let done = Msg::Done { seq: 1, op: Op::Barrier, parts: vec![] }.encode();
+        let done = Msg::Done {
+            seq: 1,
+            op: Op::Barrier,
+            parts: vec![],
+        }
+        .encode();
         p.stream.write_all(&done[..done.len() - 1]).unwrap();
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
@@ -173,7 +259,10 @@ fn an_abort_from_the_launcher_carries_its_reason() {
     let f = fake(|p| {
         p.welcome(2);
         p.recv();
-        p.send(Msg::Aborted { status: 4, reason: "rank 0 failed".into() });
+        p.send(Msg::Aborted {
+            status: 4,
+            reason: "rank 0 failed".into(),
+        });
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
     let e = job.barrier(&mut || {}).unwrap_err();
@@ -185,23 +274,44 @@ fn an_abort_from_the_launcher_carries_its_reason() {
 fn joining_checks_the_job_size() {
     let f = fake(|p| p.welcome(3));
     let e = Job::from_config(&config(Some(&f.path))).err().unwrap();
-    assert!(matches!(e, BootError::Protocol(_)) && e.to_string().contains('3'), "{e}");
+    assert!(
+        matches!(e, BootError::Protocol(_)) && e.to_string().contains('3'),
+        "{e}"
+    );
 }
 
 #[test]
 fn abort_sends_status_and_reason() {
     let f = fake(|p| {
         p.welcome(2);
-        assert_eq!(p.recv(), Msg::Abort { status: 6, reason: "out of cheese".into() });
+        assert_eq!(
+            p.recv(),
+            Msg::Abort {
+                status: 6,
+                reason: "out of cheese".into()
+            }
+        );
     });
     let mut job = Job::from_config(&config(Some(&f.path))).unwrap();
     job.abort(6, "out of cheese");
-    assert!(matches!(job.barrier(&mut || {}), Err(BootError::Unusable(_))));
+    assert!(matches!(
+        job.barrier(&mut || {}),
+        Err(BootError::Unusable(_))
+    ));
 }
 
 #[test]
 fn an_oversized_contribution_is_refused_locally() {
-    let mut job = Job::from_config(&JobConfig { rank: 0, size: 1, boot_socket: None, job_id: 1 }).unwrap();
+    let mut job = Job::from_config(&JobConfig {
+        rank: 0,
+        size: 1,
+        boot_socket: None,
+        job_id: 1,
+    })
+    .unwrap();
     let big = vec![0u8; MAX_CONTRIBUTION + 1];
-    assert!(matches!(job.allgather(&big, &mut || {}), Err(BootError::TooLarge { .. })));
+    assert!(matches!(
+        job.allgather(&big, &mut || {}),
+        Err(BootError::TooLarge { .. })
+    ));
 }

@@ -1,4 +1,4 @@
-//! Shared memory regions: anonymous memory files (`memfd`) that other processes of the
+//! Shared memory regions (public as `clump::SharedRegion`): anonymous memory files (`memfd`) that other processes of the
 //! host map through `/proc/<pid>/fd/<fd>`.
 //!
 //! A memfd has no name in `/dev/shm`, so there is nothing to unlink and nothing a killed
@@ -61,6 +61,18 @@ impl Region {
     pub fn len(&self) -> usize {
         self.map.len()
     }
+
+    /// The 64-bit word at byte `offset` as an atomic, for protocols built directly on a
+    /// region (the benchmarks' bare ping-pong baseline). `None` if out of range or misaligned.
+    pub fn atomic_u64(&self, offset: usize) -> Option<&std::sync::atomic::AtomicU64> {
+        if offset % 8 != 0 || offset.checked_add(8)? > self.len() {
+            return None;
+        }
+        // SAFETY: in range and 8-byte aligned (mmap is page-aligned); AtomicU64 has the
+        // layout of u64 and every bit pattern is valid; the reference lives no longer than
+        // the mapping (it borrows self).
+        Some(unsafe { &*(self.as_ptr().add(offset) as *const std::sync::atomic::AtomicU64) })
+    }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -76,5 +88,8 @@ mod tests {
         // SAFETY: as above; both mappings show the same page.
         assert_eq!(unsafe { peer.as_ptr().read() }, 42);
         assert!(Region::open(std::process::id(), owner.fd().unwrap(), 8192).is_err());
+        owner.atomic_u64(8).unwrap().store(7, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(peer.atomic_u64(8).unwrap().load(std::sync::atomic::Ordering::Relaxed), 7);
+        assert!(peer.atomic_u64(4).is_none() && peer.atomic_u64(4096).is_none());
     }
 }

@@ -133,6 +133,11 @@ impl<'a, T> Ring<'a, T> {
         self.header.tail.fetch_or(CLOSED, Ordering::AcqRel) & !CLOSED
     }
 
+    /// Positions claimed so far (including ones still being filled).
+    pub fn claimed(&self) -> u64 {
+        self.header.tail.load(Ordering::Relaxed) & !CLOSED
+    }
+
     /// Whether a packet is waiting at `head` (the consumer's cheap emptiness check).
     #[inline]
     pub fn ready(&self, head: u64) -> bool {

@@ -1,0 +1,27 @@
+//! Pinning a benchmark rank to one CPU, so the two ranks of a measurement neither share
+//! a core nor migrate between batches.
+
+/// Pins the calling thread to the `n`-th CPU it may run on (CPU `n` when every CPU is
+/// allowed); returns that CPU's number.
+pub fn pin_to_nth_allowed_cpu(n: usize) -> Result<usize, String> {
+    // SAFETY: cpu_set_t is plain data for which all-zero is the empty set; both calls get
+    // a pointer to a set of exactly the size they are told, alive for the call.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
+            return Err(format!("sched_getaffinity: {}", std::io::Error::last_os_error()));
+        }
+        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &allowed))
+            .collect();
+        let Some(&cpu) = cpus.get(n) else {
+            return Err(format!("only {} CPUs are available, rank {n} needs its own", cpus.len()));
+        };
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+            return Err(format!("sched_setaffinity to CPU {cpu}: {}", std::io::Error::last_os_error()));
+        }
+        Ok(cpu)
+    }
+}

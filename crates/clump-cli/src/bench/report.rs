@@ -1,0 +1,283 @@
+//! Results of `clump bench loggp`: derived figures and the JSON object (built by rank 0),
+//! and the readable table (printed by the parent from that JSON).
+
+use super::stats::{half_power_point, linear_fit, max, median, min};
+use super::stream::SizeResult;
+use clump::Kind;
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// The targets of the issue, as ratios to the hardware baseline.
+pub const RTT_VS_RAW_MAX: f64 = 1.5;
+pub const LONG_1MIB_VS_MEMCPY_MIN: f64 = 0.8;
+pub const MEDIUM_8KIB_VS_MEMCPY_MIN: f64 = 0.5;
+/// Long sizes fitted for G: the largest this many.
+const G_FIT_SIZES: usize = 4;
+
+/// Everything rank 0 measured; per-batch figures, summarised here.
+pub struct Results {
+    pub quick: bool,
+    pub pinned: bool,
+    pub cpus: Vec<Option<usize>>,
+    pub raw_rtt_us: Vec<f64>,
+    /// memcpy MB/s per batch at each size of `memcpy_sizes`.
+    pub memcpy_sizes: Vec<usize>,
+    pub memcpy_mb_s: Vec<Vec<f64>>,
+    pub rtt_by_args: Vec<(usize, Vec<f64>)>,
+    pub os_us: Vec<f64>,
+    pub or_us: Vec<f64>,
+    pub g_us: Vec<f64>,
+    pub g_messages: u64,
+    pub bandwidth: Vec<SizeResult>,
+    pub checks: u32,
+    pub check_failures: u32,
+    pub seconds: f64,
+}
+
+impl Results {
+    fn memcpy_at(&self, bytes: usize) -> f64 {
+        self.memcpy_sizes
+            .iter()
+            .position(|&n| n == bytes)
+            .map_or(f64::NAN, |i| median(&self.memcpy_mb_s[i]))
+    }
+
+    fn stream_at(&self, kind: Kind, bytes: usize) -> f64 {
+        self.bandwidth
+            .iter()
+            .find(|r| r.kind == kind && r.bytes == bytes)
+            .map_or(f64::NAN, |r| median(&r.mb_s))
+    }
+}
+
+/// The JSON object rank 0 prints. Headline figures are medians across batches; `min`
+/// holds the best batch of each.
+pub fn to_json(r: &Results) -> Value {
+    let rtt = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| median(b));
+    let rtt_min = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| min(b));
+    let (os, or, g, raw) = (median(&r.os_us), median(&r.or_us), median(&r.g_us), median(&r.raw_rtt_us));
+    let latency = rtt / 2.0 - os - or;
+    let latency_min = rtt_min / 2.0 - min(&r.os_us) - min(&r.or_us);
+
+    let long: Vec<(usize, f64)> = r
+        .bandwidth
+        .iter()
+        .filter(|s| s.kind == Kind::Long)
+        .map(|s| (s.bytes, median(&s.mb_s)))
+        .collect();
+    // Time per message in ns is bytes * 1000 / MB/s; its slope over the largest sizes is G.
+    let top = &long[long.len().saturating_sub(G_FIT_SIZES)..];
+    let points: Vec<(f64, f64)> = top.iter().map(|&(n, mb)| (n as f64, n as f64 * 1000.0 / mb)).collect();
+    let g_ns_per_byte = linear_fit(&points).map_or(f64::NAN, |(_, slope)| slope);
+    let peak = max(&long.iter().map(|l| l.1).collect::<Vec<_>>());
+    let half_power = half_power_point(&long, peak).unwrap_or(f64::NAN);
+
+    let bandwidth: Vec<Value> = r
+        .bandwidth
+        .iter()
+        .map(|s| {
+            let mb = median(&s.mb_s);
+            let memcpy = r.memcpy_at(s.bytes);
+            json!({
+                "kind": if s.kind == Kind::Medium { "medium" } else { "long" },
+                "bytes": s.bytes,
+                "mb_s": mb,
+                "mb_s_best": max(&s.mb_s),
+                "memcpy_mb_s": memcpy,
+                "ratio": mb / memcpy,
+                "messages": s.messages,
+            })
+        })
+        .collect();
+    let memcpy: Vec<Value> = r
+        .memcpy_sizes
+        .iter()
+        .zip(&r.memcpy_mb_s)
+        .map(|(n, b)| json!({"bytes": n, "mb_s": median(b), "mb_s_best": max(b)}))
+        .collect();
+    let rtt_by_args: Vec<Value> = r
+        .rtt_by_args
+        .iter()
+        .map(|(a, b)| json!({"args": a, "rtt_us": median(b), "rtt_us_min": min(b)}))
+        .collect();
+    let memcpy_1mib = r.memcpy_at(1 << 20);
+    let rtt_vs_raw = rtt / raw;
+    let long_vs = r.stream_at(Kind::Long, 1 << 20) / memcpy_1mib;
+    let medium_vs = r.stream_at(Kind::Medium, 8 << 10) / r.memcpy_at(8 << 10);
+    json!({
+        "benchmark": "loggp",
+        "transport": "shm",
+        "quick": r.quick,
+        "pinned": r.pinned,
+        "cpus": r.cpus,
+        "rtt_us": rtt,
+        "os_us": os,
+        "or_us": or,
+        "g_us": g,
+        "L_us": latency,
+        "G_ns_per_byte": g_ns_per_byte,
+        "inv_G_mb_s": 1000.0 / g_ns_per_byte,
+        "peak_mb_s": peak,
+        "half_power_bytes": half_power,
+        "rtt_by_args": rtt_by_args,
+        "bandwidth": bandwidth,
+        "baseline": {
+            "raw_rtt_us": raw,
+            "raw_rtt_us_min": min(&r.raw_rtt_us),
+            "memcpy_mb_s": memcpy_1mib,
+            "memcpy": memcpy,
+        },
+        "ratios": {
+            "rtt_vs_raw": rtt_vs_raw,
+            "long_1mib_vs_memcpy": long_vs,
+            "medium_8kib_vs_memcpy": medium_vs,
+        },
+        "targets": {
+            "rtt_vs_raw_max": RTT_VS_RAW_MAX,
+            "long_1mib_vs_memcpy_min": LONG_1MIB_VS_MEMCPY_MIN,
+            "medium_8kib_vs_memcpy_min": MEDIUM_8KIB_VS_MEMCPY_MIN,
+            "rtt_met": rtt_vs_raw <= RTT_VS_RAW_MAX,
+            "long_met": long_vs >= LONG_1MIB_VS_MEMCPY_MIN,
+            "medium_met": medium_vs >= MEDIUM_8KIB_VS_MEMCPY_MIN,
+        },
+        "min": {
+            "rtt_us": rtt_min,
+            "os_us": min(&r.os_us),
+            "or_us": min(&r.or_us),
+            "g_us": min(&r.g_us),
+            "L_us": latency_min,
+            "raw_rtt_us": min(&r.raw_rtt_us),
+        },
+        "batches": {
+            "raw_rtt": r.raw_rtt_us.len(),
+            "rtt": r.rtt_by_args.first().map_or(0, |(_, b)| b.len()),
+            "os": r.os_us.len(),
+            "or": r.or_us.len(),
+            "g": r.g_us.len(),
+            "g_messages": r.g_messages,
+        },
+        "verified": {"checks": r.checks, "failures": r.check_failures},
+        "seconds": r.seconds,
+    })
+}
+
+fn f(v: &Value, path: &[&str]) -> f64 {
+    let mut v = v;
+    for key in path {
+        v = &v[*key];
+    }
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "missed"
+    }
+}
+
+fn size(bytes: f64) -> String {
+    let b = bytes as u64;
+    if b >= 1 << 20 && b % (1 << 20) == 0 {
+        format!("{} MiB", b >> 20)
+    } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+        format!("{} KiB", b >> 10)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// The readable table: each figure beside its baseline and ratio, then the targets.
+pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
+    let cpus: Vec<String> = v["cpus"]
+        .as_array()
+        .map(|a| a.iter().map(|c| c.as_u64().map_or("-".into(), |c| c.to_string())).collect())
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "clump bench loggp: transport {}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
+        v["transport"].as_str().unwrap_or("?"),
+        if v["pinned"].as_bool() == Some(true) { "pinned" } else { "NOT pinned" },
+        cpus.join(","),
+        if v["quick"].as_bool() == Some(true) { "quick" } else { "full" },
+        f(v, &["seconds"]),
+    )?;
+    writeln!(out, "Figures are medians across batches [best batch]; times in microseconds.")?;
+    writeln!(out)?;
+    let raw = f(v, &["baseline", "raw_rtt_us"]);
+    writeln!(out, "LogGP                      clump            baseline                 ratio")?;
+    for a in v["rtt_by_args"].as_array().into_iter().flatten() {
+        let rtt = f(a, &["rtt_us"]);
+        writeln!(
+            out,
+            "  RTT, {:>2} args        {:>8.3} [{:.3}]   bare ping-pong {:>6.3}   {:>6.2}x",
+            a["args"].as_u64().unwrap_or(0),
+            rtt,
+            f(a, &["rtt_us_min"]),
+            raw,
+            rtt / raw
+        )?;
+    }
+    for (name, key) in [("o_s send overhead", "os_us"), ("o_r recv overhead", "or_us"), ("g gap", "g_us")] {
+        writeln!(out, "  {name:<19} {:>8.3} [{:.3}]", f(v, &[key]), f(v, &["min", key]))?;
+    }
+    writeln!(out, "  L = RTT/2-o_s-o_r   {:>8.3} [{:.3}]", f(v, &["L_us"]), f(v, &["min", "L_us"]))?;
+    let memcpy = f(v, &["baseline", "memcpy_mb_s"]);
+    writeln!(
+        out,
+        "  G gap per byte      {:>8.5} ns/B  (1/G {:.0} MB/s)   memcpy 1 MiB {:.0} MB/s",
+        f(v, &["G_ns_per_byte"]),
+        f(v, &["inv_G_mb_s"]),
+        memcpy
+    )?;
+    let peak = f(v, &["peak_mb_s"]);
+    writeln!(out, "  peak long bandwidth {peak:>8.0} MB/s                              {:>6.2}x", peak / memcpy)?;
+    writeln!(out, "  half-power point    {:>8.0} B", f(v, &["half_power_bytes"]))?;
+    writeln!(out)?;
+    writeln!(out, "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio")?;
+    for b in v["bandwidth"].as_array().into_iter().flatten() {
+        writeln!(
+            out,
+            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>12.0} {:>8.2}",
+            b["kind"].as_str().unwrap_or("?"),
+            size(f(b, &["bytes"])),
+            f(b, &["mb_s"]),
+            f(b, &["mb_s_best"]),
+            f(b, &["memcpy_mb_s"]),
+            f(b, &["ratio"])
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Targets                                       measured   target   result")?;
+    let r = &v["ratios"];
+    for (what, ratio, cmp, target) in [
+        ("short RTT vs bare ping-pong", f(r, &["rtt_vs_raw"]), "<=", RTT_VS_RAW_MAX),
+        ("long 1 MiB bandwidth vs memcpy", f(r, &["long_1mib_vs_memcpy"]), ">=", LONG_1MIB_VS_MEMCPY_MIN),
+        ("medium 8 KiB bandwidth vs memcpy", f(r, &["medium_8kib_vs_memcpy"]), ">=", MEDIUM_8KIB_VS_MEMCPY_MIN),
+    ] {
+        let ok = if cmp == "<=" { ratio <= target } else { ratio >= target };
+        writeln!(out, "  {what:<42} {ratio:>7.2}x   {cmp} {target:.1}x   {}", met(ok))?;
+    }
+    let checks = &v["verified"];
+    writeln!(
+        out,
+        "\nData verified: {} payload checks, {} failed.",
+        checks["checks"].as_u64().unwrap_or(0),
+        checks["failures"].as_u64().unwrap_or(0)
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_print_in_their_natural_unit() {
+        assert_eq!(size(8.0), "8 B");
+        assert_eq!(size(8192.0), "8 KiB");
+        assert_eq!(size(16.0 * 1048576.0), "16 MiB");
+        assert_eq!(size(1536.0), "1536 B");
+    }
+}

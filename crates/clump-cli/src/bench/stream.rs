@@ -1,0 +1,202 @@
+//! The bandwidth curve: one-way medium or long requests of one size streamed as fast as
+//! the sender can issue them, timed until every request is answered.
+//!
+//! Every size's first and last message carry a pattern derived from (size, iteration) and
+//! ask the receiver to check it; the messages between are timed. The first is sent and
+//! answered before timing starts, the last after it ends, so that no later message can
+//! overwrite a long payload before its check and no check (a read of the whole payload)
+//! is counted as transfer time. The receiver counts checks and failures; rank 0 asks for
+//! the counts at the end.
+
+use super::wait::drain;
+use clump::{Bundle, Endpoint, Kind};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Handler indices at the receiver (rank 1).
+pub const H_MEDIUM: u8 = 4;
+pub const H_LONG: u8 = 5;
+
+/// How long each size streams.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamPlan {
+    pub warm: Duration,
+    pub batches: u32,
+    pub batch: Duration,
+}
+
+/// One size of the curve: MB/s of each timed batch and the messages sent in all.
+pub struct SizeResult {
+    pub kind: Kind,
+    pub bytes: usize,
+    pub mb_s: Vec<f64>,
+    pub messages: u64,
+}
+
+/// Payload checks the receiver made, and how many failed.
+#[derive(Default)]
+pub struct Checks {
+    pub made: Cell<u32>,
+    pub failed: Cell<u32>,
+}
+
+/// The pattern of message `iter` of a stream of `buf.len()`-byte messages.
+pub fn fill(buf: &mut [u8], iter: u32) {
+    let seed = seed(buf.len(), iter);
+    for (w, chunk) in buf.chunks_mut(8).enumerate() {
+        let word = mix(seed, w as u64).to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
+    }
+}
+
+/// Whether `payload` is message `iter` of a stream of `len`-byte messages.
+pub fn matches(payload: &[u8], len: usize, iter: u32) -> bool {
+    let seed = seed(len, iter);
+    payload.len() == len
+        && payload
+            .chunks(8)
+            .enumerate()
+            .all(|(w, chunk)| chunk == &mix(seed, w as u64).to_le_bytes()[..chunk.len()])
+}
+
+fn seed(len: usize, iter: u32) -> u64 {
+    (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (iter as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+}
+
+fn mix(seed: u64, word: u64) -> u64 {
+    let x = (seed ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^ (x >> 29)
+}
+
+/// Installs the receiver's stream handlers (rank 1): they do nothing but check the
+/// messages that ask for it (args: size, iteration, check). The layer acks each request.
+pub fn install_receiver(ep: &Endpoint) -> clump::Result<Rc<Checks>> {
+    let checks = Rc::new(Checks::default());
+    for (index, kind) in [(H_MEDIUM, Kind::Medium), (H_LONG, Kind::Long)] {
+        let c = checks.clone();
+        ep.set_handler(index as usize, move |_, m| {
+            if m.args.len() == 3 && m.args[2] != 0 {
+                let ok = m.kind == kind
+                    && (kind == Kind::Medium || m.offset == 0)
+                    && matches(m.payload, m.args[0] as usize, m.args[1]);
+                c.made.set(c.made.get() + 1);
+                c.failed.set(c.failed.get() + u32::from(!ok));
+            }
+        })?;
+    }
+    Ok(checks)
+}
+
+/// Streams messages of each size in `sizes` to translation `dest` (rank 0's side).
+/// `buf` must hold the largest size; it is overwritten.
+pub fn curve(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    dest: u32,
+    kind: Kind,
+    sizes: &[usize],
+    plan: StreamPlan,
+    buf: &mut [u8],
+) -> Result<Vec<SizeResult>, String> {
+    sizes
+        .iter()
+        .map(|&n| {
+            let r = one_size(bundle, ep, dest, kind, &mut buf[..n], plan)?;
+            let label = if kind == Kind::Medium { "medium" } else { "long" };
+            let mb = super::stats::median(&r.mb_s);
+            eprintln!("loggp: {label} {n} B: {mb:.0} MB/s");
+            Ok(r)
+        })
+        .collect()
+}
+
+fn one_size(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    dest: u32,
+    kind: Kind,
+    buf: &mut [u8],
+    plan: StreamPlan,
+) -> Result<SizeResult, String> {
+    let n = buf.len();
+    let mut s = Sender { bundle, ep, dest, kind, iter: 0 };
+    fill(buf, 0);
+    s.send(buf, true)?;
+    drain(bundle, ep)?;
+    s.run_for(buf, plan.warm)?;
+    let mut mb_s = Vec::new();
+    for _ in 0..plan.batches {
+        let (sent, dt) = s.run_for(buf, plan.batch)?;
+        mb_s.push((n as u64 * sent) as f64 / dt.as_secs_f64() / 1e6);
+    }
+    fill(buf, s.iter);
+    s.send(buf, true)?;
+    drain(bundle, ep)?;
+    Ok(SizeResult { kind, bytes: n, mb_s, messages: s.iter as u64 })
+}
+
+struct Sender<'a> {
+    bundle: &'a Bundle,
+    ep: &'a Endpoint,
+    dest: u32,
+    kind: Kind,
+    iter: u32,
+}
+
+impl Sender<'_> {
+    #[inline]
+    fn send(&mut self, payload: &[u8], check: bool) -> Result<(), String> {
+        let args = [payload.len() as u32, self.iter, check as u32];
+        let sent = match self.kind {
+            Kind::Medium => self.ep.request_medium(self.dest, H_MEDIUM, &args, payload),
+            _ => self.ep.request_long(self.dest, H_LONG, &args, payload, 0),
+        };
+        self.iter += 1;
+        sent.map_err(|e| format!("{:?} request of {} bytes: {e}", self.kind, payload.len()))
+    }
+
+    /// Streams unchecked messages for at least `time`, then waits for every answer.
+    /// Returns the messages sent and the time from the first send to the last answer.
+    fn run_for(&mut self, payload: &[u8], time: Duration) -> Result<(u64, Duration), String> {
+        let chunk = ((256usize << 10) / payload.len().max(1)).clamp(1, 64) as u64;
+        let t0 = Instant::now();
+        let mut sent = 0u64;
+        loop {
+            for _ in 0..chunk {
+                self.send(payload, false)?;
+            }
+            sent += chunk;
+            if t0.elapsed() >= time {
+                break;
+            }
+        }
+        drain(self.bundle, self.ep)?;
+        Ok((sent, t0.elapsed()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_differ_by_size_and_iteration_and_check_their_length() {
+        for n in [0, 1, 7, 8, 9, 4096, 65537] {
+            let mut a = vec![0u8; n];
+            fill(&mut a, 3);
+            assert!(matches(&a, n, 3));
+            if n > 0 {
+                assert!(!matches(&a, n, 4));
+                let mut b = a.clone();
+                b[n - 1] ^= 1;
+                assert!(!matches(&b, n, 3), "last byte of {n}");
+            }
+            assert!(!matches(&a, n + 1, 3));
+        }
+        let (mut a, mut b) = (vec![0u8; 64], vec![0u8; 32]);
+        fill(&mut a, 0);
+        fill(&mut b, 0);
+        assert_ne!(&a[..32], &b[..]);
+    }
+}

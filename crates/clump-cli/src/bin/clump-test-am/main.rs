@@ -1,0 +1,33 @@
+//! A program for the multi-process tests: joins a job started by `clump run` and runs one
+//! scenario, checking every byte it receives. Exits non-zero with a message on any
+//! mismatch, so the launcher test sees failures.
+
+use std::process::ExitCode;
+
+mod check;
+mod errors;
+mod flood;
+mod kinds;
+mod victim;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("kinds") => kinds::run(),
+        Some("flood") => flood::run(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(2000)),
+        Some("errors") => errors::run(),
+        Some("stream-until-killed") => victim::stream_until_killed(),
+        Some("victim") => victim::serve_without_polling(),
+        _ => Err("usage: clump-test-am kinds|flood [N]|errors|stream-until-killed|victim".into()),
+    };
+    match result {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("clump-test-am: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
