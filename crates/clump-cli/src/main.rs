@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bench;
 mod run;
 
 #[derive(Parser)]
@@ -16,10 +17,13 @@ struct Cli {
 enum Command {
     /// Start N processes of PROGRAM on this host as one job.
     Run(run::RunArgs),
+    /// Measure clump (LogGP figures beside hardware baselines).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run(args) => run::main(args),
+        Command::Bench(args) => bench::main(args),
     }
 }

@@ -31,7 +31,9 @@ pub fn ping(ping: &AtomicU64, pong: &AtomicU64, plan: PingPongPlan) -> Result<Ve
         for _ in 0..plan.iters {
             round += 1;
             ping.store(round, Ordering::Release);
-            spin_until("the bare ping-pong's pong", || pong.load(Ordering::Acquire) == round)?;
+            spin_until("the bare ping-pong's pong", || {
+                pong.load(Ordering::Acquire) == round
+            })?;
         }
         let dt = t0.elapsed();
         if batch >= plan.warm_batches {
@@ -44,7 +46,9 @@ pub fn ping(ping: &AtomicU64, pong: &AtomicU64, plan: PingPongPlan) -> Result<Ve
 /// Rank 1's side: spins (never sleeps) on `ping` and echoes every round to `pong`.
 pub fn pong(ping: &AtomicU64, pong: &AtomicU64, plan: PingPongPlan) -> Result<(), String> {
     for round in 1..=plan.total() {
-        spin_until("the bare ping-pong's ping", || ping.load(Ordering::Acquire) == round)?;
+        spin_until("the bare ping-pong's ping", || {
+            ping.load(Ordering::Acquire) == round
+        })?;
         pong.store(round, Ordering::Release);
     }
     Ok(())
@@ -97,7 +101,11 @@ mod tests {
     #[test]
     fn ping_pong_between_two_threads_completes_every_round() {
         let words = [AtomicU64::new(0), AtomicU64::new(0)];
-        let plan = PingPongPlan { warm_batches: 1, batches: 2, iters: 100 };
+        let plan = PingPongPlan {
+            warm_batches: 1,
+            batches: 2,
+            iters: 100,
+        };
         let out = std::thread::scope(|s| {
             s.spawn(|| pong(&words[0], &words[1], plan).unwrap());
             ping(&words[0], &words[1], plan).unwrap()
@@ -111,6 +119,8 @@ mod tests {
     fn memcpy_curve_gives_positive_figures_per_size() {
         let curve = memcpy_curve(&[8, 4096], 2, Duration::from_millis(1));
         assert_eq!(curve.len(), 2);
-        assert!(curve.iter().all(|b| b.len() == 2 && b.iter().all(|&x| x > 0.0)));
+        assert!(curve
+            .iter()
+            .all(|b| b.len() == 2 && b.iter().all(|&x| x > 0.0)));
     }
 }

@@ -70,24 +70,64 @@ impl Plan {
         if quick {
             Plan {
                 quick,
-                raw: PingPongPlan { warm_batches: 1, batches: 5, iters: 2_000 },
-                rtt: PingPongPlan { warm_batches: 1, batches: 5, iters: 500 },
-                bursts: PingPongPlan { warm_batches: 1, batches: 5, iters: 100 },
-                gap: PingPongPlan { warm_batches: 1, batches: 5, iters: 4_000 },
+                raw: PingPongPlan {
+                    warm_batches: 1,
+                    batches: 5,
+                    iters: 2_000,
+                },
+                rtt: PingPongPlan {
+                    warm_batches: 1,
+                    batches: 5,
+                    iters: 500,
+                },
+                bursts: PingPongPlan {
+                    warm_batches: 1,
+                    batches: 5,
+                    iters: 100,
+                },
+                gap: PingPongPlan {
+                    warm_batches: 1,
+                    batches: 5,
+                    iters: 4_000,
+                },
                 memcpy_batches: 3,
                 memcpy_batch: ms(2),
-                stream: StreamPlan { warm: ms(1), batches: 3, batch: ms(3) },
+                stream: StreamPlan {
+                    warm: ms(1),
+                    batches: 3,
+                    batch: ms(3),
+                },
             }
         } else {
             Plan {
                 quick,
-                raw: PingPongPlan { warm_batches: 2, batches: 20, iters: 20_000 },
-                rtt: PingPongPlan { warm_batches: 2, batches: 20, iters: 5_000 },
-                bursts: PingPongPlan { warm_batches: 2, batches: 20, iters: 1_000 },
-                gap: PingPongPlan { warm_batches: 1, batches: 8, iters: 25_000 },
+                raw: PingPongPlan {
+                    warm_batches: 2,
+                    batches: 20,
+                    iters: 20_000,
+                },
+                rtt: PingPongPlan {
+                    warm_batches: 2,
+                    batches: 20,
+                    iters: 5_000,
+                },
+                bursts: PingPongPlan {
+                    warm_batches: 2,
+                    batches: 20,
+                    iters: 1_000,
+                },
+                gap: PingPongPlan {
+                    warm_batches: 1,
+                    batches: 8,
+                    iters: 25_000,
+                },
                 memcpy_batches: 5,
                 memcpy_batch: ms(20),
-                stream: StreamPlan { warm: ms(10), batches: 5, batch: ms(20) },
+                stream: StreamPlan {
+                    warm: ms(10),
+                    batches: 5,
+                    batch: ms(20),
+                },
             }
         }
     }
@@ -95,7 +135,9 @@ impl Plan {
 
 /// Sizes from 8 B doubling up to `max`.
 fn doubling(max: usize) -> Vec<usize> {
-    std::iter::successors(Some(8usize), |&n| Some(n * 2)).take_while(|&n| n <= max).collect()
+    std::iter::successors(Some(8usize), |&n| Some(n * 2))
+        .take_while(|&n| n <= max)
+        .collect()
 }
 
 /// Entry point of `clump bench worker loggp`.
@@ -108,7 +150,10 @@ pub fn worker(quick: bool) -> ExitCode {
         }
     };
     let outcome = if spmd.size() != 2 {
-        Err(format!("needs exactly 2 processes, the job has {}", spmd.size()))
+        Err(format!(
+            "needs exactly 2 processes, the job has {}",
+            spmd.size()
+        ))
     } else {
         run(&mut spmd, &Plan::new(quick))
     };
@@ -138,29 +183,39 @@ fn run(sp: &mut Spmd, plan: &Plan) -> Result<(), String> {
 
     // The control region: rank 0 creates it, rank 1 maps it.
     let own = if rank == 0 {
-        Some(SharedRegion::create("clump-bench", REGION_LEN).map_err(|e| format!("shared region: {e}"))?)
+        Some(
+            SharedRegion::create("clump-bench", REGION_LEN)
+                .map_err(|e| format!("shared region: {e}"))?,
+        )
     } else {
         None
     };
-    let ids = gather_u64(sp, &[std::process::id() as u64, own.as_ref().and_then(|r| r.fd()).unwrap_or(0) as u64])?;
+    let ids = gather_u64(
+        sp,
+        &[
+            std::process::id() as u64,
+            own.as_ref().and_then(|r| r.fd()).unwrap_or(0) as u64,
+        ],
+    )?;
     let region = match own {
         Some(r) => r,
         None => SharedRegion::open(ids[0][0] as u32, ids[0][1] as u32, REGION_LEN)
             .map_err(|e| format!("cannot map rank 0's shared region: {e}"))?,
     };
-    let word = |at: usize| region.atomic_u64(at).expect("control words lie in the region");
-
     let failures = Rc::new(Cell::new(0u32));
     let f = failures.clone();
     sp.ep
         .set_return_handler(move |r| {
-            eprintln!("loggp: a message came back: {:?} to handler {} ({})", r.kind, r.handler, r.reason);
+            eprintln!(
+                "loggp: a message came back: {:?} to handler {} ({})",
+                r.kind, r.handler, r.reason
+            );
             f.set(f.get() + 1);
         })
         .map_err(|e| e.to_string())?;
 
     if rank == 0 {
-        let mut results = measure(sp, plan, &word, cpus)?;
+        let mut results = measure(sp, plan, &region, cpus)?;
         results.check_failures += failures.get();
         results.seconds = started.elapsed().as_secs_f64();
         barrier(sp)?;
@@ -173,19 +228,34 @@ fn run(sp: &mut Spmd, plan: &Plan) -> Result<(), String> {
         println!("{}", report::to_json(&results));
         Ok(())
     } else {
-        serve(sp, plan, &word, &failures)?;
+        serve(sp, plan, &region, &failures)?;
         barrier(sp)
     }
 }
 
+/// The control word at byte `at` of the shared region.
+fn word(region: &SharedRegion, at: usize) -> &AtomicU64 {
+    region
+        .atomic_u64(at)
+        .expect("control words lie in the region")
+}
+
 fn gather_u64(sp: &mut Spmd, words: &[u64]) -> Result<Vec<Vec<u64>>, String> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let all = sp.allgather(&bytes).map_err(|e| format!("allgather: {e}"))?;
+    let all = sp
+        .allgather(&bytes)
+        .map_err(|e| format!("allgather: {e}"))?;
     all.iter()
         .map(|b| {
             (b.len() == bytes.len())
-                .then(|| b.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect())
-                .ok_or_else(|| "allgather: a rank sent a contribution of the wrong size".to_string())
+                .then(|| {
+                    b.chunks(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                        .collect()
+                })
+                .ok_or_else(|| {
+                    "allgather: a rank sent a contribution of the wrong size".to_string()
+                })
         })
         .collect()
 }
@@ -195,7 +265,13 @@ fn barrier(sp: &mut Spmd) -> Result<(), String> {
 }
 
 /// Rank 1.
-fn serve(sp: &mut Spmd, plan: &Plan, word: &dyn Fn(usize) -> &AtomicU64, failures: &Rc<Cell<u32>>) -> Result<(), String> {
+fn serve(
+    sp: &mut Spmd,
+    plan: &Plan,
+    region: &SharedRegion,
+    failures: &Rc<Cell<u32>>,
+) -> Result<(), String> {
+    let word = |at| word(region, at);
     let ep = sp.ep.clone();
     let err = |e: clump::Error| e.to_string();
     ep.set_handler(H_ECHO as usize, |t, m| {
@@ -222,11 +298,15 @@ fn serve(sp: &mut Spmd, plan: &Plan, word: &dyn Fn(usize) -> &AtomicU64, failure
     barrier(sp)?; // rank 0 measures memcpy meanwhile
 
     let bundle = sp.bundle.clone();
-    poll_until(&bundle, "the end of the RTT, o_s and g phases", || word(STOP).load(Ordering::Acquire) >= 1)?;
+    poll_until(&bundle, "the end of the RTT, o_s and g phases", || {
+        word(STOP).load(Ordering::Acquire) >= 1
+    })?;
     // o_r: send a burst whenever rank 0 asks, tell it the burst is queued, collect the acks.
     let mut round = 0;
     loop {
-        spin_until("rank 0's next o_r round", || word(OR_GO).load(Ordering::Acquire) != round)?;
+        spin_until("rank 0's next o_r round", || {
+            word(OR_GO).load(Ordering::Acquire) != round
+        })?;
         round = word(OR_GO).load(Ordering::Acquire);
         if round == OR_END {
             break;
@@ -237,16 +317,19 @@ fn serve(sp: &mut Spmd, plan: &Plan, word: &dyn Fn(usize) -> &AtomicU64, failure
         word(OR_SENT).store(round, Ordering::Release);
         drain(&bundle, &ep)?;
     }
-    poll_until(&bundle, "the end of the bandwidth phase", || word(STOP).load(Ordering::Acquire) >= 2)
+    poll_until(&bundle, "the end of the bandwidth phase", || {
+        word(STOP).load(Ordering::Acquire) >= 2
+    })
 }
 
 /// Rank 0.
 fn measure(
     sp: &mut Spmd,
     plan: &Plan,
-    word: &dyn Fn(usize) -> &AtomicU64,
+    region: &SharedRegion,
     cpus: Vec<Option<usize>>,
 ) -> Result<Results, String> {
+    let word = |at| word(region, at);
     let ep = sp.ep.clone();
     let bundle = sp.bundle.clone();
     let err = |e: clump::Error| e.to_string();
@@ -260,11 +343,14 @@ fn measure(
     .map_err(err)?;
     let report = Rc::new(Cell::new(None));
     let rep = report.clone();
-    ep.set_handler(H_REPORT_REPLY as usize, move |_, m| rep.set(Some((m.args[0], m.args[1]))))
-        .map_err(err)?;
+    ep.set_handler(H_REPORT_REPLY as usize, move |_, m| {
+        rep.set(Some((m.args[0], m.args[1])))
+    })
+    .map_err(err)?;
     let or_count = Rc::new(Cell::new(0u64));
     let c = or_count.clone();
-    ep.set_handler(H_OR as usize, move |_, _| c.set(c.get() + 1)).map_err(err)?;
+    ep.set_handler(H_OR as usize, move |_, _| c.set(c.get() + 1))
+        .map_err(err)?;
     barrier(sp)?;
 
     eprintln!("loggp: bare shared-memory ping-pong...");
@@ -285,7 +371,10 @@ fn measure(
             poll_until(&bundle, "an echo", || replies.get() >= want)
         })?;
         if reply_args.get() != n {
-            return Err(format!("the echo of {n} arguments came back with {}", reply_args.get()));
+            return Err(format!(
+                "the echo of {n} arguments came back with {}",
+                reply_args.get()
+            ));
         }
         rtt_by_args.push((n, batches));
     }
@@ -329,7 +418,9 @@ fn measure(
         for _ in 0..plan.bursts.iters {
             round += 1;
             word(OR_GO).store(round, Ordering::Release);
-            spin_until("rank 1's o_r burst", || word(OR_SENT).load(Ordering::Acquire) == round)?;
+            spin_until("rank 1's o_r burst", || {
+                word(OR_SENT).load(Ordering::Acquire) == round
+            })?;
             let want = round * BURST;
             let t0 = Instant::now();
             poll_until(&bundle, "o_r's burst", || or_count.get() >= want)?;
@@ -342,16 +433,37 @@ fn measure(
     word(OR_GO).store(OR_END, Ordering::Release);
 
     let mut buf = vec![0u8; MAX_LONG_SIZE];
-    let mut bandwidth =
-        stream::curve(&bundle, &ep, 1, Kind::Medium, &doubling(MAX_MEDIUM), plan.stream, &mut buf)?;
-    bandwidth.extend(stream::curve(&bundle, &ep, 1, Kind::Long, &memcpy_sizes, plan.stream, &mut buf)?);
+    eprintln!("loggp: medium bandwidth, 8 B..64 KiB...");
+    let mut bandwidth = stream::curve(
+        &bundle,
+        &ep,
+        1,
+        Kind::Medium,
+        &doubling(MAX_MEDIUM),
+        plan.stream,
+        &mut buf,
+    )?;
+    eprintln!("loggp: long bandwidth, 8 B..16 MiB...");
+    bandwidth.extend(stream::curve(
+        &bundle,
+        &ep,
+        1,
+        Kind::Long,
+        &memcpy_sizes,
+        plan.stream,
+        &mut buf,
+    )?);
 
     ep.request(1, H_REPORT, &[]).map_err(err)?;
-    poll_until(&bundle, "rank 1's payload-check report", || report.get().is_some())?;
+    poll_until(&bundle, "rank 1's payload-check report", || {
+        report.get().is_some()
+    })?;
     let (checks, check_failures) = report.get().expect("waited for it");
     let expected = 2 * bandwidth.len() as u32;
     if checks != expected {
-        return Err(format!("rank 1 made {checks} payload checks, expected {expected}"));
+        return Err(format!(
+            "rank 1 made {checks} payload checks, expected {expected}"
+        ));
     }
     word(STOP).store(2, Ordering::Release);
 
@@ -376,7 +488,10 @@ fn measure(
 
 /// Runs `once` in batches as `plan` says; returns the mean microseconds per call of each
 /// timed batch.
-fn batches(plan: PingPongPlan, mut once: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, String> {
+fn batches(
+    plan: PingPongPlan,
+    mut once: impl FnMut() -> Result<(), String>,
+) -> Result<Vec<f64>, String> {
     let mut out = Vec::new();
     for batch in 0..plan.warm_batches + plan.batches {
         let t0 = Instant::now();

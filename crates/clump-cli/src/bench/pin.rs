@@ -9,18 +9,27 @@ pub fn pin_to_nth_allowed_cpu(n: usize) -> Result<usize, String> {
     unsafe {
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
-            return Err(format!("sched_getaffinity: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "sched_getaffinity: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
             .filter(|&c| libc::CPU_ISSET(c, &allowed))
             .collect();
         let Some(&cpu) = cpus.get(n) else {
-            return Err(format!("only {} CPUs are available, rank {n} needs its own", cpus.len()));
+            return Err(format!(
+                "only {} CPUs are available, rank {n} needs its own",
+                cpus.len()
+            ));
         };
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
-            return Err(format!("sched_setaffinity to CPU {cpu}: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "sched_setaffinity to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         Ok(cpu)
     }

@@ -55,7 +55,12 @@ impl Results {
 pub fn to_json(r: &Results) -> Value {
     let rtt = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| median(b));
     let rtt_min = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| min(b));
-    let (os, or, g, raw) = (median(&r.os_us), median(&r.or_us), median(&r.g_us), median(&r.raw_rtt_us));
+    let (os, or, g, raw) = (
+        median(&r.os_us),
+        median(&r.or_us),
+        median(&r.g_us),
+        median(&r.raw_rtt_us),
+    );
     let latency = rtt / 2.0 - os - or;
     let latency_min = rtt_min / 2.0 - min(&r.os_us) - min(&r.or_us);
 
@@ -67,7 +72,10 @@ pub fn to_json(r: &Results) -> Value {
         .collect();
     // Time per message in ns is bytes * 1000 / MB/s; its slope over the largest sizes is G.
     let top = &long[long.len().saturating_sub(G_FIT_SIZES)..];
-    let points: Vec<(f64, f64)> = top.iter().map(|&(n, mb)| (n as f64, n as f64 * 1000.0 / mb)).collect();
+    let points: Vec<(f64, f64)> = top
+        .iter()
+        .map(|&(n, mb)| (n as f64, n as f64 * 1000.0 / mb))
+        .collect();
     let g_ns_per_byte = linear_fit(&points).map_or(f64::NAN, |(_, slope)| slope);
     let peak = max(&long.iter().map(|l| l.1).collect::<Vec<_>>());
     let half_power = half_power_point(&long, peak).unwrap_or(f64::NAN);
@@ -192,21 +200,39 @@ fn size(bytes: f64) -> String {
 pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     let cpus: Vec<String> = v["cpus"]
         .as_array()
-        .map(|a| a.iter().map(|c| c.as_u64().map_or("-".into(), |c| c.to_string())).collect())
+        .map(|a| {
+            a.iter()
+                .map(|c| c.as_u64().map_or("-".into(), |c| c.to_string()))
+                .collect()
+        })
         .unwrap_or_default();
     writeln!(
         out,
         "clump bench loggp: transport {}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
         v["transport"].as_str().unwrap_or("?"),
-        if v["pinned"].as_bool() == Some(true) { "pinned" } else { "NOT pinned" },
+        if v["pinned"].as_bool() == Some(true) {
+            "pinned"
+        } else {
+            "NOT pinned"
+        },
         cpus.join(","),
-        if v["quick"].as_bool() == Some(true) { "quick" } else { "full" },
+        if v["quick"].as_bool() == Some(true) {
+            "quick"
+        } else {
+            "full"
+        },
         f(v, &["seconds"]),
     )?;
-    writeln!(out, "Figures are medians across batches [best batch]; times in microseconds.")?;
+    writeln!(
+        out,
+        "Figures are medians across batches [best batch]; times in microseconds."
+    )?;
     writeln!(out)?;
     let raw = f(v, &["baseline", "raw_rtt_us"]);
-    writeln!(out, "LogGP                      clump            baseline                 ratio")?;
+    writeln!(
+        out,
+        "LogGP                      clump            baseline                 ratio"
+    )?;
     for a in v["rtt_by_args"].as_array().into_iter().flatten() {
         let rtt = f(a, &["rtt_us"]);
         writeln!(
@@ -219,10 +245,24 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             rtt / raw
         )?;
     }
-    for (name, key) in [("o_s send overhead", "os_us"), ("o_r recv overhead", "or_us"), ("g gap", "g_us")] {
-        writeln!(out, "  {name:<19} {:>8.3} [{:.3}]", f(v, &[key]), f(v, &["min", key]))?;
+    for (name, key) in [
+        ("o_s send overhead", "os_us"),
+        ("o_r recv overhead", "or_us"),
+        ("g gap", "g_us"),
+    ] {
+        writeln!(
+            out,
+            "  {name:<19} {:>8.3} [{:.3}]",
+            f(v, &[key]),
+            f(v, &["min", key])
+        )?;
     }
-    writeln!(out, "  L = RTT/2-o_s-o_r   {:>8.3} [{:.3}]", f(v, &["L_us"]), f(v, &["min", "L_us"]))?;
+    writeln!(
+        out,
+        "  L = RTT/2-o_s-o_r   {:>8.3} [{:.3}]",
+        f(v, &["L_us"]),
+        f(v, &["min", "L_us"])
+    )?;
     let memcpy = f(v, &["baseline", "memcpy_mb_s"]);
     writeln!(
         out,
@@ -232,10 +272,21 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         memcpy
     )?;
     let peak = f(v, &["peak_mb_s"]);
-    writeln!(out, "  peak long bandwidth {peak:>8.0} MB/s                              {:>6.2}x", peak / memcpy)?;
-    writeln!(out, "  half-power point    {:>8.0} B", f(v, &["half_power_bytes"]))?;
+    writeln!(
+        out,
+        "  peak long bandwidth {peak:>8.0} MB/s                              {:>6.2}x",
+        peak / memcpy
+    )?;
+    writeln!(
+        out,
+        "  half-power point    {:>8.0} B",
+        f(v, &["half_power_bytes"])
+    )?;
     writeln!(out)?;
-    writeln!(out, "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio")?;
+    writeln!(
+        out,
+        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio"
+    )?;
     for b in v["bandwidth"].as_array().into_iter().flatten() {
         writeln!(
             out,
@@ -249,15 +300,41 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    writeln!(out, "Targets                                       measured   target   result")?;
+    writeln!(
+        out,
+        "Targets                                       measured   target   result"
+    )?;
     let r = &v["ratios"];
     for (what, ratio, cmp, target) in [
-        ("short RTT vs bare ping-pong", f(r, &["rtt_vs_raw"]), "<=", RTT_VS_RAW_MAX),
-        ("long 1 MiB bandwidth vs memcpy", f(r, &["long_1mib_vs_memcpy"]), ">=", LONG_1MIB_VS_MEMCPY_MIN),
-        ("medium 8 KiB bandwidth vs memcpy", f(r, &["medium_8kib_vs_memcpy"]), ">=", MEDIUM_8KIB_VS_MEMCPY_MIN),
+        (
+            "short RTT vs bare ping-pong",
+            f(r, &["rtt_vs_raw"]),
+            "<=",
+            RTT_VS_RAW_MAX,
+        ),
+        (
+            "long 1 MiB bandwidth vs memcpy",
+            f(r, &["long_1mib_vs_memcpy"]),
+            ">=",
+            LONG_1MIB_VS_MEMCPY_MIN,
+        ),
+        (
+            "medium 8 KiB bandwidth vs memcpy",
+            f(r, &["medium_8kib_vs_memcpy"]),
+            ">=",
+            MEDIUM_8KIB_VS_MEMCPY_MIN,
+        ),
     ] {
-        let ok = if cmp == "<=" { ratio <= target } else { ratio >= target };
-        writeln!(out, "  {what:<42} {ratio:>7.2}x   {cmp} {target:.1}x   {}", met(ok))?;
+        let ok = if cmp == "<=" {
+            ratio <= target
+        } else {
+            ratio >= target
+        };
+        writeln!(
+            out,
+            "  {what:<42} {ratio:>7.2}x   {cmp} {target:.1}x   {}",
+            met(ok)
+        )?;
     }
     let checks = &v["verified"];
     writeln!(

@@ -57,7 +57,11 @@ pub fn half_power_point(curve: &[(usize, f64)], peak: f64) -> Option<f64> {
     }
     let (s0, b0) = (curve[i - 1].0 as f64, curve[i - 1].1);
     let (s1, b1) = (curve[i].0 as f64, curve[i].1);
-    let frac = if b1 > b0 { (half - b0) / (b1 - b0) } else { 1.0 };
+    let frac = if b1 > b0 {
+        (half - b0) / (b1 - b0)
+    } else {
+        1.0
+    };
     let log = s0.log2() + frac * (s1.log2() - s0.log2());
     Some(log.exp2())
 }
@@ -92,9 +96,15 @@ mod tests {
         let n = half_power_point(&curve, 400.0).unwrap();
         assert!((n - 2048.0).abs() < 1e-9, "{n}");
         // Reached at the first size: that size.
-        assert_eq!(half_power_point(&[(8, 900.0), (16, 1000.0)], 1000.0), Some(8.0));
+        assert_eq!(
+            half_power_point(&[(8, 900.0), (16, 1000.0)], 1000.0),
+            Some(8.0)
+        );
         // Exactly at a measured size.
-        assert_eq!(half_power_point(&[(8, 10.0), (16, 50.0), (32, 100.0)], 100.0), Some(16.0));
+        assert_eq!(
+            half_power_point(&[(8, 10.0), (16, 50.0), (32, 100.0)], 100.0),
+            Some(16.0)
+        );
         assert_eq!(half_power_point(&[], 1.0), None);
         assert_eq!(half_power_point(&[(8, 1.0)], 0.0), None);
     }

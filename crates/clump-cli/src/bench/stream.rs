@@ -61,7 +61,8 @@ pub fn matches(payload: &[u8], len: usize, iter: u32) -> bool {
 }
 
 fn seed(len: usize, iter: u32) -> u64 {
-    (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (iter as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+    (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ (iter as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
 }
 
 fn mix(seed: u64, word: u64) -> u64 {
@@ -101,13 +102,7 @@ pub fn curve(
 ) -> Result<Vec<SizeResult>, String> {
     sizes
         .iter()
-        .map(|&n| {
-            let r = one_size(bundle, ep, dest, kind, &mut buf[..n], plan)?;
-            let label = if kind == Kind::Medium { "medium" } else { "long" };
-            let mb = super::stats::median(&r.mb_s);
-            eprintln!("loggp: {label} {n} B: {mb:.0} MB/s");
-            Ok(r)
-        })
+        .map(|&n| one_size(bundle, ep, dest, kind, &mut buf[..n], plan))
         .collect()
 }
 
@@ -120,7 +115,13 @@ fn one_size(
     plan: StreamPlan,
 ) -> Result<SizeResult, String> {
     let n = buf.len();
-    let mut s = Sender { bundle, ep, dest, kind, iter: 0 };
+    let mut s = Sender {
+        bundle,
+        ep,
+        dest,
+        kind,
+        iter: 0,
+    };
     fill(buf, 0);
     s.send(buf, true)?;
     drain(bundle, ep)?;
@@ -133,7 +134,12 @@ fn one_size(
     fill(buf, s.iter);
     s.send(buf, true)?;
     drain(bundle, ep)?;
-    Ok(SizeResult { kind, bytes: n, mb_s, messages: s.iter as u64 })
+    Ok(SizeResult {
+        kind,
+        bytes: n,
+        mb_s,
+        messages: s.iter as u64,
+    })
 }
 
 struct Sender<'a> {

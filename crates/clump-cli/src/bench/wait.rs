@@ -34,7 +34,9 @@ pub fn poll_until(
     let mut polls = 0u64;
     let mut since = None;
     while !done() {
-        bundle.poll().map_err(|e| format!("poll while waiting for {what}: {e}"))?;
+        bundle
+            .poll()
+            .map_err(|e| format!("poll while waiting for {what}: {e}"))?;
         polls += 1;
         if polls % (CHECK_EVERY / 16) == 0 {
             check(&mut since, what)?;
@@ -53,7 +55,10 @@ pub fn drain(bundle: &clump::Bundle, ep: &clump::Endpoint) -> Result<(), String>
 fn check(since: &mut Option<Instant>, what: &str) -> Result<(), String> {
     let start = *since.get_or_insert_with(Instant::now);
     if start.elapsed() > STUCK {
-        return Err(format!("gave up waiting for {what} after {} s", STUCK.as_secs()));
+        return Err(format!(
+            "gave up waiting for {what} after {} s",
+            STUCK.as_secs()
+        ));
     }
     Ok(())
 }
