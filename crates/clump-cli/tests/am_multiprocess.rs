@@ -72,6 +72,20 @@ fn undeliverable_messages_return_with_their_reasons() {
 }
 
 #[test]
+fn a_blocking_wait_sleeps_instead_of_spinning() {
+    let out = clump_run(2, &["sleep"], &[]);
+    let stdout = assert_ok(&out, 2, "sleep ok");
+    let cpu_ms: u64 = stdout
+        .split("cpu ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .expect("rank 0 reports its CPU time");
+    // Half a second of waiting; a spinning wait would burn all of it.
+    assert!(cpu_ms < 150, "the wait burned {cpu_ms} ms of CPU:\n{stdout}");
+}
+
+#[test]
 fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
     let before = clump_shm_files();
     let start = Instant::now();

@@ -254,6 +254,30 @@ fn virtual_networks_do_not_see_each_other() {
 }
 
 #[test]
+fn a_request_handler_may_send_requests() {
+    let (bundle, a, b) = pair();
+    let c = bundle.create_endpoint(TAG).unwrap();
+    b.map(1, c.name(), TAG).unwrap();
+    let seen: Log<u32> = log();
+    let s = seen.clone();
+    c.set_handler(1, move |_, m| s.borrow_mut().push(m.args[0])).unwrap();
+    b.set_handler(1, |t, m| {
+        // Forward to c, then reply to a.
+        t.endpoint().request(1, 1, &[m.args[0] * 2]).unwrap();
+        t.reply(2, &[]).unwrap();
+    })
+    .unwrap();
+    let replies = Rc::new(RefCell::new(0));
+    let r = replies.clone();
+    a.set_handler(2, move |_, _| *r.borrow_mut() += 1).unwrap();
+    for i in 0..100 {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    poll_until(&bundle, || *replies.borrow() == 100 && seen.borrow().len() == 100);
+    assert_eq!(*seen.borrow(), (0..100).map(|i| i * 2).collect::<Vec<u32>>());
+}
+
+#[test]
 fn wait_sleeps_until_a_message_arrives() {
     let (bundle, a, b) = pair();
     b.set_handler(1, |_, _| {}).unwrap();

@@ -7,77 +7,33 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Batches of round trips; both ranks must use the same plan.
-#[derive(Clone, Copy, Debug)]
-pub struct PingPongPlan {
-    pub warm_batches: u32,
-    pub batches: u32,
-    pub iters: u64,
-}
-
-impl PingPongPlan {
-    fn total(&self) -> u64 {
-        (self.warm_batches + self.batches) as u64 * self.iters
+/// Rank 0's side: `rounds` round trips continuing from `*round`, each writing the round's
+/// number to `ping` and spinning until `pong` echoes it. Returns the time they took.
+pub fn ping(ping: &AtomicU64, pong: &AtomicU64, round: &mut u64, rounds: u64) -> Result<Duration, String> {
+    let t0 = Instant::now();
+    for _ in 0..rounds {
+        *round += 1;
+        let r = *round;
+        ping.store(r, Ordering::Release);
+        spin_until("the bare ping-pong's pong", || pong.load(Ordering::Acquire) == r)?;
     }
+    Ok(t0.elapsed())
 }
 
-/// Rank 0's side: writes round number `i` to `ping` and spins until `pong` echoes it.
-/// Returns the mean round trip of each timed batch, in microseconds.
-pub fn ping(ping: &AtomicU64, pong: &AtomicU64, plan: PingPongPlan) -> Result<Vec<f64>, String> {
-    let mut round = 0u64;
-    let mut out = Vec::new();
-    for batch in 0..plan.warm_batches + plan.batches {
-        let t0 = Instant::now();
-        for _ in 0..plan.iters {
-            round += 1;
-            ping.store(round, Ordering::Release);
-            spin_until("the bare ping-pong's pong", || {
-                pong.load(Ordering::Acquire) == round
-            })?;
-        }
-        let dt = t0.elapsed();
-        if batch >= plan.warm_batches {
-            out.push(dt.as_secs_f64() * 1e6 / plan.iters as f64);
-        }
-    }
-    Ok(out)
-}
-
-/// Rank 1's side: spins (never sleeps) on `ping` and echoes every round to `pong`.
-pub fn pong(ping: &AtomicU64, pong: &AtomicU64, plan: PingPongPlan) -> Result<(), String> {
-    for round in 1..=plan.total() {
-        spin_until("the bare ping-pong's ping", || {
-            ping.load(Ordering::Acquire) == round
-        })?;
-        pong.store(round, Ordering::Release);
+/// Rank 1's side: spins (never sleeps) on `ping` and echoes `rounds` rounds to `pong`.
+pub fn pong(ping: &AtomicU64, pong: &AtomicU64, round: &mut u64, rounds: u64) -> Result<(), String> {
+    for _ in 0..rounds {
+        *round += 1;
+        let r = *round;
+        spin_until("the bare ping-pong's ping", || ping.load(Ordering::Acquire) == r)?;
+        pong.store(r, Ordering::Release);
     }
     Ok(())
 }
 
-/// memcpy bandwidth in MB/s (10^6 B/s) at each size: `batches` timed batches of about
-/// `batch_time` each after a warm-up, copying between two pre-touched buffers with
-/// `copy_from_slice`. Returns each size's batch figures.
-pub fn memcpy_curve(sizes: &[usize], batches: u32, batch_time: Duration) -> Vec<Vec<f64>> {
-    let largest = sizes.iter().copied().max().unwrap_or(0);
-    let src: Vec<u8> = (0..largest).map(|i| (i * 131 + 7) as u8).collect();
-    let mut dst = vec![0xa5u8; largest];
-    sizes
-        .iter()
-        .map(|&n| {
-            let (s, d) = (&src[..n], &mut dst[..n]);
-            copy_for(s, d, batch_time / 2);
-            (0..batches)
-                .map(|_| {
-                    let (copies, dt) = copy_for(s, d, batch_time);
-                    (n as u64 * copies) as f64 / dt.as_secs_f64() / 1e6
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// Copies `src` into `dst` repeatedly for at least `time`; returns copies and time taken.
-fn copy_for(src: &[u8], dst: &mut [u8], time: Duration) -> (u64, Duration) {
+/// memcpy bandwidth in MB/s (10^6 B/s): copies `src` into `dst` (same length, both
+/// touched before) with `copy_from_slice` for at least `time`.
+pub fn memcpy_mb_s(src: &[u8], dst: &mut [u8], time: Duration) -> f64 {
     let chunk = ((1usize << 20) / src.len().max(1)).clamp(1, 4096) as u64;
     let t0 = Instant::now();
     let mut copies = 0u64;
@@ -89,7 +45,7 @@ fn copy_for(src: &[u8], dst: &mut [u8], time: Duration) -> (u64, Duration) {
         copies += chunk;
         let dt = t0.elapsed();
         if dt >= time {
-            return (copies, dt);
+            return (src.len() as u64 * copies) as f64 / dt.as_secs_f64() / 1e6;
         }
     }
 }
@@ -101,26 +57,25 @@ mod tests {
     #[test]
     fn ping_pong_between_two_threads_completes_every_round() {
         let words = [AtomicU64::new(0), AtomicU64::new(0)];
-        let plan = PingPongPlan {
-            warm_batches: 1,
-            batches: 2,
-            iters: 100,
-        };
-        let out = std::thread::scope(|s| {
-            s.spawn(|| pong(&words[0], &words[1], plan).unwrap());
-            ping(&words[0], &words[1], plan).unwrap()
+        let dt = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut r = 0;
+                pong(&words[0], &words[1], &mut r, 100).unwrap();
+                pong(&words[0], &words[1], &mut r, 200).unwrap();
+            });
+            let mut r = 0;
+            ping(&words[0], &words[1], &mut r, 100).unwrap();
+            ping(&words[0], &words[1], &mut r, 200).unwrap()
         });
-        assert_eq!(out.len(), 2);
-        assert!(out.iter().all(|&us| us > 0.0));
+        assert!(dt > Duration::ZERO);
         assert_eq!(words[1].load(Ordering::Relaxed), 300);
     }
 
     #[test]
-    fn memcpy_curve_gives_positive_figures_per_size() {
-        let curve = memcpy_curve(&[8, 4096], 2, Duration::from_millis(1));
-        assert_eq!(curve.len(), 2);
-        assert!(curve
-            .iter()
-            .all(|b| b.len() == 2 && b.iter().all(|&x| x > 0.0)));
+    fn memcpy_gives_a_positive_figure() {
+        let src = vec![1u8; 4096];
+        let mut dst = vec![0u8; 4096];
+        assert!(memcpy_mb_s(&src, &mut dst, Duration::from_millis(1)) > 0.0);
+        assert_eq!(dst, src);
     }
 }

@@ -18,14 +18,6 @@ use std::time::{Duration, Instant};
 pub const H_MEDIUM: u8 = 4;
 pub const H_LONG: u8 = 5;
 
-/// How long each size streams.
-#[derive(Clone, Copy, Debug)]
-pub struct StreamPlan {
-    pub warm: Duration,
-    pub batches: u32,
-    pub batch: Duration,
-}
-
 /// One size of the curve: MB/s of each timed batch and the messages sent in all.
 pub struct SizeResult {
     pub kind: Kind,
@@ -89,68 +81,51 @@ pub fn install_receiver(ep: &Endpoint) -> clump::Result<Rc<Checks>> {
     Ok(checks)
 }
 
-/// Streams messages of each size in `sizes` to translation `dest` (rank 0's side).
-/// `buf` must hold the largest size; it is overwritten.
-pub fn curve(
-    bundle: &Bundle,
-    ep: &Endpoint,
-    dest: u32,
-    kind: Kind,
-    sizes: &[usize],
-    plan: StreamPlan,
-    buf: &mut [u8],
-) -> Result<Vec<SizeResult>, String> {
-    sizes
-        .iter()
-        .map(|&n| one_size(bundle, ep, dest, kind, &mut buf[..n], plan))
-        .collect()
-}
-
-fn one_size(
-    bundle: &Bundle,
-    ep: &Endpoint,
-    dest: u32,
-    kind: Kind,
-    buf: &mut [u8],
-    plan: StreamPlan,
-) -> Result<SizeResult, String> {
-    let n = buf.len();
-    let mut s = Sender {
-        bundle,
-        ep,
-        dest,
-        kind,
-        iter: 0,
-    };
-    fill(buf, 0);
-    s.send(buf, true)?;
-    drain(bundle, ep)?;
-    s.run_for(buf, plan.warm)?;
-    let mut mb_s = Vec::new();
-    for _ in 0..plan.batches {
-        let (sent, dt) = s.run_for(buf, plan.batch)?;
-        mb_s.push((n as u64 * sent) as f64 / dt.as_secs_f64() / 1e6);
-    }
-    fill(buf, s.iter);
-    s.send(buf, true)?;
-    drain(bundle, ep)?;
-    Ok(SizeResult {
-        kind,
-        bytes: n,
-        mb_s,
-        messages: s.iter as u64,
-    })
-}
-
-struct Sender<'a> {
+/// The sender's side (rank 0) of a stream of `kind` messages of one size to translation
+/// `dest`: [`Stream::start`], timed [`Stream::batch`]es, [`Stream::finish`].
+pub struct Stream<'a> {
     bundle: &'a Bundle,
     ep: &'a Endpoint,
     dest: u32,
     kind: Kind,
     iter: u32,
+    mb_s: Vec<f64>,
 }
 
-impl Sender<'_> {
+impl<'a> Stream<'a> {
+    /// Sends the first message (checked) and waits for its answer, then warms up for
+    /// `warm`. The size is `buf.len()`; `buf` is overwritten.
+    pub fn start(
+        bundle: &'a Bundle,
+        ep: &'a Endpoint,
+        dest: u32,
+        kind: Kind,
+        buf: &mut [u8],
+        warm: Duration,
+    ) -> Result<Stream<'a>, String> {
+        let mut s = Stream { bundle, ep, dest, kind, iter: 0, mb_s: Vec::new() };
+        fill(buf, 0);
+        s.send(buf, true)?;
+        drain(bundle, ep)?;
+        s.run_for(buf, warm)?;
+        Ok(s)
+    }
+
+    /// One timed batch of at least `time`; `buf` holds the size's payload (any bytes).
+    pub fn batch(&mut self, buf: &[u8], time: Duration) -> Result<(), String> {
+        let (sent, dt) = self.run_for(buf, time)?;
+        self.mb_s.push((buf.len() as u64 * sent) as f64 / dt.as_secs_f64() / 1e6);
+        Ok(())
+    }
+
+    /// Sends the last message (checked) and waits for its answer. `buf` is overwritten.
+    pub fn finish(mut self, buf: &mut [u8]) -> Result<SizeResult, String> {
+        fill(buf, self.iter);
+        self.send(buf, true)?;
+        drain(self.bundle, self.ep)?;
+        Ok(SizeResult { kind: self.kind, bytes: buf.len(), mb_s: self.mb_s, messages: self.iter as u64 })
+    }
+
     #[inline]
     fn send(&mut self, payload: &[u8], check: bool) -> Result<(), String> {
         let args = [payload.len() as u32, self.iter, check as u32];

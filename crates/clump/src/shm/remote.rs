@@ -192,3 +192,20 @@ fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
     // SAFETY: fd is a fresh descriptor returned by the kernel.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_is_mapped_once_per_process() {
+        let block = MappedBlock::create(1, 99).unwrap();
+        let id = EndpointId { pid: std::process::id(), fd: block.fd(), nonce: 99 };
+        let own = Remote::register_own(id, block);
+        let again = Remote::lookup(id).unwrap();
+        assert!(Arc::ptr_eq(&own, &again), "looking up an endpoint of this process reuses its mapping");
+        assert!(own.alive() && !own.closed());
+        let wrong = EndpointId { nonce: 98, ..id };
+        assert!(Remote::lookup(wrong).is_err(), "a stale name is refused");
+    }
+}

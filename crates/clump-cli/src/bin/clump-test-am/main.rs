@@ -8,6 +8,7 @@ mod check;
 mod errors;
 mod flood;
 mod kinds;
+mod sleep;
 mod victim;
 
 fn main() -> ExitCode {
@@ -16,9 +17,10 @@ fn main() -> ExitCode {
         Some("kinds") => kinds::run(),
         Some("flood") => flood::run(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(2000)),
         Some("errors") => errors::run(),
+        Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
-        _ => Err("usage: clump-test-am kinds|flood [N]|errors|stream-until-killed|victim".into()),
+        _ => Err("usage: clump-test-am kinds|flood [N]|errors|sleep|stream-until-killed|victim".into()),
     };
     match result {
         Ok(summary) => {

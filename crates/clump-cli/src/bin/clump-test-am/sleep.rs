@@ -1,0 +1,48 @@
+//! A blocking wait sleeps: rank 0 waits for a message rank 1 sends only after a pause, and
+//! reports how much CPU it burned meanwhile.
+
+use clump::spmd::Spmd;
+use clump::EventMask;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+const PAUSE: Duration = Duration::from_millis(500);
+
+pub fn run() -> Result<String, String> {
+    let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
+    let got = Rc::new(Cell::new(false));
+    let g = got.clone();
+    spmd.ep.set_handler(1, move |_, _| g.set(true)).map_err(|e| e.to_string())?;
+    spmd.barrier().map_err(|e| e.to_string())?;
+    if spmd.rank() == 1 {
+        std::thread::sleep(PAUSE);
+        spmd.ep.request(0, 1, &[]).map_err(|e| e.to_string())?;
+        spmd.drain().map_err(|e| e.to_string())?;
+    } else {
+        spmd.bundle.set_event_mask(EventMask::NotEmpty);
+        let (wall, cpu) = (Instant::now(), cpu_time());
+        while !got.get() {
+            spmd.bundle.wait().map_err(|e| e.to_string())?;
+            spmd.bundle.poll().map_err(|e| e.to_string())?;
+        }
+        let (wall, cpu) = (wall.elapsed(), cpu_time() - cpu);
+        if wall < PAUSE / 2 {
+            return Err(format!("wait returned after {wall:?}, before the message was sent"));
+        }
+        println!("wait: woke after {} ms, cpu {} ms", wall.as_millis(), cpu.as_millis());
+    }
+    spmd.barrier().map_err(|e| e.to_string())?;
+    Ok(format!("rank {}: sleep ok", spmd.rank()))
+}
+
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes one rusage struct we own.
+    let usage = unsafe {
+        let mut u = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
