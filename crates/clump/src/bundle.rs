@@ -45,7 +45,10 @@ impl Bundle {
         // SAFETY: plain syscall; a non-negative result is a descriptor we now own.
         let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
         if fd < 0 {
-            return Err(Error::io("cannot create the bundle's eventfd", std::io::Error::last_os_error()));
+            return Err(Error::io(
+                "cannot create the bundle's eventfd",
+                std::io::Error::last_os_error(),
+            ));
         }
         // SAFETY: fd is fresh and owned by nothing else.
         let wake = unsafe { File::from_raw_fd(fd) };
@@ -61,7 +64,11 @@ impl Bundle {
 
     /// Creates an endpoint with tag `tag` in this bundle (`AM_AllocateEndpoint`).
     pub fn create_endpoint(&self, tag: u64) -> Result<Endpoint> {
-        let core = EndpointCore::new(tag, self.core.config.credits as usize, Rc::downgrade(&self.core))?;
+        let core = EndpointCore::new(
+            tag,
+            self.core.config.credits as usize,
+            Rc::downgrade(&self.core),
+        )?;
         self.core.adopt(&core);
         Ok(Endpoint { core })
     }
@@ -122,13 +129,23 @@ impl Bundle {
     }
 
     pub fn endpoints(&self) -> Vec<Endpoint> {
-        self.core.endpoints.borrow().iter().map(|core| Endpoint { core: core.clone() }).collect()
+        self.core
+            .endpoints
+            .borrow()
+            .iter()
+            .map(|core| Endpoint { core: core.clone() })
+            .collect()
     }
 }
 
 impl BundleCore {
     fn adopt(&self, ep: &Rc<EndpointCore>) {
-        ep.own.block.get().header.wake_fd.store(self.wake.as_raw_fd() as u32, Ordering::Release);
+        ep.own
+            .block
+            .get()
+            .header
+            .wake_fd
+            .store(self.wake.as_raw_fd() as u32, Ordering::Release);
         self.endpoints.borrow_mut().push(ep.clone());
     }
 
@@ -142,7 +159,9 @@ impl BundleCore {
         let mut handled = 0;
         let mut i = 0;
         loop {
-            let Some(ep) = self.endpoints.borrow().get(i).cloned() else { break };
+            let Some(ep) = self.endpoints.borrow().get(i).cloned() else {
+                break;
+            };
             handled += ep.poll_endpoint();
             i += 1;
         }
@@ -150,7 +169,10 @@ impl BundleCore {
     }
 
     fn has_work(&self) -> bool {
-        self.endpoints.borrow().iter().any(|ep| ep.has_work() || !ep.deferred.borrow().is_empty())
+        self.endpoints
+            .borrow()
+            .iter()
+            .any(|ep| ep.has_work() || !ep.deferred.borrow().is_empty())
     }
 
     /// Sleeps on the eventfd until a sender rings it or `deadline`; true if work waits.
@@ -158,7 +180,12 @@ impl BundleCore {
         let endpoints = self.endpoints.borrow().clone();
         let set_sleeping = |v: u32| {
             for ep in &endpoints {
-                ep.own.block.get().header.sleeping.store(v, Ordering::SeqCst);
+                ep.own
+                    .block
+                    .get()
+                    .header
+                    .sleeping
+                    .store(v, Ordering::SeqCst);
             }
         };
         set_sleeping(1);
@@ -167,8 +194,14 @@ impl BundleCore {
         let ready = self.has_work();
         if !ready {
             // Wake up now and then to notice peers that died with requests in flight.
-            let left = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(100));
-            let mut p = libc::pollfd { fd: self.wake.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(100));
+            let mut p = libc::pollfd {
+                fd: self.wake.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
             // SAFETY: one valid pollfd for the duration of the call.
             unsafe { libc::poll(&mut p, 1, left.as_millis().max(1) as i32) };
             let mut buf = [0u8; 8];

@@ -76,12 +76,21 @@ impl Config {
                 })?
             }
         };
-        let credits =
-            parse_u64(&lookup, "CLUMP_CREDITS", DEFAULT_CREDITS as u64, 1, MAX_CREDITS as u64)?
-                as u32;
+        let credits = parse_u64(
+            &lookup,
+            "CLUMP_CREDITS",
+            DEFAULT_CREDITS as u64,
+            1,
+            MAX_CREDITS as u64,
+        )? as u32;
         let spin_us = parse_u64(&lookup, "CLUMP_SPIN_US", 50, 0, 1_000_000)?;
         Ok(Config {
-            job: JobConfig { rank, size, boot_socket, job_id },
+            job: JobConfig {
+                rank,
+                size,
+                boot_socket,
+                job_id,
+            },
             credits,
             spin_before_sleep: Duration::from_micros(spin_us),
         })
@@ -109,10 +118,18 @@ fn parse_u64(
     min: u64,
     max: u64,
 ) -> Result<u64, ConfigError> {
-    let Some(raw) = lookup(name) else { return Ok(default) };
+    let Some(raw) = lookup(name) else {
+        return Ok(default);
+    };
     let s = text(name, &raw)?.trim();
-    let bad = |why: String| ConfigError { name, value: s.to_owned(), why };
-    let v: u64 = s.parse().map_err(|e| bad(format!("expected a whole number ({e})")))?;
+    let bad = |why: String| ConfigError {
+        name,
+        value: s.to_owned(),
+        why,
+    };
+    let v: u64 = s
+        .parse()
+        .map_err(|e| bad(format!("expected a whole number ({e})")))?;
     if v < min || v > max {
         return Err(bad(format!("must be between {min} and {max}")));
     }
@@ -138,8 +155,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|k| map.get(k).map(|v| v.into()))
     }
 
@@ -170,8 +189,17 @@ mod tests {
         let e = with(&[("CLUMP_RANK", "4"), ("CLUMP_SIZE", "4")]).unwrap_err();
         assert_eq!(e.name, "CLUMP_RANK");
         assert!(e.to_string().contains("between 0 and 3"), "{e}");
-        assert_eq!(with(&[("CLUMP_CREDITS", "0")]).unwrap_err().name, "CLUMP_CREDITS");
-        assert_eq!(with(&[("CLUMP_SPIN_US", "fast")]).unwrap_err().name, "CLUMP_SPIN_US");
-        assert_eq!(with(&[("CLUMP_JOB_ID", "xyz")]).unwrap_err().name, "CLUMP_JOB_ID");
+        assert_eq!(
+            with(&[("CLUMP_CREDITS", "0")]).unwrap_err().name,
+            "CLUMP_CREDITS"
+        );
+        assert_eq!(
+            with(&[("CLUMP_SPIN_US", "fast")]).unwrap_err().name,
+            "CLUMP_SPIN_US"
+        );
+        assert_eq!(
+            with(&[("CLUMP_JOB_ID", "xyz")]).unwrap_err().name,
+            "CLUMP_JOB_ID"
+        );
     }
 }

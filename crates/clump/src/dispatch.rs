@@ -85,7 +85,9 @@ impl EndpointCore {
         }
         let mut n = 0;
         while n < POLL_BUDGET {
-            let Some(event) = self.local.borrow_mut().pop_front() else { break };
+            let Some(event) = self.local.borrow_mut().pop_front() else {
+                break;
+            };
             self.handle_local(event);
             n += 1;
         }
@@ -119,7 +121,11 @@ impl EndpointCore {
     fn with_request_bulk(&self, p: &Packet, f: impl FnOnce(Option<&[u8]>)) {
         let queue = &self.own.block.get().request;
         let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
-        f(if holds_bulk { queue.read_bulk(p.bulk, p.len) } else { None });
+        f(if holds_bulk {
+            queue.read_bulk(p.bulk, p.len)
+        } else {
+            None
+        });
         if holds_bulk {
             queue.bulk().free(p.bulk);
         }
@@ -153,7 +159,11 @@ impl EndpointCore {
         };
         let mut token = Token {
             ep: self,
-            origin: Origin::Request { src: p.src, src_tag: p.src_tag, credit_slot: p.credit_slot },
+            origin: Origin::Request {
+                src: p.src,
+                src_tag: p.src_tag,
+                credit_slot: p.credit_slot,
+            },
             replied: false,
         };
         let msg = Message {
@@ -191,7 +201,11 @@ impl EndpointCore {
     fn handle_reply(self: &Rc<Self>, p: &Packet) {
         let queue = &self.own.block.get().reply;
         let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
-        let bulk = if holds_bulk { queue.read_bulk(p.bulk, p.len) } else { None };
+        let bulk = if holds_bulk {
+            queue.read_bulk(p.bulk, p.len)
+        } else {
+            None
+        };
         let free_bulk = || {
             if holds_bulk {
                 queue.bulk().free(p.bulk);
@@ -227,17 +241,38 @@ impl EndpointCore {
                     PacketKind::Long => self.own_segment_slice(p.offset, p.len),
                     _ => Some(&[][..]),
                 };
-                let handler = self.handlers.borrow().get(p.handler as usize).cloned().flatten();
+                let handler = self
+                    .handlers
+                    .borrow()
+                    .get(p.handler as usize)
+                    .cloned()
+                    .flatten();
                 match (handler, payload) {
-                    (Some(handler), Some(payload)) if p.handler != 0 && p.nargs as usize <= MAX_ARGS => {
-                        let mut token = Token { ep: self, origin: Origin::Reply { src: p.src }, replied: false };
-                        let msg = Message { kind: kind_of(kind), handler: p.handler, args, payload, offset: p.offset };
+                    (Some(handler), Some(payload))
+                        if p.handler != 0 && p.nargs as usize <= MAX_ARGS =>
+                    {
+                        let mut token = Token {
+                            ep: self,
+                            origin: Origin::Reply { src: p.src },
+                            replied: false,
+                        };
+                        let msg = Message {
+                            kind: kind_of(kind),
+                            handler: p.handler,
+                            args,
+                            payload,
+                            offset: p.offset,
+                        };
                         let _depth = InHandler::enter();
                         handler(&mut token, &msg);
                     }
                     (_, payload) => {
                         // A reply cannot go back (that could deadlock): report it here.
-                        let reason = if payload.is_none() { ReturnReason::BadSegmentOffset } else { ReturnReason::BadHandler };
+                        let reason = if payload.is_none() {
+                            ReturnReason::BadSegmentOffset
+                        } else {
+                            ReturnReason::BadHandler
+                        };
                         self.deliver_returned(&Returned {
                             reason,
                             request: false,
@@ -277,19 +312,43 @@ impl EndpointCore {
     fn handle_local(self: &Rc<Self>, event: LocalEvent) {
         match event {
             LocalEvent::Returned(r) => self.deliver_returned(&r.view()),
-            LocalEvent::GetDone { handler: index, args, offset, len } => {
-                let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+            LocalEvent::GetDone {
+                handler: index,
+                args,
+                offset,
+                len,
+            } => {
+                let handler = self
+                    .handlers
+                    .borrow()
+                    .get(index as usize)
+                    .cloned()
+                    .flatten();
                 let payload = self.own_segment_slice(offset, len as u32);
                 match (handler, payload) {
                     (Some(handler), Some(payload)) => {
-                        let mut token = Token { ep: self, origin: Origin::Local, replied: false };
-                        let msg = Message { kind: Kind::Get, handler: index, args: args.as_slice(), payload, offset };
+                        let mut token = Token {
+                            ep: self,
+                            origin: Origin::Local,
+                            replied: false,
+                        };
+                        let msg = Message {
+                            kind: Kind::Get,
+                            handler: index,
+                            args: args.as_slice(),
+                            payload,
+                            offset,
+                        };
                         let _depth = InHandler::enter();
                         handler(&mut token, &msg);
                     }
                     (_, payload) => self.deliver_returned(
                         &OwnedReturned {
-                            reason: if payload.is_none() { ReturnReason::BadSegmentOffset } else { ReturnReason::BadHandler },
+                            reason: if payload.is_none() {
+                                ReturnReason::BadSegmentOffset
+                            } else {
+                                ReturnReason::BadHandler
+                            },
                             request: false,
                             kind: Kind::Get,
                             handler: index,
@@ -334,14 +393,16 @@ impl EndpointCore {
         // SAFETY: the range lies inside the mapping, which lives as long as this endpoint
         // keeps its segment; a segment is only replaced outside handlers by the owner.
         // Peers write into it only as the program's messages direct.
-        Some(unsafe { std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize) })
+        Some(unsafe {
+            std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize)
+        })
     }
 
     /// Now and then, with requests in flight, check that their destinations still live.
     fn watch_peers(&self) {
         let polls = self.polls.get().wrapping_add(1);
         self.polls.set(polls);
-        if polls % LIVENESS_POLLS == 0 {
+        if polls.is_multiple_of(LIVENESS_POLLS) {
             self.poll_liveness_now();
         }
     }
@@ -356,7 +417,11 @@ impl EndpointCore {
             .borrow()
             .iter()
             .enumerate()
-            .filter_map(|(i, t)| t.as_ref().filter(|t| !t.outstanding.is_empty() && !t.remote.alive()).map(|_| i as u32))
+            .filter_map(|(i, t)| {
+                t.as_ref()
+                    .filter(|t| !t.outstanding.is_empty() && !t.remote.alive())
+                    .map(|_| i as u32)
+            })
             .collect();
         for dest in dead {
             self.peer_died(dest);

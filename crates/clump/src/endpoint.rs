@@ -7,7 +7,9 @@
 
 use crate::bundle::BundleCore;
 use crate::error::{Error, Result};
-use crate::message::{ArgBuf, Kind, Message, OwnedReturned, Returned, MAX_HANDLERS, MAX_TRANSLATIONS};
+use crate::message::{
+    ArgBuf, Kind, Message, OwnedReturned, Returned, MAX_HANDLERS, MAX_TRANSLATIONS,
+};
 use crate::name::{this_host, EndpointId, EndpointName};
 use crate::shm::block::MappedBlock;
 use crate::shm::packet::Packet;
@@ -50,7 +52,12 @@ pub(crate) struct SavedRequest {
 /// the sender, and completed gets.
 pub(crate) enum LocalEvent {
     Returned(OwnedReturned),
-    GetDone { handler: u8, args: ArgBuf, offset: u64, len: usize },
+    GetDone {
+        handler: u8,
+        args: ArgBuf,
+        offset: u64,
+        len: usize,
+    },
 }
 
 /// A reply (or ack, or returned request) that found the requester's queue full and is
@@ -108,10 +115,17 @@ impl EndpointCore {
         let nonce = fresh_nonce();
         let block = MappedBlock::create(tag, nonce)
             .map_err(|e| Error::io("cannot create the endpoint's shared queue block", e))?;
-        let id = EndpointId { pid: std::process::id(), fd: block.fd(), nonce };
+        let id = EndpointId {
+            pid: std::process::id(),
+            fd: block.fd(),
+            nonce,
+        };
         let own = Remote::register_own(id, block);
         Ok(Rc::new(EndpointCore {
-            name: EndpointName { host: this_host(), id },
+            name: EndpointName {
+                host: this_host(),
+                id,
+            },
             own,
             bundle: RefCell::new(bundle),
             credits,
@@ -173,7 +187,13 @@ impl Endpoint {
     /// Changes the tag; messages sent under the old one come back to their senders.
     pub fn set_tag(&self, tag: u64) -> Result<()> {
         self.core.check_live()?;
-        self.core.own.block.get().header.tag.store(tag, Ordering::Release);
+        self.core
+            .own
+            .block
+            .get()
+            .header
+            .tag
+            .store(tag, Ordering::Release);
         Ok(())
     }
 
@@ -212,7 +232,9 @@ impl Endpoint {
         self.core.check_live()?;
         let i = index as usize;
         if i >= MAX_TRANSLATIONS {
-            return Err(Error::BadArg(format!("translation index {index} exceeds {MAX_TRANSLATIONS}")));
+            return Err(Error::BadArg(format!(
+                "translation index {index} exceeds {MAX_TRANSLATIONS}"
+            )));
         }
         if name.host != this_host() {
             return Err(Error::BadArg(format!(
@@ -226,7 +248,9 @@ impl Endpoint {
             table.resize_with(i + 1, || None);
         }
         if table[i].as_ref().is_some_and(|t| !t.outstanding.is_empty()) {
-            return Err(Error::InUse(format!("translation {index} has requests in flight")));
+            return Err(Error::InUse(format!(
+                "translation {index} has requests in flight"
+            )));
         }
         table[i] = Some(Translation {
             name,
@@ -242,12 +266,14 @@ impl Endpoint {
     /// Removes translation `index` (`AM_UnMap`); refused while requests through it are in flight.
     pub fn unmap(&self, index: u32) -> Result<()> {
         let mut table = self.core.translations.borrow_mut();
-        let slot = table.get_mut(index as usize).ok_or(Error::NoTranslation(index))?;
+        let slot = table
+            .get_mut(index as usize)
+            .ok_or(Error::NoTranslation(index))?;
         match slot {
             None => Err(Error::NoTranslation(index)),
-            Some(t) if !t.outstanding.is_empty() => {
-                Err(Error::InUse(format!("translation {index} has requests in flight")))
-            }
+            Some(t) if !t.outstanding.is_empty() => Err(Error::InUse(format!(
+                "translation {index} has requests in flight"
+            ))),
             Some(_) => {
                 *slot = None;
                 Ok(())
@@ -266,12 +292,18 @@ impl Endpoint {
     pub fn set_segment(&self, len: usize) -> Result<()> {
         self.core.check_live()?;
         if len > crate::message::MAX_LONG {
-            return Err(Error::BadArg(format!("segment of {len} bytes exceeds {}", crate::message::MAX_LONG)));
+            return Err(Error::BadArg(format!(
+                "segment of {len} bytes exceeds {}",
+                crate::message::MAX_LONG
+            )));
         }
         let region = if len == 0 {
             None
         } else {
-            Some(Region::create("clump-segment", len).map_err(|e| Error::io("cannot create segment", e))?)
+            Some(
+                Region::create("clump-segment", len)
+                    .map_err(|e| Error::io("cannot create segment", e))?,
+            )
         };
         *self.core.segment.borrow_mut() = self.core.own.publish_segment(region);
         Ok(())
@@ -285,12 +317,18 @@ impl Endpoint {
     /// Peers may write into it at any time their messages allow; ordering those accesses
     /// is the program's protocol, as with any shared memory.
     pub fn segment_ptr(&self) -> Option<(*mut u8, usize)> {
-        self.core.segment.borrow().as_ref().map(|m| (m.region.as_ptr(), m.len))
+        self.core
+            .segment
+            .borrow()
+            .as_ref()
+            .map(|m| (m.region.as_ptr(), m.len))
     }
 
     /// Copies segment bytes at `offset` into `buf`.
     pub fn read_segment(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        let (base, len) = self.segment_ptr().ok_or_else(|| Error::BadArg("no segment".into()))?;
+        let (base, len) = self
+            .segment_ptr()
+            .ok_or_else(|| Error::BadArg("no segment".into()))?;
         check_range(offset, buf.len(), len)?;
         // SAFETY: the range lies inside the mapped segment (checked above).
         unsafe { std::ptr::copy_nonoverlapping(base.add(offset), buf.as_mut_ptr(), buf.len()) };
@@ -299,7 +337,9 @@ impl Endpoint {
 
     /// Copies `data` into the segment at `offset`.
     pub fn write_segment(&self, offset: usize, data: &[u8]) -> Result<()> {
-        let (base, len) = self.segment_ptr().ok_or_else(|| Error::BadArg("no segment".into()))?;
+        let (base, len) = self
+            .segment_ptr()
+            .ok_or_else(|| Error::BadArg("no segment".into()))?;
         check_range(offset, data.len(), len)?;
         // SAFETY: the range lies inside the mapped segment (checked above).
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), base.add(offset), data.len()) };
@@ -331,7 +371,9 @@ impl Endpoint {
 pub(crate) fn check_range(offset: usize, len: usize, limit: usize) -> Result<()> {
     match offset.checked_add(len) {
         Some(end) if end <= limit => Ok(()),
-        _ => Err(Error::BadArg(format!("range {offset}+{len} exceeds the segment's {limit} bytes"))),
+        _ => Err(Error::BadArg(format!(
+            "range {offset}+{len} exceeds the segment's {limit} bytes"
+        ))),
     }
 }
 
@@ -342,6 +384,11 @@ fn fresh_nonce() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    crate::name::fnv1a(&[t.to_le_bytes(), COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes()].concat())
-        | 1
+    crate::name::fnv1a(
+        &[
+            t.to_le_bytes(),
+            COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes(),
+        ]
+        .concat(),
+    ) | 1
 }

@@ -37,7 +37,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Error {
-        Error::Io { context: context.into(), source }
+        Error::Io {
+            context: context.into(),
+            source,
+        }
     }
 }
 
@@ -68,9 +71,19 @@ pub enum ReturnReason {
 impl ReturnReason {
     pub fn from_u8(v: u8) -> Option<ReturnReason> {
         use ReturnReason::*;
-        [BadArgs, BadTag, BadHandler, BadSegmentOffset, BadLength, EndpointGone, PeerGone, Unreachable, ReplyRejected]
-            .into_iter()
-            .find(|r| *r as u8 == v)
+        [
+            BadArgs,
+            BadTag,
+            BadHandler,
+            BadSegmentOffset,
+            BadLength,
+            EndpointGone,
+            PeerGone,
+            Unreachable,
+            ReplyRejected,
+        ]
+        .into_iter()
+        .find(|r| *r as u8 == v)
     }
 }
 
@@ -80,7 +93,9 @@ impl fmt::Display for ReturnReason {
             ReturnReason::BadArgs => "malformed message",
             ReturnReason::BadTag => "tag does not match the destination endpoint",
             ReturnReason::BadHandler => "no such handler at the destination",
-            ReturnReason::BadSegmentOffset => "offset and length fall outside the destination segment",
+            ReturnReason::BadSegmentOffset => {
+                "offset and length fall outside the destination segment"
+            }
             ReturnReason::BadLength => "payload longer than the limit",
             ReturnReason::EndpointGone => "destination endpoint was freed",
             ReturnReason::PeerGone => "destination process is gone",

@@ -48,9 +48,12 @@ pub use {
     bundle::{Bundle, EventMask},
     endpoint::{Endpoint, EndpointStats},
     error::{Error, Result, ReturnReason},
-    message::{HandlerIndex, Kind, Message, Returned, MAX_ARGS, MAX_HANDLERS, MAX_LONG, MAX_MEDIUM, MAX_TRANSLATIONS},
+    message::{
+        HandlerIndex, Kind, Message, Returned, MAX_ARGS, MAX_HANDLERS, MAX_LONG, MAX_MEDIUM,
+        MAX_TRANSLATIONS,
+    },
     name::{EndpointId, EndpointName},
-    shm::block::{REQUEST_SLOTS as REQUEST_QUEUE_SLOTS, REPLY_SLOTS as REPLY_QUEUE_SLOTS},
+    shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
     shm::region::Region as SharedRegion,
     token::Token,
 };

@@ -95,7 +95,10 @@ pub(crate) struct ArgBuf {
 
 impl ArgBuf {
     pub fn from_slice(args: &[u32]) -> ArgBuf {
-        let mut b = ArgBuf { words: [0; MAX_ARGS], len: args.len() as u8 };
+        let mut b = ArgBuf {
+            words: [0; MAX_ARGS],
+            len: args.len() as u8,
+        };
         b.words[..args.len()].copy_from_slice(args);
         b
     }

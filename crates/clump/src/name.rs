@@ -42,14 +42,22 @@ impl EndpointName {
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         Some(EndpointName {
             host: u64_at(0),
-            id: EndpointId { pid: u32_at(8), fd: u32_at(12), nonce: u64_at(16) },
+            id: EndpointId {
+                pid: u32_at(8),
+                fd: u32_at(12),
+                nonce: u64_at(16),
+            },
         })
     }
 }
 
 impl fmt::Display for EndpointName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:016x}:{}:{}:{:016x}", self.host, self.id.pid, self.id.fd, self.id.nonce)
+        write!(
+            f,
+            "{:016x}:{}:{}:{:016x}",
+            self.host, self.id.pid, self.id.fd, self.id.nonce
+        )
     }
 }
 
@@ -58,7 +66,9 @@ impl FromStr for EndpointName {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || format!("{s:?} is not an endpoint name (HOST:PID:FD:NONCE)");
         let parts: Vec<&str> = s.split(':').collect();
-        let [host, pid, fd, nonce] = parts[..] else { return Err(bad()) };
+        let [host, pid, fd, nonce] = parts[..] else {
+            return Err(bad());
+        };
         Ok(EndpointName {
             host: u64::from_str_radix(host, 16).map_err(|_| bad())?,
             id: EndpointId {
@@ -81,7 +91,9 @@ pub fn this_host() -> u64 {
 }
 
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -90,7 +102,14 @@ mod tests {
 
     #[test]
     fn names_survive_bytes_and_text() {
-        let n = EndpointName { host: 7, id: EndpointId { pid: 1234, fd: 9, nonce: 0xdead } };
+        let n = EndpointName {
+            host: 7,
+            id: EndpointId {
+                pid: 1234,
+                fd: 9,
+                nonce: 0xdead,
+            },
+        };
         assert_eq!(EndpointName::from_bytes(&n.to_bytes()), Some(n));
         assert_eq!(n.to_string().parse::<EndpointName>(), Ok(n));
         assert!(EndpointName::from_bytes(&[0; 3]).is_none());

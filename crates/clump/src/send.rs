@@ -37,7 +37,10 @@ impl Outgoing<'_> {
     /// Checks what the caller controls; a failure is an error of the call, nothing is sent.
     pub fn validate(&self) -> Result<()> {
         if self.args.len() > MAX_ARGS {
-            return Err(Error::BadArg(format!("{} arguments exceed the limit of {MAX_ARGS}", self.args.len())));
+            return Err(Error::BadArg(format!(
+                "{} arguments exceed the limit of {MAX_ARGS}",
+                self.args.len()
+            )));
         }
         if self.handler == 0 {
             return Err(Error::BadHandlerIndex(0));
@@ -57,14 +60,23 @@ impl Outgoing<'_> {
         Ok(())
     }
 
-    pub fn returned(&self, reason: ReturnReason, request: bool, translation: Option<u32>) -> OwnedReturned {
+    pub fn returned(
+        &self,
+        reason: ReturnReason,
+        request: bool,
+        translation: Option<u32>,
+    ) -> OwnedReturned {
         OwnedReturned {
             reason,
             request,
             kind: self.kind,
             handler: self.handler,
             args: ArgBuf::from_slice(self.args),
-            payload: if self.kind == Kind::Medium { self.payload.to_vec() } else { Vec::new() },
+            payload: if self.kind == Kind::Medium {
+                self.payload.to_vec()
+            } else {
+                Vec::new()
+            },
             offset: self.offset,
             translation,
         }
@@ -74,12 +86,36 @@ impl Outgoing<'_> {
 impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
-        self.core.send_request(dest, Outgoing { kind: Kind::Short, handler, args, payload: &[], offset: 0 })
+        self.core.send_request(
+            dest,
+            Outgoing {
+                kind: Kind::Short,
+                handler,
+                args,
+                payload: &[],
+                offset: 0,
+            },
+        )
     }
 
     /// Sends a medium request: `payload` (at most [`MAX_MEDIUM`] bytes) reaches the handler.
-    pub fn request_medium(&self, dest: u32, handler: HandlerIndex, args: &[u32], payload: &[u8]) -> Result<()> {
-        self.core.send_request(dest, Outgoing { kind: Kind::Medium, handler, args, payload, offset: 0 })
+    pub fn request_medium(
+        &self,
+        dest: u32,
+        handler: HandlerIndex,
+        args: &[u32],
+        payload: &[u8],
+    ) -> Result<()> {
+        self.core.send_request(
+            dest,
+            Outgoing {
+                kind: Kind::Medium,
+                handler,
+                args,
+                payload,
+                offset: 0,
+            },
+        )
     }
 
     /// Sends a long request: `payload` is written at `dest_offset` of the destination's
@@ -92,7 +128,16 @@ impl Endpoint {
         payload: &[u8],
         dest_offset: usize,
     ) -> Result<()> {
-        self.core.send_request(dest, Outgoing { kind: Kind::Long, handler, args, payload, offset: dest_offset as u64 })
+        self.core.send_request(
+            dest,
+            Outgoing {
+                kind: Kind::Long,
+                handler,
+                args,
+                payload,
+                offset: dest_offset as u64,
+            },
+        )
     }
 
     /// Pulls `len` bytes at `src_offset` of the destination's segment into this endpoint's
@@ -106,7 +151,18 @@ impl Endpoint {
         len: usize,
         dst_offset: usize,
     ) -> Result<()> {
-        self.core.get(dest, Outgoing { kind: Kind::Get, handler, args, payload: &[], offset: src_offset as u64 }, len, dst_offset)
+        self.core.get(
+            dest,
+            Outgoing {
+                kind: Kind::Get,
+                handler,
+                args,
+                payload: &[],
+                offset: src_offset as u64,
+            },
+            len,
+            dst_offset,
+        )
     }
 }
 
@@ -125,7 +181,11 @@ pub(crate) enum StallOutcome {
 impl Stall {
     pub fn new() -> Stall {
         let now = Instant::now();
-        Stall { rounds: 0, since: now, next_check: now + LIVENESS_PERIOD }
+        Stall {
+            rounds: 0,
+            since: now,
+            next_check: now + LIVENESS_PERIOD,
+        }
     }
 
     /// Spin a little, then yield, then sleep in growing steps: a waiting process must leave
@@ -232,13 +292,25 @@ impl EndpointCore {
         Ok(())
     }
 
-    fn get(self: &Rc<Self>, dest: u32, o: Outgoing<'_>, len: usize, dst_offset: usize) -> Result<()> {
+    fn get(
+        self: &Rc<Self>,
+        dest: u32,
+        o: Outgoing<'_>,
+        len: usize,
+        dst_offset: usize,
+    ) -> Result<()> {
         self.check_live()?;
         o.validate()?;
         if len > MAX_LONG {
-            return Err(Error::BadArg(format!("get of {len} bytes exceeds the limit of {MAX_LONG}")));
+            return Err(Error::BadArg(format!(
+                "get of {len} bytes exceeds the limit of {MAX_LONG}"
+            )));
         }
-        let local = self.segment.borrow().clone().ok_or_else(|| Error::BadArg("get needs a local segment".into()))?;
+        let local = self
+            .segment
+            .borrow()
+            .clone()
+            .ok_or_else(|| Error::BadArg("get needs a local segment".into()))?;
         check_range(dst_offset, len, local.len)?;
         if let Err(reason) = self.resolve(dest)? {
             return self.bounce(&o, dest, reason);
@@ -250,7 +322,11 @@ impl EndpointCore {
         // SAFETY: both ranges were checked against their mappings; `copy` allows overlap
         // (a get from this endpoint's own segment).
         unsafe {
-            std::ptr::copy(seg.region.as_ptr().add(o.offset as usize), local.region.as_ptr().add(dst_offset), len)
+            std::ptr::copy(
+                seg.region.as_ptr().add(o.offset as usize),
+                local.region.as_ptr().add(dst_offset),
+                len,
+            )
         };
         self.local.borrow_mut().push_back(LocalEvent::GetDone {
             handler: o.handler,
@@ -264,7 +340,10 @@ impl EndpointCore {
     /// The destination of translation `dest`, or the reason a message to it comes back.
     fn resolve(&self, dest: u32) -> Result<std::result::Result<Arc<Remote>, ReturnReason>> {
         let table = self.translations.borrow();
-        let t = table.get(dest as usize).and_then(|t| t.as_ref()).ok_or(Error::NoTranslation(dest))?;
+        let t = table
+            .get(dest as usize)
+            .and_then(|t| t.as_ref())
+            .ok_or(Error::NoTranslation(dest))?;
         Ok(if t.dead {
             Err(ReturnReason::PeerGone)
         } else if t.remote.closed() {
@@ -277,22 +356,35 @@ impl EndpointCore {
     }
 
     /// The destination's segment if `offset..offset+len` lies inside it.
-    fn dest_segment(&self, dest: u32, offset: usize, len: usize) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
+    fn dest_segment(
+        &self,
+        dest: u32,
+        offset: usize,
+        len: usize,
+    ) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
         let mut table = self.translations.borrow_mut();
         let t = table[dest as usize].as_mut().expect("resolved above");
         match t.remote.segment(t.segment.as_ref()) {
             Ok(Some(seg)) => {
                 t.segment = Some(seg.clone());
-                check_range(offset, len, seg.len).map(|_| seg).map_err(|_| ReturnReason::BadSegmentOffset)
+                check_range(offset, len, seg.len)
+                    .map(|_| seg)
+                    .map_err(|_| ReturnReason::BadSegmentOffset)
             }
             Ok(None) => Err(ReturnReason::BadSegmentOffset),
-            Err(_) => Err(if t.remote.alive() { ReturnReason::Unreachable } else { ReturnReason::PeerGone }),
+            Err(_) => Err(if t.remote.alive() {
+                ReturnReason::Unreachable
+            } else {
+                ReturnReason::PeerGone
+            }),
         }
     }
 
     fn has_credit(&self, dest: u32) -> bool {
         let table = self.translations.borrow();
-        let in_flight = table[dest as usize].as_ref().map_or(0, |t| t.outstanding.len());
+        let in_flight = table[dest as usize]
+            .as_ref()
+            .map_or(0, |t| t.outstanding.len());
         in_flight < self.credits && self.outstanding_total.get() < REPLY_SLOTS
     }
 
@@ -316,7 +408,12 @@ impl EndpointCore {
     }
 
     /// One round of waiting for `dest`: make progress, back off, watch the peer's health.
-    pub(crate) fn stall(self: &Rc<Self>, dest: u32, remote: &Remote, s: &mut Stall) -> Result<StallOutcome> {
+    pub(crate) fn stall(
+        self: &Rc<Self>,
+        dest: u32,
+        remote: &Remote,
+        s: &mut Stall,
+    ) -> Result<StallOutcome> {
         self.check_live()?;
         crate::dispatch::progress_while_waiting(self)?;
         s.back_off();
@@ -338,11 +435,14 @@ impl EndpointCore {
     pub(crate) fn peer_died(&self, dest: u32) {
         let lost: Vec<SavedRequest> = {
             let mut table = self.translations.borrow_mut();
-            let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else { return };
+            let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
+                return;
+            };
             t.dead = true;
             t.outstanding.drain(..).collect()
         };
-        self.outstanding_total.set(self.outstanding_total.get() - lost.len());
+        self.outstanding_total
+            .set(self.outstanding_total.get() - lost.len());
         for r in lost {
             self.return_locally(OwnedReturned {
                 reason: ReturnReason::PeerGone,

@@ -28,8 +28,9 @@ impl Spmd {
             })
             .map_err(|e| Error::Boot(e.to_string()))?;
         for (rank, bytes) in names.iter().enumerate() {
-            let name = EndpointName::from_bytes(bytes)
-                .ok_or_else(|| Error::Boot(format!("rank {rank} sent a malformed endpoint name")))?;
+            let name = EndpointName::from_bytes(bytes).ok_or_else(|| {
+                Error::Boot(format!("rank {rank} sent a malformed endpoint name"))
+            })?;
             ep.map(rank as u32, name, tag)?;
         }
         Ok(Spmd { job, bundle, ep })
@@ -46,19 +47,21 @@ impl Spmd {
     /// Waits until every rank arrives, running handlers meanwhile.
     pub fn barrier(&mut self) -> Result<()> {
         let bundle = &self.bundle;
-        self.job.barrier(&mut || {
-            let _ = bundle.poll();
-        })
-        .map_err(|e| Error::Boot(e.to_string()))
+        self.job
+            .barrier(&mut || {
+                let _ = bundle.poll();
+            })
+            .map_err(|e| Error::Boot(e.to_string()))
     }
 
     /// Every rank's `mine`, indexed by rank, running handlers meanwhile.
     pub fn allgather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
         let bundle = &self.bundle;
-        self.job.allgather(mine, &mut || {
-            let _ = bundle.poll();
-        })
-        .map_err(|e| Error::Boot(e.to_string()))
+        self.job
+            .allgather(mine, &mut || {
+                let _ = bundle.poll();
+            })
+            .map_err(|e| Error::Boot(e.to_string()))
     }
 
     /// Polls until every request this endpoint sent has been answered.

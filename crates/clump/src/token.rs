@@ -18,8 +18,14 @@ use std::sync::Arc;
 /// Where the message a handler is running for came from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Origin {
-    Request { src: EndpointId, src_tag: u64, credit_slot: u32 },
-    Reply { src: EndpointId },
+    Request {
+        src: EndpointId,
+        src_tag: u64,
+        credit_slot: u32,
+    },
+    Reply {
+        src: EndpointId,
+    },
     /// A completed get: no remote party.
     Local,
 }
@@ -57,26 +63,62 @@ impl Token<'_> {
 
     /// The endpoint the handler runs on (`AM_GetDestEndpoint`); it may send requests.
     pub fn endpoint(&self) -> Endpoint {
-        Endpoint { core: self.ep.clone() }
+        Endpoint {
+            core: self.ep.clone(),
+        }
     }
 
     /// Replies with a short message.
     pub fn reply(&mut self, handler: HandlerIndex, args: &[u32]) -> Result<()> {
-        self.send_reply(Outgoing { kind: Kind::Short, handler, args, payload: &[], offset: 0 })
+        self.send_reply(Outgoing {
+            kind: Kind::Short,
+            handler,
+            args,
+            payload: &[],
+            offset: 0,
+        })
     }
 
     /// Replies with a medium message.
-    pub fn reply_medium(&mut self, handler: HandlerIndex, args: &[u32], payload: &[u8]) -> Result<()> {
-        self.send_reply(Outgoing { kind: Kind::Medium, handler, args, payload, offset: 0 })
+    pub fn reply_medium(
+        &mut self,
+        handler: HandlerIndex,
+        args: &[u32],
+        payload: &[u8],
+    ) -> Result<()> {
+        self.send_reply(Outgoing {
+            kind: Kind::Medium,
+            handler,
+            args,
+            payload,
+            offset: 0,
+        })
     }
 
     /// Replies with a long message written at `dest_offset` of the requester's segment.
-    pub fn reply_long(&mut self, handler: HandlerIndex, args: &[u32], payload: &[u8], dest_offset: usize) -> Result<()> {
-        self.send_reply(Outgoing { kind: Kind::Long, handler, args, payload, offset: dest_offset as u64 })
+    pub fn reply_long(
+        &mut self,
+        handler: HandlerIndex,
+        args: &[u32],
+        payload: &[u8],
+        dest_offset: usize,
+    ) -> Result<()> {
+        self.send_reply(Outgoing {
+            kind: Kind::Long,
+            handler,
+            args,
+            payload,
+            offset: dest_offset as u64,
+        })
     }
 
     fn send_reply(&mut self, o: Outgoing<'_>) -> Result<()> {
-        let Origin::Request { src, src_tag, credit_slot } = self.origin else {
+        let Origin::Request {
+            src,
+            src_tag,
+            credit_slot,
+        } = self.origin
+        else {
             return Err(Error::ReplyFromReplyHandler);
         };
         if self.replied {
@@ -123,7 +165,11 @@ impl Token<'_> {
             ..Packet::default()
         };
         p.args[..o.args.len()].copy_from_slice(o.args);
-        let medium = if o.kind == Kind::Medium { o.payload } else { &[] };
+        let medium = if o.kind == Kind::Medium {
+            o.payload
+        } else {
+            &[]
+        };
         ep.push_reply(&to, p, medium);
         Ok(())
     }
@@ -135,17 +181,28 @@ fn write_long_reply(to: &Remote, o: &Outgoing<'_>) -> std::result::Result<(), Re
         Ok(Some(seg)) => seg,
         _ => return Err(ReturnReason::BadSegmentOffset),
     };
-    check_range(o.offset as usize, o.payload.len(), seg.len).map_err(|_| ReturnReason::BadSegmentOffset)?;
+    check_range(o.offset as usize, o.payload.len(), seg.len)
+        .map_err(|_| ReturnReason::BadSegmentOffset)?;
     // SAFETY: the range was checked against the mapping's length just above.
     unsafe {
-        std::ptr::copy_nonoverlapping(o.payload.as_ptr(), seg.region.as_ptr().add(o.offset as usize), o.payload.len())
+        std::ptr::copy_nonoverlapping(
+            o.payload.as_ptr(),
+            seg.region.as_ptr().add(o.offset as usize),
+            o.payload.len(),
+        )
     };
     Ok(())
 }
 
 /// The packet that returns a credit for a request whose handler did not reply.
 pub(crate) fn ack_packet(ep: &EndpointCore, credit_slot: u32) -> Packet {
-    Packet { kind: PacketKind::Ack as u8, credit_slot, src: ep.name.id, bulk: NO_BULK, ..Packet::default() }
+    Packet {
+        kind: PacketKind::Ack as u8,
+        credit_slot,
+        src: ep.name.id,
+        bulk: NO_BULK,
+        ..Packet::default()
+    }
 }
 
 impl EndpointCore {
@@ -155,7 +212,11 @@ impl EndpointCore {
         if !deferred.is_empty() || try_push_reply(to, packet, medium) == Err(PushError::Full) {
             // Keep replies to everyone in order behind the first deferred one.
             self.count(|s| s.deferred_replies += 1);
-            deferred.push_back(Deferred { to: to.clone(), packet, payload: medium.to_vec() });
+            deferred.push_back(Deferred {
+                to: to.clone(),
+                packet,
+                payload: medium.to_vec(),
+            });
         }
     }
 
@@ -173,11 +234,17 @@ impl EndpointCore {
 
 /// One attempt to enqueue a reply. A closed (freed) requester drops it: nobody is left
 /// to deliver it to, and the replier was told through `to.closed()` when it replied.
-fn try_push_reply(to: &Remote, mut packet: Packet, medium: &[u8]) -> std::result::Result<(), PushError> {
+fn try_push_reply(
+    to: &Remote,
+    mut packet: Packet,
+    medium: &[u8],
+) -> std::result::Result<(), PushError> {
     let queue = &to.block.get().reply;
     packet.bulk = NO_BULK;
     if packet.len > 0 && medium.len() == packet.len as usize {
-        let Some(block) = queue.bulk().claim() else { return Err(PushError::Full) };
+        let Some(block) = queue.bulk().claim() else {
+            return Err(PushError::Full);
+        };
         queue.write_bulk(block, medium);
         packet.bulk = block;
     }

@@ -32,11 +32,21 @@ fn log<T>() -> Log<T> {
     Rc::new(RefCell::new(Vec::new()))
 }
 
-fn record_returns(ep: &Endpoint) -> Log<(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>)> {
+/// What handler 0 saw: reason, was-a-request, kind, handler, arguments, payload.
+type ReturnRecord = (ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>);
+
+fn record_returns(ep: &Endpoint) -> Log<ReturnRecord> {
     let got = log();
     let g = got.clone();
     ep.set_return_handler(move |r| {
-        g.borrow_mut().push((r.reason, r.request, r.kind, r.handler, r.args.to_vec(), r.payload.to_vec()))
+        g.borrow_mut().push((
+            r.reason,
+            r.request,
+            r.kind,
+            r.handler,
+            r.args.to_vec(),
+            r.payload.to_vec(),
+        ))
     })
     .unwrap();
     got
@@ -73,7 +83,10 @@ fn short_request_and_reply_with_every_argument_count() {
         assert_eq!(reply, &want);
     }
     assert_eq!(a.outstanding(), 0);
-    assert!(matches!(a.request(0, 1, &[0; MAX_ARGS + 1]), Err(Error::BadArg(_))));
+    assert!(matches!(
+        a.request(0, 1, &[0; MAX_ARGS + 1]),
+        Err(Error::BadArg(_))
+    ));
 }
 
 #[test]
@@ -84,12 +97,14 @@ fn medium_payloads_at_and_around_the_limit_arrive_intact() {
     b.set_handler(3, move |t, m| {
         assert_eq!(m.kind, Kind::Medium);
         g.borrow_mut().push(m.payload.to_vec());
-        t.reply_medium(4, &[m.payload.len() as u32], m.payload).unwrap();
+        t.reply_medium(4, &[m.payload.len() as u32], m.payload)
+            .unwrap();
     })
     .unwrap();
     let echoed: Log<Vec<u8>> = log();
     let e = echoed.clone();
-    a.set_handler(4, move |_, m| e.borrow_mut().push(m.payload.to_vec())).unwrap();
+    a.set_handler(4, move |_, m| e.borrow_mut().push(m.payload.to_vec()))
+        .unwrap();
     let sizes = [0, 1, 8, 4095, 4096, 8192, MAX_MEDIUM - 1, MAX_MEDIUM];
     for &n in &sizes {
         let payload: Vec<u8> = (0..n).map(|i| (i * 31 + n) as u8).collect();
@@ -101,7 +116,10 @@ fn medium_payloads_at_and_around_the_limit_arrive_intact() {
         assert_eq!(got.borrow()[i], payload, "request of {n} bytes");
         assert_eq!(echoed.borrow()[i], payload, "reply of {n} bytes");
     }
-    assert!(matches!(a.request_medium(0, 3, &[], &vec![0; MAX_MEDIUM + 1]), Err(Error::BadArg(_))));
+    assert!(matches!(
+        a.request_medium(0, 3, &[], &vec![0; MAX_MEDIUM + 1]),
+        Err(Error::BadArg(_))
+    ));
 }
 
 #[test]
@@ -114,26 +132,37 @@ fn long_messages_land_in_the_segment_and_out_of_range_ones_return() {
     let g = got.clone();
     b.set_handler(5, move |t, m| {
         g.borrow_mut().push((m.offset, m.payload.to_vec()));
-        t.reply_long(6, &[], &m.payload[..16.min(m.payload.len())], 100).unwrap();
+        t.reply_long(6, &[], &m.payload[..16.min(m.payload.len())], 100)
+            .unwrap();
     })
     .unwrap();
     let replies = log();
     let r = replies.clone();
-    a.set_handler(6, move |_, m: &clump::Message| r.borrow_mut().push(m.payload.to_vec())).unwrap();
+    a.set_handler(6, move |_, m: &clump::Message| {
+        r.borrow_mut().push(m.payload.to_vec())
+    })
+    .unwrap();
     let data: Vec<u8> = (0..(1 << 20)).map(|i: usize| (i % 251) as u8).collect();
     a.request_long(0, 5, &[], &data, 0).unwrap();
     // The next message overwrites the end of this one: let its handler see it first.
     poll_until(&bundle, || replies.borrow().len() == 1);
-    a.request_long(0, 5, &[], &data[..10], (1 << 20) - 10).unwrap();
-    a.request_long(0, 5, &[9], &data[..11], (1 << 20) - 10).unwrap(); // one byte too far
-    poll_until(&bundle, || replies.borrow().len() == 2 && returns.borrow().len() == 1);
+    a.request_long(0, 5, &[], &data[..10], (1 << 20) - 10)
+        .unwrap();
+    a.request_long(0, 5, &[9], &data[..11], (1 << 20) - 10)
+        .unwrap(); // one byte too far
+    poll_until(&bundle, || {
+        replies.borrow().len() == 2 && returns.borrow().len() == 1
+    });
     assert_eq!(got.borrow()[0], (0, data.clone()));
     assert_eq!(got.borrow()[1].1, data[..10].to_vec());
     let mut seg = vec![0u8; 16];
     a.read_segment(100, &mut seg).unwrap();
     assert_eq!(seg, data[..16].to_vec());
     let r = &returns.borrow()[0];
-    assert_eq!((r.0, r.1, r.2, r.4.clone()), (ReturnReason::BadSegmentOffset, true, Kind::Long, vec![9]));
+    assert_eq!(
+        (r.0, r.1, r.2, r.4.clone()),
+        (ReturnReason::BadSegmentOffset, true, Kind::Long, vec![9])
+    );
 }
 
 #[test]
@@ -153,8 +182,13 @@ fn get_pulls_remote_bytes_then_runs_a_local_handler() {
     let returns = record_returns(&a);
     a.get(0, 7, &[42], 1000, 12, 8).unwrap();
     a.get(0, 7, &[43], 4090, 12, 8).unwrap(); // past the remote segment
-    assert!(matches!(a.get(0, 7, &[], 0, 12, 4090), Err(Error::BadArg(_)))); // past the local one
-    poll_until(&bundle, || got.borrow().len() == 1 && returns.borrow().len() == 1);
+    assert!(matches!(
+        a.get(0, 7, &[], 0, 12, 4090),
+        Err(Error::BadArg(_))
+    )); // past the local one
+    poll_until(&bundle, || {
+        got.borrow().len() == 1 && returns.borrow().len() == 1
+    });
     assert_eq!(got.borrow()[0], (vec![42], b"remote bytes".to_vec()));
     assert_eq!(returns.borrow()[0].0, ReturnReason::BadSegmentOffset);
     assert_eq!(returns.borrow()[0].4, vec![43]);
@@ -169,10 +203,20 @@ fn bad_tag_and_bad_handler_come_back_with_their_arguments() {
     a.request_medium(0, 99, &[4], b"payload").unwrap();
     poll_until(&bundle, || returns.borrow().len() == 2);
     let r = returns.borrow();
-    assert_eq!((r[0].0, r[0].4.clone()), (ReturnReason::BadTag, vec![1, 2, 3]));
-    assert_eq!((r[1].0, r[1].2, r[1].3, r[1].4.clone()), (ReturnReason::BadHandler, Kind::Medium, 99, vec![4]));
+    assert_eq!(
+        (r[0].0, r[0].4.clone()),
+        (ReturnReason::BadTag, vec![1, 2, 3])
+    );
+    assert_eq!(
+        (r[1].0, r[1].2, r[1].3, r[1].4.clone()),
+        (ReturnReason::BadHandler, Kind::Medium, 99, vec![4])
+    );
     assert_eq!(r[1].5, b"payload".to_vec());
-    assert_eq!(a.outstanding(), 0, "returned messages give their credit back");
+    assert_eq!(
+        a.outstanding(),
+        0,
+        "returned messages give their credit back"
+    );
     let _ = b;
 }
 
@@ -183,17 +227,33 @@ fn reply_rules_are_enforced() {
     let o = outcomes.clone();
     b.set_handler(1, move |t, _| {
         t.reply(2, &[]).unwrap();
-        o.borrow_mut().push(format!("{:?}", t.reply(2, &[]).unwrap_err()));
+        o.borrow_mut()
+            .push(format!("{:?}", t.reply(2, &[]).unwrap_err()));
     })
     .unwrap();
     let o = outcomes.clone();
-    a.set_handler(2, move |t, _| o.borrow_mut().push(format!("{:?}", t.reply(2, &[]).unwrap_err())))
-        .unwrap();
+    a.set_handler(2, move |t, _| {
+        o.borrow_mut()
+            .push(format!("{:?}", t.reply(2, &[]).unwrap_err()))
+    })
+    .unwrap();
     a.request(0, 1, &[]).unwrap();
     poll_until(&bundle, || outcomes.borrow().len() == 2);
-    assert_eq!(*outcomes.borrow(), vec!["AlreadyReplied".to_string(), "ReplyFromReplyHandler".to_string()]);
-    assert!(matches!(a.set_handler(0, |_, _| {}), Err(Error::BadHandlerIndex(0))));
-    assert!(matches!(a.request(0, 0, &[]), Err(Error::BadHandlerIndex(0))));
+    assert_eq!(
+        *outcomes.borrow(),
+        vec![
+            "AlreadyReplied".to_string(),
+            "ReplyFromReplyHandler".to_string()
+        ]
+    );
+    assert!(matches!(
+        a.set_handler(0, |_, _| {}),
+        Err(Error::BadHandlerIndex(0))
+    ));
+    assert!(matches!(
+        a.request(0, 0, &[]),
+        Err(Error::BadHandlerIndex(0))
+    ));
     assert!(matches!(a.request(9, 1, &[]), Err(Error::NoTranslation(9))));
 }
 
@@ -227,26 +287,38 @@ fn one_way_requests_beyond_the_credit_window_all_arrive() {
     for i in 0..10_000u32 {
         a.request(0, 1, &[i]).unwrap();
     }
-    poll_until(&bundle, || *count.borrow() == 10_000 && a.outstanding() == 0);
+    poll_until(&bundle, || {
+        *count.borrow() == 10_000 && a.outstanding() == 0
+    });
 }
 
 #[test]
 fn virtual_networks_do_not_see_each_other() {
     let bundle = Bundle::with_config(clump::config::Config::default()).unwrap();
-    let net1 = [bundle.create_endpoint(1).unwrap(), bundle.create_endpoint(1).unwrap()];
-    let net2 = [bundle.create_endpoint(2).unwrap(), bundle.create_endpoint(2).unwrap()];
+    let net1 = [
+        bundle.create_endpoint(1).unwrap(),
+        bundle.create_endpoint(1).unwrap(),
+    ];
+    let net2 = [
+        bundle.create_endpoint(2).unwrap(),
+        bundle.create_endpoint(2).unwrap(),
+    ];
     let seen: Log<(u64, u32)> = log();
     for (tag, net) in [(1u64, &net1), (2, &net2)] {
         net[0].map(0, net[1].name(), tag).unwrap();
         let s = seen.clone();
-        net[1].set_handler(1, move |_, m| s.borrow_mut().push((tag, m.args[0]))).unwrap();
+        net[1]
+            .set_handler(1, move |_, m| s.borrow_mut().push((tag, m.args[0])))
+            .unwrap();
     }
     let returns = record_returns(&net1[0]);
     net1[0].map(1, net2[1].name(), 1).unwrap(); // knows the name but not the tag
     net1[0].request(0, 1, &[10]).unwrap();
     net2[0].request(0, 1, &[20]).unwrap();
     net1[0].request(1, 1, &[30]).unwrap();
-    poll_until(&bundle, || seen.borrow().len() == 2 && returns.borrow().len() == 1);
+    poll_until(&bundle, || {
+        seen.borrow().len() == 2 && returns.borrow().len() == 1
+    });
     let mut s = seen.borrow().clone();
     s.sort();
     assert_eq!(s, vec![(1, 10), (2, 20)]);
@@ -260,7 +332,8 @@ fn a_request_handler_may_send_requests() {
     b.map(1, c.name(), TAG).unwrap();
     let seen: Log<u32> = log();
     let s = seen.clone();
-    c.set_handler(1, move |_, m| s.borrow_mut().push(m.args[0])).unwrap();
+    c.set_handler(1, move |_, m| s.borrow_mut().push(m.args[0]))
+        .unwrap();
     b.set_handler(1, |t, m| {
         // Forward to c, then reply to a.
         t.endpoint().request(1, 1, &[m.args[0] * 2]).unwrap();
@@ -273,18 +346,30 @@ fn a_request_handler_may_send_requests() {
     for i in 0..100 {
         a.request(0, 1, &[i]).unwrap();
     }
-    poll_until(&bundle, || *replies.borrow() == 100 && seen.borrow().len() == 100);
-    assert_eq!(*seen.borrow(), (0..100).map(|i| i * 2).collect::<Vec<u32>>());
+    poll_until(&bundle, || {
+        *replies.borrow() == 100 && seen.borrow().len() == 100
+    });
+    assert_eq!(
+        *seen.borrow(),
+        (0..100).map(|i| i * 2).collect::<Vec<u32>>()
+    );
 }
 
 #[test]
 fn wait_sleeps_until_a_message_arrives() {
     let (bundle, a, b) = pair();
     b.set_handler(1, |_, _| {}).unwrap();
-    assert!(matches!(bundle.wait_timeout(std::time::Duration::from_millis(1)), Err(Error::NoEvents)));
+    assert!(matches!(
+        bundle.wait_timeout(std::time::Duration::from_millis(1)),
+        Err(Error::NoEvents)
+    ));
     bundle.set_event_mask(clump::EventMask::NotEmpty);
-    assert!(!bundle.wait_timeout(std::time::Duration::from_millis(20)).unwrap());
+    assert!(!bundle
+        .wait_timeout(std::time::Duration::from_millis(20))
+        .unwrap());
     a.request(0, 1, &[]).unwrap();
-    assert!(bundle.wait_timeout(std::time::Duration::from_secs(5)).unwrap());
+    assert!(bundle
+        .wait_timeout(std::time::Duration::from_secs(5))
+        .unwrap());
     assert!(bundle.poll().unwrap() >= 1);
 }

@@ -23,7 +23,9 @@ pub type BulkState = CachePadded<AtomicU32>;
 #[cfg(test)]
 impl BulkHeader {
     pub fn new_for_test() -> BulkHeader {
-        BulkHeader { cursor: CachePadded::new(AtomicU32::new(0)) }
+        BulkHeader {
+            cursor: CachePadded::new(AtomicU32::new(0)),
+        }
     }
 }
 
@@ -46,7 +48,9 @@ impl<'a> BulkPool<'a> {
         (0..n).map(|i| (start.wrapping_add(i)) % n).find(|&b| {
             let state = &self.states[b as usize];
             state.load(Ordering::Relaxed) == FREE
-                && state.compare_exchange(FREE, BUSY, Ordering::Acquire, Ordering::Relaxed).is_ok()
+                && state
+                    .compare_exchange(FREE, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
         })
     }
 
@@ -65,7 +69,9 @@ mod tests {
     #[test]
     fn claims_each_block_once_until_freed() {
         let header = BulkHeader::new_for_test();
-        let states: Vec<BulkState> = (0..4).map(|_| CachePadded::new(AtomicU32::new(FREE))).collect();
+        let states: Vec<BulkState> = (0..4)
+            .map(|_| CachePadded::new(AtomicU32::new(FREE)))
+            .collect();
         let pool = BulkPool::new(&header, &states);
         let mut got: Vec<u32> = (0..4).map(|_| pool.claim().unwrap()).collect();
         assert_eq!(pool.claim(), None);

@@ -30,14 +30,19 @@ impl Region {
         let file = unsafe { File::from_raw_fd(fd) };
         file.set_len(len as u64)?;
         let map = MmapOptions::new().len(len).map_raw(&file)?;
-        Ok(Region { map, file: Some(file) })
+        Ok(Region {
+            map,
+            file: Some(file),
+        })
     }
 
     /// Maps the region that process `pid` holds open as descriptor `fd`, which must be
     /// at least `min_len` bytes long.
     pub fn open(pid: u32, fd: u32, min_len: usize) -> io::Result<Region> {
-        let file =
-            OpenOptions::new().read(true).write(true).open(format!("/proc/{pid}/fd/{fd}"))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(format!("/proc/{pid}/fd/{fd}"))?;
         let len = file.metadata()?.len() as usize;
         if len < min_len {
             return Err(io::Error::new(
@@ -62,10 +67,14 @@ impl Region {
         self.map.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.map.len() == 0
+    }
+
     /// The 64-bit word at byte `offset` as an atomic, for protocols built directly on a
     /// region (the benchmarks' bare ping-pong baseline). `None` if out of range or misaligned.
     pub fn atomic_u64(&self, offset: usize) -> Option<&std::sync::atomic::AtomicU64> {
-        if offset % 8 != 0 || offset.checked_add(8)? > self.len() {
+        if !offset.is_multiple_of(8) || offset.checked_add(8)? > self.len() {
             return None;
         }
         // SAFETY: in range and 8-byte aligned (mmap is page-aligned); AtomicU64 has the
@@ -88,8 +97,16 @@ mod tests {
         // SAFETY: as above; both mappings show the same page.
         assert_eq!(unsafe { peer.as_ptr().read() }, 42);
         assert!(Region::open(std::process::id(), owner.fd().unwrap(), 8192).is_err());
-        owner.atomic_u64(8).unwrap().store(7, std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(peer.atomic_u64(8).unwrap().load(std::sync::atomic::Ordering::Relaxed), 7);
+        owner
+            .atomic_u64(8)
+            .unwrap()
+            .store(7, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(
+            peer.atomic_u64(8)
+                .unwrap()
+                .load(std::sync::atomic::Ordering::Relaxed),
+            7
+        );
         assert!(peer.atomic_u64(4).is_none() && peer.atomic_u64(4096).is_none());
     }
 }

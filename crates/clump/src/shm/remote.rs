@@ -39,7 +39,9 @@ pub struct Remote {
 static REGISTRY: Mutex<Option<HashMap<EndpointId, Weak<Remote>>>> = Mutex::new(None);
 
 fn with_registry<R>(f: impl FnOnce(&mut HashMap<EndpointId, Weak<Remote>>) -> R) -> R {
-    let mut guard = REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut guard = REGISTRY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     f(guard.get_or_insert_with(HashMap::new))
 }
 
@@ -81,7 +83,11 @@ impl Remote {
     /// Whether the owning process is still running.
     pub fn alive(&self) -> bool {
         let Some(fd) = &self.pidfd else { return true };
-        let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let mut p = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one valid pollfd, zero timeout.
         let n = unsafe { libc::poll(&mut p, 1, 0) };
         n == 0
@@ -119,7 +125,9 @@ impl Remote {
                 format!("/proc/{}/fd/{fdnum}", self.id.pid)
             };
             // A peer that exited cannot be woken, and needs not be.
-            let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else { return };
+            let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else {
+                return;
+            };
             *wake = Some((fdnum, file));
         }
         if let Some((_, file)) = wake.as_mut() {
@@ -169,7 +177,11 @@ impl Remote {
         header.seg_gen.store(gen + 1, Ordering::Release);
         let mapping = region.map(|region| {
             let len = region.len();
-            Arc::new(SegMapping { region, gen: gen + 2, len })
+            Arc::new(SegMapping {
+                region,
+                gen: gen + 2,
+                len,
+            })
         });
         let (fd, len) = match &mapping {
             Some(m) => (m.region.fd().unwrap_or(NO_FD), m.len as u64),
@@ -200,10 +212,17 @@ mod tests {
     #[test]
     fn a_block_is_mapped_once_per_process() {
         let block = MappedBlock::create(1, 99).unwrap();
-        let id = EndpointId { pid: std::process::id(), fd: block.fd(), nonce: 99 };
+        let id = EndpointId {
+            pid: std::process::id(),
+            fd: block.fd(),
+            nonce: 99,
+        };
         let own = Remote::register_own(id, block);
         let again = Remote::lookup(id).unwrap();
-        assert!(Arc::ptr_eq(&own, &again), "looking up an endpoint of this process reuses its mapping");
+        assert!(
+            Arc::ptr_eq(&own, &again),
+            "looking up an endpoint of this process reuses its mapping"
+        );
         assert!(own.alive() && !own.closed());
         let wrong = EndpointId { nonce: 98, ..id };
         assert!(Remote::lookup(wrong).is_err(), "a stale name is refused");

@@ -59,8 +59,15 @@ impl<'a, T> Ring<'a, T> {
     /// have been initialised once with [`Ring::init`] before any push or pop.
     pub fn new(header: &'a RingHeader, slots: &'a [Slot<T>]) -> Self {
         // With one slot, "free for the next lap" and "published" would be the same sequence.
-        assert!(slots.len().is_power_of_two() && slots.len() >= 2, "ring capacity must be a power of two >= 2");
-        Ring { header, slots, mask: slots.len() as u64 - 1 }
+        assert!(
+            slots.len().is_power_of_two() && slots.len() >= 2,
+            "ring capacity must be a power of two >= 2"
+        );
+        Ring {
+            header,
+            slots,
+            mask: slots.len() as u64 - 1,
+        }
     }
 
     /// Gives every slot its starting sequence. Only the owner calls it, before publishing.
@@ -141,7 +148,10 @@ impl<'a, T> Ring<'a, T> {
     /// Whether a packet is waiting at `head` (the consumer's cheap emptiness check).
     #[inline]
     pub fn ready(&self, head: u64) -> bool {
-        self.slots[(head & self.mask) as usize].seq.load(Ordering::Acquire) == head + 1
+        self.slots[(head & self.mask) as usize]
+            .seq
+            .load(Ordering::Acquire)
+            == head + 1
     }
 }
 
@@ -157,9 +167,14 @@ pub(crate) mod test_support {
 
     impl<T: Default> HeapRing<T> {
         pub fn new(capacity: usize) -> Self {
-            let header = Box::new(RingHeader { tail: CachePadded::new(AtomicU64::new(0)) });
+            let header = Box::new(RingHeader {
+                tail: CachePadded::new(AtomicU64::new(0)),
+            });
             let slots = (0..capacity)
-                .map(|_| Slot { seq: AtomicU64::new(0), body: UnsafeCell::new(T::default()) })
+                .map(|_| Slot {
+                    seq: AtomicU64::new(0),
+                    body: UnsafeCell::new(T::default()),
+                })
                 .collect();
             let ring = HeapRing { header, slots };
             ring.ring().init();
@@ -230,7 +245,7 @@ mod tests {
                         seen[v as usize] = true;
                         // Each producer's items arrive in the order it pushed them.
                         let p = (v / EACH) as usize;
-                        assert!(last[p].map_or(true, |l| l < v));
+                        assert!(last[p].is_none_or(|l| l < v));
                         last[p] = Some(v);
                         ring.release(head);
                         head += 1;

@@ -110,7 +110,11 @@ fn close_stops_producers_and_keeps_what_was_claimed() {
 fn bulk_blocks_are_never_claimed_twice() {
     model(|| {
         let header = Arc::new(BulkHeader::new_for_test());
-        let states: Arc<Vec<BulkState>> = Arc::new((0..2).map(|_| CachePadded::new(AtomicU32::new(0))).collect());
+        let states: Arc<Vec<BulkState>> = Arc::new(
+            (0..2)
+                .map(|_| CachePadded::new(AtomicU32::new(0)))
+                .collect(),
+        );
         let owners = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
         let claimers: Vec<_> = (1..=2u64)
             .map(|who| {
@@ -118,7 +122,11 @@ fn bulk_blocks_are_never_claimed_twice() {
                 thread::spawn(move || {
                     let pool = BulkPool::new(&header, &states);
                     if let Some(b) = pool.claim() {
-                        assert_eq!(owners[b as usize].swap(who, Ordering::Relaxed), 0, "claimed twice");
+                        assert_eq!(
+                            owners[b as usize].swap(who, Ordering::Relaxed),
+                            0,
+                            "claimed twice"
+                        );
                         owners[b as usize].store(0, Ordering::Relaxed);
                         pool.free(b);
                     }
