@@ -9,23 +9,37 @@ use std::time::{Duration, Instant};
 
 /// Rank 0's side: `rounds` round trips continuing from `*round`, each writing the round's
 /// number to `ping` and spinning until `pong` echoes it. Returns the time they took.
-pub fn ping(ping: &AtomicU64, pong: &AtomicU64, round: &mut u64, rounds: u64) -> Result<Duration, String> {
+pub fn ping(
+    ping: &AtomicU64,
+    pong: &AtomicU64,
+    round: &mut u64,
+    rounds: u64,
+) -> Result<Duration, String> {
     let t0 = Instant::now();
     for _ in 0..rounds {
         *round += 1;
         let r = *round;
         ping.store(r, Ordering::Release);
-        spin_until("the bare ping-pong's pong", || pong.load(Ordering::Acquire) == r)?;
+        spin_until("the bare ping-pong's pong", || {
+            pong.load(Ordering::Acquire) == r
+        })?;
     }
     Ok(t0.elapsed())
 }
 
 /// Rank 1's side: spins (never sleeps) on `ping` and echoes `rounds` rounds to `pong`.
-pub fn pong(ping: &AtomicU64, pong: &AtomicU64, round: &mut u64, rounds: u64) -> Result<(), String> {
+pub fn pong(
+    ping: &AtomicU64,
+    pong: &AtomicU64,
+    round: &mut u64,
+    rounds: u64,
+) -> Result<(), String> {
     for _ in 0..rounds {
         *round += 1;
         let r = *round;
-        spin_until("the bare ping-pong's ping", || ping.load(Ordering::Acquire) == r)?;
+        spin_until("the bare ping-pong's ping", || {
+            ping.load(Ordering::Acquire) == r
+        })?;
         pong.store(r, Ordering::Release);
     }
     Ok(())

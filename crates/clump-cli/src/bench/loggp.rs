@@ -1,25 +1,23 @@
 //! The two ranks of `clump bench loggp`, started by `clump run -n 2`: rank 0 measures and
-//! prints one JSON line; rank 1 serves. The phases, in order:
+//! prints one JSON line; rank 1 serves: it polls its endpoint and carries out rank 0's
+//! commands, posted in a shared region (each control word on its own 128-byte line).
 //!
-//! 1. bare ping-pong on a shared region (rank 1 spins on its word, no clump involved);
-//! 2. memcpy on rank 0 alone;
-//! 3. RTT, o_s and g: rank 0 sends, rank 1 polls until the STOP word says 1;
-//! 4. o_r: rank 1 sends bursts to rank 0, which lets them accumulate, then times its polls;
-//! 5. the medium and long bandwidth curves, and the receiver's payload-check counts:
-//!    rank 1 polls until STOP says 2.
-//!
-//! Control words live in the shared region, each on its own 128-byte line.
+//! Baselines are interleaved with the figures they are compared with, batch by batch (a
+//! bare ping-pong batch, then an RTT batch per argument count; a memcpy batch, then a
+//! medium and a long streaming batch of the same size), so that both see the same
+//! machine: on a shared VM the cores' placement and the neighbours' load drift within a
+//! run, and a ratio of figures taken seconds apart would measure the drift.
 
-use super::baseline::{self, PingPongPlan};
+use super::baseline;
+use super::control::{self, Control, REGION_LEN};
 use super::report::{self, Results};
-use super::stream::{self, StreamPlan};
-use super::wait::{drain, poll_until, spin_until};
+use super::stream::{self, SizeResult, Stream};
+use super::wait::{drain, poll_until};
 use clump::spmd::Spmd;
-use clump::{Kind, SharedRegion, MAX_MEDIUM};
+use clump::{Bundle, Endpoint, Kind, SharedRegion, MAX_MEDIUM};
 use std::cell::Cell;
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 // Handler indices. At rank 1: echo, one-way, the stream handlers (see stream.rs), report.
@@ -37,31 +35,39 @@ const BURST: u64 = 8;
 /// Argument counts of the RTT measurements; the first is the headline.
 const RTT_ARGS: [usize; 4] = [0, 4, 8, 16];
 
-/// Byte offsets of the control words in the shared region.
-const PING: usize = 0;
-const PONG: usize = 128;
-const STOP: usize = 256;
-const OR_GO: usize = 384;
-const OR_SENT: usize = 512;
-const REGION_LEN: usize = 4096;
-/// `OR_GO` value that ends the o_r phase.
-const OR_END: u64 = u64::MAX;
-
 /// Largest long message: the receiver's segment.
 const MAX_LONG_SIZE: usize = 16 << 20;
 
-/// How much of everything to do; both ranks derive the same plan from `--quick`.
+/// Batches of `iters` repetitions, the first `warm` untimed.
+#[derive(Clone, Copy, Debug)]
+struct Batches {
+    warm: u32,
+    timed: u32,
+    iters: u64,
+}
+
+impl Batches {
+    fn all(&self) -> u32 {
+        self.warm + self.timed
+    }
+}
+
+/// How much of everything rank 0 does.
 struct Plan {
     quick: bool,
-    raw: PingPongPlan,
-    rtt: PingPongPlan,
+    /// Bare ping-pong rounds per batch (after `raw_warm` untimed ones), interleaved with
+    /// the RTT batches.
+    raw_iters: u64,
+    raw_warm: u64,
+    rtt: Batches,
     /// Bursts per batch for o_s and o_r.
-    bursts: PingPongPlan,
+    bursts: Batches,
     /// One-way messages per batch for g.
-    gap: PingPongPlan,
-    memcpy_batches: u32,
-    memcpy_batch: Duration,
-    stream: StreamPlan,
+    gap: Batches,
+    /// Bandwidth: warm-up per size and kind, then batches of memcpy, medium and long.
+    stream_warm: Duration,
+    stream_batches: u32,
+    stream_batch: Duration,
 }
 
 impl Plan {
@@ -70,64 +76,50 @@ impl Plan {
         if quick {
             Plan {
                 quick,
-                raw: PingPongPlan {
-                    warm_batches: 1,
-                    batches: 5,
-                    iters: 2_000,
-                },
-                rtt: PingPongPlan {
-                    warm_batches: 1,
-                    batches: 5,
+                raw_iters: 1_000,
+                raw_warm: 200,
+                rtt: Batches {
+                    warm: 1,
+                    timed: 5,
                     iters: 500,
                 },
-                bursts: PingPongPlan {
-                    warm_batches: 1,
-                    batches: 5,
+                bursts: Batches {
+                    warm: 1,
+                    timed: 5,
                     iters: 100,
                 },
-                gap: PingPongPlan {
-                    warm_batches: 1,
-                    batches: 5,
+                gap: Batches {
+                    warm: 1,
+                    timed: 5,
                     iters: 4_000,
                 },
-                memcpy_batches: 3,
-                memcpy_batch: ms(2),
-                stream: StreamPlan {
-                    warm: ms(1),
-                    batches: 3,
-                    batch: ms(3),
-                },
+                stream_warm: ms(1),
+                stream_batches: 3,
+                stream_batch: ms(2),
             }
         } else {
             Plan {
                 quick,
-                raw: PingPongPlan {
-                    warm_batches: 2,
-                    batches: 20,
-                    iters: 20_000,
-                },
-                rtt: PingPongPlan {
-                    warm_batches: 2,
-                    batches: 20,
+                raw_iters: 10_000,
+                raw_warm: 1_000,
+                rtt: Batches {
+                    warm: 2,
+                    timed: 20,
                     iters: 5_000,
                 },
-                bursts: PingPongPlan {
-                    warm_batches: 2,
-                    batches: 20,
+                bursts: Batches {
+                    warm: 2,
+                    timed: 20,
                     iters: 1_000,
                 },
-                gap: PingPongPlan {
-                    warm_batches: 1,
-                    batches: 8,
+                gap: Batches {
+                    warm: 1,
+                    timed: 8,
                     iters: 25_000,
                 },
-                memcpy_batches: 5,
-                memcpy_batch: ms(20),
-                stream: StreamPlan {
-                    warm: ms(10),
-                    batches: 5,
-                    batch: ms(20),
-                },
+                stream_warm: ms(10),
+                stream_batches: 5,
+                stream_batch: ms(20),
             }
         }
     }
@@ -155,20 +147,20 @@ pub fn worker(quick: bool) -> ExitCode {
             spmd.size()
         ))
     } else {
-        run(&mut spmd, &Plan::new(quick))
+        run(&mut spmd, quick)
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let msg = format!("loggp: rank {}: {e}", spmd.rank());
-            eprintln!("{msg}");
-            spmd.job.abort(1, &msg);
+            // The launcher prints the reason and ends the other rank.
+            spmd.job
+                .abort(1, &format!("loggp: rank {}: {e}", spmd.rank()));
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(sp: &mut Spmd, plan: &Plan) -> Result<(), String> {
+fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
     let started = Instant::now();
     let rank = sp.rank();
     let cpu = super::pin::pin_to_nth_allowed_cpu(rank as usize);
@@ -180,43 +172,39 @@ fn run(sp: &mut Spmd, plan: &Plan) -> Result<(), String> {
         .iter()
         .map(|v| (v[0] != u64::MAX).then_some(v[0] as usize))
         .collect();
+    super::wait::set_shared_cpu(cpus.iter().any(Option::is_none));
 
     // The control region: rank 0 creates it, rank 1 maps it.
     let own = if rank == 0 {
-        Some(
-            SharedRegion::create("clump-bench", REGION_LEN)
-                .map_err(|e| format!("shared region: {e}"))?,
-        )
+        let r = SharedRegion::create("clump-bench", REGION_LEN)
+            .map_err(|e| format!("shared region: {e}"))?;
+        Some(r)
     } else {
         None
     };
-    let ids = gather_u64(
-        sp,
-        &[
-            std::process::id() as u64,
-            own.as_ref().and_then(|r| r.fd()).unwrap_or(0) as u64,
-        ],
-    )?;
+    let fd = own.as_ref().and_then(|r| r.fd()).unwrap_or(0);
+    let ids = gather_u64(sp, &[std::process::id() as u64, fd as u64])?;
     let region = match own {
         Some(r) => r,
         None => SharedRegion::open(ids[0][0] as u32, ids[0][1] as u32, REGION_LEN)
             .map_err(|e| format!("cannot map rank 0's shared region: {e}"))?,
     };
-    let failures = Rc::new(Cell::new(0u32));
-    let f = failures.clone();
+
+    let returned = Rc::new(Cell::new(0u32));
+    let r = returned.clone();
     sp.ep
-        .set_return_handler(move |r| {
+        .set_return_handler(move |m| {
             eprintln!(
                 "loggp: a message came back: {:?} to handler {} ({})",
-                r.kind, r.handler, r.reason
+                m.kind, m.handler, m.reason
             );
-            f.set(f.get() + 1);
+            r.set(r.get() + 1);
         })
         .map_err(|e| e.to_string())?;
 
     if rank == 0 {
-        let mut results = measure(sp, plan, &region, cpus)?;
-        results.check_failures += failures.get();
+        let mut results = measure(sp, &Plan::new(quick), &region, cpus)?;
+        results.check_failures += returned.get();
         results.seconds = started.elapsed().as_secs_f64();
         barrier(sp)?;
         if results.check_failures > 0 {
@@ -228,16 +216,9 @@ fn run(sp: &mut Spmd, plan: &Plan) -> Result<(), String> {
         println!("{}", report::to_json(&results));
         Ok(())
     } else {
-        serve(sp, plan, &region, &failures)?;
+        serve(sp, &region, &returned)?;
         barrier(sp)
     }
-}
-
-/// The control word at byte `at` of the shared region.
-fn word(region: &SharedRegion, at: usize) -> &AtomicU64 {
-    region
-        .atomic_u64(at)
-        .expect("control words lie in the region")
 }
 
 fn gather_u64(sp: &mut Spmd, words: &[u64]) -> Result<Vec<Vec<u64>>, String> {
@@ -264,16 +245,13 @@ fn barrier(sp: &mut Spmd) -> Result<(), String> {
     sp.barrier().map_err(|e| format!("barrier: {e}"))
 }
 
-/// Rank 1.
-fn serve(
-    sp: &mut Spmd,
-    plan: &Plan,
-    region: &SharedRegion,
-    failures: &Rc<Cell<u32>>,
-) -> Result<(), String> {
-    let word = |at| word(region, at);
+fn err(e: clump::Error) -> String {
+    e.to_string()
+}
+
+/// Rank 1: installs its handlers, then polls and carries out rank 0's commands.
+fn serve(sp: &mut Spmd, region: &SharedRegion, returned: &Rc<Cell<u32>>) -> Result<(), String> {
     let ep = sp.ep.clone();
-    let err = |e: clump::Error| e.to_string();
     ep.set_handler(H_ECHO as usize, |t, m| {
         if let Err(e) = t.reply(H_ECHO_REPLY, m.args) {
             eprintln!("loggp: echo reply failed: {e}");
@@ -282,10 +260,10 @@ fn serve(
     .map_err(err)?;
     ep.set_handler(H_ONEWAY as usize, |_, _| {}).map_err(err)?;
     let checks = stream::install_receiver(&ep).map_err(err)?;
-    let (c, f) = (checks.clone(), failures.clone());
+    let returned = returned.clone();
     ep.set_handler(H_REPORT as usize, move |t, _| {
-        let failed = c.failed.get() + f.get();
-        if let Err(e) = t.reply(H_REPORT_REPLY, &[c.made.get(), failed]) {
+        let failed = checks.failed.get() + returned.get();
+        if let Err(e) = t.reply(H_REPORT_REPLY, &[checks.made.get(), failed]) {
             eprintln!("loggp: report reply failed: {e}");
         }
     })
@@ -293,33 +271,10 @@ fn serve(
     ep.set_segment(MAX_LONG_SIZE).map_err(err)?;
     barrier(sp)?;
 
-    baseline::pong(word(PING), word(PONG), plan.raw)?;
-    barrier(sp)?;
-    barrier(sp)?; // rank 0 measures memcpy meanwhile
-
     let bundle = sp.bundle.clone();
-    poll_until(&bundle, "the end of the RTT, o_s and g phases", || {
-        word(STOP).load(Ordering::Acquire) >= 1
-    })?;
-    // o_r: send a burst whenever rank 0 asks, tell it the burst is queued, collect the acks.
-    let mut round = 0;
-    loop {
-        spin_until("rank 0's next o_r round", || {
-            word(OR_GO).load(Ordering::Acquire) != round
-        })?;
-        round = word(OR_GO).load(Ordering::Acquire);
-        if round == OR_END {
-            break;
-        }
-        for _ in 0..BURST {
-            ep.request(0, H_OR, &[]).map_err(err)?;
-        }
-        word(OR_SENT).store(round, Ordering::Release);
-        drain(&bundle, &ep)?;
-    }
-    poll_until(&bundle, "the end of the bandwidth phase", || {
-        word(STOP).load(Ordering::Acquire) >= 2
-    })
+    // o_r: a burst of one-way requests to rank 0 whenever it asks.
+    let send_burst = || (0..BURST).try_for_each(|_| ep.request(0, H_OR, &[]).map_err(err));
+    control::obey(region, &bundle, send_burst, || drain(&bundle, &ep))
 }
 
 /// Rank 0.
@@ -329,10 +284,8 @@ fn measure(
     region: &SharedRegion,
     cpus: Vec<Option<usize>>,
 ) -> Result<Results, String> {
-    let word = |at| word(region, at);
     let ep = sp.ep.clone();
     let bundle = sp.bundle.clone();
-    let err = |e: clump::Error| e.to_string();
     let replies = Rc::new(Cell::new(0u64));
     let reply_args = Rc::new(Cell::new(usize::MAX));
     let (r, a) = (replies.clone(), reply_args.clone());
@@ -351,155 +304,189 @@ fn measure(
     let c = or_count.clone();
     ep.set_handler(H_OR as usize, move |_, _| c.set(c.get() + 1))
         .map_err(err)?;
+    let mut ctl = Control::new(region);
     barrier(sp)?;
 
-    eprintln!("loggp: bare shared-memory ping-pong...");
-    let raw_rtt_us = baseline::ping(word(PING), word(PONG), plan.raw)?;
-    barrier(sp)?;
-    eprintln!("loggp: memcpy...");
-    let memcpy_sizes = doubling(MAX_LONG_SIZE);
-    let memcpy_mb_s = baseline::memcpy_curve(&memcpy_sizes, plan.memcpy_batches, plan.memcpy_batch);
-    barrier(sp)?;
-
-    let mut rtt_by_args = Vec::new();
-    for n in RTT_ARGS {
-        eprintln!("loggp: rtt {n} args...");
-        let args: Vec<u32> = (0..n as u32).collect();
-        let batches = batches(plan.rtt, || {
-            let want = replies.get() + 1;
-            ep.request(1, H_ECHO, &args).map_err(err)?;
-            poll_until(&bundle, "an echo", || replies.get() >= want)
-        })?;
-        if reply_args.get() != n {
-            return Err(format!(
-                "the echo of {n} arguments came back with {}",
-                reply_args.get()
-            ));
+    eprintln!("loggp: rtt 0, 4, 8, 16 args beside a bare shared-memory ping-pong...");
+    let mut raw_rtt_us = Vec::new();
+    let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
+        RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
+    for batch in 0..plan.rtt.all() {
+        let raw = ctl.ping_batch(plan.raw_warm, plan.raw_iters)?;
+        for (n, out) in rtt_by_args.iter_mut() {
+            let args: Vec<u32> = (0..*n as u32).collect();
+            let t0 = Instant::now();
+            for _ in 0..plan.rtt.iters {
+                let want = replies.get() + 1;
+                ep.request(1, H_ECHO, &args).map_err(err)?;
+                poll_until(&bundle, "an echo", || replies.get() >= want)?;
+            }
+            let us = t0.elapsed().as_secs_f64() * 1e6 / plan.rtt.iters as f64;
+            if reply_args.get() != *n {
+                return Err(format!(
+                    "the echo of {n} arguments came back with {}",
+                    reply_args.get()
+                ));
+            }
+            if batch >= plan.rtt.warm {
+                out.push(us);
+            }
         }
-        rtt_by_args.push((n, batches));
+        if batch >= plan.rtt.warm {
+            raw_rtt_us.push(raw);
+        }
     }
 
     eprintln!("loggp: o_s...");
-    let mut os_us = Vec::new();
-    for batch in 0..plan.bursts.warm_batches + plan.bursts.batches {
-        let mut busy = Duration::ZERO;
-        for _ in 0..plan.bursts.iters {
-            let t0 = Instant::now();
-            for _ in 0..BURST {
-                ep.request(1, H_ONEWAY, &[]).map_err(err)?;
-            }
-            busy += t0.elapsed();
-            drain(&bundle, &ep)?;
-        }
-        if batch >= plan.bursts.warm_batches {
-            os_us.push(busy.as_secs_f64() * 1e6 / (plan.bursts.iters * BURST) as f64);
-        }
-    }
-
-    eprintln!("loggp: g...");
-    let mut g_us = Vec::new();
-    for batch in 0..plan.gap.warm_batches + plan.gap.batches {
+    let os_us = timed_batches(plan.bursts, BURST, || {
         let t0 = Instant::now();
-        for _ in 0..plan.gap.iters {
+        for _ in 0..BURST {
             ep.request(1, H_ONEWAY, &[]).map_err(err)?;
         }
+        let busy = t0.elapsed();
         drain(&bundle, &ep)?;
-        if batch >= plan.gap.warm_batches {
-            g_us.push(t0.elapsed().as_secs_f64() * 1e6 / plan.gap.iters as f64);
-        }
-    }
-    word(STOP).store(1, Ordering::Release);
+        Ok(busy)
+    })?;
+
+    eprintln!("loggp: g...");
+    let g_us = timed_batches(
+        Batches {
+            iters: 1,
+            ..plan.gap
+        },
+        plan.gap.iters,
+        || {
+            let t0 = Instant::now();
+            for _ in 0..plan.gap.iters {
+                ep.request(1, H_ONEWAY, &[]).map_err(err)?;
+            }
+            drain(&bundle, &ep)?;
+            Ok(t0.elapsed())
+        },
+    )?;
 
     eprintln!("loggp: o_r...");
     let mut or_us = Vec::new();
-    let mut round = 0u64;
-    for batch in 0..plan.bursts.warm_batches + plan.bursts.batches {
+    for batch in 0..plan.bursts.all() {
+        ctl.expect_bursts(plan.bursts.iters);
         let mut busy = Duration::ZERO;
         for _ in 0..plan.bursts.iters {
-            round += 1;
-            word(OR_GO).store(round, Ordering::Release);
-            spin_until("rank 1's o_r burst", || {
-                word(OR_SENT).load(Ordering::Acquire) == round
-            })?;
-            let want = round * BURST;
+            let r = ctl.burst()?;
+            let want = r * BURST;
             let t0 = Instant::now();
             poll_until(&bundle, "o_r's burst", || or_count.get() >= want)?;
             busy += t0.elapsed();
         }
-        if batch >= plan.bursts.warm_batches {
+        if batch >= plan.bursts.warm {
             or_us.push(busy.as_secs_f64() * 1e6 / (plan.bursts.iters * BURST) as f64);
         }
     }
-    word(OR_GO).store(OR_END, Ordering::Release);
 
-    let mut buf = vec![0u8; MAX_LONG_SIZE];
-    eprintln!("loggp: medium bandwidth, 8 B..64 KiB...");
-    let mut bandwidth = stream::curve(
-        &bundle,
-        &ep,
-        1,
-        Kind::Medium,
-        &doubling(MAX_MEDIUM),
-        plan.stream,
-        &mut buf,
-    )?;
-    eprintln!("loggp: long bandwidth, 8 B..16 MiB...");
-    bandwidth.extend(stream::curve(
-        &bundle,
-        &ep,
-        1,
-        Kind::Long,
-        &memcpy_sizes,
-        plan.stream,
-        &mut buf,
-    )?);
+    eprintln!("loggp: bandwidth 8 B..64 KiB medium, 8 B..16 MiB long, beside memcpy...");
+    let sizes = doubling(MAX_LONG_SIZE);
+    let (memcpy_mb_s, medium, long, probes) = bandwidth(&bundle, &ep, &mut ctl, plan, &sizes)?;
 
     ep.request(1, H_REPORT, &[]).map_err(err)?;
     poll_until(&bundle, "rank 1's payload-check report", || {
         report.get().is_some()
     })?;
     let (checks, check_failures) = report.get().expect("waited for it");
-    let expected = 2 * bandwidth.len() as u32;
+    ctl.end();
+    let expected = 2 * (medium.len() + long.len()) as u32;
     if checks != expected {
         return Err(format!(
             "rank 1 made {checks} payload checks, expected {expected}"
         ));
     }
-    word(STOP).store(2, Ordering::Release);
 
     Ok(Results {
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),
         cpus,
         raw_rtt_us,
-        memcpy_sizes,
+        memcpy_sizes: sizes,
         memcpy_mb_s,
+        raw_probe_us: probes,
         rtt_by_args,
         os_us,
         or_us,
         g_us,
-        g_messages: plan.gap.iters * plan.gap.batches as u64,
-        bandwidth,
+        g_messages: plan.gap.iters * plan.gap.timed as u64,
+        bandwidth: medium.into_iter().chain(long).collect(),
         checks,
         check_failures,
         seconds: 0.0,
     })
 }
 
-/// Runs `once` in batches as `plan` says; returns the mean microseconds per call of each
-/// timed batch.
-fn batches(
-    plan: PingPongPlan,
-    mut once: impl FnMut() -> Result<(), String>,
+/// memcpy's batch figures per size, the medium and long curves, and the bare ping-pong
+/// probe taken at each size.
+type Curves = (Vec<Vec<f64>>, Vec<SizeResult>, Vec<SizeResult>, Vec<f64>);
+
+/// At each size, batches of memcpy, medium (up to [`MAX_MEDIUM`]) and long streaming, in
+/// turn, then a short bare ping-pong: memcpy runs on one core and cannot see how far
+/// apart the two cores are at the moment, the probe does.
+fn bandwidth(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    ctl: &mut Control,
+    plan: &Plan,
+    sizes: &[usize],
+) -> Result<Curves, String> {
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let src: Vec<u8> = (0..largest).map(|i| (i * 131 + 7) as u8).collect();
+    let mut dst = vec![0xa5u8; largest];
+    let mut buf = vec![0u8; largest];
+    let (mut memcpy, mut medium, mut long, mut probes) = (vec![], vec![], vec![], vec![]);
+    for &n in sizes {
+        let (s, d, b) = (&src[..n], &mut dst[..n], &mut buf[..n]);
+        baseline::memcpy_mb_s(s, d, plan.stream_warm);
+        let mut med = if n <= MAX_MEDIUM {
+            Some(Stream::start(
+                bundle,
+                ep,
+                1,
+                Kind::Medium,
+                b,
+                plan.stream_warm,
+            )?)
+        } else {
+            None
+        };
+        let mut lng = Stream::start(bundle, ep, 1, Kind::Long, b, plan.stream_warm)?;
+        let mut copies = Vec::new();
+        for _ in 0..plan.stream_batches {
+            copies.push(baseline::memcpy_mb_s(s, d, plan.stream_batch));
+            if let Some(m) = med.as_mut() {
+                m.batch(b, plan.stream_batch)?;
+            }
+            lng.batch(b, plan.stream_batch)?;
+        }
+        memcpy.push(copies);
+        if let Some(m) = med {
+            medium.push(m.finish(b)?);
+        }
+        long.push(lng.finish(b)?);
+        probes.push(ctl.ping_batch(plan.raw_warm, plan.raw_warm * 5)?);
+    }
+    Ok((memcpy, medium, long, probes))
+}
+
+/// Runs `once` (which returns the time to count) `plan.iters` times per batch; returns
+/// each timed batch's microseconds per message, `once` standing for `per_call` messages.
+fn timed_batches(
+    plan: Batches,
+    per_call: u64,
+    mut once: impl FnMut() -> Result<Duration, String>,
 ) -> Result<Vec<f64>, String> {
     let mut out = Vec::new();
-    for batch in 0..plan.warm_batches + plan.batches {
-        let t0 = Instant::now();
+    for batch in 0..plan.all() {
+        let mut busy = Duration::ZERO;
         for _ in 0..plan.iters {
-            once()?;
+            busy += once()?;
         }
-        if batch >= plan.warm_batches {
-            out.push(t0.elapsed().as_secs_f64() * 1e6 / plan.iters as f64);
+        if batch >= plan.warm {
+            out.push(busy.as_secs_f64() * 1e6 / (plan.iters * per_call) as f64);
         }
     }
     Ok(out)

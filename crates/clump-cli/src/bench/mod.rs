@@ -6,6 +6,7 @@
 //! line, which this side parses and prints as a table or as JSON.
 
 mod baseline;
+mod control;
 mod loggp;
 mod pin;
 mod report;

@@ -20,6 +20,8 @@ pub struct Results {
     pub pinned: bool,
     pub cpus: Vec<Option<usize>>,
     pub raw_rtt_us: Vec<f64>,
+    /// A short bare ping-pong after each size of the bandwidth curve (`memcpy_sizes`).
+    pub raw_probe_us: Vec<f64>,
     /// memcpy MB/s per batch at each size of `memcpy_sizes`.
     pub memcpy_sizes: Vec<usize>,
     pub memcpy_mb_s: Vec<Vec<f64>>,
@@ -79,7 +81,13 @@ pub fn to_json(r: &Results) -> Value {
     let g_ns_per_byte = linear_fit(&points).map_or(f64::NAN, |(_, slope)| slope);
     let peak = max(&long.iter().map(|l| l.1).collect::<Vec<_>>());
     let half_power = half_power_point(&long, peak).unwrap_or(f64::NAN);
+    let peak_bytes = long.iter().find(|l| l.1 == peak).map_or(0, |l| l.0);
 
+    let probe_at = |bytes| {
+        let i = r.memcpy_sizes.iter().position(|&n| n == bytes);
+        i.and_then(|i| r.raw_probe_us.get(i).copied())
+            .unwrap_or(f64::NAN)
+    };
     let bandwidth: Vec<Value> = r
         .bandwidth
         .iter()
@@ -94,6 +102,7 @@ pub fn to_json(r: &Results) -> Value {
                 "memcpy_mb_s": memcpy,
                 "ratio": mb / memcpy,
                 "messages": s.messages,
+                "raw_rtt_us": probe_at(s.bytes),
             })
         })
         .collect();
@@ -109,6 +118,12 @@ pub fn to_json(r: &Results) -> Value {
         .map(|(a, b)| json!({"args": a, "rtt_us": median(b), "rtt_us_min": min(b)}))
         .collect();
     let memcpy_1mib = r.memcpy_at(1 << 20);
+    let all_raw: Vec<f64> = r
+        .raw_rtt_us
+        .iter()
+        .chain(&r.raw_probe_us)
+        .copied()
+        .collect();
     let rtt_vs_raw = rtt / raw;
     let long_vs = r.stream_at(Kind::Long, 1 << 20) / memcpy_1mib;
     let medium_vs = r.stream_at(Kind::Medium, 8 << 10) / r.memcpy_at(8 << 10);
@@ -126,6 +141,8 @@ pub fn to_json(r: &Results) -> Value {
         "G_ns_per_byte": g_ns_per_byte,
         "inv_G_mb_s": 1000.0 / g_ns_per_byte,
         "peak_mb_s": peak,
+        "peak_bytes": peak_bytes,
+        "peak_vs_memcpy": peak / r.memcpy_at(peak_bytes),
         "half_power_bytes": half_power,
         "rtt_by_args": rtt_by_args,
         "bandwidth": bandwidth,
@@ -134,6 +151,9 @@ pub fn to_json(r: &Results) -> Value {
             "raw_rtt_us_min": min(&r.raw_rtt_us),
             "memcpy_mb_s": memcpy_1mib,
             "memcpy": memcpy,
+            // Every bare ping-pong batch of the run (RTT phase and bandwidth probes): how
+            // far apart the two cores were, and whether that changed during the run.
+            "raw_rtt_us_range": [min(&all_raw), max(&all_raw)],
         },
         "ratios": {
             "rtt_vs_raw": rtt_vs_raw,
@@ -187,9 +207,9 @@ fn met(ok: bool) -> &'static str {
 
 fn size(bytes: f64) -> String {
     let b = bytes as u64;
-    if b >= 1 << 20 && b % (1 << 20) == 0 {
+    if b >= 1 << 20 && b & ((1 << 20) - 1) == 0 {
         format!("{} MiB", b >> 20)
-    } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+    } else if b >= 1 << 10 && b & ((1 << 10) - 1) == 0 {
         format!("{} KiB", b >> 10)
     } else {
         format!("{b} B")
@@ -271,11 +291,12 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         f(v, &["inv_G_mb_s"]),
         memcpy
     )?;
-    let peak = f(v, &["peak_mb_s"]);
     writeln!(
         out,
-        "  peak long bandwidth {peak:>8.0} MB/s                              {:>6.2}x",
-        peak / memcpy
+        "  peak long bandwidth {:>8.0} MB/s at {}, {:.2}x memcpy of that size",
+        f(v, &["peak_mb_s"]),
+        size(f(v, &["peak_bytes"])),
+        f(v, &["peak_vs_memcpy"])
     )?;
     writeln!(
         out,
@@ -285,18 +306,19 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio"
+        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio  bare RTT us"
     )?;
     for b in v["bandwidth"].as_array().into_iter().flatten() {
         writeln!(
             out,
-            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>12.0} {:>8.2}",
+            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>12.0} {:>8.2} {:>12.3}",
             b["kind"].as_str().unwrap_or("?"),
             size(f(b, &["bytes"])),
             f(b, &["mb_s"]),
             f(b, &["mb_s_best"]),
             f(b, &["memcpy_mb_s"]),
-            f(b, &["ratio"])
+            f(b, &["ratio"]),
+            f(b, &["raw_rtt_us"])
         )?;
     }
     writeln!(out)?;
@@ -334,6 +356,19 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             out,
             "  {what:<42} {ratio:>7.2}x   {cmp} {target:.1}x   {}",
             met(ok)
+        )?;
+    }
+    let range = &v["baseline"]["raw_rtt_us_range"];
+    let (lo, hi) = (
+        range[0].as_f64().unwrap_or(0.0),
+        range[1].as_f64().unwrap_or(0.0),
+    );
+    if hi > 1.5 * lo {
+        writeln!(
+            out,
+            "\nNote: the bare ping-pong between the two cores ranged from {lo:.3} to {hi:.3} us \
+             during the run (the cores' placement changed); compare figures with the baseline \
+             taken beside them, not across the run."
         )?;
     }
     let checks = &v["verified"];

@@ -74,7 +74,13 @@ pub fn install_receiver(ep: &Endpoint) -> clump::Result<Rc<Checks>> {
                     && (kind == Kind::Medium || m.offset == 0)
                     && matches(m.payload, m.args[0] as usize, m.args[1]);
                 c.made.set(c.made.get() + 1);
-                c.failed.set(c.failed.get() + u32::from(!ok));
+                if !ok {
+                    c.failed.set(c.failed.get() + 1);
+                    eprintln!(
+                        "loggp: payload check failed: {kind:?} message {} of {} bytes",
+                        m.args[1], m.args[0]
+                    );
+                }
             }
         })?;
     }
@@ -103,7 +109,14 @@ impl<'a> Stream<'a> {
         buf: &mut [u8],
         warm: Duration,
     ) -> Result<Stream<'a>, String> {
-        let mut s = Stream { bundle, ep, dest, kind, iter: 0, mb_s: Vec::new() };
+        let mut s = Stream {
+            bundle,
+            ep,
+            dest,
+            kind,
+            iter: 0,
+            mb_s: Vec::new(),
+        };
         fill(buf, 0);
         s.send(buf, true)?;
         drain(bundle, ep)?;
@@ -114,7 +127,8 @@ impl<'a> Stream<'a> {
     /// One timed batch of at least `time`; `buf` holds the size's payload (any bytes).
     pub fn batch(&mut self, buf: &[u8], time: Duration) -> Result<(), String> {
         let (sent, dt) = self.run_for(buf, time)?;
-        self.mb_s.push((buf.len() as u64 * sent) as f64 / dt.as_secs_f64() / 1e6);
+        self.mb_s
+            .push((buf.len() as u64 * sent) as f64 / dt.as_secs_f64() / 1e6);
         Ok(())
     }
 
@@ -123,7 +137,12 @@ impl<'a> Stream<'a> {
         fill(buf, self.iter);
         self.send(buf, true)?;
         drain(self.bundle, self.ep)?;
-        Ok(SizeResult { kind: self.kind, bytes: buf.len(), mb_s: self.mb_s, messages: self.iter as u64 })
+        Ok(SizeResult {
+            kind: self.kind,
+            bytes: buf.len(),
+            mb_s: self.mb_s,
+            messages: self.iter as u64,
+        })
     }
 
     #[inline]

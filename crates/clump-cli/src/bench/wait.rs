@@ -1,8 +1,26 @@
 //! Busy waits for the benchmark ranks. Both ranks are pinned to their own CPU, so they
-//! spin (never sleep: a wake-up would be measured). A wait that lasts far longer than any
+//! spin (never sleep: a wake-up would be measured); if they could not be, they yield. A wait that lasts far longer than any
 //! measurement gives up with an error instead of hanging the job.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Set when the ranks could not each get a CPU of their own: waiting then yields, or a
+/// spinning rank would hold the CPU its peer needs for a whole time slice per round.
+static SHARED_CPU: AtomicBool = AtomicBool::new(false);
+
+pub fn set_shared_cpu(shared: bool) {
+    SHARED_CPU.store(shared, Ordering::Relaxed);
+}
+
+#[inline]
+fn pause() {
+    if SHARED_CPU.load(Ordering::Relaxed) {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
+    }
+}
 
 /// Longer than any phase of the benchmark.
 const STUCK: Duration = Duration::from_secs(120);
@@ -15,9 +33,9 @@ pub fn spin_until(what: &str, mut done: impl FnMut() -> bool) -> Result<(), Stri
     let mut spins = 0u64;
     let mut since = None;
     while !done() {
-        std::hint::spin_loop();
+        pause();
         spins += 1;
-        if spins % CHECK_EVERY == 0 {
+        if spins & (CHECK_EVERY - 1) == 0 {
             check(&mut since, what)?;
         }
     }
@@ -34,11 +52,14 @@ pub fn poll_until(
     let mut polls = 0u64;
     let mut since = None;
     while !done() {
-        bundle
+        let ran = bundle
             .poll()
             .map_err(|e| format!("poll while waiting for {what}: {e}"))?;
+        if ran == 0 && SHARED_CPU.load(Ordering::Relaxed) {
+            std::thread::yield_now();
+        }
         polls += 1;
-        if polls % (CHECK_EVERY / 16) == 0 {
+        if polls & (CHECK_EVERY / 16 - 1) == 0 {
             check(&mut since, what)?;
         }
     }

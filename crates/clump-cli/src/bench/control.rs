@@ -1,0 +1,127 @@
+//! The benchmark ranks' control channel: words in a shared region (rank 0 creates it,
+//! rank 1 maps it), each on its own 128-byte line. Rank 0 posts commands; rank 1 polls
+//! its endpoint (serving requests) until a command arrives, carries it out, and goes back
+//! to polling. The bare ping-pong runs on two of these words, with no clump involved.
+
+use super::baseline;
+use super::wait::{poll_until, spin_until};
+use clump::{Bundle, SharedRegion};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Byte offsets of the control words.
+const PING: usize = 0;
+const PONG: usize = 128;
+/// Rank 0's latest command: (sequence number << 8) | operation.
+const CMD: usize = 256;
+/// The command's argument, written before the command.
+const ARG: usize = 384;
+/// o_r rounds: rank 0 asks for burst N, rank 1 says burst N is queued.
+const BURST_GO: usize = 512;
+const BURST_SENT: usize = 640;
+pub const REGION_LEN: usize = 4096;
+
+/// Answer ARG rounds of the bare ping-pong; send ARG bursts when asked; stop.
+const OP_PONG: u64 = 1;
+const OP_BURSTS: u64 = 2;
+const OP_END: u64 = 3;
+
+fn word(region: &SharedRegion, at: usize) -> &AtomicU64 {
+    region
+        .atomic_u64(at)
+        .expect("control words lie in the region")
+}
+
+/// Rank 0's side.
+pub struct Control<'a> {
+    region: &'a SharedRegion,
+    seq: u64,
+    pong_round: u64,
+    burst_round: u64,
+}
+
+impl<'a> Control<'a> {
+    pub fn new(region: &'a SharedRegion) -> Self {
+        Control {
+            region,
+            seq: 0,
+            pong_round: 0,
+            burst_round: 0,
+        }
+    }
+
+    fn word(&self, at: usize) -> &'a AtomicU64 {
+        word(self.region, at)
+    }
+
+    fn command(&mut self, op: u64, arg: u64) {
+        self.seq += 1;
+        self.word(ARG).store(arg, Ordering::Relaxed);
+        self.word(CMD).store(self.seq << 8 | op, Ordering::Release);
+    }
+
+    /// One batch of bare ping-pong: `warm` rounds, then `rounds` timed ones; mean µs.
+    pub fn ping_batch(&mut self, warm: u64, rounds: u64) -> Result<f64, String> {
+        self.command(OP_PONG, warm + rounds);
+        let (ping, pong) = (self.word(PING), self.word(PONG));
+        baseline::ping(ping, pong, &mut self.pong_round, warm)?;
+        let dt = baseline::ping(ping, pong, &mut self.pong_round, rounds)?;
+        Ok(dt.as_secs_f64() * 1e6 / rounds as f64)
+    }
+
+    /// Tells rank 1 that `bursts` burst requests follow.
+    pub fn expect_bursts(&mut self, bursts: u64) {
+        self.command(OP_BURSTS, bursts);
+    }
+
+    /// Asks rank 1 for its next burst and spins (without polling, so the burst waits in
+    /// the queue) until rank 1 says it is queued. Returns the burst's number, from 1.
+    pub fn burst(&mut self) -> Result<u64, String> {
+        self.burst_round += 1;
+        let r = self.burst_round;
+        self.word(BURST_GO).store(r, Ordering::Release);
+        let sent = self.word(BURST_SENT);
+        spin_until("rank 1's burst", || sent.load(Ordering::Acquire) == r)?;
+        Ok(r)
+    }
+
+    pub fn end(&mut self) {
+        self.command(OP_END, 0);
+    }
+}
+
+/// Rank 1's side: polls `bundle` and carries out commands until told to stop. For each
+/// burst asked for, calls `send_burst` (which sends and returns once the requests are
+/// queued), says so, then `drain` (which collects the answers).
+pub fn obey(
+    region: &SharedRegion,
+    bundle: &Bundle,
+    mut send_burst: impl FnMut() -> Result<(), String>,
+    mut drain: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
+    let word = |at| word(region, at);
+    let (mut seen, mut pong_round, mut burst_round) = (0u64, 0u64, 0u64);
+    loop {
+        poll_until(bundle, "rank 0's next command", || {
+            word(CMD).load(Ordering::Acquire) != seen
+        })?;
+        seen = word(CMD).load(Ordering::Acquire);
+        let arg = word(ARG).load(Ordering::Acquire);
+        match seen & 0xff {
+            OP_PONG => baseline::pong(word(PING), word(PONG), &mut pong_round, arg)?,
+            OP_BURSTS => {
+                for _ in 0..arg {
+                    burst_round += 1;
+                    let r = burst_round;
+                    spin_until("rank 0's next burst", || {
+                        word(BURST_GO).load(Ordering::Acquire) == r
+                    })?;
+                    send_burst()?;
+                    word(BURST_SENT).store(r, Ordering::Release);
+                    drain()?;
+                }
+            }
+            OP_END => return Ok(()),
+            op => return Err(format!("unknown command {op} from rank 0")),
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `clump bench loggp` end to end: the real binary starts its two ranks through the real
+//! launcher and reports every figure. Only shape and sanity are checked here; the
+//! performance targets live in the benchmark's own report, not in a timed test.
+
+use serde_json::Value;
+use std::process::{Command, Stdio};
+
+const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
+
+fn number(v: &Value, path: &str) -> f64 {
+    let mut at = v;
+    for key in path.split('.') {
+        at = &at[key];
+    }
+    at.as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number in {v:#}"))
+}
+
+fn sizes(list: &[Value], kind: &str) -> Vec<u64> {
+    list.iter()
+        .filter(|b| b["kind"] == kind)
+        .map(|b| b["bytes"].as_u64().unwrap())
+        .collect()
+}
+
+fn doubling(from: u64, to: u64) -> Vec<u64> {
+    std::iter::successors(Some(from), |n| Some(n * 2))
+        .take_while(|&n| n <= to)
+        .collect()
+}
+
+#[test]
+fn quick_loggp_reports_every_figure_as_json() {
+    let out = Command::new(CLUMP)
+        .args(["bench", "loggp", "--quick", "--json"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "clump bench failed: {}\n{stderr}",
+        out.status
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+
+    assert_eq!(v["transport"], "shm");
+    assert_eq!(v["quick"], true);
+    assert!(v["pinned"].is_boolean());
+    for key in [
+        "rtt_us",
+        "os_us",
+        "or_us",
+        "g_us",
+        "G_ns_per_byte",
+        "peak_mb_s",
+        "half_power_bytes",
+        "baseline.raw_rtt_us",
+        "baseline.memcpy_mb_s",
+        "ratios.rtt_vs_raw",
+        "ratios.long_1mib_vs_memcpy",
+        "ratios.medium_8kib_vs_memcpy",
+        "min.rtt_us",
+        "min.os_us",
+        "min.or_us",
+        "min.g_us",
+        "min.raw_rtt_us",
+    ] {
+        let x = number(&v, key);
+        assert!(x.is_finite() && x > 0.0, "{key} = {x}");
+    }
+    // L = RTT/2 - o_s - o_r may be negative (the overheads overlap), but it is a number.
+    assert!(number(&v, "L_us").is_finite());
+    assert!(number(&v, "min.L_us").is_finite());
+    let l = number(&v, "rtt_us") / 2.0 - number(&v, "os_us") - number(&v, "or_us");
+    assert!((l - number(&v, "L_us")).abs() < 1e-9);
+
+    let rtt_args: Vec<u64> = v["rtt_by_args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert!(number(r, "rtt_us") > 0.0);
+            r["args"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(rtt_args, [0, 4, 8, 16]);
+
+    let bw = v["bandwidth"].as_array().expect("bandwidth is a list");
+    assert_eq!(sizes(bw, "medium"), doubling(8, 64 << 10));
+    assert_eq!(sizes(bw, "long"), doubling(8, 16 << 20));
+    for b in bw {
+        for key in ["mb_s", "memcpy_mb_s", "ratio"] {
+            let x = number(b, key);
+            assert!(x.is_finite() && x > 0.0, "{key} = {x} in {b}");
+        }
+    }
+    assert_eq!(v["verified"]["failures"], 0);
+    assert_eq!(v["verified"]["checks"].as_u64(), Some(2 * bw.len() as u64));
+}
+
+#[test]
+fn an_unavailable_transport_is_a_usage_error() {
+    let out = Command::new(CLUMP)
+        .args(["bench", "loggp", "--transport", "udp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("transport 'udp' is not available yet"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn the_worker_subcommand_is_hidden() {
+    let out = Command::new(CLUMP)
+        .args(["bench", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("loggp") && !help.contains("worker"), "{help}");
+}
