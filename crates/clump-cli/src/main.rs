@@ -7,7 +7,11 @@ mod bench;
 mod run;
 
 #[derive(Parser)]
-#[command(name = "clump", version, about = "Multi-protocol Active Messages: launcher and benchmarks")]
+#[command(
+    name = "clump",
+    version,
+    about = "Multi-protocol Active Messages: launcher and benchmarks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

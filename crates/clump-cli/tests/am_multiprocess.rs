@@ -7,7 +7,14 @@ use std::time::{Duration, Instant};
 
 fn clump_run(n: u32, scenario: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_clump"));
-    cmd.args(["run", "-n", &n.to_string(), "--", env!("CARGO_BIN_EXE_clump-test-am")]).args(scenario);
+    cmd.args([
+        "run",
+        "-n",
+        &n.to_string(),
+        "--",
+        env!("CARGO_BIN_EXE_clump-test-am"),
+    ])
+    .args(scenario);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -17,14 +24,26 @@ fn clump_run(n: u32, scenario: &[&str], env: &[(&str, &str)]) -> Output {
 fn assert_ok(out: &Output, ranks: u32, needle: &str) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
-    assert_eq!(stdout.matches(needle).count(), ranks as usize, "stdout:\n{stdout}");
+    assert!(
+        out.status.success(),
+        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert_eq!(
+        stdout.matches(needle).count(),
+        ranks as usize,
+        "stdout:\n{stdout}"
+    );
     stdout
 }
 
 fn clump_shm_files() -> Vec<String> {
     std::fs::read_dir("/dev/shm")
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect::<Vec<_>>())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .filter(|n: &String| n.contains("clump"))
@@ -54,7 +73,10 @@ fn many_senders_fill_one_endpoint_and_every_message_arrives_once() {
         .and_then(|s| s.split_whitespace().next())
         .and_then(|s| s.parse().ok())
         .expect("rank 0 reports the queue-full waits");
-    assert!(waits > 0, "the queue never filled, so the test proved nothing:\n{stdout}");
+    assert!(
+        waits > 0,
+        "the queue never filled, so the test proved nothing:\n{stdout}"
+    );
 }
 
 #[test]
@@ -62,7 +84,11 @@ fn sixteen_processes_on_two_cores_finish() {
     let start = Instant::now();
     let out = clump_run(16, &["flood", "500"], &[]);
     assert_ok(&out, 1, "flood ok: received=7500");
-    assert!(start.elapsed() < Duration::from_secs(120), "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "took {:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -82,7 +108,10 @@ fn a_blocking_wait_sleeps_instead_of_spinning() {
         .and_then(|s| s.parse().ok())
         .expect("rank 0 reports its CPU time");
     // Half a second of waiting; a spinning wait would burn all of it.
-    assert!(cpu_ms < 150, "the wait burned {cpu_ms} ms of CPU:\n{stdout}");
+    assert!(
+        cpu_ms < 150,
+        "the wait burned {cpu_ms} ms of CPU:\n{stdout}"
+    );
 }
 
 #[test]
@@ -93,9 +122,19 @@ fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
     let took = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("rank 1") && stderr.contains("SIGKILL"), "stderr:\n{stderr}");
-    assert!(took < Duration::from_secs(10), "the job took {took:?} to end");
-    assert_eq!(clump_shm_files(), before, "shared-memory files were left behind");
+    assert!(
+        stderr.contains("rank 1") && stderr.contains("SIGKILL"),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "the job took {took:?} to end"
+    );
+    assert_eq!(
+        clump_shm_files(),
+        before,
+        "shared-memory files were left behind"
+    );
 }
 
 #[test]
@@ -106,7 +145,9 @@ fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
         .spawn()
         .expect("victim starts");
     let mut line = String::new();
-    BufReader::new(victim.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(victim.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let mut words = line.split_whitespace();
     let name: clump::EndpointName = words.next().unwrap().parse().unwrap();
     let tag = u64::from_str_radix(words.next().unwrap(), 16).unwrap();
@@ -116,7 +157,8 @@ fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
     ep.map(0, name, tag).unwrap();
     let returned = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let r = returned.clone();
-    ep.set_return_handler(move |x| r.borrow_mut().push((x.reason, x.args.to_vec()))).unwrap();
+    ep.set_return_handler(move |x| r.borrow_mut().push((x.reason, x.args.to_vec())))
+        .unwrap();
     for i in 0..5 {
         ep.request(0, 1, &[i]).unwrap(); // queued; the victim never polls
     }
@@ -132,7 +174,9 @@ fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
     {
         let got = returned.borrow();
         assert_eq!(got.len(), 5, "returned: {got:?}");
-        assert!(got.iter().all(|(reason, _)| *reason == clump::ReturnReason::PeerGone));
+        assert!(got
+            .iter()
+            .all(|(reason, _)| *reason == clump::ReturnReason::PeerGone));
         let args: Vec<u32> = got.iter().map(|(_, a)| a[0]).collect();
         assert_eq!(args, vec![0, 1, 2, 3, 4]);
     }
@@ -140,5 +184,8 @@ fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
     ep.request(0, 1, &[9]).unwrap();
     bundle.poll().unwrap();
     assert_eq!(returned.borrow().len(), 6);
-    assert_eq!(returned.borrow()[5], (clump::ReturnReason::PeerGone, vec![9]));
+    assert_eq!(
+        returned.borrow()[5],
+        (clump::ReturnReason::PeerGone, vec![9])
+    );
 }

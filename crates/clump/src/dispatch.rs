@@ -9,7 +9,7 @@ use crate::error::{Result, ReturnReason};
 use crate::message::{Kind, Message, OwnedReturned, Returned, MAX_ARGS};
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
-use crate::token::{ack_packet, Origin, Token};
+use crate::token::{Origin, Token};
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -69,11 +69,14 @@ impl EndpointCore {
         while n < 2 * POLL_BUDGET {
             let head = self.req_head.get();
             let Some(p) = ring.peek(head) else { break };
-            let packet = *p;
+            let packet = p.copy_used();
             ring.release(head);
             self.req_head.set(head + 1);
             self.handle_request(&packet);
             n += 1;
+        }
+        if !self.pending_acks.borrow().is_empty() {
+            self.flush_acks();
         }
         n
     }
@@ -95,7 +98,7 @@ impl EndpointCore {
         for _ in 0..POLL_BUDGET {
             let head = self.rep_head.get();
             let Some(p) = ring.peek(head) else { break };
-            let packet = *p;
+            let packet = p.copy_used();
             ring.release(head);
             self.rep_head.set(head + 1);
             self.handle_reply(&packet);
@@ -178,9 +181,7 @@ impl EndpointCore {
             handler(&mut token, &msg);
         }
         if !token.replied {
-            if let Ok(to) = self.source(p.src) {
-                self.push_reply(&to, ack_packet(self, p.credit_slot), &[]);
-            }
+            self.ack_later(p.src, p.credit_slot);
         }
     }
 
@@ -195,6 +196,7 @@ impl EndpointCore {
         back.nargs = p.nargs.min(MAX_ARGS as u8);
         back.src = self.name.id;
         back.len = medium.len() as u32;
+        back.credits = 1;
         self.push_reply(&to, back, medium);
     }
 
@@ -212,7 +214,7 @@ impl EndpointCore {
             }
         };
         // The credit comes back first: the handler may send again.
-        self.return_credit(p.credit_slot);
+        self.return_credit(p.credit_slot, p.credits);
         let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
         match PacketKind::from_u8(p.kind) {
             Some(PacketKind::Ack) => {}
@@ -300,12 +302,12 @@ impl EndpointCore {
         free_bulk();
     }
 
-    fn return_credit(&self, slot: u32) {
+    fn return_credit(&self, slot: u32, credits: u32) {
         let mut table = self.translations.borrow_mut();
         if let Some(Some(t)) = table.get_mut(slot as usize) {
-            if t.outstanding.pop_front().is_some() {
-                self.outstanding_total.set(self.outstanding_total.get() - 1);
-            }
+            let n = (credits as usize).min(t.outstanding.len());
+            t.outstanding.drain(..n);
+            self.outstanding_total.set(self.outstanding_total.get() - n);
         }
     }
 
@@ -455,13 +457,14 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
             std::thread::yield_now();
             continue;
         };
-        let packet = *p;
+        let packet = p.copy_used();
         ring.release(head);
         ep.req_head.set(head + 1);
         ep.with_request_bulk(&packet, |medium| {
             ep.bounce_request(&packet, ReturnReason::EndpointGone, medium.unwrap_or(&[]))
         });
     }
+    ep.flush_acks();
     // Returned requests must reach their senders even though no one polls this endpoint.
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
     while !ep.deferred.borrow().is_empty() && std::time::Instant::now() < deadline {

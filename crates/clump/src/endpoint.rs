@@ -14,11 +14,12 @@ use crate::name::{this_host, EndpointId, EndpointName};
 use crate::shm::block::MappedBlock;
 use crate::shm::packet::Packet;
 use crate::shm::region::Region;
-use crate::shm::remote::{Remote, SegMapping};
+use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::sync::Ordering;
 use crate::token::Token;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
@@ -29,7 +30,7 @@ pub(crate) type ReturnFn = dyn Fn(&Returned<'_>);
 pub(crate) struct Translation {
     pub name: EndpointName,
     pub tag: u64,
-    pub remote: Arc<Remote>,
+    pub remote: RemoteRef,
     /// Requests sent and not yet answered, oldest first. Replies from one destination come
     /// back in request order (its handlers run in queue order), so the front is the one a
     /// reply answers; if the destination dies these come back as `PeerGone`.
@@ -60,10 +61,17 @@ pub(crate) enum LocalEvent {
     },
 }
 
+/// Credits owed to one requester for requests whose handlers did not reply.
+pub(crate) struct PendingAck {
+    pub src: EndpointId,
+    pub credit_slot: u32,
+    pub count: u32,
+}
+
 /// A reply (or ack, or returned request) that found the requester's queue full and is
 /// retried by later polls, so that replying never blocks a handler.
 pub(crate) struct Deferred {
-    pub to: Arc<Remote>,
+    pub to: RemoteRef,
     pub packet: Packet,
     pub payload: Vec<u8>,
 }
@@ -81,9 +89,12 @@ pub(crate) struct EndpointCore {
     pub outstanding_total: Cell<usize>,
     pub local: RefCell<VecDeque<LocalEvent>>,
     pub deferred: RefCell<VecDeque<Deferred>>,
+    pub pending_acks: RefCell<Vec<PendingAck>>,
     pub segment: RefCell<Option<Arc<SegMapping>>>,
-    /// Requesters seen, for replies: 001's inverse mapping, found by name.
-    pub sources: RefCell<HashMap<EndpointId, Arc<Remote>>>,
+    /// Requesters seen, for replies: 001's inverse mapping, found by name, with the last
+    /// one found kept aside (a burst of requests usually comes from one sender).
+    pub sources: RefCell<HashMap<EndpointId, RemoteRef, BuildHasherDefault<IdHasher>>>,
+    pub last_source: RefCell<Option<(EndpointId, RemoteRef)>>,
     pub freed: Cell<bool>,
     pub polls: Cell<u32>,
     pub stats: Cell<EndpointStats>,
@@ -137,8 +148,10 @@ impl EndpointCore {
             outstanding_total: Cell::new(0),
             local: RefCell::new(VecDeque::new()),
             deferred: RefCell::new(VecDeque::new()),
+            pending_acks: RefCell::new(Vec::new()),
             segment: RefCell::new(None),
-            sources: RefCell::new(HashMap::new()),
+            sources: RefCell::new(HashMap::default()),
+            last_source: RefCell::new(None),
             freed: Cell::new(false),
             polls: Cell::new(0),
             stats: Cell::new(EndpointStats::default()),
@@ -164,12 +177,22 @@ impl EndpointCore {
     }
 
     /// The remote block of a requester, for replying to it.
-    pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<Arc<Remote>> {
-        if let Some(r) = self.sources.borrow().get(&id) {
-            return Ok(r.clone());
+    pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
+        if let Some((last, r)) = self.last_source.borrow().as_ref() {
+            if *last == id {
+                return Ok(r.clone());
+            }
         }
-        let r = Remote::lookup(id)?;
-        self.sources.borrow_mut().insert(id, r.clone());
+        let found = self.sources.borrow().get(&id).cloned();
+        let r = match found {
+            Some(r) => r,
+            None => {
+                let r = Rc::new(Remote::lookup(id)?);
+                self.sources.borrow_mut().insert(id, r.clone());
+                r
+            }
+        };
+        *self.last_source.borrow_mut() = Some((id, r.clone()));
         Ok(r)
     }
 }
@@ -241,8 +264,10 @@ impl Endpoint {
                 "endpoint {name} lives on another host; this build reaches only endpoints of this host"
             )));
         }
-        let remote = Remote::lookup(name.id)
-            .map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?;
+        let remote = Rc::new(
+            Remote::lookup(name.id)
+                .map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?,
+        );
         let mut table = self.core.translations.borrow_mut();
         if table.len() <= i {
             table.resize_with(i + 1, || None);
@@ -374,6 +399,28 @@ pub(crate) fn check_range(offset: usize, len: usize, limit: usize) -> Result<()>
         _ => Err(Error::BadArg(format!(
             "range {offset}+{len} exceeds the segment's {limit} bytes"
         ))),
+    }
+}
+
+/// Hashes endpoint ids (already unique and well mixed by their nonce) with one multiply,
+/// instead of SipHash on the reply path.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(32) ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 

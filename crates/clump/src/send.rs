@@ -10,7 +10,7 @@ use crate::error::{Error, Result, ReturnReason};
 use crate::message::{ArgBuf, HandlerIndex, Kind, OwnedReturned, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
 use crate::shm::block::REPLY_SLOTS;
 use crate::shm::packet::{PacketKind, NO_BULK};
-use crate::shm::remote::{Remote, SegMapping};
+use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
 use crate::sync::Ordering;
 use std::rc::Rc;
@@ -338,7 +338,7 @@ impl EndpointCore {
     }
 
     /// The destination of translation `dest`, or the reason a message to it comes back.
-    fn resolve(&self, dest: u32) -> Result<std::result::Result<Arc<Remote>, ReturnReason>> {
+    fn resolve(&self, dest: u32) -> Result<std::result::Result<RemoteRef, ReturnReason>> {
         let table = self.translations.borrow();
         let t = table
             .get(dest as usize)

@@ -3,17 +3,17 @@
 //! no room (it always has packet room, by the credit bound, but its bulk blocks may be
 //! busy), the reply waits in the replier's deferred list and later polls finish it.
 
-use crate::endpoint::{check_range, Deferred, Endpoint, EndpointCore};
+use crate::endpoint::{check_range, Deferred, Endpoint, EndpointCore, PendingAck};
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{HandlerIndex, Kind};
 use crate::name::EndpointId;
 use crate::send::Outgoing;
 use crate::shm::packet::{Packet, PacketKind, NO_BULK};
 use crate::shm::remote::Remote;
+use crate::shm::remote::RemoteRef;
 use crate::shm::ring::PushError;
 use crate::sync::Ordering;
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// Where the message a handler is running for came from.
 #[derive(Clone, Copy, Debug)]
@@ -147,7 +147,7 @@ impl Token<'_> {
         if let Some(reason) = rejected {
             // The reply cannot land, but the requester's credit must still come back.
             ep.return_locally(o.returned(reason, false, None));
-            ep.push_reply(&to, ack_packet(ep, credit_slot), &[]);
+            ep.push_reply(&to, ack_packet(ep, credit_slot, 1), &[]);
             return Ok(());
         }
         let mut p = Packet {
@@ -160,6 +160,7 @@ impl Token<'_> {
             nargs: o.args.len() as u8,
             len: o.payload.len() as u32,
             credit_slot,
+            credits: 1,
             offset: o.offset,
             src: ep.name.id,
             ..Packet::default()
@@ -195,10 +196,11 @@ fn write_long_reply(to: &Remote, o: &Outgoing<'_>) -> std::result::Result<(), Re
 }
 
 /// The packet that returns a credit for a request whose handler did not reply.
-pub(crate) fn ack_packet(ep: &EndpointCore, credit_slot: u32) -> Packet {
+pub(crate) fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u32) -> Packet {
     Packet {
         kind: PacketKind::Ack as u8,
         credit_slot,
+        credits,
         src: ep.name.id,
         bulk: NO_BULK,
         ..Packet::default()
@@ -207,7 +209,11 @@ pub(crate) fn ack_packet(ep: &EndpointCore, credit_slot: u32) -> Packet {
 
 impl EndpointCore {
     /// Enqueues a packet on `to`'s reply queue, or defers it. Never blocks.
-    pub(crate) fn push_reply(&self, to: &Arc<Remote>, packet: Packet, medium: &[u8]) {
+    pub(crate) fn push_reply(&self, to: &RemoteRef, packet: Packet, medium: &[u8]) {
+        // Acks owed for earlier requests go first, keeping each requester's answers in order.
+        if !self.pending_acks.borrow().is_empty() {
+            self.flush_acks();
+        }
         let mut deferred = self.deferred.borrow_mut();
         if !deferred.is_empty() || try_push_reply(to, packet, medium) == Err(PushError::Full) {
             // Keep replies to everyone in order behind the first deferred one.
@@ -217,6 +223,30 @@ impl EndpointCore {
                 packet,
                 payload: medium.to_vec(),
             });
+        }
+    }
+
+    /// Owes `src` a credit for a request whose handler did not reply. Acks for a run of
+    /// requests from one sender go back as one packet at the end of the poll.
+    pub(crate) fn ack_later(&self, src: EndpointId, credit_slot: u32) {
+        let mut acks = self.pending_acks.borrow_mut();
+        match acks.last_mut() {
+            Some(a) if a.src == src && a.credit_slot == credit_slot => a.count += 1,
+            _ => acks.push(PendingAck {
+                src,
+                credit_slot,
+                count: 1,
+            }),
+        }
+    }
+
+    pub(crate) fn flush_acks(&self) {
+        let acks = std::mem::take(&mut *self.pending_acks.borrow_mut());
+        for a in acks {
+            // A requester whose process is gone needs no credit back.
+            if let Ok(to) = self.source(a.src) {
+                self.push_reply(&to, ack_packet(self, a.credit_slot, a.count), &[]);
+            }
         }
     }
 
@@ -248,7 +278,7 @@ fn try_push_reply(
         queue.write_bulk(block, medium);
         packet.bulk = block;
     }
-    match queue.ring().push(|p| *p = packet) {
+    match queue.ring().push(|p| p.store_used(&packet)) {
         Ok(()) => {
             to.notify();
             Ok(())

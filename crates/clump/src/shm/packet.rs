@@ -49,7 +49,9 @@ pub struct Packet {
     pub bulk: u32,
     /// The requester's translation index, echoed back so its credit returns in O(1).
     pub credit_slot: u32,
-    pub _pad2: u32,
+    /// On the reply queue: how many credits of `credit_slot` this packet returns (an ack
+    /// answers a run of requests whose handlers did not reply).
+    pub credits: u32,
     pub offset: u64,
     /// The sending endpoint: where a reply goes (001's inverse mapping, by name).
     pub src: EndpointId,
@@ -59,3 +61,49 @@ pub struct Packet {
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 120);
+
+impl Packet {
+    /// Copies the header and only the arguments in use, so that a packet with few
+    /// arguments never touches its slot's second cache line.
+    #[inline(always)]
+    pub fn copy_used(&self) -> Packet {
+        let mut p = Packet {
+            kind: self.kind,
+            handler: self.handler,
+            nargs: self.nargs,
+            reason: self.reason,
+            orig_kind: self.orig_kind,
+            _pad: [0; 3],
+            len: self.len,
+            bulk: self.bulk,
+            credit_slot: self.credit_slot,
+            credits: self.credits,
+            offset: self.offset,
+            src: self.src,
+            src_tag: self.src_tag,
+            args: [0; 16],
+        };
+        let n = (self.nargs as usize).min(16);
+        p.args[..n].copy_from_slice(&self.args[..n]);
+        p
+    }
+
+    /// Writes `from` into this (slot) packet, arguments in use only.
+    #[inline(always)]
+    pub fn store_used(&mut self, from: &Packet) {
+        let n = (from.nargs as usize).min(16);
+        self.kind = from.kind;
+        self.handler = from.handler;
+        self.nargs = from.nargs;
+        self.reason = from.reason;
+        self.orig_kind = from.orig_kind;
+        self.len = from.len;
+        self.bulk = from.bulk;
+        self.credit_slot = from.credit_slot;
+        self.credits = from.credits;
+        self.offset = from.offset;
+        self.src = from.src;
+        self.src_tag = from.src_tag;
+        self.args[..n].copy_from_slice(&from.args[..n]);
+    }
+}

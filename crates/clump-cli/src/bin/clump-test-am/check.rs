@@ -5,12 +5,20 @@ use std::rc::Rc;
 
 /// A payload that differs for every (who, size, salt), so misplaced bytes are caught.
 pub fn pattern(who: u32, size: usize, salt: u32) -> Vec<u8> {
-    (0..size).map(|i| (i as u32).wrapping_mul(2654435761).wrapping_add(who * 131 + salt * 7 + size as u32) as u8).collect()
+    (0..size)
+        .map(|i| {
+            (i as u32)
+                .wrapping_mul(2654435761)
+                .wrapping_add(who * 131 + salt * 7 + size as u32) as u8
+        })
+        .collect()
 }
 
 /// Arguments that differ per (who, count, salt).
 pub fn words(who: u32, n: usize, salt: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| who.wrapping_mul(1_000_003) ^ (i * 7919 + salt)).collect()
+    (0..n as u32)
+        .map(|i| who.wrapping_mul(1_000_003) ^ (i * 7919 + salt))
+        .collect()
 }
 
 /// Collects mismatches seen inside handlers (which cannot return errors).

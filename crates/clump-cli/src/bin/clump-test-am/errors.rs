@@ -22,20 +22,38 @@ pub fn run() -> Result<String, String> {
     let returns: Returns = Rc::default();
     let r = returns.clone();
     e(ep.set_return_handler(move |x| {
-        r.borrow_mut().push((x.reason, x.request, x.kind, x.handler, x.args.to_vec(), x.payload.to_vec()))
+        r.borrow_mut().push((
+            x.reason,
+            x.request,
+            x.kind,
+            x.handler,
+            x.args.to_vec(),
+            x.payload.to_vec(),
+        ))
     }))?;
     // Rank 1's extra endpoint, freed before rank 0 sends to it.
-    let spare = spmd.bundle.create_endpoint(ep.tag()).map_err(|e| e.to_string())?;
-    let names = spmd.allgather(&spare.name().to_bytes()).map_err(|e| e.to_string())?;
+    let spare = spmd
+        .bundle
+        .create_endpoint(ep.tag())
+        .map_err(|e| e.to_string())?;
+    let names = spmd
+        .allgather(&spare.name().to_bytes())
+        .map_err(|e| e.to_string())?;
     spare.free();
     let f = fails.clone();
     e(ep.set_handler(1, move |t, m| {
         t.reply(2, m.args).unwrap();
-        f.expect(matches!(t.reply(2, m.args), Err(Error::AlreadyReplied)), || "second reply accepted".into());
+        f.expect(
+            matches!(t.reply(2, m.args), Err(Error::AlreadyReplied)),
+            || "second reply accepted".into(),
+        );
     }))?;
     let reply_errors = Rc::new(RefCell::new(Vec::new()));
     let re = reply_errors.clone();
-    e(ep.set_handler(2, move |t, _| re.borrow_mut().push(t.reply(2, &[]).err().map(|e| e.to_string()))))?;
+    e(ep.set_handler(2, move |t, _| {
+        re.borrow_mut()
+            .push(t.reply(2, &[]).err().map(|e| e.to_string()))
+    }))?;
     e(ep.set_handler(3, |t, _| t.reply(201, &[5]).unwrap()))?;
     spmd.barrier().map_err(|e| e.to_string())?;
 
@@ -52,25 +70,72 @@ pub fn run() -> Result<String, String> {
         e(ep.request(3, 1, &[51]))?; // freed endpoint
         e(ep.request(1, 1, &[61]))?; // fine: its reply handler tries to reply
         e(ep.request(1, 3, &[]))?; // its reply names a handler rank 0 lacks
-        poll_until(&spmd, || returns.borrow().len() == 7 && reply_errors.borrow().len() == 1)?;
+        poll_until(&spmd, || {
+            returns.borrow().len() == 7 && reply_errors.borrow().len() == 1
+        })?;
         let got = returns.borrow();
         let find = |reason: ReturnReason, arg: Option<u32>| {
-            got.iter().find(|x| x.0 == reason && arg.map_or(true, |a| x.4.first() == Some(&a))).cloned()
+            got.iter()
+                .find(|x| x.0 == reason && arg.map_or(true, |a| x.4.first() == Some(&a)))
+                .cloned()
         };
-        let expect = |what: &str, reason, arg: Option<u32>, check: &dyn Fn(&(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>)) -> bool| {
+        let expect = |what: &str,
+                      reason,
+                      arg: Option<u32>,
+                      check: &dyn Fn(
+            &(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>),
+        ) -> bool| {
             let hit = find(reason, arg);
-            fails.expect(hit.as_ref().is_some_and(check), || format!("{what}: got {got:?}"));
+            fails.expect(hit.as_ref().is_some_and(check), || {
+                format!("{what}: got {got:?}")
+            });
         };
-        expect("bad tag", ReturnReason::BadTag, Some(11), &|x| x.1 && x.4 == [11, 12]);
-        expect("bad handler", ReturnReason::BadHandler, Some(21), &|x| x.1 && x.3 == 200 && x.2 == Kind::Short);
-        expect("bad handler, medium", ReturnReason::BadHandler, Some(22), &|x| x.2 == Kind::Medium && x.5 == pattern(0, 100, 1));
-        expect("long off the segment", ReturnReason::BadSegmentOffset, Some(31), &|x| x.2 == Kind::Long);
-        expect("get off the segment", ReturnReason::BadSegmentOffset, Some(41), &|x| x.2 == Kind::Get);
-        expect("freed endpoint", ReturnReason::EndpointGone, Some(51), &|x| x.1);
-        expect("reply to a missing handler", ReturnReason::BadHandler, Some(5), &|x| !x.1 && x.3 == 201);
+        expect("bad tag", ReturnReason::BadTag, Some(11), &|x| {
+            x.1 && x.4 == [11, 12]
+        });
+        expect("bad handler", ReturnReason::BadHandler, Some(21), &|x| {
+            x.1 && x.3 == 200 && x.2 == Kind::Short
+        });
+        expect(
+            "bad handler, medium",
+            ReturnReason::BadHandler,
+            Some(22),
+            &|x| x.2 == Kind::Medium && x.5 == pattern(0, 100, 1),
+        );
+        expect(
+            "long off the segment",
+            ReturnReason::BadSegmentOffset,
+            Some(31),
+            &|x| x.2 == Kind::Long,
+        );
+        expect(
+            "get off the segment",
+            ReturnReason::BadSegmentOffset,
+            Some(41),
+            &|x| x.2 == Kind::Get,
+        );
+        expect(
+            "freed endpoint",
+            ReturnReason::EndpointGone,
+            Some(51),
+            &|x| x.1,
+        );
+        expect(
+            "reply to a missing handler",
+            ReturnReason::BadHandler,
+            Some(5),
+            &|x| !x.1 && x.3 == 201,
+        );
         let re = reply_errors.borrow();
-        fails.expect(re[0].as_deref().is_some_and(|m| m.contains("reply handler")), || format!("reply from a reply handler: {re:?}"));
-        fails.expect(ep.outstanding() == 0, || format!("{} requests still outstanding", ep.outstanding()));
+        fails.expect(
+            re[0]
+                .as_deref()
+                .is_some_and(|m| m.contains("reply handler")),
+            || format!("reply from a reply handler: {re:?}"),
+        );
+        fails.expect(ep.outstanding() == 0, || {
+            format!("{} requests still outstanding", ep.outstanding())
+        });
     }
     spmd.barrier().map_err(|e| e.to_string())?;
     fails.into_result(&format!("rank {rank}"))?;

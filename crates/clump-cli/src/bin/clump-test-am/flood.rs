@@ -20,9 +20,14 @@ pub fn run(count: u32) -> Result<String, String> {
             .set_handler(index, move |_, m| {
                 let (src, seq) = (m.args[0] as usize, m.args[1]);
                 let mut next = n.borrow_mut();
-                f.expect(next.get(src) == Some(&seq), || format!("from {src}: got {seq}, expected {:?}", next.get(src)));
+                f.expect(next.get(src) == Some(&seq), || {
+                    format!("from {src}: got {seq}, expected {:?}", next.get(src))
+                });
                 if medium {
-                    f.expect(m.payload == pattern(src as u32, 1024, seq).as_slice(), || format!("payload of {src}/{seq}"));
+                    f.expect(
+                        m.payload == pattern(src as u32, 1024, seq).as_slice(),
+                        || format!("payload of {src}/{seq}"),
+                    );
                 }
                 if let Some(s) = next.get_mut(src) {
                     *s = seq + 1;
@@ -34,7 +39,9 @@ pub fn run(count: u32) -> Result<String, String> {
     if rank == 0 {
         // Let the senders fill the queue before anything drains it.
         let start = std::time::Instant::now();
-        while spmd.ep.pending_requests() < clump::REQUEST_QUEUE_SLOTS && start.elapsed().as_secs() < 20 {
+        while spmd.ep.pending_requests() < clump::REQUEST_QUEUE_SLOTS
+            && start.elapsed().as_secs() < 20
+        {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         let want = count;
@@ -42,7 +49,8 @@ pub fn run(count: u32) -> Result<String, String> {
     } else {
         for seq in 0..count {
             let sent = if seq % 8 == 7 {
-                spmd.ep.request_medium(0, MEDIUM as u8, &[rank, seq], &pattern(rank, 1024, seq))
+                spmd.ep
+                    .request_medium(0, MEDIUM as u8, &[rank, seq], &pattern(rank, 1024, seq))
             } else {
                 spmd.ep.request(0, SHORT as u8, &[rank, seq])
             };
@@ -51,16 +59,29 @@ pub fn run(count: u32) -> Result<String, String> {
         spmd.drain().map_err(|e| e.to_string())?;
     }
     let stats = spmd.ep.stats();
-    let all = spmd.allgather(&stats.queue_full_waits.to_le_bytes()).map_err(|e| e.to_string())?;
-    let full_waits: u64 = all.iter().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap())).sum();
+    let all = spmd
+        .allgather(&stats.queue_full_waits.to_le_bytes())
+        .map_err(|e| e.to_string())?;
+    let full_waits: u64 = all
+        .iter()
+        .map(|b| u64::from_le_bytes(b[..8].try_into().unwrap()))
+        .sum();
     fails.into_result(&format!("rank {rank}"))?;
     if rank == 0 {
         let got: u32 = next.borrow()[1..].iter().sum();
         let expected = count * (size - 1);
         if got != expected {
-            return Err(format!("rank 0 received {got} messages, expected {expected}"));
+            return Err(format!(
+                "rank 0 received {got} messages, expected {expected}"
+            ));
         }
-        return Ok(format!("flood ok: received={got} senders={} queue_full_waits={full_waits}", size - 1));
+        return Ok(format!(
+            "flood ok: received={got} senders={} queue_full_waits={full_waits}",
+            size - 1
+        ));
     }
-    Ok(format!("rank {rank}: sent {count}, credit_waits={} queue_full_waits={}", stats.credit_waits, stats.queue_full_waits))
+    Ok(format!(
+        "rank {rank}: sent {count}, credit_waits={} queue_full_waits={}",
+        stats.credit_waits, stats.queue_full_waits
+    ))
 }

@@ -33,23 +33,46 @@ pub fn run() -> Result<String, String> {
     let mut checks = 0;
 
     for n in 0..=MAX_ARGS {
-        ep.request(to, SHORT as u8, &words(rank, n, 1)).map_err(|e| e.to_string())?;
+        ep.request(to, SHORT as u8, &words(rank, n, 1))
+            .map_err(|e| e.to_string())?;
         sent += 1;
     }
-    for n in [0, 1, 2, 63, 64, 65, 4095, 4096, 4097, 8192, MAX_MEDIUM - 1, MAX_MEDIUM] {
-        ep.request_medium(to, MEDIUM as u8, &[n as u32, rank], &pattern(rank, n, 2)).map_err(|e| e.to_string())?;
+    for n in [
+        0,
+        1,
+        2,
+        63,
+        64,
+        65,
+        4095,
+        4096,
+        4097,
+        8192,
+        MAX_MEDIUM - 1,
+        MAX_MEDIUM,
+    ] {
+        ep.request_medium(to, MEDIUM as u8, &[n as u32, rank], &pattern(rank, n, 2))
+            .map_err(|e| e.to_string())?;
         sent += 1;
     }
     // Long messages, one at a time since each lands where the next would.
     for n in [1, 63, 4096, 65536, 1 << 20, 16 << 20] {
         for offset in [REPLY_AREA, SEGMENT - n] {
-            ep.request_long(to, LONG as u8, &[n as u32, rank, offset as u32], &pattern(rank, n, 3), offset)
-                .map_err(|e| e.to_string())?;
+            ep.request_long(
+                to,
+                LONG as u8,
+                &[n as u32, rank, offset as u32],
+                &pattern(rank, n, 3),
+                offset,
+            )
+            .map_err(|e| e.to_string())?;
             sent += 1;
             poll_until(&spmd, || replies.get() == sent)?;
             let mut back = vec![0u8; n.min(4096)];
             ep.read_segment(0, &mut back).map_err(|e| e.to_string())?;
-            fails.expect(back == pattern(to, n, 4)[..back.len()], || format!("long reply of {n} bytes at {offset}"));
+            fails.expect(back == pattern(to, n, 4)[..back.len()], || {
+                format!("long reply of {n} bytes at {offset}")
+            });
             checks += 1;
         }
     }
@@ -59,26 +82,35 @@ pub fn run() -> Result<String, String> {
     // Gets: everyone publishes a pattern (once no long message can land on it any more),
     // then pulls the neighbour's.
     spmd.barrier().map_err(|e| e.to_string())?;
-    ep.write_segment(1000, &pattern(rank, 1 << 20, 5)).map_err(|e| e.to_string())?;
+    ep.write_segment(1000, &pattern(rank, 1 << 20, 5))
+        .map_err(|e| e.to_string())?;
     spmd.barrier().map_err(|e| e.to_string())?;
     let got = Rc::new(Cell::new(0));
     let (g, f) = (got.clone(), fails.clone());
     ep.set_handler(GOT, move |_, m| {
         let n = m.args[0] as usize;
-        f.expect(m.kind == Kind::Get && m.payload == &pattern(to, 1 << 20, 5)[..n], || format!("get of {n} bytes"));
+        f.expect(
+            m.kind == Kind::Get && m.payload == &pattern(to, 1 << 20, 5)[..n],
+            || format!("get of {n} bytes"),
+        );
         g.set(g.get() + 1);
     })
     .map_err(|e| e.to_string())?;
     for n in [1usize, 4096, 1 << 20] {
-        ep.get(to, GOT as u8, &[n as u32], 1000, n, 2 << 20).map_err(|e| e.to_string())?;
+        ep.get(to, GOT as u8, &[n as u32], 1000, n, 2 << 20)
+            .map_err(|e| e.to_string())?;
         poll_until(&spmd, || got.get() == checks_of(n))?;
     }
     checks += 3;
     // Over the limits: refused at once, never sent.
     let over_medium = ep.request_medium(to, MEDIUM as u8, &[], &vec![0; MAX_MEDIUM + 1]);
     let over_args = ep.request(to, SHORT as u8, &[0; MAX_ARGS + 1]);
-    fails.expect(matches!(over_medium, Err(clump::Error::BadArg(_))), || "medium over the limit was accepted".into());
-    fails.expect(matches!(over_args, Err(clump::Error::BadArg(_))), || "17 arguments were accepted".into());
+    fails.expect(matches!(over_medium, Err(clump::Error::BadArg(_))), || {
+        "medium over the limit was accepted".into()
+    });
+    fails.expect(matches!(over_args, Err(clump::Error::BadArg(_))), || {
+        "17 arguments were accepted".into()
+    });
     spmd.barrier().map_err(|e| e.to_string())?;
     fails.into_result(&format!("rank {rank}"))?;
     Ok(format!("rank {rank}: kinds ok, {checks} checks"))
@@ -92,7 +124,11 @@ fn checks_of(n: usize) -> usize {
     }
 }
 
-fn install_handlers(spmd: &Spmd, fails: &Failures, replies: &Rc<Cell<usize>>) -> Result<(), String> {
+fn install_handlers(
+    spmd: &Spmd,
+    fails: &Failures,
+    replies: &Rc<Cell<usize>>,
+) -> Result<(), String> {
     let ep = &spmd.ep;
     let rank = spmd.rank();
     let size = spmd.size();
@@ -100,7 +136,9 @@ fn install_handlers(spmd: &Spmd, fails: &Failures, replies: &Rc<Cell<usize>>) ->
     let e = |r: clump::Result<()>| r.map_err(|e| e.to_string());
     let f = fails.clone();
     e(ep.set_handler(SHORT, move |t, m| {
-        f.expect(m.args == words(from, m.args.len(), 1).as_slice(), || format!("short with {} args", m.args.len()));
+        f.expect(m.args == words(from, m.args.len(), 1).as_slice(), || {
+            format!("short with {} args", m.args.len())
+        });
         let back: Vec<u32> = m.args.iter().rev().copied().collect();
         t.reply(SHORT_REPLY as u8, &back).unwrap();
     }))?;
@@ -108,35 +146,48 @@ fn install_handlers(spmd: &Spmd, fails: &Failures, replies: &Rc<Cell<usize>>) ->
     let to = (rank + 1) % size;
     e(ep.set_handler(SHORT_REPLY, move |_, m| {
         let want: Vec<u32> = words(rank, m.args.len(), 1).into_iter().rev().collect();
-        f.expect(m.args == want.as_slice(), || format!("short reply with {} args", m.args.len()));
+        f.expect(m.args == want.as_slice(), || {
+            format!("short reply with {} args", m.args.len())
+        });
         r.set(r.get() + 1);
     }))?;
     let f = fails.clone();
     e(ep.set_handler(MEDIUM, move |t, m| {
         let n = m.args[0] as usize;
-        f.expect(m.kind == Kind::Medium && m.payload == pattern(from, n, 2).as_slice(), || format!("medium of {n} bytes"));
-        t.reply_medium(MEDIUM_REPLY as u8, &[n as u32], m.payload).unwrap();
+        f.expect(
+            m.kind == Kind::Medium && m.payload == pattern(from, n, 2).as_slice(),
+            || format!("medium of {n} bytes"),
+        );
+        t.reply_medium(MEDIUM_REPLY as u8, &[n as u32], m.payload)
+            .unwrap();
     }))?;
     let (f, r) = (fails.clone(), replies.clone());
     e(ep.set_handler(MEDIUM_REPLY, move |_, m| {
         let n = m.args[0] as usize;
-        f.expect(m.payload == pattern(rank, n, 2).as_slice(), || format!("medium reply of {n} bytes"));
+        f.expect(m.payload == pattern(rank, n, 2).as_slice(), || {
+            format!("medium reply of {n} bytes")
+        });
         r.set(r.get() + 1);
     }))?;
     let f = fails.clone();
     e(ep.set_handler(LONG, move |t, m| {
         let (n, offset) = (m.args[0] as usize, m.args[2] as u64);
         f.expect(
-            m.kind == Kind::Long && m.offset == offset && m.payload == pattern(from, n, 3).as_slice(),
+            m.kind == Kind::Long
+                && m.offset == offset
+                && m.payload == pattern(from, n, 3).as_slice(),
             || format!("long of {n} bytes at {offset}"),
         );
         let back = pattern(rank, n, 4);
-        t.reply_long(LONG_REPLY as u8, &[n as u32], &back[..n.min(4096)], 0).unwrap();
+        t.reply_long(LONG_REPLY as u8, &[n as u32], &back[..n.min(4096)], 0)
+            .unwrap();
     }))?;
     let (f, r) = (fails.clone(), replies.clone());
     e(ep.set_handler(LONG_REPLY, move |_, m| {
         let n = m.args[0] as usize;
-        f.expect(m.payload == &pattern(to, n, 4)[..n.min(4096)], || format!("long reply of {n} bytes"));
+        f.expect(m.payload == &pattern(to, n, 4)[..n.min(4096)], || {
+            format!("long reply of {n} bytes")
+        });
         r.set(r.get() + 1);
     }))?;
     Ok(())

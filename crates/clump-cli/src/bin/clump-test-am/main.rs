@@ -20,7 +20,9 @@ fn main() -> ExitCode {
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
-        _ => Err("usage: clump-test-am kinds|flood [N]|errors|sleep|stream-until-killed|victim".into()),
+        _ => Err(
+            "usage: clump-test-am kinds|flood [N]|errors|sleep|stream-until-killed|victim".into(),
+        ),
     };
     match result {
         Ok(summary) => {

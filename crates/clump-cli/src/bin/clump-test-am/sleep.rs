@@ -13,7 +13,9 @@ pub fn run() -> Result<String, String> {
     let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
     let got = Rc::new(Cell::new(false));
     let g = got.clone();
-    spmd.ep.set_handler(1, move |_, _| g.set(true)).map_err(|e| e.to_string())?;
+    spmd.ep
+        .set_handler(1, move |_, _| g.set(true))
+        .map_err(|e| e.to_string())?;
     spmd.barrier().map_err(|e| e.to_string())?;
     if spmd.rank() == 1 {
         std::thread::sleep(PAUSE);
@@ -28,9 +30,15 @@ pub fn run() -> Result<String, String> {
         }
         let (wall, cpu) = (wall.elapsed(), cpu_time() - cpu);
         if wall < PAUSE / 2 {
-            return Err(format!("wait returned after {wall:?}, before the message was sent"));
+            return Err(format!(
+                "wait returned after {wall:?}, before the message was sent"
+            ));
         }
-        println!("wait: woke after {} ms, cpu {} ms", wall.as_millis(), cpu.as_millis());
+        println!(
+            "wait: woke after {} ms, cpu {} ms",
+            wall.as_millis(),
+            cpu.as_millis()
+        );
     }
     spmd.barrier().map_err(|e| e.to_string())?;
     Ok(format!("rank {}: sleep ok", spmd.rank()))
@@ -43,6 +51,8 @@ fn cpu_time() -> Duration {
         libc::getrusage(libc::RUSAGE_SELF, &mut u);
         u
     };
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }

@@ -8,8 +8,12 @@ use std::time::Duration;
 /// must end the job with a clear message.
 pub fn stream_until_killed() -> Result<String, String> {
     let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
-    spmd.ep.set_handler(1, |t, m| t.reply(2, m.args).unwrap()).map_err(|e| e.to_string())?;
-    spmd.ep.set_handler(2, |_, _| {}).map_err(|e| e.to_string())?;
+    spmd.ep
+        .set_handler(1, |t, m| t.reply(2, m.args).unwrap())
+        .map_err(|e| e.to_string())?;
+    spmd.ep
+        .set_handler(2, |_, _| {})
+        .map_err(|e| e.to_string())?;
     spmd.barrier().map_err(|e| e.to_string())?;
     let start = std::time::Instant::now();
     loop {
@@ -30,7 +34,9 @@ pub fn stream_until_killed() -> Result<String, String> {
 /// A job of one that prints its endpoint's name and tag, then never polls.
 pub fn serve_without_polling() -> Result<String, String> {
     let spmd = Spmd::init().map_err(|e| e.to_string())?;
-    spmd.ep.set_handler(1, |_, _| {}).map_err(|e| e.to_string())?;
+    spmd.ep
+        .set_handler(1, |_, _| {})
+        .map_err(|e| e.to_string())?;
     println!("{} {:x}", spmd.ep.name(), spmd.ep.tag());
     std::thread::sleep(Duration::from_secs(60));
     Ok("victim was not killed".into())
