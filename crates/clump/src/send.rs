@@ -223,6 +223,8 @@ impl EndpointCore {
                 return self.bounce(&o, dest, ReturnReason::PeerGone);
             }
         }
+        // A handler run while waiting may have freed this endpoint.
+        self.check_live()?;
         let queue = &remote.block.get().request;
         let bulk = if o.kind == Kind::Medium {
             let block = loop {
@@ -363,7 +365,10 @@ impl EndpointCore {
         len: usize,
     ) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
         let mut table = self.translations.borrow_mut();
-        let t = table[dest as usize].as_mut().expect("resolved above");
+        // Resolved just before, with no poll in between; a missing entry is still no panic.
+        let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
+            return Err(ReturnReason::EndpointGone);
+        };
         match t.remote.segment(t.segment.as_ref()) {
             Ok(Some(seg)) => {
                 t.segment = Some(seg.clone());
@@ -382,15 +387,17 @@ impl EndpointCore {
 
     fn has_credit(&self, dest: u32) -> bool {
         let table = self.translations.borrow();
-        let in_flight = table[dest as usize]
-            .as_ref()
+        // Handlers run while a send waits and may unmap the entry: that is no panic.
+        let in_flight = table
+            .get(dest as usize)
+            .and_then(|t| t.as_ref())
             .map_or(0, |t| t.outstanding.len());
         in_flight < self.credits && self.outstanding_total.get() < REPLY_SLOTS
     }
 
     fn record_outstanding(&self, dest: u32, o: &Outgoing<'_>) {
         let mut table = self.translations.borrow_mut();
-        if let Some(t) = table[dest as usize].as_mut() {
+        if let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) {
             t.outstanding.push_back(SavedRequest {
                 kind: o.kind,
                 handler: o.handler,

@@ -356,6 +356,23 @@ fn a_request_handler_may_send_requests() {
 }
 
 #[test]
+fn freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic() {
+    let config = clump::config::Config {
+        credits: 1,
+        ..clump::config::Config::default()
+    };
+    let bundle = Bundle::with_config(config).unwrap();
+    let a = bundle.create_endpoint(TAG).unwrap();
+    let b = bundle.create_endpoint(TAG).unwrap();
+    a.map(0, b.name(), TAG).unwrap();
+    b.set_handler(1, |t, _| t.reply(2, &[]).unwrap()).unwrap();
+    a.set_handler(2, |t, _| t.endpoint().free()).unwrap();
+    a.request(0, 1, &[]).unwrap();
+    // No credit left: this send polls, the reply handler frees `a` meanwhile.
+    assert!(matches!(a.request(0, 1, &[]), Err(Error::EndpointFreed)));
+}
+
+#[test]
 fn wait_sleeps_until_a_message_arrives() {
     let (bundle, a, b) = pair();
     b.set_handler(1, |_, _| {}).unwrap();
