@@ -279,10 +279,14 @@ impl EndpointCore {
                 }
                 Err(PushError::Full) => {
                     self.count(|s| s.queue_full_waits += 1);
-                    if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
+                    let outcome = self.stall(dest, &remote, &mut stall);
+                    if !matches!(outcome, Ok(StallOutcome::Retry)) {
+                        // Giving up: the claimed bulk block must go back, or the
+                        // destination loses it for good.
                         if bulk != NO_BULK {
                             queue.bulk().free(bulk);
                         }
+                        outcome?;
                         return self.bounce(&o, dest, ReturnReason::PeerGone);
                     }
                 }
