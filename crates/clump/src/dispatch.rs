@@ -9,9 +9,11 @@ use crate::error::{Result, ReturnReason};
 use crate::message::{Kind, Message, OwnedReturned, Returned, MAX_ARGS};
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
+use crate::shm::remote::SegMapping;
 use crate::token::{Origin, Token};
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Messages one poll handles per queue at most, so a busy queue cannot starve the others.
 const POLL_BUDGET: usize = 64;
@@ -142,12 +144,15 @@ impl EndpointCore {
         if p.nargs as usize > MAX_ARGS {
             return self.bounce_request(p, ReturnReason::BadArgs, &[]);
         }
+        let segment = (kind == PacketKind::Long)
+            .then(|| self.current_segment())
+            .flatten();
         let payload = match kind {
             PacketKind::Medium => match medium {
                 Some(bytes) => bytes,
                 None => return self.bounce_request(p, ReturnReason::BadLength, &[]),
             },
-            PacketKind::Long => match self.own_segment_slice(p.offset, p.len) {
+            PacketKind::Long => match segment_bytes(segment.as_ref(), p.offset, p.len) {
                 Some(bytes) => bytes,
                 None => return self.bounce_request(p, ReturnReason::BadSegmentOffset, &[]),
             },
@@ -237,10 +242,13 @@ impl EndpointCore {
                 });
             }
             Some(kind @ (PacketKind::Short | PacketKind::Medium | PacketKind::Long)) => {
+                let segment = (kind == PacketKind::Long)
+                    .then(|| self.current_segment())
+                    .flatten();
                 let payload = match kind {
                     PacketKind::Medium if p.len == 0 => Some(&[][..]),
                     PacketKind::Medium => bulk,
-                    PacketKind::Long => self.own_segment_slice(p.offset, p.len),
+                    PacketKind::Long => segment_bytes(segment.as_ref(), p.offset, p.len),
                     _ => Some(&[][..]),
                 };
                 let handler = self
@@ -326,7 +334,8 @@ impl EndpointCore {
                     .get(index as usize)
                     .cloned()
                     .flatten();
-                let payload = self.own_segment_slice(offset, len as u32);
+                let segment = self.current_segment();
+                let payload = segment_bytes(segment.as_ref(), offset, len as u32);
                 match (handler, payload) {
                     (Some(handler), Some(payload)) => {
                         let mut token = Token {
@@ -384,20 +393,11 @@ impl EndpointCore {
         }
     }
 
-    /// `len` bytes at `offset` of this endpoint's segment, if they lie inside it.
-    fn own_segment_slice(&self, offset: u64, len: u32) -> Option<&[u8]> {
-        let seg = self.segment.borrow();
-        let seg = seg.as_ref()?;
-        let end = offset.checked_add(len as u64)?;
-        if end > seg.len as u64 {
-            return None;
-        }
-        // SAFETY: the range lies inside the mapping, which lives as long as this endpoint
-        // keeps its segment; a segment is only replaced outside handlers by the owner.
-        // Peers write into it only as the program's messages direct.
-        Some(unsafe {
-            std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize)
-        })
+    /// A handle on the current segment mapping. Handlers read long payloads and gets
+    /// through it, so the mapping outlives the call even if the handler replaces the
+    /// endpoint's segment.
+    fn current_segment(&self) -> Option<Arc<SegMapping>> {
+        self.segment.borrow().clone()
     }
 
     /// Now and then, with requests in flight, check that their destinations still live.
@@ -479,4 +479,18 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
     if let Some(bundle) = ep.bundle.borrow().upgrade() {
         bundle.remove(ep);
     }
+}
+
+/// `len` bytes at `offset` of `seg`, if they lie inside it; the slice borrows the handle.
+fn segment_bytes(seg: Option<&Arc<SegMapping>>, offset: u64, len: u32) -> Option<&[u8]> {
+    let seg = seg?;
+    let end = offset.checked_add(len as u64)?;
+    if end > seg.len as u64 {
+        return None;
+    }
+    // SAFETY: the range lies inside the mapping, which the borrowed handle keeps mapped.
+    // Peers write into it only as the program's messages direct; bytes have no invalid values.
+    Some(unsafe {
+        std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize)
+    })
 }

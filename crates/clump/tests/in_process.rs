@@ -166,6 +166,24 @@ fn long_messages_land_in_the_segment_and_out_of_range_ones_return() {
 }
 
 #[test]
+fn a_handler_may_replace_its_segment_while_it_reads_a_long_payload() {
+    let (bundle, a, b) = pair();
+    b.set_segment(1 << 16).unwrap();
+    let got: Log<Vec<u8>> = log();
+    let g = got.clone();
+    b.set_handler(1, move |t, m| {
+        t.endpoint().set_segment(4096).unwrap(); // the old mapping must stay readable
+        g.borrow_mut().push(m.payload.to_vec());
+    })
+    .unwrap();
+    a.request_long(0, 1, &[], &[7u8; 1 << 15], 1 << 15).unwrap();
+    a.free(); // drops the sender's cached handle: only the handler's guard keeps the mapping
+    poll_until(&bundle, || got.borrow().len() == 1);
+    assert_eq!(got.borrow()[0], vec![7u8; 1 << 15]);
+    assert_eq!(b.segment_len(), 4096);
+}
+
+#[test]
 fn get_pulls_remote_bytes_then_runs_a_local_handler() {
     let (bundle, a, b) = pair();
     a.set_segment(4096).unwrap();
