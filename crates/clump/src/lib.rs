@@ -37,6 +37,8 @@ mod message;
 #[cfg(not(loom))]
 pub mod name;
 #[cfg(not(loom))]
+pub mod net;
+#[cfg(not(loom))]
 mod send;
 #[cfg(not(loom))]
 pub mod spmd;
