@@ -6,7 +6,7 @@
 
 use crate::endpoint::{EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
-use crate::message::{Kind, Message, OwnedReturned, Returned, MAX_ARGS};
+use crate::message::{Kind, Message, Returned, ReturnedMessage, MAX_ARGS};
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::remote::SegMapping;
@@ -354,7 +354,7 @@ impl EndpointCore {
                         handler(&mut token, &msg);
                     }
                     (_, payload) => self.deliver_returned(
-                        &OwnedReturned {
+                        &ReturnedMessage {
                             reason: if payload.is_none() {
                                 ReturnReason::BadSegmentOffset
                             } else {

@@ -8,7 +8,7 @@
 use crate::bundle::BundleCore;
 use crate::error::{Error, Result};
 use crate::message::{
-    ArgBuf, Kind, Message, OwnedReturned, Returned, MAX_HANDLERS, MAX_TRANSLATIONS,
+    ArgBuf, Kind, Message, Returned, ReturnedMessage, MAX_HANDLERS, MAX_TRANSLATIONS,
 };
 use crate::name::{this_host, EndpointId, EndpointName};
 use crate::shm::block::MappedBlock;
@@ -52,7 +52,7 @@ pub(crate) struct SavedRequest {
 /// Work the next poll of this endpoint delivers without any queue: messages returned at
 /// the sender, and completed gets.
 pub(crate) enum LocalEvent {
-    Returned(OwnedReturned),
+    Returned(ReturnedMessage),
     GetDone {
         handler: u8,
         args: ArgBuf,
@@ -172,7 +172,7 @@ impl EndpointCore {
         self.stats.set(s);
     }
 
-    pub(crate) fn return_locally(&self, r: OwnedReturned) {
+    pub(crate) fn return_locally(&self, r: ReturnedMessage) {
         self.local.borrow_mut().push_back(LocalEvent::Returned(r));
     }
 

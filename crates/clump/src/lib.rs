@@ -51,8 +51,8 @@ pub use {
     endpoint::{Endpoint, EndpointStats},
     error::{Error, Result, ReturnReason},
     message::{
-        HandlerIndex, Kind, Message, Returned, MAX_ARGS, MAX_HANDLERS, MAX_LONG, MAX_MEDIUM,
-        MAX_TRANSLATIONS,
+        HandlerIndex, Kind, Message, Returned, ReturnedMessage, MAX_ARGS, MAX_HANDLERS, MAX_LONG,
+        MAX_MEDIUM, MAX_TRANSLATIONS,
     },
     name::{EndpointId, EndpointName},
     shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},

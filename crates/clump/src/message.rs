@@ -41,6 +41,22 @@ pub struct Message<'a> {
     pub offset: u64,
 }
 
+impl Returned<'_> {
+    /// A copy that outlives the handler call.
+    pub fn to_message(&self) -> ReturnedMessage {
+        ReturnedMessage {
+            reason: self.reason,
+            request: self.request,
+            kind: self.kind,
+            handler: self.handler,
+            args: ArgBuf::from_slice(self.args),
+            payload: self.payload.to_vec(),
+            offset: self.offset,
+            translation: self.translation,
+        }
+    }
+}
+
 /// A message that came back to its sender, as handler 0 sees it.
 #[derive(Debug)]
 pub struct Returned<'a> {
@@ -58,20 +74,25 @@ pub struct Returned<'a> {
     pub translation: Option<u32>,
 }
 
-/// A returned message kept by the layer until the next poll delivers it.
-#[derive(Debug, Clone)]
-pub(crate) struct OwnedReturned {
+/// A returned message by value: what the layer keeps until a poll delivers it, and what a
+/// handler 0 keeps when it must act on the message later ([`Returned::to_message`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReturnedMessage {
     pub reason: ReturnReason,
     pub request: bool,
     pub kind: Kind,
     pub handler: HandlerIndex,
-    pub args: ArgBuf,
+    pub(crate) args: ArgBuf,
     pub payload: Vec<u8>,
     pub offset: u64,
     pub translation: Option<u32>,
 }
 
-impl OwnedReturned {
+impl ReturnedMessage {
+    pub fn args(&self) -> &[u32] {
+        self.args.as_slice()
+    }
+
     pub fn view(&self) -> Returned<'_> {
         Returned {
             reason: self.reason,
@@ -87,11 +108,27 @@ impl OwnedReturned {
 }
 
 /// Up to [`MAX_ARGS`] arguments by value.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct ArgBuf {
     pub words: [u32; MAX_ARGS],
     pub len: u8,
 }
+
+/// Shows the arguments in use only.
+impl std::fmt::Debug for ArgBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+/// Equal when the arguments in use are: the unused words carry no meaning.
+impl PartialEq for ArgBuf {
+    fn eq(&self, other: &ArgBuf) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for ArgBuf {}
 
 impl ArgBuf {
     pub fn from_slice(args: &[u32]) -> ArgBuf {

@@ -7,7 +7,7 @@
 
 use crate::endpoint::{check_range, Endpoint, EndpointCore, LocalEvent, SavedRequest};
 use crate::error::{Error, Result, ReturnReason};
-use crate::message::{ArgBuf, HandlerIndex, Kind, OwnedReturned, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
+use crate::message::{ArgBuf, HandlerIndex, Kind, ReturnedMessage, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
 use crate::shm::block::REPLY_SLOTS;
 use crate::shm::packet::{PacketKind, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
@@ -65,8 +65,8 @@ impl Outgoing<'_> {
         reason: ReturnReason,
         request: bool,
         translation: Option<u32>,
-    ) -> OwnedReturned {
-        OwnedReturned {
+    ) -> ReturnedMessage {
+        ReturnedMessage {
             reason,
             request,
             kind: self.kind,
@@ -455,7 +455,7 @@ impl EndpointCore {
         self.outstanding_total
             .set(self.outstanding_total.get() - lost.len());
         for r in lost {
-            self.return_locally(OwnedReturned {
+            self.return_locally(ReturnedMessage {
                 reason: ReturnReason::PeerGone,
                 request: true,
                 kind: r.kind,

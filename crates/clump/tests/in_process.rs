@@ -1,7 +1,7 @@
 //! The AM semantics between endpoints of one process (the same shared-memory path as
 //! between processes: every endpoint has its own queue block).
 
-use clump::{Bundle, Endpoint, Error, Kind, ReturnReason, MAX_ARGS, MAX_MEDIUM};
+use clump::{Bundle, Endpoint, Error, Kind, ReturnReason, ReturnedMessage, MAX_ARGS, MAX_MEDIUM};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -32,23 +32,11 @@ fn log<T>() -> Log<T> {
     Rc::new(RefCell::new(Vec::new()))
 }
 
-/// What handler 0 saw: reason, was-a-request, kind, handler, arguments, payload.
-type ReturnRecord = (ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>);
-
-fn record_returns(ep: &Endpoint) -> Log<ReturnRecord> {
+fn record_returns(ep: &Endpoint) -> Log<ReturnedMessage> {
     let got = log();
     let g = got.clone();
-    ep.set_return_handler(move |r| {
-        g.borrow_mut().push((
-            r.reason,
-            r.request,
-            r.kind,
-            r.handler,
-            r.args.to_vec(),
-            r.payload.to_vec(),
-        ))
-    })
-    .unwrap();
+    ep.set_return_handler(move |r| g.borrow_mut().push(r.to_message()))
+        .unwrap();
     got
 }
 
@@ -160,7 +148,7 @@ fn long_messages_land_in_the_segment_and_out_of_range_ones_return() {
     assert_eq!(seg, data[..16].to_vec());
     let r = &returns.borrow()[0];
     assert_eq!(
-        (r.0, r.1, r.2, r.4.clone()),
+        (r.reason, r.request, r.kind, r.args().to_vec()),
         (ReturnReason::BadSegmentOffset, true, Kind::Long, vec![9])
     );
 }
@@ -208,8 +196,8 @@ fn get_pulls_remote_bytes_then_runs_a_local_handler() {
         got.borrow().len() == 1 && returns.borrow().len() == 1
     });
     assert_eq!(got.borrow()[0], (vec![42], b"remote bytes".to_vec()));
-    assert_eq!(returns.borrow()[0].0, ReturnReason::BadSegmentOffset);
-    assert_eq!(returns.borrow()[0].4, vec![43]);
+    assert_eq!(returns.borrow()[0].reason, ReturnReason::BadSegmentOffset);
+    assert_eq!(returns.borrow()[0].args(), [43]);
 }
 
 #[test]
@@ -222,14 +210,14 @@ fn bad_tag_and_bad_handler_come_back_with_their_arguments() {
     poll_until(&bundle, || returns.borrow().len() == 2);
     let r = returns.borrow();
     assert_eq!(
-        (r[0].0, r[0].4.clone()),
+        (r[0].reason, r[0].args().to_vec()),
         (ReturnReason::BadTag, vec![1, 2, 3])
     );
     assert_eq!(
-        (r[1].0, r[1].2, r[1].3, r[1].4.clone()),
+        (r[1].reason, r[1].kind, r[1].handler, r[1].args().to_vec()),
         (ReturnReason::BadHandler, Kind::Medium, 99, vec![4])
     );
-    assert_eq!(r[1].5, b"payload".to_vec());
+    assert_eq!(r[1].payload, b"payload".to_vec());
     assert_eq!(
         a.outstanding(),
         0,
@@ -285,8 +273,8 @@ fn a_freed_endpoint_returns_queued_and_later_requests() {
     a.request(0, 1, &[2]).unwrap();
     poll_until(&bundle, || returns.borrow().len() == 2);
     let r = returns.borrow();
-    assert!(r.iter().all(|r| r.0 == ReturnReason::EndpointGone));
-    let mut args: Vec<u32> = r.iter().map(|r| r.4[0]).collect();
+    assert!(r.iter().all(|r| r.reason == ReturnReason::EndpointGone));
+    let mut args: Vec<u32> = r.iter().map(|r| r.args()[0]).collect();
     args.sort();
     assert_eq!(args, vec![1, 2]);
     assert!(matches!(b.request(0, 1, &[]), Err(Error::EndpointFreed)));
@@ -340,7 +328,7 @@ fn virtual_networks_do_not_see_each_other() {
     let mut s = seen.borrow().clone();
     s.sort();
     assert_eq!(s, vec![(1, 10), (2, 20)]);
-    assert_eq!(returns.borrow()[0].0, ReturnReason::BadTag);
+    assert_eq!(returns.borrow()[0].reason, ReturnReason::BadTag);
 }
 
 #[test]

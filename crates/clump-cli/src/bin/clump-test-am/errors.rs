@@ -3,11 +3,11 @@
 
 use crate::check::{pattern, poll_until, Failures};
 use clump::spmd::Spmd;
-use clump::{Error, Kind, ReturnReason};
+use clump::{Error, Kind, ReturnReason, ReturnedMessage};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-type Returns = Rc<RefCell<Vec<(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>)>>>;
+type Returns = Rc<RefCell<Vec<ReturnedMessage>>>;
 
 pub fn run() -> Result<String, String> {
     let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
@@ -21,16 +21,7 @@ pub fn run() -> Result<String, String> {
     let fails = Failures::default();
     let returns: Returns = Rc::default();
     let r = returns.clone();
-    e(ep.set_return_handler(move |x| {
-        r.borrow_mut().push((
-            x.reason,
-            x.request,
-            x.kind,
-            x.handler,
-            x.args.to_vec(),
-            x.payload.to_vec(),
-        ))
-    }))?;
+    e(ep.set_return_handler(move |x| r.borrow_mut().push(x.to_message())))?;
     // Rank 1's extra endpoint, freed before rank 0 sends to it.
     let spare = spmd
         .bundle
@@ -76,55 +67,51 @@ pub fn run() -> Result<String, String> {
         let got = returns.borrow();
         let find = |reason: ReturnReason, arg: Option<u32>| {
             got.iter()
-                .find(|x| x.0 == reason && arg.map_or(true, |a| x.4.first() == Some(&a)))
+                .find(|x| x.reason == reason && arg.is_none_or(|a| x.args().first() == Some(&a)))
                 .cloned()
         };
-        let expect = |what: &str,
-                      reason,
-                      arg: Option<u32>,
-                      check: &dyn Fn(
-            &(ReturnReason, bool, Kind, u8, Vec<u32>, Vec<u8>),
-        ) -> bool| {
-            let hit = find(reason, arg);
-            fails.expect(hit.as_ref().is_some_and(check), || {
-                format!("{what}: got {got:?}")
-            });
-        };
+        let expect =
+            |what: &str, reason, arg: Option<u32>, check: &dyn Fn(&ReturnedMessage) -> bool| {
+                let hit = find(reason, arg);
+                fails.expect(hit.as_ref().is_some_and(check), || {
+                    format!("{what}: got {got:?}")
+                });
+            };
         expect("bad tag", ReturnReason::BadTag, Some(11), &|x| {
-            x.1 && x.4 == [11, 12]
+            x.request && x.args() == [11, 12]
         });
         expect("bad handler", ReturnReason::BadHandler, Some(21), &|x| {
-            x.1 && x.3 == 200 && x.2 == Kind::Short
+            x.request && x.handler == 200 && x.kind == Kind::Short
         });
         expect(
             "bad handler, medium",
             ReturnReason::BadHandler,
             Some(22),
-            &|x| x.2 == Kind::Medium && x.5 == pattern(0, 100, 1),
+            &|x| x.kind == Kind::Medium && x.payload == pattern(0, 100, 1),
         );
         expect(
             "long off the segment",
             ReturnReason::BadSegmentOffset,
             Some(31),
-            &|x| x.2 == Kind::Long,
+            &|x| x.kind == Kind::Long,
         );
         expect(
             "get off the segment",
             ReturnReason::BadSegmentOffset,
             Some(41),
-            &|x| x.2 == Kind::Get,
+            &|x| x.kind == Kind::Get,
         );
         expect(
             "freed endpoint",
             ReturnReason::EndpointGone,
             Some(51),
-            &|x| x.1,
+            &|x| x.request,
         );
         expect(
             "reply to a missing handler",
             ReturnReason::BadHandler,
             Some(5),
-            &|x| !x.1 && x.3 == 201,
+            &|x| !x.request && x.handler == 201,
         );
         let re = reply_errors.borrow();
         fails.expect(
