@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::message::{
     ArgBuf, Kind, Message, Returned, ReturnedMessage, MAX_HANDLERS, MAX_TRANSLATIONS,
 };
-use crate::name::{this_host, EndpointId, EndpointName};
+use crate::name::{this_host, EndpointId, EndpointName, NO_ADDR};
 use crate::shm::block::MappedBlock;
 use crate::shm::packet::Packet;
 use crate::shm::region::Region;
@@ -136,6 +136,7 @@ impl EndpointCore {
             name: EndpointName {
                 host: this_host(),
                 id,
+                addr: NO_ADDR,
             },
             own,
             bundle: RefCell::new(bundle),

@@ -1,6 +1,7 @@
 //! Endpoint names: globally unique, printable, and small enough to hand to other processes.
 
 use std::fmt;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::str::FromStr;
 
 /// Identifies an endpoint's queue block on its host: the owning process, the descriptor
@@ -14,15 +15,23 @@ pub struct EndpointId {
 }
 
 /// The name other processes use to reach an endpoint (`AM_Map`'s `en_t`).
+///
+/// Peers on the same (virtual) host reach it through shared memory by `id`; peers on
+/// other hosts through UDP at `addr`. Which one a translation uses follows from `host`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EndpointName {
     /// The host the endpoint lives on.
     pub host: u64,
     pub id: EndpointId,
+    /// The endpoint's UDP address; `0.0.0.0:0` when it has none.
+    pub addr: SocketAddrV4,
 }
 
 /// Bytes in [`EndpointName::to_bytes`].
-pub const NAME_BYTES: usize = 24;
+pub const NAME_BYTES: usize = 32;
+
+/// The address of an endpoint that cannot be reached over the network.
+pub const NO_ADDR: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0);
 
 impl EndpointName {
     pub fn to_bytes(&self) -> [u8; NAME_BYTES] {
@@ -31,6 +40,8 @@ impl EndpointName {
         b[8..12].copy_from_slice(&self.id.pid.to_le_bytes());
         b[12..16].copy_from_slice(&self.id.fd.to_le_bytes());
         b[16..24].copy_from_slice(&self.id.nonce.to_le_bytes());
+        b[24..28].copy_from_slice(&self.addr.ip().octets());
+        b[28..30].copy_from_slice(&self.addr.port().to_le_bytes());
         b
     }
 
@@ -40,6 +51,11 @@ impl EndpointName {
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        if b[30..32] != [0, 0] {
+            return None;
+        }
+        let ip = Ipv4Addr::new(b[24], b[25], b[26], b[27]);
+        let port = u16::from_le_bytes([b[28], b[29]]);
         Some(EndpointName {
             host: u64_at(0),
             id: EndpointId {
@@ -47,6 +63,7 @@ impl EndpointName {
                 fd: u32_at(12),
                 nonce: u64_at(16),
             },
+            addr: SocketAddrV4::new(ip, port),
         })
     }
 }
@@ -55,8 +72,8 @@ impl fmt::Display for EndpointName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:016x}:{}:{}:{:016x}",
-            self.host, self.id.pid, self.id.fd, self.id.nonce
+            "{:016x}:{}:{}:{:016x}@{}",
+            self.host, self.id.pid, self.id.fd, self.id.nonce, self.addr
         )
     }
 }
@@ -64,8 +81,10 @@ impl fmt::Display for EndpointName {
 impl FromStr for EndpointName {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("{s:?} is not an endpoint name (HOST:PID:FD:NONCE)");
-        let parts: Vec<&str> = s.split(':').collect();
+        let bad = || format!("{s:?} is not an endpoint name (HOST:PID:FD:NONCE@IP:PORT)");
+        let (local, addr) = s.split_once('@').ok_or_else(bad)?;
+        let addr: SocketAddrV4 = addr.parse().map_err(|_| bad())?;
+        let parts: Vec<&str> = local.split(':').collect();
         let [host, pid, fd, nonce] = parts[..] else {
             return Err(bad());
         };
@@ -76,6 +95,7 @@ impl FromStr for EndpointName {
                 fd: fd.parse().map_err(|_| bad())?,
                 nonce: u64::from_str_radix(nonce, 16).map_err(|_| bad())?,
             },
+            addr,
         })
     }
 }
@@ -109,11 +129,16 @@ mod tests {
                 fd: 9,
                 nonce: 0xdead,
             },
+            addr: "127.0.0.1:4000".parse().unwrap(),
         };
         assert_eq!(EndpointName::from_bytes(&n.to_bytes()), Some(n));
         assert_eq!(n.to_string().parse::<EndpointName>(), Ok(n));
         assert!(EndpointName::from_bytes(&[0; 3]).is_none());
         assert!("1:2:3".parse::<EndpointName>().is_err());
-        assert!("zz:1:2:3".parse::<EndpointName>().is_err());
+        assert!("zz:1:2:3@1.2.3.4:5".parse::<EndpointName>().is_err());
+        assert!("1:2:3:4".parse::<EndpointName>().is_err());
+        let mut bytes = n.to_bytes();
+        bytes[31] = 1;
+        assert!(EndpointName::from_bytes(&bytes).is_none());
     }
 }
