@@ -8,10 +8,23 @@
 //! | `CLUMP_JOB_ID`  | the job's identifier, 16 hex digits (set by `clump run`)  | random  | any 64-bit value |
 //! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
 //! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
+//! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
+//! | `CLUMP_NET`     | whether endpoints get a UDP socket and poll the network   | 1       | 0 or 1           |
+//! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1 | an IPv4 address |
+//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | 1472 | 256 ..= 65507 |
+//! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders | 2000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
+//! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
+//! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
+//! | `CLUMP_NET_DUP` | fault injection: percent of datagrams sent twice          | 0       | 0 ..= 100        |
+//! | `CLUMP_NET_REORDER` | fault injection: percent of datagrams held back and sent after later ones | 0 | 0 ..= 100 |
+//! | `CLUMP_NET_CORRUPT` | fault injection: percent of datagrams with one byte flipped | 0   | 0 ..= 100        |
+//! | `CLUMP_NET_SEED` | seed of the fault injector                               | the process id | any 64-bit value |
 //!
 //! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
 
 use std::ffi::OsStr;
+use std::net::Ipv4Addr;
 use std::time::Duration;
 
 /// Largest job the launcher and bootstrap accept.
@@ -37,11 +50,44 @@ pub struct JobConfig {
 }
 
 /// Tunables of the AM layer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub job: JobConfig,
     pub credits: u32,
     pub spin_before_sleep: Duration,
+    /// The virtual host this process belongs to.
+    pub host: u32,
+    pub net: NetConfig,
+}
+
+/// Tunables of the network transport.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetConfig {
+    pub enabled: bool,
+    pub bind_ip: Ipv4Addr,
+    pub max_datagram: usize,
+    pub timeout: Duration,
+    /// Polls between network polls when the network is idle (the most)...
+    pub poll_every_idle: u32,
+    /// ... and when it is busy (the fewest).
+    pub poll_every_busy: u32,
+    pub faults: Faults,
+}
+
+/// Faults the transport injects into the datagrams it sends, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Faults {
+    pub loss: f64,
+    pub duplicate: f64,
+    pub reorder: f64,
+    pub corrupt: f64,
+    pub seed: u64,
+}
+
+impl Faults {
+    pub fn any(&self) -> bool {
+        self.loss > 0.0 || self.duplicate > 0.0 || self.reorder > 0.0 || self.corrupt > 0.0
+    }
 }
 
 /// Default requests in flight from one endpoint to one destination.
@@ -84,6 +130,8 @@ impl Config {
             MAX_CREDITS as u64,
         )? as u32;
         let spin_us = parse_u64(&lookup, "CLUMP_SPIN_US", 50, 0, 1_000_000)?;
+        let host = parse_u64(&lookup, "CLUMP_HOST", 0, 0, MAX_JOB_SIZE as u64 - 1)? as u32;
+        let net = NetConfig::from_lookup(&lookup)?;
         Ok(Config {
             job: JobConfig {
                 rank,
@@ -93,7 +141,74 @@ impl Config {
             },
             credits,
             spin_before_sleep: Duration::from_micros(spin_us),
+            host,
+            net,
         })
+    }
+}
+
+impl NetConfig {
+    fn from_lookup(
+        lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<NetConfig, ConfigError> {
+        let enabled = parse_u64(lookup, "CLUMP_NET", 1, 0, 1)? == 1;
+        let bind_ip = match lookup("CLUMP_NET_IP") {
+            None => Ipv4Addr::LOCALHOST,
+            Some(v) => {
+                let s = text("CLUMP_NET_IP", &v)?.trim();
+                s.parse().map_err(|e| ConfigError {
+                    name: "CLUMP_NET_IP",
+                    value: s.to_owned(),
+                    why: format!("expected an IPv4 address ({e})"),
+                })?
+            }
+        };
+        let max_datagram = parse_u64(lookup, "CLUMP_NET_DATAGRAM", 1472, 256, 65_507)? as usize;
+        let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 2000, 10, 3_600_000)?;
+        let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
+        let poll_every_busy =
+            parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
+        let percent = |name| parse_percent(lookup, name);
+        let faults = Faults {
+            loss: percent("CLUMP_NET_LOSS")?,
+            duplicate: percent("CLUMP_NET_DUP")?,
+            reorder: percent("CLUMP_NET_REORDER")?,
+            corrupt: percent("CLUMP_NET_CORRUPT")?,
+            seed: parse_u64(
+                lookup,
+                "CLUMP_NET_SEED",
+                std::process::id() as u64,
+                0,
+                u64::MAX,
+            )?,
+        };
+        Ok(NetConfig {
+            enabled,
+            bind_ip,
+            max_datagram,
+            timeout: Duration::from_millis(timeout_ms),
+            poll_every_idle,
+            poll_every_busy,
+            faults,
+        })
+    }
+}
+
+fn parse_percent(
+    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    name: &'static str,
+) -> Result<f64, ConfigError> {
+    let Some(raw) = lookup(name) else {
+        return Ok(0.0);
+    };
+    let s = text(name, &raw)?.trim();
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(ConfigError {
+            name,
+            value: s.to_owned(),
+            why: "expected a percentage between 0 and 100".into(),
+        }),
     }
 }
 
@@ -201,5 +316,37 @@ mod tests {
             with(&[("CLUMP_JOB_ID", "xyz")]).unwrap_err().name,
             "CLUMP_JOB_ID"
         );
+    }
+
+    #[test]
+    fn network_variables_are_read_and_checked() {
+        let c = with(&[
+            ("CLUMP_HOST", "2"),
+            ("CLUMP_NET_IP", "10.0.0.7"),
+            ("CLUMP_NET_TIMEOUT_MS", "500"),
+            ("CLUMP_NET_LOSS", "1.5"),
+            ("CLUMP_NET_SEED", "9"),
+        ])
+        .unwrap();
+        assert_eq!(c.host, 2);
+        assert!(c.net.enabled);
+        assert_eq!(c.net.bind_ip, Ipv4Addr::new(10, 0, 0, 7));
+        assert_eq!(c.net.timeout, Duration::from_millis(500));
+        assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
+        assert!(c.net.faults.any());
+        assert!(!with(&[]).unwrap().net.faults.any());
+        for (name, value) in [
+            ("CLUMP_NET", "2"),
+            ("CLUMP_NET_IP", "localhost"),
+            ("CLUMP_NET_LOSS", "101"),
+            ("CLUMP_NET_DUP", "-1"),
+            ("CLUMP_NET_DATAGRAM", "70000"),
+            ("CLUMP_HOST", "4096"),
+        ] {
+            assert_eq!(with(&[(name, value)]).unwrap_err().name, name);
+        }
+        // The busy rate may not be below the idle one.
+        let e = with(&[("CLUMP_NET_POLL_IDLE", "4"), ("CLUMP_NET_POLL_BUSY", "8")]).unwrap_err();
+        assert_eq!(e.name, "CLUMP_NET_POLL_BUSY");
     }
 }

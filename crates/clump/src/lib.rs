@@ -39,6 +39,8 @@ pub mod name;
 #[cfg(not(loom))]
 pub mod net;
 #[cfg(not(loom))]
+pub mod poll;
+#[cfg(not(loom))]
 mod send;
 #[cfg(not(loom))]
 pub mod spmd;

@@ -8,4 +8,6 @@
 //! - `reliable.rs` (to come): the reliability and flow-control state machine, pure.
 //! - `udp.rs` (to come): sockets and batching, the only file here that does I/O.
 
+pub mod faults;
+pub mod udp;
 pub mod wire;

@@ -1,0 +1,401 @@
+//! Sockets and batching: the only file of the network transport that does I/O.
+//!
+//! Each endpoint owns one non-blocking UDP socket. Outgoing datagrams are written into a
+//! batch of buffers and leave in one `sendmmsg`; incoming ones arrive up to a batch at a
+//! time through one `recvmmsg`, so a poll that finds nothing costs one system call. The
+//! fault injector (`faults.rs`) acts here, on the way out.
+
+use crate::config::Faults;
+use crate::net::faults::{Fate, FaultInjector};
+use std::collections::VecDeque;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::{AsRawFd, RawFd};
+
+/// Datagrams one `sendmmsg` or `recvmmsg` moves at most.
+pub const BATCH: usize = 64;
+/// Socket buffer sizes asked for: bursts of a window of datagrams must not overflow them.
+const SOCKET_BUFFER: usize = 4 << 20;
+
+/// Counters of what the socket layer did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UdpStats {
+    pub sent: u64,
+    pub received: u64,
+    /// Datagrams the kernel refused (socket buffer full, no route): lost, as on a wire.
+    pub send_errors: u64,
+    pub injected_losses: u64,
+}
+
+/// One endpoint's socket with its send and receive batches.
+pub struct UdpPort {
+    socket: std::net::UdpSocket,
+    local: SocketAddrV4,
+    max_datagram: usize,
+    tx_bufs: Vec<Box<[u8]>>,
+    tx_to: Vec<SocketAddrV4>,
+    tx_len: Vec<usize>,
+    rx_bufs: Vec<Box<[u8]>>,
+    rx_from: Vec<SocketAddrV4>,
+    rx_len: Vec<usize>,
+    rx_count: usize,
+    faults: Option<FaultInjector>,
+    /// Datagrams the injector holds back, sent after the next batch (reordering).
+    held: VecDeque<(SocketAddrV4, Vec<u8>)>,
+    stats: UdpStats,
+}
+
+impl UdpPort {
+    /// A socket bound to `ip` on a port the kernel picks.
+    pub fn bind(ip: Ipv4Addr, max_datagram: usize, faults: Faults) -> io::Result<UdpPort> {
+        use socket2::{Domain, Protocol, Socket, Type};
+        // socket2 opens sockets close-on-exec.
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+        // Larger buffers are a wish: the kernel caps them at its limits.
+        let _ = socket.set_recv_buffer_size(SOCKET_BUFFER);
+        let _ = socket.set_send_buffer_size(SOCKET_BUFFER);
+        socket.bind(&SocketAddrV4::new(ip, 0).into())?;
+        socket.set_nonblocking(true)?;
+        let socket: std::net::UdpSocket = socket.into();
+        let local = match socket.local_addr()? {
+            std::net::SocketAddr::V4(a) => a,
+            std::net::SocketAddr::V6(_) => unreachable!("bound to an IPv4 address"),
+        };
+        let bufs = || (0..BATCH).map(|_| vec![0u8; max_datagram].into_boxed_slice());
+        Ok(UdpPort {
+            socket,
+            local,
+            max_datagram,
+            tx_bufs: bufs().collect(),
+            tx_to: Vec::with_capacity(BATCH),
+            tx_len: Vec::with_capacity(BATCH),
+            rx_bufs: bufs().collect(),
+            rx_from: vec![SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0); BATCH],
+            rx_len: vec![0; BATCH],
+            rx_count: 0,
+            faults: faults.any().then(|| FaultInjector::new(faults)),
+            held: VecDeque::new(),
+            stats: UdpStats::default(),
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddrV4 {
+        self.local
+    }
+
+    pub fn max_datagram(&self) -> usize {
+        self.max_datagram
+    }
+
+    pub fn stats(&self) -> UdpStats {
+        self.stats
+    }
+
+    /// The buffer for the next outgoing datagram; sends the batch first if it is full.
+    pub fn tx_buffer(&mut self) -> &mut [u8] {
+        if self.tx_to.len() == BATCH {
+            self.flush();
+        }
+        &mut self.tx_bufs[self.tx_to.len()]
+    }
+
+    /// Queues the `len` bytes written into the last [`UdpPort::tx_buffer`] for `to`.
+    pub fn tx_commit(&mut self, to: SocketAddrV4, len: usize) {
+        let i = self.tx_to.len();
+        let fate = match &mut self.faults {
+            Some(f) => f.decide(),
+            None => Fate::CLEAN,
+        };
+        if let Some((at, mask)) = fate.corrupt {
+            if len > 0 {
+                self.tx_bufs[i][at % len] ^= mask;
+            }
+        }
+        match fate.copies {
+            0 => self.stats.injected_losses += 1,
+            _ if fate.hold => {
+                let bytes = self.tx_bufs[i][..len].to_vec();
+                if fate.copies == 2 {
+                    self.held.push_back((to, bytes.clone()));
+                }
+                self.held.push_back((to, bytes));
+            }
+            copies => {
+                self.tx_to.push(to);
+                self.tx_len.push(len);
+                // A duplicate that no longer fits in the batch is not made.
+                if copies == 2 && self.tx_to.len() < BATCH {
+                    let (done, rest) = self.tx_bufs.split_at_mut(i + 1);
+                    rest[0][..len].copy_from_slice(&done[i][..len]);
+                    self.tx_to.push(to);
+                    self.tx_len.push(len);
+                }
+            }
+        }
+    }
+
+    /// Whether datagrams wait to be sent.
+    pub fn tx_pending(&self) -> bool {
+        !self.tx_to.is_empty() || !self.held.is_empty()
+    }
+
+    /// Sends the batch (one `sendmmsg`, more only if the kernel takes part of it), then
+    /// anything held back for reordering. Datagrams the kernel refuses are lost, as they
+    /// would be on a wire; the reliability layer sends them again.
+    pub fn flush(&mut self) {
+        let n = self.tx_to.len();
+        let mut done = 0;
+        while done < n {
+            match send_batch(
+                &self.socket,
+                &self.tx_bufs[done..n],
+                &self.tx_to[done..n],
+                &self.tx_len[done..n],
+            ) {
+                Ok(sent) => {
+                    self.stats.sent += sent as u64;
+                    done += sent.max(1);
+                    if sent == 0 {
+                        self.stats.send_errors += 1;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // The first datagram of the rest was refused: count it and go on.
+                    self.stats.send_errors += 1;
+                    done += 1;
+                }
+            }
+        }
+        self.tx_to.clear();
+        self.tx_len.clear();
+        while let Some((to, bytes)) = self.held.pop_front() {
+            match self.socket.send_to(&bytes, to) {
+                Ok(_) => self.stats.sent += 1,
+                Err(_) => self.stats.send_errors += 1,
+            }
+        }
+    }
+
+    /// Receives up to `max` datagrams (at most [`BATCH`]) waiting on the socket, with one
+    /// system call; returns how many. Read them with [`UdpPort::received`].
+    pub fn receive(&mut self, max: usize) -> usize {
+        let max = max.clamp(1, BATCH);
+        self.rx_count = match recv_batch(
+            &self.socket,
+            &mut self.rx_bufs[..max],
+            &mut self.rx_from[..max],
+            &mut self.rx_len[..max],
+        ) {
+            Ok(n) => n,
+            // EAGAIN (nothing there) and transient errors (ICMP reports of earlier
+            // sends) read as an empty socket: what matters comes again.
+            Err(_) => 0,
+        };
+        self.stats.received += self.rx_count as u64;
+        self.rx_count
+    }
+
+    /// Datagram `i` of the last [`UdpPort::receive`]: its sender and bytes.
+    pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
+        (self.rx_from[i], &self.rx_bufs[i][..self.rx_len[i]])
+    }
+}
+
+impl AsRawFd for UdpPort {
+    fn as_raw_fd(&self) -> RawFd {
+        self.socket.as_raw_fd()
+    }
+}
+
+fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: a.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(a.ip().octets()),
+        },
+        sin_zero: [0; 8],
+    }
+}
+
+fn send_batch(
+    socket: &std::net::UdpSocket,
+    bufs: &[Box<[u8]>],
+    to: &[SocketAddrV4],
+    len: &[usize],
+) -> io::Result<usize> {
+    let n = to.len();
+    let mut addrs: [libc::sockaddr_in; BATCH] = [sockaddr(SocketAddrV4::new(0.into(), 0)); BATCH];
+    // SAFETY: iovec and mmsghdr are plain C structs for which all-zero is a valid value.
+    let mut iovs: [libc::iovec; BATCH] = unsafe { std::mem::zeroed() };
+    let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
+    for i in 0..n {
+        addrs[i] = sockaddr(to[i]);
+        iovs[i] = libc::iovec {
+            iov_base: bufs[i].as_ptr() as *mut libc::c_void,
+            iov_len: len[i],
+        };
+        msgs[i].msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
+        msgs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        msgs[i].msg_hdr.msg_iov = &mut iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    // SAFETY: the first n headers point at addresses, iovecs and buffers that live on this
+    // frame or in `bufs` for the whole call; the kernel only reads the datagram bytes.
+    let sent = unsafe {
+        libc::sendmmsg(
+            socket.as_raw_fd(),
+            msgs.as_mut_ptr(),
+            n as u32,
+            libc::MSG_DONTWAIT,
+        )
+    };
+    if sent < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(sent as usize)
+    }
+}
+
+fn recv_batch(
+    socket: &std::net::UdpSocket,
+    bufs: &mut [Box<[u8]>],
+    from: &mut [SocketAddrV4],
+    len: &mut [usize],
+) -> io::Result<usize> {
+    let n = bufs.len();
+    let mut addrs: [libc::sockaddr_in; BATCH] = [sockaddr(SocketAddrV4::new(0.into(), 0)); BATCH];
+    // SAFETY: iovec and mmsghdr are plain C structs for which all-zero is a valid value.
+    let mut iovs: [libc::iovec; BATCH] = unsafe { std::mem::zeroed() };
+    let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
+    for i in 0..n {
+        iovs[i] = libc::iovec {
+            iov_base: bufs[i].as_mut_ptr() as *mut libc::c_void,
+            iov_len: bufs[i].len(),
+        };
+        msgs[i].msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
+        msgs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        msgs[i].msg_hdr.msg_iov = &mut iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    // SAFETY: the first n headers point at writable address slots and buffers (of the
+    // lengths given) that live for the whole call; no timeout pointer is passed.
+    let got = unsafe {
+        libc::recvmmsg(
+            socket.as_raw_fd(),
+            msgs.as_mut_ptr(),
+            n as u32,
+            libc::MSG_DONTWAIT,
+            std::ptr::null_mut(),
+        )
+    };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let got = got as usize;
+    for i in 0..got {
+        let a = addrs[i];
+        from[i] = SocketAddrV4::new(
+            Ipv4Addr::from(a.sin_addr.s_addr.to_ne_bytes()),
+            u16::from_be(a.sin_port),
+        );
+        // A datagram longer than the buffer is truncated: the length tells the decoder,
+        // which rejects it.
+        len[i] = (msgs[i].msg_len as usize).min(bufs[i].len());
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(faults: Faults) -> UdpPort {
+        UdpPort::bind(Ipv4Addr::LOCALHOST, 1472, faults).unwrap()
+    }
+
+    fn send(p: &mut UdpPort, to: SocketAddrV4, bytes: &[u8]) {
+        p.tx_buffer()[..bytes.len()].copy_from_slice(bytes);
+        p.tx_commit(to, bytes.len());
+    }
+
+    /// Everything that arrives at `p` within a short while.
+    fn drain(p: &mut UdpPort) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+        while std::time::Instant::now() < deadline {
+            let n = p.receive(BATCH);
+            got.extend((0..n).map(|i| p.received(i).1.to_vec()));
+            if n == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn a_batch_goes_out_in_one_flush_and_comes_in_with_its_sender() {
+        let mut a = port(Faults::default());
+        let mut b = port(Faults::default());
+        assert_eq!(b.receive(BATCH), 0, "an empty socket reads as nothing");
+        for i in 0..150u8 {
+            send(&mut a, b.local_addr(), &[i; 100]);
+        }
+        a.flush();
+        assert!(!a.tx_pending());
+        let got = drain(&mut b);
+        assert_eq!(got.len(), 150);
+        assert!(got.iter().enumerate().all(|(i, d)| d == &[i as u8; 100]));
+        send(&mut b, a.local_addr(), b"back");
+        b.flush();
+        let n = loop {
+            let n = a.receive(1);
+            if n > 0 {
+                break n;
+            }
+        };
+        assert_eq!(n, 1);
+        assert_eq!(a.received(0), (b.local_addr(), &b"back"[..]));
+        assert_eq!(a.stats().sent, 150);
+    }
+
+    #[test]
+    fn the_injector_drops_duplicates_reorders_and_corrupts() {
+        let mut b = port(Faults::default());
+        let faults = |loss, duplicate, reorder, corrupt| Faults {
+            loss,
+            duplicate,
+            reorder,
+            corrupt,
+            seed: 7,
+        };
+        let mut lossy = port(faults(100.0, 0.0, 0.0, 0.0));
+        send(&mut lossy, b.local_addr(), b"x");
+        lossy.flush();
+        assert_eq!(lossy.stats().injected_losses, 1);
+        let mut dup = port(faults(0.0, 100.0, 0.0, 0.0));
+        send(&mut dup, b.local_addr(), b"twice");
+        dup.flush();
+        let mut corrupt = port(faults(0.0, 0.0, 0.0, 100.0));
+        send(&mut corrupt, b.local_addr(), b"clean");
+        corrupt.flush();
+        let got = drain(&mut b);
+        assert_eq!(got.iter().filter(|d| d.as_slice() == b"twice").count(), 2);
+        assert!(got.iter().all(|d| d.as_slice() != b"x"));
+        assert!(got
+            .iter()
+            .any(|d| d.len() == 5 && d.as_slice() != b"clean" && d.as_slice() != b"twice"));
+        let mut reorder = port(faults(0.0, 0.0, 50.0, 0.0));
+        for i in 0..40u8 {
+            send(&mut reorder, b.local_addr(), &[i]);
+        }
+        reorder.flush();
+        let got: Vec<u8> = drain(&mut b).iter().map(|d| d[0]).collect();
+        assert_eq!(got.len(), 40);
+        assert!(
+            got.windows(2).any(|w| w[0] > w[1]),
+            "some arrive out of order"
+        );
+    }
+}
