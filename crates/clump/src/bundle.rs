@@ -3,6 +3,7 @@
 use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointCore};
 use crate::error::{Error, Result};
+use crate::poll::NetPollPolicy;
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
 use std::fs::File;
@@ -25,6 +26,8 @@ pub(crate) struct BundleCore {
     /// Senders that find an endpoint of this bundle asleep write here.
     wake: File,
     mask: Cell<EventMask>,
+    /// When polls look at the network (001's adaptive policy).
+    net_policy: Cell<NetPollPolicy>,
     config: Config,
 }
 
@@ -57,6 +60,10 @@ impl Bundle {
                 endpoints: RefCell::new(Vec::new()),
                 wake,
                 mask: Cell::new(EventMask::None),
+                net_policy: Cell::new(NetPollPolicy::new(
+                    config.net.poll_every_busy,
+                    config.net.poll_every_idle,
+                )),
                 config,
             }),
         })
@@ -64,11 +71,7 @@ impl Bundle {
 
     /// Creates an endpoint with tag `tag` in this bundle (`AM_AllocateEndpoint`).
     pub fn create_endpoint(&self, tag: u64) -> Result<Endpoint> {
-        let core = EndpointCore::new(
-            tag,
-            self.core.config.credits as usize,
-            Rc::downgrade(&self.core),
-        )?;
+        let core = EndpointCore::new(tag, &self.core.config, Rc::downgrade(&self.core))?;
         self.core.adopt(&core);
         Ok(Endpoint { core })
     }
@@ -112,8 +115,14 @@ impl Bundle {
         }
         let start = Instant::now();
         let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
+        let mut spins = 0u32;
         while Instant::now() < spin_until {
             if self.core.has_work() {
+                return Ok(true);
+            }
+            // The sockets cost a system call to look at: one look in 64 spins.
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && self.core.net_readable() {
                 return Ok(true);
             }
             std::hint::spin_loop();
@@ -154,25 +163,89 @@ impl BundleCore {
     }
 
     pub(crate) fn poll_all(&self) -> Result<usize> {
+        let mut policy = self.net_policy.get();
+        // Without the network the policy is not even consulted: the hot path stays as
+        // short as shared memory alone needs.
+        let net = self.config.net.enabled && policy.tick();
+        if self.config.net.enabled {
+            self.net_policy.set(policy);
+        }
+        let batch = policy.batch();
         // By index, holding no borrow while handlers run: they may create, move or free
         // endpoints. (No copy of the list either: this is the hottest path there is.)
         let mut handled = 0;
+        let mut from_net = 0;
         let mut i = 0;
         loop {
             let Some(ep) = self.endpoints.borrow().get(i).cloned() else {
                 break;
             };
             handled += ep.poll_endpoint();
+            if net {
+                from_net += ep.poll_net(batch, true);
+            }
             i += 1;
+        }
+        if net {
+            // Handlers may have changed the policy (a wait inside one); record on top.
+            let mut policy = self.net_policy.get();
+            policy.record(from_net > 0);
+            self.net_policy.set(policy);
+            handled += from_net;
         }
         Ok(handled)
     }
 
     fn has_work(&self) -> bool {
+        self.endpoints.borrow().iter().any(|ep| {
+            ep.has_work()
+                || !ep.deferred.borrow().is_empty()
+                || ep.net.borrow().as_ref().is_some_and(|p| p.has_inbound())
+        })
+    }
+
+    /// Whether a datagram waits on some endpoint's socket (one `poll` system call, no
+    /// wait); the next poll then looks at the network.
+    fn net_readable(&self) -> bool {
+        let mut fds = self.socket_fds();
+        if fds.is_empty() {
+            return false;
+        }
+        // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        if ready > 0 {
+            self.poll_network_next();
+        }
+        ready > 0
+    }
+
+    fn poll_network_next(&self) {
+        let mut policy = self.net_policy.get();
+        policy.poll_next();
+        self.net_policy.set(policy);
+    }
+
+    fn socket_fds(&self) -> Vec<libc::pollfd> {
         self.endpoints
             .borrow()
             .iter()
-            .any(|ep| ep.has_work() || !ep.deferred.borrow().is_empty())
+            .filter_map(|ep| {
+                ep.net.borrow().as_ref().map(|p| libc::pollfd {
+                    fd: p.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+            })
+            .collect()
+    }
+
+    /// The earliest retransmission timer of the bundle's endpoints.
+    fn next_net_timer(&self) -> Option<Duration> {
+        self.endpoints
+            .borrow()
+            .iter()
+            .filter_map(|ep| ep.net.borrow().as_ref().and_then(|p| p.next_timer()))
+            .min()
     }
 
     /// Sleeps on the eventfd until a sender rings it or `deadline`; true if work waits.
@@ -192,24 +265,38 @@ impl BundleCore {
         // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         let ready = self.has_work();
+        let mut from_net = false;
         if !ready {
-            // Wake up now and then to notice peers that died with requests in flight.
-            let left = deadline
+            // Wake up now and then to notice peers that died with requests in flight, and
+            // in time for the network's retransmission timers.
+            let mut left = deadline
                 .saturating_duration_since(Instant::now())
                 .min(Duration::from_millis(100));
-            let mut p = libc::pollfd {
+            if let Some(timer) = self.next_net_timer() {
+                left = left.min(timer);
+            }
+            // Both protocols at once: the doorbell of shared memory and every socket.
+            let mut fds = vec![libc::pollfd {
                 fd: self.wake.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
-            };
-            // SAFETY: one valid pollfd for the duration of the call.
-            unsafe { libc::poll(&mut p, 1, left.as_millis().max(1) as i32) };
+            }];
+            fds.extend(self.socket_fds());
+            let ms = left.as_micros().div_ceil(1000).max(1) as i32;
+            // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
+            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
             let mut buf = [0u8; 8];
             let _ = (&self.wake).read(&mut buf);
+            from_net = fds[1..].iter().any(|p| p.revents != 0);
         }
         set_sleeping(0);
         for ep in &endpoints {
             ep.poll_liveness_now();
+        }
+        if from_net || self.next_net_timer().is_some_and(|t| t.is_zero()) {
+            // A datagram or a due timer: the next poll must look at the network.
+            self.poll_network_next();
+            return true;
         }
         ready || self.has_work()
     }

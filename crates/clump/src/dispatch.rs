@@ -6,7 +6,8 @@
 
 use crate::endpoint::{EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
-use crate::message::{Kind, Message, Returned, ReturnedMessage, MAX_ARGS};
+use crate::message::{Kind, Message, Returned, MAX_ARGS};
+use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::remote::SegMapping;
@@ -48,12 +49,14 @@ impl Drop for InHandler {
 pub(crate) fn progress_while_waiting(ep: &Rc<EndpointCore>) -> Result<()> {
     if in_handler() {
         ep.poll_replies();
+        ep.poll_net(crate::poll::BASE_BATCH, false);
         return Ok(());
     }
     match ep.bundle.borrow().upgrade() {
         Some(bundle) => bundle.poll_all().map(|_| ()),
         None => {
             ep.poll_endpoint();
+            ep.poll_net(crate::poll::BASE_BATCH, true);
             Ok(())
         }
     }
@@ -158,21 +161,10 @@ impl EndpointCore {
             },
             _ => &[],
         };
-        let handler = match p.handler {
-            0 => None,
-            h => self.handlers.borrow()[h as usize].clone(),
-        };
-        let Some(handler) = handler else {
-            return self.bounce_request(p, ReturnReason::BadHandler, medium.unwrap_or(&[]));
-        };
-        let mut token = Token {
-            ep: self,
-            origin: Origin::Request {
-                src: p.src,
-                src_tag: p.src_tag,
-                credit_slot: p.credit_slot,
-            },
-            replied: false,
+        let origin = Origin::Request {
+            src: p.src,
+            src_tag: p.src_tag,
+            credit_slot: p.credit_slot,
         };
         let msg = Message {
             kind: kind_of(kind),
@@ -181,12 +173,83 @@ impl EndpointCore {
             payload,
             offset: p.offset,
         };
-        {
-            let _depth = InHandler::enter();
-            handler(&mut token, &msg);
+        match self.call_request_handler(origin, &msg) {
+            Ok(true) => {}
+            Ok(false) => self.ack_later(p.src, p.credit_slot),
+            Err(reason) => self.bounce_request(p, reason, medium.unwrap_or(&[])),
         }
-        if !token.replied {
-            self.ack_later(p.src, p.credit_slot);
+    }
+
+    /// Runs the request handler `msg` names, whichever transport brought it; returns
+    /// whether it replied, or why there was no handler to run.
+    #[inline]
+    pub(crate) fn call_request_handler(
+        self: &Rc<Self>,
+        origin: Origin,
+        msg: &Message<'_>,
+    ) -> std::result::Result<bool, ReturnReason> {
+        let handler = match msg.handler {
+            0 => None,
+            h => self.handlers.borrow()[h as usize].clone(),
+        };
+        let handler = handler.ok_or(ReturnReason::BadHandler)?;
+        let mut token = Token {
+            ep: self,
+            origin,
+            replied: false,
+        };
+        let _depth = InHandler::enter();
+        handler(&mut token, msg);
+        Ok(token.replied)
+    }
+
+    /// Runs the reply handler of a reply from `src`, or, if it cannot run (no handler, or
+    /// the payload, `None`, fell outside the segment), reports the reply to handler 0 here:
+    /// a reply cannot go back, that could deadlock.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn call_reply_handler(
+        self: &Rc<Self>,
+        src: EndpointId,
+        kind: Kind,
+        index: u8,
+        args: &[u32],
+        payload: Option<&[u8]>,
+        offset: u64,
+        medium: &[u8],
+    ) {
+        let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+        match (handler, payload) {
+            (Some(handler), Some(payload)) if index != 0 => {
+                let mut token = Token {
+                    ep: self,
+                    origin: Origin::Reply { src },
+                    replied: false,
+                };
+                let msg = Message {
+                    kind,
+                    handler: index,
+                    args,
+                    payload,
+                    offset,
+                };
+                let _depth = InHandler::enter();
+                handler(&mut token, &msg);
+            }
+            (_, payload) => self.deliver_returned(&Returned {
+                reason: if payload.is_none() {
+                    ReturnReason::BadSegmentOffset
+                } else {
+                    ReturnReason::BadHandler
+                },
+                request: false,
+                kind,
+                handler: index,
+                args,
+                payload: medium,
+                offset,
+                translation: None,
+            }),
         }
     }
 
@@ -241,7 +304,9 @@ impl EndpointCore {
                     translation: Some(p.credit_slot),
                 });
             }
-            Some(kind @ (PacketKind::Short | PacketKind::Medium | PacketKind::Long)) => {
+            Some(kind @ (PacketKind::Short | PacketKind::Medium | PacketKind::Long))
+                if p.nargs as usize <= MAX_ARGS =>
+            {
                 let segment = (kind == PacketKind::Long)
                     .then(|| self.current_segment())
                     .flatten();
@@ -251,50 +316,15 @@ impl EndpointCore {
                     PacketKind::Long => segment_bytes(segment.as_ref(), p.offset, p.len),
                     _ => Some(&[][..]),
                 };
-                let handler = self
-                    .handlers
-                    .borrow()
-                    .get(p.handler as usize)
-                    .cloned()
-                    .flatten();
-                match (handler, payload) {
-                    (Some(handler), Some(payload))
-                        if p.handler != 0 && p.nargs as usize <= MAX_ARGS =>
-                    {
-                        let mut token = Token {
-                            ep: self,
-                            origin: Origin::Reply { src: p.src },
-                            replied: false,
-                        };
-                        let msg = Message {
-                            kind: kind_of(kind),
-                            handler: p.handler,
-                            args,
-                            payload,
-                            offset: p.offset,
-                        };
-                        let _depth = InHandler::enter();
-                        handler(&mut token, &msg);
-                    }
-                    (_, payload) => {
-                        // A reply cannot go back (that could deadlock): report it here.
-                        let reason = if payload.is_none() {
-                            ReturnReason::BadSegmentOffset
-                        } else {
-                            ReturnReason::BadHandler
-                        };
-                        self.deliver_returned(&Returned {
-                            reason,
-                            request: false,
-                            kind: kind_of(kind),
-                            handler: p.handler,
-                            args,
-                            payload: bulk.unwrap_or(&[]),
-                            offset: p.offset,
-                            translation: None,
-                        });
-                    }
-                }
+                self.call_reply_handler(
+                    p.src,
+                    kind_of(kind),
+                    p.handler,
+                    args,
+                    payload,
+                    p.offset,
+                    bulk.unwrap_or(&[]),
+                );
             }
             _ => self.deliver_returned(&Returned {
                 reason: ReturnReason::BadArgs,
@@ -310,7 +340,7 @@ impl EndpointCore {
         free_bulk();
     }
 
-    fn return_credit(&self, slot: u32, credits: u32) {
+    pub(crate) fn return_credit(&self, slot: u32, credits: u32) {
         let mut table = self.translations.borrow_mut();
         if let Some(Some(t)) = table.get_mut(slot as usize) {
             let n = (credits as usize).min(t.outstanding.len());
@@ -323,55 +353,58 @@ impl EndpointCore {
         match event {
             LocalEvent::Returned(r) => self.deliver_returned(&r.view()),
             LocalEvent::GetDone {
-                handler: index,
+                handler,
                 args,
                 offset,
                 len,
-            } => {
-                let handler = self
-                    .handlers
-                    .borrow()
-                    .get(index as usize)
-                    .cloned()
-                    .flatten();
-                let segment = self.current_segment();
-                let payload = segment_bytes(segment.as_ref(), offset, len as u32);
-                match (handler, payload) {
-                    (Some(handler), Some(payload)) => {
-                        let mut token = Token {
-                            ep: self,
-                            origin: Origin::Local,
-                            replied: false,
-                        };
-                        let msg = Message {
-                            kind: Kind::Get,
-                            handler: index,
-                            args: args.as_slice(),
-                            payload,
-                            offset,
-                        };
-                        let _depth = InHandler::enter();
-                        handler(&mut token, &msg);
-                    }
-                    (_, payload) => self.deliver_returned(
-                        &ReturnedMessage {
-                            reason: if payload.is_none() {
-                                ReturnReason::BadSegmentOffset
-                            } else {
-                                ReturnReason::BadHandler
-                            },
-                            request: false,
-                            kind: Kind::Get,
-                            handler: index,
-                            args,
-                            payload: Vec::new(),
-                            offset,
-                            translation: None,
-                        }
-                        .view(),
-                    ),
-                }
+            } => self.run_get_done(handler, args.as_slice(), offset, len, true),
+        }
+    }
+
+    /// Runs the local handler of a get whose data has landed at `offset` (or, `landed`
+    /// false, could not), or reports to handler 0 why it cannot run.
+    pub(crate) fn run_get_done(
+        self: &Rc<Self>,
+        index: u8,
+        args: &[u32],
+        offset: u64,
+        len: usize,
+        landed: bool,
+    ) {
+        let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+        let segment = self.current_segment();
+        let payload = segment_bytes(segment.as_ref(), offset, len as u32).filter(|_| landed);
+        match (handler, payload) {
+            (Some(handler), Some(payload)) if index != 0 => {
+                let mut token = Token {
+                    ep: self,
+                    origin: Origin::Local,
+                    replied: false,
+                };
+                let msg = Message {
+                    kind: Kind::Get,
+                    handler: index,
+                    args,
+                    payload,
+                    offset,
+                };
+                let _depth = InHandler::enter();
+                handler(&mut token, &msg);
             }
+            (_, payload) => self.deliver_returned(&Returned {
+                reason: if payload.is_none() {
+                    ReturnReason::BadSegmentOffset
+                } else {
+                    ReturnReason::BadHandler
+                },
+                request: false,
+                kind: Kind::Get,
+                handler: index,
+                args,
+                payload: &[],
+                offset,
+                translation: None,
+            }),
         }
     }
 
@@ -396,7 +429,7 @@ impl EndpointCore {
     /// A handle on the current segment mapping. Handlers read long payloads and gets
     /// through it, so the mapping outlives the call even if the handler replaces the
     /// endpoint's segment.
-    fn current_segment(&self) -> Option<Arc<SegMapping>> {
+    pub(crate) fn current_segment(&self) -> Option<Arc<SegMapping>> {
         self.segment.borrow().clone()
     }
 
@@ -421,12 +454,14 @@ impl EndpointCore {
             .enumerate()
             .filter_map(|(i, t)| {
                 t.as_ref()
-                    .filter(|t| !t.outstanding.is_empty() && !t.remote.alive())
+                    .filter(|t| {
+                        !t.outstanding.is_empty() && t.route.shm().is_some_and(|r| !r.alive())
+                    })
                     .map(|_| i as u32)
             })
             .collect();
         for dest in dead {
-            self.peer_died(dest);
+            self.peer_lost(dest, ReturnReason::PeerGone);
         }
     }
 }
@@ -465,6 +500,7 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
         });
     }
     ep.flush_acks();
+    ep.close_net();
     // Returned requests must reach their senders even though no one polls this endpoint.
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
     while !ep.deferred.borrow().is_empty() && std::time::Instant::now() < deadline {
@@ -482,7 +518,7 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
 }
 
 /// `len` bytes at `offset` of `seg`, if they lie inside it; the slice borrows the handle.
-fn segment_bytes(seg: Option<&Arc<SegMapping>>, offset: u64, len: u32) -> Option<&[u8]> {
+pub(crate) fn segment_bytes(seg: Option<&Arc<SegMapping>>, offset: u64, len: u32) -> Option<&[u8]> {
     let seg = seg?;
     let end = offset.checked_add(len as u64)?;
     if end > seg.len as u64 {
@@ -493,4 +529,22 @@ fn segment_bytes(seg: Option<&Arc<SegMapping>>, offset: u64, len: u32) -> Option
     Some(unsafe {
         std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize)
     })
+}
+
+/// Writes `data` at `offset` of `seg` if it fits; whether it did.
+pub(crate) fn segment_write(seg: Option<&Arc<SegMapping>>, offset: u64, data: &[u8]) -> bool {
+    let Some(seg) = seg else { return false };
+    match offset.checked_add(data.len() as u64) {
+        Some(end) if end <= seg.len as u64 => {}
+        _ => return false,
+    }
+    // SAFETY: the range lies inside the mapping, which the borrowed handle keeps mapped.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            data.as_ptr(),
+            seg.region.as_ptr().add(offset as usize),
+            data.len(),
+        )
+    };
+    true
 }

@@ -10,7 +10,11 @@ use crate::error::{Error, Result};
 use crate::message::{
     ArgBuf, Kind, Message, Returned, ReturnedMessage, MAX_HANDLERS, MAX_TRANSLATIONS,
 };
-use crate::name::{this_host, EndpointId, EndpointName, NO_ADDR};
+use crate::config::Config;
+use crate::error::ReturnReason;
+use crate::name::{host_id, EndpointId, EndpointName, NO_ADDR};
+use crate::net::port::NetPort;
+use crate::route::{NetPeer, Route};
 use crate::shm::block::MappedBlock;
 use crate::shm::packet::Packet;
 use crate::shm::region::Region;
@@ -30,16 +34,19 @@ pub(crate) type ReturnFn = dyn Fn(&Returned<'_>);
 pub(crate) struct Translation {
     pub name: EndpointName,
     pub tag: u64,
-    pub remote: RemoteRef,
+    pub route: Route,
     /// Requests sent and not yet answered, oldest first. Replies from one destination come
-    /// back in request order (its handlers run in queue order), so the front is the one a
-    /// reply answers; if the destination dies these come back as `PeerGone`.
+    /// back in request order (its handlers run in queue order, over either transport), so
+    /// the front is the one a reply answers; if the destination dies these come back.
     pub outstanding: VecDeque<SavedRequest>,
-    /// The destination's segment, mapped, for long messages and gets.
+    /// The destination's segment, mapped, for long messages and gets (shared memory).
     pub segment: Option<Arc<SegMapping>>,
-    /// The destination's process is gone: further sends return at once.
-    pub dead: bool,
+    /// Why the destination can no longer be reached (its process is gone, or the network
+    /// gave up on it): further sends return at once for this reason.
+    pub dead: Option<ReturnReason>,
 }
+
+
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SavedRequest {
@@ -98,6 +105,14 @@ pub(crate) struct EndpointCore {
     pub freed: Cell<bool>,
     pub polls: Cell<u32>,
     pub stats: Cell<EndpointStats>,
+    /// The UDP socket and reliability machine; `None` with the network disabled.
+    pub net: RefCell<Option<NetPort>>,
+    /// Requests in flight to each network peer, oldest first, by translation index: the
+    /// peer answers each with exactly one reply-channel message, in order, so the front
+    /// names the translation whose credit the next answer returns.
+    pub net_flights: RefCell<HashMap<EndpointId, VecDeque<u32>, BuildHasherDefault<IdHasher>>>,
+    /// Credits owed to network requesters whose handlers did not reply, coalesced.
+    pub net_acks: RefCell<Vec<(NetPeer, u32)>>,
 }
 
 /// Counters of an endpoint's traffic and of the waits flow control imposed on it.
@@ -122,7 +137,7 @@ pub struct Endpoint {
 }
 
 impl EndpointCore {
-    pub(crate) fn new(tag: u64, credits: usize, bundle: Weak<BundleCore>) -> Result<Rc<Self>> {
+    pub(crate) fn new(tag: u64, config: &Config, bundle: Weak<BundleCore>) -> Result<Rc<Self>> {
         let nonce = fresh_nonce();
         let block = MappedBlock::create(tag, nonce)
             .map_err(|e| Error::io("cannot create the endpoint's shared queue block", e))?;
@@ -132,15 +147,24 @@ impl EndpointCore {
             nonce,
         };
         let own = Remote::register_own(id, block);
+        let net = if config.net.enabled {
+            Some(
+                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(
+                    |e| Error::io(format!("cannot open a UDP socket on {}", config.net.bind_ip), e),
+                )?,
+            )
+        } else {
+            None
+        };
         Ok(Rc::new(EndpointCore {
             name: EndpointName {
-                host: this_host(),
+                host: host_id(config.host),
                 id,
-                addr: NO_ADDR,
+                addr: net.as_ref().map_or(NO_ADDR, |n| n.addr()),
             },
             own,
             bundle: RefCell::new(bundle),
-            credits,
+            credits: config.credits as usize,
             req_head: Cell::new(0),
             rep_head: Cell::new(0),
             handlers: RefCell::new(vec![None; MAX_HANDLERS]),
@@ -156,6 +180,9 @@ impl EndpointCore {
             freed: Cell::new(false),
             polls: Cell::new(0),
             stats: Cell::new(EndpointStats::default()),
+            net: RefCell::new(net),
+            net_flights: RefCell::new(HashMap::default()),
+            net_acks: RefCell::new(Vec::new()),
         }))
     }
 
@@ -175,6 +202,29 @@ impl EndpointCore {
 
     pub(crate) fn return_locally(&self, r: ReturnedMessage) {
         self.local.borrow_mut().push_back(LocalEvent::Returned(r));
+    }
+
+    /// How translations to `name` travel: shared memory on this host, UDP to others.
+    fn route_to(&self, name: &EndpointName) -> Result<Route> {
+        if name.host == self.name.host {
+            let remote = Remote::lookup(name.id)
+                .map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?;
+            return Ok(Route::Shm(Rc::new(remote)));
+        }
+        if name.addr == NO_ADDR {
+            return Err(Error::BadArg(format!(
+                "endpoint {name} lives on another host and has no network address"
+            )));
+        }
+        if self.net.borrow().is_none() {
+            return Err(Error::BadArg(format!(
+                "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
+            )));
+        }
+        Ok(Route::Net(NetPeer {
+            addr: name.addr,
+            id: name.id,
+        }))
     }
 
     /// The remote block of a requester, for replying to it.
@@ -260,15 +310,7 @@ impl Endpoint {
                 "translation index {index} exceeds {MAX_TRANSLATIONS}"
             )));
         }
-        if name.host != this_host() {
-            return Err(Error::BadArg(format!(
-                "endpoint {name} lives on another host; this build reaches only endpoints of this host"
-            )));
-        }
-        let remote = Rc::new(
-            Remote::lookup(name.id)
-                .map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?,
-        );
+        let route = self.core.route_to(&name)?;
         let mut table = self.core.translations.borrow_mut();
         if table.len() <= i {
             table.resize_with(i + 1, || None);
@@ -281,10 +323,10 @@ impl Endpoint {
         table[i] = Some(Translation {
             name,
             tag,
-            remote,
+            route,
             outstanding: VecDeque::new(),
             segment: None,
-            dead: false,
+            dead: None,
         });
         Ok(())
     }

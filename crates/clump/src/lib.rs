@@ -39,7 +39,13 @@ pub mod name;
 #[cfg(not(loom))]
 pub mod net;
 #[cfg(not(loom))]
+mod net_dispatch;
+#[cfg(not(loom))]
+mod net_send;
+#[cfg(not(loom))]
 pub mod poll;
+#[cfg(not(loom))]
+mod route;
 #[cfg(not(loom))]
 mod send;
 #[cfg(not(loom))]

@@ -100,14 +100,16 @@ impl FromStr for EndpointName {
     }
 }
 
-/// This host's identity: its kernel boot id, so that names from another machine (or an
-/// earlier boot) are never mistaken for local ones.
-pub fn this_host() -> u64 {
-    static HOST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *HOST.get_or_init(|| {
+/// The identity of virtual host `vhost` of this machine: the kernel boot id (so that
+/// names from another machine, or an earlier boot, are never mistaken for local ones)
+/// with the virtual host number `clump run --hosts` gives (`CLUMP_HOST`).
+pub fn host_id(vhost: u32) -> u64 {
+    static BOOT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let boot = *BOOT.get_or_init(|| {
         let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
         fnv1a(boot.trim().as_bytes())
-    })
+    });
+    fnv1a(&[boot.to_le_bytes(), (vhost as u64).to_le_bytes()].concat())
 }
 
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {

@@ -12,7 +12,7 @@
 pub const BASE_BATCH: usize = 16;
 
 /// When to poll the network. One per bundle; it reads no clock and does no I/O.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct NetPollPolicy {
     every_busy: u32,
     every_idle: u32,

@@ -10,7 +10,8 @@ use crate::error::{Error, Result, ReturnReason};
 use crate::message::{ArgBuf, HandlerIndex, Kind, ReturnedMessage, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
 use crate::shm::block::REPLY_SLOTS;
 use crate::shm::packet::{PacketKind, NO_BULK};
-use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::route::Route;
+use crate::shm::remote::SegMapping;
 use crate::shm::ring::PushError;
 use crate::sync::Ordering;
 use std::rc::Rc;
@@ -175,7 +176,8 @@ pub(crate) struct Stall {
 
 pub(crate) enum StallOutcome {
     Retry,
-    PeerGone,
+    /// The destination cannot be reached any more, for this reason.
+    Gone(ReturnReason),
 }
 
 impl Stall {
@@ -205,9 +207,11 @@ impl EndpointCore {
         self.check_live()?;
         o.validate()?;
         let remote = match self.resolve(dest)? {
-            Ok(remote) => remote,
+            Ok(Route::Shm(remote)) => remote,
+            Ok(Route::Net(peer)) => return self.send_request_net(dest, peer, o),
             Err(reason) => return self.bounce(&o, dest, reason),
         };
+        let route = Route::Shm(remote.clone());
         let segment = if o.kind == Kind::Long {
             match self.dest_segment(dest, o.offset as usize, o.payload.len()) {
                 Ok(seg) => Some(seg),
@@ -219,8 +223,8 @@ impl EndpointCore {
         let mut stall = Stall::new();
         while !self.has_credit(dest) {
             self.count(|s| s.credit_waits += 1);
-            if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
-                return self.bounce(&o, dest, ReturnReason::PeerGone);
+            if let StallOutcome::Gone(reason) = self.stall(dest, &route, &mut stall)? {
+                return self.bounce(&o, dest, reason);
             }
         }
         // A handler run while waiting may have freed this endpoint.
@@ -232,8 +236,8 @@ impl EndpointCore {
                     break b;
                 }
                 self.count(|s| s.queue_full_waits += 1);
-                if let StallOutcome::PeerGone = self.stall(dest, &remote, &mut stall)? {
-                    return self.bounce(&o, dest, ReturnReason::PeerGone);
+                if let StallOutcome::Gone(reason) = self.stall(dest, &route, &mut stall)? {
+                    return self.bounce(&o, dest, reason);
                 }
             };
             queue.write_bulk(block, o.payload);
@@ -279,15 +283,16 @@ impl EndpointCore {
                 }
                 Err(PushError::Full) => {
                     self.count(|s| s.queue_full_waits += 1);
-                    let outcome = self.stall(dest, &remote, &mut stall);
+                    let outcome = self.stall(dest, &route, &mut stall);
                     if !matches!(outcome, Ok(StallOutcome::Retry)) {
                         // Giving up: the claimed bulk block must go back, or the
                         // destination loses it for good.
                         if bulk != NO_BULK {
                             queue.bulk().free(bulk);
                         }
-                        outcome?;
-                        return self.bounce(&o, dest, ReturnReason::PeerGone);
+                        if let StallOutcome::Gone(reason) = outcome? {
+                            return self.bounce(&o, dest, reason);
+                        }
                     }
                 }
             }
@@ -318,8 +323,10 @@ impl EndpointCore {
             .clone()
             .ok_or_else(|| Error::BadArg("get needs a local segment".into()))?;
         check_range(dst_offset, len, local.len)?;
-        if let Err(reason) = self.resolve(dest)? {
-            return self.bounce(&o, dest, reason);
+        match self.resolve(dest)? {
+            Err(reason) => return self.bounce(&o, dest, reason),
+            Ok(Route::Net(peer)) => return self.get_net(dest, peer, o, len, dst_offset),
+            Ok(Route::Shm(_)) => {}
         }
         let seg = match self.dest_segment(dest, o.offset as usize, len) {
             Ok(seg) => seg,
@@ -343,21 +350,26 @@ impl EndpointCore {
         Ok(())
     }
 
-    /// The destination of translation `dest`, or the reason a message to it comes back.
-    fn resolve(&self, dest: u32) -> Result<std::result::Result<RemoteRef, ReturnReason>> {
+    /// The route to translation `dest`, or the reason a message to it comes back. Over
+    /// shared memory the tag is checked here, in the destination's block (001); over the
+    /// network the destination checks it.
+    fn resolve(&self, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
         let table = self.translations.borrow();
         let t = table
             .get(dest as usize)
             .and_then(|t| t.as_ref())
             .ok_or(Error::NoTranslation(dest))?;
-        Ok(if t.dead {
-            Err(ReturnReason::PeerGone)
-        } else if t.remote.closed() {
-            Err(ReturnReason::EndpointGone)
-        } else if t.remote.block.get().header.tag.load(Ordering::Acquire) != t.tag {
-            Err(ReturnReason::BadTag)
-        } else {
-            Ok(t.remote.clone())
+        if let Some(reason) = t.dead {
+            return Ok(Err(reason));
+        }
+        Ok(match &t.route {
+            Route::Shm(remote) if remote.closed() => Err(ReturnReason::EndpointGone),
+            Route::Shm(remote)
+                if remote.block.get().header.tag.load(Ordering::Acquire) != t.tag =>
+            {
+                Err(ReturnReason::BadTag)
+            }
+            route => Ok(route.clone()),
         })
     }
 
@@ -373,7 +385,10 @@ impl EndpointCore {
         let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
             return Err(ReturnReason::EndpointGone);
         };
-        match t.remote.segment(t.segment.as_ref()) {
+        let Route::Shm(remote) = &t.route else {
+            return Err(ReturnReason::Unreachable);
+        };
+        match remote.segment(t.segment.as_ref()) {
             Ok(Some(seg)) => {
                 t.segment = Some(seg.clone());
                 check_range(offset, len, seg.len)
@@ -381,7 +396,7 @@ impl EndpointCore {
                     .map_err(|_| ReturnReason::BadSegmentOffset)
             }
             Ok(None) => Err(ReturnReason::BadSegmentOffset),
-            Err(_) => Err(if t.remote.alive() {
+            Err(_) => Err(if remote.alive() {
                 ReturnReason::Unreachable
             } else {
                 ReturnReason::PeerGone
@@ -389,7 +404,7 @@ impl EndpointCore {
         }
     }
 
-    fn has_credit(&self, dest: u32) -> bool {
+    pub(crate) fn has_credit(&self, dest: u32) -> bool {
         let table = self.translations.borrow();
         // Handlers run while a send waits and may unmap the entry: that is no panic.
         let in_flight = table
@@ -399,7 +414,7 @@ impl EndpointCore {
         in_flight < self.credits && self.outstanding_total.get() < REPLY_SLOTS
     }
 
-    fn record_outstanding(&self, dest: u32, o: &Outgoing<'_>) {
+    pub(crate) fn record_outstanding(&self, dest: u32, o: &Outgoing<'_>) {
         let mut table = self.translations.borrow_mut();
         if let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) {
             t.outstanding.push_back(SavedRequest {
@@ -413,7 +428,7 @@ impl EndpointCore {
     }
 
     /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.
-    fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
+    pub(crate) fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
         self.return_locally(o.returned(reason, true, Some(dest)));
         Ok(())
     }
@@ -422,18 +437,22 @@ impl EndpointCore {
     pub(crate) fn stall(
         self: &Rc<Self>,
         dest: u32,
-        remote: &Remote,
+        route: &Route,
         s: &mut Stall,
     ) -> Result<StallOutcome> {
         self.check_live()?;
         crate::dispatch::progress_while_waiting(self)?;
+        // Progress may have found the destination gone (the network gave up on it).
+        if let Some(reason) = self.dead_reason(dest) {
+            return Ok(StallOutcome::Gone(reason));
+        }
         s.back_off();
         let now = Instant::now();
         if now >= s.next_check {
             s.next_check = now + LIVENESS_PERIOD;
-            if !remote.alive() {
-                self.peer_died(dest);
-                return Ok(StallOutcome::PeerGone);
+            if !route.alive() {
+                self.peer_lost(dest, ReturnReason::PeerGone);
+                return Ok(StallOutcome::Gone(ReturnReason::PeerGone));
             }
             if crate::dispatch::in_handler() && now - s.since > HANDLER_STALL_LIMIT {
                 return Err(Error::Congestion(HANDLER_STALL_LIMIT.as_millis() as u64));
@@ -442,21 +461,27 @@ impl EndpointCore {
         Ok(StallOutcome::Retry)
     }
 
-    /// The process behind translation `dest` exited: its unanswered requests come back.
-    pub(crate) fn peer_died(&self, dest: u32) {
+    fn dead_reason(&self, dest: u32) -> Option<ReturnReason> {
+        let table = self.translations.borrow();
+        table.get(dest as usize)?.as_ref()?.dead
+    }
+
+    /// The destination of translation `dest` cannot be reached any more (its process
+    /// exited, or the network gave up on it): its unanswered requests come back.
+    pub(crate) fn peer_lost(&self, dest: u32, reason: ReturnReason) {
         let lost: Vec<SavedRequest> = {
             let mut table = self.translations.borrow_mut();
             let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
                 return;
             };
-            t.dead = true;
+            t.dead = Some(reason);
             t.outstanding.drain(..).collect()
         };
         self.outstanding_total
             .set(self.outstanding_total.get() - lost.len());
         for r in lost {
             self.return_locally(ReturnedMessage {
-                reason: ReturnReason::PeerGone,
+                reason,
                 request: true,
                 kind: r.kind,
                 handler: r.handler,

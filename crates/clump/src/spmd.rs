@@ -19,21 +19,15 @@ impl Spmd {
     pub fn init() -> Result<Spmd> {
         let config = Config::from_env().map_err(|e| Error::BadArg(e.to_string()))?;
         let mut job = Job::from_config(&config.job).map_err(|e| Error::Boot(e.to_string()))?;
-        let bundle = Bundle::with_config(config)?;
-        let tag = job.job_id();
-        let ep = bundle.create_endpoint(tag)?;
-        let names = job
-            .allgather(&ep.name().to_bytes(), &mut || {
-                let _ = bundle.poll();
-            })
-            .map_err(|e| Error::Boot(e.to_string()))?;
-        for (rank, bytes) in names.iter().enumerate() {
-            let name = EndpointName::from_bytes(bytes).ok_or_else(|| {
-                Error::Boot(format!("rank {rank} sent a malformed endpoint name"))
-            })?;
-            ep.map(rank as u32, name, tag)?;
-        }
+        let (bundle, ep) = join(&mut job, config)?;
         Ok(Spmd { job, bundle, ep })
+    }
+
+    /// Another bundle with its own configuration and an endpoint mapped as the first one
+    /// is (translation i reaches rank i's endpoint of this call). Every rank calls it
+    /// together: it exchanges the new names.
+    pub fn join_again(&mut self, config: Config) -> Result<(Bundle, Endpoint)> {
+        join(&mut self.job, config)
     }
 
     pub fn rank(&self) -> u32 {
@@ -74,4 +68,22 @@ impl Spmd {
         }
         Ok(())
     }
+}
+
+/// Creates a bundle and an endpoint under the job's tag, and maps every rank's.
+fn join(job: &mut Job, config: Config) -> Result<(Bundle, Endpoint)> {
+    let bundle = Bundle::with_config(config)?;
+    let tag = job.job_id();
+    let ep = bundle.create_endpoint(tag)?;
+    let names = job
+        .allgather(&ep.name().to_bytes(), &mut || {
+            let _ = bundle.poll();
+        })
+        .map_err(|e| Error::Boot(e.to_string()))?;
+    for (rank, bytes) in names.iter().enumerate() {
+        let name = EndpointName::from_bytes(bytes)
+            .ok_or_else(|| Error::Boot(format!("rank {rank} sent a malformed endpoint name")))?;
+        ep.map(rank as u32, name, tag)?;
+    }
+    Ok((bundle, ep))
 }

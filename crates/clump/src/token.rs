@@ -7,6 +7,7 @@ use crate::endpoint::{check_range, Deferred, Endpoint, EndpointCore, PendingAck}
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{HandlerIndex, Kind};
 use crate::name::EndpointId;
+use crate::route::NetPeer;
 use crate::send::Outgoing;
 use crate::shm::packet::{Packet, PacketKind, NO_BULK};
 use crate::shm::remote::Remote;
@@ -22,6 +23,11 @@ pub(crate) enum Origin {
         src: EndpointId,
         src_tag: u64,
         credit_slot: u32,
+    },
+    /// A request that came over the network, under the destination tag `tag`.
+    NetRequest {
+        from: NetPeer,
+        tag: u64,
     },
     Reply {
         src: EndpointId,
@@ -41,7 +47,10 @@ pub struct Token<'a> {
 impl Token<'_> {
     /// True in a request handler, false in a reply or local completion handler.
     pub fn is_request(&self) -> bool {
-        matches!(self.origin, Origin::Request { .. })
+        matches!(
+            self.origin,
+            Origin::Request { .. } | Origin::NetRequest { .. }
+        )
     }
 
     /// The endpoint that sent the message (`AM_GetSourceEndpoint`); `None` for a get's
@@ -49,6 +58,7 @@ impl Token<'_> {
     pub fn source(&self) -> Option<EndpointId> {
         match self.origin {
             Origin::Request { src, .. } | Origin::Reply { src } => Some(src),
+            Origin::NetRequest { from, .. } => Some(from.id),
             Origin::Local => None,
         }
     }
@@ -57,6 +67,7 @@ impl Token<'_> {
     pub fn source_tag(&self) -> Option<u64> {
         match self.origin {
             Origin::Request { src_tag, .. } => Some(src_tag),
+            Origin::NetRequest { tag, .. } => Some(tag),
             _ => None,
         }
     }
@@ -113,20 +124,27 @@ impl Token<'_> {
     }
 
     fn send_reply(&mut self, o: Outgoing<'_>) -> Result<()> {
-        let Origin::Request {
-            src,
-            src_tag,
-            credit_slot,
-        } = self.origin
-        else {
+        if !self.is_request() {
             return Err(Error::ReplyFromReplyHandler);
-        };
+        }
         if self.replied {
             return Err(Error::AlreadyReplied);
         }
         o.validate()?;
         self.replied = true;
         let ep = self.ep;
+        let (src, src_tag, credit_slot) = match self.origin {
+            Origin::Request {
+                src,
+                src_tag,
+                credit_slot,
+            } => (src, src_tag, credit_slot),
+            Origin::NetRequest { from, tag } => {
+                ep.net_reply(from, tag, &o);
+                return Ok(());
+            }
+            Origin::Reply { .. } | Origin::Local => return Err(Error::ReplyFromReplyHandler),
+        };
         let Ok(to) = ep.source(src) else {
             // The requester's block cannot be mapped any more: its process is gone.
             ep.return_locally(o.returned(ReturnReason::ReplyRejected, false, None));

@@ -4,9 +4,11 @@
 //! to polling. The bare ping-pong runs on two of these words, with no clump involved.
 
 use super::baseline;
+use super::udp_baseline::BareUdp;
 use super::wait::{poll_until, spin_until};
 use clump::{Bundle, SharedRegion};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Byte offsets of the control words.
 const PING: usize = 0;
@@ -18,12 +20,23 @@ const ARG: usize = 384;
 /// o_r rounds: rank 0 asks for burst N, rank 1 says burst N is queued.
 const BURST_GO: usize = 512;
 const BURST_SENT: usize = 640;
+/// Rank 1's answer to a command that has one (the bytes a bare UDP sink counted), and the
+/// sequence number of the command it answers, written after it.
+const RESULT: usize = 768;
+const RESULT_SEQ: usize = 896;
 pub const REGION_LEN: usize = 4096;
 
 /// Answer ARG rounds of the bare ping-pong; send ARG bursts when asked; stop.
 const OP_PONG: u64 = 1;
 const OP_BURSTS: u64 = 2;
 const OP_END: u64 = 3;
+/// Answer ARG rounds of the bare UDP ping-pong; count a bare UDP stream until the next
+/// command (which itself does nothing).
+const OP_UDP_PONG: u64 = 4;
+const OP_UDP_SINK: u64 = 5;
+const OP_UDP_SINK_STOP: u64 = 6;
+/// Poll bundle ARG of rank 1's list from now on.
+const OP_SELECT: u64 = 7;
 
 fn word(region: &SharedRegion, at: usize) -> &AtomicU64 {
     region
@@ -36,6 +49,7 @@ pub struct Control<'a> {
     region: &'a SharedRegion,
     seq: u64,
     pong_round: u64,
+    udp_round: u64,
     burst_round: u64,
 }
 
@@ -45,6 +59,7 @@ impl<'a> Control<'a> {
             region,
             seq: 0,
             pong_round: 0,
+            udp_round: 0,
             burst_round: 0,
         }
     }
@@ -66,6 +81,49 @@ impl<'a> Control<'a> {
         baseline::ping(ping, pong, &mut self.pong_round, warm)?;
         let dt = baseline::ping(ping, pong, &mut self.pong_round, rounds)?;
         Ok(dt.as_secs_f64() * 1e6 / rounds as f64)
+    }
+
+    /// One batch of the bare UDP ping-pong, as [`Control::ping_batch`].
+    pub fn udp_ping_batch(
+        &mut self,
+        bare: &mut BareUdp,
+        warm: u64,
+        rounds: u64,
+    ) -> Result<f64, String> {
+        self.command(OP_UDP_PONG, warm + rounds);
+        bare.ping(&mut self.udp_round, warm)?;
+        let dt = bare.ping(&mut self.udp_round, rounds)?;
+        Ok(dt.as_secs_f64() * 1e6 / rounds as f64)
+    }
+
+    /// A bare UDP stream of `bytes`-byte messages for `time`: MB/s of payload that
+    /// reached rank 1.
+    pub fn udp_stream_batch(
+        &mut self,
+        bare: &mut BareUdp,
+        bytes: usize,
+        time: Duration,
+    ) -> Result<f64, String> {
+        self.command(OP_UDP_SINK, 0);
+        let sink = self.seq;
+        // Rank 1 must be counting before the first datagram leaves.
+        let started = self.word(RESULT_SEQ);
+        spin_until("rank 1's bare UDP sink", || {
+            started.load(Ordering::Acquire) == sink << 1
+        })?;
+        let dt = bare.stream(bytes, time);
+        self.command(OP_UDP_SINK_STOP, 0);
+        let done = self.word(RESULT_SEQ);
+        spin_until("rank 1's bare UDP count", || {
+            done.load(Ordering::Acquire) == sink << 1 | 1
+        })?;
+        let received = self.word(RESULT).load(Ordering::Acquire);
+        Ok(received as f64 / dt.as_secs_f64() / 1e6)
+    }
+
+    /// Makes rank 1 poll its bundle `index` (0: the main one) from now on.
+    pub fn select(&mut self, index: u64) {
+        self.command(OP_SELECT, index);
     }
 
     /// Tells rank 1 that `bursts` burst requests follow.
@@ -91,15 +149,18 @@ impl<'a> Control<'a> {
 
 /// Rank 1's side: polls `bundle` and carries out commands until told to stop. For each
 /// burst asked for, calls `send_burst` (which sends and returns once the requests are
-/// queued), says so, then `drain` (which collects the answers).
+/// queued), says so, then `drain` (which collects the answers). The bare UDP commands
+/// use `bare`; rank 0 selects which of `bundles` is polled.
 pub fn obey(
     region: &SharedRegion,
-    bundle: &Bundle,
+    bundles: &[&Bundle],
+    mut bare: Option<&mut BareUdp>,
     mut send_burst: impl FnMut() -> Result<(), String>,
     mut drain: impl FnMut() -> Result<(), String>,
 ) -> Result<(), String> {
     let word = |at| word(region, at);
-    let (mut seen, mut pong_round, mut burst_round) = (0u64, 0u64, 0u64);
+    let (mut seen, mut pong_round, mut burst_round, mut udp_round) = (0u64, 0u64, 0u64, 0u64);
+    let mut bundle = bundles[0];
     loop {
         poll_until(bundle, "rank 0's next command", || {
             word(CMD).load(Ordering::Acquire) != seen
@@ -120,8 +181,27 @@ pub fn obey(
                     drain()?;
                 }
             }
+            OP_UDP_PONG => bare_udp(&mut bare)?.pong(&mut udp_round, arg)?,
+            OP_UDP_SINK => {
+                let sink = seen >> 8;
+                word(RESULT_SEQ).store(sink << 1, Ordering::Release);
+                let bytes = bare_udp(&mut bare)?.sink(|| word(CMD).load(Ordering::Acquire) != seen);
+                word(RESULT).store(bytes, Ordering::Release);
+                word(RESULT_SEQ).store(sink << 1 | 1, Ordering::Release);
+            }
+            OP_UDP_SINK_STOP => {}
+            OP_SELECT => {
+                bundle = bundles
+                    .get(arg as usize)
+                    .ok_or_else(|| format!("rank 1 has no bundle {arg}"))?;
+            }
             OP_END => return Ok(()),
             op => return Err(format!("unknown command {op} from rank 0")),
         }
     }
+}
+
+fn bare_udp<'a>(bare: &'a mut Option<&mut BareUdp>) -> Result<&'a mut BareUdp, String> {
+    bare.as_deref_mut()
+        .ok_or_else(|| "rank 0 asked for the bare UDP baseline, rank 1 has no socket".into())
 }

@@ -10,12 +10,16 @@
 
 use super::baseline;
 use super::control::{self, Control, REGION_LEN};
-use super::report::{self, Results};
+use super::report::{self, Reference, Results};
 use super::stream::{self, SizeResult, Stream};
+use super::udp_baseline::BareUdp;
 use super::wait::{drain, poll_until};
+use super::LoggpArgs;
+use clump::config::{Config, Faults};
 use clump::spmd::Spmd;
 use clump::{Bundle, Endpoint, Kind, SharedRegion, MAX_MEDIUM};
 use std::cell::Cell;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -37,6 +41,8 @@ const RTT_ARGS: [usize; 4] = [0, 4, 8, 16];
 
 /// Largest long message: the receiver's segment.
 const MAX_LONG_SIZE: usize = 16 << 20;
+/// The message size whose goodput under loss is compared with the lossless stream.
+const GOODPUT_BYTES: usize = 64 << 10;
 
 /// Batches of `iters` repetitions, the first `warm` untimed.
 #[derive(Clone, Copy, Debug)]
@@ -132,8 +138,15 @@ fn doubling(max: usize) -> Vec<usize> {
         .collect()
 }
 
+/// What rank 0 compares its figures with: the transport's bare baselines and, for
+/// `--with-network` and `--loss`, a second endpoint pair (network off, or no loss).
+struct Sides<'a> {
+    bare: Option<&'a mut BareUdp>,
+    reference: Option<(Bundle, Endpoint)>,
+}
+
 /// Entry point of `clump bench worker loggp`.
-pub fn worker(quick: bool) -> ExitCode {
+pub fn worker(args: &LoggpArgs) -> ExitCode {
     let mut spmd = match Spmd::init() {
         Ok(s) => s,
         Err(e) => {
@@ -147,7 +160,7 @@ pub fn worker(quick: bool) -> ExitCode {
             spmd.size()
         ))
     } else {
-        run(&mut spmd, quick)
+        run(&mut spmd, args)
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -160,7 +173,7 @@ pub fn worker(quick: bool) -> ExitCode {
     }
 }
 
-fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
+fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
     let started = Instant::now();
     let rank = sp.rank();
     let cpu = super::pin::pin_to_nth_allowed_cpu(rank as usize);
@@ -190,6 +203,39 @@ fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
             .map_err(|e| format!("cannot map rank 0's shared region: {e}"))?,
     };
 
+    let config = Config::from_env().map_err(|e| e.to_string())?;
+    let mut bare = if args.transport.is_network() {
+        let mut b = BareUdp::bind(config.net.bind_ip, config.net.max_datagram)?;
+        let a = b.addr();
+        let addrs = gather_u64(sp, &[u32::from(*a.ip()) as u64, a.port() as u64])?;
+        let peer = &addrs[1 - rank as usize];
+        b.connect(SocketAddrV4::new(
+            Ipv4Addr::from(peer[0] as u32),
+            peer[1] as u16,
+        ));
+        Some(b)
+    } else {
+        None
+    };
+    let reference = if args.with_network || args.loss.is_some() {
+        let mut c = config.clone();
+        if args.with_network {
+            c.net.enabled = false;
+        } else {
+            c.net.faults = Faults::default();
+        }
+        Some(
+            sp.join_again(c)
+                .map_err(|e| format!("the reference endpoint: {e}"))?,
+        )
+    } else {
+        None
+    };
+    let sides = Sides {
+        bare: bare.as_mut(),
+        reference,
+    };
+
     let returned = Rc::new(Cell::new(0u32));
     let r = returned.clone();
     sp.ep
@@ -203,7 +249,7 @@ fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     if rank == 0 {
-        let mut results = measure(sp, &Plan::new(quick), &region, cpus)?;
+        let mut results = measure(sp, args, &Plan::new(args.quick), &region, cpus, sides)?;
         results.check_failures += returned.get();
         results.seconds = started.elapsed().as_secs_f64();
         barrier(sp)?;
@@ -216,7 +262,7 @@ fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
         println!("{}", report::to_json(&results));
         Ok(())
     } else {
-        serve(sp, &region, &returned)?;
+        serve(sp, &region, &returned, sides)?;
         barrier(sp)
     }
 }
@@ -249,9 +295,8 @@ fn err(e: clump::Error) -> String {
     e.to_string()
 }
 
-/// Rank 1: installs its handlers, then polls and carries out rank 0's commands.
-fn serve(sp: &mut Spmd, region: &SharedRegion, returned: &Rc<Cell<u32>>) -> Result<(), String> {
-    let ep = sp.ep.clone();
+/// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver.
+fn install_server(ep: &Endpoint) -> Result<Rc<stream::Checks>, String> {
     ep.set_handler(H_ECHO as usize, |t, m| {
         if let Err(e) = t.reply(H_ECHO_REPLY, m.args) {
             eprintln!("loggp: echo reply failed: {e}");
@@ -259,41 +304,84 @@ fn serve(sp: &mut Spmd, region: &SharedRegion, returned: &Rc<Cell<u32>>) -> Resu
     })
     .map_err(err)?;
     ep.set_handler(H_ONEWAY as usize, |_, _| {}).map_err(err)?;
-    let checks = stream::install_receiver(&ep).map_err(err)?;
+    ep.set_segment(MAX_LONG_SIZE).map_err(err)?;
+    stream::install_receiver(ep).map_err(err)
+}
+
+/// Rank 1: installs its handlers, then polls and carries out rank 0's commands.
+fn serve(
+    sp: &mut Spmd,
+    region: &SharedRegion,
+    returned: &Rc<Cell<u32>>,
+    sides: Sides<'_>,
+) -> Result<(), String> {
+    let ep = sp.ep.clone();
+    let checks = install_server(&ep)?;
+    let ref_checks = match &sides.reference {
+        Some((_, r)) => Some(install_server(r)?),
+        None => None,
+    };
     let returned = returned.clone();
     ep.set_handler(H_REPORT as usize, move |t, _| {
-        let failed = checks.failed.get() + returned.get();
-        if let Err(e) = t.reply(H_REPORT_REPLY, &[checks.made.get(), failed]) {
+        let all = std::iter::once(&checks).chain(ref_checks.as_ref());
+        let (made, failed) = all.fold((0, returned.get()), |(m, f), c| {
+            (m + c.made.get(), f + c.failed.get())
+        });
+        if let Err(e) = t.reply(H_REPORT_REPLY, &[made, failed]) {
             eprintln!("loggp: report reply failed: {e}");
         }
     })
     .map_err(err)?;
-    ep.set_segment(MAX_LONG_SIZE).map_err(err)?;
     barrier(sp)?;
 
     let bundle = sp.bundle.clone();
+    let mut bundles = vec![&bundle];
+    bundles.extend(sides.reference.as_ref().map(|(b, _)| b));
     // o_r: a burst of one-way requests to rank 0 whenever it asks.
     let send_burst = || (0..BURST).try_for_each(|_| ep.request(0, H_OR, &[]).map_err(err));
-    control::obey(region, &bundle, send_burst, || drain(&bundle, &ep))
+    control::obey(region, &bundles, sides.bare, send_burst, || {
+        drain(&bundle, &ep)
+    })
+}
+
+/// One batch of `iters` short round trips on `ep` (translation 1) with `args`; mean µs.
+fn rtt_batch(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    replies: &Cell<u64>,
+    args: &[u32],
+    iters: u64,
+) -> Result<f64, String> {
+    let t0 = Instant::now();
+    for _ in 0..iters {
+        let want = replies.get() + 1;
+        ep.request(1, H_ECHO, args).map_err(err)?;
+        poll_until(bundle, "an echo", || replies.get() >= want)?;
+    }
+    Ok(t0.elapsed().as_secs_f64() * 1e6 / iters as f64)
 }
 
 /// Rank 0.
 fn measure(
     sp: &mut Spmd,
+    args: &LoggpArgs,
     plan: &Plan,
     region: &SharedRegion,
     cpus: Vec<Option<usize>>,
+    mut sides: Sides<'_>,
 ) -> Result<Results, String> {
     let ep = sp.ep.clone();
     let bundle = sp.bundle.clone();
     let replies = Rc::new(Cell::new(0u64));
     let reply_args = Rc::new(Cell::new(usize::MAX));
-    let (r, a) = (replies.clone(), reply_args.clone());
-    ep.set_handler(H_ECHO_REPLY as usize, move |_, m| {
-        r.set(r.get() + 1);
-        a.set(m.args.len());
-    })
-    .map_err(err)?;
+    for e in std::iter::once(&ep).chain(sides.reference.as_ref().map(|(_, e)| e)) {
+        let (r, a) = (replies.clone(), reply_args.clone());
+        e.set_handler(H_ECHO_REPLY as usize, move |_, m| {
+            r.set(r.get() + 1);
+            a.set(m.args.len());
+        })
+        .map_err(err)?;
+    }
     let report = Rc::new(Cell::new(None));
     let rep = report.clone();
     ep.set_handler(H_REPORT_REPLY as usize, move |_, m| {
@@ -307,21 +395,20 @@ fn measure(
     let mut ctl = Control::new(region);
     barrier(sp)?;
 
-    eprintln!("loggp: rtt 0, 4, 8, 16 args beside a bare shared-memory ping-pong...");
+    let net = args.transport.is_network();
+    eprintln!(
+        "loggp: rtt 0, 4, 8, 16 args beside a bare {} ping-pong...",
+        if net { "UDP" } else { "shared-memory" }
+    );
     let mut raw_rtt_us = Vec::new();
     let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
         RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
+    let mut ref_rtt_us = Vec::new();
     for batch in 0..plan.rtt.all() {
-        let raw = ctl.ping_batch(plan.raw_warm, plan.raw_iters)?;
+        let raw = ping_baseline(&mut ctl, &mut sides, plan.raw_warm, plan.raw_iters)?;
         for (n, out) in rtt_by_args.iter_mut() {
             let args: Vec<u32> = (0..*n as u32).collect();
-            let t0 = Instant::now();
-            for _ in 0..plan.rtt.iters {
-                let want = replies.get() + 1;
-                ep.request(1, H_ECHO, &args).map_err(err)?;
-                poll_until(&bundle, "an echo", || replies.get() >= want)?;
-            }
-            let us = t0.elapsed().as_secs_f64() * 1e6 / plan.rtt.iters as f64;
+            let us = rtt_batch(&bundle, &ep, &replies, &args, plan.rtt.iters)?;
             if reply_args.get() != *n {
                 return Err(format!(
                     "the echo of {n} arguments came back with {}",
@@ -330,6 +417,15 @@ fn measure(
             }
             if batch >= plan.rtt.warm {
                 out.push(us);
+            }
+        }
+        // --with-network: the same round trip with the network off, beside it.
+        if let (true, Some((rb, re))) = (args.with_network, &sides.reference) {
+            ctl.select(1);
+            let us = rtt_batch(rb, re, &replies, &[], plan.rtt.iters)?;
+            ctl.select(0);
+            if batch >= plan.rtt.warm {
+                ref_rtt_us.push(us);
             }
         }
         if batch >= plan.rtt.warm {
@@ -382,9 +478,29 @@ fn measure(
         }
     }
 
-    eprintln!("loggp: bandwidth 8 B..64 KiB medium, 8 B..16 MiB long, beside memcpy...");
+    eprintln!(
+        "loggp: bandwidth 8 B..64 KiB medium, 8 B..16 MiB long, beside {}...",
+        if net { "a bare UDP stream" } else { "memcpy" }
+    );
     let sizes = doubling(MAX_LONG_SIZE);
-    let (memcpy_mb_s, medium, long, probes) = bandwidth(&bundle, &ep, &mut ctl, plan, &sizes)?;
+    let (base_mb_s, medium, long, probes) =
+        bandwidth(&bundle, &ep, &mut ctl, plan, &sizes, &mut sides)?;
+    let mut reference =
+        (!ref_rtt_us.is_empty()).then(|| Reference::WithoutNetwork { rtt_us: ref_rtt_us });
+    let mut goodput_streams = 0;
+    if let (Some(loss), Some((rb, re))) = (args.loss, &sides.reference) {
+        eprintln!(
+            "loggp: goodput of {GOODPUT_BYTES}-byte long messages at {loss}% loss, beside none..."
+        );
+        let (lossless, lossy) = goodput(&bundle, &ep, rb, re, &mut ctl, plan)?;
+        goodput_streams = 2;
+        reference = Some(Reference::Lossless {
+            loss,
+            bytes: GOODPUT_BYTES,
+            lossless_mb_s: lossless,
+            lossy_mb_s: lossy,
+        });
+    }
 
     ep.request(1, H_REPORT, &[]).map_err(err)?;
     poll_until(&bundle, "rank 1's payload-check report", || {
@@ -392,7 +508,7 @@ fn measure(
     })?;
     let (checks, check_failures) = report.get().expect("waited for it");
     ctl.end();
-    let expected = 2 * (medium.len() + long.len()) as u32;
+    let expected = 2 * (medium.len() + long.len() + goodput_streams) as u32;
     if checks != expected {
         return Err(format!(
             "rank 1 made {checks} payload checks, expected {expected}"
@@ -400,12 +516,15 @@ fn measure(
     }
 
     Ok(Results {
+        transport: args.transport.name(),
+        with_network: args.with_network,
+        reference,
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),
         cpus,
         raw_rtt_us,
-        memcpy_sizes: sizes,
-        memcpy_mb_s,
+        base_sizes: sizes,
+        base_mb_s,
         raw_probe_us: probes,
         rtt_by_args,
         os_us,
@@ -419,28 +538,75 @@ fn measure(
     })
 }
 
-/// memcpy's batch figures per size, the medium and long curves, and the bare ping-pong
-/// probe taken at each size.
+/// One batch of the transport's bare ping-pong: µs per round trip.
+fn ping_baseline(
+    ctl: &mut Control,
+    sides: &mut Sides<'_>,
+    warm: u64,
+    rounds: u64,
+) -> Result<f64, String> {
+    match sides.bare.as_deref_mut() {
+        Some(bare) => ctl.udp_ping_batch(bare, warm, rounds),
+        None => ctl.ping_batch(warm, rounds),
+    }
+}
+
+/// Lossless and lossy goodput (MB/s per batch) of long messages of [`GOODPUT_BYTES`],
+/// batch by batch in turn: the reference pair (no loss) `rb`/`re`, then the main one.
+fn goodput(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    rb: &Bundle,
+    re: &Endpoint,
+    ctl: &mut Control,
+    plan: &Plan,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let mut buf = vec![0u8; GOODPUT_BYTES];
+    ctl.select(1);
+    let mut clean = Stream::start(rb, re, 1, Kind::Long, &mut buf, plan.stream_warm)?;
+    ctl.select(0);
+    let mut lossy = Stream::start(bundle, ep, 1, Kind::Long, &mut buf, plan.stream_warm)?;
+    for _ in 0..plan.stream_batches {
+        ctl.select(1);
+        clean.batch(&buf, plan.stream_batch)?;
+        ctl.select(0);
+        lossy.batch(&buf, plan.stream_batch)?;
+    }
+    ctl.select(1);
+    let clean = clean.finish(&mut buf)?;
+    ctl.select(0);
+    let lossy = lossy.finish(&mut buf)?;
+    Ok((clean.mb_s, lossy.mb_s))
+}
+
+/// The baseline's batch figures per size, the medium and long curves, and the bare
+/// ping-pong probe taken at each size.
 type Curves = (Vec<Vec<f64>>, Vec<SizeResult>, Vec<SizeResult>, Vec<f64>);
 
-/// At each size, batches of memcpy, medium (up to [`MAX_MEDIUM`]) and long streaming, in
-/// turn, then a short bare ping-pong: memcpy runs on one core and cannot see how far
-/// apart the two cores are at the moment, the probe does.
+/// At each size, batches of the bandwidth baseline (memcpy, or a bare UDP stream),
+/// medium (up to [`MAX_MEDIUM`]) and long streaming, in turn, then a short bare
+/// ping-pong: memcpy runs on one core and cannot see how far apart the two cores are at
+/// the moment, the probe does.
 fn bandwidth(
     bundle: &Bundle,
     ep: &Endpoint,
     ctl: &mut Control,
     plan: &Plan,
     sizes: &[usize],
+    sides: &mut Sides<'_>,
 ) -> Result<Curves, String> {
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let src: Vec<u8> = (0..largest).map(|i| (i * 131 + 7) as u8).collect();
     let mut dst = vec![0xa5u8; largest];
     let mut buf = vec![0u8; largest];
-    let (mut memcpy, mut medium, mut long, mut probes) = (vec![], vec![], vec![], vec![]);
+    let (mut base, mut medium, mut long, mut probes) = (vec![], vec![], vec![], vec![]);
     for &n in sizes {
         let (s, d, b) = (&src[..n], &mut dst[..n], &mut buf[..n]);
-        baseline::memcpy_mb_s(s, d, plan.stream_warm);
+        let mut base_batch = |ctl: &mut Control, time| match sides.bare.as_deref_mut() {
+            Some(bare) => ctl.udp_stream_batch(bare, n, time),
+            None => Ok(baseline::memcpy_mb_s(s, d, time)),
+        };
+        base_batch(ctl, plan.stream_warm)?;
         let mut med = if n <= MAX_MEDIUM {
             Some(Stream::start(
                 bundle,
@@ -456,20 +622,20 @@ fn bandwidth(
         let mut lng = Stream::start(bundle, ep, 1, Kind::Long, b, plan.stream_warm)?;
         let mut copies = Vec::new();
         for _ in 0..plan.stream_batches {
-            copies.push(baseline::memcpy_mb_s(s, d, plan.stream_batch));
+            copies.push(base_batch(ctl, plan.stream_batch)?);
             if let Some(m) = med.as_mut() {
                 m.batch(b, plan.stream_batch)?;
             }
             lng.batch(b, plan.stream_batch)?;
         }
-        memcpy.push(copies);
+        base.push(copies);
         if let Some(m) = med {
             medium.push(m.finish(b)?);
         }
         long.push(lng.finish(b)?);
-        probes.push(ctl.ping_batch(plan.raw_warm, plan.raw_warm * 5)?);
+        probes.push(ping_baseline(ctl, sides, plan.raw_warm, plan.raw_warm * 5)?);
     }
-    Ok((memcpy, medium, long, probes))
+    Ok((base, medium, long, probes))
 }
 
 /// Runs `once` (which returns the time to count) `plan.iters` times per batch; returns

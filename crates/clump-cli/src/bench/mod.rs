@@ -12,6 +12,7 @@ mod pin;
 mod report;
 mod stats;
 mod stream;
+mod udp_baseline;
 mod wait;
 
 use std::io::Write;
@@ -26,7 +27,8 @@ pub struct BenchArgs {
 #[derive(clap::Subcommand, Debug)]
 enum BenchCommand {
     /// LogGP parameters (RTT, o_s, o_r, g, L, G, half-power point) and the bandwidth curve,
-    /// each beside its hardware baseline, between two processes of this host.
+    /// each beside its hardware baseline, between two processes (over shared memory, or
+    /// over UDP between two virtual hosts).
     Loggp(LoggpArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
@@ -41,17 +43,85 @@ enum WorkerBench {
     Loggp(LoggpArgs),
 }
 
-#[derive(clap::Args, Debug)]
-struct LoggpArgs {
-    /// Transport to measure; only `shm` (shared memory) is available for now.
-    #[arg(long, value_name = "TRANSPORT", default_value = "shm")]
-    transport: String,
+/// Which transport a benchmark measures.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchTransport {
+    /// Shared memory: both processes on one host.
+    Shm,
+    /// UDP between the processes, each its own virtual host (`clump run --transport udp`).
+    Udp,
+    /// Two virtual hosts, the layer choosing the protocol (`clump run --hosts 2`).
+    Auto,
+}
+
+impl BenchTransport {
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchTransport::Shm => "shm",
+            BenchTransport::Udp => "udp",
+            BenchTransport::Auto => "auto",
+        }
+    }
+
+    pub fn is_network(self) -> bool {
+        self != BenchTransport::Shm
+    }
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct LoggpArgs {
+    /// The transport to measure; baselines follow it (bare shared-memory ping-pong and
+    /// memcpy for shm, bare UDP ping-pong and datagram stream for udp and auto).
+    #[arg(long, value_enum, default_value_t = BenchTransport::Shm)]
+    pub transport: BenchTransport,
+    /// With shm: keep the network protocol active (each endpoint has a socket that polls
+    /// take turns on) and report its cost beside the same round trip with it off.
+    #[arg(long)]
+    pub with_network: bool,
+    /// With udp or auto: drop this percentage of datagrams in the transport, both ways,
+    /// and report goodput beside the same stream without loss.
+    #[arg(long, value_name = "PERCENT")]
+    pub loss: Option<f64>,
     /// Print the results as one JSON object instead of a table.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// A short run (a few seconds) with fewer, shorter batches.
     #[arg(long)]
-    quick: bool,
+    pub quick: bool,
+}
+
+impl LoggpArgs {
+    fn check(&self) -> Result<(), String> {
+        if self.with_network && self.transport != BenchTransport::Shm {
+            return Err(
+                "--with-network measures shared memory: use it with --transport shm".into(),
+            );
+        }
+        match self.loss {
+            Some(_) if !self.transport.is_network() => {
+                Err("--loss needs a network transport (--transport udp or auto)".into())
+            }
+            Some(p) if !(0.0..100.0).contains(&p) => {
+                Err(format!("--loss {p}: a percentage from 0 to below 100"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The arguments that repeat this configuration for `clump bench worker loggp`.
+    fn worker_args(&self) -> Vec<String> {
+        let mut a = vec!["--transport".to_string(), self.transport.name().into()];
+        if self.with_network {
+            a.push("--with-network".into());
+        }
+        if let Some(p) = self.loss {
+            a.extend(["--loss".into(), p.to_string()]);
+        }
+        if self.quick {
+            a.push("--quick".into());
+        }
+        a
+    }
 }
 
 /// Exit status for a usage error, as clap uses.
@@ -62,8 +132,8 @@ pub fn main(args: BenchArgs) -> ExitCode {
         BenchCommand::Loggp(a) => loggp_parent(&a),
         BenchCommand::Worker {
             bench: WorkerBench::Loggp(a),
-        } => match check_transport(&a.transport) {
-            Ok(()) => loggp::worker(a.quick),
+        } => match a.check() {
+            Ok(()) => loggp::worker(&a),
             Err(msg) => fail(USAGE, &msg),
         },
     }
@@ -74,16 +144,9 @@ fn fail(code: u8, msg: &str) -> ExitCode {
     ExitCode::from(code)
 }
 
-fn check_transport(t: &str) -> Result<(), String> {
-    match t {
-        "shm" => Ok(()),
-        other => Err(format!("transport '{other}' is not available yet")),
-    }
-}
-
 /// Runs the two ranks through `clump run`, then prints what rank 0 measured.
 fn loggp_parent(args: &LoggpArgs) -> ExitCode {
-    if let Err(msg) = check_transport(&args.transport) {
+    if let Err(msg) = args.check() {
         return fail(USAGE, &msg);
     }
     let exe = match std::env::current_exe() {
@@ -91,11 +154,20 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
         Err(e) => return fail(1, &format!("cannot find the clump executable: {e}")),
     };
     let mut cmd = Command::new(&exe);
-    cmd.args(["run", "-n", "2", "--"]).arg(&exe);
-    cmd.args(["bench", "worker", "loggp", "--transport", &args.transport]);
-    if args.quick {
-        cmd.arg("--quick");
+    cmd.args(["run", "-n", "2"]);
+    match (args.transport, args.with_network) {
+        (BenchTransport::Shm, false) => cmd.args(["--transport", "shm"]),
+        // One host, and the network on anyway.
+        (BenchTransport::Shm, true) => cmd.env("CLUMP_NET", "1"),
+        (BenchTransport::Udp, _) => cmd.args(["--transport", "udp"]),
+        (BenchTransport::Auto, _) => cmd.args(["--hosts", "2"]),
+    };
+    if let Some(p) = args.loss {
+        cmd.env("CLUMP_NET_LOSS", p.to_string());
     }
+    cmd.arg("--").arg(&exe);
+    cmd.args(["bench", "worker", "loggp"])
+        .args(args.worker_args());
     // Progress and errors of the ranks and the launcher go straight to our stderr.
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())

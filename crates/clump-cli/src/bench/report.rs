@@ -7,24 +7,45 @@ use clump::Kind;
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
-/// The targets of the issue, as ratios to the hardware baseline.
+/// The targets of the issues, as ratios to the hardware baseline or the reference run.
 pub const RTT_VS_RAW_MAX: f64 = 1.5;
 pub const LONG_1MIB_VS_MEMCPY_MIN: f64 = 0.8;
 pub const MEDIUM_8KIB_VS_MEMCPY_MIN: f64 = 0.5;
+pub const UDP_RTT_VS_RAW_MAX: f64 = 1.25;
+pub const UDP_LONG_64KIB_VS_STREAM_MIN: f64 = 0.7;
+pub const WITH_NETWORK_RTT_MAX: f64 = 1.15;
+pub const GOODPUT_UNDER_LOSS_MIN: f64 = 0.6;
 /// Long sizes fitted for G: the largest this many.
 const G_FIT_SIZES: usize = 4;
 
+/// A second endpoint pair measured beside the main one, batch by batch.
+pub enum Reference {
+    /// `--with-network`: the 0-argument round trip with the network off.
+    WithoutNetwork { rtt_us: Vec<f64> },
+    /// `--loss`: goodput of one long size with and without the injected loss.
+    Lossless {
+        loss: f64,
+        bytes: usize,
+        lossless_mb_s: Vec<f64>,
+        lossy_mb_s: Vec<f64>,
+    },
+}
+
 /// Everything rank 0 measured; per-batch figures, summarised here.
 pub struct Results {
+    pub transport: &'static str,
+    pub with_network: bool,
+    pub reference: Option<Reference>,
     pub quick: bool,
     pub pinned: bool,
     pub cpus: Vec<Option<usize>>,
     pub raw_rtt_us: Vec<f64>,
-    /// A short bare ping-pong after each size of the bandwidth curve (`memcpy_sizes`).
+    /// A short bare ping-pong after each size of the bandwidth curve (`base_sizes`).
     pub raw_probe_us: Vec<f64>,
-    /// memcpy MB/s per batch at each size of `memcpy_sizes`.
-    pub memcpy_sizes: Vec<usize>,
-    pub memcpy_mb_s: Vec<Vec<f64>>,
+    /// The bandwidth baseline's MB/s per batch at each size of `base_sizes`: memcpy
+    /// (shared memory) or a bare UDP stream (network).
+    pub base_sizes: Vec<usize>,
+    pub base_mb_s: Vec<Vec<f64>>,
     pub rtt_by_args: Vec<(usize, Vec<f64>)>,
     pub os_us: Vec<f64>,
     pub or_us: Vec<f64>,
@@ -37,11 +58,90 @@ pub struct Results {
 }
 
 impl Results {
-    fn memcpy_at(&self, bytes: usize) -> f64 {
-        self.memcpy_sizes
+    fn base_at(&self, bytes: usize) -> f64 {
+        self.base_sizes
             .iter()
             .position(|&n| n == bytes)
-            .map_or(f64::NAN, |i| median(&self.memcpy_mb_s[i]))
+            .map_or(f64::NAN, |i| median(&self.base_mb_s[i]))
+    }
+
+    fn network(&self) -> bool {
+        self.transport != "shm"
+    }
+
+    /// Each target: its name, the ratio's key, the measured ratio, the bound, and
+    /// whether the ratio must stay below it (true) or reach it (false).
+    fn targets(&self, rtt_vs_raw: f64) -> Vec<(&'static str, &'static str, f64, f64, bool)> {
+        let mut t = if self.network() {
+            vec![
+                (
+                    "UDP short RTT vs bare UDP ping-pong",
+                    "rtt_vs_raw",
+                    rtt_vs_raw,
+                    UDP_RTT_VS_RAW_MAX,
+                    true,
+                ),
+                (
+                    "UDP long 64 KiB vs bare UDP stream",
+                    "long_64kib_vs_stream",
+                    self.stream_at(Kind::Long, 64 << 10) / self.base_at(64 << 10),
+                    UDP_LONG_64KIB_VS_STREAM_MIN,
+                    false,
+                ),
+            ]
+        } else {
+            vec![
+                (
+                    "short RTT vs bare ping-pong",
+                    "rtt_vs_raw",
+                    rtt_vs_raw,
+                    RTT_VS_RAW_MAX,
+                    true,
+                ),
+                (
+                    "long 1 MiB bandwidth vs memcpy",
+                    "long_1mib_vs_memcpy",
+                    self.stream_at(Kind::Long, 1 << 20) / self.base_at(1 << 20),
+                    LONG_1MIB_VS_MEMCPY_MIN,
+                    false,
+                ),
+                (
+                    "medium 8 KiB bandwidth vs memcpy",
+                    "medium_8kib_vs_memcpy",
+                    self.stream_at(Kind::Medium, 8 << 10) / self.base_at(8 << 10),
+                    MEDIUM_8KIB_VS_MEMCPY_MIN,
+                    false,
+                ),
+            ]
+        };
+        match &self.reference {
+            Some(Reference::WithoutNetwork { rtt_us }) => t.push((
+                "shm RTT with the network on vs off",
+                "rtt_with_network_vs_without",
+                self.rtt0() / median(rtt_us),
+                WITH_NETWORK_RTT_MAX,
+                true,
+            )),
+            Some(Reference::Lossless {
+                lossless_mb_s,
+                lossy_mb_s,
+                ..
+            }) => t.push((
+                "goodput under loss vs lossless",
+                "goodput_vs_lossless",
+                median(lossy_mb_s) / median(lossless_mb_s),
+                GOODPUT_UNDER_LOSS_MIN,
+                false,
+            )),
+            None => {}
+        }
+        t
+    }
+
+    fn rtt0(&self) -> f64 {
+        self.rtt_by_args
+            .first()
+            .map_or(f64::NAN, |(_, b)| median(b))
     }
 
     fn stream_at(&self, kind: Kind, bytes: usize) -> f64 {
@@ -84,7 +184,7 @@ pub fn to_json(r: &Results) -> Value {
     let peak_bytes = long.iter().find(|l| l.1 == peak).map_or(0, |l| l.0);
 
     let probe_at = |bytes| {
-        let i = r.memcpy_sizes.iter().position(|&n| n == bytes);
+        let i = r.base_sizes.iter().position(|&n| n == bytes);
         i.and_then(|i| r.raw_probe_us.get(i).copied())
             .unwrap_or(f64::NAN)
     };
@@ -93,23 +193,23 @@ pub fn to_json(r: &Results) -> Value {
         .iter()
         .map(|s| {
             let mb = median(&s.mb_s);
-            let memcpy = r.memcpy_at(s.bytes);
+            let base = r.base_at(s.bytes);
             json!({
                 "kind": if s.kind == Kind::Medium { "medium" } else { "long" },
                 "bytes": s.bytes,
                 "mb_s": mb,
                 "mb_s_best": max(&s.mb_s),
-                "memcpy_mb_s": memcpy,
-                "ratio": mb / memcpy,
+                "baseline_mb_s": base,
+                "ratio": mb / base,
                 "messages": s.messages,
                 "raw_rtt_us": probe_at(s.bytes),
             })
         })
         .collect();
-    let memcpy: Vec<Value> = r
-        .memcpy_sizes
+    let base_curve: Vec<Value> = r
+        .base_sizes
         .iter()
-        .zip(&r.memcpy_mb_s)
+        .zip(&r.base_mb_s)
         .map(|(n, b)| json!({"bytes": n, "mb_s": median(b), "mb_s_best": max(b)}))
         .collect();
     let rtt_by_args: Vec<Value> = r
@@ -117,7 +217,7 @@ pub fn to_json(r: &Results) -> Value {
         .iter()
         .map(|(a, b)| json!({"args": a, "rtt_us": median(b), "rtt_us_min": min(b)}))
         .collect();
-    let memcpy_1mib = r.memcpy_at(1 << 20);
+    let headline_bytes = if r.network() { 64 << 10 } else { 1 << 20 };
     let all_raw: Vec<f64> = r
         .raw_rtt_us
         .iter()
@@ -125,11 +225,48 @@ pub fn to_json(r: &Results) -> Value {
         .copied()
         .collect();
     let rtt_vs_raw = rtt / raw;
-    let long_vs = r.stream_at(Kind::Long, 1 << 20) / memcpy_1mib;
-    let medium_vs = r.stream_at(Kind::Medium, 8 << 10) / r.memcpy_at(8 << 10);
+    let targets = r.targets(rtt_vs_raw);
+    let ratios: serde_json::Map<String, Value> = targets
+        .iter()
+        .map(|&(_, key, ratio, _, _)| (key.to_string(), json!(ratio)))
+        .collect();
+    let target_list: Vec<Value> = targets
+        .iter()
+        .map(|&(name, key, ratio, bound, below)| {
+            json!({
+                "name": name,
+                "ratio": key,
+                "measured": ratio,
+                "bound": bound,
+                "at_most": below,
+                "met": if below { ratio <= bound } else { ratio >= bound },
+            })
+        })
+        .collect();
+    let reference = match &r.reference {
+        None => Value::Null,
+        Some(Reference::WithoutNetwork { rtt_us }) => json!({
+            "kind": "network off",
+            "rtt_us": median(rtt_us),
+            "rtt_us_min": min(rtt_us),
+        }),
+        Some(Reference::Lossless {
+            loss,
+            bytes,
+            lossless_mb_s,
+            lossy_mb_s,
+        }) => json!({
+            "kind": "no loss",
+            "loss_percent": loss,
+            "bytes": bytes,
+            "lossless_mb_s": median(lossless_mb_s),
+            "lossy_mb_s": median(lossy_mb_s),
+        }),
+    };
     json!({
         "benchmark": "loggp",
-        "transport": "shm",
+        "transport": r.transport,
+        "with_network": r.with_network,
         "quick": r.quick,
         "pinned": r.pinned,
         "cpus": r.cpus,
@@ -142,32 +279,25 @@ pub fn to_json(r: &Results) -> Value {
         "inv_G_mb_s": 1000.0 / g_ns_per_byte,
         "peak_mb_s": peak,
         "peak_bytes": peak_bytes,
-        "peak_vs_memcpy": peak / r.memcpy_at(peak_bytes),
+        "peak_vs_baseline": peak / r.base_at(peak_bytes),
         "half_power_bytes": half_power,
         "rtt_by_args": rtt_by_args,
         "bandwidth": bandwidth,
         "baseline": {
+            "rtt_name": if r.network() { "bare UDP ping-pong" } else { "bare ping-pong" },
+            "bandwidth_name": if r.network() { "bare UDP stream" } else { "memcpy" },
             "raw_rtt_us": raw,
             "raw_rtt_us_min": min(&r.raw_rtt_us),
-            "memcpy_mb_s": memcpy_1mib,
-            "memcpy": memcpy,
+            "bandwidth_bytes": headline_bytes,
+            "bandwidth_mb_s": r.base_at(headline_bytes),
+            "curve": base_curve,
             // Every bare ping-pong batch of the run (RTT phase and bandwidth probes): how
             // far apart the two cores were, and whether that changed during the run.
             "raw_rtt_us_range": [min(&all_raw), max(&all_raw)],
         },
-        "ratios": {
-            "rtt_vs_raw": rtt_vs_raw,
-            "long_1mib_vs_memcpy": long_vs,
-            "medium_8kib_vs_memcpy": medium_vs,
-        },
-        "targets": {
-            "rtt_vs_raw_max": RTT_VS_RAW_MAX,
-            "long_1mib_vs_memcpy_min": LONG_1MIB_VS_MEMCPY_MIN,
-            "medium_8kib_vs_memcpy_min": MEDIUM_8KIB_VS_MEMCPY_MIN,
-            "rtt_met": rtt_vs_raw <= RTT_VS_RAW_MAX,
-            "long_met": long_vs >= LONG_1MIB_VS_MEMCPY_MIN,
-            "medium_met": medium_vs >= MEDIUM_8KIB_VS_MEMCPY_MIN,
-        },
+        "ratios": ratios,
+        "targets": target_list,
+        "reference": reference,
         "min": {
             "rtt_us": rtt_min,
             "os_us": min(&r.os_us),
@@ -249,15 +379,19 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(out)?;
     let raw = f(v, &["baseline", "raw_rtt_us"]);
+    let raw_name = v["baseline"]["rtt_name"].as_str().unwrap_or("baseline");
+    let bw_name = v["baseline"]["bandwidth_name"]
+        .as_str()
+        .unwrap_or("baseline");
     writeln!(
         out,
-        "LogGP                      clump            baseline                 ratio"
+        "LogGP                      clump            baseline                       ratio"
     )?;
     for a in v["rtt_by_args"].as_array().into_iter().flatten() {
         let rtt = f(a, &["rtt_us"]);
         writeln!(
             out,
-            "  RTT, {:>2} args        {:>8.3} [{:.3}]   bare ping-pong {:>6.3}   {:>6.2}x",
+            "  RTT, {:>2} args        {:>8.3} [{:.3}]   {raw_name:<18} {:>8.3}   {:>6.2}x",
             a["args"].as_u64().unwrap_or(0),
             rtt,
             f(a, &["rtt_us_min"]),
@@ -283,20 +417,20 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         f(v, &["L_us"]),
         f(v, &["min", "L_us"])
     )?;
-    let memcpy = f(v, &["baseline", "memcpy_mb_s"]);
     writeln!(
         out,
-        "  G gap per byte      {:>8.5} ns/B  (1/G {:.0} MB/s)   memcpy 1 MiB {:.0} MB/s",
+        "  G gap per byte      {:>8.5} ns/B  (1/G {:.0} MB/s)   {bw_name} {} {:.0} MB/s",
         f(v, &["G_ns_per_byte"]),
         f(v, &["inv_G_mb_s"]),
-        memcpy
+        size(f(v, &["baseline", "bandwidth_bytes"])),
+        f(v, &["baseline", "bandwidth_mb_s"])
     )?;
     writeln!(
         out,
-        "  peak long bandwidth {:>8.0} MB/s at {}, {:.2}x memcpy of that size",
+        "  peak long bandwidth {:>8.0} MB/s at {}, {:.2}x {bw_name} of that size",
         f(v, &["peak_mb_s"]),
         size(f(v, &["peak_bytes"])),
-        f(v, &["peak_vs_memcpy"])
+        f(v, &["peak_vs_baseline"])
     )?;
     writeln!(
         out,
@@ -306,56 +440,57 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   memcpy MB/s   ratio  bare RTT us"
+        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   baseline MB/s   ratio  bare RTT us"
     )?;
     for b in v["bandwidth"].as_array().into_iter().flatten() {
         writeln!(
             out,
-            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>12.0} {:>8.2} {:>12.3}",
+            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>14.0} {:>8.2} {:>12.3}",
             b["kind"].as_str().unwrap_or("?"),
             size(f(b, &["bytes"])),
             f(b, &["mb_s"]),
             f(b, &["mb_s_best"]),
-            f(b, &["memcpy_mb_s"]),
+            f(b, &["baseline_mb_s"]),
             f(b, &["ratio"]),
             f(b, &["raw_rtt_us"])
         )?;
+    }
+    let reference = &v["reference"];
+    match reference["kind"].as_str() {
+        Some("network off") => writeln!(
+            out,
+            "\nRTT, 0 args, with the network off beside it: {:.3} [{:.3}] us",
+            f(reference, &["rtt_us"]),
+            f(reference, &["rtt_us_min"])
+        )?,
+        Some("no loss") => writeln!(
+            out,
+            "\nGoodput of {} long messages: {:.0} MB/s at {}% loss, {:.0} MB/s without",
+            size(f(reference, &["bytes"])),
+            f(reference, &["lossy_mb_s"]),
+            f(reference, &["loss_percent"]),
+            f(reference, &["lossless_mb_s"])
+        )?,
+        _ => {}
     }
     writeln!(out)?;
     writeln!(
         out,
         "Targets                                       measured   target   result"
     )?;
-    let r = &v["ratios"];
-    for (what, ratio, cmp, target) in [
-        (
-            "short RTT vs bare ping-pong",
-            f(r, &["rtt_vs_raw"]),
-            "<=",
-            RTT_VS_RAW_MAX,
-        ),
-        (
-            "long 1 MiB bandwidth vs memcpy",
-            f(r, &["long_1mib_vs_memcpy"]),
-            ">=",
-            LONG_1MIB_VS_MEMCPY_MIN,
-        ),
-        (
-            "medium 8 KiB bandwidth vs memcpy",
-            f(r, &["medium_8kib_vs_memcpy"]),
-            ">=",
-            MEDIUM_8KIB_VS_MEMCPY_MIN,
-        ),
-    ] {
-        let ok = if cmp == "<=" {
-            ratio <= target
+    for t in v["targets"].as_array().into_iter().flatten() {
+        let cmp = if t["at_most"].as_bool() == Some(true) {
+            "<="
         } else {
-            ratio >= target
+            ">="
         };
         writeln!(
             out,
-            "  {what:<42} {ratio:>7.2}x   {cmp} {target:.1}x   {}",
-            met(ok)
+            "  {:<42} {:>7.2}x   {cmp} {:.2}x   {}",
+            t["name"].as_str().unwrap_or("?"),
+            f(t, &["measured"]),
+            f(t, &["bound"]),
+            met(t["met"].as_bool() == Some(true))
         )?;
     }
     let range = &v["baseline"]["raw_rtt_us_range"];

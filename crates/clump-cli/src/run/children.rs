@@ -18,6 +18,22 @@ pub struct Launch<'a> {
     pub job_id: u64,
     pub socket: &'a Path,
     pub tag_output: bool,
+    pub placement: Placement,
+}
+
+/// Where the ranks run: on how many virtual hosts, and whether they get the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Virtual hosts; ranks fill them in blocks (rank r of N on host r*K/N).
+    pub hosts: u32,
+    /// `CLUMP_NET` for every rank; `None` leaves the launcher's environment alone.
+    pub net: Option<bool>,
+}
+
+impl Placement {
+    pub fn host_of(&self, rank: u32, size: u32) -> u32 {
+        (rank as u64 * self.hosts as u64 / size as u64) as u32
+    }
 }
 
 struct Rank {
@@ -50,12 +66,16 @@ impl Children {
                 .env("CLUMP_SIZE", l.size.to_string())
                 .env("CLUMP_BOOT", l.socket)
                 .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
+                .env("CLUMP_HOST", l.placement.host_of(rank, l.size).to_string())
                 .process_group(0)
                 .stdin(if rank == 0 && stdin_to_rank0 {
                     Stdio::inherit()
                 } else {
                     Stdio::null()
                 });
+            if let Some(net) = l.placement.net {
+                cmd.env("CLUMP_NET", if net { "1" } else { "0" });
+            }
             sys::die_with_parent(&mut cmd);
             if l.tag_output {
                 cmd.stdout(Stdio::piped()).stderr(Stdio::piped());

@@ -8,7 +8,7 @@ mod server;
 mod supervise;
 mod sys;
 
-use children::{Children, Launch};
+use children::{Children, Launch, Placement};
 use clump::config::MAX_JOB_SIZE;
 use scratch::Scratch;
 use server::Server;
@@ -29,6 +29,18 @@ pub struct RunArgs {
     #[arg(long)]
     tag_output: bool,
 
+    /// Place the processes on K virtual hosts of this machine (in blocks of ranks):
+    /// processes of one host talk through shared memory, of different hosts over UDP.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_JOB_SIZE as i64))]
+    hosts: u32,
+
+    /// How processes reach each other: `auto` (shared memory within a virtual host, UDP
+    /// between hosts), `udp` (the network between all processes, as if each had a host
+    /// of its own) or `shm` (one host, no network).
+    #[arg(long, value_enum, default_value_t = Transport::Auto)]
+    transport: Transport,
+
     /// The program to start, followed by its arguments.
     #[arg(
         value_name = "PROGRAM",
@@ -37,6 +49,45 @@ pub struct RunArgs {
         allow_hyphen_values = true
     )]
     command: Vec<OsString>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Auto,
+    Shm,
+    Udp,
+}
+
+impl RunArgs {
+    /// Where the ranks go. With one host the network stays off (nothing in the job needs
+    /// it, and polling it would cost every poll), unless `CLUMP_NET` says otherwise.
+    fn placement(&self) -> Result<Placement, String> {
+        if self.hosts > self.np {
+            return Err(format!(
+                "--hosts {} exceeds the {} processes",
+                self.hosts, self.np
+            ));
+        }
+        let hosts = match self.transport {
+            Transport::Auto => self.hosts,
+            Transport::Shm if self.hosts > 1 => {
+                return Err(format!(
+                    "--transport shm puts every process on one host; --hosts {} contradicts it",
+                    self.hosts
+                ))
+            }
+            Transport::Shm => 1,
+            Transport::Udp => self.np,
+        };
+        let user_net = std::env::var_os("CLUMP_NET").is_some();
+        let net = match self.transport {
+            Transport::Shm => Some(false),
+            _ if hosts > 1 => Some(true),
+            _ if user_net => None,
+            _ => Some(false),
+        };
+        Ok(Placement { hosts, net })
+    }
 }
 
 /// Exit status when the program cannot be started, as shells use.
@@ -61,6 +112,7 @@ fn say(line: &str) {
 
 fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
+    let placement = args.placement().map_err(|e| (2, e))?;
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
@@ -81,6 +133,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         job_id,
         socket: &socket,
         tag_output: args.tag_output,
+        placement,
     };
     let mut children = Children::spawn(&launch).map_err(|e| {
         (

@@ -9,5 +9,7 @@
 //! - `udp.rs` (to come): sockets and batching, the only file here that does I/O.
 
 pub mod faults;
+pub(crate) mod port;
+pub mod reliable;
 pub mod udp;
 pub mod wire;

@@ -1,0 +1,149 @@
+//! An endpoint's network port: its UDP socket joined to its reliability state machine,
+//! with the clock the machine does not read itself.
+
+use crate::config::NetConfig;
+use crate::name::EndpointId;
+use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
+use crate::net::udp::{UdpPort, UdpStats};
+use crate::net::wire::{Channel, Header};
+use crate::route::NetPeer;
+use std::io;
+use std::net::SocketAddrV4;
+use std::os::fd::{AsRawFd, RawFd};
+use std::time::Instant;
+
+pub(crate) struct NetPort {
+    udp: UdpPort,
+    machine: Reliable<SocketAddrV4>,
+    origin: Instant,
+}
+
+impl NetPort {
+    pub fn open(
+        local: EndpointId,
+        job: u64,
+        window: u32,
+        cfg: &NetConfig,
+    ) -> io::Result<NetPort> {
+        let udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.faults)?;
+        let defaults = ReliableConfig::default();
+        let machine = Reliable::new(
+            local,
+            ReliableConfig {
+                job,
+                max_datagram: cfg.max_datagram,
+                timeout: cfg.timeout.as_micros() as u64,
+                // The receive queue holds what the credits of many senders allow.
+                recv_queue: defaults.recv_queue.max(4 * window as usize),
+                ..defaults
+            },
+        );
+        Ok(NetPort {
+            udp,
+            machine,
+            origin: Instant::now(),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddrV4 {
+        self.udp.local_addr()
+    }
+
+    fn now(&self) -> u64 {
+        self.origin.elapsed().as_micros() as u64
+    }
+
+    /// Queues a message and sends what the window allows at once.
+    pub fn send(
+        &mut self,
+        to: NetPeer,
+        header: Header,
+        payload: Vec<u8>,
+    ) -> Result<(), SendError> {
+        self.queue(to, header, payload)?;
+        self.transmit();
+        Ok(())
+    }
+
+    /// Queues a message for the next [`NetPort::transmit`]: answers produced during a
+    /// poll leave together, in one batch, at its end.
+    pub fn queue(
+        &mut self,
+        to: NetPeer,
+        header: Header,
+        payload: Vec<u8>,
+    ) -> Result<(), SendError> {
+        let now = self.now();
+        self.machine.send(now, to, header, payload)
+    }
+
+    /// Sends every datagram the machine has ready, in batches.
+    pub fn transmit(&mut self) {
+        let now = self.now();
+        loop {
+            let buf = self.udp.tx_buffer();
+            let Some((to, len)) = self.machine.poll_transmit(now, buf) else {
+                break;
+            };
+            self.udp.tx_commit(to, len);
+        }
+        if self.udp.tx_pending() {
+            self.udp.flush();
+        }
+    }
+
+    /// Reads up to `max` datagrams into the machine (one system call), fires its timers
+    /// if due; `land` writes long fragments into the segment. Returns datagrams read.
+    pub fn receive(&mut self, max: usize, land: &mut dyn FnMut(&Header, &[u8]) -> bool) -> usize {
+        let n = self.udp.receive(max);
+        let now = self.now();
+        for i in 0..n {
+            let (from, bytes) = self.udp.received(i);
+            self.machine.handle_datagram(now, from, bytes, land);
+        }
+        if self.machine.poll_timeout().is_some_and(|t| t <= now) {
+            self.machine.handle_timeout(now);
+        }
+        n
+    }
+
+    pub fn next_inbound(&mut self, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
+        self.machine.poll_inbound(channel)
+    }
+
+    pub fn has_inbound(&self) -> bool {
+        self.machine.has_inbound()
+    }
+
+    pub fn next_event(&mut self) -> Option<Event<SocketAddrV4>> {
+        self.machine.poll_event()
+    }
+
+    pub fn is_unreachable(&self, peer: &NetPeer) -> bool {
+        self.machine.is_unreachable(peer)
+    }
+
+    pub fn queued_bytes(&self, peer: &NetPeer) -> usize {
+        self.machine.queued_bytes(peer)
+    }
+
+    /// How long a sleeping process may leave the machine alone: until its next timer.
+    pub fn next_timer(&self) -> Option<std::time::Duration> {
+        let at = self.machine.poll_timeout()?;
+        Some(std::time::Duration::from_micros(at.saturating_sub(self.now())))
+    }
+
+    pub fn machine_stats(&self) -> crate::net::reliable::Stats {
+        self.machine.stats()
+    }
+
+    pub fn udp_stats(&self) -> UdpStats {
+        self.udp.stats()
+    }
+}
+
+impl AsRawFd for NetPort {
+    fn as_raw_fd(&self) -> RawFd {
+        self.udp.as_raw_fd()
+    }
+}
