@@ -5,7 +5,16 @@
 //! - [`wire`]: the packet format. Encoding, decoding and validation of every field,
 //!   with a CRC32C over header and payload. Pure: no I/O, no clock, no allocation on
 //!   decode. Fuzzed (`fuzz/fuzz_targets/wire_decode.rs`) and property-tested.
-//! - `reliable.rs` (to come): the reliability and flow-control state machine, pure.
+//! - [`reliable`]: the reliability and flow-control state machine, pure (no socket, no
+//!   clock): sequence numbers per peer and channel, acks on the opposite channel,
+//!   retransmission, NACKs, the retry budget. Its files: `reliable/send.rs` (the sending
+//!   half of a channel), `reliable/recv.rs` (the receiving half and reassembly),
+//!   `reliable/rtt.rs` (RTO estimate), `reliable/timers.rs` (the timer queue),
+//!   `reliable/tests.rs` (one unit test per rule).
+//! - `reliable_sim` (tests only): a deterministic seeded simulation that drives several
+//!   machines through loss, duplication, reordering, corruption, link cuts and full
+//!   receive queues, and checks exactly-once in-order delivery of every message.
 //! - `udp.rs` (to come): sockets and batching, the only file here that does I/O.
 
+pub mod reliable;
 pub mod wire;

@@ -1,0 +1,1 @@
+//! Unit tests of the reliability machine, one rule each.
