@@ -152,6 +152,11 @@ impl SendChannel {
         self.paused_until.is_some()
     }
 
+    #[cfg(test)]
+    pub(super) fn paused_until(&self) -> Option<Micros> {
+        self.paused_until
+    }
+
     fn in_flight(&self) -> u32 {
         self.nxt.wrapping_sub(self.una)
     }
