@@ -5,8 +5,22 @@
 //! - [`wire`]: the packet format. Encoding, decoding and validation of every field,
 //!   with a CRC32C over header and payload. Pure: no I/O, no clock, no allocation on
 //!   decode. Fuzzed (`fuzz/fuzz_targets/wire_decode.rs`) and property-tested.
-//! - `reliable.rs` (to come): the reliability and flow-control state machine, pure.
-//! - `udp.rs` (to come): sockets and batching, the only file here that does I/O.
+//! - [`reliable`]: the reliability and flow-control state machine, pure (no socket, no
+//!   clock): sequence numbers per peer and channel, acks on the opposite channel,
+//!   retransmission, NACKs, the retry budget. Its files: `reliable/send.rs` (the sending
+//!   half of a channel), `reliable/recv.rs` (the receiving half and reassembly),
+//!   `reliable/rtt.rs` (RTO estimate), `reliable/timers.rs` (the timer queue),
+//!   `reliable/tests.rs` (one unit test per rule).
+//! - `reliable_sim` (tests only): a deterministic seeded simulation that drives several
+//!   machines through loss, duplication, reordering, corruption, link cuts and full
+//!   receive queues, and checks exactly-once in-order delivery of every message.
+//! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only file here that does
+//!   I/O, with [`faults`], the seeded fault injector it applies to what it sends.
+//! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
+//!
+//! The Active Message semantics over this transport (which message answers which
+//! request, what lands where) live beside the shared-memory ones: `net_send.rs` and
+//! `net_dispatch.rs` at the crate root.
 
 pub mod faults;
 pub(crate) mod port;

@@ -1,0 +1,713 @@
+//! The reliability and flow-control state machine of the UDP transport. Pure: it owns
+//! no socket and reads no clock; the caller feeds it datagrams, sends and the time, and
+//! takes from it datagrams to transmit, completed messages and events (the shape of
+//! `quinn-proto`), which is what lets a seeded simulation drive it through millions of
+//! lost, duplicated, reordered and corrupted datagrams (`reliable_sim`).
+//!
+//! The protocol, between the local endpoint and each peer:
+//!
+//! - **Two channels each way** (request, reply), each an independent reliable in-order
+//!   stream of datagrams, so that replies never wait behind requests. A message is one
+//!   or more fragments with consecutive sequence numbers (u32 from 1, wrapping).
+//! - **Acks ride on the opposite channel**: every packet on channel C from R to L carries
+//!   the cumulative ack (next sequence number expected) of L→R on the other channel, so
+//!   replies acknowledge requests and requests acknowledge replies. An explicit
+//!   [`PacketKind::Ack`] on channel C acknowledges what a data packet on C would; one
+//!   goes out when data arrived and no outgoing packet carried its ack by the time the
+//!   caller asks for transmissions (after `cfg.ack_delay`, zero by default). An
+//!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
+//!   acks make the sender retransmit the oldest datagram (fast retransmit).
+//! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks),
+//!   delivers whole messages in order. Long and get-reply fragments land through the
+//!   caller's `land` closure as each becomes in order; others are reassembled. A
+//!   duplicate request makes the unacknowledged replies to that peer go out again
+//!   (AM-II: a duplicate request re-sends the saved reply, it is never delivered twice).
+//! - **NACK**: a request that would overflow the request queue (`cfg.recv_queue`
+//!   messages) is dropped and NACKed; the sender pauses that channel for `nack_delay`
+//!   (doubling per NACK, capped at `rto_max`) and sends it again. NACK time does not
+//!   count against the retry budget: the peer is alive.
+//! - **Retransmission** per datagram after an RTO from a smoothed RTT (Karn's rule),
+//!   clamped to `[rto_min, rto_max]`, doubled per timeout. A datagram unacknowledged for
+//!   longer than `cfg.timeout` (outside NACK pauses) makes the peer unreachable: its
+//!   send state is dropped, sends to it fail, [`Event::Unreachable`] is reported once,
+//!   and its datagrams are ignored from then on.
+//! - **Window**: at most `cfg.window` datagrams in flight per channel; later messages
+//!   wait in the channel's queue, which the caller bounds with [`Reliable::queued_bytes`].
+
+mod recv;
+mod rtt;
+mod send;
+mod timers;
+#[cfg(test)]
+mod tests;
+
+use self::recv::{RecvChannel, Sink};
+use self::rtt::Rtt;
+use self::send::{OutMsg, SendChannel};
+use self::timers::Timers;
+use super::wire::{self, Channel, Header, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN};
+use crate::name::EndpointId;
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// Time in microseconds on the caller's clock (any origin); the machine reads none.
+pub type Micros = u64;
+
+/// Tunables of the protocol. Out-of-range values are clamped by [`Reliable::new`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReliableConfig {
+    /// The job (run) identifier: datagrams of other jobs are dropped.
+    pub job: u64,
+    /// Largest datagram sent (header, arguments and payload), at most
+    /// [`wire::MAX_DATAGRAM`]. 1472 fills an Ethernet frame without IP fragmentation.
+    pub max_datagram: usize,
+    /// Datagrams in flight per channel and peer, and how far ahead the receiver buffers.
+    pub window: u32,
+    /// Completed requests waiting for the caller before new ones are NACKed.
+    pub recv_queue: usize,
+    pub rto_min: Micros,
+    pub rto_max: Micros,
+    /// First pause after a NACK.
+    pub nack_delay: Micros,
+    /// Retry budget: a datagram unacknowledged this long makes its peer unreachable.
+    pub timeout: Micros,
+    /// How long an explicit ack may wait for a data packet to carry it instead.
+    /// Zero (the default): acks go out at the end of the batch in which data arrived.
+    pub ack_delay: Micros,
+}
+
+impl Default for ReliableConfig {
+    fn default() -> Self {
+        ReliableConfig {
+            job: 0,
+            max_datagram: 1472,
+            window: 256,
+            recv_queue: 256,
+            // Loopback round trips are ~10 µs and LAN ones tens of µs, but a descheduled
+            // process answers in milliseconds: 1 ms keeps spurious retransmits rare.
+            rto_min: 1_000,
+            rto_max: 200_000,
+            nack_delay: 1_000,
+            timeout: 2_000_000,
+            ack_delay: 0,
+        }
+    }
+}
+
+/// A remote endpoint: its socket address and its identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Peer<A> {
+    pub addr: A,
+    pub id: EndpointId,
+}
+
+/// Why [`Reliable::send`] refused a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("the peer is unreachable")]
+    Unreachable,
+    #[error("payload larger than MAX_LONG")]
+    TooLarge,
+    #[error("invalid header: {0}")]
+    BadHeader(WireError),
+}
+
+/// A complete message from a peer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inbound<A> {
+    pub from: Peer<A>,
+    /// The whole message's header: `frag_offset` 0, `seq` of its first fragment, `ack`
+    /// `None`, the rest as sent.
+    pub header: Header,
+    /// Medium payload (and a returned message's); empty for other kinds.
+    pub payload: Vec<u8>,
+    /// Long and get reply: every fragment landed (`land` returned true). Else false.
+    pub landed: bool,
+}
+
+/// Something that happened to a peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event<A> {
+    /// The retry budget ran out; everything unacknowledged to it was dropped.
+    Unreachable(Peer<A>),
+}
+
+/// Counters, for tests, benchmarks and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub messages_sent: u64,
+    pub messages_delivered: u64,
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    /// Datagrams sent again (timer, fast retransmit, duplicate request, after a NACK).
+    pub retransmits: u64,
+    /// Of which after three duplicate acks.
+    pub fast_retransmits: u64,
+    /// Retransmission timers that fired.
+    pub timeouts: u64,
+    pub duplicates: u64,
+    pub out_of_order: u64,
+    /// Out-of-order datagrams too far ahead to keep.
+    pub beyond_window: u64,
+    pub crc_or_malformed: u64,
+    pub wrong_destination: u64,
+    /// Datagrams from a peer already declared unreachable.
+    pub from_unreachable: u64,
+    /// Fragments that did not continue the message in progress (a misbehaving sender).
+    pub stray_fragments: u64,
+    pub nacks_sent: u64,
+    pub nacks_received: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    pub unreachable: u64,
+}
+
+const CHANNELS: [Channel; 2] = [Channel::Request, Channel::Reply];
+
+fn ix(channel: Channel) -> usize {
+    match channel {
+        Channel::Request => 0,
+        Channel::Reply => 1,
+    }
+}
+
+fn opposite(channel: Channel) -> Channel {
+    match channel {
+        Channel::Request => Channel::Reply,
+        Channel::Reply => Channel::Request,
+    }
+}
+
+/// Everything about one peer.
+#[derive(Debug)]
+struct PeerState<A> {
+    peer: Peer<A>,
+    dead: bool,
+    /// Indexed by [`ix`] of the channel.
+    tx: [SendChannel; 2],
+    rx: [RecvChannel; 2],
+    rtt: Rtt,
+    /// The deadline registered in the timer queue (see [`Timers`]).
+    timer: Option<Micros>,
+    /// In the `ready` queue.
+    ready: bool,
+}
+
+/// The reliability machine of one local endpoint (see the module documentation).
+#[derive(Debug)]
+pub struct Reliable<A> {
+    local: EndpointId,
+    cfg: ReliableConfig,
+    peers: Vec<PeerState<A>>,
+    index: HashMap<Peer<A>, usize>,
+    /// The peer looked up last: consecutive datagrams mostly come from one peer.
+    last: Option<(Peer<A>, usize)>,
+    /// Completed messages, indexed by [`ix`] of the channel.
+    inbound: [VecDeque<Inbound<A>>; 2],
+    events: VecDeque<Event<A>>,
+    /// Peers that may have a datagram to transmit, served round-robin.
+    ready: VecDeque<usize>,
+    timers: Timers,
+    stats: Stats,
+    /// First sequence number of new peers' channels (tests start near `u32::MAX`).
+    initial_seq: u32,
+}
+
+impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
+    pub fn new(local: EndpointId, mut cfg: ReliableConfig) -> Self {
+        cfg.max_datagram = cfg.max_datagram.clamp(MAX_HEADER_LEN + 8, MAX_DATAGRAM);
+        cfg.window = cfg.window.clamp(1, 1 << 20);
+        cfg.rto_min = cfg.rto_min.max(1);
+        cfg.rto_max = cfg.rto_max.max(cfg.rto_min);
+        cfg.nack_delay = cfg.nack_delay.max(1);
+        Reliable {
+            local,
+            cfg,
+            peers: Vec::new(),
+            index: HashMap::new(),
+            last: None,
+            inbound: [VecDeque::new(), VecDeque::new()],
+            events: VecDeque::new(),
+            ready: VecDeque::new(),
+            timers: Timers::default(),
+            stats: Stats::default(),
+            initial_seq: 1,
+        }
+    }
+
+    /// The configuration in force (after clamping).
+    pub fn config(&self) -> &ReliableConfig {
+        &self.cfg
+    }
+
+    /// Makes channels of peers met from now on start at `seq` (tests of wrap-around).
+    #[cfg(test)]
+    pub(crate) fn set_initial_seq(&mut self, seq: u32) {
+        self.initial_seq = seq;
+    }
+
+    fn lookup(&self, peer: &Peer<A>) -> Option<usize> {
+        match self.last {
+            Some((p, i)) if p == *peer => Some(i),
+            _ => self.index.get(peer).copied(),
+        }
+    }
+
+    fn peer_index(&mut self, peer: Peer<A>) -> usize {
+        if let Some(i) = self.lookup(&peer) {
+            self.last = Some((peer, i));
+            return i;
+        }
+        let i = self.peers.len();
+        let seq = self.initial_seq;
+        self.peers.push(PeerState {
+            peer,
+            dead: false,
+            tx: [
+                SendChannel::new(seq, &self.cfg),
+                SendChannel::new(seq, &self.cfg),
+            ],
+            rx: [RecvChannel::new(seq), RecvChannel::new(seq)],
+            rtt: Rtt::new(self.cfg.rto_min, self.cfg.rto_max),
+            timer: None,
+            ready: false,
+        });
+        self.index.insert(peer, i);
+        self.last = Some((peer, i));
+        i
+    }
+
+    fn make_ready(&mut self, p: usize) {
+        if let Some(st) = self.peers.get_mut(p) {
+            if !st.ready {
+                st.ready = true;
+                self.ready.push_back(p);
+            }
+        }
+    }
+
+    fn arm(&mut self, p: usize, at: Micros) {
+        if let Some(st) = self.peers.get_mut(p) {
+            self.timers.arm(&mut st.timer, p, at);
+        }
+    }
+
+    /// Queues a message; the machine fills `src`, `dst`, `job`, `seq`, `ack` and
+    /// `frag_offset`. `header.total_len` must equal `payload.len()`, except for a get
+    /// (and a returned get), whose payload is empty and `total_len` the bytes requested.
+    pub fn send(
+        &mut self,
+        now: Micros,
+        to: Peer<A>,
+        header: Header,
+        payload: Vec<u8>,
+    ) -> Result<(), SendError> {
+        let _ = now;
+        if payload.len() > crate::MAX_LONG {
+            return Err(SendError::TooLarge);
+        }
+        let bad = |e| Err(SendError::BadHeader(e));
+        let get_shape = matches!(
+            header.kind,
+            PacketKind::Get
+                | PacketKind::Returned {
+                    of: wire::DataKind::Get,
+                    ..
+                }
+        );
+        match header.kind {
+            PacketKind::Ack => return bad(WireError::BadKind(6)),
+            PacketKind::Nack => return bad(WireError::BadKind(7)),
+            _ => {}
+        }
+        if !get_shape && header.total_len as usize != payload.len() {
+            return bad(WireError::LengthMismatch {
+                declared: header.total_len,
+                actual: payload.len(),
+            });
+        }
+        let mut h = header;
+        h.job = self.cfg.job;
+        h.src = self.local;
+        h.dst = to.id;
+        h.seq = 0;
+        h.ack = None;
+        h.frag_offset = 0;
+        let frag_len = self.cfg.max_datagram.saturating_sub(h.wire_len()).max(1);
+        if let Err(e) = wire::validate(&h, payload.len().min(frag_len)) {
+            return bad(e);
+        }
+        let p = self.peer_index(to);
+        let st = &mut self.peers[p];
+        if st.dead {
+            return Err(SendError::Unreachable);
+        }
+        let frags = payload.len().div_ceil(frag_len).max(1) as u32;
+        st.tx[ix(h.channel)].push(OutMsg {
+            header: h,
+            payload,
+            frags,
+            frag_len: frag_len as u32,
+        });
+        self.stats.messages_sent += 1;
+        self.make_ready(p);
+        Ok(())
+    }
+
+    /// Handles a datagram that arrived from `from`. `land` writes a long or get-reply
+    /// fragment at `segment_offset + frag_offset` of the segment and says whether it fit.
+    pub fn handle_datagram(
+        &mut self,
+        now: Micros,
+        from: A,
+        datagram: &[u8],
+        land: &mut dyn FnMut(&Header, &[u8]) -> bool,
+    ) {
+        let Ok((h, payload)) = wire::decode(datagram, self.cfg.job) else {
+            self.stats.crc_or_malformed += 1;
+            return;
+        };
+        if h.dst != self.local {
+            self.stats.wrong_destination += 1;
+            return;
+        }
+        let p = self.peer_index(Peer {
+            addr: from,
+            id: h.src,
+        });
+        if self.peers[p].dead {
+            self.stats.from_unreachable += 1;
+            return;
+        }
+        self.stats.datagrams_received += 1;
+        let acked = match h.ack {
+            Some(ack) => self.on_ack(p, opposite(h.channel), ack, now),
+            None => false,
+        };
+        match h.kind {
+            PacketKind::Ack => {
+                self.stats.acks_received += 1;
+                let tx = &mut self.peers[p].tx[ix(opposite(h.channel))];
+                if !acked && h.ack.is_some_and(|ack| tx.on_dup_ack(ack)) {
+                    self.stats.fast_retransmits += 1;
+                    self.make_ready(p);
+                }
+            }
+            PacketKind::Nack => self.on_nack(p, h.channel, h.seq, now),
+            _ => self.on_data(p, now, &h, payload, land),
+        }
+    }
+
+    /// Applies a cumulative ack to the channel `channel` to `p`; true if it acked anything.
+    fn on_ack(&mut self, p: usize, channel: Channel, ack: u32, now: Micros) -> bool {
+        let st = &mut self.peers[p];
+        let tx = &mut st.tx[ix(channel)];
+        let Some(sample) = tx.on_ack(ack, now, self.cfg.nack_delay) else {
+            return false;
+        };
+        if let Some(rtt) = sample {
+            st.rtt.sample(rtt);
+        }
+        if tx.has_work(self.cfg.window) {
+            self.make_ready(p);
+        }
+        true
+    }
+
+    fn on_nack(&mut self, p: usize, channel: Channel, seq: u32, now: Micros) {
+        self.stats.nacks_received += 1;
+        // The receiver expects `seq`: everything before it arrived.
+        self.on_ack(p, channel, seq, now);
+        let cap = self.cfg.rto_max;
+        if let Some(until) = self.peers[p].tx[ix(channel)].on_nack(seq, now, cap) {
+            self.arm(p, until);
+        }
+    }
+
+    fn on_data(
+        &mut self,
+        p: usize,
+        now: Micros,
+        h: &Header,
+        payload: &[u8],
+        land: &mut dyn FnMut(&Header, &[u8]) -> bool,
+    ) {
+        let c = ix(h.channel);
+        let st = &mut self.peers[p];
+        let mut sink = Sink {
+            from: st.peer,
+            queue: &mut self.inbound[c],
+            limit: (h.channel == Channel::Request).then_some(self.cfg.recv_queue),
+            land,
+            stats: &mut self.stats,
+            window: self.cfg.window,
+        };
+        let got = st.rx[c].on_data(h, payload, &mut sink);
+        let rx = &mut st.rx[c];
+        let mut ready = false;
+        if got.progressed && rx.ack_due.is_none() {
+            let due = now.saturating_add(self.cfg.ack_delay);
+            rx.ack_due = Some(due);
+            if self.cfg.ack_delay > 0 {
+                self.timers.arm(&mut st.timer, p, due);
+            } else {
+                ready = true;
+            }
+        }
+        if got.duplicate || (got.out_of_order && got.nack.is_none()) {
+            // The sender missed our ack, or there is a hole: tell it now.
+            if got.duplicate {
+                rx.ack_due = Some(rx.ack_due.map_or(now, |t| t.min(now)));
+            } else {
+                rx.dup_acks = (rx.dup_acks + 1).min(3);
+            }
+            ready = true;
+        }
+        if let Some(seq) = got.nack {
+            rx.nack = Some(seq);
+            ready = true;
+        }
+        if got.duplicate && h.channel == Channel::Request {
+            // AM-II: a duplicate request means our reply may be lost; send it again.
+            let interval = self.cfg.rto_min;
+            ready |= st.tx[ix(Channel::Reply)].resend_all(now, interval);
+        }
+        if ready {
+            self.make_ready(p);
+        }
+    }
+
+    /// Takes the oldest complete message of `channel`, from any peer.
+    pub fn poll_inbound(&mut self, channel: Channel) -> Option<Inbound<A>> {
+        self.inbound[ix(channel)].pop_front()
+    }
+
+    pub fn has_inbound(&self) -> bool {
+        self.inbound.iter().any(|q| !q.is_empty())
+    }
+
+    /// Writes the next datagram due into `buf` (which must hold `cfg.max_datagram`
+    /// bytes) and returns its destination and length: retransmissions first, then new
+    /// data (replies before requests), NACKs, then explicit acks. Call it until it
+    /// returns `None` after each batch of received datagrams, sends and timeouts.
+    pub fn poll_transmit(&mut self, now: Micros, buf: &mut [u8]) -> Option<(A, usize)> {
+        if buf.len() < self.cfg.max_datagram {
+            return None;
+        }
+        while let Some(&p) = self.ready.front() {
+            if let Some(len) = self.transmit_for(p, now, buf) {
+                self.stats.datagrams_sent += 1;
+                // Round-robin: the peer goes to the back and is dropped when it is idle.
+                self.ready.rotate_left(1);
+                return Some((self.peers[p].peer.addr, len));
+            }
+            self.ready.pop_front();
+            self.peers[p].ready = false;
+        }
+        let peers = &self.peers;
+        self.timers
+            .clean(|t, p| peers.get(p).is_some_and(|st| st.timer == Some(t)));
+        None
+    }
+
+    /// One datagram for peer `p`, if it has one due.
+    fn transmit_for(&mut self, p: usize, now: Micros, buf: &mut [u8]) -> Option<usize> {
+        let cfg = &self.cfg;
+        let stats = &mut self.stats;
+        let st = self.peers.get_mut(p)?;
+        if st.dead {
+            return None;
+        }
+        let base = |kind, channel| {
+            let mut h = Header::new(kind, channel);
+            h.job = cfg.job;
+            h.src = self.local;
+            h.dst = st.peer.id;
+            h
+        };
+        let (base_req, base_rep) = (
+            base(PacketKind::Ack, Channel::Request),
+            base(PacketKind::Ack, Channel::Reply),
+        );
+        // Data: retransmissions, then new datagrams; replies first (they free credits).
+        for retx in [true, false] {
+            for channel in [Channel::Reply, Channel::Request] {
+                let c = ix(channel);
+                let back = ix(opposite(channel));
+                let ack = st.rx[back].expected();
+                let tx = &mut st.tx[c];
+                let sent = if retx {
+                    tx.send_retx(now, ack, buf)
+                } else {
+                    tx.send_new(now, st.rtt.rto(), cfg.window, ack, buf)
+                };
+                match sent {
+                    None => continue,
+                    Some(Err(e)) => {
+                        // Validated when queued, so this is a bug; never panic on it.
+                        debug_assert!(false, "encoding a queued message failed: {e}");
+                        continue;
+                    }
+                    Some(Ok((len, deadline))) => {
+                        if retx {
+                            stats.retransmits += 1;
+                        }
+                        st.rx[back].ack_due = None;
+                        self.timers.arm(&mut st.timer, p, deadline);
+                        if let Some(limit) = tx.budget_deadline(cfg.timeout) {
+                            self.timers.arm(&mut st.timer, p, limit);
+                        }
+                        return Some(len);
+                    }
+                }
+            }
+        }
+        // A NACK: travels on the channel of the refused datagram (requests).
+        if let Some(seq) = st.rx[ix(Channel::Request)].nack.take() {
+            let mut h = base_req;
+            h.kind = PacketKind::Nack;
+            h.seq = seq;
+            h.ack = Some(st.rx[ix(Channel::Reply)].expected());
+            st.rx[ix(Channel::Reply)].ack_due = None;
+            stats.nacks_sent += 1;
+            return wire::encode_into(&h, &[], buf).ok();
+        }
+        // Explicit acks: an ack on channel C acknowledges the other channel's data.
+        for channel in CHANNELS {
+            let rx = &mut st.rx[ix(channel)];
+            let due = rx.ack_due.is_some_and(|t| t <= now);
+            if rx.dup_acks == 0 && !due {
+                continue;
+            }
+            rx.dup_acks = rx.dup_acks.saturating_sub(1);
+            rx.ack_due = None;
+            let mut h = match opposite(channel) {
+                Channel::Request => base_req,
+                Channel::Reply => base_rep,
+            };
+            h.ack = Some(rx.expected());
+            stats.acks_sent += 1;
+            return wire::encode_into(&h, &[], buf).ok();
+        }
+        None
+    }
+
+    /// The earliest moment [`Reliable::handle_timeout`] has something to do (it may find
+    /// nothing: the timer is coarse and never late).
+    pub fn poll_timeout(&self) -> Option<Micros> {
+        self.timers.next()
+    }
+
+    /// Fires what is due at `now`: retransmission timers, ends of NACK pauses, delayed
+    /// acks and the retry budget.
+    pub fn handle_timeout(&mut self, now: Micros) {
+        while let Some((t, p)) = self.timers.pop_due(now) {
+            let Some(st) = self.peers.get_mut(p) else {
+                continue;
+            };
+            if st.timer != Some(t) {
+                continue; // superseded by an earlier deadline that fired already
+            }
+            st.timer = None;
+            if st.dead {
+                continue;
+            }
+            self.fire(p, now);
+        }
+        let peers = &self.peers;
+        self.timers
+            .clean(|t, p| peers.get(p).is_some_and(|st| st.timer == Some(t)));
+    }
+
+    fn fire(&mut self, p: usize, now: Micros) {
+        let cfg = &self.cfg;
+        let st = &mut self.peers[p];
+        let mut ready = false;
+        for c in 0..2 {
+            let fired = st.tx[c].on_timer(now, st.rtt.rto(), cfg);
+            if fired.unreachable {
+                self.declare_unreachable(p);
+                return;
+            }
+            ready |= fired.resumed;
+            if fired.retransmit {
+                self.stats.timeouts += 1;
+                st.rtt.backed_off(st.tx[c].max_rto());
+                ready = true;
+            }
+        }
+        for rx in &st.rx {
+            ready |= rx.ack_due.is_some_and(|t| t <= now);
+        }
+        // Register the next deadline.
+        let mut next: Option<Micros> = None;
+        let mut earliest = |t: Option<Micros>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        for c in 0..2 {
+            earliest(st.tx[c].next_deadline(cfg.timeout));
+            earliest(st.rx[c].ack_due.filter(|&t| t > now));
+        }
+        if let Some(t) = next {
+            // Strictly later than `now`, so that `handle_timeout` cannot loop on it.
+            self.timers.arm(&mut st.timer, p, t.max(now + 1));
+        }
+        if ready {
+            self.make_ready(p);
+        }
+    }
+
+    fn declare_unreachable(&mut self, p: usize) {
+        let st = &mut self.peers[p];
+        st.dead = true;
+        for tx in &mut st.tx {
+            tx.clear();
+        }
+        for rx in &mut st.rx {
+            rx.clear();
+        }
+        self.stats.unreachable += 1;
+        self.events.push_back(Event::Unreachable(st.peer));
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event<A>> {
+        self.events.pop_front()
+    }
+
+    pub fn is_unreachable(&self, peer: &Peer<A>) -> bool {
+        self.lookup(peer)
+            .and_then(|i| self.peers.get(i))
+            .is_some_and(|st| st.dead)
+    }
+
+    /// Payload bytes queued or unacknowledged to `peer`.
+    pub fn queued_bytes(&self, peer: &Peer<A>) -> usize {
+        self.lookup(peer)
+            .and_then(|i| self.peers.get(i))
+            .map_or(0, |st| st.tx.iter().map(SendChannel::bytes).sum())
+    }
+
+    /// Messages queued or unacknowledged to `peer` (a short message has no payload
+    /// bytes, so [`Reliable::queued_bytes`] alone cannot tell when they are done).
+    pub fn pending(&self, peer: &Peer<A>) -> usize {
+        self.lookup(peer)
+            .and_then(|i| self.peers.get(i))
+            .map_or(0, |st| st.tx.iter().map(SendChannel::messages).sum())
+    }
+
+    /// Nothing unacknowledged, queued, or owed (acks, NACKs) to any peer.
+    pub fn idle(&self) -> bool {
+        self.peers.iter().all(|st| {
+            st.dead
+                || (st.tx.iter().all(SendChannel::is_idle)
+                    && st.rx.iter().all(RecvChannel::owes_nothing))
+        })
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+}

@@ -1,0 +1,432 @@
+//! The sending half of one channel to one peer: the queue of messages, the window of
+//! datagrams in flight, acknowledgements, retransmission timers, fast retransmit, NACK
+//! pauses and the retry budget.
+//!
+//! A message takes consecutive sequence numbers, one per fragment, when it is queued.
+//! The machine keeps each message's payload once and re-encodes a fragment whenever it
+//! goes out (first time or again), so that a retransmission copy costs nothing.
+
+use super::{Micros, ReliableConfig};
+use crate::net::wire::{self, Header, WireError};
+use std::collections::VecDeque;
+
+/// A queued or partly acknowledged message.
+#[derive(Debug)]
+pub(super) struct OutMsg {
+    /// The whole message's header, with `src`, `dst`, `job` filled and `seq` its first.
+    pub(super) header: Header,
+    pub(super) payload: Vec<u8>,
+    pub(super) frags: u32,
+    /// Payload bytes per fragment (the last may hold fewer).
+    pub(super) frag_len: u32,
+}
+
+impl OutMsg {
+    fn first(&self) -> u32 {
+        self.header.seq
+    }
+
+    fn end(&self) -> u32 {
+        self.header.seq.wrapping_add(self.frags)
+    }
+
+    /// Encodes fragment `seq` of this message, carrying `ack`.
+    fn encode(&self, seq: u32, ack: u32, buf: &mut [u8]) -> Result<usize, WireError> {
+        let index = seq.wrapping_sub(self.first()) as usize;
+        let start = index.saturating_mul(self.frag_len as usize);
+        let end = start
+            .saturating_add(self.frag_len as usize)
+            .min(self.payload.len());
+        let fragment = self.payload.get(start..end).unwrap_or(&[]);
+        let mut h = self.header;
+        h.seq = seq;
+        h.ack = Some(ack);
+        h.frag_offset = if fragment.is_empty() { 0 } else { start as u32 };
+        wire::encode_into(&h, fragment, buf)
+    }
+}
+
+/// A datagram in flight.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// When it was first sent: the start of its RTT sample and of its retry budget.
+    first_sent: Micros,
+    /// When its retransmission timer fires (`Micros::MAX` while it waits in `retx`).
+    deadline: Micros,
+    /// Its current RTO, doubled at each timeout.
+    rto: Micros,
+    /// Sent more than once: no RTT sample (Karn).
+    retransmitted: bool,
+    /// Waiting in the retransmission queue.
+    queued: bool,
+}
+
+/// What [`SendChannel::on_timer`] found.
+#[derive(Debug, Default)]
+pub(super) struct Fired {
+    /// Datagrams were queued for retransmission (or a NACK pause ended).
+    pub(super) retransmit: bool,
+    /// A NACK pause ended: queued data may go out again.
+    pub(super) resumed: bool,
+    /// A datagram stayed unacknowledged past the retry budget.
+    pub(super) unreachable: bool,
+}
+
+#[derive(Debug)]
+pub(super) struct SendChannel {
+    /// Oldest unacknowledged sequence number.
+    una: u32,
+    /// Next sequence number to send for the first time.
+    nxt: u32,
+    /// Sequence number the next queued message starts at.
+    next_seq: u32,
+    /// Messages with a fragment unsent or unacknowledged, in sequence order.
+    msgs: VecDeque<OutMsg>,
+    /// Index in `msgs` of the message holding `nxt` (`msgs.len()` when all are sent).
+    nxt_msg: usize,
+    /// One per datagram in flight: `slots[i]` is sequence number `una + i`.
+    slots: VecDeque<Slot>,
+    /// Sequence numbers to send again, in the order they were found due.
+    retx: VecDeque<u32>,
+    /// Payload bytes in `msgs`.
+    bytes: usize,
+    /// Explicit acks of `una` in a row while data is in flight.
+    dup_acks: u8,
+    /// The `una` that was fast-retransmitted already (once per hole).
+    fast_done: Option<u32>,
+    /// The peer's receive queue was full: nothing is sent until then.
+    paused_until: Option<Micros>,
+    /// The sequence number the peer refused.
+    nacked: u32,
+    /// Next pause after a NACK; doubles per NACK, capped, reset by progress.
+    nack_backoff: Micros,
+    /// The retry budget does not count time before this (the end of the last NACK pause).
+    nack_epoch: Micros,
+    /// When unacked datagrams were last resent because of a duplicate request.
+    last_resend: Option<Micros>,
+}
+
+impl SendChannel {
+    pub(super) fn new(initial_seq: u32, cfg: &ReliableConfig) -> SendChannel {
+        SendChannel {
+            una: initial_seq,
+            nxt: initial_seq,
+            next_seq: initial_seq,
+            msgs: VecDeque::new(),
+            nxt_msg: 0,
+            slots: VecDeque::new(),
+            retx: VecDeque::new(),
+            bytes: 0,
+            dup_acks: 0,
+            fast_done: None,
+            paused_until: None,
+            nacked: 0,
+            nack_backoff: cfg.nack_delay,
+            nack_epoch: 0,
+            last_resend: None,
+        }
+    }
+
+    /// Queues a message of `frags` fragments; its header's `seq` is set here.
+    pub(super) fn push(&mut self, mut msg: OutMsg) {
+        msg.header.seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(msg.frags);
+        self.bytes += msg.payload.len();
+        self.msgs.push_back(msg);
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub(super) fn messages(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// Nothing queued or unacknowledged.
+    pub(super) fn is_idle(&self) -> bool {
+        self.msgs.is_empty()
+    }
+
+    pub(super) fn is_paused(&self) -> bool {
+        self.paused_until.is_some()
+    }
+
+    #[cfg(test)]
+    pub(super) fn paused_until(&self) -> Option<Micros> {
+        self.paused_until
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.nxt.wrapping_sub(self.una)
+    }
+
+    /// A datagram could go out now: a retransmission, or new data within the window.
+    pub(super) fn has_work(&self, window: u32) -> bool {
+        !self.is_paused() && (!self.retx.is_empty() || self.can_send_new(window))
+    }
+
+    fn can_send_new(&self, window: u32) -> bool {
+        self.nxt != self.next_seq && self.in_flight() < window && !self.is_paused()
+    }
+
+    /// The message holding `seq`, which must be in `[una, next_seq)`.
+    fn msg_of(&self, seq: u32) -> Option<&OutMsg> {
+        let rel = seq.wrapping_sub(self.una);
+        let i = self
+            .msgs
+            .partition_point(|m| m.end().wrapping_sub(self.una) <= rel);
+        self.msgs.get(i)
+    }
+
+    /// Sends the next new datagram into `buf`, if the window allows; returns its length
+    /// and its retransmission deadline.
+    pub(super) fn send_new(
+        &mut self,
+        now: Micros,
+        rto: Micros,
+        window: u32,
+        ack: u32,
+        buf: &mut [u8],
+    ) -> Option<Result<(usize, Micros), WireError>> {
+        if !self.can_send_new(window) {
+            return None;
+        }
+        let seq = self.nxt;
+        let msg = self.msgs.get(self.nxt_msg)?;
+        let len = match msg.encode(seq, ack, buf) {
+            Ok(len) => len,
+            Err(e) => return Some(Err(e)),
+        };
+        if msg.end() == seq.wrapping_add(1) {
+            self.nxt_msg += 1;
+        }
+        self.nxt = seq.wrapping_add(1);
+        let deadline = now.saturating_add(rto);
+        self.slots.push_back(Slot {
+            first_sent: now,
+            deadline,
+            rto,
+            retransmitted: false,
+            queued: false,
+        });
+        Some(Ok((len, deadline)))
+    }
+
+    /// Sends the next datagram waiting for retransmission into `buf`; returns its length
+    /// and its new retransmission deadline.
+    pub(super) fn send_retx(
+        &mut self,
+        now: Micros,
+        ack: u32,
+        buf: &mut [u8],
+    ) -> Option<Result<(usize, Micros), WireError>> {
+        if self.is_paused() {
+            return None;
+        }
+        while let Some(seq) = self.retx.pop_front() {
+            let rel = seq.wrapping_sub(self.una) as usize;
+            match self.slots.get(rel) {
+                Some(slot) if slot.queued => {}
+                _ => continue, // acknowledged meanwhile
+            }
+            let len = match self.msg_of(seq)?.encode(seq, ack, buf) {
+                Ok(len) => len,
+                Err(e) => return Some(Err(e)),
+            };
+            let slot = self.slots.get_mut(rel)?;
+            slot.queued = false;
+            slot.retransmitted = true;
+            slot.deadline = now.saturating_add(slot.rto);
+            return Some(Ok((len, slot.deadline)));
+        }
+        None
+    }
+
+    fn queue_retx(&mut self, rel: usize) -> bool {
+        let Some(slot) = self.slots.get_mut(rel) else {
+            return false;
+        };
+        if slot.queued {
+            return false;
+        }
+        slot.queued = true;
+        slot.deadline = Micros::MAX;
+        self.retx.push_back(self.una.wrapping_add(rel as u32));
+        true
+    }
+
+    /// Applies a cumulative ack (`ack` = next sequence number the peer expects).
+    /// Returns `None` if it acknowledges nothing new, else the RTT sample it yields.
+    pub(super) fn on_ack(&mut self, ack: u32, now: Micros, nack_delay: Micros) -> Option<Option<Micros>> {
+        let acked = ack.wrapping_sub(self.una);
+        if acked == 0 || acked > self.in_flight() {
+            return None; // old, or (bogus) beyond what was sent
+        }
+        let mut sample = None;
+        for _ in 0..acked {
+            if let Some(slot) = self.slots.pop_front() {
+                if !slot.retransmitted {
+                    sample = Some(now.saturating_sub(slot.first_sent));
+                }
+            }
+        }
+        self.una = ack;
+        while let Some(m) = self.msgs.front() {
+            // A message is done when its end is at or before `una`; ends of queued
+            // messages are at most `next_seq`, so the wrapped distance is small.
+            let left = m.end().wrapping_sub(self.una) as i32;
+            if left > 0 {
+                break;
+            }
+            self.bytes -= m.payload.len();
+            self.msgs.pop_front();
+            self.nxt_msg = self.nxt_msg.saturating_sub(1);
+        }
+        self.dup_acks = 0;
+        self.paused_until = None;
+        self.nack_backoff = nack_delay;
+        Some(sample)
+    }
+
+    /// Counts an explicit ack that acknowledged nothing new; the third in a row queues
+    /// the oldest datagram for a fast retransmission (once per hole). Returns whether
+    /// it did.
+    pub(super) fn on_dup_ack(&mut self, ack: u32) -> bool {
+        if ack != self.una || self.in_flight() == 0 || self.is_paused() {
+            return false;
+        }
+        self.dup_acks = self.dup_acks.saturating_add(1);
+        if self.dup_acks < 3 || self.fast_done == Some(self.una) {
+            return false;
+        }
+        self.fast_done = Some(self.una);
+        self.queue_retx(0)
+    }
+
+    /// The peer refused `seq` because its receive queue is full: everything before it
+    /// arrived (the caller applied that as an ack); pause until the backoff ends.
+    /// Returns the end of the pause, or `None` if the NACK is stale.
+    pub(super) fn on_nack(&mut self, seq: u32, now: Micros, cap: Micros) -> Option<Micros> {
+        if seq != self.una || self.in_flight() == 0 {
+            return None;
+        }
+        let until = match self.paused_until {
+            Some(until) => until, // a second NACK of the same attempt
+            None => {
+                let until = now.saturating_add(self.nack_backoff);
+                self.nack_backoff = self.nack_backoff.saturating_mul(2).min(cap).max(1);
+                self.paused_until = Some(until);
+                until
+            }
+        };
+        self.nacked = seq;
+        self.dup_acks = 0;
+        self.nack_epoch = self.nack_epoch.max(until);
+        Some(until)
+    }
+
+    /// A duplicate request arrived from the peer: its replies may be lost, so this
+    /// (reply) channel resends everything unacknowledged, at most once per `interval`.
+    pub(super) fn resend_all(&mut self, now: Micros, interval: Micros) -> bool {
+        if self.slots.is_empty() || self.is_paused() {
+            return false;
+        }
+        if self
+            .last_resend
+            .is_some_and(|t| now < t.saturating_add(interval))
+        {
+            return false;
+        }
+        self.last_resend = Some(now);
+        let mut any = false;
+        for rel in 0..self.slots.len() {
+            any |= self.queue_retx(rel);
+        }
+        any
+    }
+
+    /// Fires what is due at `now`: the end of a NACK pause, retransmission timers, the
+    /// retry budget. `rto` is the peer's current base RTO.
+    pub(super) fn on_timer(&mut self, now: Micros, rto: Micros, cfg: &ReliableConfig) -> Fired {
+        let mut fired = Fired::default();
+        if let Some(until) = self.paused_until {
+            if now < until {
+                return fired;
+            }
+            // The pause is over: send the refused datagram again, and give the others
+            // a fresh timer, since nothing was sent while paused.
+            self.paused_until = None;
+            for slot in self.slots.iter_mut() {
+                if !slot.queued {
+                    slot.rto = rto;
+                    slot.deadline = now.saturating_add(rto);
+                }
+            }
+            if self.nacked == self.una && self.queue_retx(0) {
+                if let Some(slot) = self.slots.front_mut() {
+                    slot.rto = rto;
+                }
+            }
+            fired.resumed = true;
+        }
+        if let Some(limit) = self.budget_deadline(cfg.timeout) {
+            if now >= limit {
+                fired.unreachable = true;
+                return fired;
+            }
+        }
+        for rel in 0..self.slots.len() {
+            let Some(slot) = self.slots.get_mut(rel) else {
+                break;
+            };
+            if slot.queued || slot.deadline > now {
+                continue;
+            }
+            slot.rto = slot.rto.saturating_mul(2).clamp(cfg.rto_min, cfg.rto_max);
+            self.queue_retx(rel);
+            fired.retransmit = true;
+        }
+        fired
+    }
+
+    /// The backed-off RTO of the retransmissions [`SendChannel::on_timer`] just queued.
+    pub(super) fn max_rto(&self) -> Micros {
+        self.slots
+            .iter()
+            .filter(|s| s.queued)
+            .map(|s| s.rto)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// When the oldest datagram in flight exhausts the retry budget.
+    pub(super) fn budget_deadline(&self, timeout: Micros) -> Option<Micros> {
+        let oldest = self.slots.front()?;
+        Some(oldest.first_sent.max(self.nack_epoch).saturating_add(timeout))
+    }
+
+    /// The earliest moment [`SendChannel::on_timer`] has something to do.
+    pub(super) fn next_deadline(&self, timeout: Micros) -> Option<Micros> {
+        if let Some(until) = self.paused_until {
+            return Some(until);
+        }
+        let timers = self.slots.iter().map(|s| s.deadline).min();
+        match (timers, self.budget_deadline(timeout)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Forgets everything (the peer is unreachable).
+    pub(super) fn clear(&mut self) {
+        self.msgs = VecDeque::new();
+        self.slots = VecDeque::new();
+        self.retx = VecDeque::new();
+        self.bytes = 0;
+        self.nxt_msg = 0;
+        self.una = self.next_seq;
+        self.nxt = self.next_seq;
+        self.paused_until = None;
+    }
+}
