@@ -12,7 +12,7 @@
 //! | `CLUMP_NET`     | whether endpoints get a UDP socket and poll the network   | 1       | 0 or 1           |
 //! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1 | an IPv4 address |
 //! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | 1472 | 256 ..= 65507 |
-//! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders | 2000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
 //! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
@@ -164,7 +164,7 @@ impl NetConfig {
             }
         };
         let max_datagram = parse_u64(lookup, "CLUMP_NET_DATAGRAM", 1472, 256, 65_507)? as usize;
-        let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 2000, 10, 3_600_000)?;
+        let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 10_000, 10, 3_600_000)?;
         let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
