@@ -10,6 +10,7 @@
 
 use super::baseline;
 use super::control::{self, Control, REGION_LEN};
+use super::rank::{self, barrier, err, gather_u64};
 use super::report::{self, Results};
 use super::stream::{self, SizeResult, Stream};
 use super::wait::{drain, poll_until};
@@ -134,30 +135,7 @@ fn doubling(max: usize) -> Vec<usize> {
 
 /// Entry point of `clump bench worker loggp`.
 pub fn worker(quick: bool) -> ExitCode {
-    let mut spmd = match Spmd::init() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("loggp: cannot join the job: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = if spmd.size() != 2 {
-        Err(format!(
-            "needs exactly 2 processes, the job has {}",
-            spmd.size()
-        ))
-    } else {
-        run(&mut spmd, quick)
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // The launcher prints the reason and ends the other rank.
-            spmd.job
-                .abort(1, &format!("loggp: rank {}: {e}", spmd.rank()));
-            ExitCode::FAILURE
-        }
-    }
+    rank::main("loggp", 2, |sp| run(sp, quick))
 }
 
 fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
@@ -219,34 +197,6 @@ fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
         serve(sp, &region, &returned)?;
         barrier(sp)
     }
-}
-
-fn gather_u64(sp: &mut Spmd, words: &[u64]) -> Result<Vec<Vec<u64>>, String> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let all = sp
-        .allgather(&bytes)
-        .map_err(|e| format!("allgather: {e}"))?;
-    all.iter()
-        .map(|b| {
-            (b.len() == bytes.len())
-                .then(|| {
-                    b.chunks(8)
-                        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-                        .collect()
-                })
-                .ok_or_else(|| {
-                    "allgather: a rank sent a contribution of the wrong size".to_string()
-                })
-        })
-        .collect()
-}
-
-fn barrier(sp: &mut Spmd) -> Result<(), String> {
-    sp.barrier().map_err(|e| format!("barrier: {e}"))
-}
-
-fn err(e: clump::Error) -> String {
-    e.to_string()
 }
 
 /// Rank 1: installs its handlers, then polls and carries out rank 0's commands.

@@ -6,16 +6,19 @@
 //! line, which this side parses and prints as a table or as JSON.
 
 mod baseline;
+mod contention;
 mod control;
+mod job;
 mod loggp;
 mod pin;
+mod rank;
 mod report;
 mod stats;
 mod stream;
 mod wait;
 
 use std::io::Write;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -28,6 +31,10 @@ enum BenchCommand {
     /// LogGP parameters (RTT, o_s, o_r, g, L, G, half-power point) and the bandwidth curve,
     /// each beside its hardware baseline, between two processes of this host.
     Loggp(LoggpArgs),
+    /// N clients sending short requests to one server endpoint (one virtual network), then
+    /// to one server endpoint each (N virtual networks): the server's message rate and
+    /// each client's share of it (002's figures 7 and 10).
+    Contention(contention::ContentionArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
     Worker {
@@ -39,6 +46,7 @@ enum BenchCommand {
 #[derive(clap::Subcommand, Debug)]
 enum WorkerBench {
     Loggp(LoggpArgs),
+    Contention(contention::ContentionArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -66,6 +74,10 @@ pub fn main(args: BenchArgs) -> ExitCode {
             Ok(()) => loggp::worker(a.quick),
             Err(msg) => fail(USAGE, &msg),
         },
+        BenchCommand::Contention(a) => finish(contention::parent(&a)),
+        BenchCommand::Worker {
+            bench: WorkerBench::Contention(a),
+        } => contention::worker(&a),
     }
 }
 
@@ -86,55 +98,17 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     if let Err(msg) = check_transport(&args.transport) {
         return fail(USAGE, &msg);
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return fail(1, &format!("cannot find the clump executable: {e}")),
-    };
-    let mut cmd = Command::new(&exe);
-    cmd.args(["run", "-n", "2", "--"]).arg(&exe);
-    cmd.args(["bench", "worker", "loggp", "--transport", &args.transport]);
+    let mut worker = vec!["loggp", "--transport", &args.transport];
     if args.quick {
-        cmd.arg("--quick");
+        worker.push("--quick");
     }
-    // Progress and errors of the ranks and the launcher go straight to our stderr.
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let out = match cmd.output() {
-        Ok(out) => out,
-        Err(e) => return fail(1, &format!("cannot start {} run: {e}", exe.display())),
-    };
-    if !out.status.success() {
-        return fail(
-            1,
-            &format!(
-                "the benchmark job failed ({}); see the messages above",
-                out.status
-            ),
-        );
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let Some(results) = stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-    else {
-        return fail(
-            1,
-            &format!("the benchmark job printed no results; its output was:\n{stdout}"),
-        );
-    };
-    let mut w = std::io::stdout().lock();
-    let printed = if args.json {
-        serde_json::to_string_pretty(&results)
-            .map_err(std::io::Error::other)
-            .and_then(|s| writeln!(w, "{s}"))
-    } else {
-        report::print_table(&results, &mut w)
-    };
-    match printed.and_then(|()| w.flush()) {
+    let results = job::run(2, &[], &worker);
+    finish(results.and_then(|v| job::print(&v, args.json, report::print_table)))
+}
+
+fn finish(outcome: Result<(), String>) -> ExitCode {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(1, &format!("cannot write the results: {e}")),
+        Err(msg) => fail(1, &msg),
     }
 }

@@ -1,0 +1,215 @@
+//! Results of `clump bench contention`: the JSON object (built by the server, rank 0) and
+//! the readable table (printed by the parent from that JSON).
+
+use crate::bench::stats::{max, max_relative_deviation, min};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// The issue's target: every client's rate within 20% of a fair share of the server's.
+pub const TARGET_FAIR_SHARE_DEVIATION: f64 = 0.2;
+
+/// The keys of `--json`, for `--help`.
+pub const JSON_KEYS: &str = "\
+JSON (--json): one object with
+  transport, clients, processes (clients + 1), cpus, credits (requests a client may have
+  in flight), quick, seconds (the whole run), target_fair_share_deviation (0.2), and one
+  object per phase, one_vnet (every client to one server endpoint) and per_client_vnet
+  (one server endpoint and tag per client), each with
+    server_endpoints, seconds (the measured window), messages (requests answered in it),
+    server_rate_msgs_per_s, server_rate_range_msgs_per_s ([slowest, fastest] of 10 slices),
+    fair_share_msgs_per_s (server rate / clients), client_rates (requests/s, by client),
+    client_rate_ranges ([slowest, fastest] slice, by client), max_fair_share_deviation
+    (largest |client rate / fair share - 1|), fair_share_met.";
+
+/// One phase as the server counted it.
+pub struct Phase {
+    pub server_endpoints: usize,
+    /// The measured window's slices, as timed.
+    pub slice_secs: Vec<f64>,
+    /// Requests counted per slice, per client.
+    pub counts: Vec<Vec<u64>>,
+}
+
+impl Phase {
+    pub fn client_total(&self, client: usize) -> u64 {
+        self.counts.iter().map(|slice| slice[client]).sum()
+    }
+
+    fn to_json(&self) -> Value {
+        let secs: f64 = self.slice_secs.iter().sum();
+        let clients = self.counts.first().map_or(0, Vec::len);
+        let messages: u64 = self.counts.iter().flatten().sum();
+        let server_rate = messages as f64 / secs;
+        let slice_rates = |counts: &dyn Fn(&Vec<u64>) -> u64| -> Vec<f64> {
+            self.counts
+                .iter()
+                .zip(&self.slice_secs)
+                .map(|(slice, s)| counts(slice) as f64 / s)
+                .collect()
+        };
+        let server_slices = slice_rates(&|slice| slice.iter().sum());
+        let client_rates: Vec<f64> = (0..clients)
+            .map(|c| self.client_total(c) as f64 / secs)
+            .collect();
+        let client_ranges: Vec<[f64; 2]> = (0..clients)
+            .map(|c| {
+                let r = slice_rates(&|slice| slice[c]);
+                [min(&r), max(&r)]
+            })
+            .collect();
+        let deviation = max_relative_deviation(&client_rates);
+        json!({
+            "server_endpoints": self.server_endpoints,
+            "seconds": secs,
+            "messages": messages,
+            "server_rate_msgs_per_s": server_rate,
+            "server_rate_range_msgs_per_s": [min(&server_slices), max(&server_slices)],
+            "fair_share_msgs_per_s": server_rate / clients as f64,
+            "client_rates": client_rates,
+            "client_rate_ranges": client_ranges,
+            "max_fair_share_deviation": deviation,
+            "fair_share_met": deviation <= TARGET_FAIR_SHARE_DEVIATION,
+        })
+    }
+}
+
+pub struct Results {
+    pub transport: String,
+    pub quick: bool,
+    pub clients: usize,
+    pub cpus: usize,
+    pub credits: u32,
+    pub one_vnet: Phase,
+    pub per_client_vnet: Phase,
+    pub seconds: f64,
+}
+
+/// The JSON object rank 0 prints (see [`JSON_KEYS`]).
+pub fn to_json(r: &Results) -> Value {
+    json!({
+        "benchmark": "contention",
+        "transport": r.transport,
+        "quick": r.quick,
+        "clients": r.clients,
+        "processes": r.clients + 1,
+        "cpus": r.cpus,
+        "credits": r.credits,
+        "one_vnet": r.one_vnet.to_json(),
+        "per_client_vnet": r.per_client_vnet.to_json(),
+        "target_fair_share_deviation": TARGET_FAIR_SHARE_DEVIATION,
+        "seconds": r.seconds,
+    })
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// The readable table: per phase the server's rate and the fairness target, then each
+/// client's rate in both phases.
+pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
+    let clients = v["clients"].as_u64().unwrap_or(0);
+    let phases = [
+        ("1 virtual network".to_string(), &v["one_vnet"]),
+        (format!("{clients} virtual networks"), &v["per_client_vnet"]),
+    ];
+    writeln!(
+        out,
+        "clump bench contention: transport {}, {clients} clients and 1 server \
+         ({} processes on {} CPUs), {} run, {:.1} s",
+        v["transport"].as_str().unwrap_or("?"),
+        clients + 1,
+        v["cpus"],
+        if v["quick"] == true { "quick" } else { "full" },
+        f(&v["seconds"]),
+    )?;
+    writeln!(
+        out,
+        "Each client sends 4-word short requests as fast as its {} credits allow; the server \
+         answers each with a 4-word reply.\nRates are requests answered per second over {:.1} s \
+         per phase [slowest..fastest of its slices].",
+        v["credits"],
+        f(&v["one_vnet"]["seconds"]),
+    )?;
+    writeln!(out)?;
+    let target = f(&v["target_fair_share_deviation"]) * 100.0;
+    writeln!(
+        out,
+        "{:<22} {:>27} {:>11} {:>14}   {}",
+        "Server",
+        "msgs/s",
+        "fair share",
+        "max deviation",
+        format_args!("target <= {target:.0}%")
+    )?;
+    for (name, p) in &phases {
+        let range = &p["server_rate_range_msgs_per_s"];
+        writeln!(
+            out,
+            "  {name:<20} {:>9.0} [{:>7.0}..{:<7.0}] {:>11.0} {:>13.1}%   {}",
+            f(&p["server_rate_msgs_per_s"]),
+            f(&range[0]),
+            f(&range[1]),
+            f(&p["fair_share_msgs_per_s"]),
+            f(&p["max_fair_share_deviation"]) * 100.0,
+            if p["fair_share_met"] == true {
+                "met"
+            } else {
+                "missed"
+            },
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<8} {:>38} {:>38}",
+        "Client", phases[0].0, phases[1].0
+    )?;
+    for c in 0..clients as usize {
+        let cell = |p: &Value| {
+            let rate = f(&p["client_rates"][c]);
+            let range = &p["client_rate_ranges"][c];
+            format!(
+                "{rate:.0} [{:.0}..{:.0}] {:+5.1}%",
+                f(&range[0]),
+                f(&range[1]),
+                (rate / f(&p["fair_share_msgs_per_s"]) - 1.0) * 100.0
+            )
+        };
+        writeln!(
+            out,
+            "  {:<6} {:>38} {:>38}",
+            c + 1,
+            cell(phases[0].1),
+            cell(phases[1].1)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_sums_its_slices_into_rates_and_shares() {
+        // Two slices of half a second; client 0 has 300 requests, client 1 has 100.
+        let p = Phase {
+            server_endpoints: 2,
+            slice_secs: vec![0.5, 0.5],
+            counts: vec![vec![100, 50], vec![200, 50]],
+        };
+        let v = p.to_json();
+        assert_eq!(v["messages"], 400);
+        assert_eq!(f(&v["server_rate_msgs_per_s"]), 800.0);
+        assert_eq!(f(&v["fair_share_msgs_per_s"]), 400.0);
+        assert_eq!(v["client_rates"], json!([600.0, 200.0]));
+        assert_eq!(
+            v["client_rate_ranges"],
+            json!([[200.0, 400.0], [100.0, 100.0]])
+        );
+        assert_eq!(v["server_rate_range_msgs_per_s"], json!([300.0, 500.0]));
+        assert_eq!(f(&v["max_fair_share_deviation"]), 0.5);
+        assert_eq!(v["fair_share_met"], false);
+    }
+}
