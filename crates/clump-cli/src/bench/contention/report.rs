@@ -132,24 +132,20 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         f(&v["one_vnet"]["seconds"]),
     )?;
     writeln!(out)?;
-    let target = f(&v["target_fair_share_deviation"]) * 100.0;
     writeln!(
         out,
-        "{:<22} {:>27} {:>11} {:>14}   {}",
+        "{:<22}{RATE_HEAD}  fair share  max deviation  target <= {:.0}%",
         "Server",
-        "msgs/s",
-        "fair share",
-        "max deviation",
-        format_args!("target <= {target:.0}%")
+        f(&v["target_fair_share_deviation"]) * 100.0
     )?;
     for (name, p) in &phases {
-        let range = &p["server_rate_range_msgs_per_s"];
         writeln!(
             out,
-            "  {name:<20} {:>9.0} [{:>7.0}..{:<7.0}] {:>11.0} {:>13.1}%   {}",
-            f(&p["server_rate_msgs_per_s"]),
-            f(&range[0]),
-            f(&range[1]),
+            "  {name:<20}{}  {:>10.0}  {:>12.1}%  {}",
+            rate(
+                &p["server_rate_msgs_per_s"],
+                &p["server_rate_range_msgs_per_s"]
+            ),
             f(&p["fair_share_msgs_per_s"]),
             f(&p["max_fair_share_deviation"]) * 100.0,
             if p["fair_share_met"] == true {
@@ -160,31 +156,39 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    writeln!(
-        out,
-        "{:<8} {:>38} {:>38}",
-        "Client", phases[0].0, phases[1].0
-    )?;
+    writeln!(out, "{:<8}{:<39}{}", "Client", phases[0].0, phases[1].0)?;
+    writeln!(out, "      {RATE_HEAD}  vs fair  {RATE_HEAD}  vs fair")?;
     for c in 0..clients as usize {
         let cell = |p: &Value| {
-            let rate = f(&p["client_rates"][c]);
-            let range = &p["client_rate_ranges"][c];
+            let share = f(&p["client_rates"][c]) / f(&p["fair_share_msgs_per_s"]) - 1.0;
             format!(
-                "{rate:.0} [{:.0}..{:.0}] {:+5.1}%",
-                f(&range[0]),
-                f(&range[1]),
-                (rate / f(&p["fair_share_msgs_per_s"]) - 1.0) * 100.0
+                "{}  {:>+6.1}%",
+                rate(&p["client_rates"][c], &p["client_rate_ranges"][c]),
+                share * 100.0
             )
         };
         writeln!(
             out,
-            "  {:<6} {:>38} {:>38}",
+            "  {:<4}{}  {}",
             c + 1,
             cell(phases[0].1),
             cell(phases[1].1)
         )?;
     }
     Ok(())
+}
+
+/// The heading of [`rate`]'s columns.
+const RATE_HEAD: &str = "  msgs/s   slowest..fastest ";
+
+/// A rate and its `[slowest, fastest]` slices.
+fn rate(rate: &Value, range: &Value) -> String {
+    format!(
+        "{:>8.0}  {:>8.0}..{:<8.0}",
+        f(rate),
+        f(&range[0]),
+        f(&range[1])
+    )
 }
 
 #[cfg(test)]
@@ -201,9 +205,9 @@ mod tests {
         };
         let v = p.to_json();
         assert_eq!(v["messages"], 400);
-        assert_eq!(f(&v["server_rate_msgs_per_s"]), 800.0);
-        assert_eq!(f(&v["fair_share_msgs_per_s"]), 400.0);
-        assert_eq!(v["client_rates"], json!([600.0, 200.0]));
+        assert_eq!(f(&v["server_rate_msgs_per_s"]), 400.0);
+        assert_eq!(f(&v["fair_share_msgs_per_s"]), 200.0);
+        assert_eq!(v["client_rates"], json!([300.0, 100.0]));
         assert_eq!(
             v["client_rate_ranges"],
             json!([[200.0, 400.0], [100.0, 100.0]])
