@@ -141,16 +141,7 @@ pub fn worker(quick: bool) -> ExitCode {
 fn run(sp: &mut Spmd, quick: bool) -> Result<(), String> {
     let started = Instant::now();
     let rank = sp.rank();
-    let cpu = super::pin::pin_to_nth_allowed_cpu(rank as usize);
-    if let Err(e) = &cpu {
-        eprintln!("loggp: rank {rank} not pinned: {e}");
-    }
-    let cpu_word = cpu.as_ref().map_or(u64::MAX, |&c| c as u64);
-    let cpus: Vec<Option<usize>> = gather_u64(sp, &[cpu_word])?
-        .iter()
-        .map(|v| (v[0] != u64::MAX).then_some(v[0] as usize))
-        .collect();
-    super::wait::set_shared_cpu(cpus.iter().any(Option::is_none));
+    let cpus = super::pin::place(sp, "loggp", Some(rank as usize))?;
 
     // The control region: rank 0 creates it, rank 1 maps it.
     let own = if rank == 0 {

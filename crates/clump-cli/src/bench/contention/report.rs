@@ -11,8 +11,9 @@ pub const TARGET_FAIR_SHARE_DEVIATION: f64 = 0.2;
 /// The keys of `--json`, for `--help`.
 pub const JSON_KEYS: &str = "\
 JSON (--json): one object with
-  transport, clients, processes (clients + 1), cpus, credits (requests a client may have
-  in flight), quick, seconds (the whole run), target_fair_share_deviation (0.2), and one
+  transport, clients, processes (clients + 1), cpus_available, pinned, cpus (each rank's
+  CPU: the server alone on one, the clients spread over the others; null where unpinned),
+  credits (requests a client may have in flight), quick, seconds (the whole run), target_fair_share_deviation (0.2), and one
   object per phase, one_vnet (every client to one server endpoint) and per_client_vnet
   (one server endpoint and tag per client), each with
     server_endpoints, seconds (the measured window), messages (requests answered in it),
@@ -77,7 +78,10 @@ pub struct Results {
     pub transport: String,
     pub quick: bool,
     pub clients: usize,
-    pub cpus: usize,
+    /// CPUs this job may use.
+    pub available: usize,
+    /// Each rank's CPU, `None` where unpinned.
+    pub cpus: Vec<Option<usize>>,
     pub credits: u32,
     pub one_vnet: Phase,
     pub per_client_vnet: Phase,
@@ -92,6 +96,8 @@ pub fn to_json(r: &Results) -> Value {
         "quick": r.quick,
         "clients": r.clients,
         "processes": r.clients + 1,
+        "cpus_available": r.available,
+        "pinned": r.cpus.iter().all(Option::is_some),
         "cpus": r.cpus,
         "credits": r.credits,
         "one_vnet": r.one_vnet.to_json(),
@@ -115,11 +121,10 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     ];
     writeln!(
         out,
-        "clump bench contention: transport {}, {clients} clients and 1 server \
-         ({} processes on {} CPUs), {} run, {:.1} s",
+        "clump bench contention: transport {}, {} and 1 server ({}), {} run, {:.1} s",
         v["transport"].as_str().unwrap_or("?"),
-        clients + 1,
-        v["cpus"],
+        plural(clients, "client"),
+        placement(v),
         if v["quick"] == true { "quick" } else { "full" },
         f(&v["seconds"]),
     )?;
@@ -176,6 +181,36 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Where the ranks ran: "server on CPU 0, clients on CPU 1".
+fn placement(v: &Value) -> String {
+    let cpus: Vec<u64> = v["cpus"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default();
+    match cpus.split_first() {
+        Some((server, clients)) if v["pinned"] == true => {
+            let mut clients = clients.to_vec();
+            clients.sort_unstable();
+            clients.dedup();
+            let list: Vec<String> = clients.iter().map(u64::to_string).collect();
+            let s = if list.len() > 1 { "s" } else { "" };
+            format!(
+                "server on CPU {server}, clients on CPU{s} {}",
+                list.join(",")
+            )
+        }
+        _ => format!(
+            "NOT pinned, {}",
+            plural(v["cpus_available"].as_u64().unwrap_or(0), "CPU")
+        ),
+    }
+}
+
+/// "1 client", "3 clients".
+fn plural(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The heading of [`rate`]'s columns.

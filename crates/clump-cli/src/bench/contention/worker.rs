@@ -13,8 +13,9 @@
 
 use super::report::{self, Phase, Results};
 use super::{ContentionArgs, Plan};
+use crate::bench::pin::place;
 use crate::bench::rank::{barrier, err, gather_u64};
-use crate::bench::wait::{drain, poll_until, set_shared_cpu};
+use crate::bench::wait::{drain, poll_until};
 use clump::name::NAME_BYTES;
 use clump::spmd::Spmd;
 use clump::{Endpoint, EndpointName, Message, Token};
@@ -33,9 +34,8 @@ const STOP: u32 = 2;
 
 pub fn run(sp: &mut Spmd, args: &ContentionArgs) -> Result<(), String> {
     let started = Instant::now();
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // More processes than cores: a rank with nothing to do yields its core.
-    set_shared_cpu(sp.size() as usize > cpus);
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpus = place(sp, "contention", placement(sp.rank() as usize, available))?;
     let returned = Rc::new(Cell::new(0u64));
     let plan = Plan::new(args);
     let clients = args.clients as usize;
@@ -62,6 +62,7 @@ pub fn run(sp: &mut Spmd, args: &ContentionArgs) -> Result<(), String> {
             transport: args.transport.clone(),
             quick: args.quick,
             clients,
+            available,
             cpus,
             credits: clump::config::Config::from_env().map_or(0, |c| c.credits),
             one_vnet,
@@ -80,6 +81,16 @@ pub fn run(sp: &mut Spmd, args: &ContentionArgs) -> Result<(), String> {
         gather_u64(sp, &[one_vnet, per_client_vnet])?;
         check_clean(0, returned.get())
     }
+}
+
+/// Where a rank runs, as the n-th allowed CPU: the server alone on the first, like 002's
+/// server host; the clients spread over the others (sharing them under the scheduler's
+/// fair share when they outnumber them, never the server's). Unpinned on a single CPU.
+fn placement(rank: usize, available: usize) -> Option<usize> {
+    (available >= 2).then(|| match rank {
+        0 => 0,
+        client => 1 + (client - 1) % (available - 1),
+    })
 }
 
 fn check_clean(faults: u64, returned: u64) -> Result<(), String> {
