@@ -36,51 +36,68 @@ pub fn run(sp: &mut Spmd, args: &ContentionArgs) -> Result<(), String> {
     let started = Instant::now();
     let available = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpus = place(sp, "contention", placement(sp.rank() as usize, available))?;
-    let returned = Rc::new(Cell::new(0u64));
-    let plan = Plan::new(args);
+    if sp.rank() > 0 {
+        return client(sp, sp.rank() - 1);
+    }
     let clients = args.clients as usize;
-    if sp.rank() == 0 {
-        let meter = Rc::new(Meter::new(clients));
-        install_server(&sp.ep.clone(), &meter, None, &returned)?;
-        let one_vnet = serve(sp, &meter, &plan, 1)?;
-        open_server_vnets(sp, &meter, &returned)?;
-        let per_client_vnet = serve(sp, &meter, &plan, clients)?;
-        let counted = gather_u64(sp, &[0, 0])?;
-        for (p, phase) in [&one_vnet, &per_client_vnet].into_iter().enumerate() {
-            for c in 0..clients {
-                let (theirs, ours) = (counted[c + 1][p], phase.client_total(c));
-                if theirs != ours {
-                    return Err(format!(
-                        "phase {}: client {c} had {theirs} requests counted, the server counted {ours}",
-                        p + 1
-                    ));
-                }
+    let (one_vnet, per_client_vnet) = server(sp, clients, &Plan::new(args))?;
+    let results = Results {
+        transport: args.transport.clone(),
+        quick: args.quick,
+        clients,
+        available,
+        cpus,
+        credits: clump::config::Config::from_env().map_or(0, |c| c.credits),
+        one_vnet,
+        per_client_vnet,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    println!("{}", report::to_json(&results));
+    Ok(())
+}
+
+/// Rank 0: both phases, then the clients' counts checked against its own.
+fn server(sp: &mut Spmd, clients: usize, plan: &Plan) -> Result<(Phase, Phase), String> {
+    let returned = Rc::new(Cell::new(0u64));
+    let meter = Rc::new(Meter::new(clients));
+    install_server(&sp.ep.clone(), &meter, None, &returned)?;
+    let one_vnet = serve(sp, &meter, plan, 1)?;
+    open_server_vnets(sp, &meter, &returned)?;
+    let per_client_vnet = serve(sp, &meter, plan, clients)?;
+    // Each client's counted replies in both phases, and its returned messages.
+    let theirs = gather_u64(sp, &[0, 0, 0])?;
+    for (p, phase) in [&one_vnet, &per_client_vnet].into_iter().enumerate() {
+        for c in 0..clients {
+            let (theirs, ours) = (theirs[c + 1][p], phase.client_total(c));
+            if theirs != ours {
+                return Err(format!(
+                    "phase {}: client {c} had {theirs} requests counted, the server counted {ours}",
+                    p + 1
+                ));
             }
         }
-        check_clean(meter.faults.get(), returned.get())?;
-        let results = Results {
-            transport: args.transport.clone(),
-            quick: args.quick,
-            clients,
-            available,
-            cpus,
-            credits: clump::config::Config::from_env().map_or(0, |c| c.credits),
-            one_vnet,
-            per_client_vnet,
-            seconds: started.elapsed().as_secs_f64(),
-        };
-        println!("{}", report::to_json(&results));
-        Ok(())
-    } else {
-        let me = sp.rank() - 1;
-        let replies = Rc::new(Replies::default());
-        install_client(&sp.ep.clone(), &replies, &returned)?;
-        let one_vnet = send(sp, &sp.ep.clone(), me, &replies, &returned)?;
-        let ep = open_client_vnet(sp, me, &replies, &returned)?;
-        let per_client_vnet = send(sp, &ep, me, &replies, &returned)?;
-        gather_u64(sp, &[one_vnet, per_client_vnet])?;
-        check_clean(0, returned.get())
     }
+    let returned = returned.get() + theirs.iter().map(|t| t[2]).sum::<u64>();
+    let faults = meter.faults.get();
+    if faults + returned > 0 {
+        return Err(format!(
+            "{faults} requests reached the wrong endpoint or could not be answered, \
+             {returned} messages came back: the figures are not valid"
+        ));
+    }
+    Ok((one_vnet, per_client_vnet))
+}
+
+/// Client `me` (rank me + 1): both phases, then its counts to the server.
+fn client(sp: &mut Spmd, me: u32) -> Result<(), String> {
+    let returned = Rc::new(Cell::new(0u64));
+    let replies = Rc::new(Replies::default());
+    install_client(&sp.ep.clone(), &replies, &returned)?;
+    let one_vnet = send(sp, &sp.ep.clone(), me, &replies, &returned)?;
+    let ep = open_client_vnet(sp, me, &replies, &returned)?;
+    let per_client_vnet = send(sp, &ep, me, &replies, &returned)?;
+    gather_u64(sp, &[one_vnet, per_client_vnet, returned.get()])?;
+    Ok(())
 }
 
 /// Where a rank runs, as the n-th allowed CPU: the server alone on the first, like 002's
@@ -91,16 +108,6 @@ fn placement(rank: usize, available: usize) -> Option<usize> {
         0 => 0,
         client => 1 + (client - 1) % (available - 1),
     })
-}
-
-fn check_clean(faults: u64, returned: u64) -> Result<(), String> {
-    if faults + returned > 0 {
-        return Err(format!(
-            "{faults} requests reached the wrong endpoint or could not be answered, \
-             {returned} messages came back: the figures are not valid"
-        ));
-    }
-    Ok(())
 }
 
 /// The tag of client `c`'s virtual network: distinct for every client, and from the
