@@ -1,9 +1,10 @@
 //! `clump bench`: clump measured the way the papers measure it (see BENCHMARKING.md):
-//! LogGP figures, each beside a hardware baseline taken in the same run, as ratios.
+//! LogGP figures, each beside a hardware baseline taken in the same run, as ratios; and
+//! many clients contending for one server (002's figures 7 and 10).
 //!
-//! `clump bench loggp` starts its own two-process job through the real launcher
-//! (`clump run -n 2 -- clump bench worker loggp ...`); rank 0 measures and prints one JSON
-//! line, which this side parses and prints as a table or as JSON.
+//! Each benchmark starts its own job through the real launcher (`clump run -n N -- clump
+//! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
+//! this side parses and prints as a table or as JSON.
 
 mod baseline;
 mod contention;

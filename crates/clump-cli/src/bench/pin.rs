@@ -1,5 +1,6 @@
-//! Pinning a benchmark rank to one CPU, so the two ranks of a measurement neither share
-//! a core nor migrate between batches.
+//! Pinning benchmark ranks to CPUs, so that they share a core only where the benchmark
+//! says so and never migrate between batches; a rank whose core is shared yields it when
+//! it waits.
 
 use super::rank::gather_u64;
 use super::wait::set_shared_cpu;
