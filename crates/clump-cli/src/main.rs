@@ -21,7 +21,7 @@ struct Cli {
 enum Command {
     /// Start N processes of PROGRAM on this host as one job.
     Run(run::RunArgs),
-    /// Measure clump (LogGP figures beside hardware baselines).
+    /// Measure clump (LogGP figures beside hardware baselines; contention for one server).
     Bench(bench::BenchArgs),
 }
 

@@ -1,5 +1,5 @@
-//! `clump bench loggp` end to end: the real binary starts its two ranks through the real
-//! launcher and reports every figure. Only shape and sanity are checked here; the
+//! `clump bench loggp` and `clump bench contention` end to end: the real binary starts
+//! its ranks through the real launcher and reports every figure. Only shape and sanity are checked here; the
 //! performance targets live in the benchmark's own report, not in a timed test.
 
 use serde_json::Value;
@@ -29,10 +29,12 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
         .collect()
 }
 
-#[test]
-fn quick_loggp_reports_every_figure_as_json() {
+/// Runs `clump bench ARGS` (with `--json`) and returns the object it printed.
+fn bench_json(args: &[&str]) -> Value {
     let out = Command::new(CLUMP)
-        .args(["bench", "loggp", "--quick", "--json"])
+        .arg("bench")
+        .args(args)
+        .arg("--json")
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -42,12 +44,17 @@ fn quick_loggp_reports_every_figure_as_json() {
         "clump bench failed: {}\n{stderr}",
         out.status
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not JSON ({e}): {}",
             String::from_utf8_lossy(&out.stdout)
         )
-    });
+    })
+}
+
+#[test]
+fn quick_loggp_reports_every_figure_as_json() {
+    let v = bench_json(&["loggp", "--quick"]);
 
     assert_eq!(v["transport"], "shm");
     assert_eq!(v["quick"], true);
@@ -105,6 +112,54 @@ fn quick_loggp_reports_every_figure_as_json() {
 }
 
 #[test]
+fn quick_contention_counts_every_client_over_the_servers_window() {
+    let v = bench_json(&["contention", "--quick", "--clients", "3"]);
+    assert_eq!(v["benchmark"], "contention");
+    assert_eq!(v["transport"], "shm");
+    assert_eq!(
+        (v["clients"].as_u64(), v["processes"].as_u64()),
+        (Some(3), Some(4))
+    );
+    assert_eq!(number(&v, "target_fair_share_deviation"), 0.2);
+    for (phase, endpoints) in [("one_vnet", 1), ("per_client_vnet", 3)] {
+        let p = &v[phase];
+        assert_eq!(p["server_endpoints"], endpoints, "{phase}");
+        let rates: Vec<f64> = p["client_rates"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{phase}.client_rates is not a list"))
+            .iter()
+            .map(|r| r.as_f64().unwrap())
+            .collect();
+        assert_eq!(rates.len(), 3, "{phase}");
+        assert!(
+            rates.iter().all(|&r| r > 0.0),
+            "{phase}: a client made no progress: {rates:?}"
+        );
+        assert_eq!(p["client_rate_ranges"].as_array().map(Vec::len), Some(3));
+        // The server's rate is the sum of its clients', counted over one window.
+        let server = number(p, "server_rate_msgs_per_s");
+        let sum: f64 = rates.iter().sum();
+        assert!(
+            (server - sum).abs() <= 1e-9 * server,
+            "{phase}: {server} vs {sum}"
+        );
+        let (messages, seconds) = (number(p, "messages"), number(p, "seconds"));
+        assert!(seconds > 0.0 && (messages / seconds - server).abs() <= 1e-9 * server);
+        assert!((number(p, "fair_share_msgs_per_s") - server / 3.0).abs() <= 1e-9 * server);
+        let range = &p["server_rate_range_msgs_per_s"];
+        let (slowest, fastest) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+        let slack = 1e-9 * server;
+        assert!(
+            slowest <= server + slack && server <= fastest + slack,
+            "{phase}: {range}"
+        );
+        let deviation = number(p, "max_fair_share_deviation");
+        assert!(deviation >= 0.0, "{phase}: {deviation}");
+        assert_eq!(p["fair_share_met"], deviation <= 0.2, "{phase}");
+    }
+}
+
+#[test]
 fn an_unavailable_transport_is_a_usage_error() {
     let out = Command::new(CLUMP)
         .args(["bench", "loggp", "--transport", "udp"])
@@ -126,5 +181,8 @@ fn the_worker_subcommand_is_hidden() {
         .output()
         .unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("loggp") && !help.contains("worker"), "{help}");
+    assert!(
+        help.contains("loggp") && help.contains("contention") && !help.contains("worker"),
+        "{help}"
+    );
 }

@@ -218,7 +218,12 @@ impl EndpointCore {
         offset: u64,
         medium: &[u8],
     ) {
-        let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+        let handler = self
+            .handlers
+            .borrow()
+            .get(index as usize)
+            .cloned()
+            .flatten();
         match (handler, payload) {
             (Some(handler), Some(payload)) if index != 0 => {
                 let mut token = Token {
@@ -371,7 +376,12 @@ impl EndpointCore {
         len: usize,
         landed: bool,
     ) {
-        let handler = self.handlers.borrow().get(index as usize).cloned().flatten();
+        let handler = self
+            .handlers
+            .borrow()
+            .get(index as usize)
+            .cloned()
+            .flatten();
         let segment = self.current_segment();
         let payload = segment_bytes(segment.as_ref(), offset, len as u32).filter(|_| landed);
         match (handler, payload) {

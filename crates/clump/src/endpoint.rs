@@ -6,12 +6,12 @@
 //! queue block.
 
 use crate::bundle::BundleCore;
+use crate::config::Config;
+use crate::error::ReturnReason;
 use crate::error::{Error, Result};
 use crate::message::{
     ArgBuf, Kind, Message, Returned, ReturnedMessage, MAX_HANDLERS, MAX_TRANSLATIONS,
 };
-use crate::config::Config;
-use crate::error::ReturnReason;
 use crate::name::{host_id, EndpointId, EndpointName, NO_ADDR};
 use crate::net::port::NetPort;
 use crate::route::{NetPeer, Route};
@@ -45,8 +45,6 @@ pub(crate) struct Translation {
     /// gave up on it): further sends return at once for this reason.
     pub dead: Option<ReturnReason>,
 }
-
-
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SavedRequest {
@@ -149,9 +147,12 @@ impl EndpointCore {
         let own = Remote::register_own(id, block);
         let net = if config.net.enabled {
             Some(
-                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(
-                    |e| Error::io(format!("cannot open a UDP socket on {}", config.net.bind_ip), e),
-                )?,
+                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(|e| {
+                    Error::io(
+                        format!("cannot open a UDP socket on {}", config.net.bind_ip),
+                        e,
+                    )
+                })?,
             )
         } else {
             None

@@ -123,7 +123,9 @@ impl EndpointCore {
             PacketKind::Get => return self.serve_net_get(m.from, h),
             _ => return self.net_ack_later(m.from),
         };
-        let segment = (kind == Kind::Long).then(|| self.current_segment()).flatten();
+        let segment = (kind == Kind::Long)
+            .then(|| self.current_segment())
+            .flatten();
         let payload = match kind {
             Kind::Medium => &m.payload[..],
             Kind::Long => match segment_bytes(segment.as_ref(), h.segment_offset, h.total_len)
@@ -157,8 +159,7 @@ impl EndpointCore {
     /// Answers a get with the bytes it asked for, to land at its reply offset.
     fn serve_net_get(&self, from: NetPeer, req: &Header) {
         let segment = self.current_segment();
-        let Some(bytes) = segment_bytes(segment.as_ref(), req.segment_offset, req.total_len)
-        else {
+        let Some(bytes) = segment_bytes(segment.as_ref(), req.segment_offset, req.total_len) else {
             return self.net_return(from, req, ReturnReason::BadSegmentOffset, &[]);
         };
         let mut h = Header::new(PacketKind::GetReply, Channel::Reply);
@@ -219,7 +220,9 @@ impl EndpointCore {
                     PacketKind::Long => Kind::Long,
                     _ => Kind::Short,
                 };
-                let segment = (kind == Kind::Long).then(|| self.current_segment()).flatten();
+                let segment = (kind == Kind::Long)
+                    .then(|| self.current_segment())
+                    .flatten();
                 let payload = match kind {
                     Kind::Medium => Some(&m.payload[..]),
                     Kind::Long => segment_bytes(segment.as_ref(), h.segment_offset, h.total_len)

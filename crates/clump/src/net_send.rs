@@ -59,7 +59,12 @@ impl EndpointCore {
         let Some(tag) = self.wait_for_net_credit(dest, peer, &o)? else {
             return Ok(());
         };
-        let h = header(PacketKind::from(data_kind(o.kind)), Channel::Request, &o, tag);
+        let h = header(
+            PacketKind::from(data_kind(o.kind)),
+            Channel::Request,
+            &o,
+            tag,
+        );
         self.net_send_request(dest, peer, &o, h, o.payload.to_vec())
     }
 
@@ -111,7 +116,10 @@ impl EndpointCore {
     }
 
     fn net_backlog(&self, peer: &NetPeer) -> usize {
-        self.net.borrow().as_ref().map_or(0, |p| p.queued_bytes(peer))
+        self.net
+            .borrow()
+            .as_ref()
+            .map_or(0, |p| p.queued_bytes(peer))
     }
 
     fn net_send_request(
@@ -132,7 +140,11 @@ impl EndpointCore {
                 self.peer_lost(dest, ReturnReason::Unreachable);
                 return self.bounce(o, dest, ReturnReason::Unreachable);
             }
-            Err(e) => return Err(Error::BadArg(format!("cannot send over the network: {e:?}"))),
+            Err(e) => {
+                return Err(Error::BadArg(format!(
+                    "cannot send over the network: {e:?}"
+                )))
+            }
         }
         self.record_outstanding(dest, o);
         self.net_flights

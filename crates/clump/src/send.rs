@@ -8,9 +8,9 @@
 use crate::endpoint::{check_range, Endpoint, EndpointCore, LocalEvent, SavedRequest};
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{ArgBuf, HandlerIndex, Kind, ReturnedMessage, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
+use crate::route::Route;
 use crate::shm::block::REPLY_SLOTS;
 use crate::shm::packet::{PacketKind, NO_BULK};
-use crate::route::Route;
 use crate::shm::remote::SegMapping;
 use crate::shm::ring::PushError;
 use crate::sync::Ordering;

@@ -10,6 +10,7 @@
 
 use super::baseline;
 use super::control::{self, Control, REGION_LEN};
+use super::rank::{self, barrier, err, gather_u64};
 use super::report::{self, Reference, Results};
 use super::stream::{self, SizeResult, Stream};
 use super::udp_baseline::BareUdp;
@@ -147,45 +148,13 @@ struct Sides<'a> {
 
 /// Entry point of `clump bench worker loggp`.
 pub fn worker(args: &LoggpArgs) -> ExitCode {
-    let mut spmd = match Spmd::init() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("loggp: cannot join the job: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = if spmd.size() != 2 {
-        Err(format!(
-            "needs exactly 2 processes, the job has {}",
-            spmd.size()
-        ))
-    } else {
-        run(&mut spmd, args)
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // The launcher prints the reason and ends the other rank.
-            spmd.job
-                .abort(1, &format!("loggp: rank {}: {e}", spmd.rank()));
-            ExitCode::FAILURE
-        }
-    }
+    rank::main("loggp", 2, |sp| run(sp, args))
 }
 
 fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
     let started = Instant::now();
     let rank = sp.rank();
-    let cpu = super::pin::pin_to_nth_allowed_cpu(rank as usize);
-    if let Err(e) = &cpu {
-        eprintln!("loggp: rank {rank} not pinned: {e}");
-    }
-    let cpu_word = cpu.as_ref().map_or(u64::MAX, |&c| c as u64);
-    let cpus: Vec<Option<usize>> = gather_u64(sp, &[cpu_word])?
-        .iter()
-        .map(|v| (v[0] != u64::MAX).then_some(v[0] as usize))
-        .collect();
-    super::wait::set_shared_cpu(cpus.iter().any(Option::is_none));
+    let cpus = super::pin::place(sp, "loggp", Some(rank as usize))?;
 
     // The control region: rank 0 creates it, rank 1 maps it.
     let own = if rank == 0 {
@@ -265,34 +234,6 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         serve(sp, &region, &returned, sides)?;
         barrier(sp)
     }
-}
-
-fn gather_u64(sp: &mut Spmd, words: &[u64]) -> Result<Vec<Vec<u64>>, String> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let all = sp
-        .allgather(&bytes)
-        .map_err(|e| format!("allgather: {e}"))?;
-    all.iter()
-        .map(|b| {
-            (b.len() == bytes.len())
-                .then(|| {
-                    b.chunks(8)
-                        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-                        .collect()
-                })
-                .ok_or_else(|| {
-                    "allgather: a rank sent a contribution of the wrong size".to_string()
-                })
-        })
-        .collect()
-}
-
-fn barrier(sp: &mut Spmd) -> Result<(), String> {
-    sp.barrier().map_err(|e| format!("barrier: {e}"))
-}
-
-fn err(e: clump::Error) -> String {
-    e.to_string()
 }
 
 /// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver.

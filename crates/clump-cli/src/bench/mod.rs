@@ -1,22 +1,29 @@
 //! `clump bench`: clump measured the way the papers measure it (see BENCHMARKING.md):
-//! LogGP figures, each beside a hardware baseline taken in the same run, as ratios.
+//! LogGP figures, each beside a hardware baseline taken in the same run, as ratios; and
+//! many clients contending for one server (002's figures 7 and 10).
 //!
-//! `clump bench loggp` starts its own two-process job through the real launcher
-//! (`clump run -n 2 -- clump bench worker loggp ...`); rank 0 measures and prints one JSON
-//! line, which this side parses and prints as a table or as JSON.
+//! Each benchmark starts its own job through the real launcher (`clump run -n N -- clump
+//! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
+//! this side parses and prints as a table or as JSON.
 
 mod baseline;
+mod contention;
 mod control;
+mod job;
 mod loggp;
 mod pin;
+mod rank;
 mod report;
 mod stats;
 mod stream;
+mod transport;
 mod udp_baseline;
 mod wait;
 
+pub use transport::BenchTransport;
+
 use std::io::Write;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -30,6 +37,10 @@ enum BenchCommand {
     /// each beside its hardware baseline, between two processes (over shared memory, or
     /// over UDP between two virtual hosts).
     Loggp(LoggpArgs),
+    /// N clients sending short requests to one server endpoint (one virtual network), then
+    /// to one server endpoint each (N virtual networks): the server's message rate and
+    /// each client's share of it (002's figures 7 and 10).
+    Contention(contention::ContentionArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
     Worker {
@@ -41,31 +52,7 @@ enum BenchCommand {
 #[derive(clap::Subcommand, Debug)]
 enum WorkerBench {
     Loggp(LoggpArgs),
-}
-
-/// Which transport a benchmark measures.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BenchTransport {
-    /// Shared memory: both processes on one host.
-    Shm,
-    /// UDP between the processes, each its own virtual host (`clump run --transport udp`).
-    Udp,
-    /// Two virtual hosts, the layer choosing the protocol (`clump run --hosts 2`).
-    Auto,
-}
-
-impl BenchTransport {
-    pub fn name(self) -> &'static str {
-        match self {
-            BenchTransport::Shm => "shm",
-            BenchTransport::Udp => "udp",
-            BenchTransport::Auto => "auto",
-        }
-    }
-
-    pub fn is_network(self) -> bool {
-        self != BenchTransport::Shm
-    }
+    Contention(contention::ContentionArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -110,7 +97,11 @@ impl LoggpArgs {
 
     /// The arguments that repeat this configuration for `clump bench worker loggp`.
     fn worker_args(&self) -> Vec<String> {
-        let mut a = vec!["--transport".to_string(), self.transport.name().into()];
+        let mut a = vec![
+            "loggp".to_string(),
+            "--transport".into(),
+            self.transport.name().into(),
+        ];
         if self.with_network {
             a.push("--with-network".into());
         }
@@ -136,6 +127,10 @@ pub fn main(args: BenchArgs) -> ExitCode {
             Ok(()) => loggp::worker(&a),
             Err(msg) => fail(USAGE, &msg),
         },
+        BenchCommand::Contention(a) => finish(contention::parent(&a)),
+        BenchCommand::Worker {
+            bench: WorkerBench::Contention(a),
+        } => contention::worker(&a),
     }
 }
 
@@ -149,64 +144,26 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     if let Err(msg) = args.check() {
         return fail(USAGE, &msg);
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return fail(1, &format!("cannot find the clump executable: {e}")),
-    };
-    let mut cmd = Command::new(&exe);
-    cmd.args(["run", "-n", "2"]);
-    match (args.transport, args.with_network) {
-        (BenchTransport::Shm, false) => cmd.args(["--transport", "shm"]),
+    let mut env = Vec::new();
+    let launcher = if args.with_network {
         // One host, and the network on anyway.
-        (BenchTransport::Shm, true) => cmd.env("CLUMP_NET", "1"),
-        (BenchTransport::Udp, _) => cmd.args(["--transport", "udp"]),
-        (BenchTransport::Auto, _) => cmd.args(["--hosts", "2"]),
+        env.push(("CLUMP_NET", "1".to_string()));
+        &[][..]
+    } else {
+        args.transport.launcher_args()
     };
     if let Some(p) = args.loss {
-        cmd.env("CLUMP_NET_LOSS", p.to_string());
+        env.push(("CLUMP_NET_LOSS", p.to_string()));
     }
-    cmd.arg("--").arg(&exe);
-    cmd.args(["bench", "worker", "loggp"])
-        .args(args.worker_args());
-    // Progress and errors of the ranks and the launcher go straight to our stderr.
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let out = match cmd.output() {
-        Ok(out) => out,
-        Err(e) => return fail(1, &format!("cannot start {} run: {e}", exe.display())),
-    };
-    if !out.status.success() {
-        return fail(
-            1,
-            &format!(
-                "the benchmark job failed ({}); see the messages above",
-                out.status
-            ),
-        );
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let Some(results) = stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-    else {
-        return fail(
-            1,
-            &format!("the benchmark job printed no results; its output was:\n{stdout}"),
-        );
-    };
-    let mut w = std::io::stdout().lock();
-    let printed = if args.json {
-        serde_json::to_string_pretty(&results)
-            .map_err(std::io::Error::other)
-            .and_then(|s| writeln!(w, "{s}"))
-    } else {
-        report::print_table(&results, &mut w)
-    };
-    match printed.and_then(|()| w.flush()) {
+    let worker = args.worker_args();
+    let worker: Vec<&str> = worker.iter().map(String::as_str).collect();
+    let results = job::run(2, launcher, &env, &worker);
+    finish(results.and_then(|v| job::print(&v, args.json, report::print_table)))
+}
+
+fn finish(outcome: Result<(), String>) -> ExitCode {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(1, &format!("cannot write the results: {e}")),
+        Err(msg) => fail(1, &msg),
     }
 }

@@ -1,5 +1,6 @@
-//! Summaries of repeated measurements: min and median of batches, a least-squares line,
-//! and the half-power point of a bandwidth curve. Pure functions, unit-tested.
+//! Summaries of repeated measurements: min and median of batches, the spread around an
+//! equal share, a least-squares line, and the half-power point of a bandwidth curve. Pure
+//! functions, unit-tested.
 
 /// The smallest value; NaN for an empty slice.
 pub fn min(xs: &[f64]) -> f64 {
@@ -24,6 +25,15 @@ pub fn median(xs: &[f64]) -> f64 {
     } else {
         (v[mid - 1] + v[mid]) / 2.0
     }
+}
+
+/// The largest `|x / mean - 1|`: how far the value furthest from an equal share lies from
+/// it, as a fraction; NaN for an empty slice or a zero mean.
+pub fn max_relative_deviation(xs: &[f64]) -> f64 {
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    xs.iter()
+        .map(|x| (x / mean - 1.0).abs())
+        .fold(f64::NAN, f64::max)
 }
 
 /// Least-squares fit `y = intercept + slope * x`; `None` with fewer than two distinct xs.
@@ -78,6 +88,16 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
         assert_eq!(median(&[7.0]), 7.0);
         assert!(median(&[]).is_nan() && min(&[]).is_nan());
+    }
+
+    #[test]
+    fn relative_deviation_is_measured_from_the_mean() {
+        // Mean 100: 80 lies 20% below it, 110 10% above.
+        let d = max_relative_deviation(&[80.0, 110.0, 110.0]);
+        assert!((d - 0.2).abs() < 1e-12, "{d}");
+        assert_eq!(max_relative_deviation(&[5.0, 5.0]), 0.0);
+        assert!(max_relative_deviation(&[]).is_nan());
+        assert!(max_relative_deviation(&[0.0, 0.0]).is_nan());
     }
 
     #[test]

@@ -19,12 +19,7 @@ pub(crate) struct NetPort {
 }
 
 impl NetPort {
-    pub fn open(
-        local: EndpointId,
-        job: u64,
-        window: u32,
-        cfg: &NetConfig,
-    ) -> io::Result<NetPort> {
+    pub fn open(local: EndpointId, job: u64, window: u32, cfg: &NetConfig) -> io::Result<NetPort> {
         let udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.faults)?;
         let defaults = ReliableConfig::default();
         let machine = Reliable::new(
@@ -54,12 +49,7 @@ impl NetPort {
     }
 
     /// Queues a message and sends what the window allows at once.
-    pub fn send(
-        &mut self,
-        to: NetPeer,
-        header: Header,
-        payload: Vec<u8>,
-    ) -> Result<(), SendError> {
+    pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
         self.queue(to, header, payload)?;
         self.transmit();
         Ok(())
@@ -130,7 +120,9 @@ impl NetPort {
     /// How long a sleeping process may leave the machine alone: until its next timer.
     pub fn next_timer(&self) -> Option<std::time::Duration> {
         let at = self.machine.poll_timeout()?;
-        Some(std::time::Duration::from_micros(at.saturating_sub(self.now())))
+        Some(std::time::Duration::from_micros(
+            at.saturating_sub(self.now()),
+        ))
     }
 
     pub fn machine_stats(&self) -> crate::net::reliable::Stats {

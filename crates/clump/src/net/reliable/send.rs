@@ -258,7 +258,12 @@ impl SendChannel {
 
     /// Applies a cumulative ack (`ack` = next sequence number the peer expects).
     /// Returns `None` if it acknowledges nothing new, else the RTT sample it yields.
-    pub(super) fn on_ack(&mut self, ack: u32, now: Micros, nack_delay: Micros) -> Option<Option<Micros>> {
+    pub(super) fn on_ack(
+        &mut self,
+        ack: u32,
+        now: Micros,
+        nack_delay: Micros,
+    ) -> Option<Option<Micros>> {
         let acked = ack.wrapping_sub(self.una);
         if acked == 0 || acked > self.in_flight() {
             return None; // old, or (bogus) beyond what was sent
@@ -403,7 +408,12 @@ impl SendChannel {
     /// When the oldest datagram in flight exhausts the retry budget.
     pub(super) fn budget_deadline(&self, timeout: Micros) -> Option<Micros> {
         let oldest = self.slots.front()?;
-        Some(oldest.first_sent.max(self.nack_epoch).saturating_add(timeout))
+        Some(
+            oldest
+                .first_sent
+                .max(self.nack_epoch)
+                .saturating_add(timeout),
+        )
     }
 
     /// The earliest moment [`SendChannel::on_timer`] has something to do.
