@@ -219,7 +219,7 @@ impl BundleCore {
         ready > 0
     }
 
-    fn poll_network_next(&self) {
+    pub(crate) fn poll_network_next(&self) {
         let mut policy = self.net_policy.get();
         policy.poll_next();
         self.net_policy.set(policy);

@@ -45,15 +45,22 @@ impl Drop for InHandler {
 
 /// Progress for a sender that waits for space: the whole bundle outside handlers (so this
 /// process keeps serving requests and cannot deadlock its peers), only replies and local
-/// events inside one (replies return credits; nested request handlers are not run).
-pub(crate) fn progress_while_waiting(ep: &Rc<EndpointCore>) -> Result<()> {
+/// events inside one (replies return credits; nested request handlers are not run). A
+/// sender that waits for the network (`network`) looks at it on every round: what it
+/// waits for can only come from there.
+pub(crate) fn progress_while_waiting(ep: &Rc<EndpointCore>, network: bool) -> Result<()> {
     if in_handler() {
         ep.poll_replies();
         ep.poll_net(crate::poll::BASE_BATCH, false);
         return Ok(());
     }
     match ep.bundle.borrow().upgrade() {
-        Some(bundle) => bundle.poll_all().map(|_| ()),
+        Some(bundle) => {
+            if network {
+                bundle.poll_network_next();
+            }
+            bundle.poll_all().map(|_| ())
+        }
         None => {
             ep.poll_endpoint();
             ep.poll_net(crate::poll::BASE_BATCH, true);

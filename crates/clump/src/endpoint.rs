@@ -425,6 +425,11 @@ impl Endpoint {
         self.core.stats.get()
     }
 
+    /// What the network transport of this endpoint did; `None` without a network.
+    pub fn net_stats(&self) -> Option<crate::net::NetStats> {
+        self.core.net.borrow().as_ref().map(|p| p.stats())
+    }
+
     /// Requests waiting in this endpoint's queue for a poll (those being enqueued included).
     pub fn pending_requests(&self) -> usize {
         let claimed = self.core.own.block.get().request.ring().claimed();

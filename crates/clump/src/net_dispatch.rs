@@ -13,6 +13,7 @@ use crate::route::{NetPeer, Route};
 use crate::sync::Ordering;
 use crate::token::Origin;
 use std::net::SocketAddrV4;
+use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 /// Messages of each channel one network poll runs at most.
@@ -56,7 +57,8 @@ impl EndpointCore {
         self.net.borrow_mut().as_mut()?.next_inbound(channel)
     }
 
-    fn receive_datagrams(&self, max: usize) {
+    /// Reads up to `max` datagrams into the machine; returns how many.
+    fn receive_datagrams(&self, max: usize) -> usize {
         let own_tag = self.own.block.get().header.tag.load(Ordering::Relaxed);
         let segment = self.current_segment();
         let flights = &self.net_flights;
@@ -80,8 +82,9 @@ impl EndpointCore {
                     data,
                 )
         };
-        if let Some(port) = self.net.borrow_mut().as_mut() {
-            port.receive(max, &mut land);
+        match self.net.borrow_mut().as_mut() {
+            Some(port) => port.receive(max, &mut land),
+            None => 0,
         }
     }
 
@@ -243,6 +246,21 @@ impl EndpointCore {
         }
     }
 
+    /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`.
+    pub(crate) fn wait_for_datagram(&self, timeout: std::time::Duration) {
+        let Some(fd) = self.net.borrow().as_ref().map(|p| p.as_raw_fd()) else {
+            return;
+        };
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_micros().div_ceil(1000).max(1) as i32;
+        // SAFETY: one valid pollfd for the duration of the call.
+        unsafe { libc::poll(&mut p, 1, ms) };
+    }
+
     /// The translation the oldest request in flight to `peer` went through.
     fn pop_flight(&self, peer: &NetPeer) -> Option<u32> {
         let mut flights = self.net_flights.borrow_mut();
@@ -257,6 +275,12 @@ impl EndpointCore {
     /// Frees the network side of a freed endpoint: requests it received and never ran go
     /// back to their senders, then the socket closes.
     pub(crate) fn close_net(self: &Rc<Self>) {
+        // What already reached the socket is taken in, so that it too goes back.
+        for _ in 0..64 {
+            if self.net.borrow().is_none() || self.receive_datagrams(crate::net::udp::BATCH) == 0 {
+                break;
+            }
+        }
         while let Some(m) = self.next_inbound(Channel::Request) {
             self.net_return(m.from, &m.header, ReturnReason::EndpointGone, &m.payload);
         }

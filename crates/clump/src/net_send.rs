@@ -188,11 +188,14 @@ impl EndpointCore {
         h.kind = PacketKind::Returned { reason, of };
         h.channel = Channel::Reply;
         h.frag_offset = 0;
-        let payload = if of == DataKind::Medium {
-            medium.to_vec()
-        } else {
-            Vec::new()
+        // A medium message goes back whole; a long one only names where it was to land.
+        let payload = match of {
+            DataKind::Medium => medium.to_vec(),
+            _ => Vec::new(),
         };
+        if of == DataKind::Long {
+            h.total_len = 0;
+        }
         self.send_answer(from, h, payload);
     }
 
@@ -226,9 +229,12 @@ impl EndpointCore {
     /// Queues an answer; the poll that ran its request sends it with the others.
     fn send_on_reply_channel(&self, to: NetPeer, h: Header, payload: Vec<u8>) {
         if let Some(port) = self.net.borrow_mut().as_mut() {
-            // An unreachable requester has given up on its requests (or is gone): it
-            // needs no answer, and the machine already reported it.
-            let _ = port.queue(to, h, payload);
+            match port.queue(to, h, payload) {
+                // An unreachable requester has given up on its requests (or is gone):
+                // it needs no answer, and the machine already reported it.
+                Ok(()) | Err(SendError::Unreachable) => {}
+                Err(e) => eprintln!("clump: an answer to {to:?} could not be sent: {e}"),
+            }
         }
     }
 }

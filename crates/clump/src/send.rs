@@ -167,6 +167,9 @@ impl Endpoint {
     }
 }
 
+/// Rounds of a wait that spin before it yields or sleeps.
+const SPIN_ROUNDS: u32 = 16;
+
 /// State of one wait for credit or space.
 pub(crate) struct Stall {
     rounds: u32,
@@ -195,7 +198,7 @@ impl Stall {
     pub fn back_off(&mut self) {
         self.rounds += 1;
         match self.rounds {
-            0..=16 => (0..1u32 << self.rounds.min(6)).for_each(|_| std::hint::spin_loop()),
+            0..=SPIN_ROUNDS => (0..1u32 << self.rounds.min(6)).for_each(|_| std::hint::spin_loop()),
             17..=200 => std::thread::yield_now(),
             n => std::thread::sleep(Duration::from_micros(((n - 200) as u64 * 10).min(1000))),
         }
@@ -441,12 +444,20 @@ impl EndpointCore {
         s: &mut Stall,
     ) -> Result<StallOutcome> {
         self.check_live()?;
-        crate::dispatch::progress_while_waiting(self)?;
+        let network = matches!(route, Route::Net(_));
+        crate::dispatch::progress_while_waiting(self, network)?;
         // Progress may have found the destination gone (the network gave up on it).
         if let Some(reason) = self.dead_reason(dest) {
             return Ok(StallOutcome::Gone(reason));
         }
-        s.back_off();
+        if network && s.rounds > SPIN_ROUNDS {
+            // Credits come back in datagrams: sleep until one arrives (or a while passes
+            // for the retransmission timers), not for a fixed time.
+            s.rounds += 1;
+            self.wait_for_datagram(Duration::from_millis(1));
+        } else {
+            s.back_off();
+        }
         let now = Instant::now();
         if now >= s.next_check {
             s.next_check = now + LIVENESS_PERIOD;

@@ -24,6 +24,7 @@
 
 pub mod faults;
 pub(crate) mod port;
+pub use port::NetStats;
 pub mod reliable;
 pub mod udp;
 pub mod wire;

@@ -12,6 +12,13 @@ use std::net::SocketAddrV4;
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::Instant;
 
+/// What an endpoint's network transport did: its reliability protocol and its socket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    pub protocol: crate::net::reliable::Stats,
+    pub socket: UdpStats,
+}
+
 pub(crate) struct NetPort {
     udp: UdpPort,
     machine: Reliable<SocketAddrV4>,
@@ -109,10 +116,6 @@ impl NetPort {
         self.machine.poll_event()
     }
 
-    pub fn is_unreachable(&self, peer: &NetPeer) -> bool {
-        self.machine.is_unreachable(peer)
-    }
-
     pub fn queued_bytes(&self, peer: &NetPeer) -> usize {
         self.machine.queued_bytes(peer)
     }
@@ -125,12 +128,11 @@ impl NetPort {
         ))
     }
 
-    pub fn machine_stats(&self) -> crate::net::reliable::Stats {
-        self.machine.stats()
-    }
-
-    pub fn udp_stats(&self) -> UdpStats {
-        self.udp.stats()
+    pub fn stats(&self) -> NetStats {
+        NetStats {
+            protocol: self.machine.stats(),
+            socket: self.udp.stats(),
+        }
     }
 }
 
