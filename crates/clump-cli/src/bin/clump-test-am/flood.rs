@@ -9,7 +9,10 @@ use std::rc::Rc;
 const SHORT: usize = 1;
 const MEDIUM: usize = 2;
 
-pub fn run(count: u32) -> Result<String, String> {
+/// `fill_wait`: how long the receiver lets the senders fill its queue before it polls.
+/// Over the network a receiver that does not poll acknowledges nothing, so the wait must
+/// stay below the network's timeout there.
+pub fn run(count: u32, fill_wait: std::time::Duration) -> Result<String, String> {
     let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
     let (rank, size) = (spmd.rank(), spmd.size());
     let fails = Failures::default();
@@ -39,8 +42,7 @@ pub fn run(count: u32) -> Result<String, String> {
     if rank == 0 {
         // Let the senders fill the queue before anything drains it.
         let start = std::time::Instant::now();
-        while spmd.ep.pending_requests() < clump::REQUEST_QUEUE_SLOTS
-            && start.elapsed().as_secs() < 20
+        while spmd.ep.pending_requests() < clump::REQUEST_QUEUE_SLOTS && start.elapsed() < fill_wait
         {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }

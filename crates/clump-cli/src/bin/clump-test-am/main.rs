@@ -15,13 +15,18 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("kinds") => kinds::run(),
-        Some("flood") => flood::run(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(2000)),
+        Some("flood") => flood::run(
+            args.get(1).and_then(|n| n.parse().ok()).unwrap_or(2000),
+            std::time::Duration::from_millis(
+                args.get(2).and_then(|n| n.parse().ok()).unwrap_or(20_000),
+            ),
+        ),
         Some("errors") => errors::run(),
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N]|errors|sleep|stream-until-killed|victim".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|sleep|stream-until-killed|victim".into(),
         ),
     };
     match result {
