@@ -55,8 +55,27 @@ fn bench_json(args: &[&str]) -> Value {
 #[test]
 fn quick_loggp_reports_every_figure_as_json() {
     let v = bench_json(&["loggp", "--quick"]);
-
     assert_eq!(v["transport"], "shm");
+    assert_eq!(v["baseline"]["bandwidth_name"], "memcpy");
+    check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
+}
+
+/// The same figures, JSON keys included, over UDP with a 1% loss injected, and goodput
+/// beside the lossless stream.
+#[test]
+fn quick_loggp_over_udp_under_loss_reports_the_same_figures() {
+    let v = bench_json(&["loggp", "--quick", "--transport", "udp", "--loss", "1"]);
+    assert_eq!(v["transport"], "udp");
+    assert_eq!(v["baseline"]["bandwidth_name"], "bare UDP stream");
+    check_loggp(&v, &["long_64kib_vs_stream", "goodput_vs_lossless"]);
+    assert_eq!(v["reference"]["loss_percent"], 1.0);
+    for key in ["reference.lossless_mb_s", "reference.lossy_mb_s"] {
+        assert!(number(&v, key) > 0.0, "{key}");
+    }
+}
+
+/// Every figure of a loggp report, the transport's `ratios` included.
+fn check_loggp(v: &Value, ratios: &[&str]) {
     assert_eq!(v["quick"], true);
     assert!(v["pinned"].is_boolean());
     for key in [
@@ -68,24 +87,34 @@ fn quick_loggp_reports_every_figure_as_json() {
         "peak_mb_s",
         "half_power_bytes",
         "baseline.raw_rtt_us",
-        "baseline.memcpy_mb_s",
+        "baseline.bandwidth_mb_s",
         "ratios.rtt_vs_raw",
-        "ratios.long_1mib_vs_memcpy",
-        "ratios.medium_8kib_vs_memcpy",
         "min.rtt_us",
         "min.os_us",
         "min.or_us",
         "min.g_us",
         "min.raw_rtt_us",
     ] {
-        let x = number(&v, key);
+        let x = number(v, key);
         assert!(x.is_finite() && x > 0.0, "{key} = {x}");
     }
+    for key in ratios {
+        let x = number(&v["ratios"], key);
+        assert!(x.is_finite() && x > 0.0, "ratios.{key} = {x}");
+    }
+    let targets = v["targets"].as_array().expect("targets is a list");
+    assert_eq!(targets.len(), ratios.len() + 1, "{targets:?}");
+    for t in targets {
+        assert!(
+            number(t, "measured").is_finite() && t["met"].is_boolean(),
+            "{t}"
+        );
+    }
     // L = RTT/2 - o_s - o_r may be negative (the overheads overlap), but it is a number.
-    assert!(number(&v, "L_us").is_finite());
-    assert!(number(&v, "min.L_us").is_finite());
-    let l = number(&v, "rtt_us") / 2.0 - number(&v, "os_us") - number(&v, "or_us");
-    assert!((l - number(&v, "L_us")).abs() < 1e-9);
+    assert!(number(v, "L_us").is_finite());
+    assert!(number(v, "min.L_us").is_finite());
+    let l = number(v, "rtt_us") / 2.0 - number(v, "os_us") - number(v, "or_us");
+    assert!((l - number(v, "L_us")).abs() < 1e-9);
 
     let rtt_args: Vec<u64> = v["rtt_by_args"]
         .as_array()
@@ -102,13 +131,17 @@ fn quick_loggp_reports_every_figure_as_json() {
     assert_eq!(sizes(bw, "medium"), doubling(8, 64 << 10));
     assert_eq!(sizes(bw, "long"), doubling(8, 16 << 20));
     for b in bw {
-        for key in ["mb_s", "memcpy_mb_s", "ratio"] {
+        for key in ["mb_s", "baseline_mb_s", "ratio"] {
             let x = number(b, key);
             assert!(x.is_finite() && x > 0.0, "{key} = {x} in {b}");
         }
     }
     assert_eq!(v["verified"]["failures"], 0);
-    assert_eq!(v["verified"]["checks"].as_u64(), Some(2 * bw.len() as u64));
+    let goodput_streams = u64::from(v["reference"]["kind"] == "no loss") * 2;
+    assert_eq!(
+        v["verified"]["checks"].as_u64(),
+        Some(2 * (bw.len() as u64 + goodput_streams))
+    );
 }
 
 #[test]
@@ -160,18 +193,26 @@ fn quick_contention_counts_every_client_over_the_servers_window() {
 }
 
 #[test]
-fn an_unavailable_transport_is_a_usage_error() {
-    let out = Command::new(CLUMP)
-        .args(["bench", "loggp", "--transport", "udp"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("transport 'udp' is not available yet"),
-        "{stderr}"
-    );
-    assert!(out.stdout.is_empty());
+fn unknown_or_contradictory_options_are_usage_errors() {
+    for (args, says) in [
+        (&["--transport", "ib"][..], "invalid value 'ib'"),
+        (
+            &["--transport", "udp", "--with-network"][..],
+            "--with-network",
+        ),
+        (&["--loss", "1"][..], "--loss needs a network"),
+        (&["--transport", "udp", "--loss", "100"][..], "--loss 100"),
+    ] {
+        let out = Command::new(CLUMP)
+            .args(["bench", "loggp"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]

@@ -20,11 +20,14 @@ const ARG: usize = 384;
 /// o_r rounds: rank 0 asks for burst N, rank 1 says burst N is queued.
 const BURST_GO: usize = 512;
 const BURST_SENT: usize = 640;
+/// ... and burst N's answers all came back.
+const BURST_DRAINED: usize = 1024;
 /// Rank 1's answer to a command that has one (the bytes a bare UDP sink counted), and the
 /// sequence number of the command it answers, written after it.
 const RESULT: usize = 768;
 const RESULT_SEQ: usize = 896;
 pub const REGION_LEN: usize = 4096;
+const _: () = assert!(BURST_DRAINED + 128 <= REGION_LEN);
 
 /// Answer ARG rounds of the bare ping-pong; send ARG bursts when asked; stop.
 const OP_PONG: u64 = 1;
@@ -133,7 +136,14 @@ impl<'a> Control<'a> {
 
     /// Asks rank 1 for its next burst and spins (without polling, so the burst waits in
     /// the queue) until rank 1 says it is queued. Returns the burst's number, from 1.
-    pub fn burst(&mut self) -> Result<u64, String> {
+    /// First polls `bundle` until rank 1 has every answer to the previous burst: over a
+    /// lossy network an answer may need sending again, which only polling does.
+    pub fn burst(&mut self, bundle: &Bundle) -> Result<u64, String> {
+        let drained = self.word(BURST_DRAINED);
+        let previous = self.burst_round;
+        poll_until(bundle, "rank 1's answers to the last burst", || {
+            drained.load(Ordering::Acquire) >= previous
+        })?;
         self.burst_round += 1;
         let r = self.burst_round;
         self.word(BURST_GO).store(r, Ordering::Release);
@@ -179,6 +189,7 @@ pub fn obey(
                     send_burst()?;
                     word(BURST_SENT).store(r, Ordering::Release);
                     drain()?;
+                    word(BURST_DRAINED).store(r, Ordering::Release);
                 }
             }
             OP_UDP_PONG => bare_udp(&mut bare)?.pong(&mut udp_round, arg)?,

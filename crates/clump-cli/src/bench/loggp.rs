@@ -408,7 +408,7 @@ fn measure(
         ctl.expect_bursts(plan.bursts.iters);
         let mut busy = Duration::ZERO;
         for _ in 0..plan.bursts.iters {
-            let r = ctl.burst()?;
+            let r = ctl.burst(&bundle)?;
             let want = r * BURST;
             let t0 = Instant::now();
             poll_until(&bundle, "o_r's burst", || or_count.get() >= want)?;
