@@ -17,4 +17,6 @@
 //! - `udp.rs` (to come): sockets and batching, the only file here that does I/O.
 
 pub mod reliable;
+#[cfg(test)]
+mod reliable_sim;
 pub mod wire;

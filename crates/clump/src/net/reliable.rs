@@ -144,6 +144,11 @@ pub struct Stats {
     pub retransmits: u64,
     /// Of which after three duplicate acks.
     pub fast_retransmits: u64,
+    /// Of which after a partial ack (an ack of a retransmission that leaves the next
+    /// datagram, sent before it, unacknowledged: it is lost too).
+    pub partial_ack_retransmits: u64,
+    /// Of which because a duplicate request arrived (replies resent).
+    pub duplicate_request_retransmits: u64,
     /// Retransmission timers that fired.
     pub timeouts: u64,
     pub duplicates: u64,
@@ -403,12 +408,13 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     fn on_ack(&mut self, p: usize, channel: Channel, ack: u32, now: Micros) -> bool {
         let st = &mut self.peers[p];
         let tx = &mut st.tx[ix(channel)];
-        let Some(sample) = tx.on_ack(ack, now, self.cfg.nack_delay) else {
+        let Some(sample) = tx.on_ack(ack, now, st.rtt.rto(), self.cfg.nack_delay) else {
             return false;
         };
         if let Some(rtt) = sample {
             st.rtt.sample(rtt);
         }
+        self.stats.partial_ack_retransmits += tx.take_partial_acks();
         if tx.has_work(self.cfg.window) {
             self.make_ready(p);
         }
@@ -469,9 +475,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ready = true;
         }
         if got.duplicate && h.channel == Channel::Request {
-            // AM-II: a duplicate request means our reply may be lost; send it again.
-            let interval = self.cfg.rto_min;
-            ready |= st.tx[ix(Channel::Reply)].resend_all(now, interval);
+            // AM-II: a duplicate request means our reply may be lost; send it again
+            // (the oldest unacknowledged one; see `resend_oldest`).
+            let age = st.rtt.srtt().unwrap_or(self.cfg.rto_min);
+            let resent = st.tx[ix(Channel::Reply)].resend_oldest(now, age);
+            self.stats.duplicate_request_retransmits += resent;
+            ready |= resent > 0;
         }
         if ready {
             self.make_ready(p);
@@ -633,7 +642,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ready |= fired.resumed;
             if fired.retransmit {
                 self.stats.timeouts += 1;
-                st.rtt.backed_off(st.tx[c].max_rto());
+                st.rtt.backed_off(fired.rto);
                 ready = true;
             }
         }
