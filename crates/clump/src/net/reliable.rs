@@ -37,9 +37,9 @@
 mod recv;
 mod rtt;
 mod send;
-mod timers;
 #[cfg(test)]
 mod tests;
+mod timers;
 
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;

@@ -197,7 +197,9 @@ impl RecvChannel {
             sink.stats.stray_fragments += 1; // the middle of a message we never started
             return true;
         };
-        if p.header.kind != h.kind || p.header.total_len != h.total_len || p.received != h.frag_offset
+        if p.header.kind != h.kind
+            || p.header.total_len != h.total_len
+            || p.received != h.frag_offset
         {
             sink.stats.stray_fragments += 1;
             self.partial = None;

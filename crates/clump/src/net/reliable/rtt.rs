@@ -61,7 +61,9 @@ impl Rtt {
             }
         }
         let srtt = self.srtt8.unwrap_or(0) / 8;
-        self.rto = srtt.saturating_add(self.var4.max(1)).clamp(self.min, self.max);
+        self.rto = srtt
+            .saturating_add(self.var4.max(1))
+            .clamp(self.min, self.max);
         self.backoff = 0;
     }
 

@@ -298,7 +298,7 @@ impl SendChannel {
             }
         }
         let sample = newest
-            .filter(|s| !s.retransmitted && resent_at.map_or(true, |t| s.first_sent >= t))
+            .filter(|s| !s.retransmitted && resent_at.is_none_or(|t| s.first_sent >= t))
             .map(|s| now.saturating_sub(s.first_sent));
         self.una = ack;
         while let Some(m) = self.msgs.front() {

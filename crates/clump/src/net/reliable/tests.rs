@@ -118,7 +118,10 @@ fn acks_ride_on_replies_and_on_requests() {
     let rep = drain(&mut b, 10);
     assert_eq!(rep.len(), 1, "only the reply, no explicit ack");
     let h = header_of(&rep[0]);
-    assert_eq!((h.kind, h.channel, h.ack), (PacketKind::Short, Channel::Reply, Some(2)));
+    assert_eq!(
+        (h.kind, h.channel, h.ack),
+        (PacketKind::Short, Channel::Reply, Some(2))
+    );
     deliver(&mut a, 20, 2, &rep);
     assert_eq!(a.pending(&peer(2)), 0, "the reply acknowledged the request");
     assert_eq!(inbound_args(&mut a, Channel::Reply), [8]);
@@ -147,7 +150,10 @@ fn explicit_ack_once_per_batch_when_nothing_carries_it() {
     assert_eq!(acks.len(), 1, "one ack at the end of the batch");
     let h = header_of(&acks[0]);
     // An ack of requests travels where a reply would: on the reply channel.
-    assert_eq!((h.kind, h.channel, h.ack), (PacketKind::Ack, Channel::Reply, Some(6)));
+    assert_eq!(
+        (h.kind, h.channel, h.ack),
+        (PacketKind::Ack, Channel::Reply, Some(6))
+    );
     assert!(!a.idle());
     deliver(&mut a, 20, 2, &acks);
     assert!(a.idle() && b.idle());
@@ -158,7 +164,13 @@ fn explicit_ack_once_per_batch_when_nothing_carries_it() {
 fn delayed_ack_waits_for_a_carrier_then_goes_alone() {
     let (mut a, mut b) = (
         machine(1, cfg()),
-        machine(2, ReliableConfig { ack_delay: 100, ..cfg() }),
+        machine(
+            2,
+            ReliableConfig {
+                ack_delay: 100,
+                ..cfg()
+            },
+        ),
     );
     a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
         .unwrap();
@@ -189,7 +201,10 @@ fn three_duplicate_acks_trigger_a_fast_retransmit() {
     assert!(dup_acks.iter().all(|d| header_of(d).ack == Some(1)));
     assert_eq!(b.stats().out_of_order, 4);
     deliver(&mut a, 20, 2, &dup_acks[..2]);
-    assert!(drain(&mut a, 20).is_empty(), "two duplicate acks are not enough");
+    assert!(
+        drain(&mut a, 20).is_empty(),
+        "two duplicate acks are not enough"
+    );
     deliver(&mut a, 20, 2, &dup_acks[2..]);
     let again = drain(&mut a, 20);
     assert_eq!(again.len(), 1, "fast retransmit, once");
@@ -409,7 +424,10 @@ fn long_fragments_land_in_order_exactly_once() {
     assert_eq!(landings, expected, "in order, once each");
     let m = b.poll_inbound(Channel::Request).unwrap();
     assert!(m.landed && m.payload.is_empty());
-    assert_eq!((m.header.kind, m.header.total_len), (PacketKind::Long, 10_000));
+    assert_eq!(
+        (m.header.kind, m.header.total_len),
+        (PacketKind::Long, 10_000)
+    );
     assert_eq!(&segment[4096..14096], &p[..]);
     assert!(b.poll_inbound(Channel::Request).is_none());
 }
@@ -517,7 +535,13 @@ fn corrupt_foreign_and_misaddressed_datagrams_are_dropped_and_counted() {
     corrupt[50] ^= 0x40;
     deliver(&mut b, 1, 1, &[corrupt, good[..50].to_vec(), Vec::new()]);
     // Same packet for another job, and for another endpoint.
-    let mut other = Reliable::new(id(1), ReliableConfig { job: JOB + 1, ..cfg() });
+    let mut other = Reliable::new(
+        id(1),
+        ReliableConfig {
+            job: JOB + 1,
+            ..cfg()
+        },
+    );
     other
         .send(0, peer(2), short(Channel::Request, 1), Vec::new())
         .unwrap();
@@ -563,7 +587,11 @@ fn timer_retransmits_with_backoff() {
     deliver(&mut a, now, 2, &drain(&mut b, now));
     assert!(a.idle());
     assert_eq!(a.stats().retransmits, 2);
-    assert_eq!(a.peers[0].rtt.srtt(), None, "no sample from a retransmission");
+    assert_eq!(
+        a.peers[0].rtt.srtt(),
+        None,
+        "no sample from a retransmission"
+    );
     // The next datagram waits the backed-off RTO; a clean round trip resets it.
     a.send(now, peer(2), short(Channel::Request, 2), Vec::new())
         .unwrap();
@@ -612,7 +640,7 @@ fn sequence_numbers_wrap_around() {
             .into_iter()
             .filter(|_| {
                 round += 1;
-                round % 4 != 0
+                !round.is_multiple_of(4)
             })
             .collect();
         out.reverse();

@@ -27,7 +27,13 @@ fn seed(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn scenario(name: &'static str, seed_: u64, machines: u8, requests: u64, faults: Faults) -> Scenario {
+fn scenario(
+    name: &'static str,
+    seed_: u64,
+    machines: u8,
+    requests: u64,
+    faults: Faults,
+) -> Scenario {
     Scenario {
         name,
         seed: seed(seed_),
@@ -91,29 +97,59 @@ fn sim_clean_network() {
 
 #[test]
 fn sim_light_faults() {
-    go(&scenario("light", 0x1197_0002, 3, 30_000, faults(0.01, 0.01, 0.05, 0.01)));
+    go(&scenario(
+        "light",
+        0x1197_0002,
+        3,
+        30_000,
+        faults(0.01, 0.01, 0.05, 0.01),
+    ));
 }
 
 #[test]
 fn sim_moderate_faults() {
-    go(&scenario("moderate", 0x30de_0003, 4, 12_000, faults(0.05, 0.02, 0.10, 0.02)));
+    go(&scenario(
+        "moderate",
+        0x30de_0003,
+        4,
+        12_000,
+        faults(0.05, 0.02, 0.10, 0.02),
+    ));
 }
 
 #[test]
 fn sim_heavy_faults() {
-    go(&scenario("heavy", 0x4eaf_0004, 3, 8_000, faults(0.20, 0.05, 0.20, 0.05)));
+    go(&scenario(
+        "heavy",
+        0x4eaf_0004,
+        3,
+        8_000,
+        faults(0.20, 0.05, 0.20, 0.05),
+    ));
 }
 
 #[test]
 fn sim_sequence_wrap_under_faults() {
-    let mut s = scenario("wrap", 0x00a2_0005, 2, 20_000, faults(0.05, 0.02, 0.10, 0.01));
+    let mut s = scenario(
+        "wrap",
+        0x00a2_0005,
+        2,
+        20_000,
+        faults(0.05, 0.02, 0.10, 0.01),
+    );
     s.initial_seq = u32::MAX - 5_000;
     go(&s);
 }
 
 #[test]
 fn sim_slow_receiver_is_nacked_not_declared_unreachable() {
-    let mut s = scenario("stall", 0x57a1_0006, 3, 10_000, faults(0.01, 0.01, 0.05, 0.0));
+    let mut s = scenario(
+        "stall",
+        0x57a1_0006,
+        3,
+        10_000,
+        faults(0.01, 0.01, 0.05, 0.0),
+    );
     s.cfg.recv_queue = 8;
     // Longer than the retry budget: NACK time must not count against it.
     let stall = Stall {
@@ -161,8 +197,10 @@ fn sim_link_cut_is_detected_in_time() {
         );
         assert!(at >= cut.at);
     }
-    assert!(out.unreachable.iter().all(|&(m, p, _)| (m, p) == (0, 1) || (m, p) == (1, 0)));
+    assert!(out
+        .unreachable
+        .iter()
+        .all(|&(m, p, _)| (m, p) == (0, 1) || (m, p) == (1, 0)));
     // Everyone else finished: 4 machines, 10 pairs not cut (of 12) deliver everything.
     assert!(out.delivered >= 2 * 10 * s.requests);
 }
-

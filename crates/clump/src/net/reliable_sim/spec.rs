@@ -111,7 +111,7 @@ pub fn request(salt: u64, from: u8, to: u8, n: u64) -> Spec {
         PacketKind::Long => {
             let len = len as u64;
             h.segment_offset = match bits(40, 40) {
-                0 => SEGMENT - len / 2,          // partly outside
+                0 => SEGMENT - len / 2,           // partly outside
                 1 => SEGMENT + bits(44, 1 << 16), // wholly outside
                 _ => bits(44, SEGMENT - len + 1),
             };

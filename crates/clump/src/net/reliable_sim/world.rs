@@ -111,7 +111,7 @@ fn land(salt: u64, me: u8, landing: &mut [[Landing; 2]], h: &Header, data: &[u8]
     let l = &mut landing[usize::from(ids.from)][usize::from(ids.reply)];
     if h.frag_offset == 0 {
         assert!(
-            l.n.map_or(true, |n| ids.n > n),
+            l.n.is_none_or(|n| ids.n > n),
             "message {ids:?} lands again or out of order (last {:?})",
             l.n
         );
@@ -236,7 +236,10 @@ impl World<'_> {
             Channel::Request => &mut app.next_taken[f],
             Channel::Reply => &mut app.next_reply[f],
         };
-        assert_eq!(ids.n, *next, "{ids:?} out of order, duplicated or after a gap");
+        assert_eq!(
+            ids.n, *next,
+            "{ids:?} out of order, duplicated or after a gap"
+        );
         *next += 1;
         if spec.lands() {
             assert!(msg.payload.is_empty(), "{ids:?}");
@@ -283,7 +286,10 @@ impl World<'_> {
                 "machine {me} declared {p:?} unreachable at {} without a cut",
                 self.now
             );
-            assert!(self.apps[m].dead[usize::from(p.addr)].is_none(), "reported twice");
+            assert!(
+                self.apps[m].dead[usize::from(p.addr)].is_none(),
+                "reported twice"
+            );
             self.apps[m].dead[usize::from(p.addr)] = Some(self.now);
             self.unreachable.push((me, p.addr, self.now));
             assert!(self.rels[m].is_unreachable(&p));
@@ -320,7 +326,8 @@ impl World<'_> {
     }
 
     fn transmit(&mut self, me: u8) {
-        while let Some((to, len)) = self.rels[usize::from(me)].poll_transmit(self.now, &mut self.buf)
+        while let Some((to, len)) =
+            self.rels[usize::from(me)].poll_transmit(self.now, &mut self.buf)
         {
             self.net.send(self.now, me, to, &self.buf[..len]);
         }
@@ -370,7 +377,12 @@ impl World<'_> {
             .iter()
             .flat_map(|st| [st.from, st.until])
             .filter(|&t| t > self.now);
-        self.net.next_time().into_iter().chain(timers).chain(stall).min()
+        self.net
+            .next_time()
+            .into_iter()
+            .chain(timers)
+            .chain(stall)
+            .min()
     }
 
     fn run(mut self) -> Outcome {
