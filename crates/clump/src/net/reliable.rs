@@ -17,22 +17,42 @@
 //!   caller asks for transmissions (after `cfg.ack_delay`, zero by default). An
 //!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
 //!   acks make the sender retransmit the oldest datagram (fast retransmit).
-//! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks),
-//!   delivers whole messages in order. Long and get-reply fragments land through the
-//!   caller's `land` closure as each becomes in order; others are reassembled. A
-//!   duplicate request makes the unacknowledged replies to that peer go out again
-//!   (AM-II: a duplicate request re-sends the saved reply, it is never delivered twice).
-//! - **NACK**: a request that would overflow the request queue (`cfg.recv_queue`
-//!   messages) is dropped and NACKed; the sender pauses that channel for `nack_delay`
-//!   (doubling per NACK, capped at `rto_max`) and sends it again. NACK time does not
-//!   count against the retry budget: the peer is alive.
-//! - **Retransmission** per datagram after an RTO from a smoothed RTT (Karn's rule),
-//!   clamped to `[rto_min, rto_max]`, doubled per timeout. A datagram unacknowledged for
-//!   longer than `cfg.timeout` (outside NACK pauses) makes the peer unreachable: its
-//!   send state is dropped, sends to it fail, [`Event::Unreachable`] is reported once,
-//!   and its datagrams are ignored from then on.
+//! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks
+//!   them), delivers whole messages in order. Long and get-reply fragments land through
+//!   the caller's `land` closure as each becomes in order (so never twice); medium and
+//!   returned payloads are reassembled. A duplicate request makes the oldest
+//!   unacknowledged reply to that peer go out again if it is older than the smoothed
+//!   RTT (AM-II: a duplicate request re-sends the saved reply; the request itself is
+//!   never delivered twice).
+//! - **NACK**: a request whose first fragment would overflow the request queue
+//!   (`cfg.recv_queue` messages) is dropped and NACKed; the sender pauses that channel
+//!   for `nack_delay` (doubling per NACK, capped at `rto_max`) and sends it again. NACK
+//!   time does not count against the retry budget: the peer is alive. Replies are never
+//!   NACKed (the AM layer's credits bound them).
+//! - **Retransmission**: one timer per channel, on the oldest datagram in flight (as
+//!   TCP), after an RTO from a smoothed RTT (Karn's rule), clamped to `[rto_min,
+//!   rto_max]`, doubled per timeout, restarted by progress. Later holes are filled
+//!   without waiting for it: three duplicate acks (fast retransmit), or a partial ack
+//!   (NewReno: an ack of a retransmission that stops short of a datagram sent before
+//!   that retransmission means that datagram was lost too).
+//! - **Retry budget**: when the oldest datagram in flight has waited `cfg.timeout` since
+//!   it was sent and since the channel's last progress (ack or end of a NACK pause),
+//!   the peer is unreachable: its send state is dropped, sends to it fail with
+//!   [`SendError::Unreachable`], [`Event::Unreachable`] is reported once, and its
+//!   datagrams are ignored from then on (messages from it already complete stay in the
+//!   inbound queues).
 //! - **Window**: at most `cfg.window` datagrams in flight per channel; later messages
 //!   wait in the channel's queue, which the caller bounds with [`Reliable::queued_bytes`].
+//!
+//! What the caller does (see also each method):
+//!
+//! - After each batch of received datagrams: run the handlers ([`Reliable::poll_inbound`])
+//!   and make their sends, *then* call [`Reliable::poll_transmit`] until `None`, so that
+//!   replies carry the acks of the requests they answer; calling it after each datagram
+//!   instead sends an explicit ack per datagram.
+//! - Sleep at most until [`Reliable::poll_timeout`], then call
+//!   [`Reliable::handle_timeout`] and [`Reliable::poll_transmit`] again.
+//! - Take [`Reliable::poll_event`]s to learn of unreachable peers.
 
 mod recv;
 mod rtt;
@@ -222,7 +242,9 @@ pub struct Reliable<A> {
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     pub fn new(local: EndpointId, mut cfg: ReliableConfig) -> Self {
         cfg.max_datagram = cfg.max_datagram.clamp(MAX_HEADER_LEN + 8, MAX_DATAGRAM);
-        cfg.window = cfg.window.clamp(1, 1 << 20);
+        // The receiver keeps up to `window` datagrams ahead per channel and peer; a
+        // bound keeps what a hostile peer can make it hold reasonable.
+        cfg.window = cfg.window.clamp(1, 1 << 14);
         cfg.rto_min = cfg.rto_min.max(1);
         cfg.rto_max = cfg.rto_max.max(cfg.rto_min);
         cfg.nack_delay = cfg.nack_delay.max(1);
@@ -496,10 +518,11 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         self.inbound.iter().any(|q| !q.is_empty())
     }
 
-    /// Writes the next datagram due into `buf` (which must hold `cfg.max_datagram`
-    /// bytes) and returns its destination and length: retransmissions first, then new
-    /// data (replies before requests), NACKs, then explicit acks. Call it until it
-    /// returns `None` after each batch of received datagrams, sends and timeouts.
+    /// Writes the next datagram due into `buf` and returns its destination and length:
+    /// per peer, retransmissions first, then new data (replies before requests), NACKs,
+    /// then explicit acks; peers take turns. Call it until it returns `None` after each
+    /// batch of received datagrams, sends and timeouts. Returns `None` at once if `buf`
+    /// is shorter than `cfg.max_datagram`.
     pub fn poll_transmit(&mut self, now: Micros, buf: &mut [u8]) -> Option<(A, usize)> {
         if buf.len() < self.cfg.max_datagram {
             return None;
@@ -528,17 +551,14 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if st.dead {
             return None;
         }
-        let base = |kind, channel| {
+        let (job, src, dst) = (cfg.job, self.local, st.peer.id);
+        let control = |kind, channel| {
             let mut h = Header::new(kind, channel);
-            h.job = cfg.job;
-            h.src = self.local;
-            h.dst = st.peer.id;
+            h.job = job;
+            h.src = src;
+            h.dst = dst;
             h
         };
-        let (base_req, base_rep) = (
-            base(PacketKind::Ack, Channel::Request),
-            base(PacketKind::Ack, Channel::Reply),
-        );
         // Data: retransmissions, then new datagrams; replies first (they free credits).
         for retx in [true, false] {
             for channel in [Channel::Reply, Channel::Request] {
@@ -574,8 +594,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
         // A NACK: travels on the channel of the refused datagram (requests).
         if let Some(seq) = st.rx[ix(Channel::Request)].nack.take() {
-            let mut h = base_req;
-            h.kind = PacketKind::Nack;
+            let mut h = control(PacketKind::Nack, Channel::Request);
             h.seq = seq;
             h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             st.rx[ix(Channel::Reply)].ack_due = None;
@@ -591,10 +610,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             }
             rx.dup_acks = rx.dup_acks.saturating_sub(1);
             rx.ack_due = None;
-            let mut h = match opposite(channel) {
-                Channel::Request => base_req,
-                Channel::Reply => base_rep,
-            };
+            let mut h = control(PacketKind::Ack, opposite(channel));
             h.ack = Some(rx.expected());
             stats.acks_sent += 1;
             return wire::encode_into(&h, &[], buf).ok();
