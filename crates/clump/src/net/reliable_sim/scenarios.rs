@@ -188,7 +188,7 @@ fn sim_link_cut_is_detected_in_time() {
     let cut = Cut {
         a: 0,
         b: 1,
-        at: 20_000,
+        at: 2_000,
     };
     s.cut = Some(cut);
     let out = go(&s);
