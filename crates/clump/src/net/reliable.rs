@@ -323,6 +323,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     /// Queues a message; the machine fills `src`, `dst`, `job`, `seq`, `ack` and
     /// `frag_offset`. `header.total_len` must equal `payload.len()`, except for a get
     /// (and a returned get), whose payload is empty and `total_len` the bytes requested.
+    /// Fails with `TooLarge` beyond [`crate::MAX_LONG`], `BadHeader` if the header is
+    /// not one [`wire::validate`] accepts (or is an ack or NACK, which the machine makes
+    /// itself), `Unreachable` once the peer was declared so. `now` is unused today.
     pub fn send(
         &mut self,
         now: Micros,

@@ -53,7 +53,8 @@ struct Slot {
     first_sent: Micros,
     /// When it was sent last.
     last_sent: Micros,
-    /// When its retransmission timer fires (`Micros::MAX` while it waits in `retx`).
+    /// When its retransmission timer fires, if it is the oldest (`Micros::MAX` while it
+    /// waits in `retx`).
     deadline: Micros,
     /// Its current RTO, doubled at each timeout.
     rto: Micros,
@@ -66,7 +67,7 @@ struct Slot {
 /// What [`SendChannel::on_timer`] found.
 #[derive(Debug, Default)]
 pub(super) struct Fired {
-    /// Datagrams were queued for retransmission (or a NACK pause ended).
+    /// The oldest datagram timed out and was queued for retransmission.
     pub(super) retransmit: bool,
     /// A NACK pause ended: queued data may go out again.
     pub(super) resumed: bool,
@@ -106,7 +107,8 @@ pub(super) struct SendChannel {
     nack_backoff: Micros,
     /// The retry budget does not count time before this (the end of the last NACK pause).
     nack_epoch: Micros,
-    /// When an ack last acknowledged something: the budget counts from then at most.
+    /// When an ack last acknowledged something: the budget counts from then at the
+    /// earliest.
     progress_at: Micros,
     /// Retransmissions queued by partial acks, not yet counted by the caller.
     partial_acks: u64,
