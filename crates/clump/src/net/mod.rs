@@ -26,5 +26,7 @@ pub mod faults;
 pub(crate) mod port;
 pub use port::NetStats;
 pub mod reliable;
+#[cfg(test)]
+mod reliable_sim;
 pub mod udp;
 pub mod wire;

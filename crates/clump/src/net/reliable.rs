@@ -17,22 +17,42 @@
 //!   caller asks for transmissions (after `cfg.ack_delay`, zero by default). An
 //!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
 //!   acks make the sender retransmit the oldest datagram (fast retransmit).
-//! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks),
-//!   delivers whole messages in order. Long and get-reply fragments land through the
-//!   caller's `land` closure as each becomes in order; others are reassembled. A
-//!   duplicate request makes the unacknowledged replies to that peer go out again
-//!   (AM-II: a duplicate request re-sends the saved reply, it is never delivered twice).
-//! - **NACK**: a request that would overflow the request queue (`cfg.recv_queue`
-//!   messages) is dropped and NACKed; the sender pauses that channel for `nack_delay`
-//!   (doubling per NACK, capped at `rto_max`) and sends it again. NACK time does not
-//!   count against the retry budget: the peer is alive.
-//! - **Retransmission** per datagram after an RTO from a smoothed RTT (Karn's rule),
-//!   clamped to `[rto_min, rto_max]`, doubled per timeout. A datagram unacknowledged for
-//!   longer than `cfg.timeout` (outside NACK pauses) makes the peer unreachable: its
-//!   send state is dropped, sends to it fail, [`Event::Unreachable`] is reported once,
-//!   and its datagrams are ignored from then on.
+//! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks
+//!   them), delivers whole messages in order. Long and get-reply fragments land through
+//!   the caller's `land` closure as each becomes in order (so never twice); medium and
+//!   returned payloads are reassembled. A duplicate request makes the oldest
+//!   unacknowledged reply to that peer go out again if it is older than the smoothed
+//!   RTT (AM-II: a duplicate request re-sends the saved reply; the request itself is
+//!   never delivered twice).
+//! - **NACK**: a request whose first fragment would overflow the request queue
+//!   (`cfg.recv_queue` messages) is dropped and NACKed; the sender pauses that channel
+//!   for `nack_delay` (doubling per NACK, capped at `rto_max`) and sends it again. NACK
+//!   time does not count against the retry budget: the peer is alive. Replies are never
+//!   NACKed (the AM layer's credits bound them).
+//! - **Retransmission**: one timer per channel, on the oldest datagram in flight (as
+//!   TCP), after an RTO from a smoothed RTT (Karn's rule), clamped to `[rto_min,
+//!   rto_max]`, doubled per timeout, restarted by progress. Later holes are filled
+//!   without waiting for it: three duplicate acks (fast retransmit), or a partial ack
+//!   (NewReno: an ack of a retransmission that stops short of a datagram sent before
+//!   that retransmission means that datagram was lost too).
+//! - **Retry budget**: when the oldest datagram in flight has waited `cfg.timeout` since
+//!   it was sent and since the channel's last progress (ack or end of a NACK pause),
+//!   the peer is unreachable: its send state is dropped, sends to it fail with
+//!   [`SendError::Unreachable`], [`Event::Unreachable`] is reported once, and its
+//!   datagrams are ignored from then on (messages from it already complete stay in the
+//!   inbound queues).
 //! - **Window**: at most `cfg.window` datagrams in flight per channel; later messages
 //!   wait in the channel's queue, which the caller bounds with [`Reliable::queued_bytes`].
+//!
+//! What the caller does (see also each method):
+//!
+//! - After each batch of received datagrams: run the handlers ([`Reliable::poll_inbound`])
+//!   and make their sends, *then* call [`Reliable::poll_transmit`] until `None`, so that
+//!   replies carry the acks of the requests they answer; calling it after each datagram
+//!   instead sends an explicit ack per datagram.
+//! - Sleep at most until [`Reliable::poll_timeout`], then call
+//!   [`Reliable::handle_timeout`] and [`Reliable::poll_transmit`] again.
+//! - Take [`Reliable::poll_event`]s to learn of unreachable peers.
 
 mod recv;
 mod rtt;
@@ -144,6 +164,11 @@ pub struct Stats {
     pub retransmits: u64,
     /// Of which after three duplicate acks.
     pub fast_retransmits: u64,
+    /// Of which after a partial ack (an ack of a retransmission that leaves the next
+    /// datagram, sent before it, unacknowledged: it is lost too).
+    pub partial_ack_retransmits: u64,
+    /// Of which because a duplicate request arrived (replies resent).
+    pub duplicate_request_retransmits: u64,
     /// Retransmission timers that fired.
     pub timeouts: u64,
     pub duplicates: u64,
@@ -217,7 +242,9 @@ pub struct Reliable<A> {
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     pub fn new(local: EndpointId, mut cfg: ReliableConfig) -> Self {
         cfg.max_datagram = cfg.max_datagram.clamp(MAX_HEADER_LEN + 8, MAX_DATAGRAM);
-        cfg.window = cfg.window.clamp(1, 1 << 20);
+        // The receiver keeps up to `window` datagrams ahead per channel and peer; a
+        // bound keeps what a hostile peer can make it hold reasonable.
+        cfg.window = cfg.window.clamp(1, 1 << 14);
         cfg.rto_min = cfg.rto_min.max(1);
         cfg.rto_max = cfg.rto_max.max(cfg.rto_min);
         cfg.nack_delay = cfg.nack_delay.max(1);
@@ -296,6 +323,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     /// Queues a message; the machine fills `src`, `dst`, `job`, `seq`, `ack` and
     /// `frag_offset`. `header.total_len` must equal `payload.len()`, except for a get
     /// (and a returned get), whose payload is empty and `total_len` the bytes requested.
+    /// Fails with `TooLarge` beyond [`crate::MAX_LONG`], `BadHeader` if the header is
+    /// not one [`wire::validate`] accepts (or is an ack or NACK, which the machine makes
+    /// itself), `Unreachable` once the peer was declared so. `now` is unused today.
     pub fn send(
         &mut self,
         now: Micros,
@@ -403,12 +433,13 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     fn on_ack(&mut self, p: usize, channel: Channel, ack: u32, now: Micros) -> bool {
         let st = &mut self.peers[p];
         let tx = &mut st.tx[ix(channel)];
-        let Some(sample) = tx.on_ack(ack, now, self.cfg.nack_delay) else {
+        let Some(sample) = tx.on_ack(ack, now, st.rtt.rto(), self.cfg.nack_delay) else {
             return false;
         };
         if let Some(rtt) = sample {
             st.rtt.sample(rtt);
         }
+        self.stats.partial_ack_retransmits += tx.take_partial_acks();
         if tx.has_work(self.cfg.window) {
             self.make_ready(p);
         }
@@ -469,9 +500,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ready = true;
         }
         if got.duplicate && h.channel == Channel::Request {
-            // AM-II: a duplicate request means our reply may be lost; send it again.
-            let interval = self.cfg.rto_min;
-            ready |= st.tx[ix(Channel::Reply)].resend_all(now, interval);
+            // AM-II: a duplicate request means our reply may be lost; send it again
+            // (the oldest unacknowledged one; see `resend_oldest`).
+            let age = st.rtt.srtt().unwrap_or(self.cfg.rto_min);
+            let resent = st.tx[ix(Channel::Reply)].resend_oldest(now, age);
+            self.stats.duplicate_request_retransmits += resent;
+            ready |= resent > 0;
         }
         if ready {
             self.make_ready(p);
@@ -487,10 +521,11 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         self.inbound.iter().any(|q| !q.is_empty())
     }
 
-    /// Writes the next datagram due into `buf` (which must hold `cfg.max_datagram`
-    /// bytes) and returns its destination and length: retransmissions first, then new
-    /// data (replies before requests), NACKs, then explicit acks. Call it until it
-    /// returns `None` after each batch of received datagrams, sends and timeouts.
+    /// Writes the next datagram due into `buf` and returns its destination and length:
+    /// per peer, retransmissions first, then new data (replies before requests), NACKs,
+    /// then explicit acks; peers take turns. Call it until it returns `None` after each
+    /// batch of received datagrams, sends and timeouts. Returns `None` at once if `buf`
+    /// is shorter than `cfg.max_datagram`.
     pub fn poll_transmit(&mut self, now: Micros, buf: &mut [u8]) -> Option<(A, usize)> {
         if buf.len() < self.cfg.max_datagram {
             return None;
@@ -519,17 +554,14 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if st.dead {
             return None;
         }
-        let base = |kind, channel| {
+        let (job, src, dst) = (cfg.job, self.local, st.peer.id);
+        let control = |kind, channel| {
             let mut h = Header::new(kind, channel);
-            h.job = cfg.job;
-            h.src = self.local;
-            h.dst = st.peer.id;
+            h.job = job;
+            h.src = src;
+            h.dst = dst;
             h
         };
-        let (base_req, base_rep) = (
-            base(PacketKind::Ack, Channel::Request),
-            base(PacketKind::Ack, Channel::Reply),
-        );
         // Data: retransmissions, then new datagrams; replies first (they free credits).
         for retx in [true, false] {
             for channel in [Channel::Reply, Channel::Request] {
@@ -565,8 +597,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
         // A NACK: travels on the channel of the refused datagram (requests).
         if let Some(seq) = st.rx[ix(Channel::Request)].nack.take() {
-            let mut h = base_req;
-            h.kind = PacketKind::Nack;
+            let mut h = control(PacketKind::Nack, Channel::Request);
             h.seq = seq;
             h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             st.rx[ix(Channel::Reply)].ack_due = None;
@@ -582,10 +613,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             }
             rx.dup_acks = rx.dup_acks.saturating_sub(1);
             rx.ack_due = None;
-            let mut h = match opposite(channel) {
-                Channel::Request => base_req,
-                Channel::Reply => base_rep,
-            };
+            let mut h = control(PacketKind::Ack, opposite(channel));
             h.ack = Some(rx.expected());
             stats.acks_sent += 1;
             return wire::encode_into(&h, &[], buf).ok();
@@ -633,7 +661,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ready |= fired.resumed;
             if fired.retransmit {
                 self.stats.timeouts += 1;
-                st.rtt.backed_off(st.tx[c].max_rto());
+                st.rtt.backed_off(fired.rto);
                 ready = true;
             }
         }

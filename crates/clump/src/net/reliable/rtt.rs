@@ -42,7 +42,6 @@ impl Rtt {
     }
 
     /// The smoothed RTT, if there was a sample.
-    #[cfg(test)]
     pub(super) fn srtt(&self) -> Option<Micros> {
         self.srtt8.map(|s| s / 8)
     }

@@ -51,7 +51,10 @@ impl OutMsg {
 struct Slot {
     /// When it was first sent: the start of its RTT sample and of its retry budget.
     first_sent: Micros,
-    /// When its retransmission timer fires (`Micros::MAX` while it waits in `retx`).
+    /// When it was sent last.
+    last_sent: Micros,
+    /// When its retransmission timer fires, if it is the oldest (`Micros::MAX` while it
+    /// waits in `retx`).
     deadline: Micros,
     /// Its current RTO, doubled at each timeout.
     rto: Micros,
@@ -64,12 +67,14 @@ struct Slot {
 /// What [`SendChannel::on_timer`] found.
 #[derive(Debug, Default)]
 pub(super) struct Fired {
-    /// Datagrams were queued for retransmission (or a NACK pause ended).
+    /// The oldest datagram timed out and was queued for retransmission.
     pub(super) retransmit: bool,
     /// A NACK pause ended: queued data may go out again.
     pub(super) resumed: bool,
     /// A datagram stayed unacknowledged past the retry budget.
     pub(super) unreachable: bool,
+    /// The backed-off RTO of the datagram queued for retransmission.
+    pub(super) rto: Micros,
 }
 
 #[derive(Debug)]
@@ -102,8 +107,11 @@ pub(super) struct SendChannel {
     nack_backoff: Micros,
     /// The retry budget does not count time before this (the end of the last NACK pause).
     nack_epoch: Micros,
-    /// When unacked datagrams were last resent because of a duplicate request.
-    last_resend: Option<Micros>,
+    /// When an ack last acknowledged something: the budget counts from then at the
+    /// earliest.
+    progress_at: Micros,
+    /// Retransmissions queued by partial acks, not yet counted by the caller.
+    partial_acks: u64,
 }
 
 impl SendChannel {
@@ -123,7 +131,8 @@ impl SendChannel {
             nacked: 0,
             nack_backoff: cfg.nack_delay,
             nack_epoch: 0,
-            last_resend: None,
+            progress_at: 0,
+            partial_acks: 0,
         }
     }
 
@@ -133,6 +142,11 @@ impl SendChannel {
         self.next_seq = self.next_seq.wrapping_add(msg.frags);
         self.bytes += msg.payload.len();
         self.msgs.push_back(msg);
+    }
+
+    /// Retransmissions that partial acks queued since the last call.
+    pub(super) fn take_partial_acks(&mut self) -> u64 {
+        std::mem::take(&mut self.partial_acks)
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -205,6 +219,7 @@ impl SendChannel {
         let deadline = now.saturating_add(rto);
         self.slots.push_back(Slot {
             first_sent: now,
+            last_sent: now,
             deadline,
             rto,
             retransmitted: false,
@@ -237,6 +252,7 @@ impl SendChannel {
             let slot = self.slots.get_mut(rel)?;
             slot.queued = false;
             slot.retransmitted = true;
+            slot.last_sent = now;
             slot.deadline = now.saturating_add(slot.rto);
             return Some(Ok((len, slot.deadline)));
         }
@@ -262,20 +278,30 @@ impl SendChannel {
         &mut self,
         ack: u32,
         now: Micros,
+        rto: Micros,
         nack_delay: Micros,
     ) -> Option<Option<Micros>> {
         let acked = ack.wrapping_sub(self.una);
         if acked == 0 || acked > self.in_flight() {
             return None; // old, or (bogus) beyond what was sent
         }
-        let mut sample = None;
+        // Karn's rule, over the whole ack: the newest datagram acked gives the sample,
+        // unless it was sent again, or a retransmission it was sent before fills a hole
+        // in the range (it waited for that, not for the network, and its round trip
+        // would inflate the estimate, to `rto_max` under heavy loss).
+        let mut newest = None;
+        let mut resent_at = None;
         for _ in 0..acked {
             if let Some(slot) = self.slots.pop_front() {
-                if !slot.retransmitted {
-                    sample = Some(now.saturating_sub(slot.first_sent));
+                if slot.retransmitted {
+                    resent_at = Some(slot.last_sent.max(resent_at.unwrap_or(0)));
                 }
+                newest = Some(slot);
             }
         }
+        let sample = newest
+            .filter(|s| !s.retransmitted && resent_at.is_none_or(|t| s.first_sent >= t))
+            .map(|s| now.saturating_sub(s.first_sent));
         self.una = ack;
         while let Some(m) = self.msgs.front() {
             // A message is done when its end is at or before `una`; ends of queued
@@ -288,9 +314,23 @@ impl SendChannel {
             self.msgs.pop_front();
             self.nxt_msg = self.nxt_msg.saturating_sub(1);
         }
+        if let Some(front) = self.slots.front_mut() {
+            if !front.queued {
+                // Progress restarts the timer of the new oldest datagram (RFC 6298 5.3).
+                front.deadline = front.deadline.max(now.saturating_add(rto));
+            }
+            // A partial ack (NewReno): the peer got a retransmission but not this
+            // datagram, which was sent before it, so it is lost too: resend it now
+            // rather than a timeout later.
+            let lost = resent_at.is_some_and(|t| front.last_sent < t);
+            if lost && self.queue_retx(0) {
+                self.partial_acks += 1;
+            }
+        }
         self.dup_acks = 0;
         self.paused_until = None;
         self.nack_backoff = nack_delay;
+        self.progress_at = now;
         Some(sample)
     }
 
@@ -331,24 +371,21 @@ impl SendChannel {
         Some(until)
     }
 
-    /// A duplicate request arrived from the peer: its replies may be lost, so this
-    /// (reply) channel resends everything unacknowledged, at most once per `interval`.
-    pub(super) fn resend_all(&mut self, now: Micros, interval: Micros) -> bool {
-        if self.slots.is_empty() || self.is_paused() {
-            return false;
+    /// A duplicate request arrived from the peer: it did not get the reply that carried
+    /// its ack, so the oldest unacknowledged reply is likely lost; resend it if it was
+    /// sent at least `age` ago (a younger one is likely still on its way). Only the
+    /// oldest: once it arrives, the ack that comes back is partial if later ones were
+    /// lost too, and those follow (see `on_ack`); resending every unacknowledged reply
+    /// at each duplicate turned one duplicate into dozens in the simulation.
+    pub(super) fn resend_oldest(&mut self, now: Micros, age: Micros) -> u64 {
+        if self.is_paused() {
+            return 0;
         }
-        if self
-            .last_resend
-            .is_some_and(|t| now < t.saturating_add(interval))
-        {
-            return false;
-        }
-        self.last_resend = Some(now);
-        let mut any = false;
-        for rel in 0..self.slots.len() {
-            any |= self.queue_retx(rel);
-        }
-        any
+        let old = self
+            .slots
+            .front()
+            .is_some_and(|s| s.last_sent.saturating_add(age) <= now);
+        u64::from(old && self.queue_retx(0))
     }
 
     /// Fires what is due at `now`: the end of a NACK pause, retransmission timers, the
@@ -362,11 +399,9 @@ impl SendChannel {
             // The pause is over: send the refused datagram again, and give the others
             // a fresh timer, since nothing was sent while paused.
             self.paused_until = None;
-            for slot in self.slots.iter_mut() {
-                if !slot.queued {
-                    slot.rto = rto;
-                    slot.deadline = now.saturating_add(rto);
-                }
+            for slot in self.slots.iter_mut().filter(|s| !s.queued) {
+                slot.rto = rto;
+                slot.deadline = now.saturating_add(rto);
             }
             if self.nacked == self.una && self.queue_retx(0) {
                 if let Some(slot) = self.slots.front_mut() {
@@ -381,39 +416,29 @@ impl SendChannel {
                 return fired;
             }
         }
-        for rel in 0..self.slots.len() {
-            let Some(slot) = self.slots.get_mut(rel) else {
-                break;
-            };
-            if slot.queued || slot.deadline > now {
-                continue;
+        // One timer per channel, on the oldest datagram (as TCP): the later ones cannot
+        // be acknowledged before it, and resending them all whenever it is lost would
+        // resend a whole window the receiver mostly holds already. Later holes are found
+        // by partial acks (see `on_ack`) and duplicate acks.
+        if let Some(slot) = self.slots.front_mut() {
+            if !slot.queued && slot.deadline <= now {
+                slot.rto = slot.rto.saturating_mul(2).clamp(cfg.rto_min, cfg.rto_max);
+                fired.rto = slot.rto;
+                fired.retransmit = self.queue_retx(0);
             }
-            slot.rto = slot.rto.saturating_mul(2).clamp(cfg.rto_min, cfg.rto_max);
-            self.queue_retx(rel);
-            fired.retransmit = true;
         }
         fired
     }
 
-    /// The backed-off RTO of the retransmissions [`SendChannel::on_timer`] just queued.
-    pub(super) fn max_rto(&self) -> Micros {
-        self.slots
-            .iter()
-            .filter(|s| s.queued)
-            .map(|s| s.rto)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// When the oldest datagram in flight exhausts the retry budget.
+    /// When the retry budget runs out: `timeout` after the oldest datagram in flight
+    /// was sent, or after the last progress (an ack of anything, or the end of a NACK
+    /// pause) if later. Counting from progress rather than from the send alone matters
+    /// under heavy loss: holes are filled one round trip after another, so the last
+    /// of a window may wait long behind the others while the peer is plainly alive.
     pub(super) fn budget_deadline(&self, timeout: Micros) -> Option<Micros> {
         let oldest = self.slots.front()?;
-        Some(
-            oldest
-                .first_sent
-                .max(self.nack_epoch)
-                .saturating_add(timeout),
-        )
+        let from = oldest.first_sent.max(self.progress_at).max(self.nack_epoch);
+        Some(from.saturating_add(timeout))
     }
 
     /// The earliest moment [`SendChannel::on_timer`] has something to do.
@@ -421,11 +446,8 @@ impl SendChannel {
         if let Some(until) = self.paused_until {
             return Some(until);
         }
-        let timers = self.slots.iter().map(|s| s.deadline).min();
-        match (timers, self.budget_deadline(timeout)) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let oldest = self.slots.front()?;
+        Some(oldest.deadline.min(self.budget_deadline(timeout)?))
     }
 
     /// Forgets everything (the peer is unreachable).

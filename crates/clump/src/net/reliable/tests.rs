@@ -640,7 +640,7 @@ fn sequence_numbers_wrap_around() {
             .into_iter()
             .filter(|_| {
                 round += 1;
-                round % 4 != 0
+                !round.is_multiple_of(4)
             })
             .collect();
         out.reverse();
@@ -656,4 +656,154 @@ fn sequence_numbers_wrap_around() {
     }
     assert_eq!(got, (0..30).collect::<Vec<_>>());
     assert!(a.peers[0].tx[0].is_idle());
+}
+
+/// Cost of the machine on the hot path: a short request and its reply, both ways
+/// through `send`, `poll_transmit`, `handle_datagram` and `poll_inbound`. Run with
+/// `cargo test --release -p clump --lib bench_ -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_short_round_trip() {
+    let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
+    let mut buf = vec![0u8; 2048];
+    let rounds = 2_000_000u64;
+    let start = std::time::Instant::now();
+    for i in 0..rounds {
+        let now = i * 10;
+        a.send(now, peer(2), short(Channel::Request, i as u32), Vec::new())
+            .unwrap();
+        let (_, len) = a.poll_transmit(now, &mut buf).unwrap();
+        assert!(a.poll_transmit(now, &mut buf).is_none());
+        b.handle_datagram(now + 2, 1, &buf[..len], &mut no_land);
+        let req = b.poll_inbound(Channel::Request).unwrap();
+        b.send(
+            now + 2,
+            peer(1),
+            short(Channel::Reply, req.header.args[0]),
+            Vec::new(),
+        )
+        .unwrap();
+        let (_, len) = b.poll_transmit(now + 2, &mut buf).unwrap();
+        assert!(b.poll_transmit(now + 2, &mut buf).is_none());
+        a.handle_datagram(now + 4, 2, &buf[..len], &mut no_land);
+        assert!(a.poll_inbound(Channel::Reply).is_some());
+        // The reply's ack goes alone at the end of the batch (ack_delay 0).
+        if let Some((_, len)) = a.poll_transmit(now + 4, &mut buf) {
+            b.handle_datagram(now + 6, 1, &buf[..len], &mut no_land);
+        }
+        if a.poll_timeout().is_some_and(|t| t <= now + 6) {
+            a.handle_timeout(now + 6);
+        }
+        if b.poll_timeout().is_some_and(|t| t <= now + 6) {
+            b.handle_timeout(now + 6);
+        }
+    }
+    let ns = start.elapsed().as_nanos() as f64 / rounds as f64;
+    eprintln!("short round trip through two machines: {ns:.0} ns (3 datagrams)");
+    assert_eq!(a.stats().retransmits + b.stats().retransmits, 0);
+}
+
+/// Valid but hostile packets (any kind, channel, sequence and ack numbers, fragment
+/// offsets, lengths) never make the machine panic, deliver garbage twice, or loop.
+#[test]
+fn hostile_valid_packets_never_panic() {
+    let mut b = machine(
+        2,
+        ReliableConfig {
+            recv_queue: 4,
+            ..cfg()
+        },
+    );
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut rand = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n.max(1)
+    };
+    let kinds = [
+        PacketKind::Short,
+        PacketKind::Medium,
+        PacketKind::Long,
+        PacketKind::Get,
+        PacketKind::GetReply,
+        PacketKind::Ack,
+        PacketKind::Nack,
+        PacketKind::Returned {
+            reason: ReturnReason::BadTag,
+            of: DataKind::Medium,
+        },
+        PacketKind::Returned {
+            reason: ReturnReason::BadTag,
+            of: DataKind::Long,
+        },
+    ];
+    let mut buf = vec![0u8; wire::MAX_DATAGRAM];
+    let mut accepted = 0;
+    for i in 0..200_000u64 {
+        let now = i * 7;
+        let channel = if rand(2) == 0 {
+            Channel::Request
+        } else {
+            Channel::Reply
+        };
+        let mut h = Header::new(kinds[rand(kinds.len() as u64) as usize], channel);
+        h.job = JOB;
+        h.src = id(1 + rand(2) as u8);
+        h.dst = id(2);
+        h.seq = match rand(4) {
+            0 => rand(40) as u32,
+            1 => u32::MAX - rand(40) as u32,
+            _ => rand(600) as u32,
+        };
+        h.ack = (rand(3) > 0).then(|| rand(64) as u32);
+        if h.kind == PacketKind::Ack {
+            h.ack = Some(rand(64) as u32);
+        }
+        if !matches!(h.kind, PacketKind::Ack | PacketKind::Nack) {
+            h.args = Args::new(&[i as u32]).unwrap();
+        }
+        h.total_len = rand(5000) as u32;
+        h.frag_offset = [0, 1372, 2744, rand(5000) as u32][rand(4) as usize];
+        h.segment_offset = rand(1 << 20);
+        let mut len = rand(1400) as usize;
+        // Mostly the shape each kind needs, so that most packets pass validation.
+        match h.kind {
+            PacketKind::Short | PacketKind::Ack | PacketKind::Nack => {
+                (h.total_len, h.frag_offset, h.segment_offset, len) = (0, 0, 0, 0);
+            }
+            PacketKind::Get => (h.frag_offset, len) = (0, 0),
+            PacketKind::Medium
+            | PacketKind::Returned {
+                of: DataKind::Medium,
+                ..
+            } => h.segment_offset = 0,
+            _ => {}
+        }
+        if rand(4) > 0 {
+            len = len.min((h.total_len.saturating_sub(h.frag_offset)) as usize);
+        }
+        let payload = vec![i as u8; len];
+        let Ok(n) = wire::encode_into(&h, &payload, &mut buf) else {
+            continue;
+        };
+        accepted += 1;
+        let from = if rand(8) == 0 { 3 } else { 1 };
+        b.handle_datagram(now, from, &buf[..n], &mut |_, _| rand(2) == 0);
+        if rand(4) == 0 {
+            while b.poll_inbound(Channel::Request).is_some() {}
+            while b.poll_inbound(Channel::Reply).is_some() {}
+        }
+        if rand(16) == 0 {
+            let _ = b.send(now, peer(1), short(Channel::Request, 0), Vec::new());
+            let _ = b.send(now, peer(1), short(Channel::Reply, 0), Vec::new());
+        }
+        let mut out = vec![0u8; 2048];
+        while b.poll_transmit(now, &mut out).is_some() {}
+        if b.poll_timeout().is_some_and(|t| t <= now) {
+            b.handle_timeout(now);
+        }
+        while b.poll_event().is_some() {}
+    }
+    assert!(accepted > 100_000, "only {accepted} valid packets made");
 }

@@ -19,7 +19,7 @@ pub(super) struct Timers {
 impl Timers {
     /// Makes sure `peer` is woken at `at` or earlier.
     pub(super) fn arm(&mut self, registered: &mut Option<Micros>, peer: usize, at: Micros) {
-        if registered.map_or(true, |t| at < t) {
+        if registered.is_none_or(|t| at < t) {
             *registered = Some(at);
             self.heap.push(Reverse((at, peer)));
         }

@@ -1,0 +1,223 @@
+//! The simulation's scenarios, one test each so that they run in parallel.
+
+use super::network::{Cut, Faults};
+use super::world::{run, Outcome, Scenario, Stall};
+use crate::net::reliable::{ReliableConfig, Stats};
+use std::time::Instant;
+
+/// Ten times the messages under `CLUMP_SOAK=1`; a twentieth in a debug build, which
+/// runs the machine some thirty times slower (the full runs are for `--release`).
+fn scale(n: u64) -> u64 {
+    let n = match std::env::var("CLUMP_SOAK") {
+        Ok(v) if v == "1" => 10 * n,
+        _ => n,
+    };
+    if cfg!(debug_assertions) {
+        (n / 20).max(100)
+    } else {
+        n
+    }
+}
+
+/// The scenario's seed, unless `CLUMP_SIM_SEED` overrides it.
+fn seed(default: u64) -> u64 {
+    std::env::var("CLUMP_SIM_SEED")
+        .ok()
+        .and_then(|s| {
+            let s = s.trim();
+            match s.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16).ok(),
+                None => s.parse().ok(),
+            }
+        })
+        .unwrap_or(default)
+}
+
+fn scenario(
+    name: &'static str,
+    seed_: u64,
+    machines: u8,
+    requests: u64,
+    faults: Faults,
+) -> Scenario {
+    Scenario {
+        name,
+        seed: seed(seed_),
+        machines,
+        requests: scale(requests),
+        credits: 32,
+        faults,
+        cfg: ReliableConfig::default(),
+        initial_seq: 1,
+        cut: None,
+        stall: None,
+    }
+}
+
+fn faults(loss: f64, dup: f64, reorder: f64, corrupt: f64) -> Faults {
+    Faults {
+        loss,
+        dup,
+        reorder,
+        corrupt,
+    }
+}
+
+/// Runs `s`, printing its seed first (the harness shows it if the run fails) and a
+/// summary after.
+fn go(s: &Scenario) -> Outcome {
+    println!(
+        "scenario {} seed {:#x} (CLUMP_SIM_SEED={:#x} reruns it)",
+        s.name, s.seed, s.seed
+    );
+    let start = Instant::now();
+    let out = run(s);
+    let sum = |f: fn(&Stats) -> u64| out.stats.iter().map(f).sum::<u64>();
+    eprintln!(
+        "sim {}: {} messages, {} datagrams ({} resent: {} fast, {} partial ack, {} dup request, \
+         {} timer fires; {} acks, {} nacks), {:.3} s virtual, {:.2} s real; net {:?}",
+        s.name,
+        out.delivered,
+        sum(|st| st.datagrams_sent),
+        sum(|st| st.retransmits),
+        sum(|st| st.fast_retransmits),
+        sum(|st| st.partial_ack_retransmits),
+        sum(|st| st.duplicate_request_retransmits),
+        sum(|st| st.timeouts),
+        sum(|st| st.acks_sent),
+        sum(|st| st.nacks_sent),
+        out.end as f64 / 1e6,
+        start.elapsed().as_secs_f64(),
+        out.net
+    );
+    out
+}
+
+#[test]
+fn sim_clean_network() {
+    let s = scenario("clean", 0xc1ea_0001, 2, 120_000, Faults::default());
+    let out = go(&s);
+    let retx: u64 = out.stats.iter().map(|st| st.retransmits).sum();
+    assert_eq!(retx, 0, "nothing is resent on a perfect network");
+}
+
+#[test]
+fn sim_light_faults() {
+    let mut s = scenario(
+        "light",
+        0x1197_0002,
+        3,
+        30_000,
+        faults(0.01, 0.01, 0.05, 0.01),
+    );
+    // Acks wait a little for a packet to carry them.
+    s.cfg.ack_delay = 30;
+    go(&s);
+}
+
+#[test]
+fn sim_moderate_faults() {
+    go(&scenario(
+        "moderate",
+        0x30de_0003,
+        4,
+        20_000,
+        faults(0.05, 0.02, 0.10, 0.02),
+    ));
+}
+
+#[test]
+fn sim_heavy_faults() {
+    go(&scenario(
+        "heavy",
+        0x4eaf_0004,
+        3,
+        16_000,
+        faults(0.20, 0.05, 0.20, 0.05),
+    ));
+}
+
+#[test]
+fn sim_sequence_wrap_under_faults() {
+    let mut s = scenario(
+        "wrap",
+        0x00a2_0005,
+        2,
+        20_000,
+        faults(0.05, 0.02, 0.10, 0.01),
+    );
+    s.initial_seq = u32::MAX - 5_000;
+    // Small datagrams and window: a 64 KiB medium is some 200 fragments, more than
+    // the window holds.
+    s.cfg.max_datagram = 512;
+    s.cfg.window = 64;
+    go(&s);
+}
+
+#[test]
+fn sim_slow_receiver_is_nacked_not_declared_unreachable() {
+    let mut s = scenario(
+        "stall",
+        0x57a1_0006,
+        3,
+        10_000,
+        faults(0.01, 0.01, 0.05, 0.0),
+    );
+    s.cfg.recv_queue = 8;
+    // Longer than the retry budget: NACK time must not count against it.
+    let stall = Stall {
+        machine: 0,
+        from: 50_000,
+        until: 50_000 + 3 * s.cfg.timeout,
+    };
+    s.stall = Some(stall);
+    let out = go(&s);
+    let nacks: u64 = out.stats.iter().map(|st| st.nacks_sent).sum();
+    assert!(nacks > 0, "the stalled receiver NACKed");
+    assert!(out.stats[0].nacks_sent > 0);
+    assert!(out.unreachable.is_empty());
+}
+
+#[test]
+fn sim_link_cut_is_detected_in_time() {
+    let cfg = ReliableConfig::default();
+    let mut s = scenario("cut", 0xc07_0007, 4, 20_000, faults(0.02, 0.01, 0.05, 0.01));
+    // Senders that keep sending: with few credits, a requester whose requests were all
+    // acknowledged before the cut has nothing in flight and nothing to detect with.
+    s.credits = 1_000;
+    let cut = Cut {
+        a: 0,
+        b: 1,
+        at: 2_000,
+    };
+    s.cut = Some(cut);
+    let out = go(&s);
+    eprintln!(
+        "sim cut at {}: in flight since {:?}, unreachable at {:?}",
+        cut.at, out.cut_pending, out.unreachable
+    );
+    for m in [0, 1] {
+        assert!(
+            out.cut_pending.iter().any(|&(me, _, _)| me == m),
+            "machine {m} had data in flight across the cut"
+        );
+    }
+    for &(me, other, since) in &out.cut_pending {
+        let &(_, _, at) = out
+            .unreachable
+            .iter()
+            .find(|&&(m, p, _)| (m, p) == (me, other))
+            .unwrap_or_else(|| panic!("machine {me} never declared {other} unreachable"));
+        assert!(
+            at <= since + cfg.timeout + cfg.rto_max,
+            "machine {me} declared {other} unreachable at {at}, data in flight since {since}"
+        );
+        assert!(at >= cut.at);
+    }
+    assert!(out
+        .unreachable
+        .iter()
+        .all(|&(m, p, _)| (m, p) == (0, 1) || (m, p) == (1, 0)));
+    // Everyone else finished: 4 machines, 10 pairs not cut (of 12) deliver everything.
+    assert!(out.delivered >= 2 * 10 * s.requests);
+}
