@@ -105,3 +105,13 @@ pub fn opcode_of(kind: Kind, request: bool) -> c_int {
         (Kind::Get, _) => AM_GET_XFER_M,
     }
 }
+
+/// A table size from C: 1..=`max`; 0 or less is a bad argument, more than `max` beyond
+/// what clump has.
+pub fn table_size(n: c_int, max: usize) -> AmResult<usize> {
+    match usize::try_from(n) {
+        Ok(0) | Err(_) => Err(BAD_ARG),
+        Ok(n) if n > max => Err(RESOURCE),
+        Ok(n) => Ok(n),
+    }
+}

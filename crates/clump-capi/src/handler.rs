@@ -1,6 +1,6 @@
 //! The handler table: `AM_SetHandler`, `AM_SetHandlerAny` and its size.
 
-use crate::codes::{AmResult, BAD_ARG, IN_USE, RESOURCE};
+use crate::codes::{table_size, AmResult, BAD_ARG, IN_USE, RESOURCE};
 use crate::dispatch::{self, RawFn};
 use crate::guard::{self, out};
 use crate::state::{handle_of, with_ep};
@@ -57,13 +57,7 @@ pub extern "C" fn AM_GetNumHandlers(ea: *mut c_void, nhandlers: *mut c_int) -> c
 #[no_mangle]
 pub extern "C" fn AM_SetNumHandlers(ea: *mut c_void, n: c_int) -> c_int {
     guard::call(|| {
-        let n = usize::try_from(n).map_err(|_| BAD_ARG)?;
-        if n == 0 {
-            return Err(BAD_ARG);
-        }
-        if n > am::MAX_HANDLERS {
-            return Err(RESOURCE);
-        }
+        let n = table_size(n, am::MAX_HANDLERS)?;
         with_ep(ea, |s| {
             if s.handlers[n..].iter().any(Option::is_some) {
                 return Err(IN_USE);

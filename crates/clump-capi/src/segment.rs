@@ -96,7 +96,7 @@ fn place(
 pub extern "C" fn AM_SetSeg(ea: *mut c_void, addr: *mut c_void, nbytes: usize) -> c_int {
     guard::call(|| {
         let addr = addr.cast::<u8>();
-        if nbytes > am::MAX_LONG || (addr as usize) % page_size() != 0 {
+        if nbytes > am::MAX_LONG || !(addr as usize).is_multiple_of(page_size()) {
             return Err(BAD_ARG);
         }
         let (ep, old) = with_ep(ea, |s| Ok((s.ep.clone(), s.user_seg.take())))?;

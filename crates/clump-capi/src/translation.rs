@@ -1,6 +1,6 @@
 //! The translation table: map, unmap, queries and its size.
 
-use crate::codes::{AmResult, EnT, BAD_ARG, IN_USE, RESOURCE};
+use crate::codes::{table_size, AmResult, EnT, BAD_ARG, IN_USE, RESOURCE};
 use crate::guard::{self, out};
 use crate::state::with_ep;
 use std::ffi::c_void;
@@ -63,13 +63,7 @@ pub extern "C" fn AM_GetNumTranslations(ea: *mut c_void, ntrans: *mut c_int) -> 
 #[no_mangle]
 pub extern "C" fn AM_SetNumTranslations(ea: *mut c_void, n: c_int) -> c_int {
     guard::call(|| {
-        let n = usize::try_from(n).map_err(|_| BAD_ARG)?;
-        if n == 0 {
-            return Err(BAD_ARG);
-        }
-        if n > am::MAX_TRANSLATIONS {
-            return Err(RESOURCE);
-        }
+        let n = table_size(n, am::MAX_TRANSLATIONS)?;
         let (ep, old) = with_ep(ea, |s| Ok((s.ep.clone(), s.num_translations)))?;
         if (n..old).any(|i| ep.translation(i as u32).is_some()) {
             return Err(IN_USE);

@@ -26,7 +26,14 @@ fn handler_0_receives_each_returned_message_status() {
     let exe = compile("crates/clump-capi/tests/c/returned.c", "returned");
     for &hosts in HOSTS {
         let stdout = assert_ok(&run(2, hosts, &exe, &[], &[]), "returned ok", 3);
-        for status in ["EBADTAG", "EBADHANDLER", "EBADSEGOFF", "EBADENDPOINT", "EREPLYREJECTED", "EUNREACHABLE"] {
+        for status in [
+            "EBADTAG",
+            "EBADHANDLER",
+            "EBADSEGOFF",
+            "EBADENDPOINT",
+            "EREPLYREJECTED",
+            "EUNREACHABLE",
+        ] {
             assert!(stdout.contains(status), "{status} missing:\n{stdout}");
         }
     }
@@ -55,7 +62,11 @@ fn spmd_exit_ends_the_whole_job_with_its_status() {
 fn ping_pong_prints_its_round_trip() {
     let exe = compile("examples/c/pingpong.c", "pingpong");
     for &hosts in HOSTS {
-        let stdout = assert_ok(&run(2, hosts, &exe, &["500", "5"], &[]), "pingpong: rtt_us=", 1);
+        let stdout = assert_ok(
+            &run(2, hosts, &exe, &["500", "5"], &[]),
+            "pingpong: rtt_us=",
+            1,
+        );
         let rtt: f64 = stdout
             .split("rtt_us=")
             .nth(1)
@@ -97,7 +108,11 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
     let prefix = t.out.join("prefix");
     let _ = std::fs::remove_dir_all(&prefix);
     let status = Command::new(t.repo.join("scripts/install"))
-        .args(["--prefix".as_ref(), prefix.as_os_str(), "--no-build".as_ref()])
+        .args([
+            "--prefix".as_ref(),
+            prefix.as_os_str(),
+            "--no-build".as_ref(),
+        ])
         .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
         .status()
         .expect("scripts/install runs");
@@ -114,9 +129,17 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
     let statik = t.out.join("reduce-static");
     let cc = |args: Vec<String>| {
         let out = Command::new("cc").args(args).output().expect("cc runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
-    let mut args = vec![src.display().to_string(), "-o".into(), dynamic.display().to_string()];
+    let mut args = vec![
+        src.display().to_string(),
+        "-o".into(),
+        dynamic.display().to_string(),
+    ];
     args.extend(flags.split_whitespace().map(str::to_owned));
     cc(args);
     cc(vec![

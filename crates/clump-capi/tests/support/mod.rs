@@ -28,8 +28,15 @@ pub fn tree() -> &'static Tree {
     static TREE: OnceLock<Tree> = OnceLock::new();
     TREE.get_or_init(|| {
         let exe = std::env::current_exe().expect("test executable path");
-        let bin = exe.parent().and_then(Path::parent).expect("target/PROFILE").to_path_buf();
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+        let bin = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/PROFILE")
+            .to_path_buf();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap();
         if !bin.join("clump").is_file() || !bin.join("libclump.so").is_file() {
             build(&bin, &repo);
         }
@@ -42,7 +49,15 @@ pub fn tree() -> &'static Tree {
 fn build(bin: &Path, repo: &Path) {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(repo)
-        .args(["build", "-p", "clump-cli", "--bin", "clump", "-p", "clump-capi"])
+        .args([
+            "build",
+            "-p",
+            "clump-cli",
+            "--bin",
+            "clump",
+            "-p",
+            "clump-capi",
+        ])
         .env("CARGO_TARGET_DIR", bin.parent().unwrap());
     if bin.file_name().is_some_and(|n| n == "release") {
         cmd.arg("--release");
@@ -124,6 +139,10 @@ pub fn assert_ok(out: &Output, needle: &str, times: usize) -> String {
         "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
         out.status
     );
-    assert_eq!(stdout.matches(needle).count(), times, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        stdout.matches(needle).count(),
+        times,
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     stdout
 }
