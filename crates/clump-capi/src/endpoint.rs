@@ -20,7 +20,6 @@ pub fn register(ep: am::Endpoint, bundle: usize, translations: usize) -> AmResul
         num_translations: translations,
         seg_base: Rc::new(Cell::new(std::ptr::null_mut())),
         user_seg: None,
-        expected: (0, 0),
     };
     handles::with(&ENDPOINTS, |t| t.insert(state))
 }
@@ -90,7 +89,7 @@ pub extern "C" fn AM_GetTag(ea: *mut c_void, tag: *mut u64) -> c_int {
     guard::call(|| out(tag, state::endpoint(ea)?.tag()))
 }
 
-/// clump's queues are sized at creation, so this only checks and records the figures.
+/// clump sizes its queues when it creates an endpoint, so this only checks the figures.
 #[no_mangle]
 pub extern "C" fn AM_SetExpectedResources(
     ea: *mut c_void,
@@ -101,9 +100,6 @@ pub extern "C" fn AM_SetExpectedResources(
         if n_endpoints < 0 || n_outstanding_requests < 0 {
             return Err(BAD_ARG);
         }
-        with_ep(ea, |s| {
-            s.expected = (n_endpoints, n_outstanding_requests);
-            Ok(())
-        })
+        with_ep(ea, |_| Ok(()))
     })
 }

@@ -2,7 +2,7 @@
 //! unique generation, so a stale handle, one from another thread, or a made-up pointer is
 //! recognised and refused (`AM_ERR_BAD_ARG`) instead of being dereferenced.
 
-use crate::codes::{AmResult, Code, BAD_ARG, RESOURCE};
+use crate::codes::{AmResult, BAD_ARG, IN_USE, RESOURCE};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -88,6 +88,6 @@ pub fn with<T, R>(
     table.with(|t| match t.try_borrow_mut() {
         Ok(mut t) => f(&mut t),
         // Re-entered from a destructor run inside `f`: refuse rather than panic.
-        Err(_) => Err(Code(crate::codes::AM_ERR_IN_USE)),
+        Err(_) => Err(IN_USE),
     })
 }

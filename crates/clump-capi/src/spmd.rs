@@ -38,10 +38,6 @@ pub extern "C" fn clump_spmd_startup(
             })
         })?;
         let ep = crate::endpoint::register(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS))?;
-        crate::state::with_ep(to_ptr(ep), |s| {
-            s.expected = (size as i32, am::REQUEST_QUEUE_SLOTS as i32);
-            Ok(())
-        })?;
         RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
         JOB.with(|j| *j.borrow_mut() = Some(spmd));
         out(bundle, to_ptr(eb))?;

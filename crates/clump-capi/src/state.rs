@@ -28,7 +28,6 @@ pub struct EpState {
     pub seg_base: Rc<Cell<*mut u8>>,
     /// The program's memory made into the segment, turned private again on drop.
     pub user_seg: Option<UserSegment>,
-    pub expected: (i32, i32),
 }
 
 thread_local! {
