@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod config_cmd;
 mod run;
 
 #[derive(Parser)]
@@ -23,11 +24,14 @@ enum Command {
     Run(run::RunArgs),
     /// Measure clump (LogGP figures beside hardware baselines; contention for one server).
     Bench(bench::BenchArgs),
+    /// Print the C compiler and linker flags for libclump (like pkg-config).
+    Config(config_cmd::ConfigArgs),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
+        Command::Config(args) => config_cmd::main(args),
     }
 }

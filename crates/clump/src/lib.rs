@@ -31,6 +31,8 @@ mod dispatch;
 #[cfg(not(loom))]
 mod endpoint;
 #[cfg(not(loom))]
+mod endpoint_query;
+#[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
 mod message;

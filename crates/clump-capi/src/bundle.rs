@@ -1,0 +1,110 @@
+//! Initialization, bundles, events and polling.
+
+use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG, RESOURCE};
+use crate::guard::{self, out};
+use crate::handles;
+use crate::state::{self, handle_of, to_ptr, EbState, EpState, BUNDLES, ENDPOINTS};
+use am::EventMask;
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+#[no_mangle]
+pub extern "C" fn AM_Init() -> c_int {
+    guard::call_uninit(|| {
+        guard::set_initialized(true);
+        Ok(())
+    })
+}
+
+/// Frees this thread's bundles and endpoints; other calls fail until the next `AM_Init`.
+#[no_mangle]
+pub extern "C" fn AM_Terminate() -> c_int {
+    guard::call(|| {
+        let eps = handles::with(&ENDPOINTS, |t| Ok(t.drain_where(|_| true)))?;
+        eps.into_iter().for_each(free_endpoint);
+        drop(handles::with(&BUNDLES, |t| Ok(t.drain_where(|_| true)))?);
+        guard::set_initialized(false);
+        Ok(())
+    })
+}
+
+/// Frees an endpoint the tables no longer hold: closes it, then gives the program its
+/// segment memory back.
+pub fn free_endpoint(s: EpState) {
+    s.ep.free();
+    drop(s);
+}
+
+#[no_mangle]
+pub extern "C" fn AM_AllocateBundle(kind: c_int, endb: *mut *mut c_void) -> c_int {
+    guard::call(|| {
+        match kind {
+            AM_SEQ => {}
+            AM_PAR => return Err(RESOURCE),
+            _ => return Err(BAD_ARG),
+        }
+        if endb.is_null() {
+            return Err(BAD_ARG);
+        }
+        let bundle = am::Bundle::new()?;
+        let h = handles::with(&BUNDLES, |t| t.insert(EbState { bundle }))?;
+        out(endb, to_ptr(h))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn AM_FreeBundle(bundle: *mut c_void) -> c_int {
+    guard::call(|| {
+        let h = handle_of(bundle);
+        let gone = handles::with(&BUNDLES, |t| t.remove(h))?;
+        let eps = handles::with(&ENDPOINTS, |t| Ok(t.drain_where(|s| s.bundle == h)))?;
+        eps.into_iter().for_each(free_endpoint);
+        drop(gone);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn AM_GetEventMask(eb: *mut c_void, mask: *mut c_int) -> c_int {
+    guard::call(|| {
+        let m = match state::bundle(eb)?.event_mask() {
+            EventMask::None => AM_NOEVENTS,
+            EventMask::NotEmpty => AM_NOTEMPTY,
+        };
+        out(mask, m)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn AM_SetEventMask(eb: *mut c_void, mask: c_int) -> c_int {
+    guard::call(|| {
+        let m = match mask {
+            AM_NOEVENTS => EventMask::None,
+            AM_NOTEMPTY => EventMask::NotEmpty,
+            _ => return Err(BAD_ARG),
+        };
+        state::bundle(eb)?.set_event_mask(m);
+        Ok(())
+    })
+}
+
+/// Sleeps until a message waits, resets the mask (AM-II events fire once), then polls.
+#[no_mangle]
+pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
+    guard::call(|| {
+        let b = state::bundle(eb)?;
+        b.wait()?;
+        b.set_event_mask(EventMask::None);
+        poll(&b)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
+    guard::call(|| poll(&state::bundle(eb)?))
+}
+
+fn poll(b: &am::Bundle) -> AmResult {
+    b.poll()?;
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! `clump/spmd.h`: joining a job `clump run` started, and the job's collectives.
+
+use crate::codes::{AmResult, BAD_ARG, RESOURCE};
+use crate::guard::{self, out};
+use crate::handles;
+use crate::state::{to_ptr, EbState, BUNDLES, DEFAULT_TRANSLATIONS};
+use am::spmd::Spmd;
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_void};
+use std::os::raw::c_int;
+
+thread_local! {
+    /// The job, taken out while a collective runs (handlers then see it absent).
+    static JOB: RefCell<Option<Spmd>> = const { RefCell::new(None) };
+    static RANK_SIZE: Cell<(c_int, c_int)> = const { Cell::new((-1, -1)) };
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_startup(
+    _argc: *mut c_int,
+    _argv: *mut *mut *mut c_char,
+    bundle: *mut *mut c_void,
+    endpoint: *mut *mut c_void,
+) -> c_int {
+    guard::set_initialized(true);
+    guard::call(|| {
+        if bundle.is_null() || endpoint.is_null() {
+            return Err(BAD_ARG);
+        }
+        if RANK_SIZE.get().0 >= 0 {
+            return Err(RESOURCE); // joined already
+        }
+        let spmd = Spmd::init()?;
+        let size = spmd.size() as usize;
+        let eb = handles::with(&BUNDLES, |t| {
+            t.insert(EbState {
+                bundle: spmd.bundle.clone(),
+            })
+        })?;
+        let ep = crate::endpoint::register(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS))?;
+        RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
+        JOB.with(|j| *j.borrow_mut() = Some(spmd));
+        out(bundle, to_ptr(eb))?;
+        out(endpoint, to_ptr(ep))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_rank() -> c_int {
+    RANK_SIZE.get().0
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_size() -> c_int {
+    RANK_SIZE.get().1
+}
+
+/// Runs a collective on the job, which is out of its cell meanwhile.
+fn with_job<R>(f: impl FnOnce(&mut Spmd) -> AmResult<R>) -> AmResult<R> {
+    let mut spmd = JOB.with(|j| j.borrow_mut().take()).ok_or(RESOURCE)?;
+    let result = f(&mut spmd);
+    JOB.with(|j| *j.borrow_mut() = Some(spmd));
+    result
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_barrier() -> c_int {
+    guard::call(|| with_job(|s| Ok(s.barrier()?)))
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_allgather(src: *const c_void, dst: *mut c_void, len: usize) -> c_int {
+    guard::call(|| {
+        if src.is_null() || dst.is_null() {
+            return Err(BAD_ARG);
+        }
+        // SAFETY: the caller's contract: `len` readable bytes at `src`.
+        let mine = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
+        let parts = with_job(|s| Ok(s.allgather(mine)?))?;
+        if parts.iter().any(|p| p.len() != len) {
+            return Err(BAD_ARG); // ranks disagree on len
+        }
+        let all = parts.concat();
+        // SAFETY: the caller's contract: `size * len` writable bytes at `dst`.
+        unsafe { std::ptr::copy_nonoverlapping(all.as_ptr(), dst.cast::<u8>(), all.len()) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_getenv(name: *const c_char) -> *const c_char {
+    if name.is_null() {
+        return std::ptr::null();
+    }
+    // SAFETY: a NUL-terminated string from the caller; getenv returns a pointer into the
+    // environment (which `clump run` hands to every rank) or NULL.
+    unsafe { libc::getenv(name) }
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_exit(status: c_int) {
+    let reason = format!("clump_spmd_exit({status})");
+    let _ = std::panic::catch_unwind(|| {
+        JOB.with(|j| {
+            if let Ok(mut j) = j.try_borrow_mut() {
+                if let Some(s) = j.as_mut() {
+                    s.job.abort(status, &reason);
+                }
+            }
+        })
+    });
+    // SAFETY: exit(3) runs the program's atexit handlers and flushes its stdio, as a C
+    // program ending expects.
+    unsafe { libc::exit(status) }
+}

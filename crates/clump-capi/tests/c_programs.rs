@@ -1,0 +1,163 @@
+//! The AM-II C interface from C: the tests in `tests/c/` and the examples in
+//! `examples/c/`, compiled with `cc` against libclump and run through `clump run`.
+
+mod support;
+
+use support::{assert_ok, compile, run, tree, HOSTS};
+
+#[test]
+fn every_kind_with_0_to_16_arguments_and_every_size_limit() {
+    let exe = compile("crates/clump-capi/tests/c/kinds.c", "kinds");
+    for &hosts in HOSTS {
+        for n in [2, 3] {
+            assert_ok(&run(n, hosts, &exe, &[], &[]), "kinds ok", n as usize);
+        }
+    }
+}
+
+#[test]
+fn each_kind_of_bad_argument_gets_its_error_code() {
+    let exe = compile("crates/clump-capi/tests/c/errors.c", "errors");
+    assert_ok(&run(1, 1, &exe, &[], &[]), "errors ok", 1);
+}
+
+#[test]
+fn handler_0_receives_each_returned_message_status() {
+    let exe = compile("crates/clump-capi/tests/c/returned.c", "returned");
+    for &hosts in HOSTS {
+        let stdout = assert_ok(&run(2, hosts, &exe, &[], &[]), "returned ok", 3);
+        for status in [
+            "EBADTAG",
+            "EBADHANDLER",
+            "EBADSEGOFF",
+            "EBADENDPOINT",
+            "EREPLYREJECTED",
+            "EUNREACHABLE",
+        ] {
+            assert!(stdout.contains(status), "{status} missing:\n{stdout}");
+        }
+    }
+}
+
+#[test]
+fn token_queries_translation_edits_segments_and_events() {
+    let exe = compile("crates/clump-capi/tests/c/queries.c", "queries");
+    for &hosts in HOSTS {
+        let out = run(2, hosts, &exe, &[], &[("CLUMP_TEST_VAR", "hello")]);
+        assert_ok(&out, "queries ok", 2);
+    }
+}
+
+#[test]
+fn spmd_exit_ends_the_whole_job_with_its_status() {
+    let exe = compile("crates/clump-capi/tests/c/spmd_exit.c", "spmd_exit");
+    let out = run(3, 1, &exe, &[], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "stderr:\n{stderr}");
+    assert!(stderr.contains("clump_spmd_exit(3)"), "stderr:\n{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("passed a barrier"));
+}
+
+#[test]
+fn ping_pong_prints_its_round_trip() {
+    let exe = compile("examples/c/pingpong.c", "pingpong");
+    for &hosts in HOSTS {
+        let stdout = assert_ok(
+            &run(2, hosts, &exe, &["500", "5"], &[]),
+            "pingpong: rtt_us=",
+            1,
+        );
+        let rtt: f64 = stdout
+            .split("rtt_us=")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse().ok())
+            .expect("a round trip figure");
+        assert!(rtt > 0.0 && rtt < 10_000.0, "{stdout}");
+    }
+}
+
+#[test]
+fn remote_read_write_reduction_and_get_put_examples() {
+    for (name, n, needle) in [
+        ("remote_rw", 4, "remote_rw ok"),
+        ("reduce", 4, "reduce ok"),
+        ("getput", 3, "getput ok"),
+    ] {
+        let exe = compile(&format!("examples/c/{name}.c"), name);
+        for &hosts in HOSTS {
+            let times = if name == "reduce" { 1 } else { n as usize };
+            assert_ok(&run(n, hosts, &exe, &[], &[]), needle, times);
+        }
+    }
+}
+
+#[test]
+fn bulk_transfer_checks_every_byte() {
+    let exe = compile("examples/c/bulk.c", "bulk");
+    for &hosts in HOSTS {
+        assert_ok(&run(2, hosts, &exe, &[], &[]), "bulk ok", 1);
+    }
+}
+
+/// `scripts/install` lays out a prefix that `pkg-config` and a static link both use.
+#[test]
+fn installed_prefix_works_with_pkg_config_and_static_linking() {
+    use std::process::Command;
+    let t = tree();
+    let prefix = t.out.join("prefix");
+    let _ = std::fs::remove_dir_all(&prefix);
+    let status = Command::new(t.repo.join("scripts/install"))
+        .args([
+            "--prefix".as_ref(),
+            prefix.as_os_str(),
+            "--no-build".as_ref(),
+        ])
+        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
+        .status()
+        .expect("scripts/install runs");
+    assert!(status.success());
+    let pc = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "clump"])
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .output()
+        .expect("pkg-config runs");
+    assert!(pc.status.success(), "{pc:?}");
+    let flags = String::from_utf8(pc.stdout).unwrap();
+    let src = t.repo.join("examples/c/reduce.c");
+    let dynamic = t.out.join("reduce-pkgconfig");
+    let statik = t.out.join("reduce-static");
+    let cc = |args: Vec<String>| {
+        let out = Command::new("cc").args(args).output().expect("cc runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let mut args = vec![
+        src.display().to_string(),
+        "-o".into(),
+        dynamic.display().to_string(),
+    ];
+    args.extend(flags.split_whitespace().map(str::to_owned));
+    cc(args);
+    cc(vec![
+        src.display().to_string(),
+        "-o".into(),
+        statik.display().to_string(),
+        format!("-I{}", prefix.join("include").display()),
+        prefix.join("lib/libclump.a").display().to_string(),
+        "-lgcc_s".into(),
+        "-lutil".into(),
+        "-lrt".into(),
+        "-lpthread".into(),
+        "-lm".into(),
+        "-ldl".into(),
+    ]);
+    for exe in [dynamic, statik] {
+        let mut cmd = Command::new(prefix.join("bin/clump"));
+        cmd.args(["run".as_ref(), "-n".as_ref(), "3".as_ref(), exe.as_os_str()]);
+        assert_ok(&support::wait_with_timeout(cmd), "reduce ok", 1);
+    }
+}

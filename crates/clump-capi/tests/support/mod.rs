@@ -1,0 +1,148 @@
+//! Building C programs against the built libclump and running them through `clump run`.
+//!
+//! The library and the `clump` binary are found in the target directory this test runs
+//! from (`target/release`, or wherever `CARGO_TARGET_DIR` points); if either is missing
+//! (`cargo test -p clump-capi` alone builds no `clump`), they are built first.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The virtual host counts every multi-process test runs with. Add 2 here once
+/// `clump run --hosts` exists: every test then also runs across two virtual hosts.
+pub const HOSTS: &[u32] = &[1];
+
+/// Longest a job may take before the test kills it.
+const JOB_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub struct Tree {
+    /// The target profile directory: `clump`, `libclump.so`, `libclump.a`.
+    pub bin: PathBuf,
+    pub repo: PathBuf,
+    /// Where the C programs are built.
+    pub out: PathBuf,
+}
+
+pub fn tree() -> &'static Tree {
+    static TREE: OnceLock<Tree> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let bin = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/PROFILE")
+            .to_path_buf();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap();
+        if !bin.join("clump").is_file() || !bin.join("libclump.so").is_file() {
+            build(&bin, &repo);
+        }
+        let out = bin.join("c-tests");
+        std::fs::create_dir_all(&out).unwrap();
+        Tree { bin, repo, out }
+    })
+}
+
+fn build(bin: &Path, repo: &Path) {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(repo)
+        .args([
+            "build",
+            "-p",
+            "clump-cli",
+            "--bin",
+            "clump",
+            "-p",
+            "clump-capi",
+        ])
+        .env("CARGO_TARGET_DIR", bin.parent().unwrap());
+    if bin.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    let status = cmd.status().expect("cargo runs");
+    assert!(status.success(), "building clump and libclump failed");
+}
+
+/// `clump config --cflags --libs`, split into arguments.
+fn clump_flags() -> Vec<String> {
+    let out = Command::new(tree().bin.join("clump"))
+        .args(["config", "--cflags", "--libs"])
+        .output()
+        .expect("clump config runs");
+    assert!(out.status.success(), "clump config: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Compiles `src` (relative to the repository) into program `name`, with warnings as errors.
+pub fn compile(src: &str, name: &str) -> PathBuf {
+    let t = tree();
+    let exe = t.out.join(name);
+    let out = Command::new("cc")
+        .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"])
+        .arg(format!("-I{}", t.repo.join("examples/c").display()))
+        .arg(t.repo.join(src))
+        .arg("-o")
+        .arg(&exe)
+        .args(clump_flags())
+        .output()
+        .expect("cc runs");
+    assert!(
+        out.status.success(),
+        "cc {src} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Runs `program args` as a job of `n` processes on `hosts` virtual hosts.
+pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(tree().bin.join("clump"));
+    cmd.args(["run", "-n", &n.to_string()]);
+    if hosts > 1 {
+        cmd.args(["--hosts", &hosts.to_string()]);
+    }
+    cmd.arg("--").arg(program).args(args);
+    cmd.envs(env.iter().copied());
+    wait_with_timeout(cmd)
+}
+
+pub fn wait_with_timeout(mut cmd: Command) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let deadline = Instant::now() + JOB_TIMEOUT;
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{cmd:?} took longer than {JOB_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Asserts the job succeeded and `needle` appears `times` times in its output; returns it.
+pub fn assert_ok(out: &Output, needle: &str, times: usize) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert_eq!(
+        stdout.matches(needle).count(),
+        times,
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
