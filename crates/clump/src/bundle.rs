@@ -213,10 +213,21 @@ impl BundleCore {
         }
         // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
-        if ready > 0 {
+        ready > 0 && self.pump_network()
+    }
+
+    /// Takes in what the sockets hold and fires due timers, running no handler; whether
+    /// a whole message (or a message returned to its sender) now waits.
+    fn pump_network(&self) -> bool {
+        let endpoints = self.endpoints.borrow().clone();
+        for ep in &endpoints {
+            ep.pump_net();
+        }
+        let ready = self.has_work();
+        if ready {
             self.poll_network_next();
         }
-        ready > 0
+        ready
     }
 
     pub(crate) fn poll_network_next(&self) {
@@ -294,9 +305,8 @@ impl BundleCore {
             ep.poll_liveness_now();
         }
         if from_net || self.next_net_timer().is_some_and(|t| t.is_zero()) {
-            // A datagram or a due timer: the next poll must look at the network.
-            self.poll_network_next();
-            return true;
+            // A datagram or a due timer: it may complete a message, or be only an ack.
+            return self.pump_network() || ready;
         }
         ready || self.has_work()
     }

@@ -3,8 +3,7 @@
 //! (`AM_GetSourceEndpoint`).
 
 use crate::endpoint::Endpoint;
-use crate::name::{this_host, EndpointName, NO_ADDR};
-use crate::shm::block::REPLY_SLOTS;
+use crate::name::{EndpointName, NO_ADDR};
 use crate::token::{Origin, Token};
 
 impl Endpoint {
@@ -12,34 +11,32 @@ impl Endpoint {
     /// credit (it may still wait briefly for a slot in the destination's queue). False
     /// if `dest` is not mapped.
     pub fn can_send_now(&self, dest: u32) -> bool {
-        let core = &self.core;
-        let table = core.translations.borrow();
-        match table.get(dest as usize).and_then(|t| t.as_ref()) {
-            Some(t) => {
-                t.outstanding.len() < core.credits && core.outstanding_total.get() < REPLY_SLOTS
-            }
-            None => false,
-        }
+        let mapped = self
+            .core
+            .translations
+            .borrow()
+            .get(dest as usize)
+            .is_some_and(|t| t.is_some());
+        mapped && self.core.has_credit(dest)
     }
 }
 
 impl Token<'_> {
     /// The name of the endpoint that sent the message: the name this endpoint maps it
-    /// under if it does, else its name on this host. `None` for a get's completion.
+    /// under if it does, else one built from what the message says: a sender over the
+    /// network by its address (host 0, which no real host has: host ids are hashes of the
+    /// boot id, so mapping the name routes over the network), a sender through shared
+    /// memory on this host. `None` for a get's completion.
     pub fn source_name(&self) -> Option<EndpointName> {
-        let src = match self.origin {
-            Origin::Request { src, .. } | Origin::Reply { src } => src,
+        let (id, addr, host) = match self.origin {
+            Origin::Request { src, .. } | Origin::Reply { src } => {
+                (src, NO_ADDR, self.ep.name.host)
+            }
+            Origin::NetRequest { from, .. } => (from.id, from.addr, 0),
             Origin::Local => return None,
         };
         let table = self.ep.translations.borrow();
-        let mapped = table.iter().flatten().find(|t| t.name.id == src);
-        Some(mapped.map_or(
-            EndpointName {
-                host: this_host(),
-                id: src,
-                addr: NO_ADDR,
-            },
-            |t| t.name,
-        ))
+        let mapped = table.iter().flatten().find(|t| t.name.id == id);
+        Some(mapped.map_or(EndpointName { host, id, addr }, |t| t.name))
     }
 }

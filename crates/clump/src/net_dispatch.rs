@@ -53,6 +53,20 @@ impl EndpointCore {
         n
     }
 
+    /// Moves what waits on the socket into the machine, fires due timers and sends
+    /// what that produced (acks, retransmissions), running no handler: a waiting thread
+    /// learns whether a whole message is there, not merely a datagram.
+    pub(crate) fn pump_net(&self) {
+        if self.net.borrow().is_none() || self.freed.get() {
+            return;
+        }
+        while self.receive_datagrams(crate::net::udp::BATCH) == crate::net::udp::BATCH {}
+        self.handle_net_events();
+        if let Some(port) = self.net.borrow_mut().as_mut() {
+            port.transmit();
+        }
+    }
+
     fn next_inbound(&self, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
         self.net.borrow_mut().as_mut()?.next_inbound(channel)
     }

@@ -9,9 +9,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The virtual host counts every multi-process test runs with. Add 2 here once
-/// `clump run --hosts` exists: every test then also runs across two virtual hosts.
-pub const HOSTS: &[u32] = &[1];
+/// The virtual host counts every multi-process test runs with: one host (shared memory)
+/// and two (shared memory within each, UDP between them).
+pub const HOSTS: &[u32] = &[1, 2];
 
 /// Longest a job may take before the test kills it.
 const JOB_TIMEOUT: Duration = Duration::from_secs(120);
