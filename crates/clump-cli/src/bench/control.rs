@@ -22,12 +22,14 @@ const BURST_GO: usize = 512;
 const BURST_SENT: usize = 640;
 /// ... and burst N's answers all came back.
 const BURST_DRAINED: usize = 1024;
+/// The sequence number of the last bundle selection rank 1 carried out.
+const SELECTED: usize = 1152;
 /// Rank 1's answer to a command that has one (the bytes a bare UDP sink counted), and the
 /// sequence number of the command it answers, written after it.
 const RESULT: usize = 768;
 const RESULT_SEQ: usize = 896;
 pub const REGION_LEN: usize = 4096;
-const _: () = assert!(BURST_DRAINED + 128 <= REGION_LEN);
+const _: () = assert!(SELECTED + 128 <= REGION_LEN);
 
 /// Answer ARG rounds of the bare ping-pong; send ARG bursts when asked; stop.
 const OP_PONG: u64 = 1;
@@ -124,9 +126,14 @@ impl<'a> Control<'a> {
         Ok(received as f64 / dt.as_secs_f64() / 1e6)
     }
 
-    /// Makes rank 1 poll its bundle `index` (0: the main one) from now on.
-    pub fn select(&mut self, index: u64) {
+    /// Makes rank 1 poll its bundle `index` (0: the main one) from now on. Waits until
+    /// it does: the next command would overwrite the argument.
+    pub fn select(&mut self, index: u64) -> Result<(), String> {
         self.command(OP_SELECT, index);
+        let (seq, done) = (self.seq, self.word(SELECTED));
+        spin_until("rank 1's bundle selection", || {
+            done.load(Ordering::Acquire) == seq
+        })
     }
 
     /// Tells rank 1 that `bursts` burst requests follow.
@@ -205,6 +212,7 @@ pub fn obey(
                 bundle = bundles
                     .get(arg as usize)
                     .ok_or_else(|| format!("rank 1 has no bundle {arg}"))?;
+                word(SELECTED).store(seen >> 8, Ordering::Release);
             }
             OP_END => return Ok(()),
             op => return Err(format!("unknown command {op} from rank 0")),

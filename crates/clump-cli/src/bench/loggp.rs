@@ -362,9 +362,9 @@ fn measure(
         }
         // --with-network: the same round trip with the network off, beside it.
         if let (true, Some((rb, re))) = (args.with_network, &sides.reference) {
-            ctl.select(1);
+            ctl.select(1)?;
             let us = rtt_batch(rb, re, &replies, &[], plan.rtt.iters)?;
-            ctl.select(0);
+            ctl.select(0)?;
             if batch >= plan.rtt.warm {
                 ref_rtt_us.push(us);
             }
@@ -503,19 +503,19 @@ fn goodput(
     plan: &Plan,
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
     let mut buf = vec![0u8; GOODPUT_BYTES];
-    ctl.select(1);
+    ctl.select(1)?;
     let mut clean = Stream::start(rb, re, 1, Kind::Long, &mut buf, plan.stream_warm)?;
-    ctl.select(0);
+    ctl.select(0)?;
     let mut lossy = Stream::start(bundle, ep, 1, Kind::Long, &mut buf, plan.stream_warm)?;
     for _ in 0..plan.stream_batches {
-        ctl.select(1);
+        ctl.select(1)?;
         clean.batch(&buf, plan.stream_batch)?;
-        ctl.select(0);
+        ctl.select(0)?;
         lossy.batch(&buf, plan.stream_batch)?;
     }
-    ctl.select(1);
+    ctl.select(1)?;
     let clean = clean.finish(&mut buf)?;
-    ctl.select(0);
+    ctl.select(0)?;
     let lossy = lossy.finish(&mut buf)?;
     Ok((clean.mb_s, lossy.mb_s))
 }
