@@ -19,6 +19,9 @@ pub struct NetStats {
     pub socket: UdpStats,
 }
 
+/// See [`NetPort::open`].
+const ACK_DELAY_US: u64 = 200;
+
 pub(crate) struct NetPort {
     udp: UdpPort,
     machine: Reliable<SocketAddrV4>,
@@ -37,6 +40,10 @@ impl NetPort {
                 timeout: cfg.timeout.as_micros() as u64,
                 // The receive queue holds what the credits of many senders allow.
                 recv_queue: defaults.recv_queue.max(4 * window as usize),
+                // An ack waits this long for a message to carry it (the next request, or
+                // a reply), so a ping-pong sends no datagram of acks alone; well below
+                // the least retransmission timeout.
+                ack_delay: ACK_DELAY_US,
                 ..defaults
             },
         );

@@ -9,6 +9,7 @@ use crate::config::Faults;
 use crate::net::faults::{Fate, FaultInjector};
 use std::collections::VecDeque;
 use std::io;
+use std::mem::MaybeUninit;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, RawFd};
 
@@ -219,6 +220,42 @@ fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
     }
 }
 
+/// The vectors of one `sendmmsg`/`recvmmsg`, on the stack; only the entries in use are
+/// initialised (zeroing all [`BATCH`] of them would cost more than the call on a short
+/// message's path).
+struct Vectors {
+    addrs: [MaybeUninit<libc::sockaddr_in>; BATCH],
+    iovs: [MaybeUninit<libc::iovec>; BATCH],
+    msgs: [MaybeUninit<libc::mmsghdr>; BATCH],
+}
+
+impl Vectors {
+    fn new() -> Vectors {
+        Vectors {
+            addrs: [const { MaybeUninit::uninit() }; BATCH],
+            iovs: [const { MaybeUninit::uninit() }; BATCH],
+            msgs: [const { MaybeUninit::uninit() }; BATCH],
+        }
+    }
+
+    /// Entry `i`: one datagram of `len` bytes at `base`, to or from `addr`. The entry
+    /// points into `self`, which must not move before the system call.
+    fn set(&mut self, i: usize, addr: libc::sockaddr_in, base: *mut libc::c_void, len: usize) {
+        let addr = self.addrs[i].write(addr);
+        let iov = self.iovs[i].write(libc::iovec {
+            iov_base: base,
+            iov_len: len,
+        });
+        // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
+        let mut msg: libc::mmsghdr = unsafe { std::mem::zeroed() };
+        msg.msg_hdr.msg_name = (addr as *mut libc::sockaddr_in).cast();
+        msg.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        msg.msg_hdr.msg_iov = iov;
+        msg.msg_hdr.msg_iovlen = 1;
+        self.msgs[i].write(msg);
+    }
+}
+
 fn send_batch(
     socket: &std::net::UdpSocket,
     bufs: &[Box<[u8]>],
@@ -226,27 +263,21 @@ fn send_batch(
     len: &[usize],
 ) -> io::Result<usize> {
     let n = to.len();
-    let mut addrs: [libc::sockaddr_in; BATCH] = [sockaddr(SocketAddrV4::new(0.into(), 0)); BATCH];
-    // SAFETY: iovec and mmsghdr are plain C structs for which all-zero is a valid value.
-    let mut iovs: [libc::iovec; BATCH] = unsafe { std::mem::zeroed() };
-    let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
+    let mut v = Vectors::new();
     for i in 0..n {
-        addrs[i] = sockaddr(to[i]);
-        iovs[i] = libc::iovec {
-            iov_base: bufs[i].as_ptr() as *mut libc::c_void,
-            iov_len: len[i],
-        };
-        msgs[i].msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
-        msgs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
-        msgs[i].msg_hdr.msg_iov = &mut iovs[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
+        v.set(
+            i,
+            sockaddr(to[i]),
+            bufs[i].as_ptr() as *mut libc::c_void,
+            len[i],
+        );
     }
-    // SAFETY: the first n headers point at addresses, iovecs and buffers that live on this
-    // frame or in `bufs` for the whole call; the kernel only reads the datagram bytes.
+    // SAFETY: the first n headers point at addresses, iovecs and buffers that live in `v`
+    // or `bufs` for the whole call; the kernel only reads the datagram bytes.
     let sent = unsafe {
         libc::sendmmsg(
             socket.as_raw_fd(),
-            msgs.as_mut_ptr(),
+            v.msgs.as_mut_ptr().cast(),
             n as u32,
             libc::MSG_DONTWAIT,
         )
@@ -265,26 +296,21 @@ fn recv_batch(
     len: &mut [usize],
 ) -> io::Result<usize> {
     let n = bufs.len();
-    let mut addrs: [libc::sockaddr_in; BATCH] = [sockaddr(SocketAddrV4::new(0.into(), 0)); BATCH];
-    // SAFETY: iovec and mmsghdr are plain C structs for which all-zero is a valid value.
-    let mut iovs: [libc::iovec; BATCH] = unsafe { std::mem::zeroed() };
-    let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
-    for i in 0..n {
-        iovs[i] = libc::iovec {
-            iov_base: bufs[i].as_mut_ptr() as *mut libc::c_void,
-            iov_len: bufs[i].len(),
-        };
-        msgs[i].msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
-        msgs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
-        msgs[i].msg_hdr.msg_iov = &mut iovs[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
+    let mut v = Vectors::new();
+    for (i, buf) in bufs.iter_mut().enumerate() {
+        v.set(
+            i,
+            sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
+            buf.as_mut_ptr() as *mut libc::c_void,
+            buf.len(),
+        );
     }
     // SAFETY: the first n headers point at writable address slots and buffers (of the
     // lengths given) that live for the whole call; no timeout pointer is passed.
     let got = unsafe {
         libc::recvmmsg(
             socket.as_raw_fd(),
-            msgs.as_mut_ptr(),
+            v.msgs.as_mut_ptr().cast(),
             n as u32,
             libc::MSG_DONTWAIT,
             std::ptr::null_mut(),
@@ -295,14 +321,15 @@ fn recv_batch(
     }
     let got = got as usize;
     for i in 0..got {
-        let a = addrs[i];
+        // SAFETY: entry i < n was initialised by `set` (and filled in by the kernel).
+        let (a, msg) = unsafe { (v.addrs[i].assume_init(), v.msgs[i].assume_init_ref()) };
         from[i] = SocketAddrV4::new(
             Ipv4Addr::from(a.sin_addr.s_addr.to_ne_bytes()),
             u16::from_be(a.sin_port),
         );
         // A datagram longer than the buffer is truncated: the length tells the decoder,
         // which rejects it.
-        len[i] = (msgs[i].msg_len as usize).min(bufs[i].len());
+        len[i] = (msg.msg_len as usize).min(bufs[i].len());
     }
     Ok(got)
 }
