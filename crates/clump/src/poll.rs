@@ -123,13 +123,14 @@ mod tests {
             p.record(false);
         }
         assert_eq!(p.interval(), 32);
-        // Each busy poll shortens the interval by (32-8)/32 polls, rounded.
+        // Each busy poll among the last 32 shortens the interval by (32-8)/32 polls,
+        // rounded down: one alone does not, four make it 29.
         p.record(true);
-        assert_eq!(p.interval(), 32 - 24 / 32);
+        assert_eq!(p.interval(), 32);
         for _ in 0..3 {
             p.record(true);
         }
-        assert_eq!(p.interval(), 32 - 24 * 4 / 32);
+        assert_eq!(p.interval(), 29);
     }
 
     #[test]

@@ -427,7 +427,7 @@ fn measure(
     let (base_mb_s, medium, long, probes) =
         bandwidth(&bundle, &ep, &mut ctl, plan, &sizes, &mut sides)?;
     let mut reference =
-        (!ref_rtt_us.is_empty()).then(|| Reference::WithoutNetwork { rtt_us: ref_rtt_us });
+        (!ref_rtt_us.is_empty()).then_some(Reference::WithoutNetwork { rtt_us: ref_rtt_us });
     let mut goodput_streams = 0;
     if let (Some(loss), Some((rb, re))) = (args.loss, &sides.reference) {
         eprintln!(

@@ -182,17 +182,15 @@ impl UdpPort {
     /// system call; returns how many. Read them with [`UdpPort::received`].
     pub fn receive(&mut self, max: usize) -> usize {
         let max = max.clamp(1, BATCH);
-        self.rx_count = match recv_batch(
+        // EAGAIN (nothing there) and transient errors (ICMP reports of earlier sends)
+        // read as an empty socket: what matters comes again.
+        self.rx_count = recv_batch(
             &self.socket,
             &mut self.rx_bufs[..max],
             &mut self.rx_from[..max],
             &mut self.rx_len[..max],
-        ) {
-            Ok(n) => n,
-            // EAGAIN (nothing there) and transient errors (ICMP reports of earlier
-            // sends) read as an empty socket: what matters comes again.
-            Err(_) => 0,
-        };
+        )
+        .unwrap_or_default();
         self.stats.received += self.rx_count as u64;
         self.rx_count
     }
