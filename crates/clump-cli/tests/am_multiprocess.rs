@@ -1,41 +1,10 @@
 //! The AM layer between processes, through the real launcher (`clump run`) and the
 //! scenario program `clump-test-am`, which checks every byte it receives.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+mod support;
+
 use std::time::{Duration, Instant};
-
-fn clump_run(n: u32, scenario: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clump"));
-    cmd.args([
-        "run",
-        "-n",
-        &n.to_string(),
-        "--",
-        env!("CARGO_BIN_EXE_clump-test-am"),
-    ])
-    .args(scenario);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("clump run starts")
-}
-
-fn assert_ok(out: &Output, ranks: u32, needle: &str) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert_eq!(
-        stdout.matches(needle).count(),
-        ranks as usize,
-        "stdout:\n{stdout}"
-    );
-    stdout
-}
+use support::{assert_ok, clump_run};
 
 /// The number printed right after `key` in `text`, if any.
 fn number_after(text: &str, key: &str) -> Option<u64> {
@@ -62,20 +31,20 @@ fn clump_shm_files() -> Vec<String> {
 
 #[test]
 fn every_kind_at_and_around_its_limits_between_two_processes() {
-    let out = clump_run(2, &["kinds"], &[]);
+    let out = clump_run(2, &[], &["kinds"], &[]);
     assert_ok(&out, 2, "kinds ok");
 }
 
 #[test]
 fn every_kind_around_a_ring_of_four_processes() {
-    let out = clump_run(4, &["kinds"], &[]);
+    let out = clump_run(4, &[], &["kinds"], &[]);
     assert_ok(&out, 4, "kinds ok");
 }
 
 #[test]
 fn many_senders_fill_one_endpoint_and_every_message_arrives_once() {
     // A wide credit window lets 7 senders overrun the 256-slot queue and 16 bulk blocks.
-    let out = clump_run(8, &["flood", "3000"], &[("CLUMP_CREDITS", "64")]);
+    let out = clump_run(8, &[], &["flood", "3000"], &[("CLUMP_CREDITS", "64")]);
     let stdout = assert_ok(&out, 1, "flood ok: received=21000");
     let waits: u64 =
         number_after(&stdout, "queue_full_waits=").expect("rank 0 reports the queue-full waits");
@@ -88,7 +57,7 @@ fn many_senders_fill_one_endpoint_and_every_message_arrives_once() {
 #[test]
 fn sixteen_processes_on_two_cores_finish() {
     let start = Instant::now();
-    let out = clump_run(16, &["flood", "500"], &[]);
+    let out = clump_run(16, &[], &["flood", "500"], &[]);
     assert_ok(&out, 1, "flood ok: received=7500");
     assert!(
         start.elapsed() < Duration::from_secs(120),
@@ -99,13 +68,13 @@ fn sixteen_processes_on_two_cores_finish() {
 
 #[test]
 fn undeliverable_messages_return_with_their_reasons() {
-    let out = clump_run(2, &["errors"], &[]);
+    let out = clump_run(2, &[], &["errors"], &[]);
     assert_ok(&out, 2, "errors ok");
 }
 
 #[test]
 fn a_blocking_wait_sleeps_instead_of_spinning() {
-    let out = clump_run(2, &["sleep"], &[]);
+    let out = clump_run(2, &[], &["sleep"], &[]);
     let stdout = assert_ok(&out, 2, "sleep ok");
     let cpu_ms: u64 = number_after(&stdout, "cpu ").expect("rank 0 reports its CPU time");
     // Half a second of waiting; a spinning wait would burn all of it.
@@ -119,7 +88,7 @@ fn a_blocking_wait_sleeps_instead_of_spinning() {
 fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
     let before = clump_shm_files();
     let start = Instant::now();
-    let out = clump_run(2, &["stream-until-killed"], &[]);
+    let out = clump_run(2, &[], &["stream-until-killed"], &[]);
     let took = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
@@ -140,53 +109,6 @@ fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
 
 #[test]
 fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
-    let mut victim = Command::new(env!("CARGO_BIN_EXE_clump-test-am"))
-        .arg("victim")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("victim starts");
-    let mut line = String::new();
-    BufReader::new(victim.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let mut words = line.split_whitespace();
-    let name: clump::EndpointName = words.next().unwrap().parse().unwrap();
-    let tag = u64::from_str_radix(words.next().unwrap(), 16).unwrap();
-
-    let bundle = clump::Bundle::with_config(clump::config::Config::default()).unwrap();
-    let ep = bundle.create_endpoint(tag).unwrap();
-    ep.map(0, name, tag).unwrap();
-    let returned = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let r = returned.clone();
-    ep.set_return_handler(move |x| r.borrow_mut().push((x.reason, x.args.to_vec())))
-        .unwrap();
-    for i in 0..5 {
-        ep.request(0, 1, &[i]).unwrap(); // queued; the victim never polls
-    }
-    assert_eq!(ep.outstanding(), 5);
-    victim.kill().unwrap();
-    victim.wait().unwrap();
-    bundle.set_event_mask(clump::EventMask::NotEmpty);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while returned.borrow().len() < 5 && Instant::now() < deadline {
-        bundle.wait_timeout(Duration::from_millis(200)).unwrap();
-        bundle.poll().unwrap();
-    }
-    {
-        let got = returned.borrow();
-        assert_eq!(got.len(), 5, "returned: {got:?}");
-        assert!(got
-            .iter()
-            .all(|(reason, _)| *reason == clump::ReturnReason::PeerGone));
-        let args: Vec<u32> = got.iter().map(|(_, a)| a[0]).collect();
-        assert_eq!(args, vec![0, 1, 2, 3, 4]);
-    }
-    // Later sends to the dead peer come back at once.
-    ep.request(0, 1, &[9]).unwrap();
-    bundle.poll().unwrap();
-    assert_eq!(returned.borrow().len(), 6);
-    assert_eq!(
-        returned.borrow()[5],
-        (clump::ReturnReason::PeerGone, vec![9])
-    );
+    let r = support::requests_to_a_killed_peer(&[], clump::config::Config::default());
+    r.check(clump::ReturnReason::PeerGone);
 }

@@ -4,35 +4,10 @@
 //! reordering and corrupting datagrams. The scenario program checks every byte and that
 //! every message arrives exactly once, in order.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
-fn clump_run(n: u32, placement: &[&str], scenario: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clump"));
-    cmd.args(["run", "-n", &n.to_string()])
-        .args(placement)
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_clump-test-am"))
-        .args(scenario)
-        .envs(env.iter().copied());
-    cmd.output().expect("clump run starts")
-}
-
-fn assert_ok(out: &Output, ranks: u32, needle: &str) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert_eq!(
-        stdout.matches(needle).count(),
-        ranks as usize,
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-}
+use std::time::Duration;
+use support::{assert_ok, clump_run};
 
 /// Faults for the transport of every rank: a few percent of each kind.
 const FAULTS: &[(&str, &str)] = &[
@@ -92,58 +67,14 @@ fn undeliverable_messages_come_back_over_the_network() {
 #[test]
 fn requests_to_a_killed_peer_come_back_unreachable_within_the_timeout() {
     let job = "00000000000c1a55";
-    let mut victim = Command::new(env!("CARGO_BIN_EXE_clump-test-am"))
-        .arg("victim")
-        .env("CLUMP_JOB_ID", job)
-        .env("CLUMP_HOST", "1")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("victim starts");
-    let mut line = String::new();
-    BufReader::new(victim.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let mut words = line.split_whitespace();
-    let name: clump::EndpointName = words.next().unwrap().parse().unwrap();
-    let tag = u64::from_str_radix(words.next().unwrap(), 16).unwrap();
-
     let mut config = clump::config::Config::default();
     config.job.job_id = u64::from_str_radix(job, 16).unwrap();
     config.net.timeout = Duration::from_millis(300);
-    let bundle = clump::Bundle::with_config(config).unwrap();
-    let ep = bundle.create_endpoint(tag).unwrap();
-    ep.map(0, name, tag).unwrap();
-    let returned = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let r = returned.clone();
-    ep.set_return_handler(move |x| r.borrow_mut().push((x.reason, x.args.to_vec())))
-        .unwrap();
-    for i in 0..5 {
-        ep.request(0, 1, &[i]).unwrap();
-    }
-    victim.kill().unwrap();
-    victim.wait().unwrap();
-    let killed = Instant::now();
-    bundle.set_event_mask(clump::EventMask::NotEmpty);
-    while returned.borrow().len() < 5 && killed.elapsed() < Duration::from_secs(10) {
-        bundle.wait_timeout(Duration::from_millis(50)).unwrap();
-        bundle.poll().unwrap();
-    }
-    let waited = killed.elapsed();
-    let got = returned.borrow().clone();
-    assert_eq!(got.len(), 5, "returned: {got:?}");
-    assert!(got
-        .iter()
-        .all(|(reason, _)| *reason == clump::ReturnReason::Unreachable));
-    let mut args: Vec<u32> = got.iter().map(|(_, a)| a[0]).collect();
-    args.sort();
-    assert_eq!(args, vec![0, 1, 2, 3, 4]);
+    let r =
+        support::requests_to_a_killed_peer(&[("CLUMP_JOB_ID", job), ("CLUMP_HOST", "1")], config);
     // The timeout plus the coarse timer's last backoff, with room for a loaded machine.
-    assert!(waited < Duration::from_secs(3), "took {waited:?}");
-    // Later sends to it return at once.
-    ep.request(0, 1, &[9]).unwrap();
-    bundle.poll().unwrap();
-    assert_eq!(returned.borrow().len(), 6);
-    assert_eq!(ep.outstanding(), 0);
+    assert!(r.waited < Duration::from_secs(3), "took {:?}", r.waited);
+    r.check(clump::ReturnReason::Unreachable);
 }
 
 #[test]

@@ -7,7 +7,6 @@
 use crate::endpoint::{EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
 use crate::message::{Kind, Message, Returned, MAX_ARGS};
-use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::remote::SegMapping;
@@ -210,14 +209,15 @@ impl EndpointCore {
         Ok(token.replied)
     }
 
-    /// Runs the reply handler of a reply from `src`, or, if it cannot run (no handler, or
-    /// the payload, `None`, fell outside the segment), reports the reply to handler 0 here:
-    /// a reply cannot go back, that could deadlock.
+    /// Runs the handler of a reply (or of a get's completion, `origin` local), which may
+    /// not send; or, if it cannot run (no handler, or the payload, `None`, fell outside
+    /// the segment), reports the message to handler 0 here: a reply cannot go back, that
+    /// could deadlock.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn call_reply_handler(
         self: &Rc<Self>,
-        src: EndpointId,
+        origin: Origin,
         kind: Kind,
         index: u8,
         args: &[u32],
@@ -235,7 +235,7 @@ impl EndpointCore {
             (Some(handler), Some(payload)) if index != 0 => {
                 let mut token = Token {
                     ep: self,
-                    origin: Origin::Reply { src },
+                    origin,
                     replied: false,
                 };
                 let msg = Message {
@@ -329,7 +329,7 @@ impl EndpointCore {
                     _ => Some(&[][..]),
                 };
                 self.call_reply_handler(
-                    p.src,
+                    Origin::Reply { src: p.src },
                     kind_of(kind),
                     p.handler,
                     args,
@@ -383,46 +383,9 @@ impl EndpointCore {
         len: usize,
         landed: bool,
     ) {
-        let handler = self
-            .handlers
-            .borrow()
-            .get(index as usize)
-            .cloned()
-            .flatten();
         let segment = self.current_segment();
         let payload = segment_bytes(segment.as_ref(), offset, len as u32).filter(|_| landed);
-        match (handler, payload) {
-            (Some(handler), Some(payload)) if index != 0 => {
-                let mut token = Token {
-                    ep: self,
-                    origin: Origin::Local,
-                    replied: false,
-                };
-                let msg = Message {
-                    kind: Kind::Get,
-                    handler: index,
-                    args,
-                    payload,
-                    offset,
-                };
-                let _depth = InHandler::enter();
-                handler(&mut token, &msg);
-            }
-            (_, payload) => self.deliver_returned(&Returned {
-                reason: if payload.is_none() {
-                    ReturnReason::BadSegmentOffset
-                } else {
-                    ReturnReason::BadHandler
-                },
-                request: false,
-                kind: Kind::Get,
-                handler: index,
-                args,
-                payload: &[],
-                offset,
-                translation: None,
-            }),
-        }
+        self.call_reply_handler(Origin::Local, Kind::Get, index, args, payload, offset, &[]);
     }
 
     pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {

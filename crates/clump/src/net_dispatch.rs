@@ -247,7 +247,7 @@ impl EndpointCore {
                     _ => Some(&[][..]),
                 };
                 self.call_reply_handler(
-                    m.from.id,
+                    Origin::Reply { src: m.from.id },
                     kind,
                     h.handler,
                     args,

@@ -1,0 +1,104 @@
+//! What the multi-process tests share: starting a job of the scenario program through
+//! the real launcher, checking its output, and a peer that dies with requests in flight.
+
+#![allow(dead_code)] // each test file uses part of it
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `clump run -n N PLACEMENT -- clump-test-am SCENARIO` with `env` added.
+pub fn clump_run(n: u32, placement: &[&str], scenario: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clump"))
+        .args(["run", "-n", &n.to_string()])
+        .args(placement)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_clump-test-am"))
+        .args(scenario)
+        .envs(env.iter().copied())
+        .output()
+        .expect("clump run starts")
+}
+
+/// Asserts the job succeeded and printed `needle` `ranks` times; returns its stdout.
+pub fn assert_ok(out: &Output, ranks: u32, needle: &str) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert_eq!(
+        stdout.matches(needle).count(),
+        ranks as usize,
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
+
+/// Starts a process that never polls (with `env`), sends it five requests from an
+/// endpoint configured by `config`, kills it, and waits for the requests to come back.
+/// Returns their reasons and first arguments in the order they came, how long that took
+/// after the kill, and the endpoint (and its log) for what the test checks next.
+pub fn requests_to_a_killed_peer(env: &[(&str, &str)], config: clump::config::Config) -> Returned {
+    let mut victim = Command::new(env!("CARGO_BIN_EXE_clump-test-am"))
+        .arg("victim")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("victim starts");
+    let mut line = String::new();
+    BufReader::new(victim.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let mut words = line.split_whitespace();
+    let name: clump::EndpointName = words.next().unwrap().parse().unwrap();
+    let tag = u64::from_str_radix(words.next().unwrap(), 16).unwrap();
+
+    let bundle = clump::Bundle::with_config(config).unwrap();
+    let ep = bundle.create_endpoint(tag).unwrap();
+    ep.map(0, name, tag).unwrap();
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let r = log.clone();
+    ep.set_return_handler(move |x| r.borrow_mut().push((x.reason, x.args[0])))
+        .unwrap();
+    for i in 0..5 {
+        ep.request(0, 1, &[i]).unwrap(); // the victim never polls
+    }
+    assert_eq!(ep.outstanding(), 5);
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let killed = Instant::now();
+    bundle.set_event_mask(clump::EventMask::NotEmpty);
+    while log.borrow().len() < 5 && killed.elapsed() < Duration::from_secs(10) {
+        bundle.wait_timeout(Duration::from_millis(50)).unwrap();
+        bundle.poll().unwrap();
+    }
+    Returned {
+        waited: killed.elapsed(),
+        bundle,
+        ep,
+        log,
+    }
+}
+
+pub struct Returned {
+    pub waited: Duration,
+    pub bundle: clump::Bundle,
+    pub ep: clump::Endpoint,
+    pub log: std::rc::Rc<std::cell::RefCell<Vec<(clump::ReturnReason, u32)>>>,
+}
+
+impl Returned {
+    /// Checks the five came back for `reason`, and that a later send comes back at once.
+    pub fn check(&self, reason: clump::ReturnReason) {
+        let mut got = self.log.borrow().clone();
+        got.sort_by_key(|x| x.1);
+        assert_eq!(got, (0..5).map(|i| (reason, i)).collect::<Vec<_>>());
+        self.ep.request(0, 1, &[9]).unwrap();
+        self.bundle.poll().unwrap();
+        assert_eq!(self.log.borrow().last(), Some(&(reason, 9)));
+        assert_eq!(self.ep.outstanding(), 0);
+    }
+}
