@@ -25,8 +25,9 @@ fn main() -> ExitCode {
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
+        Some("cut-link") => victim::survive_cut_link(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|sleep|stream-until-killed|victim".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|sleep|stream-until-killed|victim|cut-link".into(),
         ),
     };
     match result {

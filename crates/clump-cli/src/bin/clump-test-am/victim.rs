@@ -41,3 +41,59 @@ pub fn serve_without_polling() -> Result<String, String> {
     std::thread::sleep(Duration::from_secs(60));
     Ok("victim was not killed".into())
 }
+
+/// Two ranks on two hosts: rank 0 keeps requests in flight to rank 1 until the link
+/// between them is cut (by the test, from outside); then they must come back unreachable
+/// within the network timeout of the last answer, and nothing may hang.
+pub fn survive_cut_link() -> Result<String, String> {
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    use std::time::Instant;
+    let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
+    let e = |r: clump::Result<()>| r.map_err(|e| e.to_string());
+    let last_answer = Rc::new(Cell::new(None::<Instant>));
+    let returns = Rc::new(RefCell::new(Vec::new()));
+    e(spmd.ep.set_handler(1, |t, m| t.reply(2, m.args).unwrap()))?;
+    let l = last_answer.clone();
+    e(spmd.ep.set_handler(2, move |_, _| l.set(Some(Instant::now()))))?;
+    let r = returns.clone();
+    e(spmd
+        .ep
+        .set_return_handler(move |m| r.borrow_mut().push((m.reason, Instant::now()))))?;
+    spmd.barrier().map_err(|e| e.to_string())?;
+    if spmd.rank() == 0 {
+        let timeout = clump::config::Config::from_env()
+            .map_err(|e| e.to_string())?
+            .net
+            .timeout;
+        let start = Instant::now();
+        while returns.borrow().is_empty() || spmd.ep.outstanding() > 0 {
+            if start.elapsed() > Duration::from_secs(60) {
+                return Err("no return to sender within 60 s of the start".into());
+            }
+            if spmd.ep.outstanding() < 8 && returns.borrow().is_empty() {
+                e(spmd.ep.request(1, 1, &[7]))?;
+            }
+            spmd.bundle.poll().map_err(|e| e.to_string())?;
+        }
+        let last = last_answer.get().ok_or("no answer came before the cut")?;
+        let got = returns.borrow();
+        if got.iter().any(|(r, _)| *r != clump::ReturnReason::Unreachable) {
+            return Err(format!("came back for other reasons: {got:?}"));
+        }
+        let after = got[0].1 - last;
+        // The budget counts from the last progress; the coarse timer adds up to one
+        // backoff step on top.
+        if after > timeout + Duration::from_millis(1500) {
+            return Err(format!(
+                "returned {after:?} after the last answer (timeout {timeout:?})"
+            ));
+        }
+        println!(
+            "cut-link ok: {} requests returned unreachable {after:?} after the last answer",
+            got.len()
+        );
+    }
+    spmd.barrier().map_err(|e| e.to_string())?;
+    Ok(format!("rank {} done", spmd.rank()))
+}
