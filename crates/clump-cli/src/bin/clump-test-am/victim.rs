@@ -55,7 +55,9 @@ pub fn survive_cut_link() -> Result<String, String> {
     let returns = Rc::new(RefCell::new(Vec::new()));
     e(spmd.ep.set_handler(1, |t, m| t.reply(2, m.args).unwrap()))?;
     let l = last_answer.clone();
-    e(spmd.ep.set_handler(2, move |_, _| l.set(Some(Instant::now()))))?;
+    e(spmd
+        .ep
+        .set_handler(2, move |_, _| l.set(Some(Instant::now()))))?;
     let r = returns.clone();
     e(spmd
         .ep
@@ -78,7 +80,10 @@ pub fn survive_cut_link() -> Result<String, String> {
         }
         let last = last_answer.get().ok_or("no answer came before the cut")?;
         let got = returns.borrow();
-        if got.iter().any(|(r, _)| *r != clump::ReturnReason::Unreachable) {
+        if got
+            .iter()
+            .any(|(r, _)| *r != clump::ReturnReason::Unreachable)
+        {
             return Err(format!("came back for other reasons: {got:?}"));
         }
         let after = got[0].1 - last;
