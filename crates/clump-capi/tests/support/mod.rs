@@ -47,23 +47,25 @@ pub fn tree() -> &'static Tree {
 }
 
 fn build(bin: &Path, repo: &Path) {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(repo)
-        .args([
-            "build",
-            "-p",
-            "clump-cli",
-            "--bin",
-            "clump",
-            "-p",
-            "clump-capi",
-        ])
-        .env("CARGO_TARGET_DIR", bin.parent().unwrap());
-    if bin.file_name().is_some_and(|n| n == "release") {
-        cmd.arg("--release");
+    // Two builds: `--bin clump` would also filter clump-capi's targets down to none.
+    for args in [
+        &["-p", "clump-capi"][..],
+        &["-p", "clump-cli", "--bin", "clump"],
+    ] {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(repo)
+            .arg("build")
+            .args(args)
+            .env("CARGO_TARGET_DIR", bin.parent().unwrap());
+        if bin.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "cargo build {args:?} failed");
     }
-    let status = cmd.status().expect("cargo runs");
-    assert!(status.success(), "building clump and libclump failed");
+    for file in ["clump", "libclump.so", "libclump.a"] {
+        assert!(bin.join(file).is_file(), "the build made no {file}");
+    }
 }
 
 /// `clump config --cflags --libs`, split into arguments.
