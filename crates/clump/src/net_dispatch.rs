@@ -10,11 +10,13 @@ use crate::net::reliable::{Event, Inbound};
 use crate::net::wire::{Channel, DataKind, Header, PacketKind};
 use crate::net_send::is_credit_answer;
 use crate::route::{NetPeer, Route};
+use crate::shm::remote::SegMapping;
 use crate::sync::Ordering;
 use crate::token::Origin;
 use std::net::SocketAddrV4;
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Messages of each channel one network poll runs at most.
 const NET_POLL_BUDGET: usize = 64;
@@ -133,27 +135,15 @@ impl EndpointCore {
         if h.tag != own_tag {
             return self.net_return(m.from, h, ReturnReason::BadTag, &m.payload);
         }
-        let kind = match h.kind {
-            PacketKind::Short => Kind::Short,
-            PacketKind::Medium => Kind::Medium,
-            PacketKind::Long => Kind::Long,
-            PacketKind::Get => return self.serve_net_get(m.from, h),
-            _ => return self.net_ack_later(m.from),
+        if h.kind == PacketKind::Get {
+            return self.serve_net_get(m.from, h);
+        }
+        let mut segment = None;
+        let Some((kind, payload)) = self.data_view(&m, &mut segment) else {
+            return self.net_ack_later(m.from);
         };
-        let segment = (kind == Kind::Long)
-            .then(|| self.current_segment())
-            .flatten();
-        let payload = match kind {
-            Kind::Medium => &m.payload[..],
-            Kind::Long => match segment_bytes(segment.as_ref(), h.segment_offset, h.total_len)
-                .filter(|_| m.landed)
-            {
-                Some(bytes) => bytes,
-                None => {
-                    return self.net_return(m.from, h, ReturnReason::BadSegmentOffset, &[]);
-                }
-            },
-            _ => &[],
+        let Some(payload) = payload else {
+            return self.net_return(m.from, h, ReturnReason::BadSegmentOffset, &[]);
         };
         let msg = Message {
             kind,
@@ -171,6 +161,33 @@ impl EndpointCore {
             Ok(false) => self.net_ack_later(m.from),
             Err(reason) => self.net_return(m.from, h, reason, &m.payload),
         }
+    }
+
+    /// A short, medium or long message as its handler sees it: its kind and payload, the
+    /// payload `None` for a long message that did not land in the segment; `None` for
+    /// other kinds. `segment` keeps the mapping a long payload borrows.
+    fn data_view<'a>(
+        &self,
+        m: &'a Inbound<SocketAddrV4>,
+        segment: &'a mut Option<Arc<SegMapping>>,
+    ) -> Option<(Kind, Option<&'a [u8]>)> {
+        let h = &m.header;
+        let kind = match h.kind {
+            PacketKind::Short => Kind::Short,
+            PacketKind::Medium => Kind::Medium,
+            PacketKind::Long => Kind::Long,
+            _ => return None,
+        };
+        let payload = match kind {
+            Kind::Medium => Some(&m.payload[..]),
+            Kind::Long => {
+                *segment = self.current_segment();
+                let segment: &'a Option<Arc<SegMapping>> = segment;
+                segment_bytes(segment.as_ref(), h.segment_offset, h.total_len).filter(|_| m.landed)
+            }
+            _ => Some(&[][..]),
+        };
+        Some((kind, payload))
     }
 
     /// Answers a get with the bytes it asked for, to land at its reply offset.
@@ -232,19 +249,9 @@ impl EndpointCore {
                 m.landed,
             ),
             PacketKind::Short | PacketKind::Medium | PacketKind::Long => {
-                let kind = match h.kind {
-                    PacketKind::Medium => Kind::Medium,
-                    PacketKind::Long => Kind::Long,
-                    _ => Kind::Short,
-                };
-                let segment = (kind == Kind::Long)
-                    .then(|| self.current_segment())
-                    .flatten();
-                let payload = match kind {
-                    Kind::Medium => Some(&m.payload[..]),
-                    Kind::Long => segment_bytes(segment.as_ref(), h.segment_offset, h.total_len)
-                        .filter(|_| m.landed),
-                    _ => Some(&[][..]),
+                let mut segment = None;
+                let Some((kind, payload)) = self.data_view(&m, &mut segment) else {
+                    return;
                 };
                 self.call_reply_handler(
                     Origin::Reply { src: m.from.id },
