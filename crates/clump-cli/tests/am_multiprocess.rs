@@ -6,9 +6,12 @@ mod support;
 use std::time::{Duration, Instant};
 use support::{assert_ok, clump_run};
 
-/// The number printed right after `key` in `text`, if any.
-fn number_after(text: &str, key: &str) -> Option<u64> {
-    text.split(key)
+/// The number printed right after `key` on the first line of `text` that contains
+/// `line` (ranks print in any order, and several may use the same key).
+fn number_after(text: &str, line: &str, key: &str) -> Option<u64> {
+    text.lines()
+        .find(|l| l.contains(line))?
+        .split(key)
         .nth(1)?
         .split_whitespace()
         .next()?
@@ -46,8 +49,8 @@ fn many_senders_fill_one_endpoint_and_every_message_arrives_once() {
     // A wide credit window lets 7 senders overrun the 256-slot queue and 16 bulk blocks.
     let out = clump_run(8, &[], &["flood", "3000"], &[("CLUMP_CREDITS", "64")]);
     let stdout = assert_ok(&out, 1, "flood ok: received=21000");
-    let waits: u64 =
-        number_after(&stdout, "queue_full_waits=").expect("rank 0 reports the queue-full waits");
+    let waits: u64 = number_after(&stdout, "flood ok:", "queue_full_waits=")
+        .expect("rank 0 reports the queue-full waits");
     assert!(
         waits > 0,
         "the queue never filled, so the test proved nothing:\n{stdout}"
@@ -76,7 +79,8 @@ fn undeliverable_messages_return_with_their_reasons() {
 fn a_blocking_wait_sleeps_instead_of_spinning() {
     let out = clump_run(2, &[], &["sleep"], &[]);
     let stdout = assert_ok(&out, 2, "sleep ok");
-    let cpu_ms: u64 = number_after(&stdout, "cpu ").expect("rank 0 reports its CPU time");
+    let cpu_ms: u64 =
+        number_after(&stdout, "wait: woke", "cpu ").expect("rank 0 reports its CPU time");
     // Half a second of waiting; a spinning wait would burn all of it.
     assert!(
         cpu_ms < 150,
