@@ -163,11 +163,12 @@ impl BundleCore {
     }
 
     pub(crate) fn poll_all(&self) -> Result<usize> {
+        let net_on = self.config.net.enabled;
         let mut policy = self.net_policy.get();
         // Without the network the policy is not even consulted: the hot path stays as
         // short as shared memory alone needs.
-        let net = self.config.net.enabled && policy.tick();
-        if self.config.net.enabled {
+        let tick = net_on && policy.tick();
+        if net_on {
             self.net_policy.set(policy);
         }
         let batch = policy.batch();
@@ -181,19 +182,21 @@ impl BundleCore {
                 break;
             };
             handled += ep.poll_endpoint();
-            if net {
+            // A socket with a doorbell is looked at whenever it rings, as cheaply as a
+            // shared-memory queue; on the policy's turns every socket is (its timers,
+            // and the sockets without a doorbell).
+            if tick || (net_on && ep.net_rang()) {
                 from_net += ep.poll_net(batch, true);
             }
             i += 1;
         }
-        if net {
+        if tick {
             // Handlers may have changed the policy (a wait inside one); record on top.
             let mut policy = self.net_policy.get();
             policy.record(from_net > 0);
             self.net_policy.set(policy);
-            handled += from_net;
         }
-        Ok(handled)
+        Ok(handled + from_net)
     }
 
     fn has_work(&self) -> bool {

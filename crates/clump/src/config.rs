@@ -13,6 +13,7 @@
 //! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1 | an IPv4 address |
 //! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | 1472 | 256 ..= 65507 |
 //! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
 //! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
@@ -71,6 +72,8 @@ pub struct NetConfig {
     pub poll_every_idle: u32,
     /// ... and when it is busy (the fewest).
     pub poll_every_busy: u32,
+    /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
+    pub doorbell: bool,
     pub faults: Faults,
 }
 
@@ -168,6 +171,7 @@ impl NetConfig {
         let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
+        let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
@@ -189,6 +193,7 @@ impl NetConfig {
             timeout: Duration::from_millis(timeout_ms),
             poll_every_idle,
             poll_every_busy,
+            doorbell,
             faults,
         })
     }

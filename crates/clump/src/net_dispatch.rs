@@ -69,6 +69,11 @@ impl EndpointCore {
         }
     }
 
+    /// Whether this endpoint's socket doorbell says datagrams wait.
+    pub(crate) fn net_rang(&self) -> bool {
+        self.net.borrow().as_ref().is_some_and(|p| p.rang())
+    }
+
     fn next_inbound(&self, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
         self.net.borrow_mut().as_mut()?.next_inbound(channel)
     }
@@ -76,7 +81,6 @@ impl EndpointCore {
     /// Reads up to `max` datagrams into the machine; returns how many.
     fn receive_datagrams(&self, max: usize) -> usize {
         let own_tag = self.own.block.get().header.tag.load(Ordering::Relaxed);
-        let segment = self.current_segment();
         let flights = &self.net_flights;
         // A fragment lands only where its message may: a request under this endpoint's
         // tag, or an answer from a peer this endpoint awaits answers from. The whole
@@ -86,6 +90,9 @@ impl EndpointCore {
                 Channel::Request => h.tag == own_tag,
                 Channel::Reply => flights.borrow().contains_key(&h.src),
             };
+            // Borrowed only here: most polls land nothing, and cloning the mapping's
+            // Arc on every one cost more than the rest of an empty poll.
+            let segment = self.segment.borrow();
             let fits = h
                 .segment_offset
                 .checked_add(u64::from(h.total_len))

@@ -15,13 +15,16 @@
 //!   machines through loss, duplication, reordering, corruption, link cuts and full
 //!   receive queues, and checks exactly-once in-order delivery of every message.
 //! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only file here that does
-//!   I/O, with [`faults`], the seeded fault injector it applies to what it sends.
+//!   I/O, with [`faults`], the seeded fault injector it applies to what it sends, and
+//!   [`doorbell`], the in-memory counter of queued datagrams that lets a poll skip the
+//!   system call when nothing came.
 //! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
 //!
 //! The Active Message semantics over this transport (which message answers which
 //! request, what lands where) live beside the shared-memory ones: `net_send.rs` and
 //! `net_dispatch.rs` at the crate root.
 
+pub mod doorbell;
 pub mod faults;
 pub(crate) mod port;
 pub use port::NetStats;

@@ -17,6 +17,8 @@ use std::time::Instant;
 pub struct NetStats {
     pub protocol: crate::net::reliable::Stats,
     pub socket: UdpStats,
+    /// Whether the socket has a doorbell (polls skip it while nothing came).
+    pub doorbell: bool,
 }
 
 /// See [`NetPort::open`].
@@ -26,11 +28,19 @@ pub(crate) struct NetPort {
     udp: UdpPort,
     machine: Reliable<SocketAddrV4>,
     origin: Instant,
+    /// Microseconds since `origin` at the last clock read: one read per poll or send,
+    /// shared by everything the poll does (a read costs as much as the rest of a
+    /// short message's protocol work).
+    now: u64,
 }
 
 impl NetPort {
     pub fn open(local: EndpointId, job: u64, window: u32, cfg: &NetConfig) -> io::Result<NetPort> {
-        let udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.faults)?;
+        let mut udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.faults)?;
+        if cfg.doorbell {
+            // Without BPF rights the socket works without one: polls ration their reads.
+            let _ = udp.attach_doorbell();
+        }
         let defaults = ReliableConfig::default();
         let machine = Reliable::new(
             local,
@@ -51,6 +61,7 @@ impl NetPort {
             udp,
             machine,
             origin: Instant::now(),
+            now: 0,
         })
     }
 
@@ -58,32 +69,35 @@ impl NetPort {
         self.udp.local_addr()
     }
 
-    fn now(&self) -> u64 {
-        self.origin.elapsed().as_micros() as u64
+    fn read_clock(&mut self) -> u64 {
+        self.now = self.origin.elapsed().as_micros() as u64;
+        self.now
     }
 
     /// Queues a message and sends what the window allows at once.
     pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
+        self.read_clock();
         self.queue(to, header, payload)?;
         self.transmit();
         Ok(())
     }
 
     /// Queues a message for the next [`NetPort::transmit`]: answers produced during a
-    /// poll leave together, in one batch, at its end.
+    /// poll leave together, in one batch, at its end. Its timers start from the poll's
+    /// clock reading.
     pub fn queue(
         &mut self,
         to: NetPeer,
         header: Header,
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
-        let now = self.now();
-        self.machine.send(now, to, header, payload)
+        self.machine.send(self.now, to, header, payload)
     }
 
-    /// Sends every datagram the machine has ready, in batches.
+    /// Sends every datagram the machine has ready, in batches, as of the last poll or
+    /// send's clock reading.
     pub fn transmit(&mut self) {
-        let now = self.now();
+        let now = self.now;
         loop {
             let buf = self.udp.tx_buffer();
             let Some((to, len)) = self.machine.poll_transmit(now, buf) else {
@@ -100,7 +114,7 @@ impl NetPort {
     /// if due; `land` writes long fragments into the segment. Returns datagrams read.
     pub fn receive(&mut self, max: usize, land: &mut dyn FnMut(&Header, &[u8]) -> bool) -> usize {
         let n = self.udp.receive(max);
-        let now = self.now();
+        let now = self.read_clock();
         for i in 0..n {
             let (from, bytes) = self.udp.received(i);
             self.machine.handle_datagram(now, from, bytes, land);
@@ -109,6 +123,11 @@ impl NetPort {
             self.machine.handle_timeout(now);
         }
         n
+    }
+
+    /// Whether the socket's doorbell says datagrams wait (false without a doorbell).
+    pub fn rang(&self) -> bool {
+        self.udp.rang()
     }
 
     pub fn next_inbound(&mut self, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
@@ -131,7 +150,7 @@ impl NetPort {
     pub fn next_timer(&self) -> Option<std::time::Duration> {
         let at = self.machine.poll_timeout()?;
         Some(std::time::Duration::from_micros(
-            at.saturating_sub(self.now()),
+            at.saturating_sub(self.origin.elapsed().as_micros() as u64),
         ))
     }
 
@@ -139,6 +158,7 @@ impl NetPort {
         NetStats {
             protocol: self.machine.stats(),
             socket: self.udp.stats(),
+            doorbell: self.udp.has_doorbell(),
         }
     }
 }

@@ -6,15 +6,18 @@
 //! fault injector (`faults.rs`) acts here, on the way out.
 
 use crate::config::Faults;
+use crate::net::doorbell::Doorbell;
 use crate::net::faults::{Fate, FaultInjector};
 use std::collections::VecDeque;
 use std::io;
-use std::mem::MaybeUninit;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, RawFd};
 
 /// Datagrams one `sendmmsg` or `recvmmsg` moves at most.
 pub const BATCH: usize = 64;
+/// With a doorbell, polls that find it silent skip the socket; one in this many reads
+/// it anyway, in case the hint was wrong (see `doorbell.rs`).
+const READS_SKIPPED_AT_MOST: u32 = 32;
 /// Socket buffer sizes asked for: bursts of a window of datagrams must not overflow them.
 const SOCKET_BUFFER: usize = 4 << 20;
 
@@ -33,16 +36,18 @@ pub struct UdpPort {
     socket: std::net::UdpSocket,
     local: SocketAddrV4,
     max_datagram: usize,
-    tx_bufs: Vec<Box<[u8]>>,
-    tx_to: Vec<SocketAddrV4>,
-    tx_len: Vec<usize>,
-    rx_bufs: Vec<Box<[u8]>>,
-    rx_from: Vec<SocketAddrV4>,
-    rx_len: Vec<usize>,
+    tx: Batch,
+    /// Datagrams queued in `tx`.
+    tx_count: usize,
+    rx: Batch,
+    /// Datagrams the last receive put in `rx`.
     rx_count: usize,
     faults: Option<FaultInjector>,
     /// Datagrams the injector holds back, sent after the next batch (reordering).
     held: VecDeque<(SocketAddrV4, Vec<u8>)>,
+    doorbell: Option<Doorbell>,
+    /// Reads skipped in a row because the doorbell was silent.
+    skipped: u32,
     stats: UdpStats,
 }
 
@@ -62,22 +67,36 @@ impl UdpPort {
             std::net::SocketAddr::V4(a) => a,
             std::net::SocketAddr::V6(_) => unreachable!("bound to an IPv4 address"),
         };
-        let bufs = || (0..BATCH).map(|_| vec![0u8; max_datagram].into_boxed_slice());
         Ok(UdpPort {
             socket,
             local,
             max_datagram,
-            tx_bufs: bufs().collect(),
-            tx_to: Vec::with_capacity(BATCH),
-            tx_len: Vec::with_capacity(BATCH),
-            rx_bufs: bufs().collect(),
-            rx_from: vec![SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0); BATCH],
-            rx_len: vec![0; BATCH],
+            tx: Batch::new(max_datagram),
+            tx_count: 0,
+            rx: Batch::new(max_datagram),
             rx_count: 0,
             faults: faults.any().then(|| FaultInjector::new(faults)),
             held: VecDeque::new(),
+            doorbell: None,
+            skipped: 0,
             stats: UdpStats::default(),
         })
+    }
+
+    /// Gives the socket a doorbell (see `doorbell.rs`); an error where this process may
+    /// not load BPF programs, and the socket then works without one.
+    pub fn attach_doorbell(&mut self) -> io::Result<()> {
+        self.doorbell = Some(Doorbell::attach(self.socket.as_raw_fd())?);
+        Ok(())
+    }
+
+    pub fn has_doorbell(&self) -> bool {
+        self.doorbell.is_some()
+    }
+
+    /// Whether the doorbell says datagrams wait (false without a doorbell).
+    pub fn rang(&self) -> bool {
+        self.doorbell.as_ref().is_some_and(Doorbell::rang)
     }
 
     pub fn local_addr(&self) -> SocketAddrV4 {
@@ -94,42 +113,42 @@ impl UdpPort {
 
     /// The buffer for the next outgoing datagram; sends the batch first if it is full.
     pub fn tx_buffer(&mut self) -> &mut [u8] {
-        if self.tx_to.len() == BATCH {
+        if self.tx_count == BATCH {
             self.flush();
         }
-        &mut self.tx_bufs[self.tx_to.len()]
+        &mut self.tx.bufs[self.tx_count]
     }
 
     /// Queues the `len` bytes written into the last [`UdpPort::tx_buffer`] for `to`.
     pub fn tx_commit(&mut self, to: SocketAddrV4, len: usize) {
-        let i = self.tx_to.len();
+        let i = self.tx_count;
         let fate = match &mut self.faults {
             Some(f) => f.decide(),
             None => Fate::CLEAN,
         };
         if let Some((at, mask)) = fate.corrupt {
             if len > 0 {
-                self.tx_bufs[i][at % len] ^= mask;
+                self.tx.bufs[i][at % len] ^= mask;
             }
         }
         match fate.copies {
             0 => self.stats.injected_losses += 1,
             _ if fate.hold => {
-                let bytes = self.tx_bufs[i][..len].to_vec();
+                let bytes = self.tx.bufs[i][..len].to_vec();
                 if fate.copies == 2 {
                     self.held.push_back((to, bytes.clone()));
                 }
                 self.held.push_back((to, bytes));
             }
             copies => {
-                self.tx_to.push(to);
-                self.tx_len.push(len);
+                self.tx.describe(i, to, len);
+                self.tx_count += 1;
                 // A duplicate that no longer fits in the batch is not made.
-                if copies == 2 && self.tx_to.len() < BATCH {
-                    let (done, rest) = self.tx_bufs.split_at_mut(i + 1);
+                if copies == 2 && self.tx_count < BATCH {
+                    let (done, rest) = self.tx.bufs.split_at_mut(i + 1);
                     rest[0][..len].copy_from_slice(&done[i][..len]);
-                    self.tx_to.push(to);
-                    self.tx_len.push(len);
+                    self.tx.describe(i + 1, to, len);
+                    self.tx_count += 1;
                 }
             }
         }
@@ -137,22 +156,17 @@ impl UdpPort {
 
     /// Whether datagrams wait to be sent.
     pub fn tx_pending(&self) -> bool {
-        !self.tx_to.is_empty() || !self.held.is_empty()
+        self.tx_count > 0 || !self.held.is_empty()
     }
 
     /// Sends the batch (one `sendmmsg`, more only if the kernel takes part of it), then
     /// anything held back for reordering. Datagrams the kernel refuses are lost, as they
     /// would be on a wire; the reliability layer sends them again.
     pub fn flush(&mut self) {
-        let n = self.tx_to.len();
+        let n = self.tx_count;
         let mut done = 0;
         while done < n {
-            match send_batch(
-                &self.socket,
-                &self.tx_bufs[done..n],
-                &self.tx_to[done..n],
-                &self.tx_len[done..n],
-            ) {
+            match self.tx.send(&self.socket, done..n) {
                 Ok(sent) => {
                     self.stats.sent += sent as u64;
                     done += sent.max(1);
@@ -168,8 +182,7 @@ impl UdpPort {
                 }
             }
         }
-        self.tx_to.clear();
-        self.tx_len.clear();
+        self.tx_count = 0;
         while let Some((to, bytes)) = self.held.pop_front() {
             match self.socket.send_to(&bytes, to) {
                 Ok(_) => self.stats.sent += 1,
@@ -179,25 +192,34 @@ impl UdpPort {
     }
 
     /// Receives up to `max` datagrams (at most [`BATCH`]) waiting on the socket, with one
-    /// system call; returns how many. Read them with [`UdpPort::received`].
+    /// system call; returns how many. Read them with [`UdpPort::received`]. With a
+    /// doorbell that is silent, it mostly makes no call and returns 0.
     pub fn receive(&mut self, max: usize) -> usize {
         let max = max.clamp(1, BATCH);
+        let counted = match &self.doorbell {
+            Some(bell) if !bell.rang() && self.skipped < READS_SKIPPED_AT_MOST => {
+                self.skipped += 1;
+                self.rx_count = 0;
+                return 0;
+            }
+            Some(bell) => bell.snapshot(),
+            None => 0,
+        };
+        self.skipped = 0;
         // EAGAIN (nothing there) and transient errors (ICMP reports of earlier sends)
         // read as an empty socket: what matters comes again.
-        self.rx_count = recv_batch(
-            &self.socket,
-            &mut self.rx_bufs[..max],
-            &mut self.rx_from[..max],
-            &mut self.rx_len[..max],
-        )
-        .unwrap_or_default();
+        self.rx_count = self.rx.receive(&self.socket, max).unwrap_or_default();
+        if let Some(bell) = &mut self.doorbell {
+            bell.read(counted, self.rx_count);
+        }
         self.stats.received += self.rx_count as u64;
         self.rx_count
     }
 
     /// Datagram `i` of the last [`UdpPort::receive`]: its sender and bytes.
     pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
-        (self.rx_from[i], &self.rx_bufs[i][..self.rx_len[i]])
+        debug_assert!(i < self.rx_count);
+        self.rx.received(i)
     }
 }
 
@@ -218,118 +240,114 @@ fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
     }
 }
 
-/// The vectors of one `sendmmsg`/`recvmmsg`, on the stack; only the entries in use are
-/// initialised (zeroing all [`BATCH`] of them would cost more than the call on a short
-/// message's path).
-struct Vectors {
-    addrs: [MaybeUninit<libc::sockaddr_in>; BATCH],
-    iovs: [MaybeUninit<libc::iovec>; BATCH],
-    msgs: [MaybeUninit<libc::mmsghdr>; BATCH],
+/// A batch of datagram buffers with the `mmsghdr` vectors that describe them to
+/// `sendmmsg`/`recvmmsg`, built once and reused by every call: setting up 64 entries per
+/// call cost more than the call itself on a short message's path.
+struct Batch {
+    bufs: Vec<Box<[u8]>>,
+    addrs: Box<[libc::sockaddr_in]>,
+    iovs: Box<[libc::iovec]>,
+    /// Entry i points at `addrs[i]` and `iovs[i]`, which points at `bufs[i]`: all heap
+    /// memory owned here, which stays put when the `Batch` moves.
+    msgs: Box<[libc::mmsghdr]>,
 }
 
-impl Vectors {
-    fn new() -> Vectors {
-        Vectors {
-            addrs: [const { MaybeUninit::uninit() }; BATCH],
-            iovs: [const { MaybeUninit::uninit() }; BATCH],
-            msgs: [const { MaybeUninit::uninit() }; BATCH],
+const SOCKADDR_LEN: libc::socklen_t = std::mem::size_of::<libc::sockaddr_in>() as _;
+
+impl Batch {
+    fn new(max_datagram: usize) -> Batch {
+        let mut bufs: Vec<Box<[u8]>> = (0..BATCH)
+            .map(|_| vec![0u8; max_datagram].into_boxed_slice())
+            .collect();
+        let mut addrs: Box<[libc::sockaddr_in]> =
+            vec![sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)); BATCH].into();
+        let mut iovs: Box<[libc::iovec]> = bufs
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        let msgs = addrs
+            .iter_mut()
+            .zip(iovs.iter_mut())
+            .map(|(addr, iov)| {
+                // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
+                let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
+                m.msg_hdr.msg_name = (addr as *mut libc::sockaddr_in).cast();
+                m.msg_hdr.msg_namelen = SOCKADDR_LEN;
+                m.msg_hdr.msg_iov = iov;
+                m.msg_hdr.msg_iovlen = 1;
+                m
+            })
+            .collect();
+        Batch {
+            bufs,
+            addrs,
+            iovs,
+            msgs,
         }
     }
 
-    /// Entry `i`: one datagram of `len` bytes at `base`, to or from `addr`. The entry
-    /// points into `self`, which must not move before the system call.
-    fn set(&mut self, i: usize, addr: libc::sockaddr_in, base: *mut libc::c_void, len: usize) {
-        let addr = self.addrs[i].write(addr);
-        let iov = self.iovs[i].write(libc::iovec {
-            iov_base: base,
-            iov_len: len,
-        });
-        // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
-        let mut msg: libc::mmsghdr = unsafe { std::mem::zeroed() };
-        msg.msg_hdr.msg_name = (addr as *mut libc::sockaddr_in).cast();
-        msg.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
-        msg.msg_hdr.msg_iov = iov;
-        msg.msg_hdr.msg_iovlen = 1;
-        self.msgs[i].write(msg);
+    /// Entry `i` sends the first `len` bytes of its buffer to `to`.
+    fn describe(&mut self, i: usize, to: SocketAddrV4, len: usize) {
+        self.addrs[i] = sockaddr(to);
+        self.iovs[i].iov_len = len;
     }
-}
 
-fn send_batch(
-    socket: &std::net::UdpSocket,
-    bufs: &[Box<[u8]>],
-    to: &[SocketAddrV4],
-    len: &[usize],
-) -> io::Result<usize> {
-    let n = to.len();
-    let mut v = Vectors::new();
-    for i in 0..n {
-        v.set(
-            i,
-            sockaddr(to[i]),
-            bufs[i].as_ptr() as *mut libc::c_void,
-            len[i],
-        );
+    /// Sends the entries in `range` (one `sendmmsg`); how many the kernel took.
+    fn send(&mut self, socket: &std::net::UdpSocket, range: std::ops::Range<usize>) -> io::Result<usize> {
+        let msgs = &mut self.msgs[range];
+        // SAFETY: every header points at an address, an iovec and a buffer of the length
+        // it gives, all owned by `self` and alive for the call; the kernel only reads
+        // them (and writes each header's msg_len).
+        let sent = unsafe {
+            libc::sendmmsg(
+                socket.as_raw_fd(),
+                msgs.as_mut_ptr(),
+                msgs.len() as u32,
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if sent < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(sent as usize)
+        }
     }
-    // SAFETY: the first n headers point at addresses, iovecs and buffers that live in `v`
-    // or `bufs` for the whole call; the kernel only reads the datagram bytes.
-    let sent = unsafe {
-        libc::sendmmsg(
-            socket.as_raw_fd(),
-            v.msgs.as_mut_ptr().cast(),
-            n as u32,
-            libc::MSG_DONTWAIT,
-        )
-    };
-    if sent < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(sent as usize)
-    }
-}
 
-fn recv_batch(
-    socket: &std::net::UdpSocket,
-    bufs: &mut [Box<[u8]>],
-    from: &mut [SocketAddrV4],
-    len: &mut [usize],
-) -> io::Result<usize> {
-    let n = bufs.len();
-    let mut v = Vectors::new();
-    for (i, buf) in bufs.iter_mut().enumerate() {
-        v.set(
-            i,
-            sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
-            buf.as_mut_ptr() as *mut libc::c_void,
-            buf.len(),
-        );
+    /// Receives up to `max` datagrams into the first entries (one `recvmmsg`).
+    fn receive(&mut self, socket: &std::net::UdpSocket, max: usize) -> io::Result<usize> {
+        // The kernel writes back only each header's msg_len, msg_flags and msg_namelen
+        // (the size of an IPv4 address, as set): the entries need no reset.
+        // SAFETY: the first `max` headers point at address slots, iovecs and buffers (of
+        // the lengths given) owned by `self` and alive for the call; no timeout pointer.
+        let got = unsafe {
+            libc::recvmmsg(
+                socket.as_raw_fd(),
+                self.msgs.as_mut_ptr(),
+                max as u32,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        if got < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(got as usize)
     }
-    // SAFETY: the first n headers point at writable address slots and buffers (of the
-    // lengths given) that live for the whole call; no timeout pointer is passed.
-    let got = unsafe {
-        libc::recvmmsg(
-            socket.as_raw_fd(),
-            v.msgs.as_mut_ptr().cast(),
-            n as u32,
-            libc::MSG_DONTWAIT,
-            std::ptr::null_mut(),
-        )
-    };
-    if got < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let got = got as usize;
-    for i in 0..got {
-        // SAFETY: entry i < n was initialised by `set` (and filled in by the kernel).
-        let (a, msg) = unsafe { (v.addrs[i].assume_init(), v.msgs[i].assume_init_ref()) };
-        from[i] = SocketAddrV4::new(
+
+    /// Entry `i` of the last receive: its sender and bytes. A datagram longer than the
+    /// buffer is truncated: the length tells the decoder, which rejects it.
+    fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
+        let a = &self.addrs[i];
+        let from = SocketAddrV4::new(
             Ipv4Addr::from(a.sin_addr.s_addr.to_ne_bytes()),
             u16::from_be(a.sin_port),
         );
-        // A datagram longer than the buffer is truncated: the length tells the decoder,
-        // which rejects it.
-        len[i] = (msg.msg_len as usize).min(bufs[i].len());
+        let len = (self.msgs[i].msg_len as usize).min(self.bufs[i].len());
+        (from, &self.bufs[i][..len])
     }
-    Ok(got)
 }
 
 #[cfg(test)]

@@ -721,12 +721,50 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
 
 /// The CRC32C of a datagram with its CRC field taken as zero.
 fn checksum(d: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if (16..=SHORT_DATAGRAM).contains(&d.len()) && std::is_x86_feature_detected!("sse4.2") {
+        // SAFETY: the CPU has SSE 4.2, checked just above.
+        return unsafe { short_checksum_sse42(d) };
+    }
+    portable_checksum(d)
+}
+
+/// [`checksum`] by the crc32c crate, fastest for long datagrams.
+fn portable_checksum(d: &[u8]) -> u32 {
     let crc_end = offsets::CRC + 4;
     let head = d.get(..offsets::CRC).unwrap_or(d);
     let tail = d.get(crc_end..).unwrap_or(&[]);
     let crc = crc32c::crc32c(head);
     let crc = crc32c::crc32c_append(crc, &[0; 4]);
     crc32c::crc32c_append(crc, tail)
+}
+
+/// Datagrams up to this size are checksummed a word at a time in one pass: the crate's
+/// three calls, each set up for long buffers, cost a short message five times as much.
+const SHORT_DATAGRAM: usize = 512;
+
+/// [`checksum`] of a short datagram (of two words at least, so that the CRC field is
+/// whole in the second), eight bytes per CRC32 instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.2")]
+fn short_checksum_sse42(d: &[u8]) -> u32 {
+    use std::arch::x86_64::{_mm_crc32_u64, _mm_crc32_u8};
+    // The CRC field is the low half of the second word (little-endian).
+    const _: () = assert!(offsets::CRC == 8);
+    let mut crc = u64::from(u32::MAX);
+    let mut words = d.chunks_exact(8);
+    for (i, w) in words.by_ref().enumerate() {
+        let mut w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        if i == 1 {
+            w &= !u64::from(u32::MAX);
+        }
+        crc = _mm_crc32_u64(crc, w);
+    }
+    let mut crc = crc as u32;
+    for &b in words.remainder() {
+        crc = _mm_crc32_u8(crc, b);
+    }
+    !crc
 }
 
 fn get<const N: usize>(d: &[u8], at: usize) -> Result<[u8; N], WireError> {

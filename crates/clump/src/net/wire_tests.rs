@@ -1016,3 +1016,14 @@ proptest! {
         let _ = decode_any(&bytes);
     }
 }
+
+proptest! {
+    /// The one-pass checksum of short datagrams is the CRC32C the crate computes, for
+    /// every length (too short for the one-pass path, and every remainder of a word).
+    #[test]
+    fn the_short_checksum_is_the_crates_crc32c(bytes in proptest::collection::vec(any::<u8>(), 0..=SHORT_DATAGRAM + 8)) {
+        for len in [bytes.len(), bytes.len() / 2, bytes.len().min(11), bytes.len().min(3)] {
+            prop_assert_eq!(checksum(&bytes[..len]), portable_checksum(&bytes[..len]));
+        }
+    }
+}
