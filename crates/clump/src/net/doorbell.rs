@@ -37,7 +37,6 @@ pub struct Doorbell {
     empty_reads: u32,
     /// The counter at the first of those empty reads.
     counter_at_first_empty: u64,
-    dbg_empty: u64, dbg_resync: u64, dbg_reads: u64,
 }
 
 impl Doorbell {
@@ -85,7 +84,6 @@ impl Doorbell {
             consumed: 0,
             empty_reads: 0,
             counter_at_first_empty: 0,
-            dbg_empty: 0, dbg_resync: 0, dbg_reads: 0,
         })
     }
 
@@ -106,8 +104,6 @@ impl Doorbell {
         // A datagram given up as dropped may yet come (late, not dropped): never count
         // more read than were counted, or the next datagram would not ring.
         self.consumed = (self.consumed + got as u64).min(self.count());
-        self.dbg_reads += 1;
-        if got == 0 && before > self.consumed { self.dbg_empty += 1; }
         if got > 0 || before <= self.consumed {
             self.empty_reads = 0;
             return;
@@ -121,7 +117,6 @@ impl Doorbell {
         self.empty_reads += 1;
         if self.empty_reads >= EMPTY_READS_BEFORE_RESYNC {
             self.consumed = self.consumed.max(self.counter_at_first_empty);
-            self.dbg_resync += 1;
             self.empty_reads = 0;
         }
     }
@@ -134,7 +129,6 @@ impl Doorbell {
 
 impl Drop for Doorbell {
     fn drop(&mut self) {
-        eprintln!("DBG doorbell reads={} empty={} resync={} count={} consumed={}", self.dbg_reads, self.dbg_empty, self.dbg_resync, self.count(), self.consumed);
         // SAFETY: unmaps exactly the mapping made in `attach`, which nothing else uses.
         unsafe {
             libc::munmap(self.counter as *mut libc::c_void, self.mapped_len);
