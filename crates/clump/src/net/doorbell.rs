@@ -98,6 +98,12 @@ impl Doorbell {
         self.count() > self.consumed
     }
 
+    /// Datagrams counted and not read yet, of a counter reading `snapshot`: a read
+    /// that asks for no more than these spares the kernel a look at an empty queue.
+    pub fn unread(&self, snapshot: u64) -> u64 {
+        snapshot.saturating_sub(self.consumed)
+    }
+
     /// Records a socket read that returned `got` datagrams, the counter having been
     /// `before` (from [`Doorbell::snapshot`]) when it started.
     pub fn read(&mut self, before: u64, got: usize) {

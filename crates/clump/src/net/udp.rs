@@ -195,14 +195,21 @@ impl UdpPort {
     /// system call; returns how many. Read them with [`UdpPort::received`]. With a
     /// doorbell that is silent, it mostly makes no call and returns 0.
     pub fn receive(&mut self, max: usize) -> usize {
-        let max = max.clamp(1, BATCH);
+        let mut max = max.clamp(1, BATCH);
         let counted = match &self.doorbell {
             Some(bell) if !bell.rang() && self.skipped < READS_SKIPPED_AT_MOST => {
                 self.skipped += 1;
                 self.rx_count = 0;
                 return 0;
             }
-            Some(bell) => bell.snapshot(),
+            Some(bell) => {
+                let counted = bell.snapshot();
+                let unread = bell.unread(counted);
+                if unread > 0 {
+                    max = max.min(unread as usize);
+                }
+                counted
+            }
             None => 0,
         };
         self.skipped = 0;
