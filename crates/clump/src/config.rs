@@ -331,10 +331,13 @@ mod tests {
             ("CLUMP_NET_TIMEOUT_MS", "500"),
             ("CLUMP_NET_LOSS", "1.5"),
             ("CLUMP_NET_SEED", "9"),
+            ("CLUMP_NET_DOORBELL", "0"),
         ])
         .unwrap();
         assert_eq!(c.host, 2);
         assert!(c.net.enabled);
+        assert!(!c.net.doorbell);
+        assert!(with(&[]).unwrap().net.doorbell);
         assert_eq!(c.net.bind_ip, Ipv4Addr::new(10, 0, 0, 7));
         assert_eq!(c.net.timeout, Duration::from_millis(500));
         assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
@@ -342,6 +345,7 @@ mod tests {
         assert!(!with(&[]).unwrap().net.faults.any());
         for (name, value) in [
             ("CLUMP_NET", "2"),
+            ("CLUMP_NET_DOORBELL", "yes"),
             ("CLUMP_NET_IP", "localhost"),
             ("CLUMP_NET_LOSS", "101"),
             ("CLUMP_NET_DUP", "-1"),

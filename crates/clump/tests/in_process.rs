@@ -15,13 +15,17 @@ const TAG: u64 = 0x7a6;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Via {
     Shm,
+    /// UDP with each socket's doorbell where this process may load BPF programs.
     Udp,
+    /// UDP without doorbells: polls ration their socket reads (001's policy alone).
+    UdpRationed,
 }
 
 fn config(via: Via) -> Config {
     let mut c = Config::default();
     c.job.job_id = 0x600d;
-    c.net.enabled = via == Via::Udp;
+    c.net.enabled = via != Via::Shm;
+    c.net.doorbell = via == Via::Udp;
     c.net.timeout = Duration::from_millis(500);
     c
 }
@@ -321,7 +325,7 @@ fn a_freed_endpoint_returns_queued_and_later_requests(via: Via) {
     // comes back when the retry budget runs out.
     let later = match via {
         Via::Shm => ReturnReason::EndpointGone,
-        Via::Udp => ReturnReason::Unreachable,
+        Via::Udp | Via::UdpRationed => ReturnReason::Unreachable,
     };
     assert_eq!(r, vec![(1, ReturnReason::EndpointGone), (2, later)]);
     assert!(matches!(b.request(0, 1, &[]), Err(Error::EndpointFreed)));
@@ -430,8 +434,24 @@ fn wait_sleeps_until_a_message_arrives(via: Via) {
     assert!(bundle.poll().unwrap() >= 1);
 }
 
+#[test]
+fn sockets_get_a_doorbell_where_bpf_allows_and_none_when_told_not_to() {
+    let bundle = Bundle::with_config(config(Via::Shm)).unwrap();
+    let rationed = endpoint(&bundle, Via::UdpRationed, TAG);
+    assert!(!rationed.net_stats().unwrap().doorbell);
+    let belled = endpoint(&bundle, Via::Udp, TAG);
+    let probe = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let allowed = clump::net::doorbell::Doorbell::attach(std::os::fd::AsRawFd::as_raw_fd(&probe));
+    assert_eq!(
+        belled.net_stats().unwrap().doorbell,
+        allowed.is_ok(),
+        "{:?}",
+        allowed.err()
+    );
+}
+
 /// Each test, over each transport.
-macro_rules! over_both {
+macro_rules! over_each {
     ($($name:ident),* $(,)?) => {
         mod shm {
             $(#[test]
@@ -445,10 +465,16 @@ macro_rules! over_both {
                 super::$name(super::Via::Udp)
             })*
         }
+        mod udp_rationed {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Via::UdpRationed)
+            })*
+        }
     };
 }
 
-over_both!(
+over_each!(
     short_request_and_reply_with_every_argument_count,
     medium_payloads_at_and_around_the_limit_arrive_intact,
     long_messages_land_in_the_segment_and_out_of_range_ones_return,

@@ -459,6 +459,9 @@ fn measure(
     Ok(Results {
         transport: args.transport.name(),
         with_network: args.with_network,
+        net_polls: ep
+            .net_stats()
+            .map(|s| if s.doorbell { "doorbell" } else { "rationed" }),
         reference,
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),

@@ -35,6 +35,9 @@ pub enum Reference {
 pub struct Results {
     pub transport: &'static str,
     pub with_network: bool,
+    /// How the measured endpoint's polls look at its socket: "doorbell" or "rationed"
+    /// (001's policy alone); `None` with the network off.
+    pub net_polls: Option<&'static str>,
     pub reference: Option<Reference>,
     pub quick: bool,
     pub pinned: bool,
@@ -267,6 +270,7 @@ pub fn to_json(r: &Results) -> Value {
         "benchmark": "loggp",
         "transport": r.transport,
         "with_network": r.with_network,
+        "net_polls": r.net_polls,
         "quick": r.quick,
         "pinned": r.pinned,
         "cpus": r.cpus,
@@ -358,8 +362,11 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         .unwrap_or_default();
     writeln!(
         out,
-        "clump bench loggp: transport {}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
+        "clump bench loggp: transport {}{}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
         v["transport"].as_str().unwrap_or("?"),
+        v["net_polls"]
+            .as_str()
+            .map_or(String::new(), |p| format!(" (network polls: {p})")),
         if v["pinned"].as_bool() == Some(true) {
             "pinned"
         } else {

@@ -303,7 +303,11 @@ impl Batch {
     }
 
     /// Sends the entries in `range` (one `sendmmsg`); how many the kernel took.
-    fn send(&mut self, socket: &std::net::UdpSocket, range: std::ops::Range<usize>) -> io::Result<usize> {
+    fn send(
+        &mut self,
+        socket: &std::net::UdpSocket,
+        range: std::ops::Range<usize>,
+    ) -> io::Result<usize> {
         let msgs = &mut self.msgs[range];
         // SAFETY: every header points at an address, an iovec and a buffer of the length
         // it gives, all owned by `self` and alive for the call; the kernel only reads
