@@ -73,7 +73,7 @@ impl From<Error> for Code {
             | Error::EndpointFreed
             | Error::NoEvents => AM_ERR_BAD_ARG,
             Error::InUse(_) => AM_ERR_IN_USE,
-            Error::Congestion(_) => AM_ERR_NOT_SENT,
+            Error::Congestion(_) | Error::ReturnsPending(_) => AM_ERR_NOT_SENT,
             Error::Boot(_) | Error::Io { .. } => AM_ERR_RESOURCE,
         })
     }

@@ -23,6 +23,10 @@ pub enum Error {
     Congestion(u64),
     #[error("the event mask is empty: wait would never return")]
     NoEvents,
+    #[error(
+        "{0} returned messages wait for a poll to run their handler: poll before sending more"
+    )]
+    ReturnsPending(usize),
     #[error("bootstrap: {0}")]
     Boot(String),
     #[error("{context}: {source}")]

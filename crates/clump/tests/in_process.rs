@@ -435,6 +435,33 @@ fn wait_sleeps_until_a_message_arrives(via: Via) {
 }
 
 #[test]
+fn a_program_that_bounces_messages_without_polling_is_stopped_before_memory_grows() {
+    let (bundle, a, b) = pair(Via::Shm);
+    let returns = record_returns(&a);
+    b.free();
+    let mut accepted = 0;
+    let refused = loop {
+        match a.request(0, 1, &[accepted]) {
+            Ok(()) => accepted += 1,
+            Err(e) => break e,
+        }
+        assert!(
+            accepted <= 100_000,
+            "the returned messages grow without bound"
+        );
+    };
+    assert!(
+        matches!(refused, Error::ReturnsPending(n) if n as u32 == accepted),
+        "{refused}"
+    );
+    // A poll runs handler 0 for every one of them, in order; then sends go on.
+    poll_until(&bundle, || returns.borrow().len() == accepted as usize);
+    let args: Vec<u32> = returns.borrow().iter().map(|r| r.args()[0]).collect();
+    assert_eq!(args, (0..accepted).collect::<Vec<_>>());
+    a.request(0, 1, &[0]).unwrap();
+}
+
+#[test]
 fn sockets_get_a_doorbell_where_bpf_allows_and_none_when_told_not_to() {
     let bundle = Bundle::with_config(config(Via::Shm)).unwrap();
     let rationed = endpoint(&bundle, Via::UdpRationed, TAG);
