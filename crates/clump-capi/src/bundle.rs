@@ -2,8 +2,7 @@
 
 use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG, RESOURCE};
 use crate::guard::{self, out};
-use crate::handles;
-use crate::state::{self, handle_of, to_ptr, EbState, EpState, BUNDLES, ENDPOINTS};
+use crate::state::{self, to_ptr};
 use am::EventMask;
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -20,19 +19,10 @@ pub extern "C" fn AM_Init() -> c_int {
 #[no_mangle]
 pub extern "C" fn AM_Terminate() -> c_int {
     guard::call(|| {
-        let eps = handles::with(&ENDPOINTS, |t| Ok(t.drain_where(|_| true)))?;
-        eps.into_iter().for_each(free_endpoint);
-        drop(handles::with(&BUNDLES, |t| Ok(t.drain_where(|_| true)))?);
+        state::free_all();
         guard::set_initialized(false);
         Ok(())
     })
-}
-
-/// Frees an endpoint the tables no longer hold: closes it, then gives the program its
-/// segment memory back.
-pub fn free_endpoint(s: EpState) {
-    s.ep.free();
-    drop(s);
 }
 
 #[no_mangle]
@@ -47,18 +37,15 @@ pub extern "C" fn AM_AllocateBundle(kind: c_int, endb: *mut *mut c_void) -> c_in
             return Err(BAD_ARG);
         }
         let bundle = am::Bundle::new()?;
-        let h = handles::with(&BUNDLES, |t| t.insert(EbState { bundle }))?;
-        out(endb, to_ptr(h))
+        out(endb, to_ptr(state::insert_bundle(bundle)?))
     })
 }
 
 #[no_mangle]
 pub extern "C" fn AM_FreeBundle(bundle: *mut c_void) -> c_int {
     guard::call(|| {
-        let h = handle_of(bundle);
-        let gone = handles::with(&BUNDLES, |t| t.remove(h))?;
-        let eps = handles::with(&ENDPOINTS, |t| Ok(t.drain_where(|s| s.bundle == h)))?;
-        eps.into_iter().for_each(free_endpoint);
+        let (gone, eps) = state::remove_bundle(bundle)?;
+        eps.into_iter().for_each(state::free_endpoint);
         drop(gone);
         Ok(())
     })
@@ -101,7 +88,7 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
 
 #[no_mangle]
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
-    guard::call(|| poll(&state::bundle(eb)?))
+    guard::call(|| poll(&*state::bundle(eb)?))
 }
 
 fn poll(b: &am::Bundle) -> AmResult {

@@ -26,35 +26,31 @@ macro_rules! call_as {
     ($f:expr, ($($p:expr),*), ($($pt:ty),*), $($a:ident)*) => {{
         // SAFETY (of the caller): the program installed `$f` for messages of this shape.
         let g = std::mem::transmute::<RawFn, unsafe extern "C" fn($($pt,)* $(int32!($a)),*)>($f);
-        g($($p,)* $($a),*)
+        g($($p,)* $($a as i32),*)
     }};
 }
 
 macro_rules! define_call {
     ($($n:literal [$($a:ident)*]),*) => {
         /// Calls `f` with `token`, the payload (`bulk`, for medium, long and get messages)
-        /// and the first `n` of `args`.
+        /// and `args`, each as an `int32_t`.
         ///
         /// # Safety
-        /// `f` must be a C function of the shape the message kind calls for, with `n`
-        /// `int32_t` arguments.
+        /// `f` must be a C function of the shape the message kind calls for, with as many
+        /// `int32_t` arguments as `args` holds.
         unsafe fn call(
             f: RawFn,
             token: *mut c_void,
             bulk: Option<(*mut c_void, usize)>,
-            args: &[i32; MAX_ARGS],
-            n: usize,
+            args: &[u32],
         ) {
-            match n {
-                $($n => {
-                    let [$($a,)* ..] = *args;
-                    match bulk {
-                        None => call_as!(f, (token), (*mut c_void), $($a)*),
-                        Some((buf, len)) => call_as!(
-                            f, (token, buf, len), (*mut c_void, *mut c_void, usize), $($a)*
-                        ),
-                    }
-                })*
+            match *args {
+                $([$($a),*] => match bulk {
+                    None => call_as!(f, (token), (*mut c_void), $($a)*),
+                    Some((buf, len)) => call_as!(
+                        f, (token, buf, len), (*mut c_void, *mut c_void, usize), $($a)*
+                    ),
+                },)*
                 _ => unreachable!("clump delivers at most {MAX_ARGS} arguments"),
             }
         }
@@ -62,8 +58,9 @@ macro_rules! define_call {
 }
 crate::arities!(define_call);
 
-/// Installs C function `f` (or clears the entry) at `index` of `ep`'s handler table.
-/// `seg_base` is where the program sees the segment, for long payloads and gets.
+/// Installs C function `f` (or clears the entry) at `index` of the handler table of `ep`,
+/// whose handle is `ep_handle`. `seg_base` is where the program sees the segment, for long
+/// payloads and gets.
 pub fn install(
     ep: &am::Endpoint,
     ep_handle: usize,
@@ -96,10 +93,6 @@ fn message(
     token: &mut am::Token<'_>,
     msg: &am::Message<'_>,
 ) {
-    let mut args = [0i32; MAX_ARGS];
-    for (w, a) in args.iter_mut().zip(msg.args) {
-        *w = *a as i32;
-    }
     let bulk = match msg.kind {
         Kind::Short => None,
         Kind::Medium => Some((msg.payload.as_ptr() as *mut c_void, msg.payload.len())),
@@ -113,13 +106,14 @@ fn message(
     token::enter(ep, Frame::Message(ptr), |t| {
         // SAFETY: the program installed `f` as the handler of this index; AM-II makes
         // the handler's shape follow the message kind, which `bulk` encodes.
-        unsafe { call(f, t, bulk, &args, msg.args.len().min(MAX_ARGS)) }
+        unsafe { call(f, t, bulk, msg.args) }
     })
 }
 
 fn returned(f: RawFn, ep: usize, r: &am::Returned<'_>) {
     let (status, opcode) = (status_of(r.reason), opcode_of(r.kind, r.request));
-    token::enter(ep, Frame::Returned(r.to_message()), |t| {
+    let frame = Frame::Returned(r.to_message());
+    token::enter(ep, frame, |t| {
         // SAFETY: handler 0 has the shape `void h(int status, op_t opcode, void *token)`.
         unsafe {
             let g =

@@ -1,28 +1,10 @@
 //! Endpoints: allocation, freeing, moving between bundles, tags, expected resources.
 
-use crate::bundle::free_endpoint;
-use crate::codes::{AmResult, EnT, BAD_ARG};
+use crate::codes::{EnT, BAD_ARG};
 use crate::guard::{self, out};
-use crate::handles;
-use crate::state::{self, handle_of, to_ptr, with_ep, EpState, DEFAULT_TRANSLATIONS, ENDPOINTS};
-use std::cell::Cell;
+use crate::state::{self, handle_of, to_ptr, EpState, DEFAULT_TRANSLATIONS};
 use std::ffi::c_void;
 use std::os::raw::c_int;
-use std::rc::Rc;
-
-/// Puts `ep`, which lives in bundle `bundle`, in this thread's table; returns its handle.
-pub fn register(ep: am::Endpoint, bundle: usize, translations: usize) -> AmResult<usize> {
-    let state = EpState {
-        ep,
-        bundle,
-        handlers: [None; am::MAX_HANDLERS],
-        num_handlers: am::MAX_HANDLERS,
-        num_translations: translations,
-        seg_base: Rc::new(Cell::new(std::ptr::null_mut())),
-        user_seg: None,
-    };
-    handles::with(&ENDPOINTS, |t| t.insert(state))
-}
 
 /// A new endpoint has tag `AM_NONE` (0) until `AM_SetTag`.
 #[no_mangle]
@@ -38,7 +20,8 @@ pub extern "C" fn AM_AllocateEndpoint(
         let b = state::bundle(bundle)?;
         let ep = b.create_endpoint(0)?;
         let name = EnT::from(ep.name());
-        let h = match register(ep.clone(), handle_of(bundle), DEFAULT_TRANSLATIONS) {
+        let state = EpState::new(ep.clone(), handle_of(bundle), DEFAULT_TRANSLATIONS);
+        let h = match state::insert_endpoint(state) {
             Ok(h) => h,
             Err(e) => {
                 ep.free();
@@ -53,8 +36,7 @@ pub extern "C" fn AM_AllocateEndpoint(
 #[no_mangle]
 pub extern "C" fn AM_FreeEndpoint(ea: *mut c_void) -> c_int {
     guard::call(|| {
-        let s = handles::with(&ENDPOINTS, |t| t.remove(handle_of(ea)))?;
-        free_endpoint(s);
+        state::free_endpoint(state::remove_endpoint(ea)?);
         Ok(())
     })
 }
@@ -64,29 +46,24 @@ pub extern "C" fn AM_MoveEndpoint(ea: *mut c_void, from: *mut c_void, to: *mut c
     guard::call(|| {
         let target = state::bundle(to)?;
         state::bundle(from)?;
-        let ep = with_ep(ea, |s| {
-            if s.bundle == handle_of(from) {
-                Ok(s.ep.clone())
-            } else {
-                Err(BAD_ARG)
-            }
-        })?;
-        target.adopt(&ep)?;
-        with_ep(ea, |s| {
-            s.bundle = handle_of(to);
-            Ok(())
-        })
+        let s = state::endpoint(ea)?;
+        if s.tables().bundle != handle_of(from) {
+            return Err(BAD_ARG);
+        }
+        target.adopt(&s.ep)?;
+        s.tables().bundle = handle_of(to);
+        Ok(())
     })
 }
 
 #[no_mangle]
 pub extern "C" fn AM_SetTag(ea: *mut c_void, tag: u64) -> c_int {
-    guard::call(|| Ok(state::endpoint(ea)?.set_tag(tag)?))
+    guard::call(|| Ok(state::endpoint(ea)?.ep.set_tag(tag)?))
 }
 
 #[no_mangle]
 pub extern "C" fn AM_GetTag(ea: *mut c_void, tag: *mut u64) -> c_int {
-    guard::call(|| out(tag, state::endpoint(ea)?.tag()))
+    guard::call(|| out(tag, state::endpoint(ea)?.ep.tag()))
 }
 
 /// clump sizes its queues when it creates an endpoint, so this only checks the figures.
@@ -100,6 +77,6 @@ pub extern "C" fn AM_SetExpectedResources(
         if n_endpoints < 0 || n_outstanding_requests < 0 {
             return Err(BAD_ARG);
         }
-        with_ep(ea, |_| Ok(()))
+        state::endpoint(ea).map(drop)
     })
 }

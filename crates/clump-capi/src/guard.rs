@@ -17,7 +17,9 @@ pub fn initialized() -> bool {
 }
 
 /// Runs the body of an exported call: `AM_ERR_NOT_INIT` before `AM_Init`, the body's
-/// code otherwise, `AM_ERR_RESOURCE` if it panicked.
+/// code otherwise, `AM_ERR_RESOURCE` if it panicked. Inlined into each entry point, so
+/// that the body's captures stay in registers.
+#[inline(always)]
 pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
     if !initialized() {
         return AM_ERR_NOT_INIT;
@@ -26,6 +28,7 @@ pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
 }
 
 /// Like [`call`] but without the `AM_Init` check (for `AM_Init` itself and the limits).
+#[inline(always)]
 pub fn call_uninit(body: impl FnOnce() -> AmResult) -> c_int {
     // AssertUnwindSafe: after a panic the caller only gets an error code; the thread's
     // tables stay consistent because no borrow of them is held across clump calls.

@@ -3,23 +3,19 @@
 use crate::codes::{table_size, AmResult, BAD_ARG, IN_USE, RESOURCE};
 use crate::dispatch::{self, RawFn};
 use crate::guard::{self, out};
-use crate::state::{handle_of, with_ep};
+use crate::state::{self, handle_of, with_tables};
 use std::ffi::c_void;
 use std::os::raw::c_int;
 
 /// Installs `f` at `index` (or clears it) and records it.
 fn set(ea: *mut c_void, index: usize, f: Option<RawFn>) -> AmResult {
-    let (ep, seg_base) = with_ep(ea, |s| {
-        if index >= s.num_handlers {
-            return Err(BAD_ARG);
-        }
-        Ok((s.ep.clone(), s.seg_base.clone()))
-    })?;
-    dispatch::install(&ep, handle_of(ea), index, f, seg_base)?;
-    with_ep(ea, |s| {
-        s.handlers[index] = f;
-        Ok(())
-    })
+    let s = state::endpoint(ea)?;
+    if index >= s.tables().num_handlers {
+        return Err(BAD_ARG);
+    }
+    dispatch::install(&s.ep, handle_of(ea), index, f, s.seg_base.clone())?;
+    s.tables().handlers[index] = f;
+    Ok(())
 }
 
 #[no_mangle]
@@ -38,9 +34,9 @@ pub extern "C" fn AM_SetHandlerAny(
         if handler.is_null() || function.is_none() {
             return Err(BAD_ARG);
         }
-        let free = with_ep(ea, |s| {
-            (1..s.num_handlers)
-                .find(|&i| s.handlers[i].is_none())
+        let free = with_tables(ea, |t| {
+            (1..t.num_handlers)
+                .find(|&i| t.handlers[i].is_none())
                 .ok_or(RESOURCE)
         })?;
         set(ea, free, function)?;
@@ -50,7 +46,7 @@ pub extern "C" fn AM_SetHandlerAny(
 
 #[no_mangle]
 pub extern "C" fn AM_GetNumHandlers(ea: *mut c_void, nhandlers: *mut c_int) -> c_int {
-    guard::call(|| out(nhandlers, with_ep(ea, |s| Ok(s.num_handlers as c_int))?))
+    guard::call(|| out(nhandlers, with_tables(ea, |t| Ok(t.num_handlers as c_int))?))
 }
 
 /// Sizes the table to `n` entries (1..=256); refused while a handler sits at `n` or above.
@@ -58,11 +54,11 @@ pub extern "C" fn AM_GetNumHandlers(ea: *mut c_void, nhandlers: *mut c_int) -> c
 pub extern "C" fn AM_SetNumHandlers(ea: *mut c_void, n: c_int) -> c_int {
     guard::call(|| {
         let n = table_size(n, am::MAX_HANDLERS)?;
-        with_ep(ea, |s| {
-            if s.handlers[n..].iter().any(Option::is_some) {
+        with_tables(ea, |t| {
+            if t.handlers[n..].iter().any(Option::is_some) {
                 return Err(IN_USE);
             }
-            s.num_handlers = n;
+            t.num_handlers = n;
             Ok(())
         })
     })

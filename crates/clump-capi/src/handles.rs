@@ -1,93 +1,201 @@
-//! Thread-local tables that C handles index. A handle is a slot number with a process-wide
-//! unique generation, so a stale handle, one from another thread, or a made-up pointer is
-//! recognised and refused (`AM_ERR_BAD_ARG`) instead of being dereferenced.
+//! The process-wide registries C handles index. A handle is a slot number with a
+//! process-wide unique generation, and each slot records the thread that owns its object,
+//! so a stale handle, one from another thread, or a made-up pointer is recognised and
+//! refused (`AM_ERR_BAD_ARG`) instead of being dereferenced.
+//!
+//! A lookup takes no lock and reads no thread-local: in a shared library every
+//! thread-local access is a call to `__tls_get_addr`, and `AM_Poll` looks its bundle up
+//! on every call. The calling thread is known by its thread pointer instead. Only the
+//! owner ever gets at an object, so objects need not be `Send`; and a thread's objects
+//! are freed when it exits (see [`crate::state`]), before another thread can have its
+//! thread pointer.
 
-use crate::codes::{AmResult, BAD_ARG, IN_USE, RESOURCE};
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::codes::{AmResult, BAD_ARG, RESOURCE};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 /// Bits of a handle that hold the slot.
 const SLOT_BITS: u32 = 16;
-const MAX_SLOTS: usize = 1 << SLOT_BITS;
+/// Slots of a registry: objects of one kind that may live at once in the process.
+pub const MAX_SLOTS: usize = 1 << SLOT_BITS;
 
-static GENERATION: AtomicU64 = AtomicU64::new(1);
+static GENERATION: AtomicUsize = AtomicUsize::new(1);
 
-/// A table of objects owned by one thread.
-pub struct Table<T> {
-    slots: Vec<Option<(u64, T)>>,
+/// The calling thread, as slots record their owner: its thread pointer, unique among live
+/// threads, never 0. On x86-64 it is read straight from `%fs:0` (no call into libc).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn this_thread() -> usize {
+    let tp: usize;
+    // SAFETY: a plain load, from memory every thread has: the x86-64 TLS ABI has the
+    // thread control block begin with a pointer to itself, at `%fs:0`, so that compiled
+    // code can read the thread pointer this way (glibc's `pthread_self` is the same
+    // address).
+    unsafe {
+        std::arch::asm!(
+            "mov {}, fs:0",
+            out(reg) tp,
+            options(nostack, readonly, preserves_flags, pure)
+        )
+    };
+    tp
 }
 
-impl<T> Table<T> {
+/// The calling thread, as slots record their owner: unique among live threads, never 0.
+#[cfg(not(target_arch = "x86_64"))]
+fn this_thread() -> usize {
+    // SAFETY: pthread_self has no preconditions and cannot fail.
+    unsafe { libc::pthread_self() as usize }
+}
+
+/// A handle from a generation and a slot (or a token from a serial and a slot).
+pub fn join(high: usize, slot: usize) -> usize {
+    (high << SLOT_BITS) | slot
+}
+
+/// The generation (or serial) and the slot of a handle (or token).
+pub fn split(handle: usize) -> (usize, usize) {
+    (handle >> SLOT_BITS, handle & (MAX_SLOTS - 1))
+}
+
+struct Slot<T> {
+    /// The live handle of the object here; 0 when the slot is free.
+    key: AtomicUsize,
+    /// The owner's `this_thread()`; 0 when the slot is free.
+    owner: AtomicUsize,
+    /// The object, from `Rc::into_raw` (the registry's reference); null when free.
+    ptr: AtomicPtr<T>,
+}
+
+/// Objects of one kind, each owned by the thread that inserted it. Slots change only
+/// under `writers`, and only their owner removes them: a lookup that finds its own
+/// thread as the owner of a slot whose key matches sees the object that thread inserted
+/// and has not removed.
+pub struct Registry<T> {
+    slots: [Slot<T>; MAX_SLOTS],
+    /// Held while slots change; guards how many slots have ever been used.
+    writers: Mutex<usize>,
+}
+
+impl<T> Registry<T> {
     pub const fn new() -> Self {
-        Table { slots: Vec::new() }
+        Registry {
+            slots: [const {
+                Slot {
+                    key: AtomicUsize::new(0),
+                    owner: AtomicUsize::new(0),
+                    ptr: AtomicPtr::new(std::ptr::null_mut()),
+                }
+            }; MAX_SLOTS],
+            writers: Mutex::new(0),
+        }
     }
 
-    /// Stores `v`; returns its handle (never 0).
-    pub fn insert(&mut self, v: T) -> AmResult<usize> {
+    fn writers(&self) -> MutexGuard<'_, usize> {
+        // The slots stay consistent through a panic: each is claimed or freed by a
+        // sequence of stores that cannot panic.
+        self.writers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores `v`, owned by this thread; returns its handle (never 0). `claim` readies
+    /// what the caller keeps per slot for the new object, before anything can reach it.
+    pub fn insert(&self, v: Rc<T>, claim: impl FnOnce(usize)) -> AmResult<usize> {
+        let mut used = self.writers();
+        let slot = (0..MAX_SLOTS)
+            .find(|&i| self.slots[i].key.load(Ordering::Relaxed) == 0)
+            .ok_or(RESOURCE)?;
+        *used = (*used).max(slot + 1);
         let gen = GENERATION.fetch_add(1, Ordering::Relaxed);
-        let slot = match self.slots.iter().position(Option::is_none) {
-            Some(i) => i,
-            None if self.slots.len() < MAX_SLOTS => {
-                self.slots.push(None);
-                self.slots.len() - 1
+        let handle = join(gen, slot);
+        claim(slot);
+        let s = &self.slots[slot];
+        s.ptr.store(Rc::into_raw(v).cast_mut(), Ordering::Relaxed);
+        s.owner.store(this_thread(), Ordering::Relaxed);
+        s.key.store(handle, Ordering::Release);
+        Ok(handle)
+    }
+
+    /// Whether `handle` names an object in the registry, whichever thread's it is.
+    #[inline]
+    pub fn holds(&self, handle: usize) -> bool {
+        self.slots[split(handle).1].key.load(Ordering::Acquire) == handle
+    }
+
+    /// The handle of the object in the slot `handle_or_token` names (a token names its
+    /// endpoint's slot), if it is this thread's.
+    #[inline]
+    pub fn slot_key(&self, handle_or_token: usize) -> Option<usize> {
+        let s = &self.slots[split(handle_or_token).1];
+        let key = s.key.load(Ordering::Acquire);
+        (key != 0 && s.owner.load(Ordering::Relaxed) == this_thread()).then_some(key)
+    }
+
+    /// The handle of the object at the slot `handle_or_token` names and the object, if it
+    /// is this thread's.
+    ///
+    /// # Safety
+    /// The reference must be dropped before the object can be removed: before anything
+    /// runs that could call [`Registry::remove`] or [`Registry::drain_where`] (a call into
+    /// clump or into the program).
+    #[inline]
+    pub unsafe fn peek(&self, handle_or_token: usize) -> Option<(usize, &T)> {
+        let key = self.slot_key(handle_or_token)?;
+        let s = &self.slots[split(handle_or_token).1];
+        // SAFETY: the slot is this thread's, so `ptr` is the registry's reference to the
+        // object this thread inserted (published before the key); only this thread can
+        // remove it, and the caller promises not to before the reference is gone.
+        Some((key, &*s.ptr.load(Ordering::Relaxed)))
+    }
+
+    /// A counted reference to the object `handle` names, if this thread owns it: it keeps
+    /// the object alive through calls that may free it (a handler may free its endpoint).
+    #[inline]
+    pub fn get(&self, handle: usize) -> AmResult<Rc<T>> {
+        // SAFETY: the reference is only used to take a counted one, at once.
+        match unsafe { self.peek(handle) } {
+            Some((key, v)) if key == handle => {
+                // SAFETY: `v` lives in an `Rc` (`insert` took it from `Rc::into_raw`)
+                // whose count the registry holds one of, and only its owner, this
+                // thread, touches the count.
+                Ok(unsafe {
+                    Rc::increment_strong_count(v);
+                    Rc::from_raw(v)
+                })
             }
-            None => return Err(RESOURCE),
-        };
-        self.slots[slot] = Some((gen, v));
-        Ok(((gen << SLOT_BITS) | slot as u64) as usize)
-    }
-
-    fn slot(handle: usize) -> (u64, usize) {
-        let h = handle as u64;
-        (h >> SLOT_BITS, (h & (MAX_SLOTS as u64 - 1)) as usize)
-    }
-
-    pub fn get(&self, handle: usize) -> AmResult<&T> {
-        let (gen, slot) = Self::slot(handle);
-        match self.slots.get(slot) {
-            Some(Some((g, v))) if *g == gen => Ok(v),
             _ => Err(BAD_ARG),
         }
     }
 
-    pub fn get_mut(&mut self, handle: usize) -> AmResult<&mut T> {
-        let (gen, slot) = Self::slot(handle);
-        match self.slots.get_mut(slot) {
-            Some(Some((g, v))) if *g == gen => Ok(v),
-            _ => Err(BAD_ARG),
+    /// Takes the object `handle` names out of the registry.
+    pub fn remove(&self, handle: usize) -> AmResult<Rc<T>> {
+        let _writers = self.writers();
+        if self.slot_key(handle) != Some(handle) {
+            return Err(BAD_ARG);
         }
+        Ok(self.take(split(handle).1))
     }
 
-    pub fn remove(&mut self, handle: usize) -> AmResult<T> {
-        self.get(handle)?;
-        let (_, slot) = Self::slot(handle);
-        Ok(self.slots[slot]
-            .take()
-            .map(|(_, v)| v)
-            .expect("checked just above"))
+    /// Empties `slot`, which holds an object of this thread, and returns the object.
+    fn take(&self, slot: usize) -> Rc<T> {
+        let s = &self.slots[slot];
+        s.owner.store(0, Ordering::Relaxed);
+        let ptr = s.ptr.swap(std::ptr::null_mut(), Ordering::Relaxed);
+        // Last: a slot with key 0 is free for any thread to claim.
+        s.key.store(0, Ordering::Release);
+        // SAFETY: `ptr` came from `Rc::into_raw` in `insert`; now that the slot is cleared
+        // (under `writers`) the registry's reference passes to the caller.
+        unsafe { Rc::from_raw(ptr) }
     }
 
-    /// Removes and returns every object for which `pred` holds.
-    pub fn drain_where(&mut self, mut pred: impl FnMut(&T) -> bool) -> Vec<T> {
-        let mut out = Vec::new();
-        for s in &mut self.slots {
-            if s.as_ref().is_some_and(|(_, v)| pred(v)) {
-                out.extend(s.take().map(|(_, v)| v));
-            }
-        }
-        out
+    /// Removes and returns every object of this thread for which `pred` holds.
+    pub fn drain_where(&self, mut pred: impl FnMut(&T) -> bool) -> Vec<Rc<T>> {
+        let used = self.writers();
+        (0..*used)
+            // SAFETY: no object can be removed while `writers` is held: `pred` would block
+            // (or panic) on the lock before it could.
+            .filter(|&i| unsafe { self.peek(i) }.is_some_and(|(_, v)| pred(v)))
+            .map(|i| self.take(i))
+            .collect()
     }
-}
-
-/// Runs `f` on a thread-local table. `f` must not call into clump (handlers could run and
-/// need the table): take what the call needs (a cloned handle) and call after.
-pub fn with<T, R>(
-    table: &'static std::thread::LocalKey<RefCell<Table<T>>>,
-    f: impl FnOnce(&mut Table<T>) -> AmResult<R>,
-) -> AmResult<R> {
-    table.with(|t| match t.try_borrow_mut() {
-        Ok(mut t) => f(&mut t),
-        // Re-entered from a destructor run inside `f`: refuse rather than panic.
-        Err(_) => Err(IN_USE),
-    })
 }

@@ -2,8 +2,10 @@
 //! extension (`include/clump/spmd.h`), built as `libclump.so` and `libclump.a`.
 //!
 //! Every exported function checks its arguments, returns an AM-II code and catches
-//! panics ([`guard`]). Bundles and endpoints live in thread-local tables that C handles
-//! index ([`handles`], [`state`]); tokens name frames of running handlers ([`token`]).
+//! panics ([`guard`]). Bundles and endpoints live in process-wide registries that C
+//! handles index, each entry owned by one thread ([`handles`], [`state`]); tokens name
+//! frames of running handlers ([`token`]). The hot paths (`AM_Poll`, requests, replies,
+//! handler dispatch) read no thread-local: in a shared library each such read is a call.
 
 // The exported names are AM-II's (`AM_Request4`, ...).
 #![allow(non_snake_case)]

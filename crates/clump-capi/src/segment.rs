@@ -5,7 +5,7 @@
 
 use crate::codes::{AmResult, BAD_ARG, RESOURCE};
 use crate::guard::{self, out};
-use crate::state::with_ep;
+use crate::state;
 use std::ffi::c_void;
 use std::os::raw::c_int;
 
@@ -99,20 +99,18 @@ pub extern "C" fn AM_SetSeg(ea: *mut c_void, addr: *mut c_void, nbytes: usize) -
         if nbytes > am::MAX_LONG || !(addr as usize).is_multiple_of(page_size()) {
             return Err(BAD_ARG);
         }
-        let (ep, old) = with_ep(ea, |s| Ok((s.ep.clone(), s.user_seg.take())))?;
+        let s = state::endpoint(ea)?;
+        let old = s.tables().user_seg.take();
         drop(old);
-        let (base, user, result) = match place(&ep, addr, nbytes) {
+        let (base, user, result) = match place(&s.ep, addr, nbytes) {
             Ok((base, user)) => (base, user, Ok(())),
             Err(e) => {
-                let _ = ep.set_segment(0);
+                let _ = s.ep.set_segment(0);
                 (std::ptr::null_mut(), None, Err(e))
             }
         };
-        with_ep(ea, |s| {
-            s.seg_base.set(base);
-            s.user_seg = user;
-            Ok(())
-        })?;
+        s.seg_base.set(base);
+        s.tables().user_seg = user;
         result
     })
 }
@@ -120,8 +118,8 @@ pub extern "C" fn AM_SetSeg(ea: *mut c_void, addr: *mut c_void, nbytes: usize) -
 #[no_mangle]
 pub extern "C" fn AM_GetSeg(ea: *mut c_void, addr: *mut *mut c_void, nbytes: *mut usize) -> c_int {
     guard::call(|| {
-        let (base, len) = with_ep(ea, |s| Ok((s.seg_base.get(), s.ep.segment_len())))?;
-        out(addr, base.cast())?;
-        out(nbytes, len)
+        let s = state::endpoint(ea)?;
+        out(addr, s.seg_base.get().cast())?;
+        out(nbytes, s.ep.segment_len())
     })
 }

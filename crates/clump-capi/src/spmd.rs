@@ -2,8 +2,7 @@
 
 use crate::codes::{AmResult, BAD_ARG, RESOURCE};
 use crate::guard::{self, out};
-use crate::handles;
-use crate::state::{to_ptr, EbState, BUNDLES, DEFAULT_TRANSLATIONS};
+use crate::state::{self, to_ptr, EpState, DEFAULT_TRANSLATIONS};
 use am::spmd::Spmd;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void};
@@ -32,12 +31,9 @@ pub extern "C" fn clump_spmd_startup(
         }
         let spmd = Spmd::init()?;
         let size = spmd.size() as usize;
-        let eb = handles::with(&BUNDLES, |t| {
-            t.insert(EbState {
-                bundle: spmd.bundle.clone(),
-            })
-        })?;
-        let ep = crate::endpoint::register(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS))?;
+        let eb = state::insert_bundle(spmd.bundle.clone())?;
+        let ep = EpState::new(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS));
+        let ep = state::insert_endpoint(ep)?;
         RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
         JOB.with(|j| *j.borrow_mut() = Some(spmd));
         out(bundle, to_ptr(eb))?;

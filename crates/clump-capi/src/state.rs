@@ -1,38 +1,61 @@
-//! What the C interface keeps beside each clump bundle and endpoint, in this thread's
-//! tables, and how a C handle finds it.
+//! What the C interface keeps beside each clump bundle and endpoint, in the registries C
+//! handles index, and how a C handle finds it.
 
-use crate::codes::AmResult;
-use crate::handles::{self, Table};
+use crate::codes::{AmResult, RESOURCE};
+use crate::dispatch::RawFn;
+use crate::handles::Registry;
 use crate::segment::UserSegment;
-use std::cell::{Cell, RefCell};
+use crate::token;
+use std::cell::{Cell, RefCell, RefMut};
 use std::ffi::c_void;
 use std::rc::Rc;
 
 /// Translation table entries an endpoint starts with (AMUDP's default).
 pub const DEFAULT_TRANSLATIONS: usize = 256;
 
-pub struct EbState {
-    pub bundle: am::Bundle,
-}
+static BUNDLES: Registry<am::Bundle> = Registry::new();
+static ENDPOINTS: Registry<EpState> = Registry::new();
 
 pub struct EpState {
     pub ep: am::Endpoint,
-    /// Handle of the bundle the endpoint is in.
-    pub bundle: usize,
-    /// The C functions installed, by handler index (handler 0 included).
-    pub handlers: [Option<crate::dispatch::RawFn>; am::MAX_HANDLERS],
-    pub num_handlers: usize,
-    pub num_translations: usize,
     /// Where the program sees the segment (its own memory or the layer's), shared with
     /// the handler closures that hand long payloads to C.
     pub seg_base: Rc<Cell<*mut u8>>,
+    tables: RefCell<EpTables>,
+}
+
+/// What the C interface adds to an endpoint's own tables.
+pub struct EpTables {
+    /// Handle of the bundle the endpoint is in.
+    pub bundle: usize,
+    /// The C functions installed, by handler index (handler 0 included).
+    pub handlers: [Option<RawFn>; am::MAX_HANDLERS],
+    pub num_handlers: usize,
+    pub num_translations: usize,
     /// The program's memory made into the segment, turned private again on drop.
     pub user_seg: Option<UserSegment>,
 }
 
-thread_local! {
-    pub static BUNDLES: RefCell<Table<EbState>> = const { RefCell::new(Table::new()) };
-    pub static ENDPOINTS: RefCell<Table<EpState>> = const { RefCell::new(Table::new()) };
+impl EpState {
+    pub fn new(ep: am::Endpoint, bundle: usize, translations: usize) -> EpState {
+        EpState {
+            ep,
+            seg_base: Rc::new(Cell::new(std::ptr::null_mut())),
+            tables: RefCell::new(EpTables {
+                bundle,
+                handlers: [None; am::MAX_HANDLERS],
+                num_handlers: am::MAX_HANDLERS,
+                num_translations: translations,
+                user_seg: None,
+            }),
+        }
+    }
+
+    /// The C interface's tables. Hold them only while no clump call runs: handlers could
+    /// run and want them.
+    pub fn tables(&self) -> RefMut<'_, EpTables> {
+        self.tables.borrow_mut()
+    }
 }
 
 /// The handle value behind a C `ep_t` / `eb_t` / token pointer.
@@ -45,17 +68,95 @@ pub fn to_ptr<T>(h: usize) -> *mut T {
     h as *mut T
 }
 
-/// Runs `f` on the endpoint `ep` names.
-pub fn with_ep<R>(ep: *mut c_void, f: impl FnOnce(&mut EpState) -> AmResult<R>) -> AmResult<R> {
-    handles::with(&ENDPOINTS, |t| f(t.get_mut(handle_of(ep))?))
+/// The endpoint `ep` names, if it is this thread's.
+#[inline]
+pub fn endpoint(ep: *mut c_void) -> AmResult<Rc<EpState>> {
+    ENDPOINTS.get(handle_of(ep))
 }
 
-/// A handle on the clump endpoint `ep` names, to call clump with no table borrowed.
-pub fn endpoint(ep: *mut c_void) -> AmResult<am::Endpoint> {
-    with_ep(ep, |s| Ok(s.ep.clone()))
+/// Runs `f` on the C tables of the endpoint `ep` names. `f` must not call into clump
+/// (handlers could run and want the tables): take what the call needs and call after.
+pub fn with_tables<R>(
+    ep: *mut c_void,
+    f: impl FnOnce(&mut EpTables) -> AmResult<R>,
+) -> AmResult<R> {
+    f(&mut endpoint(ep)?.tables())
 }
 
-/// A handle on the clump bundle `eb` names.
-pub fn bundle(eb: *mut c_void) -> AmResult<am::Bundle> {
-    handles::with(&BUNDLES, |t| Ok(t.get(handle_of(eb))?.bundle.clone()))
+/// Whether the endpoint handle `ep` is still live (it has not been freed).
+#[inline]
+pub fn endpoint_live(ep: usize) -> bool {
+    ENDPOINTS.holds(ep)
+}
+
+/// The handle of the endpoint in the slot `token` names, if it is this thread's.
+#[inline]
+pub fn endpoint_of_token(token: usize) -> Option<usize> {
+    ENDPOINTS.slot_key(token)
+}
+
+/// The clump bundle `eb` names, if it is this thread's.
+#[inline]
+pub fn bundle(eb: *mut c_void) -> AmResult<Rc<am::Bundle>> {
+    BUNDLES.get(handle_of(eb))
+}
+
+thread_local! {
+    /// Frees what the thread still owns when it exits; armed by its first allocation.
+    static AT_EXIT: AtExit = const { AtExit };
+}
+
+struct AtExit;
+
+impl Drop for AtExit {
+    fn drop(&mut self) {
+        // Nothing may unwind out of a thread-local destructor.
+        let _ = std::panic::catch_unwind(free_all);
+    }
+}
+
+/// Makes sure this thread's objects are freed when it exits; refused once it is exiting.
+fn arm_at_exit() -> AmResult {
+    AT_EXIT.try_with(|_| ()).map_err(|_| RESOURCE)
+}
+
+/// Registers `bundle` as this thread's; returns its handle.
+pub fn insert_bundle(bundle: am::Bundle) -> AmResult<usize> {
+    arm_at_exit()?;
+    BUNDLES.insert(Rc::new(bundle), |_| {})
+}
+
+/// Registers `ep` as this thread's; returns its handle.
+pub fn insert_endpoint(ep: EpState) -> AmResult<usize> {
+    arm_at_exit()?;
+    ENDPOINTS.insert(Rc::new(ep), token::claim)
+}
+
+/// Takes the bundle `eb` names out of the registry, with the endpoints in it.
+pub fn remove_bundle(eb: *mut c_void) -> AmResult<(Rc<am::Bundle>, Vec<Rc<EpState>>)> {
+    let h = handle_of(eb);
+    let bundle = BUNDLES.remove(h)?;
+    Ok((bundle, ENDPOINTS.drain_where(|s| s.tables().bundle == h)))
+}
+
+/// Takes the endpoint `ep` names out of the registry.
+pub fn remove_endpoint(ep: *mut c_void) -> AmResult<Rc<EpState>> {
+    ENDPOINTS.remove(handle_of(ep))
+}
+
+/// Frees every bundle and endpoint of this thread (`AM_Terminate`, thread exit).
+pub fn free_all() {
+    ENDPOINTS
+        .drain_where(|_| true)
+        .into_iter()
+        .for_each(free_endpoint);
+    drop(BUNDLES.drain_where(|_| true));
+}
+
+/// Frees an endpoint the registry no longer holds: closes it, then gives the program its
+/// segment memory back.
+pub fn free_endpoint(s: Rc<EpState>) {
+    s.ep.free();
+    let user_seg = s.tables().user_seg.take();
+    drop(user_seg);
 }

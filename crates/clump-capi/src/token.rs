@@ -1,13 +1,17 @@
-//! Tokens: the `void *token` a handler gets names a frame on this thread's stack of
+//! Tokens: the `void *token` a handler gets names a frame on its endpoint's stack of
 //! running handlers, so a token is checked before use and refused once its handler has
 //! returned. Message interrogation (`AM_GetSourceEndpoint`, ...) reads the frame.
+//!
+//! A token is a frame serial above the endpoint's registry slot: it leads to its endpoint
+//! and its frame without a thread-local (see [`crate::handles`]).
 
 use crate::codes::{AmResult, EnT, BAD_ARG, RESOURCE};
 use crate::guard::{self, out, out_if};
+use crate::handles::{join, split, MAX_SLOTS};
 use crate::state::{self, handle_of, to_ptr};
-use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 /// What a running handler's token stands for.
 pub enum Frame {
@@ -17,46 +21,107 @@ pub enum Frame {
     Returned(am::ReturnedMessage),
 }
 
-struct Entry {
-    serial: usize,
-    /// Handle of the endpoint the handler runs on.
-    ep: usize,
+/// A running handler's frame: on the stack of [`enter`] while the handler runs.
+struct Node {
+    token: usize,
     frame: Frame,
+    /// The frame of the handler this one runs inside, on the same endpoint (or null).
+    below: *mut Node,
 }
 
-thread_local! {
-    static FRAMES: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
-    static NEXT: Cell<usize> = const { Cell::new(1) };
+/// The frames of the handlers running on an endpoint slot's endpoint. Only the thread
+/// that owns the slot touches them, and only while its endpoint is in the registry (a
+/// slot passes to another thread through the registry's lock): plain loads and stores
+/// suffice. (An endpoint's handlers run on its thread only: clump's objects cannot leave
+/// their thread, and every entry point checks that its handles are the caller's.)
+struct SlotFrames {
+    /// The last frame serial. It outlives the endpoints the slot holds in turn, so a token
+    /// of a freed endpoint never names a frame of a later one.
+    serial: AtomicUsize,
+    /// The innermost frame, linked to those below; null when no handler runs.
+    top: AtomicPtr<Node>,
 }
 
-/// Pops the frame when the handler returns, however it returns.
-struct Pop;
+/// Per endpoint slot, beside the registry rather than in the endpoint's state: a token
+/// leads straight to its frame, in loads that do not wait for the registry's check.
+static FRAMES: [SlotFrames; MAX_SLOTS] = [const {
+    SlotFrames {
+        serial: AtomicUsize::new(0),
+        top: AtomicPtr::new(std::ptr::null_mut()),
+    }
+}; MAX_SLOTS];
+
+/// Readies the frames of `slot` for the endpoint that is claiming it: a handler of the
+/// slot's previous endpoint may still run (a handler may free its endpoint), but its
+/// frames are no longer the slot's.
+pub fn claim(slot: usize) {
+    FRAMES[slot]
+        .top
+        .store(std::ptr::null_mut(), Ordering::Relaxed);
+}
+
+/// Unlinks the frame when the handler returns, however it returns.
+struct Pop {
+    ep: usize,
+    below: *mut Node,
+}
+
 impl Drop for Pop {
     fn drop(&mut self) {
-        FRAMES.with(|f| f.borrow_mut().pop());
+        // Unless the handler freed its endpoint: the slot's frames are then not its own.
+        if state::endpoint_live(self.ep) {
+            FRAMES[split(self.ep).1]
+                .top
+                .store(self.below, Ordering::Relaxed);
+        }
     }
 }
 
-/// Runs `f` with a token that stands for `frame` while `f` runs.
+/// Runs `f` with a token that stands for `frame` while `f` runs, on endpoint `ep`.
+#[inline]
 pub fn enter<R>(ep: usize, frame: Frame, f: impl FnOnce(*mut c_void) -> R) -> R {
-    let serial = NEXT.with(|n| n.replace(n.get() + 1));
-    FRAMES.with(|fr| fr.borrow_mut().push(Entry { serial, ep, frame }));
-    let _pop = Pop;
-    f(to_ptr(serial))
+    let slot = &FRAMES[split(ep).1];
+    // A freed endpoint runs no handler; if one did, its token would name no frame.
+    let linked = state::endpoint_live(ep);
+    let serial = slot.serial.load(Ordering::Relaxed).wrapping_add(1);
+    let below = match linked {
+        true => slot.top.load(Ordering::Relaxed),
+        false => std::ptr::null_mut(),
+    };
+    let node = Node {
+        token: join(serial, split(ep).1),
+        frame,
+        below,
+    };
+    let _pop = linked.then(|| {
+        slot.serial.store(serial, Ordering::Relaxed);
+        // Only ever read through.
+        slot.top
+            .store(std::ptr::from_ref(&node).cast_mut(), Ordering::Relaxed);
+        Pop { ep, below }
+    });
+    f(to_ptr(node.token))
 }
 
-/// Runs `f` on the live frame `token` names.
+/// Runs `f` on the endpoint handle and the live frame `token` names. `f` only reads.
+#[inline]
 fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> AmResult<R> {
-    let serial = handle_of(token);
-    FRAMES.with(|fr| {
-        let frames = fr.borrow();
-        let e = frames
-            .iter()
-            .rev()
-            .find(|e| e.serial == serial)
-            .ok_or(BAD_ARG)?;
-        f(e.ep, &e.frame)
-    })
+    let token = handle_of(token);
+    let ep = state::endpoint_of_token(token).ok_or(BAD_ARG)?;
+    let mut node = FRAMES[split(token).1].top.load(Ordering::Relaxed);
+    while !node.is_null() {
+        // SAFETY: the slot is this thread's (checked just above), and its frames are
+        // linked only while the `enter` call whose stack holds each runs: its `Pop`
+        // unlinks it on return and on unwind, restoring the one below, and the handlers of
+        // an endpoint nest like the calls they are. So every linked node is live; `claim`
+        // drops the frames of a slot's previous endpoint.
+        let n = unsafe { &*node };
+        if n.token == token {
+            return f(ep, &n.frame);
+        }
+        node = n.below;
+    }
+    Err(BAD_ARG)
 }
 
 /// Runs `f` on the clump token of a request, reply or get handler.
@@ -80,7 +145,10 @@ pub extern "C" fn AM_GetSourceEndpoint(token: *mut c_void, gan: *mut EnT) -> c_i
         })?;
         let name = match translation {
             None => with_token(token, |t| t.source_name())?,
-            Some(i) => state::endpoint(to_ptr(ep))?.translation(i).map(|(n, _)| n),
+            Some(i) => state::endpoint(to_ptr(ep))?
+                .ep
+                .translation(i)
+                .map(|(n, _)| n),
         };
         out(gan, EnT::from(name.ok_or(RESOURCE)?))
     })
@@ -105,10 +173,10 @@ pub extern "C" fn AM_GetMsgTag(token: *mut c_void, tagp: *mut u64) -> c_int {
         })?;
         let endpoint = state::endpoint(to_ptr(ep))?;
         let tag = match translation {
-            Some(i) => endpoint.translation(i).map(|(_, tag)| tag),
+            Some(i) => endpoint.ep.translation(i).map(|(_, tag)| tag),
             None => with_token(token, |t| t.source_tag()).ok().flatten(),
         };
-        out(tagp, tag.unwrap_or_else(|| endpoint.tag()))
+        out(tagp, tag.unwrap_or_else(|| endpoint.ep.tag()))
     })
 }
 

@@ -2,16 +2,17 @@
 
 use crate::codes::{table_size, AmResult, EnT, BAD_ARG, IN_USE, RESOURCE};
 use crate::guard::{self, out};
-use crate::state::with_ep;
+use crate::state::{self, with_tables};
 use std::ffi::c_void;
 use std::os::raw::c_int;
 
 /// The endpoint and `index` checked against its table size.
 fn entry(ea: *mut c_void, index: c_int) -> AmResult<(am::Endpoint, u32)> {
-    with_ep(ea, |s| match usize::try_from(index) {
-        Ok(i) if i < s.num_translations => Ok((s.ep.clone(), i as u32)),
+    let s = state::endpoint(ea)?;
+    match usize::try_from(index) {
+        Ok(i) if i < s.tables().num_translations => Ok((s.ep.clone(), i as u32)),
         _ => Err(BAD_ARG),
-    })
+    }
 }
 
 fn map(ep: &am::Endpoint, index: u32, name: &EnT, tag: u64) -> AmResult {
@@ -37,11 +38,13 @@ pub extern "C" fn AM_MapAny(ea: *mut c_void, index: *mut c_int, name: EnT, tag: 
         if index.is_null() {
             return Err(BAD_ARG);
         }
-        let (ep, size) = with_ep(ea, |s| Ok((s.ep.clone(), s.num_translations as u32)))?;
+        let s = state::endpoint(ea)?;
+        let size = s.tables().num_translations as u32;
+        let ep = &s.ep;
         let free = (0..size)
             .find(|&i| ep.translation(i).is_none())
             .ok_or(RESOURCE)?;
-        map(&ep, free, &name, tag)?;
+        map(ep, free, &name, tag)?;
         out(index, free as c_int)
     })
 }
@@ -56,7 +59,12 @@ pub extern "C" fn AM_UnMap(ea: *mut c_void, index: c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C" fn AM_GetNumTranslations(ea: *mut c_void, ntrans: *mut c_int) -> c_int {
-    guard::call(|| out(ntrans, with_ep(ea, |s| Ok(s.num_translations as c_int))?))
+    guard::call(|| {
+        out(
+            ntrans,
+            with_tables(ea, |t| Ok(t.num_translations as c_int))?,
+        )
+    })
 }
 
 /// Sizes the table to `n` entries (1..=65536); refused while an entry at `n` or above is mapped.
@@ -64,14 +72,13 @@ pub extern "C" fn AM_GetNumTranslations(ea: *mut c_void, ntrans: *mut c_int) -> 
 pub extern "C" fn AM_SetNumTranslations(ea: *mut c_void, n: c_int) -> c_int {
     guard::call(|| {
         let n = table_size(n, am::MAX_TRANSLATIONS)?;
-        let (ep, old) = with_ep(ea, |s| Ok((s.ep.clone(), s.num_translations)))?;
-        if (n..old).any(|i| ep.translation(i as u32).is_some()) {
+        let s = state::endpoint(ea)?;
+        let old = s.tables().num_translations;
+        if (n..old).any(|i| s.ep.translation(i as u32).is_some()) {
             return Err(IN_USE);
         }
-        with_ep(ea, |s| {
-            s.num_translations = n;
-            Ok(())
-        })
+        s.tables().num_translations = n;
+        Ok(())
     })
 }
 

@@ -4,10 +4,11 @@
  *
  * Link with -lclump (see `clump config --cflags --libs` or `pkg-config --cflags --libs clump`).
  *
- * Threads: bundles and endpoints belong to the thread that allocated them. Their handles
- * are checked against that thread's tables, so a handle used on another thread (or after
- * it was freed) gets AM_ERR_BAD_ARG, never a crash. A process with several threads gives
- * each thread its own bundles and endpoints. AM_Init and AM_Terminate are process-wide.
+ * Threads: bundles and endpoints belong to the thread that allocated them (and are freed
+ * when it exits). Their handles record that thread, so a handle used on another thread (or
+ * after it was freed) gets AM_ERR_BAD_ARG, never a crash. A process with several threads
+ * gives each thread its own bundles and endpoints. AM_Init and AM_Terminate are
+ * process-wide.
  *
  * Every call checks its arguments and returns one of the AM_ERR_* codes below; nothing
  * that crosses this boundary can crash the library (a pointer the caller declares valid,

@@ -52,6 +52,26 @@ static void *foreign_thread(void *arg) {
     return NULL;
 }
 
+/* Allocates a bundle and an endpoint and exits without freeing them. */
+static eb_t exited_eb;
+static ep_t exited_ep;
+static void *exiting_thread(void *arg) {
+    (void)arg;
+    en_t name;
+    IS(AM_AllocateBundle(AM_SEQ, &exited_eb), AM_OK);
+    IS(AM_AllocateEndpoint(exited_eb, &exited_ep, &name), AM_OK);
+    return NULL;
+}
+
+/* A later thread (often with the same pthread_t) cannot use them: they went with their thread. */
+static void *later_thread(void *arg) {
+    (void)arg;
+    tag_t tag;
+    IS(AM_Poll(exited_eb), AM_ERR_BAD_ARG);
+    IS(AM_GetTag(exited_ep, &tag), AM_ERR_BAD_ARG);
+    return NULL;
+}
+
 static void handles(void) {
     ep_t forged = (ep_t)(uintptr_t)0x12345;
     eb_t eb2;
@@ -83,6 +103,11 @@ static void handles(void) {
     /* Handles belong to their thread. */
     pthread_t t;
     EXPECT(pthread_create(&t, NULL, foreign_thread, NULL) == 0);
+    EXPECT(pthread_join(t, NULL) == 0);
+    /* A thread's bundles and endpoints are freed when it exits. */
+    EXPECT(pthread_create(&t, NULL, exiting_thread, NULL) == 0);
+    EXPECT(pthread_join(t, NULL) == 0);
+    EXPECT(pthread_create(&t, NULL, later_thread, NULL) == 0);
     EXPECT(pthread_join(t, NULL) == 0);
 }
 

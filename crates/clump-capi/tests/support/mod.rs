@@ -1,8 +1,9 @@
 //! Building C programs against the built libclump and running them through `clump run`.
 //!
 //! The library and the `clump` binary are found in the target directory this test runs
-//! from (`target/release`, or wherever `CARGO_TARGET_DIR` points); if either is missing
-//! (`cargo test -p clump-capi` alone builds no `clump`), they are built first.
+//! from (`target/release`, or wherever `CARGO_TARGET_DIR` points), and brought up to date
+//! first: `cargo test -p clump-capi` builds neither (it builds the library only as a unit
+//! test harness), so the C programs would otherwise run against whatever was built last.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -37,9 +38,7 @@ pub fn tree() -> &'static Tree {
             .join("../..")
             .canonicalize()
             .unwrap();
-        if !bin.join("clump").is_file() || !bin.join("libclump.so").is_file() {
-            build(&bin, &repo);
-        }
+        build(&bin, &repo);
         let out = bin.join("c-tests");
         std::fs::create_dir_all(&out).unwrap();
         Tree { bin, repo, out }
