@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 const HANDLER_STALL_LIMIT: Duration = Duration::from_secs(10);
 /// How often a waiting sender checks that its destination's process is still alive.
 const LIVENESS_PERIOD: Duration = Duration::from_millis(10);
-/// Returned messages that may wait for a poll before sends that bounce fail instead.
+/// Local events (returned messages, finished gets) that may wait for a poll before
+/// sends that bounce fail instead.
 pub(crate) const MAX_PENDING_RETURNS: usize = 4096;
 
 /// A message about to be sent.
@@ -434,10 +435,10 @@ impl EndpointCore {
 
     /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.
     ///
-    /// Returned messages wait for a poll to run handler 0; a program that keeps sending
-    /// messages that bounce, and never polls, gets an error once
-    /// [`MAX_PENDING_RETURNS`] wait, so that the queue stays bounded and the message
-    /// stays with its sender.
+    /// Returned messages wait in the local event queue for a poll to run handler 0; a
+    /// program that keeps sending messages that bounce, and never polls, gets an error
+    /// once [`MAX_PENDING_RETURNS`] local events wait, so that the queue stays bounded
+    /// and the message stays with its sender.
     pub(crate) fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
         let pending = self.local.borrow().len();
         if pending >= MAX_PENDING_RETURNS {

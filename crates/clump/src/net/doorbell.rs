@@ -87,7 +87,8 @@ impl Doorbell {
         })
     }
 
-    fn count(&self) -> u64 {
+    /// The counter now, to pass to [`Doorbell::unread`] and [`Doorbell::read`].
+    pub fn snapshot(&self) -> u64 {
         // SAFETY: `counter` points at the first, page-aligned 8 bytes of a mapping that
         // lives as long as `self`; the kernel only changes them with atomic adds.
         unsafe { (*self.counter).load(Ordering::Acquire) }
@@ -95,7 +96,7 @@ impl Doorbell {
 
     /// Whether datagrams were counted that have not been read yet.
     pub fn rang(&self) -> bool {
-        self.count() > self.consumed
+        self.snapshot() > self.consumed
     }
 
     /// Datagrams counted and not read yet, of a counter reading `snapshot`: a read
@@ -109,7 +110,7 @@ impl Doorbell {
     pub fn read(&mut self, before: u64, got: usize) {
         // A datagram given up as dropped may yet come (late, not dropped): never count
         // more read than were counted, or the next datagram would not ring.
-        self.consumed = (self.consumed + got as u64).min(self.count());
+        self.consumed = (self.consumed + got as u64).min(self.snapshot());
         if got > 0 || before <= self.consumed {
             self.empty_reads = 0;
             return;
@@ -125,11 +126,6 @@ impl Doorbell {
             self.consumed = self.consumed.max(self.counter_at_first_empty);
             self.empty_reads = 0;
         }
-    }
-
-    /// The counter now, to pass to [`Doorbell::read`] after the read.
-    pub fn snapshot(&self) -> u64 {
-        self.count()
     }
 }
 

@@ -196,17 +196,18 @@ impl UdpPort {
     /// doorbell that is silent, it mostly makes no call and returns 0.
     pub fn receive(&mut self, max: usize) -> usize {
         let mut max = max.clamp(1, BATCH);
+        // One read of the counter decides whether to read the socket and how much.
         let counted = match &self.doorbell {
-            Some(bell) if !bell.rang() && self.skipped < READS_SKIPPED_AT_MOST => {
-                self.skipped += 1;
-                self.rx_count = 0;
-                return 0;
-            }
             Some(bell) => {
                 let counted = bell.snapshot();
-                let unread = bell.unread(counted);
-                if unread > 0 {
-                    max = max.min(unread as usize);
+                match bell.unread(counted) {
+                    0 if self.skipped < READS_SKIPPED_AT_MOST => {
+                        self.skipped += 1;
+                        self.rx_count = 0;
+                        return 0;
+                    }
+                    0 => {}
+                    unread => max = max.min(unread as usize),
                 }
                 counted
             }
