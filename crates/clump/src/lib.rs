@@ -45,6 +45,8 @@ mod net_dispatch;
 #[cfg(not(loom))]
 mod net_send;
 #[cfg(not(loom))]
+mod peer_segment;
+#[cfg(not(loom))]
 pub mod poll;
 #[cfg(not(loom))]
 mod route;
@@ -65,6 +67,7 @@ pub use {
         MAX_MEDIUM, MAX_TRANSLATIONS,
     },
     name::{EndpointId, EndpointName},
+    peer_segment::PeerSegment,
     shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
     shm::region::Region as SharedRegion,
     token::Token,

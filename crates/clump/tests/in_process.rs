@@ -478,6 +478,38 @@ fn sockets_get_a_doorbell_where_bpf_allows_and_none_when_told_not_to() {
 }
 
 /// Each test, over each transport.
+/// Same-host peers expose their segment for direct access (one copy, no message), with
+/// every range checked; network peers do not.
+fn a_same_host_peer_segment_is_directly_accessible_and_range_checked(via: Via) {
+    let (_bundle, a, b) = pair(via);
+    assert!(a.peer_segment(0).is_none(), "no segment yet");
+    b.set_segment(4096).unwrap();
+    assert_eq!(a.is_local(0), via == Via::Shm);
+    assert!(!a.is_local(7), "an unmapped translation is not local");
+    let Some(seg) = a.peer_segment(0) else {
+        assert_ne!(
+            via,
+            Via::Shm,
+            "a same-host peer's segment must be reachable"
+        );
+        return;
+    };
+    assert_eq!(seg.len(), 4096);
+    seg.write(4090, b"abcdef").unwrap();
+    let mut seen = [0u8; 6];
+    b.read_segment(4090, &mut seen).unwrap();
+    assert_eq!(&seen, b"abcdef");
+    b.write_segment(0, &[9, 8, 7]).unwrap();
+    let mut back = [0u8; 3];
+    seg.read(0, &mut back).unwrap();
+    assert_eq!(back, [9, 8, 7]);
+    assert!(matches!(seg.write(4091, b"abcdef"), Err(Error::BadArg(_))));
+    assert!(matches!(
+        seg.read(usize::MAX, &mut back),
+        Err(Error::BadArg(_))
+    ));
+}
+
 macro_rules! over_each {
     ($($name:ident),* $(,)?) => {
         mod shm {
@@ -515,4 +547,5 @@ over_each!(
     a_request_handler_may_send_requests,
     freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic,
     wait_sleeps_until_a_message_arrives,
+    a_same_host_peer_segment_is_directly_accessible_and_range_checked,
 );

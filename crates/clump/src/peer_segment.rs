@@ -1,0 +1,85 @@
+//! Direct access to the segment of a peer on this host, for layers above the AM layer
+//! (a global address space reads and writes a same-host peer's memory with one copy and
+//! no message, as today's PGAS runtimes do). Over the network there is no such access:
+//! those peers are reached by messages only.
+
+use crate::endpoint::{check_range, Endpoint};
+use crate::error::Result;
+use crate::route::Route;
+use crate::shm::remote::SegMapping;
+use std::sync::Arc;
+
+/// A same-host peer's segment, mapped into this process. The mapping stays valid while
+/// this handle lives; if the peer replaces its segment, the handle still names the old
+/// memory (never freed memory), so take a new handle after a segment change.
+#[derive(Clone)]
+pub struct PeerSegment {
+    map: Arc<SegMapping>,
+}
+
+impl PeerSegment {
+    pub fn len(&self) -> usize {
+        self.map.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.len == 0
+    }
+
+    /// The base address in this process. Loads and stores through it race with the peer
+    /// and with messages exactly as any shared memory does: ordering them is the
+    /// program's protocol (atomics, barriers, handlers).
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.map.region.as_ptr()
+    }
+
+    /// Copies `buf.len()` bytes at `offset` of the peer's segment into `buf`.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        check_range(offset, buf.len(), self.map.len)?;
+        // SAFETY: the range lies inside the mapping (checked above), which this handle
+        // keeps mapped; `buf` is a distinct local slice.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.as_ptr().add(offset), buf.as_mut_ptr(), buf.len())
+        };
+        Ok(())
+    }
+
+    /// Copies `data` into the peer's segment at `offset`.
+    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        check_range(offset, data.len(), self.map.len)?;
+        // SAFETY: as in `read`; the destination is shared memory no Rust reference covers.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), self.as_ptr().add(offset), data.len())
+        };
+        Ok(())
+    }
+}
+
+impl Endpoint {
+    /// Whether translation `dest` reaches its endpoint through shared memory (a process
+    /// on this host). False if `dest` is not mapped or goes over the network.
+    pub fn is_local(&self, dest: u32) -> bool {
+        let table = self.core.translations.borrow();
+        matches!(
+            table
+                .get(dest as usize)
+                .and_then(|t| t.as_ref())
+                .map(|t| &t.route),
+            Some(Route::Shm(_))
+        )
+    }
+
+    /// The segment of the endpoint at translation `dest`, mapped into this process, when
+    /// that endpoint lives on this host and has a segment; `None` otherwise (not mapped,
+    /// over the network, no segment, or its process is gone).
+    pub fn peer_segment(&self, dest: u32) -> Option<PeerSegment> {
+        let mut table = self.core.translations.borrow_mut();
+        let t = table.get_mut(dest as usize)?.as_mut()?;
+        let Route::Shm(remote) = &t.route else {
+            return None;
+        };
+        let map = remote.segment(t.segment.as_ref()).ok()??;
+        t.segment = Some(map.clone());
+        Some(PeerSegment { map })
+    }
+}
