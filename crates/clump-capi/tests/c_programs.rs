@@ -175,3 +175,23 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
         assert_ok(&support::wait_with_timeout(cmd), "reduce ok", 1);
     }
 }
+
+#[test]
+fn blocking_ping_pong_wakes_sleepers_over_shared_memory_and_udp() {
+    let exe = compile(
+        "crates/clump-capi/tests/c/blocking_pingpong.c",
+        "blocking_pingpong",
+    );
+    // 2 ranks on 1 host: shared memory; on 2 hosts: UDP; 4 on 2: both, in a ring.
+    for (n, hosts) in [(2, 1), (2, 2), (4, 2)] {
+        let out = run(n, hosts, &exe, &["200"], &[("CLUMP_SPIN_US", "0")]);
+        let stdout = assert_ok(&out, "blocking: rank", n as usize);
+        for rtt in stdout.split("rtt_us=").skip(1) {
+            let rtt: f64 = rtt.split_whitespace().next().unwrap().parse().unwrap();
+            eprintln!("{n} ranks on {hosts} hosts: blocking round trip {rtt} us");
+            // Not a performance bound: a sleeper that is never woken waits for its 100 ms
+            // timer, so a mean above half of that means the wake-ups do not work.
+            assert!(rtt < 50_000.0, "{n} ranks on {hosts} hosts:\n{stdout}");
+        }
+    }
+}

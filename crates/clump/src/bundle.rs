@@ -4,11 +4,10 @@ use crate::config::Config;
 use crate::endpoint::{Endpoint, EndpointCore};
 use crate::error::{Error, Result};
 use crate::poll::NetPollPolicy;
+use crate::shm::wake::WakeSocket;
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -23,8 +22,8 @@ pub enum EventMask {
 
 pub(crate) struct BundleCore {
     endpoints: RefCell<Vec<Rc<EndpointCore>>>,
-    /// Senders that find an endpoint of this bundle asleep write here.
-    wake: File,
+    /// Senders that find an endpoint of this bundle asleep send here.
+    wake: WakeSocket,
     mask: Cell<EventMask>,
     /// When polls look at the network (001's adaptive policy).
     net_policy: Cell<NetPollPolicy>,
@@ -45,16 +44,8 @@ impl Bundle {
     }
 
     pub fn with_config(config: Config) -> Result<Bundle> {
-        // SAFETY: plain syscall; a non-negative result is a descriptor we now own.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        if fd < 0 {
-            return Err(Error::io(
-                "cannot create the bundle's eventfd",
-                std::io::Error::last_os_error(),
-            ));
-        }
-        // SAFETY: fd is fresh and owned by nothing else.
-        let wake = unsafe { File::from_raw_fd(fd) };
+        let wake =
+            WakeSocket::bind().map_err(|e| Error::io("cannot bind the bundle's wake socket", e))?;
         Ok(Bundle {
             core: Rc::new(BundleCore {
                 endpoints: RefCell::new(Vec::new()),
@@ -153,8 +144,8 @@ impl BundleCore {
             .block
             .get()
             .header
-            .wake_fd
-            .store(self.wake.as_raw_fd() as u32, Ordering::Release);
+            .wake_key
+            .store(self.wake.key(), Ordering::Release);
         self.endpoints.borrow_mut().push(ep.clone());
     }
 
@@ -262,7 +253,7 @@ impl BundleCore {
             .min()
     }
 
-    /// Sleeps on the eventfd until a sender rings it or `deadline`; true if work waits.
+    /// Sleeps on the wake socket until a sender rings it or `deadline`; true if work waits.
     fn sleep(&self, deadline: Instant) -> bool {
         let endpoints = self.endpoints.borrow().clone();
         let set_sleeping = |v: u32| {
@@ -299,8 +290,7 @@ impl BundleCore {
             let ms = left.as_micros().div_ceil(1000).max(1) as i32;
             // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
             unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-            let mut buf = [0u8; 8];
-            let _ = (&self.wake).read(&mut buf);
+            self.wake.drain();
             from_net = fds[1..].iter().any(|p| p.revents != 0);
         }
         set_sleeping(0);

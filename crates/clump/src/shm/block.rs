@@ -23,7 +23,7 @@ pub const BULK_BLOCKS: usize = 16;
 
 const MAGIC: u64 = u64::from_le_bytes(*b"clumpQB1");
 const VERSION: u32 = 1;
-/// `wake_fd` / `seg_fd` value meaning "none".
+/// `wake_key` / `seg_fd` value meaning "none".
 pub const NO_FD: u32 = u32::MAX;
 
 /// Written once by the owner before the block's name is handed out, then read-mostly.
@@ -38,14 +38,14 @@ pub struct BlockHeader {
     pub tag: AtomicU64,
     /// 1 while the owner is freeing the endpoint or has freed it.
     pub closed: AtomicU32,
-    /// The owner's eventfd that wakes its bundle, as a descriptor number in its process.
-    pub wake_fd: AtomicU32,
+    /// The key of the owner's bundle wake socket (see `wake.rs`).
+    pub wake_key: AtomicU32,
     /// The segment: descriptor, length and a generation bumped on every change, so a
     /// sender's cached mapping can tell it is stale (read as a seqlock: gen, fields, gen).
     pub seg_fd: AtomicU32,
     pub seg_len: AtomicU64,
     pub seg_gen: AtomicU64,
-    /// Set by the owner before it sleeps; a sender that sees it rings `wake_fd`.
+    /// Set by the owner before it sleeps; a sender that sees it rings `wake_key`.
     /// On its own line: the owner writes it while senders read the header.
     pub sleeping: CachePadded<AtomicU32>,
 }
@@ -133,7 +133,7 @@ impl MappedBlock {
         }
         let b = block.get();
         b.header.tag.store(tag, Ordering::Relaxed);
-        b.header.wake_fd.store(NO_FD, Ordering::Relaxed);
+        b.header.wake_key.store(NO_FD, Ordering::Relaxed);
         b.header.seg_fd.store(NO_FD, Ordering::Relaxed);
         b.request.ring().init();
         b.reply.ring().init();

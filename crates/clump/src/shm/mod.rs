@@ -13,3 +13,5 @@ pub mod packet;
 pub mod region;
 #[cfg(not(loom))]
 pub mod remote;
+#[cfg(not(loom))]
+pub mod wake;

@@ -5,12 +5,13 @@
 
 use super::block::{MappedBlock, NO_FD};
 use super::region::Region;
+use super::wake::{Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, Weak};
 
 /// This thread's handle to a remote block: cloning it costs no atomic instruction, which
@@ -35,8 +36,10 @@ pub struct Remote {
     pub block: MappedBlock,
     /// Tells when the owning process has exited; `None` for this process's own blocks.
     pidfd: Option<OwnedFd>,
-    /// The owner's wake eventfd, opened on first need: (descriptor number there, file here).
-    wake: Mutex<Option<(u32, File)>>,
+    /// The socket that wakes the owner, made on first need.
+    waker: Mutex<Option<Waker>>,
+    /// Whether a failed wake-up was reported already (once per peer is enough).
+    wake_failed: AtomicBool,
     segment: Mutex<Option<Arc<SegMapping>>>,
 }
 
@@ -56,7 +59,8 @@ impl Remote {
             id,
             block,
             pidfd: None,
-            wake: Mutex::new(None),
+            waker: Mutex::new(None),
+            wake_failed: AtomicBool::new(false),
             segment: Mutex::new(None),
         });
         with_registry(|r| r.insert(id, Arc::downgrade(&remote)));
@@ -75,7 +79,8 @@ impl Remote {
                 id,
                 block,
                 pidfd: Some(pidfd),
-                wake: Mutex::new(None),
+                waker: Mutex::new(None),
+                wake_failed: AtomicBool::new(false),
                 segment: Mutex::new(None),
             });
             r.retain(|_, w| w.strong_count() > 0);
@@ -117,25 +122,30 @@ impl Remote {
     #[cold]
     fn ring_doorbell(&self) {
         let header = &self.block.get().header;
-        let fdnum = header.wake_fd.load(Ordering::Acquire);
-        if fdnum == NO_FD {
+        let key = header.wake_key.load(Ordering::Acquire);
+        if key == NO_KEY {
             return;
         }
-        let mut wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
-        if wake.as_ref().map(|(n, _)| *n) != Some(fdnum) {
-            let path = if self.pidfd.is_none() {
-                format!("/proc/self/fd/{fdnum}")
-            } else {
-                format!("/proc/{}/fd/{fdnum}", self.id.pid)
-            };
-            // A peer that exited cannot be woken, and needs not be.
-            let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else {
-                return;
-            };
-            *wake = Some((fdnum, file));
-        }
-        if let Some((_, file)) = wake.as_mut() {
-            let _ = file.write(&1u64.to_ne_bytes());
+        let mut waker = self.waker.lock().unwrap_or_else(|p| p.into_inner());
+        let result = match waker.as_ref() {
+            Some(w) => w.wake(self.id.pid, key),
+            None => Waker::new()
+                .and_then(|w| w.wake(self.id.pid, key).map(|()| w))
+                .map(|w| {
+                    *waker = Some(w);
+                }),
+        };
+        // A peer that exited or freed the endpoint needs no wake-up, and one whose endpoint
+        // moved to another bundle meanwhile was woken by whoever saw the new key.
+        let moot = !self.alive() || self.closed() || header.wake_key.load(Ordering::Acquire) != key;
+        if let Err(e) = result {
+            if !moot && !self.wake_failed.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "clump: cannot wake process {} sleeping in wait ({e}); \
+                     it will see its messages only on its 100 ms timer",
+                    self.id.pid
+                );
+            }
         }
     }
 
