@@ -7,6 +7,7 @@ use am::spmd::Spmd;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 thread_local! {
     /// The job, taken out while a collective runs (handlers then see it absent).
@@ -93,17 +94,39 @@ pub extern "C" fn clump_spmd_getenv(name: *const c_char) -> *const c_char {
     unsafe { libc::getenv(name) }
 }
 
+/// The thread inside the first `clump_spmd_exit` (0: none yet). A second entry (from a
+/// signal or atexit handler while exit(3) runs) must neither run exit(3) again nor touch
+/// thread-locals, which may be destroyed by then.
+static EXITING_THREAD: AtomicI32 = AtomicI32::new(0);
+
+/// Declared to return `int` like AMUDP's `SPMDExit`. The first call never returns. A call
+/// made while it runs returns at once in the same thread (a handler that interrupted it:
+/// returning lets exit(3) go on to flush the program's output) and, in any other thread,
+/// waits for the process to end.
 #[no_mangle]
-pub extern "C" fn clump_spmd_exit(status: c_int) {
-    let reason = format!("clump_spmd_exit({status})");
+pub extern "C" fn clump_spmd_exit(status: c_int) -> c_int {
+    // SAFETY: gettid(2) is a plain, async-signal-safe syscall.
+    let me = unsafe { libc::gettid() };
+    if let Err(first) = EXITING_THREAD.compare_exchange(0, me, Ordering::SeqCst, Ordering::SeqCst) {
+        if first == me {
+            return 0;
+        }
+        loop {
+            // SAFETY: pause(2) only sleeps; the exiting thread ends the process.
+            unsafe { libc::pause() };
+        }
+    }
     let _ = std::panic::catch_unwind(|| {
-        JOB.with(|j| {
+        let reason = format!("clump_spmd_exit({status})");
+        // try_with: the thread-local may be gone if the program calls this while its
+        // thread ends; the launcher then learns the status from the exit itself.
+        let _ = JOB.try_with(|j| {
             if let Ok(mut j) = j.try_borrow_mut() {
                 if let Some(s) = j.as_mut() {
                     s.job.abort(status, &reason);
                 }
             }
-        })
+        });
     });
     // SAFETY: exit(3) runs the program's atexit handlers and flushes its stdio, as a C
     // program ending expects.

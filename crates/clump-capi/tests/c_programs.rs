@@ -195,3 +195,14 @@ fn blocking_ping_pong_wakes_sleepers_over_shared_memory_and_udp() {
         }
     }
 }
+
+#[test]
+fn every_rank_exiting_after_a_last_barrier_ends_the_job_with_all_its_output() {
+    let exe = compile("crates/clump-capi/tests/c/exit_all.c", "exit_all");
+    for &hosts in HOSTS {
+        let out = run(4, hosts, &exe, &[], &[]);
+        assert_ok(&out, ": final line", 4);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panic"), "stderr:\n{stderr}");
+    }
+}

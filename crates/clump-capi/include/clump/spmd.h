@@ -32,8 +32,12 @@ int clump_spmd_allgather(const void *src, void *dst, size_t len);
 /* The value of environment variable name in the launcher's environment, or NULL. */
 const char *clump_spmd_getenv(const char *name);
 
-/* Ends the whole job with exit status `status` (the launcher stops every other rank). */
-void clump_spmd_exit(int status);
+/* Ends the whole job with exit status `status`, after flushing this process's stdio.
+ * Other ranks that are exiting too get a moment to finish and flush theirs; the rest
+ * are stopped. The first call never returns (declared int like AMUDP's SPMDExit). A call
+ * from a signal or atexit handler while it runs returns 0 at once, so that exit(3) goes
+ * on flushing; a call from another thread then waits for the process to end. */
+int clump_spmd_exit(int status);
 
 #ifdef __cplusplus
 }

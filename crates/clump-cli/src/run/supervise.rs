@@ -9,6 +9,10 @@ use std::time::{Duration, Instant};
 
 /// Time ranks get between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
+/// Time other ranks get to end by themselves after one asked to end the job, before
+/// SIGTERM: when every rank calls `clump_spmd_exit` after a last barrier, they are all on
+/// their way out and must not be killed before they flush their output.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// How long a live rank may stay disconnected while others wait for it: long enough
 /// that a dying rank's exit status is seen first and reported instead.
 const DISCONNECT_GRACE: Duration = Duration::from_millis(500);
@@ -17,7 +21,9 @@ const IDLE: Duration = Duration::from_secs(1);
 
 struct Ending {
     code: u8,
-    since: Instant,
+    /// When SIGTERM was sent (`None` while the ranks still have their exit grace).
+    termed: Option<Instant>,
+    term_at: Instant,
     killed: bool,
     signals_seen: u32,
 }
@@ -80,18 +86,24 @@ impl<'a> Supervisor<'a> {
 
     /// Prints the one line that explains the end of the job, and starts the teardown.
     fn fail(&mut self, code: u8, line: String) {
+        self.end_after(code, line, Duration::ZERO);
+    }
+
+    /// As `fail`, but the living ranks get `grace` to exit by themselves before SIGTERM.
+    fn end_after(&mut self, code: u8, line: String, grace: Duration) {
         if self.ending.is_some() {
             return;
         }
         super::say(&format!("{line}; ending the job"));
-        self.children.signal_living(libc::SIGTERM);
         let signals_seen = sys::term_signal().map_or(0, |(_, n)| n);
         self.ending = Some(Ending {
             code,
-            since: Instant::now(),
+            termed: None,
+            term_at: Instant::now() + grace,
             killed: false,
             signals_seen,
         });
+        self.check_grace();
     }
 
     fn who(&self, rank: u32) -> String {
@@ -144,7 +156,7 @@ impl<'a> Supervisor<'a> {
                         self.who(rank)
                     );
                     // Truncated like exit(3) does, so status -1 becomes 255.
-                    self.fail(status as u8, line);
+                    self.end_after(status as u8, line, EXIT_GRACE);
                 }
                 Event::Fault { rank, what } => {
                     self.fail(
@@ -195,7 +207,16 @@ impl<'a> Supervisor<'a> {
             if e.killed {
                 return Duration::from_millis(100);
             }
-            let left = GRACE.saturating_sub(e.since.elapsed());
+            let Some(since) = e.termed else {
+                let left = e.term_at.saturating_duration_since(Instant::now());
+                if !left.is_zero() {
+                    return left;
+                }
+                e.termed = Some(Instant::now());
+                self.children.signal_living(libc::SIGTERM);
+                return GRACE;
+            };
+            let left = GRACE.saturating_sub(since.elapsed());
             if left.is_zero() {
                 e.killed = true;
                 self.children.signal_living(libc::SIGKILL);
