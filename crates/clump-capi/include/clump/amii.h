@@ -111,6 +111,18 @@ int AM_MaxNumHandlers(void); /* 256 */
 int AM_MaxNumTranslations(int *ntrans);
 int AM_MaxSegLength(uintptr_t *nbytes);
 
+/* The same limits as constants, for programs (AMUDP's among them) that size arrays or
+ * write case labels with them: AM_MaxMedium() is then a constant expression. The
+ * functions stay callable as (AM_MaxMedium)(). */
+#define CLUMP_MAX_SHORT 16
+#define CLUMP_MAX_MEDIUM 65536
+#define CLUMP_MAX_LONG 1073741824
+#define CLUMP_MAX_NUM_HANDLERS 256
+#define AM_MaxShort() CLUMP_MAX_SHORT
+#define AM_MaxMedium() CLUMP_MAX_MEDIUM
+#define AM_MaxLong() CLUMP_MAX_LONG
+#define AM_MaxNumHandlers() CLUMP_MAX_NUM_HANDLERS
+
 /* ---------------------------------------------------------------------------------- */
 /* Bundles and endpoints                                                               */
 

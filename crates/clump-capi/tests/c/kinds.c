@@ -146,6 +146,10 @@ static const int get_sizes[] = {1, 4096, MiB};
 /* Past each limit the call fails and sends nothing. */
 static void limits(int peer) {
     EXPECT(AM_MaxShort() == 16 && AM_MaxNumHandlers() == 256);
+    /* The header's constants are the library's limits. */
+    EXPECT((AM_MaxShort)() == AM_MaxShort() && (AM_MaxMedium)() == AM_MaxMedium() &&
+           (AM_MaxLong)() == AM_MaxLong() && (AM_MaxNumHandlers)() == AM_MaxNumHandlers());
+    _Static_assert(AM_MaxMedium() >= 512, "AM_MaxMedium() is a constant expression");
     EXPECT(AM_MaxMedium() >= 512 && AM_MaxLong() >= AM_MaxMedium());
     int over = AM_MaxMedium() + 1;
     EXPECT(AM_RequestI0(ep, peer, H_MED, src, over) == AM_ERR_BAD_ARG);
