@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::matching::Pattern;
 use crate::op::Op;
 use crate::p2p::{wait, Request};
-use crate::runtime;
+use crate::runtime::{self, SendMode};
 
 const TAG_BARRIER: i32 = 1;
 const TAG_BCAST: i32 = 2;
@@ -18,7 +18,16 @@ fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
     let rt = runtime::get()?;
     let dest = comm.job_rank(to)?.expect("collective peers are real ranks");
     // SAFETY: `data` stays borrowed until `wait` below completes the send.
-    let id = unsafe { rt.start_send(data.as_ptr(), data.len(), dest, comm.coll_ctx(), tag)? };
+    let id = unsafe {
+        rt.start_send(
+            data.as_ptr(),
+            data.len(),
+            dest,
+            comm.coll_ctx(),
+            tag,
+            SendMode::Standard,
+        )?
+    };
     wait(&mut Request::from_id(id)).map(drop)
 }
 
@@ -68,7 +77,16 @@ pub fn barrier(comm: &Comm) -> Result<()> {
         let rt = runtime::get()?;
         let dest = comm.job_rank((r + k) % n)?.expect("real rank");
         // SAFETY: an empty message reads nothing.
-        let id = unsafe { rt.start_send([].as_ptr(), 0, dest, comm.coll_ctx(), TAG_BARRIER)? };
+        let id = unsafe {
+            rt.start_send(
+                [].as_ptr(),
+                0,
+                dest,
+                comm.coll_ctx(),
+                TAG_BARRIER,
+                SendMode::Standard,
+            )?
+        };
         crecv(comm, (r - k + n) % n, TAG_BARRIER, &mut [])?;
         wait(&mut Request::from_id(id))?;
         k *= 2;

@@ -211,6 +211,8 @@ impl Engine {
                     req.status.error = Some(ErrorClass::Truncate);
                 }
                 req.status.count_bytes = len.min(*cap);
+                // An empty message has no data to wait for.
+                req.done = len == 0;
                 self.actions.push(Action::Cts {
                     dest: m.env.src,
                     send_id,

@@ -8,6 +8,7 @@
 
 mod coll;
 mod comm;
+mod completion;
 mod datatype;
 mod engine;
 mod error;
@@ -19,11 +20,14 @@ mod status;
 
 pub use coll::{allreduce, barrier, bcast, reduce};
 pub use comm::Comm;
+pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
 pub use error::{Error, ErrorClass, Result};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::Op;
-pub use p2p::{cancel, iprobe, irecv, isend, recv, send, test, wait, wait_all, Request};
+pub use p2p::{
+    cancel, iprobe, irecv, irsend, isend, issend, recv, send, sendrecv, ssend, test, wait, Request,
+};
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, Thresholds,
 };
@@ -37,4 +41,19 @@ pub fn wtime() -> f64 {
 /// `MPI_Wtick`: the resolution of [`wtime`].
 pub fn wtick() -> f64 {
     1e-9
+}
+
+/// `MPI_Get_processor_name`: this host's name.
+pub fn processor_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".to_string())
+}
+
+/// `MPI_Get_library_version`.
+pub fn library_version() -> String {
+    format!(
+        "clump-mpi {} (MPI over clump Active Messages)",
+        env!("CARGO_PKG_VERSION")
+    )
 }

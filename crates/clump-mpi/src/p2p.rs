@@ -6,7 +6,7 @@ use crate::datatype::Datatype;
 use crate::engine::ReqKind;
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
-use crate::runtime;
+use crate::runtime::{self, SendMode};
 use crate::status::Status;
 
 /// A non-blocking operation; `Request::null()` once completed by `wait`/`test`.
@@ -35,7 +35,7 @@ fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {
     }
 }
 
-/// `MPI_Isend`.
+/// `MPI_Isend` (standard mode).
 ///
 /// # Safety
 /// `buf` must be valid for reads of `count * dt.size()` bytes and not be written until the
@@ -48,6 +48,53 @@ pub unsafe fn isend(
     tag: i32,
     comm: &Comm,
 ) -> Result<Request> {
+    // SAFETY: the same contract.
+    unsafe { start(buf, count, dt, dest, tag, comm, SendMode::Standard) }
+}
+
+/// `MPI_Issend`: completes only once a receive has matched the message.
+///
+/// # Safety
+/// As [`isend`].
+pub unsafe fn issend(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Request> {
+    // SAFETY: the same contract.
+    unsafe { start(buf, count, dt, dest, tag, comm, SendMode::Synchronous) }
+}
+
+/// `MPI_Irsend`: a ready send may take the standard protocols (the receive is posted).
+///
+/// # Safety
+/// As [`isend`].
+pub unsafe fn irsend(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Request> {
+    // SAFETY: the same contract.
+    unsafe { isend(buf, count, dt, dest, tag, comm) }
+}
+
+/// # Safety
+/// As [`isend`].
+unsafe fn start(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<Request> {
     check_tag(tag, false)?;
     let len = dt.bytes(count)?;
     let Some(dest) = comm.job_rank(dest)? else {
@@ -58,7 +105,7 @@ pub unsafe fn isend(
     }
     let rt = runtime::get()?;
     // SAFETY: passed on from this function's contract.
-    let id = unsafe { rt.start_send(buf, len, dest, comm.p2p_ctx(), tag)? };
+    let id = unsafe { rt.start_send(buf, len, dest, comm.p2p_ctx(), tag, mode)? };
     Ok(Request(id))
 }
 
@@ -168,12 +215,6 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
     }
 }
 
-/// `MPI_Waitall`: waits for each; the first error is returned after all completed.
-pub fn wait_all(reqs: &mut [Request]) -> Result<Vec<Status>> {
-    let results: Vec<Result<Status>> = reqs.iter_mut().map(wait).collect();
-    results.into_iter().collect()
-}
-
 /// Whether request `id` has completed; one that is gone counts as done, so that `collect`
 /// names it unknown.
 fn finished(e: &crate::engine::Engine, id: u64) -> bool {
@@ -189,10 +230,71 @@ pub fn send(
     tag: i32,
     comm: &Comm,
 ) -> Result<()> {
+    blocking_send(buf, count, dt, dest, tag, comm, SendMode::Standard)
+}
+
+/// `MPI_Ssend`: returns once a receive has matched the message.
+pub fn ssend(
+    buf: &[u8],
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<()> {
+    blocking_send(buf, count, dt, dest, tag, comm, SendMode::Synchronous)
+}
+
+fn blocking_send(
+    buf: &[u8],
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<()> {
     check_len(buf.len(), count, dt)?;
     // SAFETY: `buf` is borrowed until `wait` below has completed the send.
-    let mut r = unsafe { isend(buf.as_ptr(), count, dt, dest, tag, comm)? };
+    let mut r = unsafe { start(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
     wait(&mut r).map(drop)
+}
+
+/// `MPI_Sendrecv`: the send and the receive proceed together, so two ranks that exchange
+/// large messages do not wait on each other.
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+pub fn sendrecv(
+    sendbuf: &[u8],
+    sendcount: usize,
+    sendtype: &Datatype,
+    dest: i32,
+    sendtag: i32,
+    recvbuf: &mut [u8],
+    recvcount: usize,
+    recvtype: &Datatype,
+    source: i32,
+    recvtag: i32,
+    comm: &Comm,
+) -> Result<Status> {
+    check_len(sendbuf.len(), sendcount, sendtype)?;
+    check_len(recvbuf.len(), recvcount, recvtype)?;
+    // SAFETY: both buffers stay borrowed until both requests completed below.
+    let mut r = unsafe {
+        irecv(
+            recvbuf.as_mut_ptr(),
+            recvcount,
+            recvtype,
+            source,
+            recvtag,
+            comm,
+        )?
+    };
+    // SAFETY: as above.
+    let mut s = unsafe { isend(sendbuf.as_ptr(), sendcount, sendtype, dest, sendtag, comm)? };
+    let sent = wait(&mut s);
+    let got = wait(&mut r);
+    sent?;
+    got
 }
 
 /// `MPI_Recv` into `buf`.
@@ -229,6 +331,11 @@ pub fn cancel(req: &Request) -> Result<bool> {
 impl Request {
     pub(crate) fn from_id(id: u64) -> Request {
         Request(id)
+    }
+
+    /// Whether `wait` would return at once.
+    pub(crate) fn is_complete(&self, rt: &runtime::Runtime) -> bool {
+        matches!(self.0, 0 | DONE_AT_ONCE) || finished(&rt.engine.borrow(), self.0)
     }
 }
 

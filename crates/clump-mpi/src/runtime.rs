@@ -15,6 +15,15 @@ const H_RTS: usize = 2;
 const H_CTS: usize = 3;
 const H_DATA: usize = 4;
 
+/// How a send completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMode {
+    /// Once the buffer may be reused (eager: at once; rendezvous: once the data is sent).
+    Standard,
+    /// Only once a receive has matched it: always by rendezvous, whose clear to send says so.
+    Synchronous,
+}
+
 /// Protocol thresholds, from `CLUMP_MPI_*`.
 #[derive(Clone, Copy, Debug)]
 pub struct Thresholds {
@@ -188,7 +197,8 @@ impl Runtime {
         }
     }
 
-    /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`.
+    /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`; a
+    /// synchronous send always takes the rendezvous protocol.
     ///
     /// # Safety
     /// `buf` must be valid for reads of `len` bytes until the returned request completes.
@@ -199,6 +209,7 @@ impl Runtime {
         dest: u32,
         ctx: u32,
         tag: i32,
+        mode: SendMode,
     ) -> Result<u64> {
         let me = self.rank();
         let (id, seq) = {
@@ -208,7 +219,7 @@ impl Runtime {
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
-        if len <= self.eager_limit(dest) {
+        if mode == SendMode::Standard && len <= self.eager_limit(dest) {
             let data: &[u8] = if len == 0 {
                 &[]
             } else {
@@ -290,24 +301,36 @@ impl Runtime {
         Ok(())
     }
 
-    /// Polls until `done` holds, backing off when nothing happens (so that many processes
-    /// share few cores).
+    /// Polls until `done` holds, backing off when nothing happens.
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
-        let mut idle = 0u32;
+        let mut idle = Backoff::default();
         loop {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
             if self.progress()? {
-                idle = 0;
-                continue;
+                idle = Backoff::default();
+            } else {
+                idle.wait();
             }
-            idle += 1;
-            match idle {
-                0..=64 => std::hint::spin_loop(),
-                65..=256 => std::thread::yield_now(),
-                n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
-            }
+        }
+    }
+}
+
+/// Waiting with nothing to do: spin briefly, then yield, then sleep in growing steps, so
+/// that many processes share few cores.
+#[derive(Default)]
+pub struct Backoff {
+    idle: u32,
+}
+
+impl Backoff {
+    pub fn wait(&mut self) {
+        self.idle += 1;
+        match self.idle {
+            0..=64 => std::hint::spin_loop(),
+            65..=256 => std::thread::yield_now(),
+            n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
         }
     }
 }

@@ -197,6 +197,87 @@ fn nonblocking_and_nulls(world: &Comm, int: &Datatype) {
     }
 }
 
+/// Synchronous sends (small ones take the rendezvous too), sendrecv around the ring with
+/// large messages, and the any/some/all completion forms.
+fn modes_and_completion(world: &Comm, byte: &Datatype) {
+    let (r, n) = (world.rank(), world.size());
+    let to = (r + 1) % n;
+    let from = (r + n - 1) % n;
+    for len in [0usize, 3, 300_000] {
+        let out = pattern(len, r as usize);
+        let mut inb = vec![0u8; len];
+        // SAFETY: `inb` outlives the wait below.
+        let mut q = ok(
+            unsafe { mpi::irecv(inb.as_mut_ptr(), len, byte, from, 5, world) },
+            "irecv",
+        );
+        ok(mpi::ssend(&out, len, byte, to, 5, world), "ssend");
+        ok(mpi::wait(&mut q), "wait");
+        check!(
+            inb == pattern(len, from as usize),
+            "ssend data of {len} bytes differs"
+        );
+
+        let mut back = vec![0u8; len];
+        let st = ok(
+            mpi::sendrecv(&out, len, byte, to, 6, &mut back, len, byte, from, 6, world),
+            "sendrecv",
+        );
+        check!(
+            st.source == from && back == pattern(len, from as usize),
+            "sendrecv of {len} bytes: {st:?}"
+        );
+    }
+    let mut got = [[0u8; 4]; 3];
+    let mut reqs: Vec<mpi::Request> = Vec::new();
+    for (i, g) in got.iter_mut().enumerate() {
+        // SAFETY: `got` outlives the waits below.
+        reqs.push(ok(
+            unsafe { mpi::irecv(g.as_mut_ptr(), 4, byte, from, 20 + i as i32, world) },
+            "irecv",
+        ));
+    }
+    // A receive nothing matches keeps testall false, until it is cancelled.
+    let mut never = [0u8; 1];
+    // SAFETY: `never` outlives the wait_all below.
+    let mut pair = [
+        ok(
+            unsafe { mpi::irecv(never.as_mut_ptr(), 1, byte, from, 29_999, world) },
+            "irecv",
+        ),
+        mpi::Request::null(),
+    ];
+    check!(
+        ok(mpi::test_all(&mut pair), "testall").is_none(),
+        "testall of a pending receive"
+    );
+    check!(ok(mpi::cancel(&pair[0]), "cancel"), "cancel");
+    let sts = ok(mpi::test_all(&mut pair), "testall");
+    check!(sts.is_some_and(|s| s[0].cancelled), "testall after cancel");
+    for i in [2i32, 0, 1] {
+        ok(mpi::send(&[i as u8; 4], 4, byte, to, 20 + i, world), "send");
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let (i, st) = ok(mpi::wait_any(&mut reqs), "waitany");
+        let i = i.unwrap_or_else(|| fail("waitany found only null requests".into()));
+        check!(
+            st.tag == 20 + i as i32 && reqs[i].is_null(),
+            "waitany gave {i} {st:?}"
+        );
+        seen.push(i);
+    }
+    let rest = ok(mpi::wait_some(&mut reqs), "waitsome");
+    check!(rest.len() == 1, "waitsome gave {rest:?}");
+    check!(
+        ok(mpi::wait_any(&mut reqs), "waitany").0.is_none(),
+        "waitany over nulls"
+    );
+    for (i, g) in got.iter().enumerate() {
+        check!(*g == [i as u8; 4], "request {i} got {g:?}");
+    }
+}
+
 fn collectives(world: &Comm, int: &Datatype) {
     let (r, n) = (world.rank(), world.size());
     for root in 0..n {
@@ -256,12 +337,17 @@ fn main() {
     let world = ok(Comm::world(), "world");
     let me = ok(Comm::self_comm(), "self");
     check!(me.size() == 1 && me.rank() == 0, "self comm");
+    check!(
+        !mpi::processor_name().is_empty() && mpi::wtick() > 0.0,
+        "environment"
+    );
     let byte = Datatype::predefined(Predef::Byte);
     let int = Datatype::predefined(Predef::Int);
     ring(&world, &byte);
     ring(&me, &byte);
     order_and_any_source(&world, &byte);
     nonblocking_and_nulls(&world, &int);
+    modes_and_completion(&world, &byte);
     collectives(&world, &int);
     collectives(&me, &int);
     ok(mpi::finalize(), "finalize");
