@@ -26,7 +26,7 @@ pub use error::{Error, ErrorClass, Result};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::Op;
 pub use p2p::{
-    cancel, iprobe, irecv, irsend, isend, issend, recv, send, sendrecv, ssend, test, wait, Request,
+    cancel, iprobe, irecv, isend, isend_mode, recv, send, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, Thresholds,

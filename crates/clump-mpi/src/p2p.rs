@@ -49,44 +49,15 @@ pub unsafe fn isend(
     comm: &Comm,
 ) -> Result<Request> {
     // SAFETY: the same contract.
-    unsafe { start(buf, count, dt, dest, tag, comm, SendMode::Standard) }
+    unsafe { isend_mode(buf, count, dt, dest, tag, comm, SendMode::Standard) }
 }
 
-/// `MPI_Issend`: completes only once a receive has matched the message.
+/// `MPI_Isend` in `mode`: `MPI_Issend` is [`SendMode::Synchronous`]; a ready send
+/// (`MPI_Irsend`) may take [`SendMode::Standard`], its receive being posted.
 ///
 /// # Safety
 /// As [`isend`].
-pub unsafe fn issend(
-    buf: *const u8,
-    count: usize,
-    dt: &Datatype,
-    dest: i32,
-    tag: i32,
-    comm: &Comm,
-) -> Result<Request> {
-    // SAFETY: the same contract.
-    unsafe { start(buf, count, dt, dest, tag, comm, SendMode::Synchronous) }
-}
-
-/// `MPI_Irsend`: a ready send may take the standard protocols (the receive is posted).
-///
-/// # Safety
-/// As [`isend`].
-pub unsafe fn irsend(
-    buf: *const u8,
-    count: usize,
-    dt: &Datatype,
-    dest: i32,
-    tag: i32,
-    comm: &Comm,
-) -> Result<Request> {
-    // SAFETY: the same contract.
-    unsafe { isend(buf, count, dt, dest, tag, comm) }
-}
-
-/// # Safety
-/// As [`isend`].
-unsafe fn start(
+pub unsafe fn isend_mode(
     buf: *const u8,
     count: usize,
     dt: &Datatype,
@@ -256,7 +227,7 @@ fn blocking_send(
 ) -> Result<()> {
     check_len(buf.len(), count, dt)?;
     // SAFETY: `buf` is borrowed until `wait` below has completed the send.
-    let mut r = unsafe { start(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
+    let mut r = unsafe { isend_mode(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
     wait(&mut r).map(drop)
 }
 
