@@ -47,6 +47,7 @@ mod guard;
 mod handler;
 mod handles;
 mod limits;
+mod mpi;
 mod segment;
 mod send;
 mod spmd;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod config_cmd;
+mod mpi_wrappers;
 mod run;
 
 #[derive(Parser)]
@@ -26,12 +27,30 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the C compiler and linker flags for libclump (like pkg-config).
     Config(config_cmd::ConfigArgs),
+    /// Compile and link an MPI C program against clump (cc with `clump config` flags).
+    #[command(disable_help_flag = true)]
+    Mpicc {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Start an MPI program: `mpiexec -n N PROGRAM` (also `-np N`) as `clump run`.
+    #[command(visible_alias = "mpirun", disable_help_flag = true)]
+    Mpiexec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> ExitCode {
+    let mut argv = std::env::args_os();
+    if let Some(wrapper) = argv.next().as_ref().and_then(mpi_wrappers::by_link_name) {
+        return wrapper(argv.collect());
+    }
     match Cli::parse().command {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Config(args) => config_cmd::main(args),
+        Command::Mpicc { args } => mpi_wrappers::mpicc(args),
+        Command::Mpiexec { args } => mpi_wrappers::mpiexec(args),
     }
 }

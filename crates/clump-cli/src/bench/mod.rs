@@ -11,6 +11,7 @@ mod contention;
 mod control;
 mod job;
 mod loggp;
+mod mpi;
 mod pin;
 mod rank;
 mod report;
@@ -41,6 +42,9 @@ enum BenchCommand {
     /// to one server endpoint each (N virtual networks): the server's message rate and
     /// each client's share of it (002's figures 7 and 10).
     Contention(contention::ContentionArgs),
+    /// MPI ping-pong latency, streaming bandwidth, allreduce and alltoall, the same
+    /// program built against clump and against Open MPI, side by side with ratios.
+    Mpi(mpi::MpiArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
     Worker {
@@ -128,6 +132,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             Err(msg) => fail(USAGE, &msg),
         },
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
+        BenchCommand::Mpi(a) => finish(mpi::main(&a)),
         BenchCommand::Worker {
             bench: WorkerBench::Contention(a),
         } => contention::worker(&a),

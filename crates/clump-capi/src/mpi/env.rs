@@ -1,0 +1,137 @@
+//! The environment queries that need no communication: clocks, versions, the processor
+//! name, and memory for the program (`MPI_Alloc_mem`, which clump serves from malloc).
+
+use super::abi::*;
+use super::export::{call, mpi_functions, out, string_out};
+use std::os::raw::{c_char, c_int, c_void};
+
+/// Seconds on the monotonic clock (MPI_Wtime needs only differences on one process).
+fn monotonic(res: bool) -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC exists on Linux.
+    let rc = unsafe {
+        if res {
+            libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts)
+        } else {
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts)
+        }
+    };
+    debug_assert_eq!(rc, 0);
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; MPI_MAX_PROCESSOR_NAME];
+    // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+mpi_functions! {
+    fn Wtime() -> f64 {
+        monotonic(false)
+    }
+
+    fn Wtick() -> f64 {
+        monotonic(true)
+    }
+
+    fn Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+        call(|| {
+            out(version, MPI_VERSION)?;
+            out(subversion, MPI_SUBVERSION)
+        })
+    }
+
+    fn Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
+        call(|| {
+            let text = concat!("clump ", env!("CARGO_PKG_VERSION"), " (MPI 5.0 standard ABI)");
+            string_out(text, version, MPI_MAX_LIBRARY_VERSION_STRING, resultlen)
+        })
+    }
+
+    fn Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+        call(|| string_out(&hostname(), name, MPI_MAX_PROCESSOR_NAME, resultlen))
+    }
+
+    fn Alloc_mem(size: MpiAint, _info: *mut c_void, baseptr: *mut c_void) -> c_int {
+        call(|| {
+            let size = usize::try_from(size).map_err(|_| MPI_ERR_ARG)?;
+            if baseptr.is_null() {
+                return Err(MPI_ERR_ARG);
+            }
+            // SAFETY: malloc of any size; at least one byte so that NULL means failure.
+            let mem = unsafe { libc::malloc(size.max(1)) };
+            if mem.is_null() {
+                return Err(MPI_ERR_NO_MEM);
+            }
+            out(baseptr.cast::<*mut c_void>(), mem)
+        })
+    }
+
+    fn Free_mem(base: *mut c_void) -> c_int {
+        call(|| {
+            // SAFETY: the caller's contract is that `base` came from MPI_Alloc_mem (malloc)
+            // and is freed once; free(NULL) does nothing.
+            unsafe { libc::free(base) };
+            Ok(())
+        })
+    }
+}
+
+/// `MPI_Aint`: the platform's pointer-sized signed integer.
+type MpiAint = isize;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    #[test]
+    fn clocks_advance_and_tick_is_fine() {
+        let t0 = MPI_Wtime();
+        let t1 = PMPI_Wtime();
+        assert!(t1 >= t0);
+        assert!(MPI_Wtick() > 0.0 && MPI_Wtick() < 1e-3);
+    }
+
+    #[test]
+    fn version_names_and_memory() {
+        let (mut v, mut s) = (0, -1);
+        assert_eq!(MPI_Get_version(&mut v, &mut s), MPI_SUCCESS);
+        assert_eq!((v, s), (5, 0));
+        let mut buf = vec![0 as c_char; MPI_MAX_LIBRARY_VERSION_STRING];
+        let mut len = 0;
+        assert_eq!(
+            MPI_Get_library_version(buf.as_mut_ptr(), &mut len),
+            MPI_SUCCESS
+        );
+        // SAFETY: the call wrote a NUL-terminated string into `buf`.
+        let text = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
+        assert!(text.starts_with("clump ") && text.len() == len as usize);
+        assert_eq!(
+            MPI_Get_processor_name(buf.as_mut_ptr(), &mut len),
+            MPI_SUCCESS
+        );
+        assert!(len > 0);
+
+        let mut mem: *mut c_void = std::ptr::null_mut();
+        let slot = (&mut mem as *mut *mut c_void).cast::<c_void>();
+        assert_eq!(MPI_Alloc_mem(4096, std::ptr::null_mut(), slot), MPI_SUCCESS);
+        assert!(!mem.is_null());
+        assert_eq!(MPI_Free_mem(mem), MPI_SUCCESS);
+        assert_eq!(MPI_Alloc_mem(-1, std::ptr::null_mut(), slot), MPI_ERR_ARG);
+        assert_eq!(
+            MPI_Alloc_mem(8, std::ptr::null_mut(), std::ptr::null_mut()),
+            MPI_ERR_ARG
+        );
+        assert_eq!(MPI_Get_version(std::ptr::null_mut(), &mut s), MPI_ERR_ARG);
+    }
+}

@@ -1,0 +1,185 @@
+//! The figures of `clump bench mpi`: parsed from the benchmark's JSON lines, paired
+//! clump against Open MPI, printed with ratios and the targets.
+
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Shm,
+    Network,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Shm => "shm",
+            Side::Network => "network",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub side: Side,
+    pub bench: String,
+    pub bytes: u64,
+    pub unit: String,
+    pub clump: f64,
+    pub openmpi: f64,
+}
+
+impl Figure {
+    /// How much better clump is: > 1 means better (times: theirs / ours; rates: ours / theirs).
+    pub fn advantage(&self) -> f64 {
+        if self.unit == "MB/s" {
+            self.clump / self.openmpi
+        } else {
+            self.openmpi / self.clump
+        }
+    }
+}
+
+/// One benchmark line: (bench, bytes, value, unit).
+fn parse_line(line: &str) -> Option<(String, u64, f64, String)> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    Some((
+        v["bench"].as_str()?.to_owned(),
+        v["bytes"].as_u64()?,
+        v["value"].as_f64()?,
+        v["unit"].as_str()?.to_owned(),
+    ))
+}
+
+/// Pairs each figure clump printed with Open MPI's for the same benchmark and size.
+pub fn pair(side: Side, clump: &str, openmpi: &str) -> Result<Vec<Figure>, String> {
+    let theirs: Vec<_> = openmpi.lines().filter_map(parse_line).collect();
+    let mut out = Vec::new();
+    for (bench, bytes, value, unit) in clump.lines().filter_map(parse_line) {
+        let Some(other) = theirs.iter().find(|t| t.0 == bench && t.1 == bytes) else {
+            return Err(format!(
+                "Open MPI printed no {bench} figure for {bytes} bytes"
+            ));
+        };
+        out.push(Figure {
+            side,
+            bench,
+            bytes,
+            unit,
+            clump: value,
+            openmpi: other.2,
+        });
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "the {} run printed no figures:\n{clump}",
+            side.name()
+        ));
+    }
+    Ok(out)
+}
+
+pub fn print_json(figures: &[Figure]) {
+    for f in figures {
+        println!(
+            "{}",
+            serde_json::json!({
+                "transport": f.side.name(), "bench": f.bench, "bytes": f.bytes,
+                "unit": f.unit, "clump": f.clump, "openmpi": f.openmpi,
+                "advantage": f.advantage(),
+            })
+        );
+    }
+}
+
+pub fn print_table(figures: &[Figure]) {
+    println!(
+        "{:<8} {:<10} {:>9} {:>12} {:>12} {:>6} {:>10}",
+        "over", "bench", "bytes", "clump", "Open MPI", "unit", "clump/OMPI"
+    );
+    for f in figures {
+        println!(
+            "{:<8} {:<10} {:>9} {:>12.3} {:>12.3} {:>6} {:>9.2}x",
+            f.side.name(),
+            f.bench,
+            f.bytes,
+            f.clump,
+            f.openmpi,
+            f.unit,
+            f.advantage()
+        );
+    }
+    println!("\ntargets (advantage: > 1 is clump ahead):");
+    for (side, bench, bytes, need, what) in TARGETS {
+        let found = figures
+            .iter()
+            .find(|f| f.side == *side && f.bench == *bench && f.bytes == *bytes);
+        match found {
+            Some(f) => println!(
+                "  {what:<44} {:>6.2}x  need >= {need:.2}x  {}",
+                f.advantage(),
+                if f.advantage() >= *need {
+                    "met"
+                } else {
+                    "NOT MET"
+                }
+            ),
+            None => println!("  {what:<44} not measured"),
+        }
+    }
+}
+
+/// (transport, bench, bytes, least advantage, description).
+const TARGETS: &[(Side, &str, u64, f64, &str)] = &[
+    (
+        Side::Shm,
+        "latency",
+        8,
+        1.0,
+        "8 B latency at most Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "bandwidth",
+        1 << 20,
+        1.5,
+        "1 MiB bandwidth at least 1.5x Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "allreduce",
+        8,
+        1.0,
+        "8 B allreduce (2 processes) at most Open MPI's",
+    ),
+    (
+        Side::Network,
+        "latency",
+        8,
+        1.0,
+        "network 8 B latency at most Open MPI TCP's",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_pair_by_bench_and_size_and_ratios_favour_the_faster() {
+        let ours = "{\"bench\":\"latency\",\"bytes\":8,\"value\":0.1,\"unit\":\"us\"}\nnoise\n\
+                    {\"bench\":\"bandwidth\",\"bytes\":8,\"value\":300,\"unit\":\"MB/s\"}";
+        let theirs = "{\"bench\":\"bandwidth\",\"bytes\":8,\"value\":100,\"unit\":\"MB/s\"}\n\
+                      {\"bench\":\"latency\",\"bytes\":8,\"value\":0.2,\"unit\":\"us\"}";
+        let f = pair(Side::Shm, ours, theirs).unwrap();
+        assert_eq!(f.len(), 2);
+        assert!((f[0].advantage() - 2.0).abs() < 1e-9);
+        assert!((f[1].advantage() - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_figure_open_mpi_lacks_or_an_empty_run_is_an_error() {
+        let ours = "{\"bench\":\"latency\",\"bytes\":8,\"value\":0.1,\"unit\":\"us\"}";
+        assert!(pair(Side::Shm, ours, "").is_err());
+        assert!(pair(Side::Network, "", "").is_err());
+    }
+}

@@ -1,0 +1,75 @@
+//! Communicators: a context and the job ranks of its members.
+
+use std::rc::Rc;
+
+use crate::error::{Error, ErrorClass, Result};
+use crate::matching::PROC_NULL;
+use crate::runtime;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comm {
+    /// Point-to-point traffic uses context `2 * ctx`, collectives `2 * ctx + 1`.
+    ctx: u32,
+    /// Job rank of each member, by communicator rank.
+    group: Rc<Vec<u32>>,
+    rank: u32,
+}
+
+impl Comm {
+    /// `MPI_COMM_WORLD`.
+    pub fn world() -> Result<Comm> {
+        let rt = runtime::get()?;
+        Ok(Comm {
+            ctx: 0,
+            group: Rc::new((0..rt.size()).collect()),
+            rank: rt.rank(),
+        })
+    }
+
+    /// `MPI_COMM_SELF`.
+    pub fn self_comm() -> Result<Comm> {
+        let rt = runtime::get()?;
+        Ok(Comm {
+            ctx: 1,
+            group: Rc::new(vec![rt.rank()]),
+            rank: 0,
+        })
+    }
+
+    pub fn rank(&self) -> i32 {
+        self.rank as i32
+    }
+
+    pub fn size(&self) -> i32 {
+        self.group.len() as i32
+    }
+
+    pub(crate) fn p2p_ctx(&self) -> u32 {
+        2 * self.ctx
+    }
+
+    pub(crate) fn coll_ctx(&self) -> u32 {
+        2 * self.ctx + 1
+    }
+
+    pub(crate) fn group(&self) -> &Rc<Vec<u32>> {
+        &self.group
+    }
+
+    /// The job rank of communicator rank `r`; `None` for `MPI_PROC_NULL`.
+    pub(crate) fn job_rank(&self, r: i32) -> Result<Option<u32>> {
+        if r == PROC_NULL {
+            return Ok(None);
+        }
+        usize::try_from(r)
+            .ok()
+            .and_then(|i| self.group.get(i).copied())
+            .map(Some)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorClass::Rank,
+                    format!("rank {r} is not in a communicator of {}", self.group.len()),
+                )
+            })
+    }
+}

@@ -1,0 +1,76 @@
+//! The `any`, `some` and `all` forms of wait and test over arrays of requests.
+
+use crate::error::Result;
+use crate::p2p::{test, wait, Request};
+use crate::runtime;
+use crate::status::Status;
+
+/// `MPI_Testany`: the index and status of one completed request (null requests are skipped);
+/// `Ok(None)` when none has completed. All null gives `Some((None, empty))` as MPI does.
+pub fn test_any(reqs: &mut [Request]) -> Result<Option<(Option<usize>, Status)>> {
+    if reqs.iter().all(Request::is_null) {
+        return Ok(Some((None, Status::empty())));
+    }
+    for (i, r) in reqs.iter_mut().enumerate() {
+        if r.is_null() {
+            continue;
+        }
+        if let Some(st) = test(r)? {
+            return Ok(Some((Some(i), st)));
+        }
+    }
+    Ok(None)
+}
+
+/// `MPI_Waitany`: polls until one request completes; `None` index when all are null.
+pub fn wait_any(reqs: &mut [Request]) -> Result<(Option<usize>, Status)> {
+    let mut idle = runtime::Backoff::default();
+    loop {
+        if let Some(found) = test_any(reqs)? {
+            return Ok(found);
+        }
+        idle.wait();
+    }
+}
+
+/// `MPI_Testsome`: every request that has completed now, with its index.
+pub fn test_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
+    let mut done = Vec::new();
+    for (i, r) in reqs.iter_mut().enumerate() {
+        if !r.is_null() {
+            if let Some(st) = test(r)? {
+                done.push((i, st));
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// `MPI_Waitsome`: polls until at least one completes (empty when all are null).
+pub fn wait_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
+    let mut idle = runtime::Backoff::default();
+    loop {
+        let done = test_some(reqs)?;
+        if !done.is_empty() || reqs.iter().all(Request::is_null) {
+            return Ok(done);
+        }
+        idle.wait();
+    }
+}
+
+/// `MPI_Waitall`: waits for each; the first error is returned after all completed.
+pub fn wait_all(reqs: &mut [Request]) -> Result<Vec<Status>> {
+    let results: Vec<Result<Status>> = reqs.iter_mut().map(wait).collect();
+    results.into_iter().collect()
+}
+
+/// `MPI_Testall`: every status when all have completed, else `None` (and none is freed).
+pub fn test_all(reqs: &mut [Request]) -> Result<Option<Vec<Status>>> {
+    let rt = runtime::get()?;
+    rt.progress()?;
+    if reqs.iter().all(|r| r.is_complete(&rt)) {
+        wait_all(reqs).map(Some)
+    } else {
+        Ok(None)
+    }
+}

@@ -1,0 +1,59 @@
+//! MPI over clump's Active Messages (paper 004): MPI matching with posted and unexpected
+//! queues and per-sender order, the eager protocol for small messages (medium messages
+//! into an unexpected store with a bound) and rendezvous for large ones (request to send,
+//! clear to send, then the data straight into the receive buffer), and collectives.
+//!
+//! Everything progresses inside MPI calls by polling clump; the state belongs to the thread
+//! that called [`init`].
+
+mod coll;
+mod comm;
+mod completion;
+mod datatype;
+mod engine;
+mod error;
+mod matching;
+mod op;
+mod p2p;
+mod runtime;
+mod status;
+
+pub use coll::{allreduce, barrier, bcast, reduce};
+pub use comm::Comm;
+pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
+pub use datatype::{Datatype, Predef};
+pub use error::{Error, ErrorClass, Result};
+pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+pub use op::Op;
+pub use p2p::{
+    cancel, iprobe, irecv, isend, isend_mode, recv, send, sendrecv, ssend, test, wait, Request,
+};
+pub use runtime::{
+    finalize, init, is_finalized as finalized, is_initialized as initialized, Thresholds,
+};
+pub use status::Status;
+
+/// `MPI_Wtime`: seconds since `init`.
+pub fn wtime() -> f64 {
+    runtime::get().map_or(0.0, |rt| rt.start.elapsed().as_secs_f64())
+}
+
+/// `MPI_Wtick`: the resolution of [`wtime`].
+pub fn wtick() -> f64 {
+    1e-9
+}
+
+/// `MPI_Get_processor_name`: this host's name.
+pub fn processor_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".to_string())
+}
+
+/// `MPI_Get_library_version`.
+pub fn library_version() -> String {
+    format!(
+        "clump-mpi {} (MPI over clump Active Messages)",
+        env!("CARGO_PKG_VERSION")
+    )
+}

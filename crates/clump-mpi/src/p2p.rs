@@ -1,0 +1,339 @@
+//! Point-to-point: non-blocking sends and receives over raw buffers, their safe blocking
+//! forms over slices, and wait/test.
+
+use crate::comm::Comm;
+use crate::datatype::Datatype;
+use crate::engine::ReqKind;
+use crate::error::{Error, ErrorClass, Result};
+use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+use crate::runtime::{self, SendMode};
+use crate::status::Status;
+
+/// A non-blocking operation; `Request::null()` once completed by `wait`/`test`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Request(u64);
+
+/// Requests with this id complete at once (`MPI_PROC_NULL` peers).
+const DONE_AT_ONCE: u64 = u64::MAX;
+
+impl Request {
+    /// `MPI_REQUEST_NULL`.
+    pub fn null() -> Request {
+        Request(0)
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.0 == 0
+    }
+}
+
+fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {
+    if (0..=TAG_UB).contains(&tag) || (wildcard_ok && tag == ANY_TAG) {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorClass::Tag, format!("tag {tag} is invalid")))
+    }
+}
+
+/// `MPI_Isend` (standard mode).
+///
+/// # Safety
+/// `buf` must be valid for reads of `count * dt.size()` bytes and not be written until the
+/// request completes (`wait`, or a `test` that returns a status).
+pub unsafe fn isend(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Request> {
+    // SAFETY: the same contract.
+    unsafe { isend_mode(buf, count, dt, dest, tag, comm, SendMode::Standard) }
+}
+
+/// `MPI_Isend` in `mode`: `MPI_Issend` is [`SendMode::Synchronous`]; a ready send
+/// (`MPI_Irsend`) may take [`SendMode::Standard`], its receive being posted.
+///
+/// # Safety
+/// As [`isend`].
+pub unsafe fn isend_mode(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<Request> {
+    check_tag(tag, false)?;
+    let len = dt.bytes(count)?;
+    let Some(dest) = comm.job_rank(dest)? else {
+        return Ok(Request(DONE_AT_ONCE));
+    };
+    if buf.is_null() && len > 0 {
+        return Err(Error::new(ErrorClass::Buffer, "null send buffer"));
+    }
+    let rt = runtime::get()?;
+    // SAFETY: passed on from this function's contract.
+    let id = unsafe { rt.start_send(buf, len, dest, comm.p2p_ctx(), tag, mode)? };
+    Ok(Request(id))
+}
+
+/// `MPI_Irecv`.
+///
+/// # Safety
+/// `buf` must be valid for writes of `count * dt.size()` bytes, and neither read nor
+/// written by the program until the request completes.
+pub unsafe fn irecv(
+    buf: *mut u8,
+    count: usize,
+    dt: &Datatype,
+    source: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Request> {
+    check_tag(tag, true)?;
+    let cap = dt.bytes(count)?;
+    if buf.is_null() && cap > 0 {
+        return Err(Error::new(ErrorClass::Buffer, "null receive buffer"));
+    }
+    let src = if source == ANY_SOURCE {
+        None
+    } else {
+        match comm.job_rank(source)? {
+            None => return Ok(Request(DONE_AT_ONCE)),
+            some => some,
+        }
+    };
+    let rt = runtime::get()?;
+    let pat = Pattern {
+        src,
+        ctx: comm.p2p_ctx(),
+        tag: (tag != ANY_TAG).then_some(tag),
+    };
+    let mut e = rt.engine.borrow_mut();
+    let id = e.add_req(ReqKind::Recv {
+        buf,
+        cap,
+        expected: None,
+        received: 0,
+        group: comm.group().clone(),
+    });
+    e.post(id, pat);
+    Ok(Request(id))
+}
+
+fn null_status() -> Status {
+    Status {
+        source: PROC_NULL,
+        tag: ANY_TAG,
+        ..Status::empty()
+    }
+}
+
+/// Takes a completed request's status and frees it.
+fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
+    let r = rt
+        .engine
+        .borrow_mut()
+        .reqs
+        .remove(&req.0)
+        .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
+    *req = Request::null();
+    match r.status.error {
+        Some(ErrorClass::Truncate) => Err(Error::new(
+            ErrorClass::Truncate,
+            format!(
+                "a message from rank {} with tag {} is larger than the receive buffer",
+                r.status.source, r.status.tag
+            ),
+        )),
+        _ => Ok(r.status),
+    }
+}
+
+/// `MPI_Wait`: polls until `req` completes; a null request gives an empty status.
+pub fn wait(req: &mut Request) -> Result<Status> {
+    match req.0 {
+        0 => Ok(Status::empty()),
+        DONE_AT_ONCE => {
+            *req = Request::null();
+            Ok(null_status())
+        }
+        id => {
+            let rt = runtime::get()?;
+            rt.wait_until(|e| finished(e, id))?;
+            collect(&rt, req)
+        }
+    }
+}
+
+/// `MPI_Test`: one round of progress; the status when `req` has completed.
+pub fn test(req: &mut Request) -> Result<Option<Status>> {
+    match req.0 {
+        0 | DONE_AT_ONCE => wait(req).map(Some),
+        id => {
+            let rt = runtime::get()?;
+            rt.progress()?;
+            let done = finished(&rt.engine.borrow(), id);
+            if done {
+                collect(&rt, req).map(Some)
+            } else {
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Whether request `id` has completed; one that is gone counts as done, so that `collect`
+/// names it unknown.
+fn finished(e: &crate::engine::Engine, id: u64) -> bool {
+    e.reqs.get(&id).is_none_or(|r| r.done)
+}
+
+/// `MPI_Send` of the bytes of `count` elements of `dt` in `buf`.
+pub fn send(
+    buf: &[u8],
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<()> {
+    blocking_send(buf, count, dt, dest, tag, comm, SendMode::Standard)
+}
+
+/// `MPI_Ssend`: returns once a receive has matched the message.
+pub fn ssend(
+    buf: &[u8],
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<()> {
+    blocking_send(buf, count, dt, dest, tag, comm, SendMode::Synchronous)
+}
+
+fn blocking_send(
+    buf: &[u8],
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<()> {
+    check_len(buf.len(), count, dt)?;
+    // SAFETY: `buf` is borrowed until `wait` below has completed the send.
+    let mut r = unsafe { isend_mode(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
+    wait(&mut r).map(drop)
+}
+
+/// `MPI_Sendrecv`: the send and the receive proceed together, so two ranks that exchange
+/// large messages do not wait on each other.
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+pub fn sendrecv(
+    sendbuf: &[u8],
+    sendcount: usize,
+    sendtype: &Datatype,
+    dest: i32,
+    sendtag: i32,
+    recvbuf: &mut [u8],
+    recvcount: usize,
+    recvtype: &Datatype,
+    source: i32,
+    recvtag: i32,
+    comm: &Comm,
+) -> Result<Status> {
+    check_len(sendbuf.len(), sendcount, sendtype)?;
+    check_len(recvbuf.len(), recvcount, recvtype)?;
+    // SAFETY: both buffers stay borrowed until both requests completed below.
+    let mut r = unsafe {
+        irecv(
+            recvbuf.as_mut_ptr(),
+            recvcount,
+            recvtype,
+            source,
+            recvtag,
+            comm,
+        )?
+    };
+    // SAFETY: as above.
+    let mut s = unsafe { isend(sendbuf.as_ptr(), sendcount, sendtype, dest, sendtag, comm)? };
+    let sent = wait(&mut s);
+    let got = wait(&mut r);
+    sent?;
+    got
+}
+
+/// `MPI_Recv` into `buf`.
+pub fn recv(
+    buf: &mut [u8],
+    count: usize,
+    dt: &Datatype,
+    source: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Status> {
+    check_len(buf.len(), count, dt)?;
+    // SAFETY: `buf` is borrowed mutably until `wait` below has completed the receive.
+    let mut r = unsafe { irecv(buf.as_mut_ptr(), count, dt, source, tag, comm)? };
+    wait(&mut r)
+}
+
+fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
+    let need = dt.bytes(count)?;
+    if have < need {
+        return Err(Error::new(
+            ErrorClass::Buffer,
+            format!("buffer of {have} bytes holds less than {count} elements ({need} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// `MPI_Cancel` of a receive: true when it had not matched and is now cancelled.
+pub fn cancel(req: &Request) -> Result<bool> {
+    Ok(runtime::get()?.engine.borrow_mut().cancel_recv(req.0))
+}
+
+impl Request {
+    pub(crate) fn from_id(id: u64) -> Request {
+        Request(id)
+    }
+
+    /// Whether `wait` would return at once.
+    pub(crate) fn is_complete(&self, rt: &runtime::Runtime) -> bool {
+        matches!(self.0, 0 | DONE_AT_ONCE) || finished(&rt.engine.borrow(), self.0)
+    }
+}
+
+/// `MPI_Iprobe`: one round of progress; the status of the first message a receive with these
+/// arguments would take, without taking it.
+pub fn iprobe(source: i32, tag: i32, comm: &Comm) -> Result<Option<Status>> {
+    check_tag(tag, true)?;
+    let src = if source == ANY_SOURCE {
+        None
+    } else {
+        match comm.job_rank(source)? {
+            None => return Ok(Some(null_status())),
+            some => some,
+        }
+    };
+    let rt = runtime::get()?;
+    rt.progress()?;
+    let pat = Pattern {
+        src,
+        ctx: comm.p2p_ctx(),
+        tag: (tag != ANY_TAG).then_some(tag),
+    };
+    let found = rt.engine.borrow().peek(&pat);
+    Ok(found.map(|(env, len)| Status {
+        source: comm.group().iter().position(|&r| r == env.src).unwrap_or(0) as i32,
+        tag: env.tag,
+        count_bytes: len,
+        ..Status::empty()
+    }))
+}

@@ -1,0 +1,336 @@
+//! The process's MPI state: the clump job, the engine, the thresholds, and progress.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use clump::spmd::Spmd;
+
+use crate::engine::{Action, Body, Engine, Incoming, ReqKind};
+use crate::error::{Error, ErrorClass, Result};
+use crate::matching::Envelope;
+
+const H_EAGER: usize = 1;
+const H_RTS: usize = 2;
+const H_CTS: usize = 3;
+const H_DATA: usize = 4;
+
+/// How a send completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMode {
+    /// Once the buffer may be reused (eager: at once; rendezvous: once the data is sent).
+    Standard,
+    /// Only once a receive has matched it: always by rendezvous, whose clear to send says so.
+    Synchronous,
+}
+
+/// Protocol thresholds, from `CLUMP_MPI_*`.
+#[derive(Clone, Copy, Debug)]
+pub struct Thresholds {
+    /// Largest message sent eagerly to a peer on this host.
+    pub eager_shm: usize,
+    /// Largest message sent eagerly to a peer on another host.
+    pub eager_net: usize,
+    /// Bound on the bytes of unexpected eager messages held.
+    pub unexpected_bytes: usize,
+}
+
+/// Largest medium payload minus nothing: a chunk of rendezvous data.
+const CHUNK: usize = clump::MAX_MEDIUM;
+
+impl Thresholds {
+    pub fn from_env() -> Result<Thresholds> {
+        let read = |name: &str, default: usize| -> Result<usize> {
+            match std::env::var(name) {
+                Err(_) => Ok(default),
+                Ok(v) => v.trim().parse().map_err(|_| {
+                    Error::new(ErrorClass::Arg, format!("{name}={v} is not a byte count"))
+                }),
+            }
+        };
+        let t = Thresholds {
+            eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
+            eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
+            unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+        };
+        for (name, v) in [
+            ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
+            ("CLUMP_MPI_EAGER_NET", t.eager_net),
+        ] {
+            if v > CHUNK {
+                return Err(Error::new(
+                    ErrorClass::Arg,
+                    format!("{name}={v} exceeds the largest medium message ({CHUNK})"),
+                ));
+            }
+        }
+        Ok(t)
+    }
+}
+
+pub struct Runtime {
+    pub spmd: RefCell<Spmd>,
+    pub engine: Rc<RefCell<Engine>>,
+    pub thresholds: Thresholds,
+    pub start: Instant,
+}
+
+thread_local! {
+    static RUNTIME: RefCell<Option<Rc<Runtime>>> = const { RefCell::new(None) };
+    static FINALIZED: RefCell<bool> = const { RefCell::new(false) };
+}
+
+/// The runtime of this thread, or an error before `init` / after `finalize`.
+pub fn get() -> Result<Rc<Runtime>> {
+    RUNTIME.with(|r| r.borrow().clone()).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Other,
+            "MPI is not initialized (call init first; it may not be used after finalize)",
+        )
+    })
+}
+
+pub fn is_initialized() -> bool {
+    RUNTIME.with(|r| r.borrow().is_some()) || is_finalized()
+}
+
+pub fn is_finalized() -> bool {
+    FINALIZED.with(|f| *f.borrow())
+}
+
+fn arg(args: &[u32], i: usize) -> u32 {
+    args.get(i).copied().unwrap_or(0)
+}
+
+fn wide(args: &[u32], i: usize) -> u64 {
+    arg(args, i) as u64 | (arg(args, i + 1) as u64) << 32
+}
+
+/// The envelope at the head of an eager message or a request to send.
+fn envelope(args: &[u32]) -> Envelope {
+    Envelope {
+        src: arg(args, 0),
+        ctx: arg(args, 1),
+        tag: arg(args, 2) as i32,
+    }
+}
+
+fn split(v: u64) -> [u32; 2] {
+    [v as u32, (v >> 32) as u32]
+}
+
+/// Joins the job and installs the protocol handlers.
+pub fn init() -> Result<()> {
+    if is_initialized() {
+        return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
+    }
+    let thresholds = Thresholds::from_env()?;
+    let spmd = Spmd::init()?;
+    let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
+    let ep = &spmd.ep;
+    let e = engine.clone();
+    ep.set_handler(H_EAGER, move |_t, m| {
+        e.borrow_mut().arrive(Incoming {
+            env: envelope(m.args),
+            seq: arg(m.args, 3),
+            body: Body::Eager(m.payload.to_vec()),
+        });
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_RTS, move |_t, m| {
+        e.borrow_mut().arrive(Incoming {
+            env: envelope(m.args),
+            seq: arg(m.args, 3),
+            body: Body::Rts {
+                len: wide(m.args, 4) as usize,
+                send_id: wide(m.args, 6),
+            },
+        });
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_CTS, move |_t, m| {
+        e.borrow_mut().actions.push(Action::Data {
+            send_id: wide(m.args, 0),
+            recv_id: wide(m.args, 2),
+        });
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_DATA, move |_t, m| {
+        e.borrow_mut()
+            .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
+    })?;
+    let rt = Runtime {
+        spmd: RefCell::new(spmd),
+        engine,
+        thresholds,
+        start: Instant::now(),
+    };
+    rt.spmd.borrow_mut().barrier()?;
+    RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
+    Ok(())
+}
+
+/// Completes outstanding traffic, waits for every rank, and leaves the job.
+pub fn finalize() -> Result<()> {
+    let rt = get()?;
+    rt.spmd.borrow().drain()?;
+    rt.spmd.borrow_mut().barrier()?;
+    RUNTIME.with(|r| *r.borrow_mut() = None);
+    FINALIZED.with(|f| *f.borrow_mut() = true);
+    Ok(())
+}
+
+impl Runtime {
+    pub fn rank(&self) -> u32 {
+        self.spmd.borrow().rank()
+    }
+
+    pub fn size(&self) -> u32 {
+        self.spmd.borrow().size()
+    }
+
+    fn eager_limit(&self, dest: u32) -> usize {
+        if self.spmd.borrow().ep.is_local(dest) {
+            self.thresholds.eager_shm
+        } else {
+            self.thresholds.eager_net
+        }
+    }
+
+    /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`; a
+    /// synchronous send always takes the rendezvous protocol.
+    ///
+    /// # Safety
+    /// `buf` must be valid for reads of `len` bytes until the returned request completes.
+    pub unsafe fn start_send(
+        &self,
+        buf: *const u8,
+        len: usize,
+        dest: u32,
+        ctx: u32,
+        tag: i32,
+        mode: SendMode,
+    ) -> Result<u64> {
+        let me = self.rank();
+        let (id, seq) = {
+            let mut e = self.engine.borrow_mut();
+            let seq = e.next_seq(dest, ctx);
+            let id = e.add_req(ReqKind::Send { buf, len, dest });
+            (id, seq)
+        };
+        let head = [me, ctx, tag as u32, seq];
+        if mode == SendMode::Standard && len <= self.eager_limit(dest) {
+            let data: &[u8] = if len == 0 {
+                &[]
+            } else {
+                // SAFETY: the caller keeps `buf` valid for `len` bytes.
+                unsafe { std::slice::from_raw_parts(buf, len) }
+            };
+            let args = [head[0], head[1], head[2], head[3], len as u32];
+            self.spmd
+                .borrow()
+                .ep
+                .request_medium(dest, H_EAGER as u8, &args, data)?;
+            self.finish(id);
+        } else {
+            let [l0, l1] = split(len as u64);
+            let [s0, s1] = split(id);
+            let args = [head[0], head[1], head[2], head[3], l0, l1, s0, s1];
+            self.spmd.borrow().ep.request(dest, H_RTS as u8, &args)?;
+        }
+        Ok(id)
+    }
+
+    fn finish(&self, id: u64) {
+        if let Some(r) = self.engine.borrow_mut().reqs.get_mut(&id) {
+            r.done = true;
+        }
+    }
+
+    /// Polls clump and runs what the handlers asked for; true when anything happened.
+    pub fn progress(&self) -> Result<bool> {
+        let n = self.spmd.borrow().bundle.poll()?;
+        let actions = std::mem::take(&mut self.engine.borrow_mut().actions);
+        let busy = n > 0 || !actions.is_empty();
+        for a in actions {
+            match a {
+                Action::Cts {
+                    dest,
+                    send_id,
+                    recv_id,
+                } => {
+                    let [a0, a1] = split(send_id);
+                    let [b0, b1] = split(recv_id);
+                    self.spmd
+                        .borrow()
+                        .ep
+                        .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
+                }
+                Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
+            }
+        }
+        if let Some(f) = self.engine.borrow_mut().fault.take() {
+            return Err(f);
+        }
+        Ok(busy)
+    }
+
+    /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
+    fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
+        let (buf, len, dest) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind) {
+            Some(ReqKind::Send { buf, len, dest }) => (*buf, *len, *dest),
+            _ => {
+                return Err(Error::new(
+                    ErrorClass::Intern,
+                    format!("clear to send for unknown send {send_id}"),
+                ))
+            }
+        };
+        // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
+        // which happens only after this loop.
+        let data = unsafe { std::slice::from_raw_parts(buf, len) };
+        let [r0, r1] = split(recv_id);
+        for (i, chunk) in data.chunks(CHUNK).enumerate() {
+            let [o0, o1] = split((i * CHUNK) as u64);
+            self.spmd
+                .borrow()
+                .ep
+                .request_medium(dest, H_DATA as u8, &[r0, r1, o0, o1], chunk)?;
+        }
+        self.finish(send_id);
+        Ok(())
+    }
+
+    /// Polls until `done` holds, backing off when nothing happens.
+    pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
+        let mut idle = Backoff::default();
+        loop {
+            if done(&self.engine.borrow()) {
+                return Ok(());
+            }
+            if self.progress()? {
+                idle = Backoff::default();
+            } else {
+                idle.wait();
+            }
+        }
+    }
+}
+
+/// Waiting with nothing to do: spin briefly, then yield, then sleep in growing steps, so
+/// that many processes share few cores.
+#[derive(Default)]
+pub struct Backoff {
+    idle: u32,
+}
+
+impl Backoff {
+    pub fn wait(&mut self) {
+        self.idle += 1;
+        match self.idle {
+            0..=64 => std::hint::spin_loop(),
+            65..=256 => std::thread::yield_now(),
+            n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
+        }
+    }
+}

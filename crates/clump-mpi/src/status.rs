@@ -1,0 +1,36 @@
+//! What a completed receive reports.
+
+use crate::datatype::Datatype;
+use crate::error::ErrorClass;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// The sender's rank in the communicator (`MPI_PROC_NULL` for a null peer).
+    pub source: i32,
+    pub tag: i32,
+    pub error: Option<ErrorClass>,
+    /// Bytes received.
+    pub count_bytes: usize,
+    pub cancelled: bool,
+}
+
+impl Status {
+    pub fn empty() -> Status {
+        Status {
+            source: crate::matching::ANY_SOURCE,
+            tag: crate::matching::ANY_TAG,
+            error: None,
+            count_bytes: 0,
+            cancelled: false,
+        }
+    }
+
+    /// `MPI_Get_count`: whole elements of `dt` received, `None` (`MPI_UNDEFINED`) otherwise.
+    pub fn get_count(&self, dt: &Datatype) -> Option<usize> {
+        match dt.size() {
+            0 => Some(0),
+            s if self.count_bytes.is_multiple_of(s) => Some(self.count_bytes / s),
+            _ => None,
+        }
+    }
+}
