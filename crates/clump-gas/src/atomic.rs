@@ -43,7 +43,7 @@ pub(crate) fn apply_at(base: *mut u8, len: usize, offset: usize, op: AtomicOp) -
         });
     }
     // Segments are page-aligned, so the address is aligned when the offset is.
-    if offset % 8 != 0 || (base as usize + offset) % 8 != 0 {
+    if !offset.is_multiple_of(8) || !(base as usize + offset).is_multiple_of(8) {
         return Err(Error::Misaligned(offset));
     }
     // SAFETY: the word lies inside the mapping (checked above), is 8-byte aligned (checked

@@ -37,6 +37,7 @@ impl<T> GlobalPtr<T> {
     }
 
     /// The pointer `elems` elements further (checked when used, not here).
+    #[allow(clippy::should_implement_trait)] // Split-C's pointer arithmetic, by its name
     pub fn add(self, elems: usize) -> Self {
         GlobalPtr {
             offset: self

@@ -16,7 +16,7 @@ fn check(cond: bool, what: &str) -> Result<()> {
 }
 
 fn pattern(rank: u32, i: usize) -> u64 {
-    (rank as u64) << 40 | i as u64 * 7919
+    ((rank as u64) << 40) | (i as u64 * 7919)
 }
 
 fn all(gas: &mut Gas) -> Result<()> {
