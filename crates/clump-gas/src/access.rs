@@ -60,18 +60,17 @@ impl Gas {
             )));
         }
         if let Some(seg) = self.direct_to(src.rank) {
-            let mut buf = vec![0u8; len];
-            seg.read(from, &mut buf)?;
-            self.spmd.ep.write_segment(to, &buf)?;
+            self.copy_direct(seg, from, to, len)?;
             self.count_direct(len);
             return Ok(());
         }
         for at in (0..len).step_by(CHUNK) {
             let piece = CHUNK.min(len - at);
-            self.shared.pending.set(self.shared.pending.get() + 1);
-            self.spmd
-                .ep
-                .get(src.rank, H_GET_DONE, &[], from + at, piece, to + at)?;
+            self.track(|| {
+                self.spmd
+                    .ep
+                    .get(src.rank, H_GET_DONE, &[], from + at, piece, to + at)
+            })?;
             self.count_message(src.rank, piece);
         }
         Ok(())
@@ -216,14 +215,52 @@ impl Gas {
         };
         for at in (0..src.len()).step_by(CHUNK) {
             let piece = &src[at..src.len().min(at + CHUNK)];
-            if landing == Landing::Put {
-                self.shared.pending.set(self.shared.pending.get() + 1);
+            let send = || {
+                self.spmd
+                    .ep
+                    .request_long(rank, handler, &[], piece, offset + at)
+            };
+            match landing {
+                Landing::Put => self.track(send)?,
+                Landing::Store => send()?,
             }
-            self.spmd
-                .ep
-                .request_long(rank, handler, &[], piece, offset + at)?;
             self.count_message(rank, piece.len());
         }
+        Ok(())
+    }
+
+    /// Sends a message whose completion `sync` waits for; one that never left is not awaited.
+    fn track(&self, send: impl FnOnce() -> clump::Result<()>) -> Result<()> {
+        let pending = &self.shared.pending;
+        pending.set(pending.get() + 1);
+        send().inspect_err(|_| pending.set(pending.get() - 1))?;
+        Ok(())
+    }
+
+    /// Copies `len` bytes at `from` of a same-host segment to `to` of this rank's segment,
+    /// in one copy.
+    fn copy_direct(
+        &self,
+        seg: &clump::PeerSegment,
+        from: usize,
+        to: usize,
+        len: usize,
+    ) -> Result<()> {
+        let (base, seg_len) = self
+            .spmd
+            .ep
+            .segment_ptr()
+            .ok_or_else(|| Error::BadSize("this rank has no segment".into()))?;
+        if to.checked_add(len).is_none_or(|end| end > seg_len)
+            || from.checked_add(len).is_none_or(|end| end > seg.len())
+        {
+            return Err(Error::BadSize(format!(
+                "{len} bytes do not fit the segment"
+            )));
+        }
+        // SAFETY: both ranges lie inside mappings that outlive the call (checked above);
+        // `copy` allows the overlap of a get from this rank's own segment into itself.
+        unsafe { std::ptr::copy(seg.as_ptr().add(from), base.add(to), len) };
         Ok(())
     }
 }
