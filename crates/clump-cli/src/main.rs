@@ -29,7 +29,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    match Cli::parse_from(run::mpirun_spellings(std::env::args_os().collect())).command {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Config(args) => config_cmd::main(args),
