@@ -3,8 +3,10 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod about;
 mod bench;
 mod config_cmd;
+mod info;
 mod run;
 
 #[derive(Parser)]
@@ -26,6 +28,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the C compiler and linker flags for libclump (like pkg-config).
     Config(config_cmd::ConfigArgs),
+    /// Print the version, the effective CLUMP_* settings and what this machine allows.
+    Info(info::InfoArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +37,6 @@ fn main() -> ExitCode {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Config(args) => config_cmd::main(args),
+        Command::Info(args) => info::main(args),
     }
 }

@@ -74,8 +74,25 @@ fn quick_loggp_over_udp_under_loss_reports_the_same_figures() {
     }
 }
 
+/// What ran where and when: version, commit, host, cores, load, date.
+fn check_run_metadata(v: &Value) {
+    let run = &v["run"];
+    assert_eq!(run["version"], env!("CARGO_PKG_VERSION"));
+    let commit = run["commit"].as_str().expect("commit");
+    assert!(commit == "unknown" || commit.len() == 12, "{commit}");
+    assert!(!run["host"].as_str().expect("host").is_empty());
+    assert!(run["cores"].as_u64().expect("cores") >= 1);
+    assert_eq!(run["load_average"].as_array().map(Vec::len), Some(3));
+    let date = run["date"].as_str().expect("date");
+    assert!(
+        date.len() == 20 && date.ends_with('Z') && date.starts_with("20"),
+        "{date}"
+    );
+}
+
 /// Every figure of a loggp report, the transport's `ratios` included.
 fn check_loggp(v: &Value, ratios: &[&str]) {
+    check_run_metadata(v);
     assert_eq!(v["quick"], true);
     assert!(v["pinned"].is_boolean());
     for key in [
@@ -147,6 +164,7 @@ fn check_loggp(v: &Value, ratios: &[&str]) {
 #[test]
 fn quick_contention_counts_every_client_over_the_servers_window() {
     let v = bench_json(&["contention", "--quick", "--clients", "3"]);
+    check_run_metadata(&v);
     assert_eq!(v["benchmark"], "contention");
     assert_eq!(v["transport"], "shm");
     assert_eq!(
