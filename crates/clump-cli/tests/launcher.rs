@@ -139,7 +139,34 @@ fn ok_lines(o: &Outcome, n: usize) {
     assert!(oks
         .iter()
         .all(|l| field(l, "job=") == job && field(l, "mode=") == "700"));
-    assert!(field(oks[0], "boot=").contains(&format!("clump-{job}-")));
+    // The socket's directory is the launcher's, and its name does not give the job id away.
+    let boot = field(oks[0], "boot=");
+    assert!(boot.contains("/clump-"), "{boot}");
+    assert!(!boot.contains(&job), "{boot}");
+}
+
+#[test]
+fn a_sigkilled_launchers_scratch_directory_is_removed_by_the_next_run() {
+    let tmp = tmpdir();
+    let started = Instant::now();
+    let mut child = launcher(&tmp, &["-n", "1", "sleep", "30"]);
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no scratch directory"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    assert!(std::fs::read_dir(&tmp).unwrap().next().is_some());
+    let o = finish(
+        launcher(&tmp, &["-n", "1", "true"]),
+        Instant::now(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_empty(&tmp);
 }
 
 #[test]

@@ -127,8 +127,8 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
     let job_id = scratch::random_u64();
     // Dropped last, so the directory goes whatever way this function returns.
-    let scratch = Scratch::create(job_id)
-        .map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
+    let scratch =
+        Scratch::create().map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
     let socket = scratch.socket_path();
     let listener = UnixListener::bind(&socket)
         .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
