@@ -245,3 +245,40 @@ fn the_worker_subcommand_is_hidden() {
         "{help}"
     );
 }
+
+/// The readable tables say what each figure means and what a missed target means.
+#[test]
+fn quick_tables_explain_each_figure() {
+    for (bench, lines) in [
+        (
+            "loggp",
+            &["  RTT ", "  o_s, o_r ", "  G, 1/G ", "  missed "][..],
+        ),
+        (
+            "contention",
+            &["  msgs/s ", "  vs fair ", "  fair share met "],
+        ),
+    ] {
+        let out = Command::new(CLUMP)
+            .args(["bench", bench, "--quick"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\nWhat the figures mean"), "{text}");
+        for start in lines {
+            assert!(
+                text.lines().any(|l| l.starts_with(start)),
+                "{start:?}:\n{text}"
+            );
+        }
+        // G stands alone: no unrelated bandwidth figure beside it.
+        if let Some(g) = text.lines().find(|l| l.starts_with("  G gap per byte")) {
+            assert!(
+                g.contains("largest long sizes") && !g.contains("memcpy"),
+                "{g}"
+            );
+        }
+    }
+}
