@@ -43,7 +43,7 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
     CHECK(clump_spmd_startup(&argc, &argv, &eb, &ep));
-    EXPECT(clump_spmd_size() >= 2);
+    NEEDS_RANKS(2);
     int rank = clump_spmd_rank();
     CHECK(AM_SetSeg(ep, NULL, MAX_BYTES));
     void *base;

@@ -48,7 +48,8 @@ int main(int argc, char **argv) {
     ep_t ep;
     CHECK(clump_spmd_startup(&argc, &argv, &eb, &ep));
     int iters = argc > 1 ? atoi(argv[1]) : 2000, batches = argc > 2 ? atoi(argv[2]) : 21;
-    EXPECT(iters > 0 && batches > 0 && batches <= 1000 && clump_spmd_size() >= 2);
+    NEEDS_RANKS(2);
+    EXPECT(iters > 0 && batches > 0 && batches <= 1000);
     int rank = clump_spmd_rank();
     pin(rank);
     CHECK(AM_SetHandler(ep, H_PING, ping));

@@ -43,6 +43,7 @@ mod bundle;
 mod codes;
 mod dispatch;
 mod endpoint;
+mod errors;
 mod guard;
 mod handler;
 mod handles;

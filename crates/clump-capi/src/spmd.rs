@@ -1,6 +1,7 @@
 //! `clump/spmd.h`: joining a job `clump run` started, and the job's collectives.
 
 use crate::codes::{AmResult, BAD_ARG, RESOURCE};
+use crate::errors;
 use crate::guard::{self, out};
 use crate::state::{self, to_ptr, EpState, DEFAULT_TRANSLATIONS};
 use am::spmd::Spmd;
@@ -30,7 +31,7 @@ pub extern "C" fn clump_spmd_startup(
         if RANK_SIZE.get().0 >= 0 {
             return Err(RESOURCE); // joined already
         }
-        let spmd = Spmd::init()?;
+        let spmd = Spmd::init().inspect_err(|e| errors::startup_failed(&e.to_string()))?;
         let size = spmd.size() as usize;
         let eb = state::insert_bundle(spmd.bundle.clone())?;
         let ep = EpState::new(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS));

@@ -3,8 +3,10 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod about;
 mod bench;
 mod config_cmd;
+mod info;
 mod mpi_wrappers;
 mod run;
 
@@ -27,6 +29,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the C compiler and linker flags for libclump (like pkg-config).
     Config(config_cmd::ConfigArgs),
+    /// Print the version, the effective CLUMP_* settings and what this machine allows.
+    Info(info::InfoArgs),
     /// Compile and link an MPI C program against clump (cc with `clump config` flags).
     #[command(disable_help_flag = true)]
     Mpicc {
@@ -46,10 +50,11 @@ fn main() -> ExitCode {
     if let Some(wrapper) = argv.next().as_ref().and_then(mpi_wrappers::by_link_name) {
         return wrapper(argv.collect());
     }
-    match Cli::parse().command {
+    match Cli::parse_from(run::mpirun_spellings(std::env::args_os().collect())).command {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Config(args) => config_cmd::main(args),
+        Command::Info(args) => info::main(args),
         Command::Mpicc { args } => mpi_wrappers::mpicc(args),
         Command::Mpiexec { args } => mpi_wrappers::mpiexec(args),
     }

@@ -74,8 +74,25 @@ fn quick_loggp_over_udp_under_loss_reports_the_same_figures() {
     }
 }
 
+/// What ran where and when: version, commit, host, cores, load, date.
+fn check_run_metadata(v: &Value) {
+    let run = &v["run"];
+    assert_eq!(run["version"], env!("CARGO_PKG_VERSION"));
+    let commit = run["commit"].as_str().expect("commit");
+    assert!(commit == "unknown" || commit.len() == 12, "{commit}");
+    assert!(!run["host"].as_str().expect("host").is_empty());
+    assert!(run["cores"].as_u64().expect("cores") >= 1);
+    assert_eq!(run["load_average"].as_array().map(Vec::len), Some(3));
+    let date = run["date"].as_str().expect("date");
+    assert!(
+        date.len() == 20 && date.ends_with('Z') && date.starts_with("20"),
+        "{date}"
+    );
+}
+
 /// Every figure of a loggp report, the transport's `ratios` included.
 fn check_loggp(v: &Value, ratios: &[&str]) {
+    check_run_metadata(v);
     assert_eq!(v["quick"], true);
     assert!(v["pinned"].is_boolean());
     for key in [
@@ -147,6 +164,7 @@ fn check_loggp(v: &Value, ratios: &[&str]) {
 #[test]
 fn quick_contention_counts_every_client_over_the_servers_window() {
     let v = bench_json(&["contention", "--quick", "--clients", "3"]);
+    check_run_metadata(&v);
     assert_eq!(v["benchmark"], "contention");
     assert_eq!(v["transport"], "shm");
     assert_eq!(
@@ -226,4 +244,41 @@ fn the_worker_subcommand_is_hidden() {
         help.contains("loggp") && help.contains("contention") && !help.contains("worker"),
         "{help}"
     );
+}
+
+/// The readable tables say what each figure means and what a missed target means.
+#[test]
+fn quick_tables_explain_each_figure() {
+    for (bench, lines) in [
+        (
+            "loggp",
+            &["  RTT ", "  o_s, o_r ", "  G, 1/G ", "  missed "][..],
+        ),
+        (
+            "contention",
+            &["  msgs/s ", "  vs fair ", "  fair share met "],
+        ),
+    ] {
+        let out = Command::new(CLUMP)
+            .args(["bench", bench, "--quick"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\nWhat the figures mean"), "{text}");
+        for start in lines {
+            assert!(
+                text.lines().any(|l| l.starts_with(start)),
+                "{start:?}:\n{text}"
+            );
+        }
+        // G stands alone: no unrelated bandwidth figure beside it.
+        if let Some(g) = text.lines().find(|l| l.starts_with("  G gap per byte")) {
+            assert!(
+                g.contains("largest long sizes") && !g.contains("memcpy"),
+                "{g}"
+            );
+        }
+    }
 }

@@ -139,7 +139,34 @@ fn ok_lines(o: &Outcome, n: usize) {
     assert!(oks
         .iter()
         .all(|l| field(l, "job=") == job && field(l, "mode=") == "700"));
-    assert!(field(oks[0], "boot=").contains(&format!("clump-{job}-")));
+    // The socket's directory is the launcher's, and its name does not give the job id away.
+    let boot = field(oks[0], "boot=");
+    assert!(boot.contains("/clump-"), "{boot}");
+    assert!(!boot.contains(&job), "{boot}");
+}
+
+#[test]
+fn a_sigkilled_launchers_scratch_directory_is_removed_by_the_next_run() {
+    let tmp = tmpdir();
+    let started = Instant::now();
+    let mut child = launcher(&tmp, &["-n", "1", "sleep", "30"]);
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no scratch directory"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    assert!(std::fs::read_dir(&tmp).unwrap().next().is_some());
+    let o = finish(
+        launcher(&tmp, &["-n", "1", "true"]),
+        Instant::now(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_empty(&tmp);
 }
 
 #[test]
@@ -163,11 +190,17 @@ fn a_failing_rank_ends_the_job_with_its_status() {
     let o = probe(4, &["--exit", "2:3"]);
     assert_eq!(o.code, Some(3), "stderr: {}", o.stderr);
     let lines = o.launcher_lines();
-    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert_eq!(lines.len(), 2, "{}", o.stderr);
     assert!(
         lines[0].contains("rank 2 (pid ") && lines[0].contains("status 3"),
         "{}",
         lines[0]
+    );
+    assert!(
+        lines[1].starts_with("clump run: summary: rank 2 failed")
+            && lines[1].ends_with("; exit status 3"),
+        "{}",
+        lines[1]
     );
 }
 
@@ -177,7 +210,7 @@ fn a_killed_rank_ends_the_job_quickly() {
     assert_eq!(o.code, Some(128 + 9), "stderr: {}", o.stderr);
     assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
-    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert_eq!(lines.len(), 2, "{}", o.stderr);
     assert!(
         lines[0].contains("rank 1 (pid ") && lines[0].contains("signal 9 (SIGKILL)"),
         "{}",
@@ -191,7 +224,7 @@ fn a_rank_leaving_without_joining_the_barrier_ends_the_job() {
     assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
     assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
-    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert_eq!(lines.len(), 2, "{}", o.stderr);
     assert!(
         lines[0].contains("rank 1 (pid ") && lines[0].contains("without entering barrier #2"),
         "{}",
@@ -204,7 +237,7 @@ fn abort_ends_the_job_with_its_status_and_reason() {
     let o = probe(4, &["--abort", "1:7:bad input file"]);
     assert_eq!(o.code, Some(7), "stderr: {}", o.stderr);
     let lines = o.launcher_lines();
-    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert_eq!(lines.len(), 2, "{}", o.stderr);
     assert!(
         lines[0].contains("rank 1 (pid ") && lines[0].contains("status 7: bad input file"),
         "{}",
@@ -218,7 +251,11 @@ fn ranks_that_ignore_sigterm_are_killed_after_the_grace() {
     let o = run(&["-n", "3", "sh", "-c", script], Duration::from_secs(20));
     assert_eq!(o.code, Some(5), "stderr: {}", o.stderr);
     assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
-    assert_eq!(o.launcher_lines().len(), 1, "{}", o.stderr);
+    assert_eq!(o.launcher_lines().len(), 2, "{}", o.stderr);
+    assert_eq!(
+        o.launcher_lines()[1],
+        "clump run: summary: rank 1 failed, ranks 0,2 ended by the launcher; exit status 5"
+    );
 }
 
 #[test]

@@ -86,6 +86,11 @@ typedef int op_t;
 #define AM_ERR_NOT_SENT 4 /* the message could not be sent */
 #define AM_ERR_IN_USE   5 /* the resource is in use */
 
+/* The name ("AM_ERR_BAD_ARG") and meaning ("an argument is invalid") of a return code;
+ * static strings ("AM_ERR_UNKNOWN" for a value that is no code). */
+const char *clump_error_name(int code);
+const char *clump_error_desc(int code);
+
 /* Status codes handler 0 receives. */
 #define EBADARGS       1  /* the message was malformed */
 #define EBADENTRY      2  /* translation table entry not bound */

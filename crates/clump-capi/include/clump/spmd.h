@@ -18,6 +18,11 @@ extern "C" {
  * NULL). A process started without the launcher is a job of one. */
 int clump_spmd_startup(int *argc, char ***argv, eb_t *bundle, ep_t *endpoint);
 
+/* Why this thread's last clump_spmd_startup failed ("clump_spmd_startup: environment
+ * variable CLUMP_CREDITS=\"0\" is invalid: ..."), or NULL. clump_spmd_startup also prints
+ * it on stderr. Valid until the next clump_spmd_startup of this thread. */
+const char *clump_spmd_error(void);
+
 /* This process's rank and the job's size; -1 before clump_spmd_startup. */
 int clump_spmd_rank(void);
 int clump_spmd_size(void);

@@ -55,7 +55,10 @@ pub fn print(
 ) -> Result<(), String> {
     let mut w = io::stdout().lock();
     let printed = if json {
-        serde_json::to_string_pretty(results)
+        let mut results = results.clone();
+        // What ran where and when, so that saved results can be told apart.
+        results["run"] = crate::about::run_metadata();
+        serde_json::to_string_pretty(&results)
             .map_err(io::Error::other)
             .and_then(|s| writeln!(w, "{s}"))
     } else {

@@ -350,6 +350,20 @@ fn size(bytes: f64) -> String {
     }
 }
 
+/// One line per figure: what it is and which way is good; what a missed target means.
+const LOGGP_LEGEND: &str = "
+What the figures mean (times: lower is better; bandwidth: higher is better; a ratio
+compares clump with the bare baseline measured beside it, 1.00x being the hardware):
+  RTT        a short request and its reply, there and back: the latency a program waits.
+  o_s, o_r   processor time to send, to receive one message: time the program cannot compute.
+  g          the shortest interval between messages sent back to back: 1/g is the message rate.
+  L          what is left of RTT/2 after both overheads: time in the queue or on the wire.
+  G, 1/G     time per extra byte of long messages at large sizes: 1/G is the bandwidth a
+             stream of large messages tends to.
+  peak, n1/2 the best bandwidth measured, and the size that reaches half of it (smaller is better).
+  missed     this run fell short of the project's target: rerun on an idle machine (other
+             load skews it, see the note below); missed again, it is a performance bug to report.";
+
 /// The readable table: each figure beside its baseline and ratio, then the targets.
 pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     let cpus: Vec<String> = v["cpus"]
@@ -426,11 +440,9 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "  G gap per byte      {:>8.5} ns/B  (1/G {:.0} MB/s)   {bw_name} {} {:.0} MB/s",
+        "  G gap per byte      {:>8.5} ns/B  (1/G {:.0} MB/s; slope of time per message over the {G_FIT_SIZES} largest long sizes)",
         f(v, &["G_ns_per_byte"]),
         f(v, &["inv_G_mb_s"]),
-        size(f(v, &["baseline", "bandwidth_bytes"])),
-        f(v, &["baseline", "bandwidth_mb_s"])
     )?;
     writeln!(
         out,
@@ -500,6 +512,7 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             met(t["met"].as_bool() == Some(true))
         )?;
     }
+    writeln!(out, "{LOGGP_LEGEND}")?;
     let range = &v["baseline"]["raw_rtt_us_range"];
     let (lo, hi) = (
         range[0].as_f64().unwrap_or(0.0),

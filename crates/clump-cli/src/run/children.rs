@@ -19,6 +19,8 @@ pub struct Launch<'a> {
     pub socket: &'a Path,
     pub tag_output: bool,
     pub placement: Placement,
+    /// Variables passed with `-x`/`--env`.
+    pub env: &'a [(OsString, OsString)],
 }
 
 /// Where the ranks run: on how many virtual hosts, and whether they get the network.
@@ -62,6 +64,7 @@ impl Children {
         for rank in 0..l.size {
             let mut cmd = Command::new(l.program);
             cmd.args(l.args)
+                .envs(l.env.iter().map(|(k, v)| (k, v)))
                 .env("CLUMP_RANK", rank.to_string())
                 .env("CLUMP_SIZE", l.size.to_string())
                 .env("CLUMP_BOOT", l.socket)

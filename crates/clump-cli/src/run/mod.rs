@@ -1,6 +1,7 @@
 //! `clump run`: starts N processes of a program on this host as one job and serves
 //! their bootstrap (rank, size, allgather, barrier, abort) until they have all exited.
 
+mod argv;
 mod children;
 mod output;
 mod scratch;
@@ -17,6 +18,8 @@ use std::os::unix::net::UnixListener;
 use std::process::ExitCode;
 use std::time::Duration;
 use supervise::Supervisor;
+
+pub use argv::rewrite as mpirun_spellings;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -41,13 +44,13 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Transport::Auto)]
     transport: Transport,
 
+    /// Pass an environment variable to every process: `VAR=value`, or `VAR` for the
+    /// launcher's own value (mpirun's `-x`). May be repeated.
+    #[arg(short = 'x', long = "env", value_name = "VAR[=value]")]
+    env: Vec<OsString>,
+
     /// The program to start, followed by its arguments.
-    #[arg(
-        value_name = "PROGRAM",
-        required = true,
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
+    #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true)]
     command: Vec<OsString>,
 }
 
@@ -90,8 +93,10 @@ impl RunArgs {
     }
 }
 
-/// Exit status when the program cannot be started, as shells use.
-const CANNOT_START: u8 = 127;
+/// Exit status when the program is not found, as shells use.
+const NOT_FOUND: u8 = 127;
+/// Exit status when the program is found but cannot be run, as shells use.
+const NOT_EXECUTABLE: u8 = 126;
 
 pub fn main(args: RunArgs) -> ExitCode {
     match run(&args) {
@@ -113,6 +118,7 @@ fn say(line: &str) {
 fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
     let placement = args.placement().map_err(|e| (2, e))?;
+    let env = passed_env(&args.env).map_err(|e| (2, e))?;
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
@@ -121,8 +127,8 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
     let job_id = scratch::random_u64();
     // Dropped last, so the directory goes whatever way this function returns.
-    let scratch = Scratch::create(job_id)
-        .map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
+    let scratch =
+        Scratch::create().map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
     let socket = scratch.socket_path();
     let listener = UnixListener::bind(&socket)
         .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
@@ -134,17 +140,9 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         socket: &socket,
         tag_output: args.tag_output,
         placement,
+        env: &env,
     };
-    let mut children = Children::spawn(&launch).map_err(|e| {
-        (
-            CANNOT_START,
-            format!(
-                "cannot start {}: {}",
-                program.to_string_lossy(),
-                os_error_text(&e)
-            ),
-        )
-    })?;
+    let mut children = Children::spawn(&launch).map_err(|e| cannot_start(program, &e))?;
     let server = Server::new(listener, args.np, job_id)
         .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
     let code = Supervisor::new(&mut children, server, signal_fd).run();
@@ -152,6 +150,44 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     scratch::sweep_shm(job_id);
     drop(scratch);
     Ok(code)
+}
+
+/// The status and message for a program that could not be started, as a shell says it.
+fn cannot_start(program: &OsString, e: &std::io::Error) -> (u8, String) {
+    let name = program.to_string_lossy();
+    let (code, why) = if std::path::Path::new(program).is_dir() {
+        (NOT_EXECUTABLE, "is a directory".to_owned())
+    } else if e.kind() == std::io::ErrorKind::PermissionDenied {
+        (NOT_EXECUTABLE, "not executable".to_owned())
+    } else {
+        (NOT_FOUND, os_error_text(e))
+    };
+    (code, format!("cannot start {name}: {why}"))
+}
+
+/// `-x`/`--env` values as (name, value) pairs; a bare name takes the launcher's value.
+fn passed_env(specs: &[OsString]) -> Result<Vec<(OsString, OsString)>, String> {
+    specs
+        .iter()
+        .map(|spec| {
+            let text = spec
+                .to_str()
+                .ok_or_else(|| format!("--env {}: not UTF-8", spec.to_string_lossy()))?;
+            let (name, value) = match text.split_once('=') {
+                Some((name, value)) => (name, OsString::from(value)),
+                None => (
+                    text,
+                    std::env::var_os(text).ok_or_else(|| {
+                        format!("-x {text}: {text} is not set in the launcher's environment")
+                    })?,
+                ),
+            };
+            if name.is_empty() {
+                return Err(format!("--env {text}: no variable name before '='"));
+            }
+            Ok((OsString::from(name), value))
+        })
+        .collect()
 }
 
 /// "No such file or directory" rather than std's "No such file or directory (os error 2)".

@@ -33,6 +33,10 @@ pub struct Supervisor<'a> {
     pub server: Server,
     pub signal_fd: RawFd,
     ending: Option<Ending>,
+    /// Ranks that failed on their own (exit, signal, abort, protocol fault, stall).
+    failed: Vec<u32>,
+    /// Ranks that exited unsuccessfully once the launcher was ending the job.
+    ended: Vec<u32>,
 }
 
 impl<'a> Supervisor<'a> {
@@ -42,6 +46,8 @@ impl<'a> Supervisor<'a> {
             server,
             signal_fd,
             ending: None,
+            failed: Vec::new(),
+            ended: Vec::new(),
         }
     }
 
@@ -81,7 +87,29 @@ impl<'a> Supervisor<'a> {
                 self.on_events(events);
             }
         }
-        self.ending.map_or(0, |e| e.code)
+        let code = self.ending.as_ref().map_or(0, |e| e.code);
+        if code != 0 {
+            super::say(&self.summary(code));
+        }
+        code
+    }
+
+    /// The job's last line: which ranks failed, which the launcher ended, and the status.
+    fn summary(&mut self, code: u8) -> String {
+        self.failed.sort_unstable();
+        self.failed.dedup();
+        self.ended.sort_unstable();
+        self.ended.retain(|r| !self.failed.contains(r));
+        let mut parts = Vec::new();
+        if self.failed.is_empty() {
+            parts.push("no rank failed".to_owned());
+        } else {
+            parts.push(format!("{} failed", rank_list(&self.failed)));
+        }
+        if !self.ended.is_empty() {
+            parts.push(format!("{} ended by the launcher", rank_list(&self.ended)));
+        }
+        format!("summary: {}; exit status {code}", parts.join(", "))
     }
 
     /// Prints the one line that explains the end of the job, and starts the teardown.
@@ -131,12 +159,16 @@ impl<'a> Supervisor<'a> {
     fn reap(&mut self) {
         for (rank, status) in self.children.reap() {
             if self.ending.is_some() {
+                if !status.success() {
+                    self.ended.push(rank);
+                }
                 continue;
             }
             // An abort request sent just before exiting explains the exit better.
             let events = self.server.drain_rank(rank);
             self.on_events(events);
             if !status.success() {
+                self.failed.push(rank);
                 let (code, what) = describe(status);
                 self.fail(code, format!("{} {what}", self.who(rank)));
             }
@@ -155,10 +187,12 @@ impl<'a> Supervisor<'a> {
                         "{} aborted the job with status {status}: {reason}",
                         self.who(rank)
                     );
+                    self.failed.push(rank);
                     // Truncated like exit(3) does, so status -1 becomes 255.
                     self.end_after(status as u8, line, EXIT_GRACE);
                 }
                 Event::Fault { rank, what } => {
+                    self.failed.push(rank);
                     self.fail(
                         1,
                         format!("{} broke the bootstrap protocol: {what}", self.who(rank)),
@@ -189,6 +223,7 @@ impl<'a> Supervisor<'a> {
             } else {
                 continue;
             };
+            self.failed.push(rank);
             let line = format!(
                 "{} {gone} without entering {} #{}, which {} {} waiting in",
                 self.who(rank),

@@ -180,8 +180,17 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             cell(phases[1].1)
         )?;
     }
-    Ok(())
+    writeln!(out, "{CONTENTION_LEGEND}")
 }
+
+/// One line per figure: what it is and which way is good; what a missed target means.
+const CONTENTION_LEGEND: &str = "
+What the figures mean:
+  msgs/s           requests answered per second (higher is better); slowest..fastest are
+                   the extremes of ten slices of the window: a wide range means stalls.
+  vs fair          a client's rate against a fair share (server rate / clients): 0% is fair.
+  fair share met   every client within 20% of its fair share; missed on a full run (not
+                   --quick, which measures the scheduler as much as clump) is a fairness bug.";
 
 /// Where the ranks ran: "server on CPU 0, clients on CPU 1".
 fn placement(v: &Value) -> String {

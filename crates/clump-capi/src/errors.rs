@@ -1,0 +1,81 @@
+//! Error text for C: the name and meaning of every `AM_ERR_*` code, and why
+//! `clump_spmd_startup` failed (the variable and its problem, not just a number).
+
+use crate::codes::{
+    AM_ERR_BAD_ARG, AM_ERR_IN_USE, AM_ERR_NOT_INIT, AM_ERR_NOT_SENT, AM_ERR_RESOURCE, AM_OK,
+};
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::os::raw::c_int;
+
+/// (name, meaning) of a return code; static, so C may keep the pointers.
+fn text(code: c_int) -> (&'static CStr, &'static CStr) {
+    match code {
+        AM_OK => (c"AM_OK", c"completed successfully"),
+        AM_ERR_NOT_INIT => (c"AM_ERR_NOT_INIT", c"AM_Init has not been called"),
+        AM_ERR_BAD_ARG => (c"AM_ERR_BAD_ARG", c"an argument is invalid"),
+        AM_ERR_RESOURCE => (c"AM_ERR_RESOURCE", c"a resource is missing or exhausted"),
+        AM_ERR_NOT_SENT => (c"AM_ERR_NOT_SENT", c"the message could not be sent"),
+        AM_ERR_IN_USE => (c"AM_ERR_IN_USE", c"the resource is in use"),
+        _ => (c"AM_ERR_UNKNOWN", c"not a return code of clump"),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn clump_error_name(code: c_int) -> *const c_char {
+    text(code).0.as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn clump_error_desc(code: c_int) -> *const c_char {
+    text(code).1.as_ptr()
+}
+
+thread_local! {
+    /// Why this thread's last `clump_spmd_startup` failed.
+    static STARTUP_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// Remembers why start-up failed and says it on stderr, so that a program that only
+/// checks the code (or not even that) still shows the cause.
+pub fn startup_failed(why: &str) {
+    let line = format!("clump_spmd_startup: {why}");
+    {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    let text = CString::new(line.replace('\0', " ")).unwrap_or_default();
+    STARTUP_ERROR.with(|e| *e.borrow_mut() = Some(text));
+}
+
+#[no_mangle]
+pub extern "C" fn clump_spmd_error() -> *const c_char {
+    STARTUP_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |t| t.as_ptr()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_a_name_and_a_meaning() {
+        for code in 0..=5 {
+            assert!(text(code).0.to_str().unwrap().starts_with("AM_"));
+            assert!(!text(code).1.is_empty());
+        }
+        assert_eq!(text(AM_ERR_BAD_ARG).0, c"AM_ERR_BAD_ARG");
+        assert_eq!(text(99).0, c"AM_ERR_UNKNOWN");
+    }
+
+    #[test]
+    fn the_startup_error_is_kept_for_the_thread() {
+        assert!(clump_spmd_error().is_null());
+        startup_failed("CLUMP_CREDITS=\"0\" is invalid");
+        // SAFETY: non-null, NUL-terminated, owned by this thread's cell until replaced.
+        let text = unsafe { CStr::from_ptr(clump_spmd_error()) };
+        assert_eq!(
+            text.to_str().unwrap(),
+            "clump_spmd_startup: CLUMP_CREDITS=\"0\" is invalid"
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! Error text for C programs: README's C example (`examples/c/hello.c`) runs, checks
+//! every call, and a bad `CLUMP_*` value stops it at start-up with the variable named
+//! instead of a hang; examples run with too few ranks say so.
+
+mod support;
+
+use support::{assert_ok, compile, run, tree, HOSTS};
+
+#[test]
+fn readme_c_example_is_hello_c_and_runs() {
+    let t = tree();
+    let readme = std::fs::read_to_string(t.repo.join("README.md")).unwrap();
+    let file = std::fs::read_to_string(t.repo.join("examples/c/hello.c")).unwrap();
+    assert!(
+        readme.contains(&format!("```c\n{file}```\n")),
+        "README.md's C example and examples/c/hello.c differ"
+    );
+    let exe = compile("examples/c/hello.c", "hello");
+    for &hosts in HOSTS {
+        assert_ok(&run(3, hosts, &exe, &[], &[]), "got 42", 3);
+    }
+}
+
+#[test]
+fn a_bad_setting_names_the_variable_and_ends_the_job() {
+    let exe = compile("examples/c/hello.c", "hello");
+    let out = run(2, 1, &exe, &[], &[("CLUMP_CREDITS", "0")]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("clump_spmd_startup: bad argument: environment variable CLUMP_CREDITS=\"0\" is invalid: must be between 1 and 64"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_call_is_reported_by_name() {
+    let exe = compile("crates/clump-capi/tests/c/error_text.c", "error_text");
+    let out = run(1, 1, &exe, &[], &[]);
+    assert_ok(&out, "error_text ok", 1);
+}
+
+#[test]
+fn examples_run_with_too_few_ranks_say_so() {
+    for name in ["pingpong", "bulk"] {
+        let exe = compile(&format!("examples/c/{name}.c"), name);
+        let out = run(1, 1, &exe, &[], &[]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{name}.c needs -n 2 or more (this job has 1)")),
+            "{err}"
+        );
+    }
+}
