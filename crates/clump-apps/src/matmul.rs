@@ -104,12 +104,12 @@ mod tests {
         let n = p.n();
         for (bi, bj) in [(0, 0), (1, 2), (2, 1)] {
             let got = p.reference_block(bi, bj);
-            for k in 0..16 {
+            for (k, &value) in got.iter().enumerate() {
                 let (i, j) = (bi * 4 + k / 4, bj * 4 + k % 4);
                 let want: f64 = (0..n)
                     .map(|m| p.element(Matrix::A, i, m) * p.element(Matrix::B, m, j))
                     .sum();
-                assert_eq!(got[k], want);
+                assert_eq!(value, want);
             }
             check(&p, bi, bj, &got).unwrap();
         }
