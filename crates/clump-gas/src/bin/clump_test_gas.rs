@@ -1,0 +1,205 @@
+//! A test program for the global address space: run under `clump run -n N`, every rank
+//! checks every operation against values it can compute, and exits non-zero on a wrong
+//! answer. `clump-test-gas all` runs the checks; `clump-test-gas bench` times accesses.
+
+use clump_gas::{Gas, ReduceOp, Result};
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn check(cond: bool, what: &str) -> Result<()> {
+    if !cond {
+        return Err(clump_gas::Error::BadCollective(format!(
+            "wrong answer: {what}"
+        )));
+    }
+    Ok(())
+}
+
+fn pattern(rank: u32, i: usize) -> u64 {
+    ((rank as u64) << 40) | (i as u64 * 7919)
+}
+
+fn all(gas: &mut Gas) -> Result<()> {
+    let (me, n) = (gas.rank(), gas.size());
+    let right = (me + 1) % n;
+    let left = (me + n - 1) % n;
+    // Bulk sizes above one message's limit exercise splitting.
+    let big = 3 * clump::MAX_MEDIUM / 8 + 5;
+    let a = gas.alloc::<u64>(big)?;
+    let b = gas.alloc::<u64>(big)?;
+    let words = gas.alloc::<u64>(4)?;
+
+    let mine: Vec<u64> = (0..big).map(|i| pattern(me, i)).collect();
+    gas.write_bulk(a.at(right, 0), &mine)?;
+    gas.barrier()?;
+    check(
+        gas.local(&a).to_vec() == (0..big).map(|i| pattern(left, i)).collect::<Vec<_>>(),
+        "write_bulk",
+    )?;
+    let mut back = vec![0u64; big];
+    gas.read_bulk(a.at(right, 0), &mut back)?;
+    check(back == mine, "read_bulk")?;
+    check(
+        gas.read(a.at(left, 3))? == pattern((left + n - 1) % n, 3),
+        "read",
+    )?;
+
+    gas.get_bulk(a.at(left, 0), b.at(me, 0), big)?;
+    gas.sync()?;
+    let lefts_left = (left + n - 1) % n;
+    check(
+        gas.local(&b).to_vec() == (0..big).map(|i| pattern(lefts_left, i)).collect::<Vec<_>>(),
+        "get_bulk",
+    )?;
+    gas.barrier()?;
+
+    gas.put(b.at(right, 1), 1000 + me as u64)?;
+    gas.put_bulk(b.at(right, 2), &mine[..big - 2])?;
+    gas.sync()?;
+    gas.barrier()?;
+    check(gas.local(&b).get(1) == 1000 + left as u64, "put")?;
+    check(
+        gas.local(&b).as_slice()[2..]
+            == (0..big - 2).map(|i| pattern(left, i)).collect::<Vec<_>>()[..],
+        "put_bulk",
+    )?;
+    gas.barrier()?;
+
+    gas.store_bulk(a.at(right, 0), &mine)?;
+    gas.store(a.at(right, big - 1), 7)?;
+    gas.store_sync(big * 8 + 8)?;
+    check(
+        gas.local(&a).get(big - 1) == 7 && gas.local(&a).get(0) == pattern(left, 0),
+        "store_sync",
+    )?;
+    for r in 0..n {
+        gas.store(b.at(r, me as usize), 5 + me as u64)?;
+    }
+    gas.all_store_sync()?;
+    check(
+        (0..n as usize).all(|r| gas.local(&b).get(r) == 5 + r as u64),
+        "all_store_sync",
+    )?;
+
+    for _ in 0..10 {
+        gas.fetch_add(words.at(0, 0), 1)?;
+    }
+    gas.barrier()?;
+    check(gas.read(words.at(0, 0))? == 10 * n as u64, "fetch_add")?;
+    let old = gas.compare_swap(words.at(right, 1), 0, 100 + me as u64)?;
+    check(old == 0, "compare_swap old")?;
+    gas.barrier()?;
+    check(
+        gas.local(&words).get(1) == 100 + left as u64,
+        "compare_swap",
+    )?;
+
+    let square = gas.register_rpc(|ctx, arg| {
+        let v = u64::from_le_bytes(arg.try_into().unwrap_or_default());
+        (v * v + ctx.source as u64).to_le_bytes().to_vec()
+    })?;
+    let got = gas.rpc(right, square, &12u64.to_le_bytes())?;
+    check(got == (144 + me as u64).to_le_bytes(), "rpc")?;
+
+    gas.barrier_start()?;
+    gas.barrier_end()?;
+    let mut root_data = vec![if me == n - 1 { 77u32 } else { 0 }; 3];
+    gas.broadcast(n - 1, &mut root_data)?;
+    check(root_data == [77; 3], "broadcast")?;
+    let mut sums = [me as i64, 1];
+    gas.all_reduce(&mut sums, ReduceOp::Sum)?;
+    check(
+        sums == [(n as i64) * (n as i64 - 1) / 2, n as i64],
+        "all_reduce sum",
+    )?;
+    let mut m = [me as f64];
+    gas.all_reduce(&mut m, ReduceOp::Max)?;
+    check(m == [(n - 1) as f64], "all_reduce max")?;
+    let g = gas.all_gather(&[me, me * 2])?;
+    check(
+        g == (0..n).flat_map(|r| [r, r * 2]).collect::<Vec<_>>(),
+        "all_gather",
+    )?;
+    let send: Vec<u32> = (0..n).map(|r| me * 100 + r).collect();
+    let t = gas.all_to_all(&send, 1)?;
+    check(
+        t == (0..n).map(|r| r * 100 + me).collect::<Vec<_>>(),
+        "all_to_all",
+    )?;
+    let v: Vec<Vec<u8>> = (0..n)
+        .map(|r| vec![me as u8; r as usize + big % 7])
+        .collect();
+    let w = gas.all_to_allv(&v)?;
+    check(
+        (0..n).all(|r| w[r as usize] == vec![r as u8; me as usize + big % 7]),
+        "all_to_allv",
+    )?;
+
+    check(gas.read(a.at(n, 0)).is_err(), "bad rank refused")?;
+    check(
+        gas.read(a.at(me, big)).is_err(),
+        "past the allocation refused",
+    )?;
+    check(
+        gas.fetch_add(words.at(me, 4), 1).is_err(),
+        "atomic past the end refused",
+    )?;
+    gas.barrier()
+}
+
+fn bench(gas: &mut Gas) -> Result<()> {
+    let n = gas.size();
+    let bytes = 1 << 20;
+    let a = gas.alloc::<u8>(bytes)?;
+    let b = gas.alloc::<u8>(bytes)?;
+    gas.barrier()?;
+    if gas.rank() == 0 && n > 1 {
+        let peer = 1;
+        let iters = 2000;
+        let t = Instant::now();
+        for i in 0..iters {
+            gas.read(a.at(peer, i % 64))?;
+        }
+        let read_us = t.elapsed().as_secs_f64() * 1e6 / iters as f64;
+        let src = vec![1u8; bytes];
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            gas.put_bulk(a.at(peer, 0), &src)?;
+            gas.sync()?;
+        }
+        let put = (bytes * reps) as f64 / t.elapsed().as_secs_f64() / 1e6;
+        let t = Instant::now();
+        for _ in 0..reps {
+            gas.get_bulk(a.at(peer, 0), b.at(0, 0), bytes)?;
+            gas.sync()?;
+        }
+        let get = (bytes * reps) as f64 / t.elapsed().as_secs_f64() / 1e6;
+        println!(
+            "gas bench local={:?} peer_local={} read_latency_us={read_us:.2} put_MBps={put:.0} get_MBps={get:.0}",
+            gas.config().local,
+            gas.is_local(peer)
+        );
+    }
+    gas.barrier()
+}
+
+fn main() -> ExitCode {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    let run = || -> Result<()> {
+        let mut gas = Gas::init()?;
+        match mode.as_str() {
+            "bench" => bench(&mut gas),
+            _ => all(&mut gas),
+        }?;
+        println!("rank {} gas ok {:?}", gas.rank(), gas.stats());
+        Ok(())
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("clump-test-gas: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

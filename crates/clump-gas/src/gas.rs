@@ -1,0 +1,223 @@
+//! The per-process handle: joining the job, the segment, allocation, progress and statistics.
+
+use crate::config::{GasConfig, LocalMode};
+use crate::error::{Error, Result};
+use crate::handlers::{self, STORED_COUNTER};
+use crate::local_view::LocalView;
+use crate::ptr::{GlobalPtr, Spread};
+use crate::shared::Shared;
+use clump::spmd::Spmd;
+use clump::PeerSegment;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// Bytes at the start of every segment that the layer keeps for itself (counters).
+pub(crate) const HEADER_BYTES: usize = 64;
+/// Allocations start on cache-line boundaries.
+const ALLOC_ALIGN: usize = 64;
+
+/// Messages and bytes by the way they travelled, and accesses that needed no message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GasStats {
+    pub shm_messages: u64,
+    pub shm_bytes: u64,
+    pub net_messages: u64,
+    pub net_bytes: u64,
+    pub direct_accesses: u64,
+    pub direct_bytes: u64,
+}
+
+/// One process's view of the global address space. Not `Send`, like clump's endpoints.
+pub struct Gas {
+    pub(crate) spmd: Spmd,
+    pub(crate) shared: Rc<Shared>,
+    pub(crate) config: GasConfig,
+    pub(crate) segment_len: usize,
+    /// Per rank: its segment mapped here, when accesses to it go direct.
+    pub(crate) direct: Vec<Option<PeerSegment>>,
+    pub(crate) next_alloc: usize,
+    pub(crate) next_request: Cell<u32>,
+    pub(crate) coll_seq: u32,
+    /// The split-phase barrier's sequence number while one is open.
+    pub(crate) open_barrier: Option<u32>,
+    /// Bytes this rank stored into each rank since init.
+    pub(crate) stored_to: RefCell<Vec<u64>>,
+    /// Bytes stored into this rank that store syncs have accounted for, since init.
+    pub(crate) consumed_stores: Cell<u64>,
+    pub(crate) stats: Cell<GasStats>,
+}
+
+impl Gas {
+    /// Joins the job `clump run` started (a process on its own is a job of one), with the
+    /// configuration from the environment.
+    pub fn init() -> Result<Gas> {
+        Gas::init_with(GasConfig::from_env()?)
+    }
+
+    pub fn init_with(config: GasConfig) -> Result<Gas> {
+        let config = config.checked()?;
+        let mut spmd = Spmd::init()?;
+        let shared = Rc::new(Shared::default());
+        handlers::install(&spmd.ep, &shared)?;
+        spmd.ep.set_segment(config.segment_bytes)?;
+        // The exchange is also the point after which every peer's segment exists.
+        let lens = spmd.allgather(&(config.segment_bytes as u64).to_le_bytes())?;
+        if lens
+            .iter()
+            .any(|l| l.as_slice() != (config.segment_bytes as u64).to_le_bytes())
+        {
+            return Err(Error::Config(
+                "ranks asked for different segment sizes (CLUMP_GAS_SEGMENT must match)".into(),
+            ));
+        }
+        let size = spmd.size();
+        let direct = (0..size)
+            .map(|r| match config.local {
+                LocalMode::Direct => spmd.ep.peer_segment(r),
+                LocalMode::Am => None,
+            })
+            .collect();
+        Ok(Gas {
+            spmd,
+            shared,
+            config,
+            segment_len: config.segment_bytes,
+            direct,
+            next_alloc: HEADER_BYTES,
+            next_request: Cell::new(0),
+            coll_seq: 0,
+            open_barrier: None,
+            stored_to: RefCell::new(vec![0; size as usize]),
+            consumed_stores: Cell::new(0),
+            stats: Cell::new(GasStats::default()),
+        })
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.spmd.rank()
+    }
+
+    pub fn size(&self) -> u32 {
+        self.spmd.size()
+    }
+
+    /// Whether `rank` runs on this host (reached through shared memory).
+    pub fn is_local(&self, rank: u32) -> bool {
+        self.spmd.ep.is_local(rank)
+    }
+
+    pub fn config(&self) -> GasConfig {
+        self.config
+    }
+
+    /// Collective: every rank calls with the same count, in the same order, and gets the
+    /// same offset. The memory starts zeroed (allocations are never reused).
+    pub fn alloc<T: bytemuck::Pod>(&mut self, count_per_rank: usize) -> Result<Spread<T>> {
+        let align = ALLOC_ALIGN.max(align_of::<T>());
+        let base = self.next_alloc.next_multiple_of(align);
+        let bytes = count_per_rank
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| Error::BadSize(format!("{count_per_rank} elements overflow")))?;
+        let free = self.segment_len.saturating_sub(base);
+        if bytes > free {
+            return Err(Error::SegmentFull {
+                requested: bytes,
+                free,
+            });
+        }
+        self.next_alloc = base + bytes;
+        Ok(Spread::new(base, count_per_rank))
+    }
+
+    /// This rank's part of `a`, for plain loads and stores.
+    pub fn local<T: bytemuck::Pod>(&self, a: &Spread<T>) -> LocalView<T> {
+        LocalView::new(self.spmd.ep.clone(), a.base, a.count)
+    }
+
+    /// Runs the handlers of messages that have arrived.
+    pub fn poll(&self) -> Result<()> {
+        self.spmd.bundle.poll()?;
+        self.check_failure()
+    }
+
+    pub fn stats(&self) -> GasStats {
+        self.stats.get()
+    }
+
+    fn check_failure(&self) -> Result<()> {
+        match self.shared.failure.borrow_mut().take() {
+            Some(why) => Err(Error::Undeliverable(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Polls until `done` holds; an undelivered message ends the wait with its error.
+    pub(crate) fn wait_until(&self, mut done: impl FnMut() -> bool) -> Result<()> {
+        let mut idle = 0u32;
+        while !done() {
+            self.check_failure()?;
+            if self.spmd.bundle.poll()? == 0 {
+                idle += 1;
+                if idle > 32 {
+                    // Leave the core to the peers this rank waits for.
+                    std::thread::yield_now();
+                }
+            } else {
+                idle = 0;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_rank(&self, rank: u32) -> Result<()> {
+        if rank >= self.size() {
+            return Err(Error::BadRank {
+                rank,
+                size: self.size(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks `n` elements at `p` and returns (offset, bytes).
+    pub(crate) fn check<T>(&self, p: GlobalPtr<T>, n: usize) -> Result<(usize, usize)> {
+        self.check_rank(p.rank)?;
+        p.span(n)
+    }
+
+    /// The mapped segment of `rank` when accesses to it go direct.
+    pub(crate) fn direct_to(&self, rank: u32) -> Option<&PeerSegment> {
+        self.direct.get(rank as usize)?.as_ref()
+    }
+
+    pub(crate) fn fresh_request(&self) -> u32 {
+        let r = self.next_request.get();
+        self.next_request.set(r.wrapping_add(1));
+        r
+    }
+
+    /// Counts one message of `bytes` to `rank`, by the protocol that carries it.
+    pub(crate) fn count_message(&self, rank: u32, bytes: usize) {
+        let mut s = self.stats.get();
+        if self.is_local(rank) {
+            s.shm_messages += 1;
+            s.shm_bytes += bytes as u64;
+        } else {
+            s.net_messages += 1;
+            s.net_bytes += bytes as u64;
+        }
+        self.stats.set(s);
+    }
+
+    pub(crate) fn count_direct(&self, bytes: usize) {
+        let mut s = self.stats.get();
+        s.direct_accesses += 1;
+        s.direct_bytes += bytes as u64;
+        self.stats.set(s);
+    }
+
+    /// Bytes stored into this rank since init (the segment header's counter).
+    pub(crate) fn stored_here(&self) -> Result<u64> {
+        crate::atomic::apply(&self.spmd.ep, STORED_COUNTER, crate::atomic::AtomicOp::Load)
+    }
+}

@@ -1,0 +1,39 @@
+//! clump-gas: a Split-C style global address space over clump's Active Messages.
+//!
+//! Every rank of a job started by `clump run` owns a segment; a [`GlobalPtr`] names a rank
+//! and an offset in it, and [`Spread`] arrays are allocated collectively at the same offset
+//! everywhere. Blocking `read`/`write`, split-phase `get`/`put` completed by `sync`, one-way
+//! `store`s completed by `store_sync`/`all_store_sync`, atomics, remote procedure calls and
+//! collectives. Same-host ranks are reached through their mapped segment (`CLUMP_GAS_LOCAL=
+//! direct`, the default) or by messages (`am`); other hosts always by messages.
+//!
+//! ```no_run
+//! let mut gas = clump_gas::Gas::init()?;
+//! let a = gas.alloc::<u64>(16)?;
+//! let right = (gas.rank() + 1) % gas.size();
+//! gas.write(a.at(right, 0), 42)?;
+//! gas.barrier()?;
+//! assert_eq!(gas.local(&a).get(0), 42);
+//! # Ok::<(), clump_gas::Error>(())
+//! ```
+
+mod access;
+mod atomic;
+mod collective;
+mod config;
+mod error;
+mod gas;
+mod handlers;
+mod local_view;
+mod ptr;
+mod reduce;
+mod rpc;
+mod shared;
+
+pub use config::{GasConfig, LocalMode, DEFAULT_SEGMENT_BYTES};
+pub use error::{Error, Result};
+pub use gas::{Gas, GasStats};
+pub use local_view::LocalView;
+pub use ptr::{GlobalPtr, Spread};
+pub use reduce::{ReduceOp, Reducible};
+pub use rpc::{RpcContext, RpcId};
