@@ -70,19 +70,33 @@ pub fn check(reference: &[u64], parts: &[Vec<u64>]) -> Result<(), Mismatch> {
             reference.len()
         )));
     }
-    let mut i = 0;
+    let mut offset = 0;
     for (rank, part) in parts.iter().enumerate() {
-        for &k in part {
-            if k != reference[i] {
-                return Err(Mismatch(format!(
-                    "key {i} (on rank {rank}) is {k:#x}, expected {:#x}",
-                    reference[i]
-                )));
-            }
-            i += 1;
-        }
+        check_part(reference, offset, part).map_err(|m| Mismatch(format!("rank {rank}: {m}")))?;
+        offset += part.len();
     }
     Ok(())
+}
+
+/// Checks one rank's output: the slice of the sorted input starting at `offset` (the number of
+/// keys on lower ranks).
+pub fn check_part(reference: &[u64], offset: usize, part: &[u64]) -> Result<(), Mismatch> {
+    let Some(expected) = reference.get(offset..offset + part.len()) else {
+        return Err(Mismatch(format!(
+            "keys {offset}..{} past the {} keys",
+            offset + part.len(),
+            reference.len()
+        )));
+    };
+    match expected.iter().zip(part).position(|(e, g)| e != g) {
+        None => Ok(()),
+        Some(i) => Err(Mismatch(format!(
+            "key {} is {:#x}, expected {:#x}",
+            offset + i,
+            part[i],
+            expected[i]
+        ))),
+    }
 }
 
 #[cfg(test)]
