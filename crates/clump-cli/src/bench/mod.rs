@@ -6,6 +6,7 @@
 //! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
 //! this side parses and prints as a table or as JSON.
 
+mod apps;
 mod baseline;
 mod contention;
 mod control;
@@ -41,6 +42,9 @@ enum BenchCommand {
     /// to one server endpoint each (N virtual networks): the server's message rate and
     /// each client's share of it (002's figures 7 and 10).
     Contention(contention::ContentionArgs),
+    /// The papers' applications (EM3D, CON, 3D FFT, matrix multiply, sample and radix sort)
+    /// on SMP, NOW and Clump configurations: time, speedup, communication share, traffic.
+    Apps(apps::AppsArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
     Worker {
@@ -128,6 +132,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             Err(msg) => fail(USAGE, &msg),
         },
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
+        BenchCommand::Apps(a) => apps::main(&a),
         BenchCommand::Worker {
             bench: WorkerBench::Contention(a),
         } => contention::worker(&a),
