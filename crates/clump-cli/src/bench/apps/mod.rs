@@ -3,6 +3,7 @@
 //! a Clump (`--hosts 2`: both), for a range of process counts; the papers' kind of table (time,
 //! speedup against one process, communication share, messages and bytes by protocol).
 
+mod plot;
 mod report;
 mod runs;
 
@@ -25,6 +26,9 @@ pub struct AppsArgs {
     /// Small inputs: the whole benchmark in well under a minute.
     #[arg(long)]
     quick: bool,
+    /// Also write one PNG per application here (time against processes per configuration).
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
 }
 
 /// One application as the benchmark runs it: its name and its arguments (full, quick).
@@ -162,6 +166,11 @@ fn run(args: &AppsArgs) -> Result<(), String> {
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(dir) = &args.plot {
+        for file in plot::write(dir, &results)? {
+            eprintln!("clump bench apps: wrote {}", file.display());
+        }
+    }
     if args.json {
         report::print_json(&results, cores, args.quick)
     } else {
