@@ -150,15 +150,8 @@ impl Gas {
     }
 
     /// Waits for the reply to request `req`; returns its bytes if it succeeded.
-    pub(crate) fn await_reply(&self, req: u32) -> Result<Vec<u8>> {
-        let shared = self.shared.clone();
-        self.wait_until(|| shared.replies.borrow().contains_key(&req))?;
-        let (status, bytes) = self
-            .shared
-            .replies
-            .borrow_mut()
-            .remove(&req)
-            .unwrap_or_default();
+    fn await_reply(&self, req: u32) -> Result<Vec<u8>> {
+        let (status, bytes) = self.await_status(req)?;
         if status != STATUS_OK {
             return Err(Error::Undeliverable(format!(
                 "the target refused the access (status {status})"

@@ -169,6 +169,13 @@ impl Gas {
         Ok(())
     }
 
+    /// Waits for the reply to request `req`: its status and bytes.
+    pub(crate) fn await_status(&self, req: u32) -> Result<(u32, Vec<u8>)> {
+        let replies = &self.shared.replies;
+        self.wait_until(|| replies.borrow().contains_key(&req))?;
+        Ok(replies.borrow_mut().remove(&req).unwrap_or_default())
+    }
+
     pub(crate) fn check_rank(&self, rank: u32) -> Result<()> {
         if rank >= self.size() {
             return Err(Error::BadRank {

@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 /// An element of a spread array on some rank. It remembers its allocation's bounds, so an
 /// access outside them is an error rather than a write into a neighbour.
+#[derive(Clone, Copy)]
 pub struct GlobalPtr<T> {
     pub(crate) rank: u32,
     pub(crate) offset: usize,
@@ -12,13 +13,6 @@ pub struct GlobalPtr<T> {
     pub(crate) end: usize,
     _t: PhantomData<fn() -> T>,
 }
-
-impl<T> Clone for GlobalPtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for GlobalPtr<T> {}
 
 impl<T> std::fmt::Debug for GlobalPtr<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -65,18 +59,12 @@ impl<T> GlobalPtr<T> {
 }
 
 /// An array with `count_per_rank` elements on every rank, at the same offset everywhere.
+#[derive(Clone, Copy)]
 pub struct Spread<T> {
     pub(crate) base: usize,
     pub(crate) count: usize,
     _t: PhantomData<fn() -> T>,
 }
-
-impl<T> Clone for Spread<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Spread<T> {}
 
 impl<T> Spread<T> {
     pub(crate) fn new(base: usize, count: usize) -> Spread<T> {

@@ -50,14 +50,7 @@ impl Gas {
             .ep
             .request_medium(rank, H_RPC, &[req, id.0, self.rank()], arg)?;
         self.count_message(rank, arg.len());
-        let shared = self.shared.clone();
-        self.wait_until(|| shared.replies.borrow().contains_key(&req))?;
-        let (status, bytes) = self
-            .shared
-            .replies
-            .borrow_mut()
-            .remove(&req)
-            .unwrap_or_default();
+        let (status, bytes) = self.await_status(req)?;
         match status {
             STATUS_OK => Ok(bytes),
             STATUS_NO_SUCH_RPC => Err(Error::Rpc(format!("rank {rank} has no function {}", id.0))),
