@@ -6,6 +6,7 @@
 //! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
 //! this side parses and prints as a table or as JSON.
 
+mod apps;
 mod baseline;
 mod contention;
 mod control;
@@ -45,6 +46,9 @@ enum BenchCommand {
     /// MPI ping-pong latency, streaming bandwidth, allreduce and alltoall, the same
     /// program built against clump and against Open MPI, side by side with ratios.
     Mpi(mpi::MpiArgs),
+    /// The papers' applications (EM3D, CON, 3D FFT, matrix multiply, sample and radix sort)
+    /// on SMP, NOW and Clump configurations: time, speedup, communication share, traffic.
+    Apps(apps::AppsArgs),
     /// One rank of a benchmark job (started by `clump bench` through `clump run`).
     #[command(hide = true)]
     Worker {
@@ -133,6 +137,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
         },
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
         BenchCommand::Mpi(a) => finish(mpi::main(&a)),
+        BenchCommand::Apps(a) => apps::main(&a),
         BenchCommand::Worker {
             bench: WorkerBench::Contention(a),
         } => contention::worker(&a),

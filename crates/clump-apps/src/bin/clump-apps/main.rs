@@ -1,0 +1,151 @@
+//! `clump-apps <app> [options]`: one of the Split-C evaluations' applications, run under
+//! `clump run`. Every rank generates its part of the input from the seed, the run is timed in
+//! phases, and the result is checked against the sequential computation: rank 0 prints one
+//! `RESULT` line, and a wrong answer on any rank fails the job.
+
+mod con;
+mod em3d;
+mod fft;
+mod matmul;
+mod radixsort;
+mod run;
+mod samplesort;
+
+use clap::{Parser, Subcommand};
+use clump_apps::{con::ConParams, em3d::Em3dParams, matmul::MatmulParams, sort::SortParams};
+
+#[derive(Parser)]
+#[command(
+    name = "clump-apps",
+    about = "The Split-C papers' applications on clump's global address space"
+)]
+struct Cli {
+    #[command(subcommand)]
+    app: App,
+    /// Seed of the generated input.
+    #[arg(long, global = true, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Subcommand)]
+enum App {
+    /// Bipartite E/H graph relaxation (paper 001).
+    Em3d {
+        /// E nodes (and H nodes) per rank.
+        #[arg(long, default_value_t = 1000)]
+        nodes: usize,
+        #[arg(long, default_value_t = 10)]
+        degree: usize,
+        /// Fraction of edges to another rank's nodes.
+        #[arg(long, default_value_t = 0.2)]
+        remote: f64,
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
+        #[arg(long, value_enum, default_value_t = em3d::Version::Bulk)]
+        version: em3d::Version,
+    },
+    /// Connected components of a random graph (paper 001).
+    Con {
+        /// Vertices per rank.
+        #[arg(long, default_value_t = 10000)]
+        vertices: usize,
+        /// Edges generated per rank.
+        #[arg(long, default_value_t = 8000)]
+        edges: usize,
+        #[arg(long, default_value_t = 0.1)]
+        remote: f64,
+    },
+    /// 3-D FFT of an n×n×n complex array with all-to-all transposes by bulk stores (paper 001).
+    Fft {
+        /// Side (a power of two, a multiple of the number of ranks).
+        #[arg(long, default_value_t = 32)]
+        n: usize,
+    },
+    /// Blocked matrix multiply with bulk gets (paper 004).
+    Matmul {
+        /// Blocks per side.
+        #[arg(long, default_value_t = 4)]
+        blocks: usize,
+        /// Block side.
+        #[arg(long, default_value_t = 32)]
+        block: usize,
+    },
+    /// Sample sort of 64-bit keys (paper 004).
+    Samplesort {
+        /// Keys per rank.
+        #[arg(long, default_value_t = 100000)]
+        keys: usize,
+    },
+    /// Radix sort of 64-bit keys, 8 bits a pass (paper 004).
+    Radixsort {
+        /// Keys per rank.
+        #[arg(long, default_value_t = 100000)]
+        keys: usize,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run_app(cli) {
+        eprintln!("clump-apps: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run_app(cli: Cli) -> run::AppResult<()> {
+    let mut gas = clump_gas::Gas::init()?;
+    let seed = cli.seed;
+    match cli.app {
+        App::Em3d {
+            nodes,
+            degree,
+            remote,
+            steps,
+            version,
+        } => {
+            if !(0.0..=1.0).contains(&remote) || degree == 0 || nodes == 0 {
+                return Err("em3d: needs nodes > 0, degree > 0 and 0 <= remote <= 1".into());
+            }
+            em3d::run(
+                &mut gas,
+                Em3dParams {
+                    nodes,
+                    degree,
+                    remote,
+                    steps,
+                    seed,
+                },
+                version,
+            )
+        }
+        App::Con {
+            vertices,
+            edges,
+            remote,
+        } => {
+            if !(0.0..=1.0).contains(&remote) || vertices == 0 {
+                return Err("con: needs vertices > 0 and 0 <= remote <= 1".into());
+            }
+            con::run(
+                &mut gas,
+                ConParams {
+                    vertices,
+                    edges,
+                    remote,
+                    seed,
+                },
+            )
+        }
+        App::Fft { n } => fft::run(&mut gas, n, seed),
+        App::Matmul { blocks, block } => matmul::run(
+            &mut gas,
+            MatmulParams {
+                blocks,
+                block,
+                seed,
+            },
+        ),
+        App::Samplesort { keys } => samplesort::run(&mut gas, SortParams { keys, seed }),
+        App::Radixsort { keys } => radixsort::run(&mut gas, SortParams { keys, seed }),
+    }
+}

@@ -1,0 +1,189 @@
+//! EM3D (paper 001, section 4): electromagnetic wave propagation on a bipartite graph of E and H
+//! nodes. Each step recomputes every E node from its H neighbours, then every H node from its E
+//! neighbours: `value -= Σ weight · neighbour`. Each rank owns `nodes` E and `nodes` H nodes;
+//! each node has `degree` edges, each to another rank's node with probability `remote`.
+
+use crate::rng::Rng;
+use crate::Mismatch;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Em3dParams {
+    pub nodes: usize,
+    pub degree: usize,
+    /// Fraction of edges that go to another rank (0..=1).
+    pub remote: f64,
+    pub steps: usize,
+    pub seed: u64,
+}
+
+/// A node of the other kind, on some rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeRef {
+    pub rank: u32,
+    pub index: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Edge {
+    pub to: NodeRef,
+    pub weight: f64,
+}
+
+/// One rank's part: its E and H values and, per node, `degree` edges (node i's edges are
+/// `edges[i * degree..(i + 1) * degree]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Em3dPart {
+    pub e: Vec<f64>,
+    pub h: Vec<f64>,
+    pub e_edges: Vec<Edge>,
+    pub h_edges: Vec<Edge>,
+}
+
+impl Em3dParams {
+    /// Generates `rank`'s part of the graph for a job of `ranks` ranks.
+    pub fn generate(&self, rank: u32, ranks: u32) -> Em3dPart {
+        let mut rng = Rng::for_rank(self.seed, rank);
+        let e = (0..self.nodes).map(|_| rng.unit()).collect();
+        let h = (0..self.nodes).map(|_| rng.unit()).collect();
+        let e_edges = self.edges(&mut rng, rank, ranks);
+        let h_edges = self.edges(&mut rng, rank, ranks);
+        Em3dPart {
+            e,
+            h,
+            e_edges,
+            h_edges,
+        }
+    }
+
+    fn edges(&self, rng: &mut Rng, rank: u32, ranks: u32) -> Vec<Edge> {
+        // Weights below 1/degree keep the values bounded over many steps.
+        let scale = 0.5 / self.degree.max(1) as f64;
+        (0..self.nodes * self.degree)
+            .map(|_| {
+                let to_rank = if ranks > 1 && rng.unit() < self.remote {
+                    let other = rng.below(ranks as u64 - 1) as u32;
+                    if other >= rank {
+                        other + 1
+                    } else {
+                        other
+                    }
+                } else {
+                    rank
+                };
+                let index = rng.below(self.nodes as u64) as u32;
+                let weight = rng.unit() * scale;
+                Edge {
+                    to: NodeRef {
+                        rank: to_rank,
+                        index,
+                    },
+                    weight,
+                }
+            })
+            .collect()
+    }
+
+    /// The sequential computation: every rank's part, `steps` steps, in one process.
+    pub fn reference(&self, ranks: u32) -> Vec<Em3dPart> {
+        let mut parts: Vec<Em3dPart> = (0..ranks).map(|r| self.generate(r, ranks)).collect();
+        for _ in 0..self.steps {
+            let h: Vec<Vec<f64>> = parts.iter().map(|p| p.h.clone()).collect();
+            for p in parts.iter_mut() {
+                update(&mut p.e, &p.e_edges, self.degree, |n| {
+                    h[n.rank as usize][n.index as usize]
+                });
+            }
+            let e: Vec<Vec<f64>> = parts.iter().map(|p| p.e.clone()).collect();
+            for p in parts.iter_mut() {
+                update(&mut p.h, &p.h_edges, self.degree, |n| {
+                    e[n.rank as usize][n.index as usize]
+                });
+            }
+        }
+        parts
+    }
+}
+
+/// One half step: `values[i] -= Σ weight · neighbour` over node i's edges, in edge order (the
+/// same order everywhere, so distributed runs match the reference exactly).
+pub fn update(
+    values: &mut [f64],
+    edges: &[Edge],
+    degree: usize,
+    neighbour: impl Fn(NodeRef) -> f64,
+) {
+    for (i, v) in values.iter_mut().enumerate() {
+        let sum: f64 = edges[i * degree..(i + 1) * degree]
+            .iter()
+            .map(|e| e.weight * neighbour(e.to))
+            .sum();
+        *v -= sum;
+    }
+}
+
+/// Compares one rank's final E and H values with the reference's.
+pub fn check(expected: &Em3dPart, e: &[f64], h: &[f64]) -> Result<(), Mismatch> {
+    crate::compare_f64("E", &expected.e, e)?;
+    crate::compare_f64("H", &expected.h, h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(remote: f64) -> Em3dParams {
+        Em3dParams {
+            nodes: 50,
+            degree: 4,
+            remote,
+            steps: 3,
+            seed: 11,
+        }
+    }
+
+    #[test]
+    fn remote_fraction_is_respected() {
+        let p = params(0.3).generate(1, 4);
+        let remote = p
+            .e_edges
+            .iter()
+            .chain(&p.h_edges)
+            .filter(|e| e.to.rank != 1)
+            .count();
+        let frac = remote as f64 / (2 * 50 * 4) as f64;
+        assert!((0.2..0.4).contains(&frac), "remote fraction {frac}");
+        assert!(p
+            .e_edges
+            .iter()
+            .all(|e| e.to.rank < 4 && (e.to.index as usize) < 50));
+        assert!(params(0.0)
+            .generate(0, 4)
+            .e_edges
+            .iter()
+            .all(|e| e.to.rank == 0));
+    }
+
+    #[test]
+    fn reference_on_one_rank_matches_a_direct_computation() {
+        let prm = params(0.0);
+        let mut p = prm.generate(0, 1);
+        for _ in 0..prm.steps {
+            let h = p.h.clone();
+            update(&mut p.e, &p.e_edges, 4, |n| h[n.index as usize]);
+            let e = p.e.clone();
+            update(&mut p.h, &p.h_edges, 4, |n| e[n.index as usize]);
+        }
+        let r = prm.reference(1);
+        check(&r[0], &p.e, &p.h).unwrap();
+        assert_ne!(r[0].e, prm.generate(0, 1).e, "steps changed the values");
+    }
+
+    #[test]
+    fn check_reports_a_wrong_value() {
+        let r = params(0.5).reference(2);
+        let mut e = r[1].e.clone();
+        e[7] += 1e-3;
+        let err = check(&r[1], &e, &r[1].h).unwrap_err();
+        assert!(err.0.contains("E[7]"), "{err}");
+    }
+}

@@ -1,0 +1,133 @@
+//! Every application, with small inputs, through the real launcher: 1, 2 and 4 processes over
+//! shared memory, 2 and 4 over UDP, and 2 and 4 on 2 virtual hosts. A run passes only when the
+//! job exits 0 and rank 0 reports its result checked against the sequential computation.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The launcher, built beside this package's binaries (`cargo test --workspace` builds it).
+fn clump() -> PathBuf {
+    let apps = PathBuf::from(env!("CARGO_BIN_EXE_clump-apps"));
+    let launcher = apps.with_file_name("clump");
+    assert!(
+        launcher.exists(),
+        "{} missing: build the launcher first (cargo build --release -p clump-cli)",
+        launcher.display()
+    );
+    launcher
+}
+
+const CONFIGS: &[&[&str]] = &[
+    &["-n", "1"],
+    &["-n", "2"],
+    &["-n", "4"],
+    &["-n", "2", "--transport", "udp"],
+    &["-n", "4", "--transport", "udp"],
+    &["-n", "2", "--hosts", "2"],
+    &["-n", "4", "--hosts", "2"],
+];
+
+/// Runs `app` in every configuration and checks each job's verdict.
+fn verify(app: &[&str]) {
+    for config in CONFIGS {
+        let out = Command::new(clump())
+            .arg("run")
+            .args(*config)
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_clump-apps"))
+            .args(app)
+            .output()
+            .expect("clump run starts");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ranks = config[1];
+        assert!(
+            out.status.success()
+                && stdout.contains(&format!("ranks={ranks} "))
+                && stdout.contains("check=ok"),
+            "{app:?} on {config:?} failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        );
+    }
+}
+
+fn em3d(version: &str) {
+    verify(&[
+        "em3d",
+        "--nodes",
+        "200",
+        "--degree",
+        "4",
+        "--remote",
+        "0.3",
+        "--steps",
+        "3",
+        "--version",
+        version,
+    ]);
+}
+
+#[test]
+fn em3d_blocking_reads() {
+    em3d("read");
+}
+
+#[test]
+fn em3d_split_phase_gets() {
+    em3d("get");
+}
+
+#[test]
+fn em3d_bulk_ghost_gets() {
+    em3d("bulk");
+}
+
+#[test]
+fn em3d_stores() {
+    em3d("store");
+}
+
+#[test]
+fn connected_components() {
+    verify(&[
+        "con",
+        "--vertices",
+        "400",
+        "--edges",
+        "500",
+        "--remote",
+        "0.2",
+    ]);
+}
+
+#[test]
+fn fft_3d() {
+    verify(&["fft", "--n", "8"]);
+}
+
+#[test]
+fn blocked_matrix_multiply() {
+    verify(&["matmul", "--blocks", "3", "--block", "8"]);
+}
+
+#[test]
+fn sample_sort() {
+    verify(&["samplesort", "--keys", "3000"]);
+}
+
+#[test]
+fn radix_sort() {
+    verify(&["radixsort", "--keys", "3000"]);
+}
+
+#[test]
+fn bad_arguments_fail_the_job_with_a_message() {
+    let out = Command::new(clump())
+        .args(["run", "-n", "2", "--"])
+        .arg(env!("CARGO_BIN_EXE_clump-apps"))
+        .args(["fft", "--n", "12"])
+        .output()
+        .expect("clump run starts");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("power of two"));
+}

@@ -1,0 +1,85 @@
+//! The benchmark's output: one table per application (the papers' layout), or one JSON object.
+
+use super::runs::Run;
+use serde_json::json;
+
+/// Time of the same application on one SMP process, the speedup baseline.
+fn one_process_time(runs: &[Run], app: &str) -> Option<f64> {
+    runs.iter()
+        .find(|r| r.app == app && r.procs == 1)
+        .map(|r| r.time_s)
+}
+
+fn speedup(runs: &[Run], r: &Run) -> Option<f64> {
+    one_process_time(runs, r.app).map(|t1| t1 / r.time_s.max(1e-12))
+}
+
+fn comm_share(r: &Run) -> f64 {
+    r.comm_s / (r.comm_s + r.compute_s).max(1e-12)
+}
+
+pub fn print_tables(runs: &[Run], cores: usize) {
+    println!("clump bench apps: {cores} core(s); more processes than cores share them, so compare counts, not times, past {cores}");
+    let mut apps: Vec<&str> = runs.iter().map(|r| r.app).collect();
+    apps.dedup();
+    for app in apps {
+        println!("\n{app}");
+        println!(
+            "{:<6} {:>5} {:>10} {:>8} {:>6} {:>10} {:>12} {:>10} {:>12} {:>10}",
+            "config",
+            "procs",
+            "time_ms",
+            "speedup",
+            "comm%",
+            "shm_msgs",
+            "shm_bytes",
+            "net_msgs",
+            "net_bytes",
+            "direct"
+        );
+        for r in runs.iter().filter(|r| r.app == app) {
+            let speedup = speedup(runs, r).map_or("-".to_string(), |s| format!("{s:.2}"));
+            println!(
+                "{:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>10} {:>12} {:>10} {:>12} {:>10}",
+                r.config.name(),
+                r.procs,
+                r.time_s * 1e3,
+                speedup,
+                comm_share(r) * 100.0,
+                r.shm_messages,
+                r.shm_bytes,
+                r.net_messages,
+                r.net_bytes,
+                r.direct_accesses
+            );
+        }
+    }
+}
+
+pub fn print_json(runs: &[Run], cores: usize, quick: bool) -> Result<(), String> {
+    let rows: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            json!({
+                "app": r.app,
+                "config": r.config.name(),
+                "procs": r.procs,
+                "time_s": r.time_s,
+                "comm_s": r.comm_s,
+                "compute_s": r.compute_s,
+                "speedup": speedup(runs, r),
+                "comm_share": comm_share(r),
+                "shm_messages": r.shm_messages,
+                "shm_bytes": r.shm_bytes,
+                "net_messages": r.net_messages,
+                "net_bytes": r.net_bytes,
+                "direct_accesses": r.direct_accesses,
+                "direct_bytes": r.direct_bytes,
+            })
+        })
+        .collect();
+    let doc = json!({ "cores": cores, "quick": quick, "runs": rows });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
