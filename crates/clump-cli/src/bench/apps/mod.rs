@@ -34,6 +34,9 @@ pub struct AppsArgs {
 /// One application as the benchmark runs it: its name and its arguments (full, quick).
 struct App {
     name: &'static str,
+    /// Whether its size arguments are per process (P processes do P times the work), so
+    /// that its speedup is the scaled one, P·t(1)/t(P), rather than t(1)/t(P).
+    size_per_rank: bool,
     full: &'static [&'static str],
     quick: &'static [&'static str],
 }
@@ -41,6 +44,7 @@ struct App {
 const APPS: &[App] = &[
     App {
         name: "em3d",
+        size_per_rank: true,
         full: &[
             "em3d",
             "--nodes",
@@ -70,6 +74,7 @@ const APPS: &[App] = &[
     },
     App {
         name: "con",
+        size_per_rank: true,
         full: &[
             "con",
             "--vertices",
@@ -91,25 +96,34 @@ const APPS: &[App] = &[
     },
     App {
         name: "fft",
+        size_per_rank: false,
         full: &["fft", "--n", "64"],
         quick: &["fft", "--n", "16"],
     },
     App {
         name: "matmul",
+        size_per_rank: false,
         full: &["matmul", "--blocks", "8", "--block", "64"],
         quick: &["matmul", "--blocks", "4", "--block", "32"],
     },
     App {
         name: "samplesort",
+        size_per_rank: true,
         full: &["samplesort", "--keys", "500000"],
         quick: &["samplesort", "--keys", "20000"],
     },
     App {
         name: "radixsort",
+        size_per_rank: true,
         full: &["radixsort", "--keys", "500000"],
         quick: &["radixsort", "--keys", "20000"],
     },
 ];
+
+/// Whether `app` takes its size per process (see [`App::size_per_rank`]).
+pub fn size_per_rank(app: &str) -> bool {
+    APPS.iter().any(|a| a.name == app && a.size_per_rank)
+}
 
 /// The `clump-apps` binary, built beside `clump`.
 fn apps_binary() -> Result<PathBuf, String> {

@@ -10,8 +10,15 @@ fn one_process_time(runs: &[Run], app: &str) -> Option<f64> {
         .map(|r| r.time_s)
 }
 
+/// Speedup against one process: t(1)/t(P) for a fixed total size, and the scaled speedup
+/// P·t(1)/t(P) for applications whose size is per process (P processes do P times the work).
 fn speedup(runs: &[Run], r: &Run) -> Option<f64> {
-    one_process_time(runs, r.app).map(|t1| t1 / r.time_s.max(1e-12))
+    let work = if super::size_per_rank(r.app) {
+        f64::from(r.procs)
+    } else {
+        1.0
+    };
+    one_process_time(runs, r.app).map(|t1| work * t1 / r.time_s.max(1e-12))
 }
 
 fn comm_share(r: &Run) -> f64 {
@@ -23,7 +30,12 @@ pub fn print_tables(runs: &[Run], cores: usize) {
     let mut apps: Vec<&str> = runs.iter().map(|r| r.app).collect();
     apps.dedup();
     for app in apps {
-        println!("\n{app}");
+        let kind = if super::size_per_rank(app) {
+            "size per process: scaled speedup P*t(1)/t(P)"
+        } else {
+            "fixed total size: speedup t(1)/t(P)"
+        };
+        println!("\n{app} ({kind})");
         println!(
             "{:<6} {:>5} {:>10} {:>8} {:>6} {:>10} {:>12} {:>10} {:>12} {:>10}",
             "config",
@@ -68,6 +80,7 @@ pub fn print_json(runs: &[Run], cores: usize, quick: bool) -> Result<(), String>
                 "comm_s": r.comm_s,
                 "compute_s": r.compute_s,
                 "speedup": speedup(runs, r),
+                "speedup_scaled": super::size_per_rank(r.app),
                 "comm_share": comm_share(r),
                 "shm_messages": r.shm_messages,
                 "shm_bytes": r.shm_bytes,
