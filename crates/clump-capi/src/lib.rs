@@ -39,6 +39,8 @@ macro_rules! arities {
 }
 pub(crate) use arities;
 
+mod amudp;
+mod amudp_spmd;
 mod bundle;
 mod codes;
 mod dispatch;

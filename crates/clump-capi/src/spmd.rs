@@ -54,7 +54,7 @@ pub extern "C" fn clump_spmd_size() -> c_int {
 }
 
 /// Runs a collective on the job, which is out of its cell meanwhile.
-fn with_job<R>(f: impl FnOnce(&mut Spmd) -> AmResult<R>) -> AmResult<R> {
+pub(crate) fn with_job<R>(f: impl FnOnce(&mut Spmd) -> AmResult<R>) -> AmResult<R> {
     let mut spmd = JOB.with(|j| j.borrow_mut().take()).ok_or(RESOURCE)?;
     let result = f(&mut spmd);
     JOB.with(|j| *j.borrow_mut() = Some(spmd));

@@ -206,3 +206,18 @@ fn every_rank_exiting_after_a_last_barrier_ends_the_job_with_all_its_output() {
         assert!(!stderr.contains("panic"), "stderr:\n{stderr}");
     }
 }
+
+#[test]
+fn amudp_program_builds_unchanged_and_runs_on_one_and_two_hosts() {
+    let exe = compile("crates/clump-capi/tests/c/amudp_program.c", "amudp_program");
+    for (n, hosts) in [(1, 1), (2, 1), (2, 2)] {
+        let args: &[&str] = if hosts > 1 { &["net"] } else { &[] };
+        let stdout = assert_ok(&run(n, hosts, &exe, args, &[]), "amudp ok rank", n as usize);
+        assert_eq!(
+            stdout.matches("amudp exit 0").count(),
+            n as usize,
+            "{stdout}"
+        );
+        assert!(stdout.contains("requests sent"), "{stdout}");
+    }
+}

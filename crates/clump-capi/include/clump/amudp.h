@@ -1,0 +1,85 @@
+/* clump/amudp.h: AMUDP's names over libclump, so that AMUDP programs build unchanged.
+ *
+ * Includes clump/amii.h (the AM-II calls) and adds AMUDP's AMX_ extensions. Every call
+ * returns AM_OK or an AM_ERR_* code unless it says otherwise.
+ */
+#ifndef CLUMP_AMUDP_H
+#define CLUMP_AMUDP_H
+
+#include <clump/amii.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* AMUDP's switch for printing errors as they happen. clump returns codes only (and
+ * AM_ErrorName names them): the variable is kept so programs that set it build. */
+extern int AMX_VerboseErrors;
+#define AMUDP_VerboseErrors AMX_VerboseErrors
+
+/* Nonzero when two endpoint names are the same endpoint. */
+static inline int AMX_enEqual(en_t a, en_t b) {
+    return memcmp(a.bytes, b.bytes, sizeof a.bytes) == 0;
+}
+#define AMUDP_enEqual AMX_enEqual
+
+/* Prints "AMX fatal error: " and the printf-style message on stderr, then aborts. */
+static inline void AMX_FatalErr(const char *msg, ...) {
+    va_list ap;
+    va_start(ap, msg);
+    fputs("AMX fatal error: ", stderr);
+    vfprintf(stderr, msg, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(NULL);
+    abort();
+}
+#define AMUDP_FatalErr AMX_FatalErr
+
+/* The translation index at which the receiving endpoint maps the sender of the message
+ * `token` stands for (AM_ERR_RESOURCE if it maps it at none). */
+int AMX_GetSourceId(void *token, int *srcid);
+#define AMUDP_GetSourceId AMX_GetSourceId
+
+/* Endpoint statistics: the counters clump keeps. AMUDP's per-category arrays (requests
+ * and replies by short/medium/long, bytes sent) have no counterpart in clump; the
+ * network counters are 0 for an endpoint that has not used the network. */
+typedef struct {
+    uint64_t RequestsSent;          /* requests enqueued at their destination */
+    uint64_t ReturnedMessages;      /* messages delivered to handler 0 */
+    uint64_t CreditWaits;           /* send rounds waiting for a credit */
+    uint64_t QueueFullWaits;        /* send rounds waiting for a full queue */
+    uint64_t DeferredReplies;       /* replies finished by a later poll */
+    uint64_t NetMessagesSent;       /* messages sent over the network */
+    uint64_t NetMessagesDelivered;  /* messages received over the network */
+    uint64_t DatagramsSent;
+    uint64_t DatagramsReceived;
+    uint64_t RequestsRetransmitted; /* datagrams sent again (requests and replies) */
+    uint64_t Timeouts;              /* retransmission timer expiries */
+    uint64_t DuplicatesReceived;
+    uint64_t OutOfOrderReceived;
+} amx_stats_t;
+typedef amx_stats_t amudp_stats_t;
+
+/* All zero: the start of a running sum. */
+extern const amx_stats_t AMX_initial_stats;
+#define AMUDP_initial_stats AMX_initial_stats
+
+int AMX_GetEndpointStatistics(ep_t ep, amx_stats_t *stats);
+/* Adds each counter of newvalues to runningsum. */
+int AMX_AggregateStatistics(amx_stats_t *runningsum, const amx_stats_t *newvalues);
+/* Writes the counters as text, one a line; globalAnalysis only changes the heading. */
+int AMX_DumpStatistics(FILE *fp, const amx_stats_t *stats, int globalAnalysis);
+#define AMUDP_GetEndpointStatistics AMX_GetEndpointStatistics
+#define AMUDP_AggregateStatistics AMX_AggregateStatistics
+#define AMUDP_DumpStatistics AMX_DumpStatistics
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUMP_AMUDP_H */
