@@ -4,7 +4,7 @@
 mod support;
 
 use std::process::Command;
-use support::compile;
+use support::{assert_ok, compile, run, HOSTS};
 
 #[test]
 fn local_functions_answer_from_c_by_both_names() {
@@ -15,4 +15,17 @@ fn local_functions_answer_from_c_by_both_names() {
         out.status.success() && stdout.contains("local ok"),
         "{stdout}"
     );
+}
+
+#[test]
+fn wired_subset_runs_on_1_2_and_4_processes_over_shm_and_udp() {
+    let exe = compile("crates/clump-capi/tests/mpi/basic.c", "mpi_basic");
+    for &hosts in HOSTS {
+        for n in [1, 2, 4] {
+            if n >= hosts {
+                let out = run(n, hosts, &exe, &[], &[]);
+                assert_ok(&out, "basic ok", n as usize);
+            }
+        }
+    }
 }
