@@ -34,6 +34,7 @@ pub struct MpiStatus {
 #[derive(Default)]
 struct Registry {
     requests: HashMap<Handle, Request>,
+    datatypes: HashMap<Handle, Datatype>,
     next: Handle,
     /// Error handler of world and self (ERRORS_ARE_FATAL until set).
     handlers: HashMap<Handle, Handle>,
@@ -109,10 +110,31 @@ pub fn predef(h: Handle) -> Option<Predef> {
     })
 }
 
+pub const DATATYPE_NULL: Handle = 0x200;
+
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
     predef(h)
         .map(Datatype::predefined)
+        .or_else(|| REGISTRY.with_borrow(|r| r.datatypes.get(&h).cloned()))
         .ok_or((MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))
+}
+
+/// Stores a user datatype and returns its handle.
+pub fn put_datatype(dt: Datatype) -> Handle {
+    REGISTRY.with_borrow_mut(|r| {
+        let h = r.next;
+        r.next += 1;
+        r.datatypes.insert(h, dt);
+        h
+    })
+}
+
+/// Frees a user datatype; predefined ones cannot be freed.
+pub fn free_datatype(h: Handle) -> Result<(), (c_int, String)> {
+    REGISTRY
+        .with_borrow_mut(|r| r.datatypes.remove(&h))
+        .map(drop)
+        .ok_or((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
 }
 
 pub fn op(h: Handle) -> Result<Op, (c_int, String)> {
@@ -154,6 +176,47 @@ pub fn take_request(h: Handle) -> Result<Request, (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.requests.remove(&h))
         .ok_or((MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+}
+
+/// Runs `f` on the requests of the C array `slots` (`n` handles), then stores each one
+/// back: `MPI_REQUEST_NULL` for those `f` completed, the same handle for the others.
+pub fn with_requests<T>(
+    slots: *mut Handle,
+    n: usize,
+    f: impl FnOnce(&mut [Request]) -> clump_mpi::Result<T>,
+) -> Result<T, (c_int, String)> {
+    if n > 0 && slots.is_null() {
+        return Err((MPI_ERR_ARG, "NULL request array".into()));
+    }
+    let handles: Vec<Handle> = (0..n)
+        // SAFETY: a non-NULL request array from C holds `n` handles.
+        .map(|i| unsafe { *slots.add(i) })
+        .collect();
+    let mut reqs = Vec::with_capacity(n);
+    for &h in &handles {
+        match take_request(h) {
+            Ok(r) => reqs.push(r),
+            Err(e) => {
+                handles.iter().zip(reqs).for_each(|(&h, r)| restore(h, r));
+                return Err(e);
+            }
+        }
+    }
+    let result = f(&mut reqs);
+    for (i, (h, r)) in handles.into_iter().zip(reqs).enumerate() {
+        let now = if r.is_null() { REQUEST_NULL } else { h };
+        restore(h, r);
+        // SAFETY: as above.
+        unsafe { *slots.add(i) = now };
+    }
+    result.map_err(err)
+}
+
+/// Puts a request that is still pending back under its handle.
+fn restore(h: Handle, req: Request) {
+    if !req.is_null() {
+        REGISTRY.with_borrow_mut(|r| r.requests.insert(h, req));
+    }
 }
 
 /// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`.
@@ -205,9 +268,4 @@ pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
     }
     eprintln!("clump MPI: fatal error (class {code}): {message}");
     std::process::exit(code.max(1));
-}
-
-/// Puts a request that is still pending back under its handle.
-pub fn restore_request(h: Handle, req: Request) {
-    REGISTRY.with_borrow_mut(|r| r.requests.insert(h, req));
 }

@@ -4,17 +4,18 @@
 
 use super::abi::*;
 use super::export::{call, mpi_functions, out};
-use super::handles::{self, *};
+use super::handles::*;
+use clump_mpi::SendMode;
 use std::os::raw::{c_char, c_int, c_void};
 
-type Failure = (c_int, String);
+pub type Failure = (c_int, String);
 
 /// Runs `body`, passing its error through the handler of `comm`.
-fn on(comm: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
+pub fn on(comm: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
     call(|| body().map_err(|e| handle_error(comm, e)))
 }
 
-fn count(n: c_int) -> Result<usize, Failure> {
+pub fn count(n: c_int) -> Result<usize, Failure> {
     usize::try_from(n).map_err(|_| (2, format!("negative count {n}")))
 }
 
@@ -49,20 +50,6 @@ fn bytes_mut<'a>(
 
 fn init() -> Result<(), Failure> {
     clump_mpi::init().map_err(err)
-}
-
-/// Completes the request at `slot` and stores `MPI_REQUEST_NULL` there.
-fn wait_slot(slot: *mut Handle, status: *mut MpiStatus) -> Result<(), Failure> {
-    if slot.is_null() {
-        return Err((MPI_ERR_REQUEST, "NULL request pointer".into()));
-    }
-    // SAFETY: a non-NULL request pointer from C points at an MPI_Request.
-    let mut req = take_request(unsafe { *slot })?;
-    // SAFETY: as above.
-    unsafe { *slot = REQUEST_NULL };
-    let s = clump_mpi::wait(&mut req).map_err(err)?;
-    write_status(status, &s);
-    Ok(())
 }
 
 mpi_functions! {
@@ -179,13 +166,15 @@ mpi_functions! {
     }
 
     fn Isend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            let b = bytes(buf, n, &dt)?;
-            // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-            let r = unsafe { clump_mpi::isend(b.as_ptr(), n, &dt, dest, tag, &comm(c)?) }.map_err(err)?;
-            out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
-        })
+        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Standard))
+    }
+
+    fn Irsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
+        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Standard))
+    }
+
+    fn Issend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
+        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Synchronous))
     }
 
     fn Irecv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
@@ -195,52 +184,6 @@ mpi_functions! {
             // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
             let r = unsafe { clump_mpi::irecv(b.as_mut_ptr(), n, &dt, src, tag, &comm(c)?) }.map_err(err)?;
             out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
-        })
-    }
-
-    fn Wait(req: *mut Handle, status: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || wait_slot(req, status))
-    }
-
-    fn Waitall(n: c_int, reqs: *mut Handle, statuses: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || {
-            for i in 0..count(n)? {
-                // SAFETY: the arrays hold `n` entries (statuses may be MPI_STATUSES_IGNORE).
-                let (slot, st) = unsafe { (reqs.add(i), if statuses.is_null() { statuses } else { statuses.add(i) }) };
-                wait_slot(slot, st)?;
-            }
-            Ok(())
-        })
-    }
-
-    fn Test(req: *mut Handle, flag: *mut c_int, status: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || {
-            if req.is_null() || flag.is_null() {
-                return Err((MPI_ERR_ARG, "NULL request or flag".into()));
-            }
-            // SAFETY: non-NULL pointers from C to an MPI_Request and an int.
-            let h = unsafe { *req };
-            let mut r = take_request(h)?;
-            let done = clump_mpi::test(&mut r);
-            match done {
-                Ok(Some(s)) => {
-                    write_status(status, &s);
-                    // SAFETY: as above.
-                    unsafe { (*req, *flag) = (REQUEST_NULL, 1) };
-                    Ok(())
-                }
-                Ok(None) => {
-                    handles::restore_request(h, r);
-                    // SAFETY: as above.
-                    unsafe { *flag = 0 };
-                    Ok(())
-                }
-                Err(e) => {
-                    // SAFETY: as above.
-                    unsafe { *req = REQUEST_NULL };
-                    Err(err(e))
-                }
-            }
         })
     }
 
@@ -297,6 +240,26 @@ mpi_functions! {
             clump_mpi::allreduce(&send, bytes_mut(rbuf, n, &dt)?, n, &dt, op, &comm(c)?).map_err(err)
         })
     }
+}
+
+/// Starts a non-blocking send of the C buffer and stores its request handle in `req`.
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+fn start_send(
+    buf: *const c_void,
+    n: c_int,
+    t: Handle,
+    dest: c_int,
+    tag: c_int,
+    c: Handle,
+    req: *mut Handle,
+    mode: SendMode,
+) -> Result<(), Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    let b = bytes(buf, n, &dt)?;
+    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
+    let r = unsafe { clump_mpi::isend_mode(b.as_ptr(), n, &dt, dest, tag, &comm(c)?, mode) }
+        .map_err(err)?;
+    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
 /// The send data of a reduction: `sbuf`, or `rbuf` itself for `MPI_IN_PLACE`.

@@ -54,6 +54,33 @@ int main(int argc, char **argv) {
     }
     free(big);
 
+    /* A contiguous type, Issend, the any/some/all completions, and a cancelled receive. */
+    MPI_Datatype pair;
+    MPI_Aint lb, extent;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_OK(MPI_Type_commit(&pair));
+    CHECK_OK(MPI_Type_get_extent(pair, &lb, &extent));
+    CHECK(lb == 0 && extent == 8);
+    int two[2] = {rank, -rank}, from[2] = {0, 0}, idx = -1, outn = 0, ids[2];
+    CHECK_OK(MPI_Irecv(from, 1, pair, left, 11, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Issend(two, 1, pair, right, 11, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Waitany(2, reqs, &idx, &st));
+    CHECK(idx == 0 || idx == 1);
+    CHECK(reqs[idx] == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Waitsome(2, reqs, &outn, ids, MPI_STATUSES_IGNORE));
+    CHECK(outn == 1 && ids[0] == 1 - idx);
+    CHECK_OK(MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag == 1 && from[0] == left && from[1] == -left);
+    CHECK_OK(MPI_Testsome(2, reqs, &outn, ids, MPI_STATUSES_IGNORE));
+    CHECK(outn == MPI_UNDEFINED);
+    CHECK_OK(MPI_Irecv(from, 1, pair, left, 12, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Cancel(&reqs[0]));
+    CHECK_OK(MPI_Wait(&reqs[0], &st));
+    CHECK_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 1);
+    CHECK_OK(MPI_Type_free(&pair));
+    CHECK(pair == MPI_DATATYPE_NULL);
+
     /* Collectives. */
     int v = rank + 1, sum = 0, max = 0;
     CHECK_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
