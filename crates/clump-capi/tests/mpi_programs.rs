@@ -29,3 +29,13 @@ fn wired_subset_runs_on_1_2_and_4_processes_over_shm_and_udp() {
         }
     }
 }
+
+#[test]
+fn programs_using_unimplemented_functions_still_link() {
+    for name in ["p2p", "collectives", "comms", "fatal"] {
+        compile(
+            &format!("crates/clump-capi/tests/mpi/{name}.c"),
+            &format!("mpi_link_{name}"),
+        );
+    }
+}

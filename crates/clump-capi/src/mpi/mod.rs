@@ -11,4 +11,5 @@ mod errors;
 mod export;
 mod handles;
 mod types;
+mod unsupported;
 mod wired;

@@ -68,6 +68,11 @@ mpi_functions! {
         call(|| out(provided, MPI_THREAD_FUNNELED))
     }
 
+    fn Is_thread_main(flag: *mut c_int) -> c_int {
+        // The MPI state belongs to the thread that initialised it.
+        call(|| out(flag, clump_mpi::initialized() as c_int))
+    }
+
     fn Initialized(flag: *mut c_int) -> c_int {
         call(|| out(flag, clump_mpi::initialized() as c_int))
     }
