@@ -5,7 +5,7 @@ use super::abi::*;
 use super::export::{mpi_functions, out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
-use clump_mpi::Status;
+use clump_mpi::{Request, Status};
 use std::os::raw::c_int;
 
 /// `MPI_UNDEFINED`: the index or count when every request was null.
@@ -44,6 +44,26 @@ fn some_out(
         write_nth(statuses, k, s);
     }
     Ok(())
+}
+
+/// `clump_mpi::wait_some` or `test_some`.
+type SomeForm = fn(&mut [Request]) -> clump_mpi::Result<Vec<(usize, Status)>>;
+
+/// Waitsome and Testsome: `complete` over the requests, then the completed entries out.
+fn some_form(
+    n: c_int,
+    reqs: *mut Handle,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MpiStatus,
+    complete: SomeForm,
+) -> Result<(), Failure> {
+    let n = count(n)?;
+    if all_null(reqs, n) {
+        return out(outcount, UNDEFINED).map_err(|e| (e, "NULL outcount".into()));
+    }
+    let done = with_requests(reqs, n, complete)?;
+    some_out(&done, outcount, indices, statuses)
 }
 
 /// Whether all `n` handles at `slots` are `MPI_REQUEST_NULL` (the some-forms then say so).
@@ -108,25 +128,11 @@ mpi_functions! {
     }
 
     fn Waitsome(n: c_int, reqs: *mut Handle, outcount: *mut c_int, indices: *mut c_int, statuses: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || {
-            let n = count(n)?;
-            if all_null(reqs, n) {
-                return out(outcount, UNDEFINED).map_err(|e| (e, "NULL outcount".into()));
-            }
-            let done = with_requests(reqs, n, clump_mpi::wait_some)?;
-            some_out(&done, outcount, indices, statuses)
-        })
+        on(COMM_WORLD, || some_form(n, reqs, outcount, indices, statuses, clump_mpi::wait_some))
     }
 
     fn Testsome(n: c_int, reqs: *mut Handle, outcount: *mut c_int, indices: *mut c_int, statuses: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || {
-            let n = count(n)?;
-            if all_null(reqs, n) {
-                return out(outcount, UNDEFINED).map_err(|e| (e, "NULL outcount".into()));
-            }
-            let done = with_requests(reqs, n, clump_mpi::test_some)?;
-            some_out(&done, outcount, indices, statuses)
-        })
+        on(COMM_WORLD, || some_form(n, reqs, outcount, indices, statuses, clump_mpi::test_some))
     }
 
     fn Cancel(req: *mut Handle) -> c_int {
