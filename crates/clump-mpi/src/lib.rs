@@ -29,7 +29,7 @@ pub use p2p::{
     cancel, iprobe, irecv, isend, isend_mode, recv, send, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
-    finalize, init, is_finalized as finalized, is_initialized as initialized, Thresholds,
+    finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,
 };
 pub use status::Status;
 

@@ -17,3 +17,11 @@ pub const MPI_MAX_LIBRARY_VERSION_STRING: usize = 8192;
 
 /// An MPI call's outcome: `Err` holds the error code returned to C.
 pub type MpiResult = Result<(), c_int>;
+
+pub const MPI_ERR_TYPE: c_int = 3;
+pub const MPI_ERR_COMM: c_int = 5;
+pub const MPI_ERR_REQUEST: c_int = 7;
+pub const MPI_ERR_OP: c_int = 10;
+pub const MPI_ERR_OTHER: c_int = 16;
+pub const MPI_ERR_UNSUPPORTED_OPERATION: c_int = 58;
+pub const MPI_THREAD_FUNNELED: c_int = 1;

@@ -1,46 +1,17 @@
 //! The environment queries that need no communication: clocks, versions, the processor
-//! name, and memory for the program (`MPI_Alloc_mem`, which clump serves from malloc).
+//! name (all from clump-mpi), and memory for the program (`MPI_Alloc_mem`, which clump serves from malloc).
 
 use super::abi::*;
 use super::export::{call, mpi_functions, out, string_out};
 use std::os::raw::{c_char, c_int, c_void};
 
-/// Seconds on the monotonic clock (MPI_Wtime needs only differences on one process).
-fn monotonic(res: bool) -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC exists on Linux.
-    let rc = unsafe {
-        if res {
-            libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts)
-        } else {
-            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts)
-        }
-    };
-    debug_assert_eq!(rc, 0);
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-fn hostname() -> String {
-    let mut buf = [0u8; MPI_MAX_PROCESSOR_NAME];
-    // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) };
-    if rc != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
 mpi_functions! {
     fn Wtime() -> f64 {
-        monotonic(false)
+        clump_mpi::wtime()
     }
 
     fn Wtick() -> f64 {
-        monotonic(true)
+        clump_mpi::wtick()
     }
 
     fn Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
@@ -52,13 +23,13 @@ mpi_functions! {
 
     fn Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
         call(|| {
-            let text = concat!("clump ", env!("CARGO_PKG_VERSION"), " (MPI 5.0 standard ABI)");
-            string_out(text, version, MPI_MAX_LIBRARY_VERSION_STRING, resultlen)
+            let text = clump_mpi::library_version();
+            string_out(&text, version, MPI_MAX_LIBRARY_VERSION_STRING, resultlen)
         })
     }
 
     fn Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
-        call(|| string_out(&hostname(), name, MPI_MAX_PROCESSOR_NAME, resultlen))
+        call(|| string_out(&clump_mpi::processor_name(), name, MPI_MAX_PROCESSOR_NAME, resultlen))
     }
 
     fn Alloc_mem(size: MpiAint, _info: *mut c_void, baseptr: *mut c_void) -> c_int {
@@ -115,7 +86,7 @@ mod tests {
         );
         // SAFETY: the call wrote a NUL-terminated string into `buf`.
         let text = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
-        assert!(text.starts_with("clump ") && text.len() == len as usize);
+        assert!(text.starts_with("clump") && text.len() == len as usize);
         assert_eq!(
             MPI_Get_processor_name(buf.as_mut_ptr(), &mut len),
             MPI_SUCCESS

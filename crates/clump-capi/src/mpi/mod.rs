@@ -1,9 +1,15 @@
 //! The MPI C interface (`include/mpi.h`, the MPI standard ABI): each function exported
 //! under its `MPI_` name and its `PMPI_` profiling name ([`export`]), with panics caught
-//! at the boundary. So far the parts that need no communication layer: error classes and
-//! strings, and the environment queries; the rest comes with the `clump-mpi` crate.
+//! at the boundary: error classes and strings, the environment queries, and what the
+//! `clump-mpi` crate serves ([`wired`], [`completion`], [`types`]) through the handle
+//! registry of [`handles`].
 
 mod abi;
+mod completion;
 mod env;
 mod errors;
 mod export;
+mod handles;
+mod types;
+mod unsupported;
+mod wired;
