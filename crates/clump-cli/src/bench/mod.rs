@@ -14,6 +14,7 @@ mod job;
 mod loggp;
 mod mpi;
 mod pin;
+mod progress;
 mod rank;
 mod report;
 mod stats;
