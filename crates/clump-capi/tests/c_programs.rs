@@ -131,44 +131,43 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
         .status()
         .expect("scripts/install runs");
     assert!(status.success());
-    let pc = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "clump"])
-        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
-        .output()
-        .expect("pkg-config runs");
-    assert!(pc.status.success(), "{pc:?}");
-    let flags = String::from_utf8(pc.stdout).unwrap();
+    let flags = |package: &str| {
+        let pc = Command::new("pkg-config")
+            .args(["--cflags", "--libs", package])
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+            .output()
+            .expect("pkg-config runs");
+        assert!(pc.status.success(), "{pc:?}");
+        String::from_utf8(pc.stdout).unwrap()
+    };
     let src = t.repo.join("examples/c/reduce.c");
     let dynamic = t.out.join("reduce-pkgconfig");
     let statik = t.out.join("reduce-static");
-    let cc = |args: Vec<String>| {
+    for (exe, package) in [(&dynamic, "clump"), (&statik, "clump-static")] {
+        let mut args = vec![
+            src.display().to_string(),
+            "-o".into(),
+            exe.display().to_string(),
+        ];
+        args.extend(flags(package).split_whitespace().map(str::to_owned));
         let out = Command::new("cc").args(args).output().expect("cc runs");
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+    let needs_libclump = |exe: &std::path::Path| {
+        let out = Command::new("readelf")
+            .arg("-d")
+            .arg(exe)
+            .output()
+            .expect("readelf runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).contains("Shared library: [libclump.so]")
     };
-    let mut args = vec![
-        src.display().to_string(),
-        "-o".into(),
-        dynamic.display().to_string(),
-    ];
-    args.extend(flags.split_whitespace().map(str::to_owned));
-    cc(args);
-    cc(vec![
-        src.display().to_string(),
-        "-o".into(),
-        statik.display().to_string(),
-        format!("-I{}", prefix.join("include").display()),
-        prefix.join("lib/libclump.a").display().to_string(),
-        "-lgcc_s".into(),
-        "-lutil".into(),
-        "-lrt".into(),
-        "-lpthread".into(),
-        "-lm".into(),
-        "-ldl".into(),
-    ]);
+    assert!(needs_libclump(&dynamic), "clump.pc links libclump.so");
+    assert!(!needs_libclump(&statik), "clump-static.pc links libclump.a");
     for exe in [dynamic, statik] {
         let mut cmd = Command::new(prefix.join("bin/clump"));
         cmd.args(["run".as_ref(), "-n".as_ref(), "3".as_ref(), exe.as_os_str()]);

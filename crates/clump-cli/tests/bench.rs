@@ -52,9 +52,32 @@ fn bench_json(args: &[&str]) -> Value {
     })
 }
 
+/// A fresh directory for one test's `--plot` files.
+fn plot_dir(bench: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("clump-bench-{bench}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `file` is a PNG with something drawn in it (a blank 800x500 image compresses to a few
+/// KB), then removes its directory.
+fn assert_png_and_clean(file: &std::path::Path) {
+    let png = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{}", file.display());
+    assert!(
+        png.len() > 20_000,
+        "{}: {} bytes",
+        file.display(),
+        png.len()
+    );
+    std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+}
+
 #[test]
-fn quick_loggp_reports_every_figure_as_json() {
-    let v = bench_json(&["loggp", "--quick"]);
+fn quick_loggp_reports_every_figure_as_json_and_plots_bandwidth() {
+    let plots = plot_dir("loggp");
+    let v = bench_json(&["loggp", "--quick", "--plot", plots.to_str().unwrap()]);
+    assert_png_and_clean(&plots.join("loggp-bandwidth.png"));
     assert_eq!(v["transport"], "shm");
     assert_eq!(v["baseline"]["bandwidth_name"], "memcpy");
     check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
@@ -162,8 +185,17 @@ fn check_loggp(v: &Value, ratios: &[&str]) {
 }
 
 #[test]
-fn quick_contention_counts_every_client_over_the_servers_window() {
-    let v = bench_json(&["contention", "--quick", "--clients", "3"]);
+fn quick_contention_counts_every_client_over_the_servers_window_and_plots_shares() {
+    let plots = plot_dir("contention");
+    let v = bench_json(&[
+        "contention",
+        "--quick",
+        "--clients",
+        "3",
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_png_and_clean(&plots.join("contention-shares.png"));
     check_run_metadata(&v);
     assert_eq!(v["benchmark"], "contention");
     assert_eq!(v["transport"], "shm");

@@ -10,6 +10,7 @@
 
 use super::baseline;
 use super::control::{self, Control, REGION_LEN};
+use super::progress::Progress;
 use super::rank::{self, barrier, err, gather_u64};
 use super::report::{self, Reference, Results};
 use super::stream::{self, SizeResult, Stream};
@@ -345,7 +346,9 @@ fn measure(
     let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
         RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
     let mut ref_rtt_us = Vec::new();
+    let progress = Progress::new("loggp: rtt", plan.rtt.all() as usize);
     for batch in 0..plan.rtt.all() {
+        progress.step(batch as usize, "batch");
         let raw = ping_baseline(&mut ctl, &mut sides, plan.raw_warm, plan.raw_iters)?;
         for (n, out) in rtt_by_args.iter_mut() {
             let args: Vec<u32> = (0..*n as u32).collect();
@@ -544,7 +547,9 @@ fn bandwidth(
     let mut dst = vec![0xa5u8; largest];
     let mut buf = vec![0u8; largest];
     let (mut base, mut medium, mut long, mut probes) = (vec![], vec![], vec![], vec![]);
-    for &n in sizes {
+    let progress = Progress::new("loggp: bandwidth", sizes.len());
+    for (i, &n) in sizes.iter().enumerate() {
+        progress.step(i, report::size(n as f64));
         let (s, d, b) = (&src[..n], &mut dst[..n], &mut buf[..n]);
         let mut base_batch = |ctl: &mut Control, time| match sides.bare.as_deref_mut() {
             Some(bare) => ctl.udp_stream_batch(bare, n, time),

@@ -12,8 +12,11 @@ mod contention;
 mod control;
 mod job;
 mod loggp;
+mod loggp_plot;
 mod mpi;
 mod pin;
+mod plot;
+mod progress;
 mod rank;
 mod report;
 mod stats;
@@ -83,6 +86,10 @@ pub struct LoggpArgs {
     /// A short run (a few seconds) with fewer, shorter batches.
     #[arg(long)]
     pub quick: bool,
+    /// Also write DIR/loggp-bandwidth.png: medium and long bandwidth against message size,
+    /// beside the baseline's curve.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 impl LoggpArgs {
@@ -168,7 +175,13 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     let worker = args.worker_args();
     let worker: Vec<&str> = worker.iter().map(String::as_str).collect();
     let results = job::run(2, launcher, &env, &worker);
-    finish(results.and_then(|v| job::print(&v, args.json, report::print_table)))
+    finish(results.and_then(|v| {
+        if let Some(dir) = &args.plot {
+            let file = loggp_plot::write(dir, &v)?;
+            eprintln!("clump bench loggp: wrote {}", file.display());
+        }
+        job::print(&v, args.json, report::print_table)
+    }))
 }
 
 fn finish(outcome: Result<(), String>) -> ExitCode {

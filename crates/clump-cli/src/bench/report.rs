@@ -339,7 +339,8 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-fn size(bytes: f64) -> String {
+/// `bytes` in its natural unit: "512 B", "16 KiB", "4 MiB".
+pub(super) fn size(bytes: f64) -> String {
     let b = bytes as u64;
     if b >= 1 << 20 && b & ((1 << 20) - 1) == 0 {
         format!("{} MiB", b >> 20)

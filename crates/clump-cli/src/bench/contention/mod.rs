@@ -6,6 +6,7 @@
 //! The parent starts N + 1 ranks through `clump run` (rank 0 the server, ranks 1..=N the
 //! clients; see worker.rs) and prints what rank 0 measured (see report.rs).
 
+mod plot;
 mod report;
 mod worker;
 
@@ -38,6 +39,10 @@ pub struct ContentionArgs {
     /// A short run: a shorter warm-up and phases of half a second.
     #[arg(long)]
     quick: bool,
+    /// Also write DIR/contention-shares.png: each client's share of the server's rate in
+    /// both phases, against the fair share.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<std::path::PathBuf>,
 }
 
 /// How long each phase lasts.
@@ -91,6 +96,10 @@ pub fn parent(args: &ContentionArgs) -> Result<(), String> {
     }
     let launcher = args.transport.launcher_args();
     let results = job::run(args.clients + 1, launcher, &[], &worker)?;
+    if let Some(dir) = &args.plot {
+        let file = plot::write(dir, &results)?;
+        eprintln!("clump bench contention: wrote {}", file.display());
+    }
     job::print(&results, args.json, report::print_table)
 }
 

@@ -14,6 +14,7 @@
 use super::report::{self, Phase, Results};
 use super::{ContentionArgs, Plan};
 use crate::bench::pin::place;
+use crate::bench::progress::Progress;
 use crate::bench::rank::{barrier, err, gather_u64};
 use crate::bench::wait::{drain, poll_until};
 use clump::name::NAME_BYTES;
@@ -215,7 +216,12 @@ fn serve(sp: &mut Spmd, meter: &Meter, plan: &Plan, endpoints: usize) -> Result<
     let mut last = t0;
     let mut slice_secs = Vec::new();
     meter.state.set(COUNTED);
+    let progress = Progress::new(
+        format!("contention: {endpoints} server endpoint(s),"),
+        plan.slices as usize,
+    );
     for s in 0..plan.slices {
+        progress.step(s as usize, "slice");
         meter.slice.set(s as usize);
         until(t0 + plan.slice * (s + 1), "the end of a slice")?;
         let now = Instant::now();
