@@ -29,7 +29,8 @@ pub use group::{Comparison, Group, UNDEFINED};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::Op;
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, recv, send, sendrecv, ssend, test, wait, Request,
+    cancel, iprobe, irecv, isend, isend_mode, probe, recv, send, sendrecv, ssend, test, wait,
+    Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, Thresholds,

@@ -102,6 +102,8 @@ fn order_and_any_source(world: &Comm, byte: &Datatype) {
             st.count_bytes == lens[0] && st.source != 0,
             "iprobe found {st:?}"
         );
+        let again = ok(mpi::probe(st.source, 42, world), "probe");
+        check!(again == st, "probe found {again:?}, iprobe {st:?}");
     }
     if r == 0 {
         let mut next = vec![0usize; n as usize];
