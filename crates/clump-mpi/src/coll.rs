@@ -12,6 +12,7 @@ use crate::runtime::{self, SendMode};
 const TAG_BARRIER: i32 = 1;
 const TAG_BCAST: i32 = 2;
 const TAG_REDUCE: i32 = 3;
+const TAG_GATHER: i32 = 4;
 
 /// Sends `data` to communicator rank `to` in the collective context and waits.
 fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
@@ -179,4 +180,22 @@ pub fn allreduce(
 ) -> Result<()> {
     reduce(send, recv, count, dt, op, 0, comm)?;
     bcast(recv, count, dt, 0, comm)
+}
+
+/// Every rank's `mine` (all of one length), in rank order, on every rank: gathered at rank 0
+/// and broadcast.
+pub(crate) fn allgather_bytes(comm: &Comm, mine: &[u8]) -> Result<Vec<u8>> {
+    let (n, k) = (comm.size() as usize, mine.len());
+    let mut all = vec![0u8; n * k];
+    if comm.rank() == 0 {
+        all[..k].copy_from_slice(mine);
+        for r in 1..n {
+            crecv(comm, r as i32, TAG_GATHER, &mut all[r * k..(r + 1) * k])?;
+        }
+    } else {
+        csend(comm, 0, TAG_GATHER, mine)?;
+    }
+    let byte = Datatype::predefined(crate::datatype::Predef::Byte);
+    bcast(&mut all, n * k, &byte, 0, comm)?;
+    Ok(all)
 }

@@ -44,6 +44,15 @@ impl Comm {
         self.group.len() as i32
     }
 
+    pub(crate) fn from_parts(ctx: u32, group: Rc<Vec<u32>>, rank: u32) -> Comm {
+        Comm { ctx, group, rank }
+    }
+
+    /// World or self, whose contexts are fixed.
+    pub(crate) fn is_predefined(&self) -> bool {
+        self.ctx < 2
+    }
+
     pub(crate) fn p2p_ctx(&self) -> u32 {
         2 * self.ctx
     }

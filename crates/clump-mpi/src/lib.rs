@@ -8,10 +8,12 @@
 
 mod coll;
 mod comm;
+mod comm_create;
 mod completion;
 mod datatype;
 mod engine;
 mod error;
+mod group;
 mod matching;
 mod op;
 mod p2p;
@@ -23,10 +25,12 @@ pub use comm::Comm;
 pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
 pub use error::{Error, ErrorClass, Result};
+pub use group::{Comparison, Group, UNDEFINED};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::Op;
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, recv, send, sendrecv, ssend, test, wait, Request,
+    cancel, iprobe, irecv, isend, isend_mode, probe, recv, send, sendrecv, ssend, test, wait,
+    Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,

@@ -310,30 +310,53 @@ impl Request {
     }
 }
 
-/// `MPI_Iprobe`: one round of progress; the status of the first message a receive with these
-/// arguments would take, without taking it.
-pub fn iprobe(source: i32, tag: i32, comm: &Comm) -> Result<Option<Status>> {
+/// The pattern a receive with these arguments would match; `None` for `MPI_PROC_NULL`.
+fn probe_pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
     check_tag(tag, true)?;
     let src = if source == ANY_SOURCE {
         None
     } else {
         match comm.job_rank(source)? {
-            None => return Ok(Some(null_status())),
+            None => return Ok(None),
             some => some,
         }
     };
-    let rt = runtime::get()?;
-    rt.progress()?;
-    let pat = Pattern {
+    Ok(Some(Pattern {
         src,
         ctx: comm.p2p_ctx(),
         tag: (tag != ANY_TAG).then_some(tag),
-    };
-    let found = rt.engine.borrow().peek(&pat);
-    Ok(found.map(|(env, len)| Status {
+    }))
+}
+
+/// The status of the first stored message `pat` matches.
+fn peek_status(rt: &runtime::Runtime, pat: &Pattern, comm: &Comm) -> Option<Status> {
+    let found = rt.engine.borrow().peek(pat);
+    found.map(|(env, len)| Status {
         source: comm.group().iter().position(|&r| r == env.src).unwrap_or(0) as i32,
         tag: env.tag,
         count_bytes: len,
         ..Status::empty()
-    }))
+    })
+}
+
+/// `MPI_Iprobe`: one round of progress; the status of the first message a receive with these
+/// arguments would take, without taking it.
+pub fn iprobe(source: i32, tag: i32, comm: &Comm) -> Result<Option<Status>> {
+    let Some(pat) = probe_pattern(source, tag, comm)? else {
+        return Ok(Some(null_status()));
+    };
+    let rt = runtime::get()?;
+    rt.progress()?;
+    Ok(peek_status(&rt, &pat, comm))
+}
+
+/// `MPI_Probe`: waits until a receive with these arguments would find a message, and gives
+/// its status without taking it.
+pub fn probe(source: i32, tag: i32, comm: &Comm) -> Result<Status> {
+    let Some(pat) = probe_pattern(source, tag, comm)? else {
+        return Ok(null_status());
+    };
+    let rt = runtime::get()?;
+    rt.wait_until(|e| e.peek(&pat).is_some())?;
+    Ok(peek_status(&rt, &pat, comm).expect("the wait found a message"))
 }

@@ -1,6 +1,6 @@
 //! The process's MPI state: the clump job, the engine, the thresholds, and progress.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +73,9 @@ pub struct Runtime {
     pub engine: Rc<RefCell<Engine>>,
     pub thresholds: Thresholds,
     pub start: Instant,
+    /// The lowest communicator context this process has not used (world and self hold 0
+    /// and 1); new communicators agree on one at least this large on every member.
+    pub next_ctx: Cell<u32>,
 }
 
 thread_local! {
@@ -164,6 +167,7 @@ pub fn init() -> Result<()> {
         engine,
         thresholds,
         start: Instant::now(),
+        next_ctx: Cell::new(2),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));

@@ -1,7 +1,9 @@
 //! Runs MPI checks under `clump run`: every result is compared with what it must be, and the
 //! process exits non-zero on the first difference. Prints `mpi-check ok` at the end.
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL};
+use clump_mpi::{
+    self as mpi, Comm, Comparison, Datatype, Op, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED,
+};
 
 fn fail(what: String) -> ! {
     eprintln!("mpi-check FAILED: {what}");
@@ -100,6 +102,8 @@ fn order_and_any_source(world: &Comm, byte: &Datatype) {
             st.count_bytes == lens[0] && st.source != 0,
             "iprobe found {st:?}"
         );
+        let again = ok(mpi::probe(st.source, 42, world), "probe");
+        check!(again == st, "probe found {again:?}, iprobe {st:?}");
     }
     if r == 0 {
         let mut next = vec![0usize; n as usize];
@@ -331,6 +335,123 @@ fn collectives(world: &Comm, int: &Datatype) {
     ok(mpi::barrier(world), "barrier");
 }
 
+/// Derived communicators: their ranks, their traffic kept apart from the parent's, and
+/// collectives inside each.
+fn communicators(world: &Comm, int: &Datatype) {
+    let (r, n) = (world.rank(), world.size());
+    let dup = ok(world.dup(), "dup");
+    check!(dup.compare(world) == Comparison::Congruent, "dup compare");
+    check!(world.compare(world) == Comparison::Ident, "ident compare");
+    // The same tag on the parent and on the dup must not cross: each receive gets its own.
+    let (to, from) = ((r + 1) % n, (r + n - 1) % n);
+    let a = [r as u8];
+    let b = [100 + r as u8];
+    // SAFETY: the buffers outlive the waits below.
+    let mut s1 = ok(
+        unsafe {
+            mpi::isend(
+                a.as_ptr(),
+                1,
+                &Datatype::predefined(Predef::Byte),
+                to,
+                3,
+                world,
+            )
+        },
+        "isend world",
+    );
+    // SAFETY: as above.
+    let mut s2 = ok(
+        unsafe {
+            mpi::isend(
+                b.as_ptr(),
+                1,
+                &Datatype::predefined(Predef::Byte),
+                to,
+                3,
+                &dup,
+            )
+        },
+        "isend dup",
+    );
+    let byte = Datatype::predefined(Predef::Byte);
+    let mut got = [0u8; 1];
+    ok(mpi::recv(&mut got, 1, &byte, from, 3, &dup), "recv dup");
+    check!(got[0] == 100 + from as u8, "dup got {}", got[0]);
+    ok(mpi::recv(&mut got, 1, &byte, from, 3, world), "recv world");
+    check!(got[0] == from as u8, "world got {}", got[0]);
+    ok(mpi::wait(&mut s1), "wait");
+    ok(mpi::wait(&mut s2), "wait");
+
+    // Split into even and odd ranks, reversed by key; rank 1 stays out of any.
+    let color = if r == 1 { UNDEFINED } else { r % 2 };
+    let half = ok(world.split(color, -r), "split");
+    check!(half.is_none() == (r == 1), "split membership");
+    if let Some(h) = &half {
+        let size = (0..n).filter(|&q| q != 1 && q % 2 == r % 2).count() as i32;
+        let below = (0..n)
+            .filter(|&q| q != 1 && q % 2 == r % 2 && q > r)
+            .count() as i32;
+        check!(
+            h.size() == size && h.rank() == below,
+            "split rank {} of {}",
+            h.rank(),
+            h.size()
+        );
+        let mut sum = [0u8; 4];
+        ok(
+            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, Op::Sum, h),
+            "allreduce split",
+        );
+        let want: i32 = (0..n).filter(|&q| q != 1 && q % 2 == r % 2).sum();
+        check!(
+            i32::from_ne_bytes(sum) == want,
+            "split sum {}",
+            i32::from_ne_bytes(sum)
+        );
+        let g = h.get_group();
+        let in_world = ok(
+            g.translate_ranks(&[h.rank()], &world.get_group()),
+            "translate",
+        );
+        check!(in_world == vec![r], "translate {in_world:?}");
+    }
+
+    // A communicator of the world group in reverse order, from a group range.
+    let wg = world.get_group();
+    let rev = ok(wg.range_incl(&[(n - 1, 0, -1)]), "range_incl");
+    check!(
+        rev.rank() == n - 1 - r
+            && wg.compare(&rev)
+                == if n == 1 {
+                    mpi::Comparison::Ident
+                } else {
+                    Comparison::Similar
+                },
+        "reverse group"
+    );
+    let rc = ok(world.create(&rev), "create").unwrap_or_else(|| fail("not in own create".into()));
+    check!(rc.rank() == n - 1 - r, "create rank");
+    let mut root_rank = (r as u8).to_ne_bytes();
+    ok(
+        mpi::bcast(&mut root_rank, 1, &byte, 0, &rc),
+        "bcast created",
+    );
+    check!(
+        root_rank[0] == (n - 1) as u8,
+        "created bcast root {}",
+        root_rank[0]
+    );
+    let only0 = ok(wg.incl(&[0]), "incl");
+    let c0 = ok(world.create(&only0), "create sub");
+    check!(c0.is_some() == (r == 0), "create membership");
+    check!(world.clone().free().is_err(), "world freed");
+    for c in [Some(dup), half, Some(rc), c0].into_iter().flatten() {
+        ok(c.free(), "free");
+    }
+    ok(mpi::barrier(world), "barrier");
+}
+
 fn main() {
     ok(mpi::init(), "init");
     check!(mpi::initialized() && !mpi::finalized(), "init state");
@@ -350,6 +471,8 @@ fn main() {
     modes_and_completion(&world, &byte);
     collectives(&world, &int);
     collectives(&me, &int);
+    communicators(&world, &int);
+    communicators(&me, &int);
     ok(mpi::finalize(), "finalize");
     check!(mpi::finalized(), "finalized");
     println!("mpi-check ok rank={} size={}", world.rank(), world.size());

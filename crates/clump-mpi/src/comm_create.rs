@@ -1,0 +1,122 @@
+//! New communicators from old ones: dup, split, create, and the collective agreement on a
+//! context id that keeps their traffic apart.
+
+use std::rc::Rc;
+
+use crate::coll::{allgather_bytes, allreduce};
+use crate::comm::Comm;
+use crate::datatype::{Datatype, Predef};
+use crate::error::{Error, ErrorClass, Result};
+use crate::group::{Comparison, Group, UNDEFINED};
+use crate::op::Op;
+use crate::runtime;
+
+/// The largest context: its collective context `2 * ctx + 1` must fit a `u32`.
+const MAX_CTX: u32 = u32::MAX / 2 - 1;
+
+/// Agrees with every member of `parent` on a context none of them has used: the largest of
+/// their next free contexts. A process never takes the same context twice, so two
+/// communicators a process belongs to never share one.
+fn agree_ctx(parent: &Comm) -> Result<u32> {
+    let rt = runtime::get()?;
+    let mine = rt.next_ctx.get().to_ne_bytes();
+    let mut agreed = [0u8; 4];
+    let unsigned = Datatype::predefined(Predef::Unsigned);
+    allreduce(&mine, &mut agreed, 1, &unsigned, Op::Max, parent)?;
+    let ctx = u32::from_ne_bytes(agreed);
+    if ctx > MAX_CTX {
+        return Err(Error::new(
+            ErrorClass::Intern,
+            "no communicator contexts are left",
+        ));
+    }
+    rt.next_ctx.set(ctx + 1);
+    Ok(ctx)
+}
+
+impl Comm {
+    /// `MPI_Comm_group`.
+    pub fn get_group(&self) -> Group {
+        Group::new(self.group().clone(), self.group()[self.rank() as usize])
+    }
+
+    /// `MPI_Comm_dup`: the same members in a new context. Collective.
+    pub fn dup(&self) -> Result<Comm> {
+        let ctx = agree_ctx(self)?;
+        Ok(Comm::from_parts(
+            ctx,
+            self.group().clone(),
+            self.rank() as u32,
+        ))
+    }
+
+    /// `MPI_Comm_split`: one communicator per `color`, ranked by `key` then by rank here;
+    /// `None` for [`UNDEFINED`] colors. Collective.
+    pub fn split(&self, color: i32, key: i32) -> Result<Option<Comm>> {
+        if color < 0 && color != UNDEFINED {
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("color {color} is negative"),
+            ));
+        }
+        let ctx = agree_ctx(self)?;
+        let mut mine = color.to_ne_bytes().to_vec();
+        mine.extend(key.to_ne_bytes());
+        let all = allgather_bytes(self, &mine)?;
+        if color == UNDEFINED {
+            return Ok(None);
+        }
+        let word = |b: &[u8]| i32::from_ne_bytes(b.try_into().expect("4 bytes"));
+        let mut chosen: Vec<(i32, usize)> = all
+            .chunks_exact(8)
+            .enumerate()
+            .filter(|(_, ck)| word(&ck[..4]) == color)
+            .map(|(r, ck)| (word(&ck[4..]), r))
+            .collect();
+        chosen.sort();
+        let members: Vec<u32> = chosen.iter().map(|&(_, r)| self.group()[r]).collect();
+        let me = chosen
+            .iter()
+            .position(|&(_, r)| r == self.rank() as usize)
+            .expect("this process chose its own color");
+        Ok(Some(Comm::from_parts(ctx, Rc::new(members), me as u32)))
+    }
+
+    /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this
+    /// communicator; `None` on processes outside it. Collective, with the same group on all.
+    pub fn create(&self, group: &Group) -> Result<Option<Comm>> {
+        if let Some(m) = group.members().iter().find(|m| !self.group().contains(m)) {
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("job rank {m} of the group is not in the communicator"),
+            ));
+        }
+        let ctx = agree_ctx(self)?;
+        let me = self.group()[self.rank() as usize];
+        Ok(group
+            .members()
+            .iter()
+            .position(|&m| m == me)
+            .map(|r| Comm::from_parts(ctx, group.members().clone(), r as u32)))
+    }
+
+    /// `MPI_Comm_compare`.
+    pub fn compare(&self, other: &Comm) -> Comparison {
+        match self.get_group().compare(&other.get_group()) {
+            Comparison::Ident if self.p2p_ctx() == other.p2p_ctx() => Comparison::Ident,
+            Comparison::Ident => Comparison::Congruent,
+            c => c,
+        }
+    }
+
+    /// `MPI_Comm_free`; the predefined communicators cannot be freed.
+    pub fn free(self) -> Result<()> {
+        if self.is_predefined() {
+            return Err(Error::new(
+                ErrorClass::Comm,
+                "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed",
+            ));
+        }
+        Ok(())
+    }
+}
