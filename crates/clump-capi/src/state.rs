@@ -4,7 +4,6 @@
 use crate::codes::{AmResult, RESOURCE};
 use crate::dispatch::RawFn;
 use crate::handles::Registry;
-use crate::segment::UserSegment;
 use crate::token;
 use std::cell::{Cell, RefCell, RefMut};
 use std::ffi::c_void;
@@ -32,8 +31,6 @@ pub struct EpTables {
     pub handlers: [Option<RawFn>; am::MAX_HANDLERS],
     pub num_handlers: usize,
     pub num_translations: usize,
-    /// The program's memory made into the segment, turned private again on drop.
-    pub user_seg: Option<UserSegment>,
 }
 
 impl EpState {
@@ -46,7 +43,6 @@ impl EpState {
                 handlers: [None; am::MAX_HANDLERS],
                 num_handlers: am::MAX_HANDLERS,
                 num_translations: translations,
-                user_seg: None,
             }),
         }
     }
@@ -153,10 +149,7 @@ pub fn free_all() {
     drop(BUNDLES.drain_where(|_| true));
 }
 
-/// Frees an endpoint the registry no longer holds: closes it, then gives the program its
-/// segment memory back.
+/// Frees an endpoint the registry no longer holds.
 pub fn free_endpoint(s: Rc<EpState>) {
     s.ep.free();
-    let user_seg = s.tables().user_seg.take();
-    drop(user_seg);
 }

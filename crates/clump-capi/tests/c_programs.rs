@@ -54,6 +54,27 @@ fn handler_0_receives_each_returned_message_status() {
 }
 
 #[test]
+fn segments_in_malloced_static_and_stack_memory_take_longs_and_serve_gets_in_place() {
+    let exe = compile(
+        "crates/clump-capi/tests/c/program_segments.c",
+        "program_segments",
+    );
+    for &hosts in HOSTS {
+        let out = run(2, hosts, &exe, &[], &[]);
+        assert_ok(&out, "program segments ok", 6);
+        // A sparse 5 GiB segment, written and read past 4 GiB.
+        let out = run(2, hosts, &exe, &["large"], &[]);
+        assert_ok(&out, "program segments ok", 2);
+    }
+}
+
+#[test]
+fn a_segment_in_memory_the_program_cannot_write_is_refused_unchanged() {
+    let exe = compile("crates/clump-capi/tests/c/bad_segments.c", "bad_segments");
+    assert_ok(&run(1, 1, &exe, &[], &[]), "bad segments ok", 1);
+}
+
+#[test]
 fn token_queries_translation_edits_segments_and_events() {
     let exe = compile("crates/clump-capi/tests/c/queries.c", "queries");
     for &hosts in HOSTS {

@@ -506,25 +506,10 @@ pub(crate) fn segment_bytes(seg: Option<&Arc<SegMapping>>, offset: u64, len: u32
     }
     // SAFETY: the range lies inside the mapping, which the borrowed handle keeps mapped.
     // Peers write into it only as the program's messages direct; bytes have no invalid values.
-    Some(unsafe {
-        std::slice::from_raw_parts(seg.region.as_ptr().add(offset as usize), len as usize)
-    })
+    Some(unsafe { std::slice::from_raw_parts(seg.local_ptr()?.add(offset as usize), len as usize) })
 }
 
 /// Writes `data` at `offset` of `seg` if it fits; whether it did.
 pub(crate) fn segment_write(seg: Option<&Arc<SegMapping>>, offset: u64, data: &[u8]) -> bool {
-    let Some(seg) = seg else { return false };
-    match offset.checked_add(data.len() as u64) {
-        Some(end) if end <= seg.len as u64 => {}
-        _ => return false,
-    }
-    // SAFETY: the range lies inside the mapping, which the borrowed handle keeps mapped.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            data.as_ptr(),
-            seg.region.as_ptr().add(offset as usize),
-            data.len(),
-        )
-    };
-    true
+    seg.is_some_and(|seg| seg.write(offset as usize, data).is_ok())
 }

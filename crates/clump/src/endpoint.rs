@@ -18,7 +18,7 @@ use crate::route::{NetPeer, Route};
 use crate::shm::block::MappedBlock;
 use crate::shm::packet::Packet;
 use crate::shm::region::Region;
-use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::shm::remote::{Remote, RemoteRef, SegMapping, SegMemory};
 use crate::sync::Ordering;
 use crate::token::Token;
 use std::cell::{Cell, RefCell};
@@ -126,6 +126,9 @@ pub struct EndpointStats {
     pub deferred_replies: u64,
     /// Messages delivered to handler 0.
     pub returned: u64,
+    /// Long messages and gets the kernel refused to copy by cross-memory attach (they
+    /// came back as unreachable); 0 where it is permitted.
+    pub segment_attach_refused: u64,
 }
 
 /// A communication endpoint. Cloning gives another handle to the same endpoint.
@@ -357,13 +360,14 @@ impl Endpoint {
     }
 
     /// Gives this endpoint a zero-filled segment of `len` bytes (0 removes it), which long
-    /// messages write into and gets read from. Replaces any earlier segment.
+    /// messages write into and gets read from. Replaces any earlier segment. Processes of
+    /// this host map it, so their long messages and gets copy directly.
     pub fn set_segment(&self, len: usize) -> Result<()> {
         self.core.check_live()?;
-        if len > crate::message::MAX_LONG {
+        if len > crate::message::MAX_SEGMENT {
             return Err(Error::BadArg(format!(
                 "segment of {len} bytes exceeds {}",
-                crate::message::MAX_LONG
+                crate::message::MAX_SEGMENT
             )));
         }
         let region = if len == 0 {
@@ -374,7 +378,8 @@ impl Endpoint {
                     .map_err(|e| Error::io("cannot create segment", e))?,
             )
         };
-        *self.core.segment.borrow_mut() = self.core.own.publish_segment(region);
+        let segment = region.map(|r| (SegMemory::Shared(r), len));
+        *self.core.segment.borrow_mut() = self.core.own.publish_segment(segment);
         Ok(())
     }
 
@@ -390,7 +395,7 @@ impl Endpoint {
             .segment
             .borrow()
             .as_ref()
-            .map(|m| (m.region.as_ptr(), m.len))
+            .and_then(|m| Some((m.local_ptr()?, m.len)))
     }
 
     /// Copies segment bytes at `offset` into `buf`.

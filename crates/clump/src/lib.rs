@@ -49,6 +49,8 @@ mod peer_segment;
 #[cfg(not(loom))]
 pub mod poll;
 #[cfg(not(loom))]
+mod program_segment;
+#[cfg(not(loom))]
 mod route;
 #[cfg(not(loom))]
 mod send;
@@ -64,11 +66,12 @@ pub use {
     error::{Error, Result, ReturnReason},
     message::{
         HandlerIndex, Kind, Message, Returned, ReturnedMessage, MAX_ARGS, MAX_HANDLERS, MAX_LONG,
-        MAX_MEDIUM, MAX_TRANSLATIONS,
+        MAX_MEDIUM, MAX_SEGMENT, MAX_TRANSLATIONS,
     },
     name::{EndpointId, EndpointName},
     peer_segment::PeerSegment,
     shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
+    shm::cma::describe as describe_cross_memory_attach,
     shm::region::Region as SharedRegion,
     token::Token,
 };

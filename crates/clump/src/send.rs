@@ -251,15 +251,8 @@ impl EndpointCore {
         } else {
             NO_BULK
         };
-        if let Some(seg) = &segment {
-            // SAFETY: dest_segment checked offset + len against this mapping's length.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    o.payload.as_ptr(),
-                    seg.region.as_ptr().add(o.offset as usize),
-                    o.payload.len(),
-                )
-            };
+        if let Some(Err(e)) = segment.map(|seg| seg.write(o.offset as usize, o.payload)) {
+            return self.bounce(&o, dest, self.segment_failure(&e));
         }
         let src_tag = self.own.block.get().header.tag.load(Ordering::Relaxed);
         loop {
@@ -338,15 +331,9 @@ impl EndpointCore {
             Ok(seg) => seg,
             Err(reason) => return self.bounce(&o, dest, reason),
         };
-        // SAFETY: both ranges were checked against their mappings; `copy` allows overlap
-        // (a get from this endpoint's own segment).
-        unsafe {
-            std::ptr::copy(
-                seg.region.as_ptr().add(o.offset as usize),
-                local.region.as_ptr().add(dst_offset),
-                len,
-            )
-        };
+        if let Err(e) = seg.copy_to(o.offset as usize, &local, dst_offset, len) {
+            return self.bounce(&o, dest, self.segment_failure(&e));
+        }
         self.local.borrow_mut().push_back(LocalEvent::GetDone {
             handler: o.handler,
             args: ArgBuf::from_slice(o.args),

@@ -3,7 +3,7 @@
 //! no room (it always has packet room, by the credit bound, but its bulk blocks may be
 //! busy), the reply waits in the replier's deferred list and later polls finish it.
 
-use crate::endpoint::{check_range, Deferred, Endpoint, EndpointCore, PendingAck};
+use crate::endpoint::{Deferred, Endpoint, EndpointCore, PendingAck};
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{HandlerIndex, Kind};
 use crate::name::EndpointId;
@@ -158,7 +158,7 @@ impl Token<'_> {
         let rejected = if header.tag.load(Ordering::Acquire) != src_tag {
             Some(ReturnReason::ReplyRejected)
         } else if o.kind == Kind::Long {
-            write_long_reply(&to, &o).err()
+            write_long_reply(ep, &to, &o).err()
         } else {
             None
         };
@@ -195,22 +195,17 @@ impl Token<'_> {
 }
 
 /// Writes a long reply's payload into the requester's segment.
-fn write_long_reply(to: &Remote, o: &Outgoing<'_>) -> std::result::Result<(), ReturnReason> {
+fn write_long_reply(
+    ep: &EndpointCore,
+    to: &Remote,
+    o: &Outgoing<'_>,
+) -> std::result::Result<(), ReturnReason> {
     let seg = match to.segment(None) {
         Ok(Some(seg)) => seg,
         _ => return Err(ReturnReason::BadSegmentOffset),
     };
-    check_range(o.offset as usize, o.payload.len(), seg.len)
-        .map_err(|_| ReturnReason::BadSegmentOffset)?;
-    // SAFETY: the range was checked against the mapping's length just above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            o.payload.as_ptr(),
-            seg.region.as_ptr().add(o.offset as usize),
-            o.payload.len(),
-        )
-    };
-    Ok(())
+    seg.write(o.offset as usize, o.payload)
+        .map_err(|e| ep.segment_failure(&e))
 }
 
 /// The packet that returns a credit for a request whose handler did not reply.

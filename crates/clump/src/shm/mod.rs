@@ -8,10 +8,16 @@ mod ring_loom;
 #[cfg(not(loom))]
 pub mod block;
 #[cfg(not(loom))]
+pub mod cma;
+#[cfg(not(loom))]
+pub mod owned;
+#[cfg(not(loom))]
 pub mod packet;
 #[cfg(not(loom))]
 pub mod region;
 #[cfg(not(loom))]
 pub mod remote;
+#[cfg(not(loom))]
+pub mod segment;
 #[cfg(not(loom))]
 pub mod wake;
