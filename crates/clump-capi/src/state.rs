@@ -31,6 +31,9 @@ pub struct EpTables {
     pub handlers: [Option<RawFn>; am::MAX_HANDLERS],
     pub num_handlers: usize,
     pub num_translations: usize,
+    /// The statistics at the last `AMUDP_ResetEndpointStatistics`, subtracted from the
+    /// endpoint's counters when the program reads them.
+    pub stats_base: crate::amudp::AmxStats,
 }
 
 impl EpState {
@@ -43,6 +46,7 @@ impl EpState {
                 handlers: [None; am::MAX_HANDLERS],
                 num_handlers: am::MAX_HANDLERS,
                 num_translations: translations,
+                stats_base: crate::amudp::AmxStats::default(),
             }),
         }
     }

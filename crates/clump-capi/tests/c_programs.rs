@@ -224,6 +224,8 @@ fn every_rank_exiting_after_a_last_barrier_ends_the_job_with_all_its_output() {
         assert_ok(&out, ": final line", 4);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panic"), "stderr:\n{stderr}");
+        // A normal end is no abort: the launcher has nothing to report.
+        assert!(!stderr.contains("aborted"), "stderr:\n{stderr}");
     }
 }
 
@@ -232,12 +234,18 @@ fn amudp_program_builds_unchanged_and_runs_on_one_and_two_hosts() {
     let exe = compile("crates/clump-capi/tests/c/amudp_program.c", "amudp_program");
     for (n, hosts) in [(1, 1), (2, 1), (2, 2)] {
         let args: &[&str] = if hosts > 1 { &["net"] } else { &[] };
-        let stdout = assert_ok(&run(n, hosts, &exe, args, &[]), "amudp ok rank", n as usize);
+        let out = run(n, hosts, &exe, args, &[]);
+        let stdout = assert_ok(&out, "amudp ok rank", n as usize);
         assert_eq!(
             stdout.matches("amudp exit 0").count(),
             n as usize,
             "{stdout}"
         );
         assert!(stdout.contains("requests sent"), "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("aborted"),
+            "SPMDExit(0) is no abort:\n{stderr}"
+        );
     }
 }
