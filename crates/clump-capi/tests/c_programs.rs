@@ -69,6 +69,18 @@ fn segments_in_malloced_static_and_stack_memory_take_longs_and_serve_gets_in_pla
 }
 
 #[test]
+fn a_refused_cross_memory_attach_returns_the_message_and_says_why() {
+    let exe = compile("crates/clump-capi/tests/c/cma_refused.c", "cma_refused");
+    let out = run(2, 1, &exe, &[], &[]);
+    assert_ok(&out, "cma refused ok", 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refuses cross-memory attach"),
+        "stderr:\n{stderr}"
+    );
+}
+
+#[test]
 fn a_segment_in_memory_the_program_cannot_write_is_refused_unchanged() {
     let exe = compile("crates/clump-capi/tests/c/bad_segments.c", "bad_segments");
     assert_ok(&run(1, 1, &exe, &[], &[]), "bad segments ok", 1);

@@ -56,7 +56,7 @@ impl EndpointCore {
                      and gets to a peer's segment in program memory come back as unreachable; \
                      allow ptrace between the job's processes, or let the layer place the \
                      segment (AM_SetSeg with a NULL address)",
-                    cma::describe()
+                    cma::rule()
                 );
             });
         }

@@ -37,19 +37,23 @@ pub fn refused(e: &io::Error) -> bool {
     )
 }
 
-/// What this machine allows, for `clump info`: Yama's scope and whether the system call
-/// works at all here (on this process's own memory).
-pub fn describe() -> String {
+/// Who may attach to whom on this machine, by Yama's ptrace scope.
+pub fn rule() -> &'static str {
     let scope = std::fs::read_to_string(PTRACE_SCOPE)
         .ok()
         .and_then(|s| s.trim().parse::<u32>().ok());
-    let rule = match scope {
+    match scope {
         None => "no Yama: peers of the same user may attach",
         Some(0) => "Yama scope 0: peers of the same user may attach",
         Some(1) => "Yama scope 1: each process admits the launcher's descendants",
         Some(2) => "Yama scope 2: only with CAP_SYS_PTRACE",
         Some(_) => "Yama scope 3: refused for everyone",
-    };
+    }
+}
+
+/// What this machine allows, for `clump info`: whether the system call works at all
+/// here (on this process's own memory), and Yama's rule.
+pub fn describe() -> String {
     let probe = [7u8; 8];
     let mut back = [0u8; 8];
     let works = match read(std::process::id(), probe.as_ptr() as u64, &mut back) {
@@ -58,7 +62,8 @@ pub fn describe() -> String {
         Err(e) => format!("not available ({e})"),
     };
     format!(
-        "{works}; {rule}; long messages and gets into a peer's segment in program memory use it"
+        "{works}; {}; long messages and gets into a peer's segment in program memory use it",
+        rule()
     )
 }
 
