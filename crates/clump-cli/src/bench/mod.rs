@@ -80,6 +80,11 @@ pub struct LoggpArgs {
     /// and report goodput beside the same stream without loss.
     #[arg(long, value_name = "PERCENT")]
     pub loss: Option<f64>,
+    /// With shm: the receiving rank's segment is its own program memory (as `AM_SetSeg`
+    /// on `malloc`'d memory), which long messages reach by cross-memory attach, instead of
+    /// a shared region both ranks map.
+    #[arg(long)]
+    pub program_segment: bool,
     /// Print the results as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -97,6 +102,11 @@ impl LoggpArgs {
         if self.with_network && self.transport != BenchTransport::Shm {
             return Err(
                 "--with-network measures shared memory: use it with --transport shm".into(),
+            );
+        }
+        if self.program_segment && self.transport != BenchTransport::Shm {
+            return Err(
+                "--program-segment measures shared memory: use it with --transport shm".into(),
             );
         }
         match self.loss {
@@ -119,6 +129,9 @@ impl LoggpArgs {
         ];
         if self.with_network {
             a.push("--with-network".into());
+        }
+        if self.program_segment {
+            a.push("--program-segment".into());
         }
         if let Some(p) = self.loss {
             a.extend(["--loss".into(), p.to_string()]);

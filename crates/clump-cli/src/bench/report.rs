@@ -35,6 +35,8 @@ pub enum Reference {
 pub struct Results {
     pub transport: &'static str,
     pub with_network: bool,
+    /// The receiver's segment is program memory, reached by cross-memory attach.
+    pub program_segment: bool,
     /// How the measured endpoint's polls look at its socket: "doorbell" or "rationed"
     /// (001's policy alone); `None` with the network off.
     pub net_polls: Option<&'static str>,
@@ -278,6 +280,7 @@ pub fn to_json(r: &Results) -> Value {
         "benchmark": "loggp",
         "transport": r.transport,
         "with_network": r.with_network,
+        "segment": if r.program_segment { "program memory" } else { "shared region" },
         "net_polls": r.net_polls,
         "quick": r.quick,
         "pinned": r.pinned,
@@ -385,11 +388,12 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         .unwrap_or_default();
     writeln!(
         out,
-        "clump bench loggp: transport {}{}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
+        "clump bench loggp: transport {}{}, segment in {}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
         v["transport"].as_str().unwrap_or("?"),
         v["net_polls"]
             .as_str()
             .map_or(String::new(), |p| format!(" (network polls: {p})")),
+        v["segment"].as_str().unwrap_or("?"),
         if v["pinned"].as_bool() == Some(true) {
             "pinned"
         } else {
