@@ -69,15 +69,32 @@ fn segments_in_malloced_static_and_stack_memory_take_longs_and_serve_gets_in_pla
 }
 
 #[test]
-fn a_refused_cross_memory_attach_returns_the_message_and_says_why() {
+fn a_refused_cross_memory_attach_goes_over_the_network_or_comes_back_and_says_why() {
     let exe = compile("crates/clump-capi/tests/c/cma_refused.c", "cma_refused");
-    let out = run(2, 1, &exe, &[], &[]);
-    assert_ok(&out, "cma refused ok", 2);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("refuses cross-memory attach"),
-        "stderr:\n{stderr}"
-    );
+    // On one host the launcher leaves the network off unless CLUMP_NET=1.
+    for (args, env, outcome, says) in [
+        (
+            &[][..],
+            &[("CLUMP_NET", "1")][..],
+            "delivered",
+            "go over the network",
+        ),
+        (
+            &["returned"][..],
+            &[][..],
+            "returned",
+            "come back as unreachable",
+        ),
+    ] {
+        let out = run(2, 1, &exe, args, env);
+        let stdout = assert_ok(&out, "cma refused ok", 2);
+        assert_eq!(stdout.matches(outcome).count(), 2, "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("refuses cross-memory attach") && stderr.contains(says),
+            "stderr:\n{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -126,7 +126,8 @@ pub struct EndpointStats {
     pub deferred_replies: u64,
     /// Messages delivered to handler 0.
     pub returned: u64,
-    /// Long messages and gets the kernel refused to copy by cross-memory attach (they
+    /// Long messages, gets and long replies the kernel refused to copy by cross-memory
+    /// attach (requests and gets then went over the network where they could, the others
     /// came back as unreachable); 0 where it is permitted.
     pub segment_attach_refused: u64,
 }

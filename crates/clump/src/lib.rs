@@ -53,6 +53,8 @@ mod program_segment;
 #[cfg(not(loom))]
 mod route;
 #[cfg(not(loom))]
+mod segment_fallback;
+#[cfg(not(loom))]
 mod send;
 #[cfg(not(loom))]
 pub mod spmd;

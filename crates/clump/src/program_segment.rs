@@ -2,13 +2,11 @@
 //! owns): the layer neither moves nor remaps it, and touches no byte outside it. Peers on
 //! this host reach it by cross-memory attach, peers on other hosts through the network.
 
-use crate::endpoint::{Endpoint, EndpointCore};
-use crate::error::{Error, Result, ReturnReason};
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result};
 use crate::message::MAX_SEGMENT;
 use crate::shm::remote::SegMemory;
-use crate::shm::segment::return_reason;
 use crate::shm::{cma, owned};
-use std::sync::Once;
 
 impl Endpoint {
     /// Makes the `len` bytes at `addr` this endpoint's segment (`len` 0 removes the
@@ -39,27 +37,5 @@ impl Endpoint {
         };
         *self.core.segment.borrow_mut() = self.core.own.publish_segment(segment);
         Ok(())
-    }
-}
-
-impl EndpointCore {
-    /// Why a long message or get whose segment copy failed with `e` comes back. A copy
-    /// the kernel refuses is counted and explained once per process: it is a setting of
-    /// the machine, not of the message.
-    pub(crate) fn segment_failure(&self, e: &std::io::Error) -> ReturnReason {
-        if cma::refused(e) {
-            self.count(|s| s.segment_attach_refused += 1);
-            static EXPLAINED: Once = Once::new();
-            EXPLAINED.call_once(|| {
-                eprintln!(
-                    "clump: the kernel refuses cross-memory attach ({e}; {}), so long messages \
-                     and gets to a peer's segment in program memory come back as unreachable; \
-                     allow ptrace between the job's processes, or let the layer place the \
-                     segment (AM_SetSeg with a NULL address)",
-                    cma::rule()
-                );
-            });
-        }
-        return_reason(e)
     }
 }

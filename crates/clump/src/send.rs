@@ -9,6 +9,7 @@ use crate::endpoint::{check_range, Endpoint, EndpointCore, LocalEvent, SavedRequ
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{ArgBuf, HandlerIndex, Kind, ReturnedMessage, MAX_ARGS, MAX_LONG, MAX_MEDIUM};
 use crate::route::Route;
+use crate::segment_fallback::Fallback;
 use crate::shm::block::REPLY_SLOTS;
 use crate::shm::packet::{PacketKind, NO_BULK};
 use crate::shm::remote::SegMapping;
@@ -252,7 +253,10 @@ impl EndpointCore {
             NO_BULK
         };
         if let Some(Err(e)) = segment.map(|seg| seg.write(o.offset as usize, o.payload)) {
-            return self.bounce(&o, dest, self.segment_failure(&e));
+            return match self.segment_fallback(dest, &e) {
+                Fallback::Network(peer) => self.send_request_net(dest, peer, o),
+                Fallback::Return(reason) => self.bounce(&o, dest, reason),
+            };
         }
         let src_tag = self.own.block.get().header.tag.load(Ordering::Relaxed);
         loop {
@@ -332,7 +336,10 @@ impl EndpointCore {
             Err(reason) => return self.bounce(&o, dest, reason),
         };
         if let Err(e) = seg.copy_to(o.offset as usize, &local, dst_offset, len) {
-            return self.bounce(&o, dest, self.segment_failure(&e));
+            return match self.segment_fallback(dest, &e) {
+                Fallback::Network(peer) => self.get_net(dest, peer, o, len, dst_offset),
+                Fallback::Return(reason) => self.bounce(&o, dest, reason),
+            };
         }
         self.local.borrow_mut().push_back(LocalEvent::GetDone {
             handler: o.handler,
