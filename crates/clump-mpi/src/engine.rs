@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
+use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
 use crate::status::Status;
@@ -40,6 +41,9 @@ pub enum ReqKind {
         buf: *const u8,
         len: usize,
         dest: u32,
+        /// The data when the send owns it (a non-contiguous type packed, a buffered send's
+        /// copy); `buf` then points into it.
+        owned: Vec<u8>,
     },
     Recv {
         buf: *mut u8,
@@ -48,13 +52,40 @@ pub enum ReqKind {
         expected: Option<usize>,
         received: usize,
         group: Rc<Vec<u32>>,
+        /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
+        unpack: Option<Unpack>,
     },
+}
+
+/// The user's buffer of a non-contiguous receive, and the staging bytes `buf` points into.
+pub struct Unpack {
+    pub dt: Datatype,
+    pub count: usize,
+    pub to: *mut u8,
+    pub staging: Vec<u8>,
 }
 
 pub struct Req {
     pub kind: ReqKind,
     pub done: bool,
     pub status: Status,
+}
+
+impl Req {
+    /// A completed request's last step: a non-contiguous receive's data goes from its
+    /// staging bytes into the user's buffer.
+    pub fn finish(self) -> Status {
+        if let ReqKind::Recv {
+            unpack: Some(u), ..
+        } = &self.kind
+        {
+            let n = self.status.count_bytes.min(u.staging.len());
+            // SAFETY: the receive's contract keeps the user's buffer valid for the type map
+            // of `count` elements until it completes, which is now.
+            unsafe { u.dt.unpack_raw(&u.staging[..n], u.to, u.count) };
+        }
+        self.status
+    }
 }
 
 #[derive(Default)]
@@ -69,6 +100,8 @@ pub struct Engine {
     expected_in: HashMap<(u32, u32), u32>,
     held: HashMap<(u32, u32, u32), Incoming>,
     pub actions: Vec<Action>,
+    /// Requests nobody will wait for (freed or buffered): dropped once complete.
+    detached: Vec<u64>,
     /// A failure found inside a handler, reported by the next call.
     pub fault: Option<Error>,
 }
@@ -94,6 +127,41 @@ impl Engine {
             },
         );
         id
+    }
+
+    /// Gives send `id` the data it sends from, to hold until it completes.
+    pub fn keep(&mut self, id: u64, data: Vec<u8>) {
+        if let Some(Req {
+            kind: ReqKind::Send { owned, .. },
+            ..
+        }) = self.reqs.get_mut(&id)
+        {
+            *owned = data;
+        }
+    }
+
+    /// Forgets request `id` once it completes (`MPI_Request_free`, buffered sends).
+    pub fn detach(&mut self, id: u64) {
+        self.detached.push(id);
+        self.reap();
+    }
+
+    /// Whether a detached request is still pending.
+    pub fn has_detached(&self) -> bool {
+        !self.detached.is_empty()
+    }
+
+    /// Drops the detached requests that have completed.
+    pub fn reap(&mut self) {
+        let reqs = &mut self.reqs;
+        self.detached.retain(|id| match reqs.get(id) {
+            Some(r) if r.done => {
+                reqs.remove(id).map(Req::finish);
+                false
+            }
+            Some(_) => true,
+            None => false,
+        });
     }
 
     /// The sequence number of the next message to `dest` in `ctx`.
@@ -287,6 +355,7 @@ mod tests {
             expected: None,
             received: 0,
             group: Rc::new(vec![0, 1, 2]),
+            unpack: None,
         })
     }
 

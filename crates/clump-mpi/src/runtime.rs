@@ -73,6 +73,9 @@ pub struct Runtime {
     pub engine: Rc<RefCell<Engine>>,
     pub thresholds: Thresholds,
     pub start: Instant,
+    /// The job rank that leads each job rank's host: the lowest rank it reaches through
+    /// shared memory (collectives combine within a host before crossing the network).
+    pub host_leaders: Vec<u32>,
     /// The lowest communicator context this process has not used (world and self hold 0
     /// and 1); new communicators agree on one at least this large on every member.
     pub next_ctx: Cell<u32>,
@@ -128,7 +131,7 @@ pub fn init() -> Result<()> {
         return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
     }
     let thresholds = Thresholds::from_env()?;
-    let spmd = Spmd::init()?;
+    let mut spmd = Spmd::init()?;
     let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
     let ep = &spmd.ep;
     let e = engine.clone();
@@ -162,7 +165,9 @@ pub fn init() -> Result<()> {
         e.borrow_mut()
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
+    let host_leaders = host_leaders(&mut spmd)?;
     let rt = Runtime {
+        host_leaders,
         spmd: RefCell::new(spmd),
         engine,
         thresholds,
@@ -174,9 +179,26 @@ pub fn init() -> Result<()> {
     Ok(())
 }
 
+/// Every rank's host leader: each rank names the lowest rank on its host, then all trade.
+fn host_leaders(spmd: &mut Spmd) -> Result<Vec<u32>> {
+    let me = spmd.rank();
+    let mine = (0..me).find(|&r| spmd.ep.is_local(r)).unwrap_or(me);
+    let all = spmd.allgather(&mine.to_ne_bytes())?;
+    all.iter()
+        .map(|b| {
+            b.as_slice()
+                .try_into()
+                .map(u32::from_ne_bytes)
+                .map_err(|_| Error::new(ErrorClass::Intern, "a host leader of the wrong length"))
+        })
+        .collect()
+}
+
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
 pub fn finalize() -> Result<()> {
     let rt = get()?;
+    // Buffered and freed sends complete before the job ends.
+    rt.wait_until(|e| !e.has_detached())?;
     rt.spmd.borrow().drain()?;
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = None);
@@ -219,7 +241,12 @@ impl Runtime {
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
-            let id = e.add_req(ReqKind::Send { buf, len, dest });
+            let id = e.add_req(ReqKind::Send {
+                buf,
+                len,
+                dest,
+                owned: Vec::new(),
+            });
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
@@ -273,6 +300,7 @@ impl Runtime {
                 Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
             }
         }
+        self.engine.borrow_mut().reap();
         if let Some(f) = self.engine.borrow_mut().fault.take() {
             return Err(f);
         }
@@ -282,7 +310,7 @@ impl Runtime {
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
         let (buf, len, dest) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind) {
-            Some(ReqKind::Send { buf, len, dest }) => (*buf, *len, *dest),
+            Some(ReqKind::Send { buf, len, dest, .. }) => (*buf, *len, *dest),
             _ => {
                 return Err(Error::new(
                     ErrorClass::Intern,

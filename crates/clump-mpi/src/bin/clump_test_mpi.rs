@@ -307,7 +307,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     };
     let mut out = vec![0u8; 12];
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, Op::Sum, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Op::Sum, world),
         "allreduce sum",
     );
     check!(
@@ -316,7 +316,7 @@ fn collectives(world: &Comm, int: &Datatype) {
         ints(&out)
     );
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, Op::Max, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Op::Max, world),
         "allreduce max",
     );
     check!(ints(&out) == vec![n, 0, 7], "max {:?}", ints(&out));
@@ -324,7 +324,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     let x = (r as f64 + 0.5).to_ne_bytes();
     let mut y = [0u8; 8];
     ok(
-        mpi::allreduce(&x, &mut y, 1, &d, Op::Min, world),
+        mpi::allreduce(&x, &mut y, 1, &d, &Op::Min, world),
         "allreduce min",
     );
     check!(
@@ -400,7 +400,7 @@ fn communicators(world: &Comm, int: &Datatype) {
         );
         let mut sum = [0u8; 4];
         ok(
-            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, Op::Sum, h),
+            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, &Op::Sum, h),
             "allreduce split",
         );
         let want: i32 = (0..n).filter(|&q| q != 1 && q % 2 == r % 2).sum();
