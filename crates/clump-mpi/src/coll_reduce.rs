@@ -28,6 +28,7 @@ impl Reduction<'_> {
 
     /// The packed data of `send`, checked for length.
     fn start(&self, send: &[u8]) -> Result<Vec<u8>> {
+        self.op.check(self.dt)?;
         let len = self.dt.bytes(self.count)?;
         send.get(..len)
             .map(<[u8]>::to_vec)

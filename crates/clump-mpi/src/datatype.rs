@@ -401,6 +401,11 @@ impl Datatype {
     /// Every byte the type map of `count` elements names from `buf` must be readable.
     pub unsafe fn pack_raw(&self, buf: *const u8, count: usize, out: &mut Vec<u8>) {
         out.reserve(self.size * count);
+        if self.is_contiguous() {
+            // SAFETY: as below; a contiguous type's data is one run.
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(buf, self.size * count) });
+            return;
+        }
         for (off, _, len) in self.runs(count) {
             // SAFETY: the caller's contract covers every run of the type map.
             out.extend_from_slice(unsafe {
@@ -415,6 +420,12 @@ impl Datatype {
     /// # Safety
     /// Every byte the type map of `count` elements names from `buf` must be writable.
     pub unsafe fn unpack_raw(&self, data: &[u8], buf: *mut u8, count: usize) {
+        if self.is_contiguous() {
+            let n = data.len().min(self.size * count);
+            // SAFETY: as below; a contiguous type's data is one run.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf, n) };
+            return;
+        }
         for (off, at, len) in self.runs(count) {
             if at >= data.len() {
                 break;

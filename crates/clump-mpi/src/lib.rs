@@ -21,6 +21,7 @@ mod op;
 mod p2p;
 mod runtime;
 mod status;
+mod unexpected;
 
 pub use coll::{barrier, bcast};
 pub use coll_gather::{allgather, alltoall, gather, scatter};

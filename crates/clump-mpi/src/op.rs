@@ -162,6 +162,16 @@ impl Op {
         }
     }
 
+    /// Whether the operation applies to `dt` (a user function applies to any type): what a
+    /// reduction checks before it sends anything, so that every rank fails alike.
+    pub fn check(&self, dt: &Datatype) -> Result<()> {
+        if matches!(self, Op::User { .. }) {
+            return Ok(());
+        }
+        let one = vec![0u8; dt.size()];
+        self.combine(dt, 1, &one, &mut one.clone())
+    }
+
     /// `higher = lower op higher` for `count` packed elements of `dt` in each buffer.
     pub fn combine(
         &self,

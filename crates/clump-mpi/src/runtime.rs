@@ -5,8 +5,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
+use clump::EventMask;
 
-use crate::engine::{Action, Body, Engine, Incoming, ReqKind};
+use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::Envelope;
 
@@ -125,6 +126,19 @@ fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
 
+/// The `len` bytes at `buf`; none (whatever `buf` is, even NULL) when `len` is 0.
+///
+/// # Safety
+/// A non-empty `buf` must be valid for reads of `len` bytes while the slice lives.
+unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(buf, len) }
+    }
+}
+
 /// Joins the job and installs the protocol handlers.
 pub fn init() -> Result<()> {
     if is_initialized() {
@@ -136,22 +150,18 @@ pub fn init() -> Result<()> {
     let ep = &spmd.ep;
     let e = engine.clone();
     ep.set_handler(H_EAGER, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Eager(m.payload.to_vec()),
-        });
+        e.borrow_mut()
+            .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
     })?;
     let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Rts {
-                len: wide(m.args, 4) as usize,
-                send_id: wide(m.args, 6),
-            },
-        });
+        e.borrow_mut().arrive_rts(
+            envelope(m.args),
+            arg(m.args, 3),
+            wide(m.args, 4) as usize,
+            wide(m.args, 6),
+            m.payload,
+        );
     })?;
     let e = engine.clone();
     ep.set_handler(H_CTS, move |_t, m| {
@@ -250,13 +260,9 @@ impl Runtime {
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
+        // SAFETY: the caller keeps `buf` valid for `len` bytes.
+        let data = unsafe { bytes_at(buf, len) };
         if mode == SendMode::Standard && len <= self.eager_limit(dest) {
-            let data: &[u8] = if len == 0 {
-                &[]
-            } else {
-                // SAFETY: the caller keeps `buf` valid for `len` bytes.
-                unsafe { std::slice::from_raw_parts(buf, len) }
-            };
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
@@ -264,12 +270,22 @@ impl Runtime {
                 .request_medium(dest, H_EAGER as u8, &args, data)?;
             self.finish(id);
         } else {
+            // The hybrid protocol: the request to send carries the first bytes.
+            let prefix = &data[..self.prefix_len(dest, len)];
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
             let args = [head[0], head[1], head[2], head[3], l0, l1, s0, s1];
-            self.spmd.borrow().ep.request(dest, H_RTS as u8, &args)?;
+            self.spmd
+                .borrow()
+                .ep
+                .request_medium(dest, H_RTS as u8, &args, prefix)?;
         }
         Ok(id)
+    }
+
+    /// The bytes of a rendezvous message to `dest` that travel with its request to send.
+    fn prefix_len(&self, dest: u32, len: usize) -> usize {
+        self.eager_limit(dest).min(len)
     }
 
     fn finish(&self, id: u64) {
@@ -320,10 +336,11 @@ impl Runtime {
         };
         // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
         // which happens only after this loop.
-        let data = unsafe { std::slice::from_raw_parts(buf, len) };
+        let data = unsafe { bytes_at(buf, len) };
         let [r0, r1] = split(recv_id);
-        for (i, chunk) in data.chunks(CHUNK).enumerate() {
-            let [o0, o1] = split((i * CHUNK) as u64);
+        let start = self.prefix_len(dest, len);
+        for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
+            let [o0, o1] = split((start + i * CHUNK) as u64);
             self.spmd
                 .borrow()
                 .ep
@@ -333,36 +350,47 @@ impl Runtime {
         Ok(())
     }
 
-    /// Polls until `done` holds, backing off when nothing happens.
+    /// Polls until `done` holds, blocking in clump when nothing happens.
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
-        let mut idle = Backoff::default();
+        let mut idle = Idle::default();
         loop {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
             if self.progress()? {
-                idle = Backoff::default();
+                idle = Idle::default();
             } else {
-                idle.wait();
+                idle.wait(self)?;
             }
         }
     }
 }
 
-/// Waiting with nothing to do: spin briefly, then yield, then sleep in growing steps, so
-/// that many processes share few cores.
+/// Polls in a row that found nothing before a wait blocks in clump.
+const IDLE_POLLS: u32 = 16;
+/// How long one blocking wait lasts at most before polling again (clump's own timers,
+/// such as retransmission, run from polls).
+const BLOCK: Duration = Duration::from_millis(1);
+
+/// Waiting with nothing to do: poll a few times, then block in the bundle's event wait,
+/// which spins briefly itself and then sleeps until a message arrives. A sleep woken by
+/// the message costs far less than a timed sleep, and the core is free meanwhile, so
+/// more processes than cores work.
 #[derive(Default)]
-pub struct Backoff {
-    idle: u32,
+pub struct Idle {
+    polls: u32,
 }
 
-impl Backoff {
-    pub fn wait(&mut self) {
-        self.idle += 1;
-        match self.idle {
-            0..=64 => std::hint::spin_loop(),
-            65..=256 => std::thread::yield_now(),
-            n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
+impl Idle {
+    pub fn wait(&mut self, rt: &Runtime) -> Result<()> {
+        self.polls += 1;
+        if self.polls < IDLE_POLLS {
+            std::hint::spin_loop();
+            return Ok(());
         }
+        let spmd = rt.spmd.borrow();
+        spmd.bundle.set_event_mask(EventMask::NotEmpty);
+        spmd.bundle.wait_timeout(BLOCK)?;
+        Ok(())
     }
 }

@@ -5,6 +5,9 @@ use clump_mpi::{
     self as mpi, Comm, Comparison, Datatype, Op, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED,
 };
 
+#[path = "clump_test_mpi/blocks.rs"]
+mod blocks;
+
 fn fail(what: String) -> ! {
     eprintln!("mpi-check FAILED: {what}");
     std::process::exit(1)
@@ -17,6 +20,7 @@ macro_rules! check {
         }
     };
 }
+pub(crate) use check;
 
 fn pattern(len: usize, seed: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 31 + seed * 7 + 1) as u8).collect()
@@ -473,6 +477,9 @@ fn main() {
     collectives(&me, &int);
     communicators(&world, &int);
     communicators(&me, &int);
+    blocks::block_collectives(&world);
+    blocks::reductions_in_order(&world);
+    blocks::derived_point_to_point(&world);
     ok(mpi::finalize(), "finalize");
     check!(mpi::finalized(), "finalized");
     println!("mpi-check ok rank={} size={}", world.rank(), world.size());
