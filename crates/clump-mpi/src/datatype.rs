@@ -455,7 +455,8 @@ impl Datatype {
         Ok(())
     }
 
-    fn check_span(&self, have: usize, count: usize) -> Result<()> {
+    /// Whether a slice of `have` bytes holds `count` elements.
+    pub(crate) fn check_span(&self, have: usize, count: usize) -> Result<()> {
         let need = self.span(count)?;
         if have < need {
             return Err(Error::new(

@@ -304,14 +304,7 @@ pub fn recv(
 }
 
 fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
-    let need = dt.span(count)?;
-    if have < need {
-        return Err(Error::new(
-            ErrorClass::Buffer,
-            format!("buffer of {have} bytes holds less than {count} elements ({need} bytes)"),
-        ));
-    }
-    Ok(())
+    dt.check_span(have, count)
 }
 
 /// `MPI_Request_free`: the request completes on its own (a send still delivers, a

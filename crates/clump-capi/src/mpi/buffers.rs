@@ -57,6 +57,19 @@ pub fn ints(ptr: *const c_int, n: usize) -> Result<Vec<c_int>, Failure> {
     Ok((0..n).map(|i| unsafe { *ptr.add(i) }).collect())
 }
 
+/// A name argument (`MPI_*_set_name`), cut to fit `MPI_MAX_OBJECT_NAME` with its NUL.
+pub fn name_arg(name: *const std::os::raw::c_char) -> Result<String, Failure> {
+    if name.is_null() {
+        return Err((super::abi::MPI_ERR_ARG, "NULL name".into()));
+    }
+    // SAFETY: a non-NULL name from C is a NUL-terminated string.
+    let text = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+    Ok(text.chars().take(MAX_OBJECT_NAME - 1).collect())
+}
+
+/// `MPI_MAX_OBJECT_NAME` (mpi.h).
+pub const MAX_OBJECT_NAME: usize = 128;
+
 /// `n` handles from an array argument.
 pub fn handles(ptr: *const Handle, n: usize) -> Result<Vec<Handle>, Failure> {
     if n > 0 && ptr.is_null() {

@@ -18,6 +18,48 @@ fn lens(counts: &[usize], dt: &Datatype) -> Result<Vec<usize>, Failure> {
     counts.iter().map(|&c| dt.bytes(c).map_err(err)).collect()
 }
 
+/// A receive buffer of blocks: block `i` is `counts[i]` elements of `dt` at `displs[i]`.
+struct Blocks<'a> {
+    buf: *mut c_void,
+    counts: &'a [usize],
+    displs: &'a [usize],
+    dt: Datatype,
+}
+
+impl Blocks<'_> {
+    /// This rank's contribution: its send buffer, or for `MPI_IN_PLACE` its own block.
+    fn own(
+        &self,
+        sbuf: *const c_void,
+        sn: c_int,
+        st: Handle,
+        me: usize,
+    ) -> Result<Vec<u8>, Failure> {
+        if is_in_place(sbuf) {
+            pack(
+                block(self.buf, self.displs, me, &self.dt),
+                self.counts[me],
+                &self.dt,
+            )
+        } else {
+            pack(sbuf, count(sn)?, &datatype(st)?)
+        }
+    }
+
+    /// Writes each packed block in its place, all but `skip` (a block already there).
+    fn fill(&self, blocks: &[Vec<u8>], skip: Option<usize>) -> Result<(), Failure> {
+        for (i, b) in blocks.iter().enumerate().filter(|&(i, _)| Some(i) != skip) {
+            unpack(
+                b,
+                block(self.buf, self.displs, i, &self.dt).cast_mut(),
+                self.counts[i],
+                &self.dt,
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Gather and Gatherv: `rcounts` and `displs` (in elements of `rt`) matter at the root.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 fn gather_into(
@@ -32,30 +74,22 @@ fn gather_into(
     c: Handle,
 ) -> Result<(), Failure> {
     let comm = comm(c)?;
-    let at_root = comm.rank() == root;
-    let rdt = if at_root {
-        datatype(rt)?
-    } else {
-        datatype(st)?
-    };
     let me = comm.rank() as usize;
-    let mine = if at_root && is_in_place(sbuf) {
-        pack(block(rbuf, displs, me, &rdt), rcounts[me], &rdt)?
-    } else {
-        pack(sbuf, count(sn)?, &datatype(st)?)?
-    };
-    let lens = if at_root {
-        lens(rcounts, &rdt)?
-    } else {
-        Vec::new()
-    };
-    let blocks = clump_mpi::gather(&mine, &lens, root, &comm).map_err(err)?;
-    for (i, b) in blocks.iter().enumerate() {
-        if !(i == me && is_in_place(sbuf)) {
-            unpack(b, block(rbuf, displs, i, &rdt).cast_mut(), rcounts[i], &rdt)?;
-        }
+    if comm.rank() != root {
+        let mine = pack(sbuf, count(sn)?, &datatype(st)?)?;
+        return clump_mpi::gather(&mine, &[], root, &comm)
+            .map(drop)
+            .map_err(err);
     }
-    Ok(())
+    let at = Blocks {
+        buf: rbuf,
+        counts: rcounts,
+        displs,
+        dt: datatype(rt)?,
+    };
+    let mine = at.own(sbuf, sn, st, me)?;
+    let blocks = clump_mpi::gather(&mine, &lens(rcounts, &at.dt)?, root, &comm).map_err(err)?;
+    at.fill(&blocks, is_in_place(sbuf).then_some(me))
 }
 
 /// Scatter and Scatterv: `scounts` and `displs` (in elements of `st`) matter at the root.
@@ -107,18 +141,15 @@ fn allgather_into(
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let rdt = datatype(rt)?;
-    let me = comm.rank() as usize;
-    let mine = if is_in_place(sbuf) {
-        pack(block(rbuf, displs, me, &rdt), rcounts[me], &rdt)?
-    } else {
-        pack(sbuf, count(sn)?, &datatype(st)?)?
+    let at = Blocks {
+        buf: rbuf,
+        counts: rcounts,
+        displs,
+        dt: datatype(rt)?,
     };
-    let blocks = clump_mpi::allgather(&mine, &lens(rcounts, &rdt)?, comm).map_err(err)?;
-    for (i, b) in blocks.iter().enumerate() {
-        unpack(b, block(rbuf, displs, i, &rdt).cast_mut(), rcounts[i], &rdt)?;
-    }
-    Ok(())
+    let mine = at.own(sbuf, sn, st, comm.rank() as usize)?;
+    let blocks = clump_mpi::allgather(&mine, &lens(rcounts, &at.dt)?, comm).map_err(err)?;
+    at.fill(&blocks, None)
 }
 
 /// Alltoall and Alltoallv; `MPI_IN_PLACE` sends from the receive buffer's layout.

@@ -3,16 +3,14 @@
 //! communicators inherit their parent's error handler.
 
 use super::abi::*;
-use super::buffers::ints;
+use super::buffers::{ints, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::{Comparison, Group};
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::AtomicI32;
 
-const MAX_OBJECT_NAME: usize = 128;
 const MPI_TAG_UB: c_int = 10001;
 const MPI_IO: c_int = 10002;
 const MPI_HOST: c_int = 10003;
@@ -149,12 +147,7 @@ mpi_functions! {
 
     fn Comm_set_name(c: Handle, name: *const c_char) -> c_int {
         on(c, || {
-            if name.is_null() {
-                return Err((MPI_ERR_ARG, "NULL name".into()));
-            }
-            // SAFETY: a non-NULL name from C is a NUL-terminated string.
-            let text = unsafe { CStr::from_ptr(name) }.to_string_lossy();
-            let cut: String = text.chars().take(MAX_OBJECT_NAME - 1).collect();
+            let cut = name_arg(name)?;
             with_comm(c, |e| e.name = cut)
         })
     }

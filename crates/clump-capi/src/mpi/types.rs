@@ -3,12 +3,11 @@
 //! (`MPI_Get_elements`).
 
 use super::abi::*;
-use super::buffers::{counts, handles, ints};
+use super::buffers::{counts, handles, ints, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::Datatype;
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 
 /// `MPI_Aint`.
@@ -17,8 +16,6 @@ type Aint = isize;
 fn arg<T>(ptr: *mut T, v: T, what: &str) -> Result<(), Failure> {
     out(ptr, v).map_err(|e| (e, format!("NULL {what}")))
 }
-
-const MAX_OBJECT_NAME: usize = 128;
 
 /// Stores a constructed type through `new`.
 fn made(t: clump_mpi::Result<Datatype>, new: *mut Handle) -> Result<(), Failure> {
@@ -116,12 +113,7 @@ mpi_functions! {
 
     fn Type_set_name(t: Handle, name: *const c_char) -> c_int {
         on(COMM_WORLD, || {
-            if name.is_null() {
-                return Err((MPI_ERR_ARG, "NULL name".into()));
-            }
-            // SAFETY: a non-NULL name from C is a NUL-terminated string.
-            let text = unsafe { CStr::from_ptr(name) }.to_string_lossy();
-            let cut: String = text.chars().take(MAX_OBJECT_NAME - 1).collect();
+            let cut = name_arg(name)?;
             rename_datatype(t, &cut)
         })
     }
