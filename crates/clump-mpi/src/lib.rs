@@ -6,6 +6,7 @@
 //! Everything progresses inside MPI calls by polling clump; the state belongs to the thread
 //! that called [`init`].
 
+mod bind;
 mod coll;
 mod coll_gather;
 mod coll_reduce;
@@ -16,6 +17,7 @@ mod datatype;
 mod engine;
 mod error;
 mod group;
+mod idle;
 mod matching;
 mod op;
 mod p2p;

@@ -5,10 +5,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
-use clump::EventMask;
 
 use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
+use crate::idle::{self, Idle};
 use crate::matching::Envelope;
 
 const H_EAGER: usize = 1;
@@ -34,6 +34,8 @@ pub struct Thresholds {
     pub eager_net: usize,
     /// Bound on the bytes of unexpected eager messages held.
     pub unexpected_bytes: usize,
+    /// How long a blocking call polls before it sleeps (`None`: chosen at init).
+    pub spin_us: Option<usize>,
 }
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
@@ -53,6 +55,15 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+            spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
+                Err(_) => None,
+                Ok(v) => Some(v.trim().parse().map_err(|_| {
+                    Error::new(
+                        ErrorClass::Arg,
+                        format!("CLUMP_MPI_SPIN_US={v} is not a number of microseconds"),
+                    )
+                })?),
+            },
         };
         for (name, v) in [
             ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
@@ -77,6 +88,8 @@ pub struct Runtime {
     /// The job rank that leads each job rank's host: the lowest rank it reaches through
     /// shared memory (collectives combine within a host before crossing the network).
     pub host_leaders: Vec<u32>,
+    /// How long a blocking call polls before it sleeps in clump's event wait.
+    pub spin: Duration,
     /// The lowest communicator context this process has not used (world and self hold 0
     /// and 1); new communicators agree on one at least this large on every member.
     pub next_ctx: Cell<u32>,
@@ -176,7 +189,22 @@ pub fn init() -> Result<()> {
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
     let host_leaders = host_leaders(&mut spmd)?;
+    let me = spmd.rank() as usize;
+    let on_my_host = host_leaders
+        .iter()
+        .filter(|&&l| l == host_leaders[me])
+        .count();
+    // Counted before binding, which leaves one.
+    let cores = crate::bind::allowed_cpus().len();
+    if crate::bind::wanted()? {
+        let index = host_leaders[..me]
+            .iter()
+            .filter(|&&l| l == host_leaders[me])
+            .count();
+        crate::bind::to_own_core(index, on_my_host);
+    }
     let rt = Runtime {
+        spin: idle::spin_budget(thresholds.spin_us, on_my_host <= cores),
         host_leaders,
         spmd: RefCell::new(spmd),
         engine,
@@ -363,34 +391,5 @@ impl Runtime {
                 idle.wait(self)?;
             }
         }
-    }
-}
-
-/// Polls in a row that found nothing before a wait blocks in clump.
-const IDLE_POLLS: u32 = 16;
-/// How long one blocking wait lasts at most before polling again (clump's own timers,
-/// such as retransmission, run from polls).
-const BLOCK: Duration = Duration::from_millis(1);
-
-/// Waiting with nothing to do: poll a few times, then block in the bundle's event wait,
-/// which spins briefly itself and then sleeps until a message arrives. A sleep woken by
-/// the message costs far less than a timed sleep, and the core is free meanwhile, so
-/// more processes than cores work.
-#[derive(Default)]
-pub struct Idle {
-    polls: u32,
-}
-
-impl Idle {
-    pub fn wait(&mut self, rt: &Runtime) -> Result<()> {
-        self.polls += 1;
-        if self.polls < IDLE_POLLS {
-            std::hint::spin_loop();
-            return Ok(());
-        }
-        let spmd = rt.spmd.borrow();
-        spmd.bundle.set_event_mask(EventMask::NotEmpty);
-        spmd.bundle.wait_timeout(BLOCK)?;
-        Ok(())
     }
 }
