@@ -1,5 +1,5 @@
-//! Binding each process to a core of its own, as vendor MPIs do by default, when its host
-//! has a core for each of its processes: a process that waits keeps polling on its core,
+//! Binding each process to a core of its own, as vendor MPIs do by default, when its
+//! machine has a core for each of the job's processes there: a process that waits keeps polling on its core,
 //! and two processes of one job never take turns on one core while another stands idle.
 //! `CLUMP_MPI_BIND=none` leaves the placement to the system.
 
@@ -32,12 +32,12 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// Binds the `index`-th of the `on_host` processes of this host to the `index`-th CPU it
-/// may use, if there are enough for all; returns that CPU. A refusal by the system leaves
-/// the process where it was.
-pub fn to_own_core(index: usize, on_host: usize) -> Option<usize> {
+/// Binds the `index`-th of the job's `on_machine` processes on this machine to the
+/// `index`-th CPU it may use, if there are enough for all; returns that CPU. A refusal by
+/// the system leaves the process where it was.
+pub fn to_own_core(index: usize, on_machine: usize) -> Option<usize> {
     let cpus = allowed_cpus();
-    if on_host > cpus.len() {
+    if on_machine > cpus.len() {
         return None;
     }
     let cpu = *cpus.get(index)?;

@@ -21,6 +21,7 @@ mod idle;
 mod matching;
 mod op;
 mod p2p;
+mod placement;
 mod runtime;
 mod status;
 mod unexpected;

@@ -188,24 +188,15 @@ pub fn init() -> Result<()> {
         e.borrow_mut()
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
-    let host_leaders = host_leaders(&mut spmd)?;
-    let me = spmd.rank() as usize;
-    let on_my_host = host_leaders
-        .iter()
-        .filter(|&&l| l == host_leaders[me])
-        .count();
+    let place = crate::placement::learn(&mut spmd)?;
     // Counted before binding, which leaves one.
     let cores = crate::bind::allowed_cpus().len();
     if crate::bind::wanted()? {
-        let index = host_leaders[..me]
-            .iter()
-            .filter(|&&l| l == host_leaders[me])
-            .count();
-        crate::bind::to_own_core(index, on_my_host);
+        crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
     let rt = Runtime {
-        spin: idle::spin_budget(thresholds.spin_us, on_my_host <= cores),
-        host_leaders,
+        spin: idle::spin_budget(thresholds.spin_us, place.on_machine <= cores),
+        host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,
         thresholds,
@@ -215,21 +206,6 @@ pub fn init() -> Result<()> {
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
     Ok(())
-}
-
-/// Every rank's host leader: each rank names the lowest rank on its host, then all trade.
-fn host_leaders(spmd: &mut Spmd) -> Result<Vec<u32>> {
-    let me = spmd.rank();
-    let mine = (0..me).find(|&r| spmd.ep.is_local(r)).unwrap_or(me);
-    let all = spmd.allgather(&mine.to_ne_bytes())?;
-    all.iter()
-        .map(|b| {
-            b.as_slice()
-                .try_into()
-                .map(u32::from_ne_bytes)
-                .map_err(|_| Error::new(ErrorClass::Intern, "a host leader of the wrong length"))
-        })
-        .collect()
 }
 
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
