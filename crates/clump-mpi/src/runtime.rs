@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
 
-use crate::engine::{Action, Body, Engine, Incoming, ReqKind};
+use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
+use crate::idle::{self, Idle};
 use crate::matching::Envelope;
 
 const H_EAGER: usize = 1;
@@ -33,6 +34,8 @@ pub struct Thresholds {
     pub eager_net: usize,
     /// Bound on the bytes of unexpected eager messages held.
     pub unexpected_bytes: usize,
+    /// How long a blocking call polls before it sleeps (`None`: chosen at init).
+    pub spin_us: Option<usize>,
 }
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
@@ -52,6 +55,15 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+            spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
+                Err(_) => None,
+                Ok(v) => Some(v.trim().parse().map_err(|_| {
+                    Error::new(
+                        ErrorClass::Arg,
+                        format!("CLUMP_MPI_SPIN_US={v} is not a number of microseconds"),
+                    )
+                })?),
+            },
         };
         for (name, v) in [
             ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
@@ -73,6 +85,11 @@ pub struct Runtime {
     pub engine: Rc<RefCell<Engine>>,
     pub thresholds: Thresholds,
     pub start: Instant,
+    /// The job rank that leads each job rank's host: the lowest rank it reaches through
+    /// shared memory (collectives combine within a host before crossing the network).
+    pub host_leaders: Vec<u32>,
+    /// How long a blocking call polls before it sleeps in clump's event wait.
+    pub spin: Duration,
     /// The lowest communicator context this process has not used (world and self hold 0
     /// and 1); new communicators agree on one at least this large on every member.
     pub next_ctx: Cell<u32>,
@@ -122,33 +139,42 @@ fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
 
+/// The `len` bytes at `buf`; none (whatever `buf` is, even NULL) when `len` is 0.
+///
+/// # Safety
+/// A non-empty `buf` must be valid for reads of `len` bytes while the slice lives.
+unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(buf, len) }
+    }
+}
+
 /// Joins the job and installs the protocol handlers.
 pub fn init() -> Result<()> {
     if is_initialized() {
         return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
     }
     let thresholds = Thresholds::from_env()?;
-    let spmd = Spmd::init()?;
+    let mut spmd = Spmd::init()?;
     let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
     let ep = &spmd.ep;
     let e = engine.clone();
     ep.set_handler(H_EAGER, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Eager(m.payload.to_vec()),
-        });
+        e.borrow_mut()
+            .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
     })?;
     let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Rts {
-                len: wide(m.args, 4) as usize,
-                send_id: wide(m.args, 6),
-            },
-        });
+        e.borrow_mut().arrive_rts(
+            envelope(m.args),
+            arg(m.args, 3),
+            wide(m.args, 4) as usize,
+            wide(m.args, 6),
+            m.payload,
+        );
     })?;
     let e = engine.clone();
     ep.set_handler(H_CTS, move |_t, m| {
@@ -162,7 +188,15 @@ pub fn init() -> Result<()> {
         e.borrow_mut()
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
+    let place = crate::placement::learn(&mut spmd)?;
+    // Counted before binding, which leaves one.
+    let cores = crate::bind::allowed_cpus().len();
+    if crate::bind::wanted()? {
+        crate::bind::to_own_core(place.machine_index, place.on_machine);
+    }
     let rt = Runtime {
+        spin: idle::spin_budget(thresholds.spin_us, place.on_machine <= cores),
+        host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,
         thresholds,
@@ -177,6 +211,8 @@ pub fn init() -> Result<()> {
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
 pub fn finalize() -> Result<()> {
     let rt = get()?;
+    // Buffered and freed sends complete before the job ends.
+    rt.wait_until(|e| !e.has_detached())?;
     rt.spmd.borrow().drain()?;
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = None);
@@ -219,17 +255,18 @@ impl Runtime {
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
-            let id = e.add_req(ReqKind::Send { buf, len, dest });
+            let id = e.add_req(ReqKind::Send {
+                buf,
+                len,
+                dest,
+                owned: Vec::new(),
+            });
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
+        // SAFETY: the caller keeps `buf` valid for `len` bytes.
+        let data = unsafe { bytes_at(buf, len) };
         if mode == SendMode::Standard && len <= self.eager_limit(dest) {
-            let data: &[u8] = if len == 0 {
-                &[]
-            } else {
-                // SAFETY: the caller keeps `buf` valid for `len` bytes.
-                unsafe { std::slice::from_raw_parts(buf, len) }
-            };
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
@@ -237,12 +274,22 @@ impl Runtime {
                 .request_medium(dest, H_EAGER as u8, &args, data)?;
             self.finish(id);
         } else {
+            // The hybrid protocol: the request to send carries the first bytes.
+            let prefix = &data[..self.prefix_len(dest, len)];
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
             let args = [head[0], head[1], head[2], head[3], l0, l1, s0, s1];
-            self.spmd.borrow().ep.request(dest, H_RTS as u8, &args)?;
+            self.spmd
+                .borrow()
+                .ep
+                .request_medium(dest, H_RTS as u8, &args, prefix)?;
         }
         Ok(id)
+    }
+
+    /// The bytes of a rendezvous message to `dest` that travel with its request to send.
+    fn prefix_len(&self, dest: u32, len: usize) -> usize {
+        self.eager_limit(dest).min(len)
     }
 
     fn finish(&self, id: u64) {
@@ -273,6 +320,7 @@ impl Runtime {
                 Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
             }
         }
+        self.engine.borrow_mut().reap();
         if let Some(f) = self.engine.borrow_mut().fault.take() {
             return Err(f);
         }
@@ -282,7 +330,7 @@ impl Runtime {
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
         let (buf, len, dest) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind) {
-            Some(ReqKind::Send { buf, len, dest }) => (*buf, *len, *dest),
+            Some(ReqKind::Send { buf, len, dest, .. }) => (*buf, *len, *dest),
             _ => {
                 return Err(Error::new(
                     ErrorClass::Intern,
@@ -292,10 +340,11 @@ impl Runtime {
         };
         // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
         // which happens only after this loop.
-        let data = unsafe { std::slice::from_raw_parts(buf, len) };
+        let data = unsafe { bytes_at(buf, len) };
         let [r0, r1] = split(recv_id);
-        for (i, chunk) in data.chunks(CHUNK).enumerate() {
-            let [o0, o1] = split((i * CHUNK) as u64);
+        let start = self.prefix_len(dest, len);
+        for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
+            let [o0, o1] = split((start + i * CHUNK) as u64);
             self.spmd
                 .borrow()
                 .ep
@@ -305,36 +354,18 @@ impl Runtime {
         Ok(())
     }
 
-    /// Polls until `done` holds, backing off when nothing happens.
+    /// Polls until `done` holds, blocking in clump when nothing happens.
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
-        let mut idle = Backoff::default();
+        let mut idle = Idle::default();
         loop {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
             if self.progress()? {
-                idle = Backoff::default();
+                idle = Idle::default();
             } else {
-                idle.wait();
+                idle.wait(self)?;
             }
-        }
-    }
-}
-
-/// Waiting with nothing to do: spin briefly, then yield, then sleep in growing steps, so
-/// that many processes share few cores.
-#[derive(Default)]
-pub struct Backoff {
-    idle: u32,
-}
-
-impl Backoff {
-    pub fn wait(&mut self) {
-        self.idle += 1;
-        match self.idle {
-            0..=64 => std::hint::spin_loop(),
-            65..=256 => std::thread::yield_now(),
-            n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
         }
     }
 }

@@ -55,6 +55,8 @@ fn udp() {
 #[test]
 fn two_hosts() {
     run(4, &["--hosts", "2"], &[]);
+    // Uneven hosts and a size that is no power of two (the collectives' odd paths).
+    run(3, &["--hosts", "2"], &[]);
 }
 
 #[test]
