@@ -101,8 +101,9 @@ pub fn unsupported(e: &io::Error) -> bool {
     )
 }
 
-/// Whether a send error means this super-datagram was refused as built (a segment larger
-/// than the path's MTU, or too many segments): its datagrams go again one by one.
+/// Whether a send error means this super-datagram was refused as built (segments larger
+/// than the path's MTU, which IP would have to fragment, or too many of them): its
+/// datagrams go again one by one.
 pub fn refused_as_built(e: &io::Error) -> bool {
-    e.raw_os_error() == Some(libc::EINVAL)
+    matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EMSGSIZE))
 }

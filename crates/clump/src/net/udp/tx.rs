@@ -124,14 +124,24 @@ impl TxBatch {
     }
 
     /// Builds the headers for entries `entry..n`: each run a super-datagram if
-    /// `segmentation` (and the first run not, if `first_plain`).
+    /// `segmentation` (and the first run as plain datagrams, if `first_plain`).
     fn plan(&mut self, mut entry: usize, n: usize, segmentation: bool, first_plain: bool) {
         self.msgs.clear();
         self.segments.clear();
-        let mut grouping = segmentation && !first_plain;
+        let mut plain_until = if first_plain {
+            entry + self.run_at(entry, n)
+        } else {
+            entry
+        };
+        if !segmentation {
+            plain_until = n;
+        }
         while entry < n {
-            let segs = if grouping { self.run_at(entry, n) } else { 1 };
-            grouping = segmentation;
+            let segs = if entry < plain_until {
+                1
+            } else {
+                self.run_at(entry, n)
+            };
             // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
             let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
             m.msg_hdr.msg_name = (&mut self.addrs[entry] as *mut libc::sockaddr_in).cast();
