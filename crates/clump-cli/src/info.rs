@@ -23,7 +23,12 @@ const SETTINGS: &[Row] = &[
     ("CLUMP_HOST", |c| c.host.to_string()),
     ("CLUMP_NET", |c| u8::from(c.net.enabled).to_string()),
     ("CLUMP_NET_IP", |c| c.net.bind_ip.to_string()),
-    ("CLUMP_NET_DATAGRAM", |c| c.net.max_datagram.to_string()),
+    ("CLUMP_NET_DATAGRAM", |c| {
+        c.net
+            .max_datagram
+            .map_or_else(|| "path".to_owned(), |n| n.to_string())
+    }),
+    ("CLUMP_NET_OFFLOAD", |c| u8::from(c.net.offload).to_string()),
     ("CLUMP_NET_TIMEOUT_MS", |c| {
         c.net.timeout.as_millis().to_string()
     }),

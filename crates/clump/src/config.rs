@@ -11,7 +11,8 @@
 //! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
 //! | `CLUMP_NET`     | whether endpoints get a UDP socket and poll the network   | 1       | 0 or 1           |
 //! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1 | an IPv4 address |
-//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | 1472 | 256 ..= 65507 |
+//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | unset: what the path to each peer carries (its interface MTU less the IP and UDP headers: 65507 on loopback, 1472 on Ethernet) | 256 ..= 65507 |
+//! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
 //! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
@@ -66,7 +67,10 @@ pub struct Config {
 pub struct NetConfig {
     pub enabled: bool,
     pub bind_ip: Ipv4Addr,
-    pub max_datagram: usize,
+    /// Largest datagram sent; `None`: the largest the path to each peer carries.
+    pub max_datagram: Option<usize>,
+    /// Send super-datagrams (`UDP_SEGMENT`) and receive coalesced ones (`UDP_GRO`).
+    pub offload: bool,
     pub timeout: Duration,
     /// Polls between network polls when the network is idle (the most)...
     pub poll_every_idle: u32,
@@ -166,7 +170,11 @@ impl NetConfig {
                 })?
             }
         };
-        let max_datagram = parse_u64(lookup, "CLUMP_NET_DATAGRAM", 1472, 256, 65_507)? as usize;
+        let max_datagram = match lookup("CLUMP_NET_DATAGRAM") {
+            None => None,
+            Some(_) => Some(parse_u64(lookup, "CLUMP_NET_DATAGRAM", 0, 256, 65_507)? as usize),
+        };
+        let offload = parse_u64(lookup, "CLUMP_NET_OFFLOAD", 1, 0, 1)? == 1;
         let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 10_000, 10, 3_600_000)?;
         let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
         let poll_every_busy =
@@ -190,6 +198,7 @@ impl NetConfig {
             enabled,
             bind_ip,
             max_datagram,
+            offload,
             timeout: Duration::from_millis(timeout_ms),
             poll_every_idle,
             poll_every_busy,
@@ -338,6 +347,13 @@ mod tests {
         assert!(c.net.enabled);
         assert!(!c.net.doorbell);
         assert!(with(&[]).unwrap().net.doorbell);
+        assert!(with(&[]).unwrap().net.offload);
+        assert_eq!(with(&[]).unwrap().net.max_datagram, None, "from the path");
+        let fixed = with(&[("CLUMP_NET_DATAGRAM", "1472"), ("CLUMP_NET_OFFLOAD", "0")]).unwrap();
+        assert_eq!(
+            (fixed.net.max_datagram, fixed.net.offload),
+            (Some(1472), false)
+        );
         assert_eq!(c.net.bind_ip, Ipv4Addr::new(10, 0, 0, 7));
         assert_eq!(c.net.timeout, Duration::from_millis(500));
         assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
@@ -350,6 +366,7 @@ mod tests {
             ("CLUMP_NET_LOSS", "101"),
             ("CLUMP_NET_DUP", "-1"),
             ("CLUMP_NET_DATAGRAM", "70000"),
+            ("CLUMP_NET_OFFLOAD", "2"),
             ("CLUMP_HOST", "4096"),
         ] {
             assert_eq!(with(&[(name, value)]).unwrap_err().name, name);

@@ -175,7 +175,7 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
 
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let mut bare = if args.transport.is_network() {
-        let mut b = BareUdp::bind(config.net.bind_ip, config.net.max_datagram)?;
+        let mut b = BareUdp::bind(config.net.bind_ip)?;
         let a = b.addr();
         let addrs = gather_u64(sp, &[u32::from(*a.ip()) as u64, a.port() as u64])?;
         let peer = &addrs[1 - rank as usize];
@@ -476,6 +476,17 @@ fn measure(
         net_polls: ep
             .net_stats()
             .map(|s| if s.doorbell { "doorbell" } else { "rationed" }),
+        datagrams: match (ep.net_stats(), sides.bare.as_deref_mut()) {
+            (Some(s), Some(bare)) => Some([
+                report::Datagrams {
+                    bytes: s.datagram,
+                    segmentation: s.offload.segmentation,
+                    super_datagrams: s.socket.super_datagrams,
+                },
+                bare.datagrams(),
+            ]),
+            _ => None,
+        },
         reference,
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),

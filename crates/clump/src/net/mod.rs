@@ -14,10 +14,12 @@
 //! - `reliable_sim` (tests only): a deterministic seeded simulation that drives several
 //!   machines through loss, duplication, reordering, corruption, link cuts and full
 //!   receive queues, and checks exactly-once in-order delivery of every message.
-//! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only file here that does
-//!   I/O, with [`faults`], the seeded fault injector it applies to what it sends, and
-//!   [`doorbell`], the in-memory counter of queued datagrams that lets a poll skip the
-//!   system call when nothing came.
+//! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only module here that
+//!   does I/O: `udp/tx.rs` and `udp/rx.rs` (the batches, with segmentation-offload
+//!   super-datagrams out and coalesced ones in, `udp/offload.rs`), `udp/path.rs` (the
+//!   largest datagram the route to a peer carries); with [`faults`], the seeded fault
+//!   injector it applies to what it sends, and [`doorbell`], the in-memory counter of
+//!   queued datagrams that lets a poll skip the system call when nothing came.
 //! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
 //!
 //! The Active Message semantics over this transport (which message answers which
