@@ -87,17 +87,24 @@ impl Conn {
         }
     }
 
-    /// Waits for the next message without progress, giving up after `timeout`.
+    /// Waits for the next message without progress, giving up once the launcher has
+    /// been silent for `timeout`: every byte that arrives starts the wait anew, so a
+    /// launcher that is slow (starting a thousand ranks) is told from one that is gone.
     pub(crate) fn recv_within(&mut self, timeout: Duration) -> Result<Msg, BootError> {
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
         let mut backoff = Backoff::default();
         loop {
+            let before = self.reader.buffered();
             if let Some(m) = self.try_recv()? {
                 return Ok(m);
             }
+            if self.reader.buffered() != before {
+                deadline = Instant::now() + timeout;
+            }
             if Instant::now() >= deadline {
                 return Err(BootError::LauncherGone(format!(
-                    "no answer within {timeout:?}"
+                    "it said nothing for {}s (CLUMP_BOOT_TIMEOUT)",
+                    timeout.as_secs()
                 )));
             }
             backoff.wait(self.fd(), libc::POLLIN);
@@ -191,7 +198,7 @@ impl Backoff {
 }
 
 /// Sleeps until `fd` has one of `events` or `timeout` passes; errors (EINTR) just return.
-fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
+pub(super) fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
     let mut pfd = libc::pollfd {
         fd,
         events,
