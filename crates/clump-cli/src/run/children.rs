@@ -55,8 +55,8 @@ impl Children {
     /// ends the job in order. If one rank cannot start, those already started are killed.
     /// `between` runs after each start: the launcher serves the ranks already running,
     /// so that with a thousand ranks the first ones are welcomed at once, not after all
-    /// have started.
-    pub fn spawn(l: &Launch, between: &mut dyn FnMut()) -> io::Result<Children> {
+    /// have started. When it returns false (Ctrl-C), no more ranks start.
+    pub fn spawn(l: &Launch, between: &mut dyn FnMut() -> bool) -> io::Result<Children> {
         let mut me = Children {
             ranks: Vec::new(),
             output: Vec::new(),
@@ -105,7 +105,9 @@ impl Children {
                 child,
                 status: None,
             });
-            between();
+            if !between() {
+                break;
+            }
         }
         Ok(me)
     }

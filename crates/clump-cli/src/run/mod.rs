@@ -147,8 +147,11 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let mut server = Server::new(listener, args.np, job_id)
         .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
     let mut early = Vec::new();
-    let mut children = Children::spawn(&launch, &mut || early.extend(server.serve_now()))
-        .map_err(|e| cannot_start(program, &e))?;
+    let mut children = Children::spawn(&launch, &mut || {
+        early.extend(server.serve_now());
+        sys::term_signal().is_none() // the supervisor then ends those started
+    })
+    .map_err(|e| cannot_start(program, &e))?;
     let code = Supervisor::new(&mut children, server, signal_fd, early).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm();

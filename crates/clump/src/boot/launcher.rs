@@ -23,7 +23,7 @@ impl Launcher {
         job_id: u64,
         timeout: Duration,
     ) -> Result<Launcher, BootError> {
-        let mut conn = Conn::connect(path).map_err(|source| BootError::Connect {
+        let mut conn = Conn::connect(path, size).map_err(|source| BootError::Connect {
             path: path.to_owned(),
             source,
         })?;
