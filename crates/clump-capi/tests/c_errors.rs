@@ -60,6 +60,8 @@ fn a_missing_launcher_or_process_manager_is_named_not_a_bare_code() {
     for (var, value, cause) in [
         ("CLUMP_BOOT", "pmi2", "PMI-2: PMI_FD is not set"),
         ("CLUMP_BOOT", "clump", "CLUMP_BOOT_SOCKET is unset"),
+        // Without a PMIx server: libpmix is missing, or PMIx_Init says unreachable.
+        ("CLUMP_BOOT", "pmix", "PMIx: "),
         (
             "CLUMP_SIZE",
             "2",

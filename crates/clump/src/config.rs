@@ -73,6 +73,8 @@ pub struct JobConfig {
     pub net_iface: Option<String>,
     /// Whether `CLUMP_NET_IP` was given (then no address is chosen for it).
     pub net_ip_given: bool,
+    /// Whether `CLUMP_NET` was given (else a job on one node goes without the network).
+    pub net_given: bool,
 }
 
 /// Tunables of the AM layer.
@@ -156,6 +158,7 @@ impl Config {
             Duration::from_secs(parse_u64(&lookup, "CLUMP_BOOT_TIMEOUT", 60, 1, 86_400)?);
         let net_iface = optional_text(&lookup, "CLUMP_NET_IFACE")?;
         let net_ip_given = lookup("CLUMP_NET_IP").is_some();
+        let net_given = lookup("CLUMP_NET").is_some();
         let job_id = match lookup("CLUMP_JOB_ID") {
             None => random_job_id(),
             Some(v) => {
@@ -187,6 +190,7 @@ impl Config {
                 job_id,
                 net_iface,
                 net_ip_given,
+                net_given,
             },
             credits,
             spin_before_sleep: Duration::from_micros(spin_us),

@@ -79,6 +79,8 @@ pub struct Job {
     service: Service,
     /// `Some` when a process manager placed the job (its word on hosts and addresses).
     locality: Option<Locality>,
+    /// Whether `CLUMP_NET` was set (a job on one node then keeps it as set).
+    net_given: bool,
     /// The address endpoints bind to, when the job spans nodes of a process manager.
     bind_ip: Option<std::net::Ipv4Addr>,
     /// How long start-up waits while the launcher or manager says nothing.
@@ -116,6 +118,7 @@ impl Job {
             job_id,
             service: Service::Alone,
             locality: None,
+            net_given: job.net_given,
             bind_ip: None,
             timeout: job.boot_timeout,
             seq: 0,
@@ -204,13 +207,17 @@ impl Job {
 
     /// Fits an AM configuration to this job: its id on the wire, the host the process
     /// manager put this process on (peers of one node use shared memory, the others the
-    /// network), and the address endpoints bind to when the job spans nodes.
+    /// network), and the address endpoints bind to when the job spans nodes. A job on
+    /// one node goes without the network unless `CLUMP_NET` says otherwise, as under
+    /// `clump run` (polling an idle socket would cost every poll).
     pub fn adapt(&self, config: &mut Config) {
         config.job.job_id = self.job_id;
         if let Some(loc) = self.locality {
             config.host = loc.node;
             if loc.nodes > 1 {
                 config.net.enabled = true;
+            } else if !self.net_given {
+                config.net.enabled = false;
             }
         }
         if let Some(ip) = self.bind_ip {

@@ -451,6 +451,13 @@ mod tests {
             let all = job.allgather(&mine, &mut || {}).unwrap();
             job.barrier(&mut || {}).unwrap();
             let loc = job.locality().unwrap();
+            // Endpoints get the job's id and, on one node, no network.
+            let mut c = crate::config::Config::default();
+            job.adapt(&mut c);
+            assert_eq!(
+                (c.job.job_id, c.host, c.net.enabled),
+                (job.job_id(), 0, false)
+            );
             (rank, job.size(), job.job_id(), all, (loc.node, loc.nodes))
         });
         let job_id = results[0].2;
