@@ -16,6 +16,10 @@ type Row = (&'static str, fn(&Config) -> String);
 const SETTINGS: &[Row] = &[
     ("CLUMP_RANK", |c| c.job.rank.to_string()),
     ("CLUMP_SIZE", |c| c.job.size.to_string()),
+    ("CLUMP_BOOT", |c| format!("{:?}", c.job.boot).to_lowercase()),
+    ("CLUMP_BOOT_TIMEOUT", |c| {
+        c.job.boot_timeout.as_secs().to_string()
+    }),
     ("CLUMP_CREDITS", |c| c.credits.to_string()),
     ("CLUMP_SPIN_US", |c| {
         c.spin_before_sleep.as_micros().to_string()
@@ -23,6 +27,9 @@ const SETTINGS: &[Row] = &[
     ("CLUMP_HOST", |c| c.host.to_string()),
     ("CLUMP_NET", |c| u8::from(c.net.enabled).to_string()),
     ("CLUMP_NET_IP", |c| c.net.bind_ip.to_string()),
+    ("CLUMP_NET_IFACE", |c| {
+        c.job.net_iface.clone().unwrap_or_else(|| "(unset)".into())
+    }),
     ("CLUMP_NET_DATAGRAM", |c| {
         c.net
             .max_datagram

@@ -33,6 +33,8 @@ pub struct Supervisor<'a> {
     pub server: Server,
     pub signal_fd: RawFd,
     ending: Option<Ending>,
+    /// Events the server saw while the ranks were being started.
+    early: Vec<Event>,
     /// Ranks that failed on their own (exit, signal, abort, protocol fault, stall).
     failed: Vec<u32>,
     /// Ranks that exited unsuccessfully once the launcher was ending the job.
@@ -40,12 +42,18 @@ pub struct Supervisor<'a> {
 }
 
 impl<'a> Supervisor<'a> {
-    pub fn new(children: &'a mut Children, server: Server, signal_fd: RawFd) -> Self {
+    pub fn new(
+        children: &'a mut Children,
+        server: Server,
+        signal_fd: RawFd,
+        early: Vec<Event>,
+    ) -> Self {
         Supervisor {
             children,
             server,
             signal_fd,
             ending: None,
+            early,
             failed: Vec::new(),
             ended: Vec::new(),
         }
@@ -53,6 +61,8 @@ impl<'a> Supervisor<'a> {
 
     /// Runs until every rank has exited; returns the job's exit status.
     pub fn run(mut self) -> u8 {
+        let early = std::mem::take(&mut self.early);
+        self.on_events(early);
         let mut fds = Vec::new();
         let mut reap = true;
         loop {
