@@ -37,7 +37,8 @@ pub struct Gas {
     pub(crate) direct: Vec<Option<PeerSegment>>,
     pub(crate) next_alloc: usize,
     pub(crate) next_request: Cell<u32>,
-    pub(crate) coll_seq: u32,
+    /// The sequence number of the last collective over all ranks.
+    pub(crate) coll_seq: Cell<u32>,
     /// The split-phase barrier's sequence number while one is open.
     pub(crate) open_barrier: Option<u32>,
     /// Bytes this rank stored into each rank since init.
@@ -85,7 +86,7 @@ impl Gas {
             direct,
             next_alloc: HEADER_BYTES,
             next_request: Cell::new(0),
-            coll_seq: 0,
+            coll_seq: Cell::new(0),
             open_barrier: None,
             stored_to: RefCell::new(vec![0; size as usize]),
             consumed_stores: Cell::new(0),
@@ -127,6 +128,23 @@ impl Gas {
         }
         self.next_alloc = base + bytes;
         Ok(Spread::new(base, count_per_rank))
+    }
+
+    /// Bytes per rank that `alloc` can still hand out (before alignment).
+    pub fn free_bytes(&self) -> usize {
+        self.segment_len.saturating_sub(self.next_alloc)
+    }
+
+    /// Where `rank`'s segment is mapped in this process, and its length, when accesses to
+    /// it go direct (a same-host rank in direct mode; this rank itself).
+    pub fn direct_segment(&self, rank: u32) -> Option<(*mut u8, usize)> {
+        self.direct_to(rank).map(|s| (s.as_ptr(), s.len()))
+    }
+
+    /// Asks the launcher to end the whole job with `status`, printing `reason` (a job of
+    /// one prints it here); the caller exits next.
+    pub fn abort(&mut self, status: i32, reason: &str) {
+        self.spmd.job.abort(status, reason);
     }
 
     /// This rank's part of `a`, for plain loads and stores.

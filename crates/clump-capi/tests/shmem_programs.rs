@@ -1,0 +1,35 @@
+//! The OpenSHMEM functions of libclump from C: self-checking programs in `tests/shmem/`,
+//! compiled against `shmem.h` and libclump and run through `clump run` on 1, 2 and 4 PEs
+//! over shared memory, UDP and two virtual hosts.
+
+#[allow(dead_code)] // not every helper serves these tests
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use support::{assert_ok, compile, tree, wait_with_timeout};
+
+/// Runs `exe` on 1, 2 and 4 PEs on one host, over UDP and on two hosts; each PE must
+/// print `needle` once.
+fn everywhere(exe: &Path, needle: &str) {
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        for n in [1usize, 2, 4] {
+            if n == 1 && !placement.is_empty() {
+                continue; // one PE has no peer to reach over the network
+            }
+            let mut cmd = Command::new(tree().bin.join("clump"));
+            cmd.args(["run", "-n", &n.to_string()])
+                .args(placement)
+                .arg("--")
+                .arg(exe);
+            assert_ok(&wait_with_timeout(cmd), needle, n);
+        }
+    }
+}
+
+#[test]
+fn heap_globals_and_every_put_and_get_form() {
+    let exe = compile("crates/clump-capi/tests/shmem/rma.c", "shmem_rma");
+    everywhere(&exe, "rma ok");
+}
