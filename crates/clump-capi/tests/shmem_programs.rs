@@ -33,3 +33,45 @@ fn heap_globals_and_every_put_and_get_form() {
     let exe = compile("crates/clump-capi/tests/shmem/rma.c", "shmem_rma");
     everywhere(&exe, "rma ok");
 }
+
+#[test]
+fn atomics_locks_signals_and_waits() {
+    let exe = compile("crates/clump-capi/tests/shmem/atomics.c", "shmem_atomics");
+    everywhere(&exe, "atomics ok");
+}
+
+#[test]
+fn team_and_active_set_collectives() {
+    let exe = compile(
+        "crates/clump-capi/tests/shmem/collectives.c",
+        "shmem_collectives",
+    );
+    everywhere(&exe, "collectives ok");
+}
+
+#[test]
+fn bad_use_ends_the_job_with_a_clear_message() {
+    let exe = compile("crates/clump-capi/tests/shmem/bad_use.c", "shmem_bad_use");
+    let cases = [
+        ("addr", "is not a symmetric address"),
+        ("pe", "PE 2 is out of range (the job has 2 PEs)"),
+        ("free", "is not a block of the symmetric heap"),
+        ("init", "called before shmem_init"),
+    ];
+    for (what, message) in cases {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", "2", "--"]).arg(&exe).arg(what);
+        let out = wait_with_timeout(cmd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success(),
+            "{what}: the job succeeded:\n{stdout}"
+        );
+        assert!(!stdout.contains("not noticed"), "{what}:\n{stdout}");
+        assert!(
+            stderr.contains(message),
+            "{what}: no '{message}' in:\n{stderr}"
+        );
+    }
+}
