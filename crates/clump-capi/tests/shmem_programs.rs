@@ -1,13 +1,13 @@
 //! The OpenSHMEM functions of libclump from C: self-checking programs in `tests/shmem/`,
-//! compiled against `shmem.h` and libclump and run through `clump run` on 1, 2 and 4 PEs
+//! built with `clump oshcc` and run with `clump oshrun` as a user would, on 1, 2 and 4 PEs
 //! over shared memory, UDP and two virtual hosts.
 
 #[allow(dead_code)] // not every helper serves these tests
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{assert_ok, compile, tree, wait_with_timeout};
+use support::{assert_ok, compile_with, tree, wait_with_timeout};
 
 /// Runs `exe` on 1, 2 and 4 PEs on one host, over UDP and on two hosts; each PE must
 /// print `needle` once.
@@ -19,39 +19,44 @@ fn everywhere(exe: &Path, needle: &str) {
                 continue; // one PE has no peer to reach over the network
             }
             let mut cmd = Command::new(tree().bin.join("clump"));
-            cmd.args(["run", "-n", &n.to_string()])
+            cmd.args(["oshrun", "-n", &n.to_string()])
                 .args(placement)
-                .arg("--")
                 .arg(exe);
             assert_ok(&wait_with_timeout(cmd), needle, n);
         }
     }
 }
 
+/// `clump oshcc tests/shmem/NAME.c -o EXE`.
+fn oshcc(name: &str, exe: &str) -> PathBuf {
+    compile_with(
+        "oshcc",
+        &format!("crates/clump-capi/tests/shmem/{name}.c"),
+        exe,
+    )
+}
+
 #[test]
 fn heap_globals_and_every_put_and_get_form() {
-    let exe = compile("crates/clump-capi/tests/shmem/rma.c", "shmem_rma");
+    let exe = oshcc("rma", "shmem_rma");
     everywhere(&exe, "rma ok");
 }
 
 #[test]
 fn atomics_locks_signals_and_waits() {
-    let exe = compile("crates/clump-capi/tests/shmem/atomics.c", "shmem_atomics");
+    let exe = oshcc("atomics", "shmem_atomics");
     everywhere(&exe, "atomics ok");
 }
 
 #[test]
 fn team_and_active_set_collectives() {
-    let exe = compile(
-        "crates/clump-capi/tests/shmem/collectives.c",
-        "shmem_collectives",
-    );
+    let exe = oshcc("collectives", "shmem_collectives");
     everywhere(&exe, "collectives ok");
 }
 
 #[test]
 fn bad_use_ends_the_job_with_a_clear_message() {
-    let exe = compile("crates/clump-capi/tests/shmem/bad_use.c", "shmem_bad_use");
+    let exe = oshcc("bad_use", "shmem_bad_use");
     let cases = [
         ("addr", "is not a symmetric address"),
         ("pe", "PE 2 is out of range (the job has 2 PEs)"),

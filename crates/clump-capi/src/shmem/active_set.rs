@@ -2,9 +2,9 @@
 //! `PE_start` every `2^logPE_stride`. The pSync and pWrk arrays they pass are checked but
 //! not needed: the messages of each active set are kept apart by the set's own key.
 
-use super::collectives::{strides, Bufs};
+use super::collectives::Bufs;
 use super::reduce::{Arith, Bits};
-use super::runtime::{gas_err, run, Res, State};
+use super::runtime::{gas_err, run, strides, Res, State};
 use super::teams::mix;
 use clump_gas::Group;
 use std::ffi::c_void;

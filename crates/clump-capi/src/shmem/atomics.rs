@@ -148,8 +148,7 @@ pub fn amo<T: Amo>(
     op: impl FnOnce() -> Op,
 ) -> T {
     run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
+        let pe = s.target(ctx, pe)?;
         Ok(T::of_bits(s.atomic(
             addr.cast(),
             pe,

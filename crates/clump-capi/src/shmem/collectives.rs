@@ -3,7 +3,7 @@
 //! address space, so the older active-set forms ([`super::active_set`]) share them. Each
 //! returns 0; bad use ends the job like every other call.
 
-use super::runtime::{byte_len, dst_slice, gas_err, run, src_slice, Res, State};
+use super::runtime::{byte_len, dst_slice, gas_err, run, src_slice, strides, Res, State};
 use clump_gas::Group;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
@@ -96,14 +96,6 @@ pub fn on_team(what: &str, team: usize, body: impl FnOnce(&State, &Group) -> Res
         body(s, &g)?;
         Ok(0)
     })
-}
-
-/// Strides from C, which must be positive.
-pub fn strides(dst: isize, sst: isize) -> Res<(usize, usize)> {
-    match (usize::try_from(dst), usize::try_from(sst)) {
-        (Ok(d), Ok(s)) if d > 0 && s > 0 => Ok((d, s)),
-        _ => Err(format!("strides {dst} and {sst} must be positive")),
-    }
 }
 
 macro_rules! team_collectives {

@@ -1,163 +1,182 @@
 //! Remote memory access: put and get for every standard type, by size and by bytes, their
 //! non-blocking and strided forms, single elements (`p`/`g`), each also on a context.
 //! A put returns once the source may be reused; `shmem_quiet` completes it at the target.
-//! A get returns with the data, so its non-blocking form is the blocking one.
 
-use super::runtime::{byte_len, dst_slice, run, src_slice};
+use super::runtime::{byte_len, dst_slice, run, src_slice, strides, Res, State};
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
 
-pub fn put(
-    what: &str,
-    ctx: Option<usize>,
-    dest: *mut c_void,
-    src: *const c_void,
-    n: usize,
-    size: usize,
-    pe: c_int,
-) {
-    run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
-        s.put(dest, src_slice(src, byte_len(n, size)?, "source")?, pe)
-    })
+/// Which way an access goes: `dest` is the symmetric object for a put, `src` for a get.
+#[derive(Clone, Copy)]
+pub enum Dir {
+    Put,
+    Get,
 }
 
-pub fn get(
-    what: &str,
-    ctx: Option<usize>,
-    dest: *mut c_void,
-    src: *const c_void,
-    n: usize,
-    size: usize,
-    pe: c_int,
-) {
-    run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
-        s.get(dst_slice(dest, byte_len(n, size)?, "dest")?, src, pe)
-    })
-}
+impl State {
+    /// The PE of an access from C, on a live context.
+    pub fn target(&self, ctx: Option<usize>, pe: c_int) -> Res<u32> {
+        self.check_ctx(ctx)?;
+        self.pe(pe)
+    }
 
-/// Element strides from C, which must be positive.
-fn strides(dst: isize, sst: isize) -> Result<(usize, usize), String> {
-    match (usize::try_from(dst), usize::try_from(sst)) {
-        (Ok(d), Ok(s)) if d > 0 && s > 0 => Ok((d, s)),
-        _ => Err(format!("strides {dst} and {sst} must be positive")),
+    /// Moves `len` bytes between this PE's `src`/`dest` and the object on `pe`.
+    pub fn access(
+        &self,
+        dir: Dir,
+        dest: *mut c_void,
+        src: *const c_void,
+        len: usize,
+        pe: u32,
+    ) -> Res<()> {
+        match dir {
+            Dir::Put => self.put(dest, src_slice(src, len, "source")?, pe),
+            Dir::Get => self.get(dst_slice(dest, len, "dest")?, src, pe),
+        }
     }
 }
 
+/// `n` elements of `size` bytes.
 #[allow(clippy::too_many_arguments)] // the C call's own arguments, and what it is
-pub fn iput(
+pub fn contiguous(
     what: &str,
     ctx: Option<usize>,
+    dir: Dir,
     dest: *mut c_void,
     src: *const c_void,
-    dst: isize,
-    sst: isize,
     n: usize,
     size: usize,
     pe: c_int,
 ) {
     run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
+        let pe = s.target(ctx, pe)?;
+        s.access(dir, dest, src, byte_len(n, size)?, pe)
+    })
+}
+
+/// `n` elements of `size` bytes, every `dst`-th at `dest` and every `sst`-th at `src`.
+#[allow(clippy::too_many_arguments)] // the C call's own arguments, and what it is
+pub fn strided(
+    what: &str,
+    ctx: Option<usize>,
+    dir: Dir,
+    dest: *mut c_void,
+    src: *const c_void,
+    (dst, sst): (isize, isize),
+    n: usize,
+    size: usize,
+    pe: c_int,
+) {
+    run(what, |s| {
+        let pe = s.target(ctx, pe)?;
         let (dst, sst) = strides(dst, sst)?;
         for i in 0..n {
             let from = src.wrapping_byte_add(byte_len(i * sst, size)?);
             let to = dest.wrapping_byte_add(byte_len(i * dst, size)?);
-            s.put(to, src_slice(from, size, "source")?, pe)?;
+            s.access(dir, to, from, size, pe)?;
         }
         Ok(())
     })
 }
 
-#[allow(clippy::too_many_arguments)] // the C call's own arguments, and what it is
-pub fn iget(
-    what: &str,
-    ctx: Option<usize>,
-    dest: *mut c_void,
-    src: *const c_void,
-    dst: isize,
-    sst: isize,
-    n: usize,
-    size: usize,
-    pe: c_int,
-) {
-    run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
-        let (dst, sst) = strides(dst, sst)?;
-        for i in 0..n {
-            let from = src.wrapping_byte_add(byte_len(i * sst, size)?);
-            let to = dest.wrapping_byte_add(byte_len(i * dst, size)?);
-            s.get(dst_slice(to, size, "dest")?, from, pe)?;
+/// `name` and its context form `ctx_name`, moving elements of `size` bytes `dir`.
+macro_rules! contiguous_pair {
+    ($name:ident, $ctx_name:ident, $dir:ident, $size:expr) => {
+        #[no_mangle]
+        pub extern "C" fn $name(dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
+            contiguous(stringify!($name), None, Dir::$dir, dest, src, n, $size, pe)
         }
-        Ok(())
-    })
+        #[no_mangle]
+        pub extern "C" fn $ctx_name(
+            ctx: usize,
+            dest: *mut c_void,
+            src: *const c_void,
+            n: usize,
+            pe: c_int,
+        ) {
+            contiguous(
+                stringify!($ctx_name),
+                Some(ctx),
+                Dir::$dir,
+                dest,
+                src,
+                n,
+                $size,
+                pe,
+            )
+        }
+    };
+}
+
+/// Like `contiguous_pair`, for the strided forms.
+macro_rules! strided_pair {
+    ($name:ident, $ctx_name:ident, $dir:ident, $size:expr) => {
+        #[no_mangle]
+        pub extern "C" fn $name(
+            dest: *mut c_void,
+            src: *const c_void,
+            dst: isize,
+            sst: isize,
+            n: usize,
+            pe: c_int,
+        ) {
+            strided(
+                stringify!($name),
+                None,
+                Dir::$dir,
+                dest,
+                src,
+                (dst, sst),
+                n,
+                $size,
+                pe,
+            )
+        }
+        #[no_mangle]
+        pub extern "C" fn $ctx_name(
+            ctx: usize,
+            dest: *mut c_void,
+            src: *const c_void,
+            dst: isize,
+            sst: isize,
+            n: usize,
+            pe: c_int,
+        ) {
+            strided(
+                stringify!($ctx_name),
+                Some(ctx),
+                Dir::$dir,
+                dest,
+                src,
+                (dst, sst),
+                n,
+                $size,
+                pe,
+            )
+        }
+    };
 }
 
 /// put, get, put_nbi, get_nbi (each also on a context) for `shmem_{pre}_OP{suf}`
-/// elements of `size` bytes.
+/// elements of `size` bytes. A put returns once its source may be reused and a get with
+/// its data, so the non-blocking forms are the blocking ones.
 macro_rules! contiguous {
     ([$($pre:tt)?] [$($suf:tt)?] $size:expr) => {
         paste::paste! {
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? put $($suf)?>](dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                put(stringify!([<shmem_ $($pre _)? put $($suf)?>]), None, dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? put $($suf)?>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                put(stringify!([<shmem_ctx_ $($pre _)? put $($suf)?>]), Some(ctx), dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? put $($suf)? _nbi>](dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                put(stringify!([<shmem_ $($pre _)? put $($suf)? _nbi>]), None, dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? put $($suf)? _nbi>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                put(stringify!([<shmem_ctx_ $($pre _)? put $($suf)? _nbi>]), Some(ctx), dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? get $($suf)?>](dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                get(stringify!([<shmem_ $($pre _)? get $($suf)?>]), None, dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? get $($suf)?>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                get(stringify!([<shmem_ctx_ $($pre _)? get $($suf)?>]), Some(ctx), dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? get $($suf)? _nbi>](dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                get(stringify!([<shmem_ $($pre _)? get $($suf)? _nbi>]), None, dest, src, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? get $($suf)? _nbi>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
-                get(stringify!([<shmem_ctx_ $($pre _)? get $($suf)? _nbi>]), Some(ctx), dest, src, n, $size, pe)
-            }
+            contiguous_pair!([<shmem_ $($pre _)? put $($suf)?>], [<shmem_ctx_ $($pre _)? put $($suf)?>], Put, $size);
+            contiguous_pair!([<shmem_ $($pre _)? put $($suf)? _nbi>], [<shmem_ctx_ $($pre _)? put $($suf)? _nbi>], Put, $size);
+            contiguous_pair!([<shmem_ $($pre _)? get $($suf)?>], [<shmem_ctx_ $($pre _)? get $($suf)?>], Get, $size);
+            contiguous_pair!([<shmem_ $($pre _)? get $($suf)? _nbi>], [<shmem_ctx_ $($pre _)? get $($suf)? _nbi>], Get, $size);
         }
     };
 }
 
 /// iput and iget (each also on a context) for `shmem_{pre}_iOP{suf}`.
-macro_rules! strided {
+macro_rules! strided_forms {
     ([$($pre:tt)?] [$($suf:tt)?] $size:expr) => {
         paste::paste! {
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? iput $($suf)?>](dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, n: usize, pe: c_int) {
-                iput(stringify!([<shmem_ $($pre _)? iput $($suf)?>]), None, dest, src, dst, sst, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? iput $($suf)?>](ctx: usize, dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, n: usize, pe: c_int) {
-                iput(stringify!([<shmem_ctx_ $($pre _)? iput $($suf)?>]), Some(ctx), dest, src, dst, sst, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ $($pre _)? iget $($suf)?>](dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, n: usize, pe: c_int) {
-                iget(stringify!([<shmem_ $($pre _)? iget $($suf)?>]), None, dest, src, dst, sst, n, $size, pe)
-            }
-            #[no_mangle]
-            pub extern "C" fn [<shmem_ctx_ $($pre _)? iget $($suf)?>](ctx: usize, dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, n: usize, pe: c_int) {
-                iget(stringify!([<shmem_ctx_ $($pre _)? iget $($suf)?>]), Some(ctx), dest, src, dst, sst, n, $size, pe)
-            }
+            strided_pair!([<shmem_ $($pre _)? iput $($suf)?>], [<shmem_ctx_ $($pre _)? iput $($suf)?>], Put, $size);
+            strided_pair!([<shmem_ $($pre _)? iget $($suf)?>], [<shmem_ctx_ $($pre _)? iget $($suf)?>], Get, $size);
         }
     };
 }
@@ -168,25 +187,25 @@ macro_rules! single {
         paste::paste! {
             $(
                 contiguous!([$name] [] size_of::<$t>());
-                strided!([$name] [] size_of::<$t>());
+                strided_forms!([$name] [] size_of::<$t>());
                 #[no_mangle]
                 pub extern "C" fn [<shmem_ $name _p>](dest: *mut $t, value: $t, pe: c_int) {
-                    put(stringify!([<shmem_ $name _p>]), None, dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
+                    contiguous(stringify!([<shmem_ $name _p>]), None, Dir::Put, dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
                 }
                 #[no_mangle]
                 pub extern "C" fn [<shmem_ctx_ $name _p>](ctx: usize, dest: *mut $t, value: $t, pe: c_int) {
-                    put(stringify!([<shmem_ctx_ $name _p>]), Some(ctx), dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
+                    contiguous(stringify!([<shmem_ctx_ $name _p>]), Some(ctx), Dir::Put, dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
                 }
                 #[no_mangle]
                 pub extern "C" fn [<shmem_ $name _g>](src: *const $t, pe: c_int) -> $t {
                     let mut v = <$t>::default();
-                    get(stringify!([<shmem_ $name _g>]), None, (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);
+                    contiguous(stringify!([<shmem_ $name _g>]), None, Dir::Get, (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);
                     v
                 }
                 #[no_mangle]
                 pub extern "C" fn [<shmem_ctx_ $name _g>](ctx: usize, src: *const $t, pe: c_int) -> $t {
                     let mut v = <$t>::default();
-                    get(stringify!([<shmem_ctx_ $name _g>]), Some(ctx), (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);
+                    contiguous(stringify!([<shmem_ctx_ $name _g>]), Some(ctx), Dir::Get, (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);
                     v
                 }
             )*
@@ -211,15 +230,15 @@ standard_types!(single);
 
 // long double moves as its 16 bytes; Rust has no type to pass it by value, so it has no p/g.
 contiguous!([longdouble] [] 16);
-strided!([longdouble] [] 16);
+strided_forms!([longdouble] [] 16);
 contiguous!([] [mem] 1);
 contiguous!([] [8] 1);
 contiguous!([] [16] 2);
 contiguous!([] [32] 4);
 contiguous!([] [64] 8);
 contiguous!([] [128] 16);
-strided!([] [8] 1);
-strided!([] [16] 2);
-strided!([] [32] 4);
-strided!([] [64] 8);
-strided!([] [128] 16);
+strided_forms!([] [8] 1);
+strided_forms!([] [16] 2);
+strided_forms!([] [32] 4);
+strided_forms!([] [64] 8);
+strided_forms!([] [128] 16);

@@ -140,3 +140,11 @@ pub fn dst_slice<'a>(p: *mut std::ffi::c_void, len: usize, name: &str) -> Res<&'
     // SAFETY: as in `src_slice`; the caller does not touch the buffer during the call.
     Ok(unsafe { std::slice::from_raw_parts_mut(p.cast(), len) })
 }
+
+/// Element strides from C, which must be positive.
+pub fn strides(dst: isize, sst: isize) -> Res<(usize, usize)> {
+    match (usize::try_from(dst), usize::try_from(sst)) {
+        (Ok(d), Ok(s)) if d > 0 && s > 0 => Ok((d, s)),
+        _ => Err(format!("strides {dst} and {sst} must be positive")),
+    }
+}

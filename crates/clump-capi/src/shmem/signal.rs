@@ -2,7 +2,8 @@
 //! word at the target, which `shmem_signal_wait_until` watches.
 
 use super::abi::*;
-use super::runtime::{byte_len, run, src_slice};
+use super::rma::Dir;
+use super::runtime::{byte_len, run};
 use super::symmetric::Rmw;
 use super::sync::{watch, Need, Target, Watch};
 use std::ffi::c_void;
@@ -22,8 +23,7 @@ pub fn put_signal(
     pe: c_int,
 ) {
     run(what, |s| {
-        s.check_ctx(ctx)?;
-        let pe = s.pe(pe)?;
+        let pe = s.target(ctx, pe)?;
         let op = match sig_op {
             SIGNAL_SET => Rmw::Swap(signal),
             SIGNAL_ADD => Rmw::Add(signal),
@@ -33,7 +33,7 @@ pub fn put_signal(
                 ))
             }
         };
-        s.put(dest, src_slice(src, byte_len(n, size)?, "source")?, pe)?;
+        s.access(Dir::Put, dest, src, byte_len(n, size)?, pe)?;
         // The signal must not overtake the data.
         s.quiet()?;
         s.rmw(sig_addr.cast_const().cast(), pe, op)?;
