@@ -80,3 +80,13 @@ fn bad_use_ends_the_job_with_a_clear_message() {
         );
     }
 }
+
+#[test]
+fn mpi_and_shmem_in_one_process_with_one_library() {
+    let exe = oshcc("mixed", "shmem_mixed");
+    let ldd = Command::new("ldd").arg(&exe).output().expect("ldd runs");
+    let libs = String::from_utf8_lossy(&ldd.stdout);
+    let loaded = libs.lines().filter(|l| l.contains("libclump")).count();
+    assert_eq!(loaded, 1, "{libs}");
+    everywhere(&exe, "mixed ok");
+}
