@@ -3,7 +3,7 @@
 //! products wrap, as in C's unsigned arithmetic, rather than trap.
 
 use super::collectives::on_team;
-use super::runtime::{dst_slice, gas_err, src_slice, Res, State};
+use super::runtime::{byte_len, dst_slice, gas_err, src_slice, Res, State};
 use bytemuck::Pod;
 use clump_gas::Group;
 use std::os::raw::{
@@ -62,7 +62,7 @@ impl State {
         n: usize,
         op: fn(T, T) -> T,
     ) -> Res<()> {
-        let bytes = n * size_of::<T>();
+        let bytes = byte_len(n, size_of::<T>())?;
         let mut data = vec![T::zeroed(); n];
         bytemuck::cast_slice_mut(&mut data).copy_from_slice(src_slice(
             src.cast(),

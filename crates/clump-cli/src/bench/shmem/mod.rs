@@ -104,49 +104,45 @@ fn rows_of(transport: &'static str, shmem: &Value, am: &Value) -> Result<Vec<Row
     let get = |v: &Value, k: &str| v[k].as_f64().ok_or_else(|| format!("no figure {k} in {v}"));
     let rtt = get(am, "rtt_us")?;
     let long = get(am, "long_mb_s")?;
-    let row = |figure, unit, shmem, am| Row {
-        transport,
-        figure,
-        unit,
-        shmem,
-        am,
-    };
-    Ok(vec![
-        row(
+    // (figure, unit, the key shmembench.c prints it under, the AM figure it rests on)
+    let table = [
+        (
             "put 8 B + quiet",
             "us (AM: round trip)",
-            get(shmem, "put_latency_us")?,
+            "put_latency_us",
             rtt,
         ),
-        row(
-            "get 8 B",
-            "us (AM: round trip)",
-            get(shmem, "get_latency_us")?,
-            rtt,
-        ),
-        row(
+        ("get 8 B", "us (AM: round trip)", "get_latency_us", rtt),
+        (
             "put 1 MiB + quiet",
             "MB/s (AM: long + reply)",
-            get(shmem, "put_mb_s")?,
+            "put_mb_s",
             long,
         ),
-        row(
-            "get 1 MiB",
-            "MB/s (AM: long + reply)",
-            get(shmem, "get_mb_s")?,
-            long,
-        ),
-        row(
+        ("get 1 MiB", "MB/s (AM: long + reply)", "get_mb_s", long),
+        (
             "fetch-add",
             "per s (AM: round trips)",
-            get(shmem, "atomics_per_s")?,
+            "atomics_per_s",
             1e6 / rtt,
         ),
-        row(
+        (
             "barrier_all, 2 PEs",
             "us (AM: round trip)",
-            get(shmem, "barrier_us")?,
+            "barrier_us",
             rtt,
         ),
-    ])
+    ];
+    table
+        .into_iter()
+        .map(|(figure, unit, key, am)| {
+            Ok(Row {
+                transport,
+                figure,
+                unit,
+                shmem: get(shmem, key)?,
+                am,
+            })
+        })
+        .collect()
 }
