@@ -90,3 +90,38 @@ fn mpi_and_shmem_in_one_process_with_one_library() {
     assert_eq!(loaded, 1, "{libs}");
     everywhere(&exe, "mixed ok");
 }
+
+/// `clump bench shmem --quick --json` (it builds its program with `clump oshcc`, so it
+/// lives beside these tests, which have libclump built): every figure over both
+/// transports, each a positive number beside its AM reference. Only shape and sanity: the
+/// figures themselves are the benchmark's report, not a timed test.
+#[test]
+fn bench_shmem_reports_every_figure_beside_its_am_reference() {
+    let out = Command::new(tree().bin.join("clump"))
+        .args(["bench", "shmem", "--quick", "--json"])
+        .output()
+        .expect("clump bench runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(rows.len(), 12, "{stdout}");
+    for r in &rows {
+        let (shmem, am, ratio) = (
+            r["shmem"].as_f64().unwrap(),
+            r["am"].as_f64().unwrap(),
+            r["ratio"].as_f64().unwrap(),
+        );
+        assert!(shmem > 0.0 && am > 0.0 && shmem.is_finite(), "{r}");
+        assert!((ratio - shmem / am).abs() <= 1e-9 * ratio.abs(), "{r}");
+    }
+    for t in ["shm", "udp"] {
+        assert_eq!(rows.iter().filter(|r| r["transport"] == t).count(), 6);
+    }
+}
