@@ -21,21 +21,7 @@ fn local_functions_answer_from_c_by_both_names() {
 
 /// Builds an MPI program the way a user does: `clump mpicc SRC -o EXE`.
 fn mpicc(src: &str, name: &str) -> PathBuf {
-    let t = tree();
-    let exe = t.out.join(name);
-    let out = Command::new(t.bin.join("clump"))
-        .args(["mpicc", "-O2", "-Wall", "-Werror"])
-        .arg(t.repo.join(src))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("clump mpicc runs");
-    assert!(
-        out.status.success(),
-        "clump mpicc {src}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+    support::compile_with("mpicc", src, name)
 }
 
 /// Runs `exe` on 1, 2 and 4 processes over shared memory, and on 2 and 4 over UDP and on

@@ -19,6 +19,7 @@ mod plot;
 mod progress;
 mod rank;
 mod report;
+mod shmem;
 mod stats;
 mod stream;
 mod transport;
@@ -49,6 +50,9 @@ enum BenchCommand {
     /// MPI ping-pong latency, streaming bandwidth, allreduce and alltoall, the same
     /// program built against clump and against Open MPI, side by side with ratios.
     Mpi(mpi::MpiArgs),
+    /// OpenSHMEM put/get latency and bandwidth, atomic rate and barrier time over shared
+    /// memory and UDP, each beside the Active Message figure it rests on, with ratios.
+    Shmem(shmem::ShmemArgs),
     /// The papers' applications (EM3D, CON, 3D FFT, matrix multiply, sample and radix sort)
     /// on SMP, NOW and Clump configurations: time, speedup, communication share, traffic.
     Apps(apps::AppsArgs),
@@ -64,6 +68,10 @@ enum BenchCommand {
 enum WorkerBench {
     Loggp(LoggpArgs),
     Contention(contention::ContentionArgs),
+    ShmemAm {
+        #[arg(long)]
+        quick: bool,
+    },
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -158,6 +166,10 @@ pub fn main(args: BenchArgs) -> ExitCode {
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
         BenchCommand::Mpi(a) => finish(mpi::main(&a)),
         BenchCommand::Apps(a) => apps::main(&a),
+        BenchCommand::Shmem(a) => finish(shmem::main(&a)),
+        BenchCommand::Worker {
+            bench: WorkerBench::ShmemAm { quick },
+        } => shmem::worker(quick),
         BenchCommand::Worker {
             bench: WorkerBench::Contention(a),
         } => contention::worker(&a),
