@@ -8,6 +8,7 @@ use std::rc::Rc;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
+use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
 
@@ -32,6 +33,8 @@ pub enum Body {
         len: usize,
         send_id: u64,
         prefix: Stored,
+        /// Where the receiver may read the rest itself (a sender on this host).
+        from: Option<Source>,
     },
 }
 
@@ -45,6 +48,15 @@ pub enum Action {
     },
     /// Send the data of send `send_id` to receive `recv_id`.
     Data { send_id: u64, recv_id: u64 },
+    /// Read the rest of `len` bytes at `from` into receive `recv_id`, then tell `dest`
+    /// that its send `send_id` is done (or ask for the data as `Cts` does).
+    Pull {
+        dest: u32,
+        send_id: u64,
+        recv_id: u64,
+        len: usize,
+        from: Source,
+    },
 }
 
 pub enum ReqKind {
@@ -55,6 +67,8 @@ pub enum ReqKind {
         /// The data when the send owns it (a non-contiguous type packed, a buffered send's
         /// copy); `buf` then points into it.
         owned: Vec<u8>,
+        /// The first bytes, sent with the request to send (the hybrid protocol).
+        ahead: usize,
     },
     Recv {
         buf: *mut u8,
@@ -216,7 +230,14 @@ impl Engine {
     }
 
     /// A request to send arrived with the first bytes of its message.
-    pub fn arrive_rts(&mut self, env: Envelope, seq: u32, len: usize, send_id: u64, prefix: &[u8]) {
+    pub fn arrive_rts(
+        &mut self,
+        env: Envelope,
+        seq: u32,
+        (len, send_id): (usize, u64),
+        prefix: &[u8],
+        from: Option<Source>,
+    ) {
         let (prefix, over) = self.store.keep(prefix);
         if let Some(e) = over {
             self.fault.get_or_insert(e);
@@ -228,6 +249,7 @@ impl Engine {
                 len,
                 send_id,
                 prefix,
+                from,
             },
         });
     }
@@ -306,6 +328,7 @@ impl Engine {
                 len,
                 send_id,
                 prefix,
+                from,
             } => {
                 let done = self.reqs.get_mut(&id).and_then(|req| {
                     let ReqKind::Recv {
@@ -335,10 +358,20 @@ impl Engine {
                 // request completes on it (a synchronous send's matching).
                 self.data(id, 0, prefix.bytes());
                 self.store.release(prefix);
-                self.actions.push(Action::Cts {
-                    dest: m.env.src,
-                    send_id,
-                    recv_id: id,
+                let (dest, recv_id) = (m.env.src, id);
+                self.actions.push(match from {
+                    Some(from) if !self.is_done(id) => Action::Pull {
+                        dest,
+                        send_id,
+                        recv_id,
+                        len,
+                        from,
+                    },
+                    _ => Action::Cts {
+                        dest,
+                        send_id,
+                        recv_id,
+                    },
                 });
             }
         }
@@ -395,6 +428,46 @@ impl Engine {
             if expected.is_some_and(|e| *received >= e) {
                 req.done = true;
             }
+        }
+    }
+
+    fn is_done(&self, id: u64) -> bool {
+        self.reqs.get(&id).is_some_and(|r| r.done)
+    }
+
+    /// Marks request `id` complete.
+    pub fn complete(&mut self, id: u64) {
+        if let Some(r) = self.reqs.get_mut(&id) {
+            r.done = true;
+        }
+    }
+
+    /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
+    /// it has (the prefix).
+    pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
+        match &self.reqs.get(&id)?.kind {
+            ReqKind::Recv {
+                buf, cap, received, ..
+            } => Some((*buf, *cap, *received)),
+            _ => None,
+        }
+    }
+
+    /// Receive `id` was filled by a single-copy read: it is complete.
+    pub fn pulled(&mut self, id: u64) {
+        if let Some(Req {
+            kind:
+                ReqKind::Recv {
+                    expected: Some(len),
+                    received,
+                    ..
+                },
+            done,
+            ..
+        }) = self.reqs.get_mut(&id)
+        {
+            *received = *len;
+            *done = true;
         }
     }
 
@@ -509,7 +582,7 @@ mod tests {
             ctx: 0,
             tag: 3,
         };
-        e.arrive_rts(env, 0, 13, 77, b"hel");
+        e.arrive_rts(env, 0, (13, 77), b"hel", None);
         assert!(matches!(
             e.actions[..],
             [Action::Cts {

@@ -70,4 +70,6 @@ fn moved_thresholds() {
         ],
     );
     run(2, &[], &[("CLUMP_MPI_EAGER_SHM", "65536")]);
+    // Rendezvous over shared memory in medium chunks instead of one cross-memory read.
+    run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "0")]);
 }
