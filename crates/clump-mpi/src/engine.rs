@@ -2,7 +2,9 @@
 //! requests the protocols complete. Handlers only record what arrived here; everything that
 //! sends runs from `progress` outside handlers (a handler may only reply).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 use crate::datatype::Datatype;
@@ -132,14 +134,14 @@ pub struct Engine {
 impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
-            reqs: HashMap::new(),
+            reqs: HashMap::default(),
             next_req: 1,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
-            next_seq_out: HashMap::new(),
-            expected_in: HashMap::new(),
-            held: HashMap::new(),
+            next_seq_out: HashMap::default(),
+            expected_in: HashMap::default(),
+            held: HashMap::default(),
             actions: Vec::new(),
             detached: Vec::new(),
             fault: None,
