@@ -203,18 +203,18 @@ pub fn init() -> Result<()> {
     })?;
     let e = engine.clone();
     ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
-    let single_copy = single_copy::wanted()?;
+    let place = crate::placement::learn(&mut spmd)?;
+    // Counted before binding, which leaves one.
+    let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
+    let single_copy = single_copy::wanted(core_each)?;
     if single_copy {
         single_copy::admit_peers();
     }
-    let place = crate::placement::learn(&mut spmd)?;
-    // Counted before binding, which leaves one.
-    let cores = crate::bind::allowed_cpus().len();
     if crate::bind::wanted()? {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
     let rt = Runtime {
-        spin: idle::spin_budget(thresholds.spin_us, place.on_machine <= cores),
+        spin: idle::spin_budget(thresholds.spin_us, core_each),
         host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,

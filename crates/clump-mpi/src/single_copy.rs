@@ -1,9 +1,13 @@
 //! Rendezvous in one copy between processes of one host: the request to send names the
 //! sender's process and buffer, and the receiver reads the message straight into its
 //! receive buffer by cross-memory attach (`process_vm_readv`), as vendor MPIs do over
-//! shared memory. Clump's medium chunks take two copies and a credit round per 64 KiB.
+//! shared memory. Clump's medium chunks take two copies and a credit round per 64 KiB,
+//! but the two copies run at once on two cores: with a core per process that pipeline is
+//! faster (a cross-memory read pins each page, 4-8 GB/s here); with processes taking
+//! turns on cores, one read wins. So single copy is the default only when this host's
+//! processes do not have a core each; `CLUMP_MPI_SINGLE_COPY=1` or `0` decides instead.
 //! Where the kernel refuses (Yama, seccomp, another user), the receiver asks for the
-//! chunks instead; `CLUMP_MPI_SINGLE_COPY=0` always does.
+//! chunks.
 
 use std::io;
 use std::sync::Once;
@@ -17,10 +21,12 @@ pub struct Source {
     pub addr: u64,
 }
 
-/// Whether single copy is wanted, from `CLUMP_MPI_SINGLE_COPY` (`1`, the default, or `0`).
-pub fn wanted() -> Result<bool> {
+/// Whether single copy is wanted: `CLUMP_MPI_SINGLE_COPY` (`1` or `0`), else only when
+/// the processes of this host do not have a core each.
+pub fn wanted(core_each: bool) -> Result<bool> {
     match std::env::var("CLUMP_MPI_SINGLE_COPY").as_deref() {
-        Err(_) | Ok("1") => Ok(true),
+        Err(_) => Ok(!core_each),
+        Ok("1") => Ok(true),
         Ok("0") => Ok(false),
         Ok(v) => Err(Error::new(
             ErrorClass::Arg,
