@@ -601,4 +601,44 @@ mod tests {
         assert_eq!(&buf, b"helloworld");
         assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
     }
+
+    #[test]
+    fn a_sender_of_this_host_is_read_from_after_the_prefix() {
+        let mut e = Engine::new(16);
+        let mut buf = [0u8; 4];
+        let id = recv(&mut e, &mut buf);
+        let env = Envelope {
+            src: 1,
+            ctx: 0,
+            tag: 0,
+        };
+        let from = Source { pid: 7, addr: 64 };
+        e.arrive_rts(env, 0, (6, 9), b"ab", Some(from));
+        e.post(
+            id,
+            Pattern {
+                src: None,
+                ctx: 0,
+                tag: None,
+            },
+        );
+        assert!(matches!(
+            e.actions[..],
+            [Action::Pull {
+                dest: 1,
+                send_id: 9,
+                len: 6,
+                from: Source { pid: 7, addr: 64 },
+                ..
+            }]
+        ));
+        // The read starts after the prefix and stops at the capacity.
+        let (_, cap, have) = e.pull_target(id).unwrap();
+        assert_eq!((cap, have), (4, 2));
+        assert!(!e.reqs[&id].done);
+        e.pulled(id);
+        assert!(e.reqs[&id].done);
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+        assert_eq!(&buf[..2], b"ab");
+    }
 }
