@@ -508,13 +508,8 @@ mod tests {
         })
     }
 
-    #[test]
-    fn out_of_order_arrivals_match_in_sender_order() {
-        let mut e = Engine::new(1 << 20);
-        eager(&mut e, 1, 5, 1, b"second");
-        eager(&mut e, 1, 5, 0, b"first!");
-        let mut a = [0u8; 6];
-        let id = recv(&mut e, &mut a);
+    /// Posts receive `id` for any source and tag.
+    fn post_any(e: &mut Engine, id: u64) {
         e.post(
             id,
             Pattern {
@@ -523,6 +518,16 @@ mod tests {
                 tag: None,
             },
         );
+    }
+
+    #[test]
+    fn out_of_order_arrivals_match_in_sender_order() {
+        let mut e = Engine::new(1 << 20);
+        eager(&mut e, 1, 5, 1, b"second");
+        eager(&mut e, 1, 5, 0, b"first!");
+        let mut a = [0u8; 6];
+        let id = recv(&mut e, &mut a);
+        post_any(&mut e, id);
         assert!(e.reqs[&id].done);
         assert_eq!(&a, b"first!");
         assert_eq!(e.reqs[&id].status.source, 1);
@@ -614,14 +619,7 @@ mod tests {
         };
         let from = Source { pid: 7, addr: 64 };
         e.arrive_rts(env, 0, (6, 9), b"ab", Some(from));
-        e.post(
-            id,
-            Pattern {
-                src: None,
-                ctx: 0,
-                tag: None,
-            },
-        );
+        post_any(&mut e, id);
         assert!(matches!(
             e.actions[..],
             [Action::Pull {

@@ -17,6 +17,13 @@ const H_RTS: usize = 2;
 const H_CTS: usize = 3;
 const H_DATA: usize = 4;
 const H_FIN: usize = 5;
+const H_EAGER_INLINE: usize = 6;
+
+/// Arguments ahead of the data words of an eager message sent inline.
+const INLINE_HEAD: usize = 5;
+/// The largest message that travels in a short request's arguments (no bulk buffer to
+/// claim and copy through).
+const INLINE_MAX: usize = (clump::MAX_ARGS - INLINE_HEAD) * 4;
 
 /// How a send completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +150,32 @@ fn envelope(args: &[u32]) -> Envelope {
     }
 }
 
+/// The arguments of an eager message of at most [`INLINE_MAX`] bytes carried inline:
+/// `head` and the length, then the bytes in little-endian words; returns how many are used.
+fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -> usize {
+    args[..4].copy_from_slice(&head);
+    args[4] = data.len() as u32;
+    for (word, chunk) in args[INLINE_HEAD..].iter_mut().zip(data.chunks(4)) {
+        let mut b = [0u8; 4];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *word = u32::from_le_bytes(b);
+    }
+    INLINE_HEAD + data.len().div_ceil(4)
+}
+
+/// The bytes of an inline eager message, into `out`; `None` when its length is bad.
+fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u8]> {
+    let len = arg(args, 4) as usize;
+    let words = args.get(INLINE_HEAD..)?;
+    if len > INLINE_MAX || words.len() * 4 < len {
+        return None;
+    }
+    for (chunk, w) in out.chunks_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    Some(&out[..len])
+}
+
 fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
@@ -173,6 +206,20 @@ pub fn init() -> Result<()> {
     ep.set_handler(H_EAGER, move |_t, m| {
         e.borrow_mut()
             .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_EAGER_INLINE, move |_t, m| {
+        let mut bytes = [0u8; INLINE_MAX];
+        let mut e = e.borrow_mut();
+        match inline_data(m.args, &mut bytes) {
+            Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
+            None => {
+                e.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    "an inline eager message with a bad length",
+                ));
+            }
+        }
     })?;
     let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
@@ -296,7 +343,15 @@ impl Runtime {
         let head = [me, ctx, tag as u32, seq];
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        if eager {
+        if eager && len <= INLINE_MAX {
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args(head, data, &mut args);
+            self.spmd
+                .borrow()
+                .ep
+                .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
+            self.finish(id);
+        } else if eager {
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
@@ -464,5 +519,26 @@ impl Runtime {
                 idle.wait(self)?;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_eager_bytes_round_trip_and_bad_lengths_are_refused() {
+        for len in [0, 1, 4, 7, INLINE_MAX] {
+            let data: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args([1, 2, 3, 4], &data, &mut args);
+            assert_eq!(envelope(&args[..n]).tag, 3);
+            let mut out = [0u8; INLINE_MAX];
+            assert_eq!(inline_data(&args[..n], &mut out), Some(&data[..]));
+        }
+        let mut out = [0u8; INLINE_MAX];
+        assert_eq!(inline_data(&[0, 0, 0, 0, 9, 1], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0, 0, 99], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0], &mut out), None);
     }
 }
