@@ -162,6 +162,15 @@ impl Tiers {
     }
 }
 
+/// Whether every member of `comm` is on one host (found without building its tiers).
+pub(crate) fn one_host(comm: &Comm) -> Result<bool> {
+    let rt = runtime::get()?;
+    let leader = |job: u32| rt.host_leaders.get(job as usize).copied().unwrap_or(job);
+    let mut leaders = comm.group().iter().map(|&job| leader(job));
+    let first = leaders.next();
+    Ok(leaders.all(|l| Some(l) == first))
+}
+
 /// My index in `list`, if I am in it.
 pub(crate) fn index_in(list: &[i32], me: i32) -> Option<usize> {
     list.iter().position(|&r| r == me)

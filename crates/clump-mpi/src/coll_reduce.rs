@@ -3,8 +3,8 @@
 //! hosts' leaders; a non-commutative one combines in rank order, as MPI requires.
 
 use crate::coll::{
-    check_root, cirecv, cisend, crecv, csend, cwait, index_in, tree_bcast, Tiers, TAG_BCAST,
-    TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
+    check_root, cirecv, cisend, crecv, csend, cwait, index_in, one_host, tree_bcast, Tiers,
+    TAG_BCAST, TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
 };
 use crate::coll_gather::scatter;
 use crate::comm::Comm;
@@ -166,6 +166,10 @@ pub fn allreduce(
 ) -> Result<()> {
     let red = Reduction { dt, count, op };
     let acc = red.start(send)?;
+    if op.is_commutative() && one_host(comm)? {
+        let all: Vec<i32> = (0..comm.size()).collect();
+        return out(recv, &doubling(comm, &all, acc, &red)?);
+    }
     let tiers = Tiers::new(comm, 0)?;
     let acc = if !op.is_commutative() {
         let mut acc = reduce_to(comm, 0, acc, &red)?;

@@ -2,12 +2,15 @@
 //! requests the protocols complete. Handlers only record what arrived here; everything that
 //! sends runs from `progress` outside handlers (a handler may only reply).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
+use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
 
@@ -32,6 +35,8 @@ pub enum Body {
         len: usize,
         send_id: u64,
         prefix: Stored,
+        /// Where the receiver may read the rest itself (a sender on this host).
+        from: Option<Source>,
     },
 }
 
@@ -45,6 +50,15 @@ pub enum Action {
     },
     /// Send the data of send `send_id` to receive `recv_id`.
     Data { send_id: u64, recv_id: u64 },
+    /// Read the rest of `len` bytes at `from` into receive `recv_id`, then tell `dest`
+    /// that its send `send_id` is done (or ask for the data as `Cts` does).
+    Pull {
+        dest: u32,
+        send_id: u64,
+        recv_id: u64,
+        len: usize,
+        from: Source,
+    },
 }
 
 pub enum ReqKind {
@@ -55,6 +69,8 @@ pub enum ReqKind {
         /// The data when the send owns it (a non-contiguous type packed, a buffered send's
         /// copy); `buf` then points into it.
         owned: Vec<u8>,
+        /// The first bytes, sent with the request to send (the hybrid protocol).
+        ahead: usize,
     },
     Recv {
         buf: *mut u8,
@@ -118,14 +134,14 @@ pub struct Engine {
 impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
-            reqs: HashMap::new(),
+            reqs: HashMap::default(),
             next_req: 1,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
-            next_seq_out: HashMap::new(),
-            expected_in: HashMap::new(),
-            held: HashMap::new(),
+            next_seq_out: HashMap::default(),
+            expected_in: HashMap::default(),
+            held: HashMap::default(),
             actions: Vec::new(),
             detached: Vec::new(),
             fault: None,
@@ -216,7 +232,14 @@ impl Engine {
     }
 
     /// A request to send arrived with the first bytes of its message.
-    pub fn arrive_rts(&mut self, env: Envelope, seq: u32, len: usize, send_id: u64, prefix: &[u8]) {
+    pub fn arrive_rts(
+        &mut self,
+        env: Envelope,
+        seq: u32,
+        (len, send_id): (usize, u64),
+        prefix: &[u8],
+        from: Option<Source>,
+    ) {
         let (prefix, over) = self.store.keep(prefix);
         if let Some(e) = over {
             self.fault.get_or_insert(e);
@@ -228,6 +251,7 @@ impl Engine {
                 len,
                 send_id,
                 prefix,
+                from,
             },
         });
     }
@@ -306,6 +330,7 @@ impl Engine {
                 len,
                 send_id,
                 prefix,
+                from,
             } => {
                 let done = self.reqs.get_mut(&id).and_then(|req| {
                     let ReqKind::Recv {
@@ -335,10 +360,20 @@ impl Engine {
                 // request completes on it (a synchronous send's matching).
                 self.data(id, 0, prefix.bytes());
                 self.store.release(prefix);
-                self.actions.push(Action::Cts {
-                    dest: m.env.src,
-                    send_id,
-                    recv_id: id,
+                let (dest, recv_id) = (m.env.src, id);
+                self.actions.push(match from {
+                    Some(from) if !self.is_done(id) => Action::Pull {
+                        dest,
+                        send_id,
+                        recv_id,
+                        len,
+                        from,
+                    },
+                    _ => Action::Cts {
+                        dest,
+                        send_id,
+                        recv_id,
+                    },
                 });
             }
         }
@@ -398,6 +433,46 @@ impl Engine {
         }
     }
 
+    fn is_done(&self, id: u64) -> bool {
+        self.reqs.get(&id).is_some_and(|r| r.done)
+    }
+
+    /// Marks request `id` complete.
+    pub fn complete(&mut self, id: u64) {
+        if let Some(r) = self.reqs.get_mut(&id) {
+            r.done = true;
+        }
+    }
+
+    /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
+    /// it has (the prefix).
+    pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
+        match &self.reqs.get(&id)?.kind {
+            ReqKind::Recv {
+                buf, cap, received, ..
+            } => Some((*buf, *cap, *received)),
+            _ => None,
+        }
+    }
+
+    /// Receive `id` was filled by a single-copy read: it is complete.
+    pub fn pulled(&mut self, id: u64) {
+        if let Some(Req {
+            kind:
+                ReqKind::Recv {
+                    expected: Some(len),
+                    received,
+                    ..
+                },
+            done,
+            ..
+        }) = self.reqs.get_mut(&id)
+        {
+            *received = *len;
+            *done = true;
+        }
+    }
+
     /// Cancels receive `id` if it has not matched yet; true when it was cancelled.
     pub fn cancel_recv(&mut self, id: u64) -> bool {
         match self.posted.iter().position(|(_, r)| *r == id) {
@@ -433,13 +508,8 @@ mod tests {
         })
     }
 
-    #[test]
-    fn out_of_order_arrivals_match_in_sender_order() {
-        let mut e = Engine::new(1 << 20);
-        eager(&mut e, 1, 5, 1, b"second");
-        eager(&mut e, 1, 5, 0, b"first!");
-        let mut a = [0u8; 6];
-        let id = recv(&mut e, &mut a);
+    /// Posts receive `id` for any source and tag.
+    fn post_any(e: &mut Engine, id: u64) {
         e.post(
             id,
             Pattern {
@@ -448,6 +518,16 @@ mod tests {
                 tag: None,
             },
         );
+    }
+
+    #[test]
+    fn out_of_order_arrivals_match_in_sender_order() {
+        let mut e = Engine::new(1 << 20);
+        eager(&mut e, 1, 5, 1, b"second");
+        eager(&mut e, 1, 5, 0, b"first!");
+        let mut a = [0u8; 6];
+        let id = recv(&mut e, &mut a);
+        post_any(&mut e, id);
         assert!(e.reqs[&id].done);
         assert_eq!(&a, b"first!");
         assert_eq!(e.reqs[&id].status.source, 1);
@@ -509,7 +589,7 @@ mod tests {
             ctx: 0,
             tag: 3,
         };
-        e.arrive_rts(env, 0, 13, 77, b"hel");
+        e.arrive_rts(env, 0, (13, 77), b"hel", None);
         assert!(matches!(
             e.actions[..],
             [Action::Cts {
@@ -525,5 +605,38 @@ mod tests {
         assert!(e.reqs[&id].done);
         assert_eq!(&buf, b"helloworld");
         assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+    }
+
+    #[test]
+    fn a_sender_of_this_host_is_read_from_after_the_prefix() {
+        let mut e = Engine::new(16);
+        let mut buf = [0u8; 4];
+        let id = recv(&mut e, &mut buf);
+        let env = Envelope {
+            src: 1,
+            ctx: 0,
+            tag: 0,
+        };
+        let from = Source { pid: 7, addr: 64 };
+        e.arrive_rts(env, 0, (6, 9), b"ab", Some(from));
+        post_any(&mut e, id);
+        assert!(matches!(
+            e.actions[..],
+            [Action::Pull {
+                dest: 1,
+                send_id: 9,
+                len: 6,
+                from: Source { pid: 7, addr: 64 },
+                ..
+            }]
+        ));
+        // The read starts after the prefix and stops at the capacity.
+        let (_, cap, have) = e.pull_target(id).unwrap();
+        assert_eq!((cap, have), (4, 2));
+        assert!(!e.reqs[&id].done);
+        e.pulled(id);
+        assert!(e.reqs[&id].done);
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+        assert_eq!(&buf[..2], b"ab");
     }
 }

@@ -12,7 +12,8 @@ use clump::EventMask;
 use crate::error::Result;
 use crate::runtime::Runtime;
 
-/// Polls in a row that found nothing before the clock is looked at.
+/// Polls that found nothing between two looks at the clock (a look costs as much as a
+/// poll, and delays noticing the message that arrives meanwhile).
 const IDLE_POLLS: u32 = 16;
 /// The polling time with a core per process, unless `CLUMP_MPI_SPIN_US` says otherwise.
 const OWN_CORE_SPIN: Duration = Duration::from_millis(2);
@@ -39,8 +40,8 @@ pub struct Idle {
 impl Idle {
     /// One round of nothing to do: poll on, or block in clump until a message comes.
     pub fn wait(&mut self, rt: &Runtime) -> Result<()> {
-        self.polls += 1;
-        if self.polls < IDLE_POLLS {
+        self.polls = self.polls.wrapping_add(1);
+        if !self.polls.is_multiple_of(IDLE_POLLS) {
             std::hint::spin_loop();
             return Ok(());
         }

@@ -23,6 +23,7 @@ mod op;
 mod p2p;
 mod placement;
 mod runtime;
+mod single_copy;
 mod status;
 mod unexpected;
 

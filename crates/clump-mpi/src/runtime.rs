@@ -10,11 +10,20 @@ use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
 const H_RTS: usize = 2;
 const H_CTS: usize = 3;
 const H_DATA: usize = 4;
+const H_FIN: usize = 5;
+const H_EAGER_INLINE: usize = 6;
+
+/// Arguments ahead of the data words of an eager message sent inline.
+const INLINE_HEAD: usize = 5;
+/// The largest message that travels in a short request's arguments (no bulk buffer to
+/// claim and copy through).
+const INLINE_MAX: usize = (clump::MAX_ARGS - INLINE_HEAD) * 4;
 
 /// How a send completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +46,9 @@ pub struct Thresholds {
     /// How long a blocking call polls before it sleeps (`None`: chosen at init).
     pub spin_us: Option<usize>,
 }
+
+/// Arguments of a request to send; a sender of this host adds its pid and buffer address.
+const RTS_ARGS: usize = 8;
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
 const CHUNK: usize = clump::MAX_MEDIUM;
@@ -93,6 +105,9 @@ pub struct Runtime {
     /// The lowest communicator context this process has not used (world and self hold 0
     /// and 1); new communicators agree on one at least this large on every member.
     pub next_ctx: Cell<u32>,
+    /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
+    /// the kernel refuses one).
+    single_copy: Cell<bool>,
 }
 
 thread_local! {
@@ -135,6 +150,32 @@ fn envelope(args: &[u32]) -> Envelope {
     }
 }
 
+/// The arguments of an eager message of at most [`INLINE_MAX`] bytes carried inline:
+/// `head` and the length, then the bytes in little-endian words; returns how many are used.
+fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -> usize {
+    args[..4].copy_from_slice(&head);
+    args[4] = data.len() as u32;
+    for (word, chunk) in args[INLINE_HEAD..].iter_mut().zip(data.chunks(4)) {
+        let mut b = [0u8; 4];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *word = u32::from_le_bytes(b);
+    }
+    INLINE_HEAD + data.len().div_ceil(4)
+}
+
+/// The bytes of an inline eager message, into `out`; `None` when its length is bad.
+fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u8]> {
+    let len = arg(args, 4) as usize;
+    let words = args.get(INLINE_HEAD..)?;
+    if len > INLINE_MAX || words.len() * 4 < len {
+        return None;
+    }
+    for (chunk, w) in out.chunks_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    Some(&out[..len])
+}
+
 fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
@@ -167,13 +208,32 @@ pub fn init() -> Result<()> {
             .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
     })?;
     let e = engine.clone();
+    ep.set_handler(H_EAGER_INLINE, move |_t, m| {
+        let mut bytes = [0u8; INLINE_MAX];
+        let mut e = e.borrow_mut();
+        match inline_data(m.args, &mut bytes) {
+            Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
+            None => {
+                e.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    "an inline eager message with a bad length",
+                ));
+            }
+        }
+    })?;
+    let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
+        // A sender of this host names its process and buffer after the request's own args.
+        let from = (m.args.len() > RTS_ARGS).then(|| Source {
+            pid: arg(m.args, RTS_ARGS),
+            addr: wide(m.args, RTS_ARGS + 1),
+        });
         e.borrow_mut().arrive_rts(
             envelope(m.args),
             arg(m.args, 3),
-            wide(m.args, 4) as usize,
-            wide(m.args, 6),
+            (wide(m.args, 4) as usize, wide(m.args, 6)),
             m.payload,
+            from,
         );
     })?;
     let e = engine.clone();
@@ -188,20 +248,27 @@ pub fn init() -> Result<()> {
         e.borrow_mut()
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
+    let e = engine.clone();
+    ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
     let place = crate::placement::learn(&mut spmd)?;
     // Counted before binding, which leaves one.
-    let cores = crate::bind::allowed_cpus().len();
+    let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
+    let single_copy = single_copy::wanted(core_each)?;
+    if single_copy {
+        single_copy::admit_peers();
+    }
     if crate::bind::wanted()? {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
     let rt = Runtime {
-        spin: idle::spin_budget(thresholds.spin_us, place.on_machine <= cores),
+        spin: idle::spin_budget(thresholds.spin_us, core_each),
         host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,
         thresholds,
         start: Instant::now(),
         next_ctx: Cell::new(2),
+        single_copy: Cell::new(single_copy),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
@@ -252,6 +319,15 @@ impl Runtime {
         mode: SendMode,
     ) -> Result<u64> {
         let me = self.rank();
+        let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
+        // A peer of this host may read a rendezvous message in one copy; others get its
+        // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
+        let offer = !eager && self.single_copy.get() && self.spmd.borrow().ep.is_local(dest);
+        let ahead = if eager || offer {
+            0
+        } else {
+            self.eager_limit(dest).min(len)
+        };
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
@@ -260,13 +336,22 @@ impl Runtime {
                 len,
                 dest,
                 owned: Vec::new(),
+                ahead,
             });
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        if mode == SendMode::Standard && len <= self.eager_limit(dest) {
+        if eager && len <= INLINE_MAX {
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args(head, data, &mut args);
+            self.spmd
+                .borrow()
+                .ep
+                .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
+            self.finish(id);
+        } else if eager {
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
@@ -274,28 +359,33 @@ impl Runtime {
                 .request_medium(dest, H_EAGER as u8, &args, data)?;
             self.finish(id);
         } else {
-            // The hybrid protocol: the request to send carries the first bytes.
-            let prefix = &data[..self.prefix_len(dest, len)];
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
-            let args = [head[0], head[1], head[2], head[3], l0, l1, s0, s1];
+            let [a0, a1] = split(buf as u64);
+            let args = [
+                head[0],
+                head[1],
+                head[2],
+                head[3],
+                l0,
+                l1,
+                s0,
+                s1,
+                std::process::id(),
+                a0,
+                a1,
+            ];
+            let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
             self.spmd
                 .borrow()
                 .ep
-                .request_medium(dest, H_RTS as u8, &args, prefix)?;
+                .request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
         }
         Ok(id)
     }
 
-    /// The bytes of a rendezvous message to `dest` that travel with its request to send.
-    fn prefix_len(&self, dest: u32, len: usize) -> usize {
-        self.eager_limit(dest).min(len)
-    }
-
     fn finish(&self, id: u64) {
-        if let Some(r) = self.engine.borrow_mut().reqs.get_mut(&id) {
-            r.done = true;
-        }
+        self.engine.borrow_mut().complete(id);
     }
 
     /// Polls clump and runs what the handlers asked for; true when anything happened.
@@ -309,15 +399,25 @@ impl Runtime {
                     dest,
                     send_id,
                     recv_id,
-                } => {
-                    let [a0, a1] = split(send_id);
-                    let [b0, b1] = split(recv_id);
-                    self.spmd
-                        .borrow()
-                        .ep
-                        .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
-                }
+                } => self.clear_to_send(dest, send_id, recv_id)?,
                 Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
+                Action::Pull {
+                    dest,
+                    send_id,
+                    recv_id,
+                    len,
+                    from,
+                } => {
+                    if self.pull(recv_id, from, len)? {
+                        let [a0, a1] = split(send_id);
+                        self.spmd
+                            .borrow()
+                            .ep
+                            .request(dest, H_FIN as u8, &[a0, a1])?;
+                    } else {
+                        self.clear_to_send(dest, send_id, recv_id)?;
+                    }
+                }
             }
         }
         self.engine.borrow_mut().reap();
@@ -327,10 +427,63 @@ impl Runtime {
         Ok(busy)
     }
 
+    fn clear_to_send(&self, dest: u32, send_id: u64, recv_id: u64) -> Result<()> {
+        let [a0, a1] = split(send_id);
+        let [b0, b1] = split(recv_id);
+        self.spmd
+            .borrow()
+            .ep
+            .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
+        Ok(())
+    }
+
+    /// Reads the rest of a rendezvous message from its sender's buffer straight into
+    /// receive `recv_id`; false when the kernel refuses (the chunks are asked for instead,
+    /// and no later rendezvous offers a single copy).
+    fn pull(&self, recv_id: u64, from: Source, len: usize) -> Result<bool> {
+        if !self.single_copy.get() {
+            return Ok(false);
+        }
+        let Some((buf, cap, have)) = self.engine.borrow().pull_target(recv_id) else {
+            return Err(Error::new(
+                ErrorClass::Intern,
+                format!("single-copy read for unknown receive {recv_id}"),
+            ));
+        };
+        let end = len.min(cap);
+        if have < end {
+            let from = Source {
+                addr: from.addr + have as u64,
+                ..from
+            };
+            // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
+            // completes, which is not before this read, and `have < end <= cap`.
+            if let Err(e) = unsafe { single_copy::read(from, buf.add(have), end - have) } {
+                if single_copy::refused(&e) {
+                    self.single_copy.set(false);
+                    return Ok(false);
+                }
+                return Err(Error::new(
+                    ErrorClass::Intern,
+                    format!("reading a message from process {}: {e}", from.pid),
+                ));
+            }
+        }
+        self.engine.borrow_mut().pulled(recv_id);
+        Ok(true)
+    }
+
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind) {
-            Some(ReqKind::Send { buf, len, dest, .. }) => (*buf, *len, *dest),
+        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind)
+        {
+            Some(ReqKind::Send {
+                buf,
+                len,
+                dest,
+                ahead,
+                ..
+            }) => (*buf, *len, *dest, *ahead),
             _ => {
                 return Err(Error::new(
                     ErrorClass::Intern,
@@ -342,7 +495,6 @@ impl Runtime {
         // which happens only after this loop.
         let data = unsafe { bytes_at(buf, len) };
         let [r0, r1] = split(recv_id);
-        let start = self.prefix_len(dest, len);
         for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
             let [o0, o1] = split((start + i * CHUNK) as u64);
             self.spmd
@@ -367,5 +519,26 @@ impl Runtime {
                 idle.wait(self)?;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_eager_bytes_round_trip_and_bad_lengths_are_refused() {
+        for len in [0, 1, 4, 7, INLINE_MAX] {
+            let data: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args([1, 2, 3, 4], &data, &mut args);
+            assert_eq!(envelope(&args[..n]).tag, 3);
+            let mut out = [0u8; INLINE_MAX];
+            assert_eq!(inline_data(&args[..n], &mut out), Some(&data[..]));
+        }
+        let mut out = [0u8; INLINE_MAX];
+        assert_eq!(inline_data(&[0, 0, 0, 0, 9, 1], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0, 0, 99], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0], &mut out), None);
     }
 }

@@ -70,4 +70,7 @@ fn moved_thresholds() {
         ],
     );
     run(2, &[], &[("CLUMP_MPI_EAGER_SHM", "65536")]);
+    // Rendezvous over shared memory in one cross-memory read instead of medium chunks
+    // (the default only with more processes than cores, as on 4 above).
+    run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "1")]);
 }

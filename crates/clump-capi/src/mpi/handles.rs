@@ -4,8 +4,8 @@
 
 use super::abi::*;
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
