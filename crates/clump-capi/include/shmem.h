@@ -162,6 +162,24 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 CLUMP_SHMEM_RMA_TYPES(CLUMP_SHMEM_SINGLE)
 CLUMP_SHMEM_BULK(longdouble, long double)
+/* long double by value is passed in x87 registers, which the library's Rust side cannot
+ * take: p and g are put and get of one element. */
+static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) {
+    shmem_ctx_longdouble_put(ctx, dest, &value, 1, pe);
+}
+static inline void shmem_longdouble_p(long double *dest, long double value, int pe) {
+    shmem_longdouble_put(dest, &value, 1, pe);
+}
+static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) {
+    long double v;
+    shmem_ctx_longdouble_get(ctx, &v, source, 1, pe);
+    return v;
+}
+static inline long double shmem_longdouble_g(const long double *source, int pe) {
+    long double v;
+    shmem_longdouble_get(&v, source, 1, pe);
+    return v;
+}
 
 /* By size: shmem_put8..128 (nelems of 1..16 bytes) and shmem_putmem (bytes). */
 #define CLUMP_SHMEM_SIZED(S) \
@@ -317,6 +335,9 @@ CLUMP_SHMEM_REDUCE_ARITH(longlong, long long)
 CLUMP_SHMEM_REDUCE_ARITH(ptrdiff, ptrdiff_t)
 CLUMP_SHMEM_REDUCE_ARITH(float, float)
 CLUMP_SHMEM_REDUCE_ARITH(double, double)
+CLUMP_SHMEM_REDUCE_ARITH(longdouble, long double)
+CLUMP_SHMEM_REDUCE(complexd, double _Complex, sum) CLUMP_SHMEM_REDUCE(complexd, double _Complex, prod)
+CLUMP_SHMEM_REDUCE(complexf, float _Complex, sum) CLUMP_SHMEM_REDUCE(complexf, float _Complex, prod)
 
 /* Active-set collectives (before teams): PE_size PEs from PE_start every 2^logPE_stride. */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -345,6 +366,9 @@ CLUMP_SHMEM_TO_ALL_ARITH(long, long)
 CLUMP_SHMEM_TO_ALL_ARITH(longlong, long long)
 CLUMP_SHMEM_TO_ALL_ARITH(float, float)
 CLUMP_SHMEM_TO_ALL_ARITH(double, double)
+CLUMP_SHMEM_TO_ALL_ARITH(longdouble, long double)
+CLUMP_SHMEM_TO_ALL(complexd, double _Complex, sum) CLUMP_SHMEM_TO_ALL(complexd, double _Complex, prod)
+CLUMP_SHMEM_TO_ALL(complexf, float _Complex, sum) CLUMP_SHMEM_TO_ALL(complexf, float _Complex, prod)
 
 #ifdef __cplusplus
 }

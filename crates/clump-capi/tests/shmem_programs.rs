@@ -55,6 +55,12 @@ fn team_and_active_set_collectives() {
 }
 
 #[test]
+fn long_double_and_complex_exactly() {
+    let exe = oshcc("extended", "shmem_extended");
+    everywhere(&exe, "extended ok");
+}
+
+#[test]
 fn bad_use_ends_the_job_with_a_clear_message() {
     let exe = oshcc("bad_use", "shmem_bad_use");
     let cases = [
