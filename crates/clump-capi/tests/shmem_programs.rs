@@ -61,6 +61,12 @@ fn long_double_and_complex_exactly() {
 }
 
 #[test]
+fn c11_generic_names_with_and_without_a_context() {
+    let exe = oshcc("generic", "shmem_generic");
+    everywhere(&exe, "generic ok");
+}
+
+#[test]
 fn bad_use_ends_the_job_with_a_clear_message() {
     let exe = oshcc("bad_use", "shmem_bad_use");
     let cases = [
