@@ -74,6 +74,10 @@ fn bad_use_ends_the_job_with_a_clear_message() {
         ("pe", "PE 2 is out of range (the job has 2 PEs)"),
         ("free", "is not a block of the symmetric heap"),
         ("init", "called before shmem_init"),
+        (
+            "thread",
+            "shmem_my_pe: called from a thread other than the one that called shmem_init",
+        ),
     ];
     for (what, message) in cases {
         let mut cmd = Command::new(tree().bin.join("clump"));
