@@ -5,6 +5,11 @@
 #include <math.h>
 #include <string.h>
 
+/* The Rust side holds these values as [u8; 16], [f64; 2] and [f32; 2]. */
+_Static_assert(sizeof(long double) == 16, "long double must take 16 bytes");
+_Static_assert(sizeof(double _Complex) == 16, "double _Complex must take 16 bytes");
+_Static_assert(sizeof(float _Complex) == 8, "float _Complex must take 8 bytes");
+
 /* void clump_NAME(const T *a, const T *b, T *out): *out = EXPR of x = *a and y = *b. */
 #define CLUMP_BINARY(NAME, T, EXPR)                                       \
     void clump_##NAME(const void *a, const void *b, void *out) {          \
