@@ -162,6 +162,24 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 CLUMP_SHMEM_RMA_TYPES(CLUMP_SHMEM_SINGLE)
 CLUMP_SHMEM_BULK(longdouble, long double)
+/* long double by value is passed in x87 registers, which the library's Rust side cannot
+ * take: p and g are put and get of one element. */
+static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) {
+    shmem_ctx_longdouble_put(ctx, dest, &value, 1, pe);
+}
+static inline void shmem_longdouble_p(long double *dest, long double value, int pe) {
+    shmem_longdouble_put(dest, &value, 1, pe);
+}
+static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) {
+    long double v;
+    shmem_ctx_longdouble_get(ctx, &v, source, 1, pe);
+    return v;
+}
+static inline long double shmem_longdouble_g(const long double *source, int pe) {
+    long double v;
+    shmem_longdouble_get(&v, source, 1, pe);
+    return v;
+}
 
 /* By size: shmem_put8..128 (nelems of 1..16 bytes) and shmem_putmem (bytes). */
 #define CLUMP_SHMEM_SIZED(S) \
@@ -317,6 +335,9 @@ CLUMP_SHMEM_REDUCE_ARITH(longlong, long long)
 CLUMP_SHMEM_REDUCE_ARITH(ptrdiff, ptrdiff_t)
 CLUMP_SHMEM_REDUCE_ARITH(float, float)
 CLUMP_SHMEM_REDUCE_ARITH(double, double)
+CLUMP_SHMEM_REDUCE_ARITH(longdouble, long double)
+CLUMP_SHMEM_REDUCE(complexd, double _Complex, sum) CLUMP_SHMEM_REDUCE(complexd, double _Complex, prod)
+CLUMP_SHMEM_REDUCE(complexf, float _Complex, sum) CLUMP_SHMEM_REDUCE(complexf, float _Complex, prod)
 
 /* Active-set collectives (before teams): PE_size PEs from PE_start every 2^logPE_stride. */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -345,6 +366,116 @@ CLUMP_SHMEM_TO_ALL_ARITH(long, long)
 CLUMP_SHMEM_TO_ALL_ARITH(longlong, long long)
 CLUMP_SHMEM_TO_ALL_ARITH(float, float)
 CLUMP_SHMEM_TO_ALL_ARITH(double, double)
+CLUMP_SHMEM_TO_ALL_ARITH(longdouble, long double)
+CLUMP_SHMEM_TO_ALL(complexd, double _Complex, sum) CLUMP_SHMEM_TO_ALL(complexd, double _Complex, prod)
+CLUMP_SHMEM_TO_ALL(complexf, float _Complex, sum) CLUMP_SHMEM_TO_ALL(complexf, float _Complex, prod)
+
+/* C11 generic names (OpenSHMEM 1.5): shmem_put(dest, ...) or shmem_put(ctx, dest, ...)
+ * selects shmem_[ctx_]TYPE_put by the type of dest; team collectives select by dest after
+ * the team. A type the standard has no typed function for fails to compile with "too many
+ * arguments to function 'clump_shmem_generic_no_such_type'". */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+void clump_shmem_generic_no_such_type(void);
+#define CLUMP_C11_A0(a, ...) a
+#define CLUMP_C11_A1(a, b, ...) b
+/* Type lists X(name, C type, prefix, operation), one association each. */
+#define CLUMP_C11_RMA(X, P, OP) \
+    X(float, float, P, OP) X(double, double, P, OP) X(longdouble, long double, P, OP) \
+    X(char, char, P, OP) X(schar, signed char, P, OP) X(short, short, P, OP) X(int, int, P, OP) \
+    X(long, long, P, OP) X(longlong, long long, P, OP) X(uchar, unsigned char, P, OP) \
+    X(ushort, unsigned short, P, OP) X(uint, unsigned int, P, OP) X(ulong, unsigned long, P, OP) \
+    X(ulonglong, unsigned long long, P, OP)
+#define CLUMP_C11_AMO(X, P, OP) \
+    X(int, int, P, OP) X(long, long, P, OP) X(longlong, long long, P, OP) \
+    X(uint, unsigned int, P, OP) X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP)
+#define CLUMP_C11_AMO_EXTENDED(X, P, OP) CLUMP_C11_AMO(X, P, OP) X(float, float, P, OP) X(double, double, P, OP)
+#define CLUMP_C11_AMO_BITWISE(X, P, OP) \
+    X(uint, unsigned int, P, OP) X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP) \
+    X(int32, int, P, OP) X(int64, long, P, OP)
+#define CLUMP_C11_REDUCE_BITS(X, P, OP) \
+    X(uchar, unsigned char, P, OP) X(ushort, unsigned short, P, OP) X(uint, unsigned int, P, OP) \
+    X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP)
+#define CLUMP_C11_REDUCE_ORDER(X, P, OP) CLUMP_C11_RMA(X, P, OP)
+#define CLUMP_C11_REDUCE_ARITH(X, P, OP) \
+    CLUMP_C11_RMA(X, P, OP) X(complexd, double _Complex, P, OP) X(complexf, float _Complex, P, OP)
+#define CLUMP_C11_ASSOC(N, T, P, OP) T *: P##_##N##_##OP,
+#define CLUMP_C11_ASSOC_CONST(N, T, P, OP) T *: P##_##N##_##OP, const T *: P##_##N##_##OP,
+/* The function for OP of LIST's type of x. */
+#define CLUMP_C11_BY(LIST, X, P, OP, x) \
+    _Generic((x), LIST(X, P, OP) default: clump_shmem_generic_no_such_type)
+/* Called with or without a context first. */
+#define CLUMP_C11_CTX(LIST, X, OP, ...) \
+    _Generic((CLUMP_C11_A0(__VA_ARGS__, 0)), \
+        shmem_ctx_t: CLUMP_C11_BY(LIST, X, shmem_ctx, OP, CLUMP_C11_A1(__VA_ARGS__, 0)), \
+        default: CLUMP_C11_BY(LIST, X, shmem, OP, CLUMP_C11_A0(__VA_ARGS__, 0)))(__VA_ARGS__)
+#define CLUMP_C11_PLAIN(LIST, OP, ...) \
+    CLUMP_C11_BY(LIST, CLUMP_C11_ASSOC, shmem, OP, CLUMP_C11_A0(__VA_ARGS__, 0))(__VA_ARGS__)
+#define CLUMP_C11_TEAM(LIST, OP, ...) \
+    CLUMP_C11_BY(LIST, CLUMP_C11_ASSOC, shmem, OP, CLUMP_C11_A1(__VA_ARGS__, 0))(__VA_ARGS__)
+
+#define shmem_put(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, put, __VA_ARGS__)
+#define shmem_get(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, get, __VA_ARGS__)
+#define shmem_put_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, get_nbi, __VA_ARGS__)
+#define shmem_p(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, p, __VA_ARGS__)
+#define shmem_g(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC_CONST, g, __VA_ARGS__)
+#define shmem_iput(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, iput, __VA_ARGS__)
+#define shmem_iget(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, iget, __VA_ARGS__)
+#define shmem_put_signal(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, put_signal_nbi, __VA_ARGS__)
+
+#define shmem_atomic_fetch(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC_CONST, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_add, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_and(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_or(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_xor(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_xor, __VA_ARGS__)
+/* The non-blocking fetching atomics select by the fetch buffer, the first after a context. */
+#define shmem_atomic_fetch_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_xor_nbi, __VA_ARGS__)
+
+#define shmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test, __VA_ARGS__)
+#define shmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_all, __VA_ARGS__)
+#define shmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_any, __VA_ARGS__)
+#define shmem_test_some(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_some_vector, __VA_ARGS__)
+
+#define shmem_broadcast(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, broadcast, __VA_ARGS__)
+#define shmem_collect(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, collect, __VA_ARGS__)
+#define shmem_fcollect(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, xor_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ORDER, max_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ORDER, min_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ARITH, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ARITH, prod_reduce, __VA_ARGS__)
+#endif
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,18 @@ fn team_and_active_set_collectives() {
 }
 
 #[test]
+fn long_double_and_complex_exactly() {
+    let exe = oshcc("extended", "shmem_extended");
+    everywhere(&exe, "extended ok");
+}
+
+#[test]
+fn c11_generic_names_with_and_without_a_context() {
+    let exe = oshcc("generic", "shmem_generic");
+    everywhere(&exe, "generic ok");
+}
+
+#[test]
 fn bad_use_ends_the_job_with_a_clear_message() {
     let exe = oshcc("bad_use", "shmem_bad_use");
     let cases = [
@@ -62,6 +74,10 @@ fn bad_use_ends_the_job_with_a_clear_message() {
         ("pe", "PE 2 is out of range (the job has 2 PEs)"),
         ("free", "is not a block of the symmetric heap"),
         ("init", "called before shmem_init"),
+        (
+            "thread",
+            "shmem_my_pe: called from a thread other than the one that called shmem_init",
+        ),
     ];
     for (what, message) in cases {
         let mut cmd = Command::new(tree().bin.join("clump"));

@@ -3,6 +3,7 @@
 //! not needed: the messages of each active set are kept apart by the set's own key.
 
 use super::collectives::Bufs;
+use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
 use super::reduce::{Arith, Bits};
 use super::runtime::{gas_err, run, strides, Res, State};
 use super::teams::mix;
@@ -135,4 +136,5 @@ macro_rules! to_all {
 }
 to_all!(Bits: [short: c_short, int: c_int, long: c_long, longlong: c_longlong]; and, or, xor);
 to_all!(Arith: [short: c_short, int: c_int, long: c_long, longlong: c_longlong, float: f32,
-    double: f64]; max, min, sum, prod);
+    double: f64, longdouble: LongDouble]; max, min, sum, prod);
+to_all!(SumProd: [complexd: ComplexD, complexf: ComplexF]; sum, prod);

@@ -3,6 +3,7 @@
 //! products wrap, as in C's unsigned arithmetic, rather than trap.
 
 use super::collectives::on_team;
+use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
 use super::runtime::{byte_len, dst_slice, gas_err, src_slice, Res, State};
 use bytemuck::Pod;
 use clump_gas::Group;
@@ -101,3 +102,5 @@ team_reduce!(Arith: [char: c_char, schar: i8, short: c_short, int: c_int, long: 
     ulong: c_ulong, ulonglong: c_ulonglong, int8: i8, int16: i16, int32: i32, int64: i64,
     uint8: u8, uint16: u16, uint32: u32, uint64: u64, size: usize, float: f32, double: f64];
     max, min, sum, prod);
+team_reduce!(Arith: [longdouble: LongDouble]; max, min, sum, prod);
+team_reduce!(SumProd: [complexd: ComplexD, complexf: ComplexF]; sum, prod);

@@ -228,7 +228,8 @@ pub(crate) use standard_types;
 
 standard_types!(single);
 
-// long double moves as its 16 bytes; Rust has no type to pass it by value, so it has no p/g.
+// long double moves as its 16 bytes. Rust has no type to pass it by value, so its p and g
+// are inline functions of shmem.h over put and get.
 contiguous!([longdouble] [] 16);
 strided_forms!([longdouble] [] 16);
 contiguous!([] [mem] 1);

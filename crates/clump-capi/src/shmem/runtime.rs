@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a call returns inside the library: a value, or why it cannot be done.
 pub type Res<T> = Result<T, String>;
@@ -36,19 +37,35 @@ thread_local! {
     static STATE: RefCell<Option<Rc<State>>> = const { RefCell::new(None) };
 }
 
+/// Whether some thread of this process holds the state: a call from any other thread is
+/// beyond the thread level provided (`SHMEM_THREAD_FUNNELED`) and is told so.
+static HELD: AtomicBool = AtomicBool::new(false);
+
 pub fn installed() -> Option<Rc<State>> {
     STATE.with(|s| s.borrow().clone())
 }
 
 pub fn install(state: Option<Rc<State>>) {
+    HELD.store(state.is_some(), Ordering::Relaxed);
     STATE.with(|s| *s.borrow_mut() = state);
+}
+
+/// Why this thread has no state.
+fn no_state() -> String {
+    if HELD.load(Ordering::Relaxed) {
+        "called from a thread other than the one that called shmem_init (the thread level \
+         provided is SHMEM_THREAD_FUNNELED)"
+            .to_owned()
+    } else {
+        "called before shmem_init".to_owned()
+    }
 }
 
 /// Runs the body of the call `what` with this thread's state. An error or a panic prints
 /// `what` and the reason and ends the whole job: OpenSHMEM calls have no error return.
 pub fn run<R>(what: &str, body: impl FnOnce(&State) -> Res<R>) -> R {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let state = installed().ok_or_else(|| "called before shmem_init".to_owned())?;
+        let state = installed().ok_or_else(no_state)?;
         body(&state)
     }));
     match outcome {

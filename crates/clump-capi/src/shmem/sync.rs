@@ -270,7 +270,12 @@ pub extern "C" fn shmem_ctx_quiet(ctx: usize) {
     })
 }
 
-// A fence orders puts to each PE; completing them (a quiet) is the simplest order there is.
+// A fence orders puts to each PE. Puts to one PE travel two ways: stores straight into a
+// same-host segment, complete on return, and Active Messages (globals, other hosts), complete
+// when the target polls; a later direct store could overtake an earlier message. Ordering
+// them per PE would take per-PE completion counts in clump-gas, so a fence completes
+// everything, as quiet does; that waits only while messages are outstanding, so after
+// direct puts it costs nothing.
 #[no_mangle]
 pub extern "C" fn shmem_fence() {
     run("shmem_fence", |s| s.quiet())
