@@ -343,7 +343,7 @@ fn field<'a>(fields: &'a [(String, String)], key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boot::Job;
+    use crate::boot::Member;
     use std::collections::HashMap;
     use std::os::unix::net::UnixStream;
     use std::sync::{Arc, Barrier, Mutex};
@@ -412,7 +412,7 @@ mod tests {
         size: u32,
         answer_fences: bool,
         timeout: Duration,
-        body: impl Fn(Result<Job, BootError>) -> T + Send + Sync + 'static,
+        body: impl Fn(Result<Member, BootError>) -> T + Send + Sync + 'static,
     ) -> Vec<T> {
         let store = Arc::default();
         let fence = Arc::new(Barrier::new(size as usize));
@@ -434,7 +434,7 @@ mod tests {
                         &rank.to_string(),
                         timeout,
                     )
-                    .and_then(|m| Job::with_manager(&config, m));
+                    .and_then(|m| Member::with_manager(&config, m));
                     body(joined)
                 })
             })
