@@ -95,3 +95,11 @@ fn a_fatal_error_ends_the_job_with_its_message() {
         );
     }
 }
+
+#[test]
+fn amii_spmd_then_mpi_share_one_job_and_amii_outlives_mpi() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/spmd_mixed.c", "mpi_spmd_mixed"),
+        "spmd_mixed",
+    );
+}

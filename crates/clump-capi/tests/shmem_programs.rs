@@ -12,6 +12,11 @@ use support::{assert_ok, compile_with, tree, wait_with_timeout};
 /// Runs `exe` on 1, 2 and 4 PEs on one host, over UDP and on two hosts; each PE must
 /// print `needle` once.
 fn everywhere(exe: &Path, needle: &str) {
+    everywhere_with(exe, &[], needle)
+}
+
+/// [`everywhere`], with `args` for the program.
+fn everywhere_with(exe: &Path, args: &[&str], needle: &str) {
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
     for placement in placements {
         for n in [1usize, 2, 4] {
@@ -21,7 +26,8 @@ fn everywhere(exe: &Path, needle: &str) {
             let mut cmd = Command::new(tree().bin.join("clump"));
             cmd.args(["oshrun", "-n", &n.to_string()])
                 .args(placement)
-                .arg(exe);
+                .arg(exe)
+                .args(args);
             assert_ok(&wait_with_timeout(cmd), needle, n);
         }
     }
@@ -105,6 +111,12 @@ fn mpi_and_shmem_in_one_process_with_one_library() {
     let loaded = libs.lines().filter(|l| l.contains("libclump")).count();
     assert_eq!(loaded, 1, "{libs}");
     everywhere(&exe, "mixed ok");
+}
+
+#[test]
+fn shmem_then_mpi_share_one_job_and_shmem_outlives_mpi() {
+    let exe = oshcc("mixed", "shmem_mixed_shmem_first");
+    everywhere_with(&exe, &["shmem-first"], "mixed ok");
 }
 
 /// `clump bench shmem --quick --json` (it builds its program with `clump oshcc`, so it

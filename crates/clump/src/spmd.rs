@@ -16,12 +16,17 @@ pub struct Spmd {
 
 impl Spmd {
     /// Joins the job from the environment `clump run` or a process manager sets (a
-    /// process started on its own is a job of one). Every endpoint carries the job's
-    /// secret tag, so two jobs never mix.
+    /// process started on its own is a job of one), or shares the membership another
+    /// layer of this process holds ([`Job::process`]): each caller gets its own bundle
+    /// and endpoint. Every endpoint carries the job's secret tag, so two jobs never mix.
     pub fn init() -> Result<Spmd> {
         let config = Config::from_env().map_err(|e| Error::BadArg(e.to_string()))?;
-        let mut job = Job::from_config(&config.job).map_err(|e| Error::Boot(e.to_string()))?;
+        let mut job = Job::process_with(&config.job).map_err(|e| Error::Boot(e.to_string()))?;
         let (bundle, ep) = join(&mut job, config)?;
+        let polled = bundle.clone();
+        job.poll_while_waiting(move || {
+            let _ = polled.poll();
+        });
         Ok(Spmd { job, bundle, ep })
     }
 

@@ -21,11 +21,8 @@ fn start() -> Res<State> {
         config.segment_bytes = clump_gas::parse_bytes(&v)
             .ok_or_else(|| format!("SHMEM_SYMMETRIC_SIZE={v}: not a size (like 64M)"))?;
     }
-    let mut gas = if clump_mpi::initialized() && !clump_mpi::finalized() {
-        join_through_mpi(config)?
-    } else {
-        Gas::init_with(config).map_err(gas_err)?
-    };
+    // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
+    let mut gas = Gas::init_with(config).map_err(gas_err)?;
     let heap = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_err)?;
     let heap_len = heap.len_per_rank();
     let heap_base = gas.local(&heap).as_mut_slice().as_mut_ptr();
@@ -43,33 +40,6 @@ fn start() -> Res<State> {
         contexts: RefCell::default(),
         next_handle: Cell::new(FIRST_HANDLE),
     })
-}
-
-/// Joins through MPI, which joined the job already (the launcher admits each rank once):
-/// a bundle of this layer's own, whose endpoint names travel in MPI broadcasts.
-fn join_through_mpi(config: GasConfig) -> Res<Gas> {
-    let mpi = |e: clump_mpi::Error| format!("through MPI: {e}");
-    let world = clump_mpi::Comm::world().map_err(mpi)?;
-    let (rank, size) = (world.rank() as u32, world.size() as u32);
-    let am_config = am::config::Config::from_env().map_err(|e| e.to_string())?;
-    let tag = am_config.job.job_id;
-    let bundle = am::Bundle::with_config(am_config).map_err(|e| e.to_string())?;
-    let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
-    let mut exchange = |mine: &[u8]| -> clump_gas::Result<Vec<Vec<u8>>> {
-        (0..size)
-            .map(|root| {
-                let mut buf = if root == rank {
-                    mine.to_vec()
-                } else {
-                    vec![0; mine.len()]
-                };
-                clump_mpi::bcast(&mut buf, mine.len(), &byte, root as i32, &world)
-                    .map_err(|e| clump_gas::Error::Config(mpi(e)))?;
-                Ok(buf)
-            })
-            .collect()
-    };
-    Gas::init_joined(bundle, (rank, size), tag, &mut exchange, config).map_err(gas_err)
 }
 
 #[no_mangle]

@@ -1,10 +1,14 @@
-/* MPI and OpenSHMEM in one process, one libclump: MPI_Init first, then shmem_init joins
- * through it. Both work side by side: a ring of puts checked with an MPI reduction, and
- * MPI messages between SHMEM barriers. Prints "mixed ok" once per process. */
+/* MPI and OpenSHMEM in one process, one libclump, sharing one job membership: MPI_Init
+ * first, or shmem_init first with the argument "shmem-first" (MPI then ends first, and
+ * SHMEM goes on after it). Both work side by side: a ring of puts checked with an MPI
+ * reduction, and MPI messages between SHMEM barriers. Prints "mixed ok" once per process. */
 #include "check.h"
 #include <mpi.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
+    int shmem_first = argc > 1 && strcmp(argv[1], "shmem-first") == 0;
+    if (shmem_first) shmem_init();
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
     int rank = -1, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -28,9 +32,16 @@ int main(int argc, char **argv) {
         }
     }
     CHECK(shmem_int_atomic_fetch_add(ring, 0, 0) == size - 1);
+    if (shmem_first) {
+        CHECK(MPI_Finalize() == MPI_SUCCESS);
+        /* The job goes on for SHMEM after MPI left it. */
+        shmem_int_p(ring, -rank, (rank + 1) % size);
+        shmem_barrier_all();
+        CHECK(*ring == -left);
+    }
     shmem_free(ring);
     shmem_finalize();
-    MPI_Finalize();
+    if (!shmem_first) MPI_Finalize();
     printf("mixed ok\n");
     return 0;
 }

@@ -30,9 +30,7 @@ impl Conn {
     pub(crate) fn connect(path: &str, size: u32) -> io::Result<Conn> {
         let stream = UnixStream::connect(path)?;
         stream.set_nonblocking(true)?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-        // One millisecond per process beyond one per core, within [MAX_NAP, MAX_LONG_NAP].
-        let long_nap = (MAX_NAP * (size / cores.max(1)).max(1)).min(MAX_LONG_NAP);
+        let long_nap = long_nap_for(size);
         Ok(Conn {
             stream,
             reader: FrameReader::new(MAX_REPLY_BODY),
@@ -183,14 +181,44 @@ fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
     }
 }
 
+/// The longest nap of a long wait in a job of `size` processes: one millisecond per
+/// process beyond one per core, within [`MAX_NAP`, `MAX_LONG_NAP`].
+pub(super) fn long_nap_for(size: u32) -> Duration {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    (MAX_NAP * (size / cores.max(1)).max(1)).min(MAX_LONG_NAP)
+}
+
+/// How long a waiting process may nap now: [`MAX_NAP`] at first, the job's long nap once
+/// it has waited [`LONG_WAIT`] (process managers' waits as the launcher's).
+pub(super) struct NapCap {
+    started: Instant,
+    long_nap: Duration,
+}
+
+impl NapCap {
+    pub(super) fn new(long_nap: Duration) -> NapCap {
+        NapCap {
+            started: Instant::now(),
+            long_nap,
+        }
+    }
+
+    pub(super) fn cap(&self) -> Duration {
+        if self.started.elapsed() < LONG_WAIT {
+            MAX_NAP
+        } else {
+            self.long_nap.max(MAX_NAP)
+        }
+    }
+}
+
 /// Spin a little, then yield, then sleep in ppoll(2) on the socket with a timeout that
 /// doubles up to [`MAX_NAP`], and after [`LONG_WAIT`] up to the job's long nap: cheap
 /// when the answer is imminent, idle when it is not. The socket wakes the sleeper as
 /// soon as the launcher answers; the nap only bounds how often `progress` runs.
 struct Backoff {
     step: u32,
-    started: Instant,
-    long_nap: Duration,
+    cap: NapCap,
 }
 
 impl Backoff {
@@ -200,8 +228,7 @@ impl Backoff {
     fn new(long_nap: Duration) -> Backoff {
         Backoff {
             step: 0,
-            started: Instant::now(),
-            long_nap,
+            cap: NapCap::new(long_nap),
         }
     }
 
@@ -215,12 +242,8 @@ impl Backoff {
         } else if step < Self::YIELDS {
             std::thread::yield_now();
         } else {
-            let cap = if self.started.elapsed() < LONG_WAIT {
-                MAX_NAP
-            } else {
-                self.long_nap
-            };
-            let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(cap);
+            let nap =
+                Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(self.cap.cap());
             wait_fd(fd, events, nap);
         }
     }
@@ -240,4 +263,21 @@ pub(super) fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
     // SAFETY: one valid pollfd and a valid timespec, both living across the call; a null
     // signal mask means "keep the current one".
     unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naps_stay_short_at_first_and_grow_to_the_jobs_long_nap() {
+        assert_eq!(long_nap_for(1), MAX_NAP);
+        assert_eq!(long_nap_for(u32::MAX), MAX_LONG_NAP);
+        let crowded = long_nap_for(u32::MAX);
+        let naps = NapCap::new(crowded);
+        assert_eq!(naps.cap(), MAX_NAP, "a wait that just began");
+        std::thread::sleep(LONG_WAIT);
+        assert_eq!(naps.cap(), crowded, "a long wait");
+        assert_eq!(NapCap::new(Duration::ZERO).cap(), MAX_NAP);
+    }
 }

@@ -15,11 +15,13 @@ mod mapping;
 mod place;
 mod pmi2;
 mod pmix;
+mod shared;
 
 use crate::config::{BootMode, Config, ConfigError, JobConfig};
 use frame::{Op, MAX_CONTRIBUTION};
 use kvs::Manager;
 use launcher::Launcher;
+pub use shared::Job;
 use std::time::Duration;
 
 /// Why joining the job or a collective failed.
@@ -71,8 +73,8 @@ pub struct Locality {
     pub nodes: u32,
 }
 
-/// This process's membership in a job.
-pub struct Job {
+/// One joining of a job: the connection to the launcher or manager and the collectives' order.
+pub(crate) struct Member {
     rank: u32,
     size: u32,
     job_id: u64,
@@ -91,28 +93,23 @@ pub struct Job {
     broken: Option<String>,
 }
 
-impl Job {
-    /// Joins the job described by the environment.
-    pub fn from_env() -> Result<Job, BootError> {
-        Job::from_config(&Config::from_env()?.job)
-    }
-
+impl Member {
     /// Joins the job through the service `job.boot` names or the environment shows.
-    pub fn from_config(job: &JobConfig) -> Result<Job, BootError> {
+    pub fn from_config(job: &JobConfig) -> Result<Member, BootError> {
         let mode = match job.boot {
             BootMode::Auto => detect(job, &|name| std::env::var_os(name)),
             forced => forced,
         };
         match mode {
-            BootMode::Clump => Job::with_launcher(job),
-            BootMode::Pmi2 => Job::with_manager(job, pmi2::Pmi2::init(job.boot_timeout)?),
-            BootMode::Pmix => Job::with_manager(job, pmix::Pmix::init(job.boot_timeout)?),
-            BootMode::Auto => Job::alone(job),
+            BootMode::Clump => Member::with_launcher(job),
+            BootMode::Pmi2 => Member::with_manager(job, pmi2::Pmi2::init(job.boot_timeout)?),
+            BootMode::Pmix => Member::with_manager(job, pmix::Pmix::init(job.boot_timeout)?),
+            BootMode::Auto => Member::alone(job),
         }
     }
 
-    fn blank(rank: u32, size: u32, job_id: u64, job: &JobConfig) -> Job {
-        Job {
+    fn blank(rank: u32, size: u32, job_id: u64, job: &JobConfig) -> Member {
+        Member {
             rank,
             size,
             job_id,
@@ -126,7 +123,7 @@ impl Job {
         }
     }
 
-    fn alone(job: &JobConfig) -> Result<Job, BootError> {
+    fn alone(job: &JobConfig) -> Result<Member, BootError> {
         check_rank(job.rank, job.size)?;
         if job.size > 1 {
             return Err(BootError::Config(format!(
@@ -135,10 +132,10 @@ impl Job {
                 job.size
             )));
         }
-        Ok(Job::blank(job.rank, job.size, job.job_id, job))
+        Ok(Member::blank(job.rank, job.size, job.job_id, job))
     }
 
-    fn with_launcher(job: &JobConfig) -> Result<Job, BootError> {
+    fn with_launcher(job: &JobConfig) -> Result<Member, BootError> {
         check_rank(job.rank, job.size)?;
         let Some(path) = &job.boot_socket else {
             return Err(BootError::Config(
@@ -147,18 +144,18 @@ impl Job {
             ));
         };
         let launcher = Launcher::join(path, job.rank, job.size, job.job_id, job.boot_timeout)?;
-        let mut me = Job::blank(job.rank, job.size, job.job_id, job);
+        let mut me = Member::blank(job.rank, job.size, job.job_id, job);
         me.service = Service::Launcher(launcher);
         Ok(me)
     }
 
     /// Joins through a process manager: its rank and size win; rank 0 draws the job's
     /// secret id and hands it over the manager's key-value store; nodes come from it.
-    fn with_manager(job: &JobConfig, mut m: Box<dyn Manager>) -> Result<Job, BootError> {
+    fn with_manager(job: &JobConfig, mut m: Box<dyn Manager>) -> Result<Member, BootError> {
         let (rank, size) = (m.rank(), m.size());
         check_rank(rank, size)?;
         let locality = m.locality()?;
-        let mut me = Job::blank(rank, size, job.job_id, job);
+        let mut me = Member::blank(rank, size, job.job_id, job);
         me.locality = Some(locality);
         me.service = Service::Manager(m);
         // The first exchange: the job id (from rank 0) and every rank's host name, from
@@ -296,7 +293,7 @@ impl Job {
     }
 }
 
-impl Drop for Job {
+impl Drop for Member {
     fn drop(&mut self) {
         if let Service::Manager(m) = &mut self.service {
             if self.broken.is_none() {

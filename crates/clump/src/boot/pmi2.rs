@@ -5,7 +5,7 @@
 //! After a PMI-1 style `cmd=init` line, every command and answer is a 6-character
 //! decimal length followed by `key=value;` pairs (a `;` inside a value is doubled).
 
-use super::conn::wait_fd;
+use super::conn::{long_nap_for, wait_fd, NapCap};
 use super::kvs::Manager;
 use super::mapping::nodes_of_ranks;
 use super::{BootError, Locality};
@@ -17,9 +17,6 @@ use std::time::{Duration, Instant};
 const NAME: &str = "PMI-2";
 /// Longest answer accepted (Slurm's values are at most 1024 characters).
 const MAX_ANSWER: usize = 64 * 1024;
-/// Longest a waiting process goes without calling `progress`.
-const NAP: Duration = Duration::from_millis(1);
-
 pub(super) struct Pmi2 {
     fd: File,
     rank: u32,
@@ -133,7 +130,8 @@ impl Pmi2 {
     }
 
     /// Fills `buf`, giving up once the manager has been silent for `timeout`; calls
-    /// `progress` between naps of at most 1 ms while nothing comes.
+    /// `progress` between naps while nothing comes: at most 1 ms, longer in a long wait
+    /// of a job with more processes than cores (as under the launcher).
     fn read_exact_within(
         &mut self,
         buf: &mut [u8],
@@ -142,7 +140,9 @@ impl Pmi2 {
     ) -> Result<(), BootError> {
         let mut got = 0;
         let mut last = Instant::now();
+        let long_nap = long_nap_for(self.size);
         while got < buf.len() {
+            let naps = NapCap::new(long_nap);
             while !readable(self.fd.as_raw_fd()) {
                 if let Some(t) = timeout.filter(|&t| last.elapsed() >= t) {
                     return Err(self.fail(format!(
@@ -152,7 +152,7 @@ impl Pmi2 {
                     )));
                 }
                 progress();
-                wait_fd(self.fd.as_raw_fd(), libc::POLLIN, NAP);
+                wait_fd(self.fd.as_raw_fd(), libc::POLLIN, naps.cap());
             }
             match self.fd.read(&mut buf[got..]) {
                 Ok(0) => return Err(self.fail("the process manager closed PMI_FD".into())),
@@ -343,7 +343,7 @@ fn field<'a>(fields: &'a [(String, String)], key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boot::Job;
+    use crate::boot::Member;
     use std::collections::HashMap;
     use std::os::unix::net::UnixStream;
     use std::sync::{Arc, Barrier, Mutex};
@@ -412,7 +412,7 @@ mod tests {
         size: u32,
         answer_fences: bool,
         timeout: Duration,
-        body: impl Fn(Result<Job, BootError>) -> T + Send + Sync + 'static,
+        body: impl Fn(Result<Member, BootError>) -> T + Send + Sync + 'static,
     ) -> Vec<T> {
         let store = Arc::default();
         let fence = Arc::new(Barrier::new(size as usize));
@@ -434,7 +434,7 @@ mod tests {
                         &rank.to_string(),
                         timeout,
                     )
-                    .and_then(|m| Job::with_manager(&config, m));
+                    .and_then(|m| Member::with_manager(&config, m));
                     body(joined)
                 })
             })

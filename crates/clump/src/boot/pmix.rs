@@ -5,6 +5,7 @@
 //! stable C ABI (`pmix_common.h`): `pmix_proc_t` is a 256-byte namespace and a rank,
 //! `pmix_value_t` a 16-bit type and an 8-aligned union, `pmix_info_t` 552 bytes.
 
+use super::conn::{long_nap_for, NapCap};
 use super::kvs::Manager;
 use super::{BootError, Locality};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -385,6 +386,9 @@ impl Manager for Pmix {
             )
         };
         let rc = if rc == PMIX_SUCCESS {
+            // Naps of at most 1 ms, longer in a long wait of a crowded job (as under the
+            // launcher).
+            let naps = NapCap::new(long_nap_for(self.size));
             let mut nap = Duration::from_micros(20);
             loop {
                 let status = done.load(Ordering::Acquire);
@@ -393,7 +397,7 @@ impl Manager for Pmix {
                 }
                 progress();
                 std::thread::sleep(nap);
-                nap = (nap * 2).min(Duration::from_millis(1));
+                nap = (nap * 2).min(naps.cap());
             }
         } else {
             // PMIx will not call back: take its reference back.
@@ -428,6 +432,7 @@ impl Manager for Pmix {
         let key_c = CString::new(key).map_err(|_| fail(format!("key {key:?} holds a NUL")))?;
         let peer = self.proc_of(rank);
         let started = Instant::now();
+        let naps = NapCap::new(long_nap_for(self.size));
         let mut nap = Duration::from_micros(50);
         loop {
             match self.try_get(&peer, &key_c, timeout, read_string) {
@@ -436,7 +441,7 @@ impl Manager for Pmix {
                 Err(PMIX_ERR_NOT_FOUND) if timeout.is_none_or(|t| started.elapsed() < t) => {
                     progress();
                     std::thread::sleep(nap);
-                    nap = (nap * 2).min(Duration::from_millis(10));
+                    nap = (nap * 2).min(naps.cap().max(Duration::from_millis(10)));
                 }
                 Err(rc) => {
                     let waited = timeout.map_or(String::new(), |t| {
