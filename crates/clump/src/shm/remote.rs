@@ -5,7 +5,8 @@
 
 use super::block::{MappedBlock, NO_FD};
 use super::region::Region;
-use super::wake::{Waker, NO_KEY};
+pub use super::segment::SegMapping;
+use super::wake::{readable, wait_readable, Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
 use std::collections::HashMap;
@@ -17,18 +18,6 @@ use std::sync::{Arc, Mutex, Weak};
 /// This thread's handle to a remote block: cloning it costs no atomic instruction, which
 /// matters on the send path (an atomic there waits for the store to the peer's slot).
 pub type RemoteRef = std::rc::Rc<Arc<Remote>>;
-
-/// A mapping of an endpoint's segment, at one generation.
-pub struct SegMapping {
-    pub region: Region,
-    pub gen: u64,
-    pub len: usize,
-}
-
-// SAFETY: the segment is plain bytes; concurrent access is the program's to order, as with
-// any shared memory the program reads and writes through clump's copy functions.
-unsafe impl Send for SegMapping {}
-unsafe impl Sync for SegMapping {}
 
 /// A queue block reachable from this process, with what senders need beside it.
 pub struct Remote {
@@ -92,14 +81,14 @@ impl Remote {
     /// Whether the owning process is still running.
     pub fn alive(&self) -> bool {
         let Some(fd) = &self.pidfd else { return true };
-        let mut p = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, zero timeout.
-        let n = unsafe { libc::poll(&mut p, 1, 0) };
-        n == 0
+        // A pidfd turns readable when its process exits.
+        wait_readable(&mut [readable(fd.as_raw_fd())], std::time::Duration::ZERO) == 0
+    }
+
+    /// The endpoint's tag, which senders check before they enqueue.
+    #[inline]
+    pub fn tag(&self) -> u64 {
+        self.block.get().header.tag.load(Ordering::Acquire)
     }
 
     /// Whether the owner has freed the endpoint.
@@ -177,7 +166,7 @@ impl Remote {
             if header.seg_gen.load(Ordering::Acquire) != gen {
                 continue; // replaced while we opened it
             }
-            let m = Arc::new(SegMapping { region, gen, len });
+            let m = Arc::new(SegMapping::new(region, gen, len));
             *slot = Some(m.clone());
             return Ok(Some(m));
         }
@@ -191,14 +180,10 @@ impl Remote {
         header.seg_gen.store(gen + 1, Ordering::Release);
         let mapping = region.map(|region| {
             let len = region.len();
-            Arc::new(SegMapping {
-                region,
-                gen: gen + 2,
-                len,
-            })
+            Arc::new(SegMapping::new(region, gen + 2, len))
         });
         let (fd, len) = match &mapping {
-            Some(m) => (m.region.fd().unwrap_or(NO_FD), m.len as u64),
+            Some(m) => (m.region().fd().unwrap_or(NO_FD), m.len() as u64),
             None => (NO_FD, 0),
         };
         header.seg_fd.store(fd, Ordering::Release);
