@@ -27,6 +27,22 @@ macro_rules! without_loom {
 }
 pub(crate) use without_loom;
 
+/// Modules that only tests, the fuzzer and the benchmarks reach from outside: public
+/// with the `testing` feature, crate-private otherwise (no program depends on them; what
+/// only those users call is then unused, and not reported).
+macro_rules! testing_pub {
+    ($(mod $name:ident;)*) => {
+        $(
+            #[cfg(feature = "testing")]
+            pub mod $name;
+            #[cfg(not(feature = "testing"))]
+            #[allow(dead_code)]
+            pub(crate) mod $name;
+        )*
+    };
+}
+pub(crate) use testing_pub;
+
 pub(crate) mod shm;
 pub(crate) mod sync;
 

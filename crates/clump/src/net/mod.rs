@@ -27,16 +27,21 @@
 //!   delivers; waiting for a datagram; closing.
 
 pub mod doorbell;
-pub mod faults;
 pub(crate) mod poll;
 pub(crate) mod port;
-pub use port::NetStats;
-pub mod reliable;
 #[cfg(test)]
 mod reliable_sim;
 pub(crate) mod send;
-pub mod udp;
-pub mod wire;
+crate::testing_pub! {
+    mod faults;
+    mod reliable;
+    mod udp;
+    mod wire;
+}
+
+pub use port::NetStats;
+pub use reliable::Stats as ProtocolStats;
+pub use udp::UdpStats;
 
 /// A network destination: the socket address and the endpoint behind it.
 pub(crate) type NetPeer = reliable::Peer<std::net::SocketAddrV4>;
