@@ -80,7 +80,11 @@ fn quick_loggp_reports_every_figure_as_json_and_plots_bandwidth() {
     assert_png_and_clean(&plots.join("loggp-bandwidth.png"));
     assert_eq!(v["transport"], "shm");
     assert_eq!(v["baseline"]["bandwidth_name"], "memcpy");
-    check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
+    check_loggp(
+        &v,
+        &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy", "g_vs_ring"],
+    );
+    assert!(number(&v, "baseline.ring_ns_per_msg") > 0.0);
 }
 
 /// The same figures, JSON keys included, over UDP with a 1% loss injected, and goodput

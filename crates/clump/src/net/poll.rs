@@ -7,7 +7,9 @@ use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::net::reliable::{Event, Inbound};
-use crate::net::send::{flush_acks, is_credit_answer, message_kind, return_request, send_answer};
+use crate::net::send::{
+    flush_acks, is_credit_answer, message_kind, requests_settled, return_request, send_answer,
+};
 use crate::net::wire::{Channel, Header, PacketKind};
 use crate::net::NetPeer;
 use crate::shm::remote::SegMapping;
@@ -207,13 +209,8 @@ fn serve_get(ep: &EndpointCore, from: NetPeer, req: &Header) {
 
 fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
     let h = &m.header;
-    let answered = if is_credit_answer(h) {
-        h.args.as_slice().first().copied().unwrap_or(1).max(1)
-    } else {
-        1
-    };
     let mut dest = None;
-    for _ in 0..answered {
+    for _ in 0..requests_settled(h) {
         // An answer for nothing in flight is a confused or hostile peer: ignore it.
         let Some(d) = ep.flow.borrow_mut().answered_by(m.from.id) else {
             return;

@@ -26,6 +26,23 @@ pub(crate) fn is_credit_answer(h: &Header) -> bool {
     h.kind == PacketKind::Short && h.handler == 0
 }
 
+/// The credit-only answer for `count` requests whose handlers did not reply.
+pub(crate) fn credit_answer(count: u32) -> Header {
+    let mut h = Header::new(PacketKind::Short, Channel::Reply);
+    h.args = Args::new(&[count]).unwrap_or_default();
+    h
+}
+
+/// How many requests in flight an answer settles: a credit-only answer as many as it
+/// says (at least one), any other answer one.
+pub(crate) fn requests_settled(h: &Header) -> u32 {
+    if is_credit_answer(h) {
+        h.args.as_slice().first().copied().unwrap_or(1).max(1)
+    } else {
+        1
+    }
+}
+
 /// The wire's kind of a message of `kind`: the one conversion from the AM layer's kinds.
 pub(crate) fn data_kind(kind: Kind) -> DataKind {
     match kind {
@@ -210,9 +227,7 @@ pub(crate) fn return_request(
 pub(crate) fn flush_acks(ep: &EndpointCore) {
     let acks = ep.net.acks.borrow_mut().take();
     for (peer, count) in acks {
-        let mut h = Header::new(PacketKind::Short, Channel::Reply);
-        h.args = Args::new(&[count]).unwrap_or_default();
-        send_on_reply_channel(ep, peer, h, Vec::new());
+        send_on_reply_channel(ep, peer, credit_answer(count), Vec::new());
     }
 }
 
