@@ -17,6 +17,12 @@
 //! while ep.outstanding() > 0 { bundle.poll()?; }
 //! # Ok::<(), clump::Error>(())
 //! ```
+//!
+//! The tree follows paper 001's architecture: one AM layer (`am/`) above two complete
+//! transports with the same verbs, shared memory (`shm/`) and the network (`net/`), each
+//! with its send and poll sides; the endpoint's state split by owner (`endpoint/`); the
+//! pure bookkeeping of credits, flights and owed answers (`proto/`). Imports only point
+//! down that list (`tests/layers.rs` checks it).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 

@@ -212,6 +212,7 @@ impl EndpointCore {
         }))
     }
 
+    #[inline]
     pub(crate) fn check_live(&self) -> Result<()> {
         if self.freed.get() {
             Err(Error::EndpointFreed)
@@ -220,6 +221,7 @@ impl EndpointCore {
         }
     }
 
+    #[inline]
     pub(crate) fn count(&self, f: impl FnOnce(&mut EndpointStats)) {
         let mut s = self.stats.get();
         f(&mut s);
@@ -239,15 +241,18 @@ impl EndpointCore {
     /// A handle on the current segment mapping. Handlers read long payloads and gets
     /// through it, so the mapping outlives the call even if the handler replaces the
     /// endpoint's segment.
+    #[inline]
     pub(crate) fn current_segment(&self) -> Option<Arc<SegMapping>> {
         self.segment.borrow().clone()
     }
 
+    #[inline]
     pub(crate) fn has_credit(&self, dest: u32) -> bool {
         self.flow.borrow().has_credit(dest)
     }
 
     /// Requests in flight from this endpoint.
+    #[inline]
     pub(crate) fn outstanding(&self) -> usize {
         self.flow.borrow().total()
     }

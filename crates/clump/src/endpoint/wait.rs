@@ -28,11 +28,12 @@ const LIVENESS_POLLS: u32 = 4096;
 /// Rounds of a wait that spin before it yields or sleeps.
 const SPIN_ROUNDS: u32 = 16;
 
-/// State of one wait for credit or space.
+/// State of one wait for credit or space. Making one reads no clock (a send that never
+/// waits should not pay for one): the first round of waiting does.
 pub struct Stall {
     rounds: u32,
-    since: Instant,
-    next_check: Instant,
+    /// When the wait began, and when the destination's health is next checked.
+    clock: Option<(Instant, Instant)>,
 }
 
 pub(crate) enum StallOutcome {
@@ -49,11 +50,9 @@ impl Default for Stall {
 
 impl Stall {
     pub fn new() -> Stall {
-        let now = Instant::now();
         Stall {
             rounds: 0,
-            since: now,
-            next_check: now + LIVENESS_PERIOD,
+            clock: None,
         }
     }
 
@@ -96,13 +95,16 @@ impl EndpointCore {
             s.back_off();
         }
         let now = Instant::now();
-        if now >= s.next_check {
-            s.next_check = now + LIVENESS_PERIOD;
+        let (since, next_check) = s
+            .clock
+            .get_or_insert_with(|| (now, now + LIVENESS_PERIOD));
+        if now >= *next_check {
+            *next_check = now + LIVENESS_PERIOD;
             if !route.alive() {
                 self.peer_lost(dest, ReturnReason::PeerGone);
                 return Ok(StallOutcome::Gone(ReturnReason::PeerGone));
             }
-            if in_handler() && now - s.since > HANDLER_STALL_LIMIT {
+            if in_handler() && now - *since > HANDLER_STALL_LIMIT {
                 return Err(Error::Congestion(HANDLER_STALL_LIMIT.as_millis() as u64));
             }
         }

@@ -23,9 +23,11 @@
 //! The Active Message side of the transport, with the same verbs as shared memory's:
 //! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
 //!   packets for the endpoint's reliability machine.
+//! - `credit.rs`: the credit-only answer, for requests whose handlers did not reply.
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
 //!   delivers; waiting for a datagram; closing.
 
+pub(crate) mod credit;
 pub mod doorbell;
 pub(crate) mod poll;
 pub(crate) mod port;

@@ -7,9 +7,8 @@ use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::net::reliable::{Event, Inbound};
-use crate::net::send::{
-    flush_acks, is_credit_answer, message_kind, requests_settled, return_request, send_answer,
-};
+use crate::net::credit::{is_credit_answer, requests_settled};
+use crate::net::send::{flush_acks, message_kind, return_request, send_answer};
 use crate::net::wire::{Channel, Header, PacketKind};
 use crate::net::NetPeer;
 use crate::shm::remote::SegMapping;
@@ -74,6 +73,7 @@ pub(crate) fn rang(ep: &EndpointCore) -> bool {
 }
 
 /// Whether a whole message waits in the machine for a poll.
+#[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
     ep.net.port.borrow().as_ref().is_some_and(|p| p.has_inbound())
 }

@@ -12,6 +12,7 @@ use crate::endpoint::EndpointCore;
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::{Kind, Outgoing};
 use crate::net::reliable::SendError;
+use crate::net::credit::credit_answer;
 use crate::net::wire::{Args, Channel, DataKind, Header, PacketKind};
 use crate::net::NetPeer;
 use std::rc::Rc;
@@ -19,29 +20,6 @@ use std::rc::Rc;
 /// Payload bytes queued to one peer before a new request waits: bounds the memory a
 /// stream of long messages can pin in the reliability machine.
 const NET_BACKLOG: usize = 8 << 20;
-
-/// A credit-only answer: a short reply to handler 0 (which no send may name), with the
-/// number of requests it answers as its one argument.
-pub(crate) fn is_credit_answer(h: &Header) -> bool {
-    h.kind == PacketKind::Short && h.handler == 0
-}
-
-/// The credit-only answer for `count` requests whose handlers did not reply.
-pub(crate) fn credit_answer(count: u32) -> Header {
-    let mut h = Header::new(PacketKind::Short, Channel::Reply);
-    h.args = Args::new(&[count]).unwrap_or_default();
-    h
-}
-
-/// How many requests in flight an answer settles: a credit-only answer as many as it
-/// says (at least one), any other answer one.
-pub(crate) fn requests_settled(h: &Header) -> u32 {
-    if is_credit_answer(h) {
-        h.args.as_slice().first().copied().unwrap_or(1).max(1)
-    } else {
-        1
-    }
-}
 
 /// The wire's kind of a message of `kind`: the one conversion from the AM layer's kinds.
 pub(crate) fn data_kind(kind: Kind) -> DataKind {
@@ -226,9 +204,10 @@ pub(crate) fn return_request(
 /// Sends the credits owed for requests whose handlers did not reply, one answer per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
     let acks = ep.net.acks.borrow_mut().take();
-    for (peer, count) in acks {
+    for &(peer, count) in &acks {
         send_on_reply_channel(ep, peer, credit_answer(count), Vec::new());
     }
+    ep.net.acks.borrow_mut().give_back(acks);
 }
 
 /// Sends an answer to a request, after the credit-only answers owed for earlier ones.

@@ -8,16 +8,23 @@
 #[derive(Debug)]
 pub(crate) struct AckRuns<K> {
     runs: Vec<(K, u32)>,
+    /// The storage of the last runs taken, given back to be reused: a poll that owes
+    /// credits allocates nothing.
+    spare: Vec<(K, u32)>,
 }
 
 impl<K> Default for AckRuns<K> {
     fn default() -> Self {
-        AckRuns { runs: Vec::new() }
+        AckRuns {
+            runs: Vec::new(),
+            spare: Vec::new(),
+        }
     }
 }
 
 impl<K: PartialEq + Copy> AckRuns<K> {
     /// Owes `to` one more credit; extends the last run if it goes to the same place.
+    #[inline]
     pub fn owe(&mut self, to: K) {
         match self.runs.last_mut() {
             Some((last, count)) if *last == to => *count += 1,
@@ -25,13 +32,23 @@ impl<K: PartialEq + Copy> AckRuns<K> {
         }
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty()
     }
 
-    /// Takes every run, oldest first, leaving none owed.
+    /// Takes every run, oldest first, leaving none owed. Hand the list back with
+    /// [`AckRuns::give_back`] once its answers are sent.
     pub fn take(&mut self) -> Vec<(K, u32)> {
-        std::mem::take(&mut self.runs)
+        std::mem::replace(&mut self.runs, std::mem::take(&mut self.spare))
+    }
+
+    /// Returns the storage of a list [`AckRuns::take`] gave out, for the next runs.
+    pub fn give_back(&mut self, mut taken: Vec<(K, u32)>) {
+        taken.clear();
+        if taken.capacity() > self.spare.capacity() {
+            self.spare = taken;
+        }
     }
 }
 
@@ -45,7 +62,11 @@ mod tests {
         for to in [1, 1, 1, 2, 1, 1] {
             acks.owe(to);
         }
-        assert_eq!(acks.take(), vec![(1, 3), (2, 1), (1, 2)]);
+        let taken = acks.take();
+        assert_eq!(taken, vec![(1, 3), (2, 1), (1, 2)]);
         assert!(acks.is_empty(), "taking leaves nothing owed");
+        acks.give_back(taken);
+        acks.owe(5);
+        assert_eq!(acks.take(), vec![(5, 1)], "storage given back is reused empty");
     }
 }

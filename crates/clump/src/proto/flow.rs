@@ -61,11 +61,13 @@ impl Flow {
     }
 
     /// Requests in flight through `dest`.
+    #[inline]
     pub fn in_flight(&self, dest: u32) -> usize {
         self.lane(dest).map_or(0, |l| l.outstanding.len())
     }
 
     /// Requests in flight through every translation.
+    #[inline]
     pub fn total(&self) -> usize {
         self.total
     }
@@ -83,6 +85,7 @@ impl Flow {
     }
 
     /// A request went out through `dest`; `peer` names the network peer it went to.
+    #[inline]
     pub fn sent(&mut self, dest: u32, request: SavedRequest, peer: Option<EndpointId>) {
         let i = dest as usize;
         if self.lanes.len() <= i {
@@ -96,6 +99,7 @@ impl Flow {
     }
 
     /// `credits` answers came back through `dest` (shared memory names the translation).
+    #[inline]
     pub fn answered(&mut self, dest: u32, credits: u32) {
         if let Some(lane) = self.lanes.get_mut(dest as usize) {
             let n = (credits as usize).min(lane.outstanding.len());

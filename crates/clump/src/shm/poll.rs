@@ -54,6 +54,7 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
 }
 
 /// Whether a request or reply waits in this endpoint's queues.
+#[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
     let b = ep.shm.own.block.get();
     b.request.ring().ready(ep.shm.req_head.get()) || b.reply.ring().ready(ep.shm.rep_head.get())

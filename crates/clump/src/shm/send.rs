@@ -29,11 +29,12 @@ pub(crate) fn request(
     o: &Outgoing<'_>,
     segment: Option<Arc<SegMapping>>,
 ) -> Result<()> {
-    let route = Route::Shm(remote.clone());
+    // Only a send that waits needs the route (for the destination's health) and a clock.
+    let route = || Route::Shm(remote.clone());
     let mut stall = Stall::new();
     while !ep.has_credit(dest) {
         ep.count(|s| s.credit_waits += 1);
-        if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall)? {
+        if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
             return ep.bounce(o, dest, reason);
         }
     }
@@ -46,7 +47,7 @@ pub(crate) fn request(
                 break b;
             }
             ep.count(|s| s.queue_full_waits += 1);
-            if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall)? {
+            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
                 return ep.bounce(o, dest, reason);
             }
         };
@@ -89,7 +90,7 @@ pub(crate) fn request(
             }
             Err(PushError::Full) => {
                 ep.count(|s| s.queue_full_waits += 1);
-                let outcome = ep.stall(dest, &route, &mut stall);
+                let outcome = ep.stall(dest, &route(), &mut stall);
                 if !matches!(outcome, Ok(StallOutcome::Retry)) {
                     // Giving up: the claimed bulk block must go back, or the
                     // destination loses it for good.
@@ -239,12 +240,13 @@ fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: Packet, medium: &[u8])
 /// Sends the credits owed for requests whose handlers did not reply, one ack per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
     let acks = ep.shm.acks.borrow_mut().take();
-    for ((src, credit_slot), count) in acks {
+    for &((src, credit_slot), count) in &acks {
         // A requester whose process is gone needs no credit back.
         if let Ok(to) = ep.source(src) {
             push_answer(ep, &to, ack_packet(ep, credit_slot, count), &[]);
         }
     }
+    ep.shm.acks.borrow_mut().give_back(acks);
 }
 
 /// Retries deferred answers in order; stops at the first that still does not fit.

@@ -16,7 +16,7 @@ use crate::error::ReturnReason;
 use crate::message::{ArgBuf, Kind, SavedRequest};
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Micros, Peer, Reliable, ReliableConfig, SendError};
-use crate::net::send::{credit_answer, requests_settled};
+use crate::net::credit::{credit_answer, requests_settled};
 use crate::net::wire::{Args, Channel, Header, PacketKind, MAX_DATAGRAM};
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
