@@ -42,16 +42,7 @@ pub(crate) enum Answer<'a> {
     Credit,
     /// The request came back to its sender.
     Returned(Returned<'a>),
-    /// A reply. `payload` is `None` for a long reply that fell outside the segment;
-    /// `medium` is what came with it (for handler 0 if it cannot run).
-    Reply {
-        kind: Kind,
-        handler: u8,
-        args: &'a [u32],
-        payload: Option<&'a [u8]>,
-        offset: u64,
-        medium: &'a [u8],
-    },
+    Reply(Reply<'a>),
     /// A get's data landed (`landed`) at `offset` of the segment, or could not.
     GetDone {
         handler: u8,
@@ -66,6 +57,18 @@ pub(crate) enum Answer<'a> {
         args: &'a [u32],
         offset: u64,
     },
+}
+
+/// A reply (or a get's completion) as its handler would see it. `payload` is `None` for
+/// a long reply (or a get) whose bytes are not in the segment; `medium` is what came with
+/// it (for handler 0 if it cannot run).
+pub(crate) struct Reply<'a> {
+    pub kind: Kind,
+    pub handler: u8,
+    pub args: &'a [u32],
+    pub payload: Option<&'a [u8]>,
+    pub offset: u64,
+    pub medium: &'a [u8],
 }
 
 thread_local! {
@@ -121,22 +124,7 @@ impl EndpointCore {
         match answer {
             Answer::Credit => {}
             Answer::Returned(r) => self.deliver_returned(&r),
-            Answer::Reply {
-                kind,
-                handler,
-                args,
-                payload,
-                offset,
-                medium,
-            } => self.call_reply_handler(
-                Origin::Reply { src },
-                kind,
-                handler,
-                args,
-                payload,
-                offset,
-                medium,
-            ),
+            Answer::Reply(reply) => self.call_reply_handler(Origin::Reply { src }, &reply),
             Answer::GetDone {
                 handler,
                 args,
@@ -161,18 +149,16 @@ impl EndpointCore {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn call_reply_handler(
-        self: &Rc<Self>,
-        origin: Origin,
-        kind: Kind,
-        index: u8,
-        args: &[u32],
-        payload: Option<&[u8]>,
-        offset: u64,
-        medium: &[u8],
-    ) {
+    fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
+        let &Reply {
+            kind,
+            handler: index,
+            args,
+            payload,
+            offset,
+            medium,
+        } = reply;
         let handler = self
             .tables
             .handlers
@@ -229,7 +215,15 @@ impl EndpointCore {
             .as_ref()
             .and_then(|s| s.bytes(offset, len as u64))
             .filter(|_| landed);
-        self.call_reply_handler(Origin::Local, Kind::Get, index, args, payload, offset, &[]);
+        let reply = Reply {
+            kind: Kind::Get,
+            handler: index,
+            args,
+            payload,
+            offset,
+            medium: &[],
+        };
+        self.call_reply_handler(Origin::Local, &reply);
     }
 
     pub(crate) fn handle_local(self: &Rc<Self>, event: LocalEvent) {

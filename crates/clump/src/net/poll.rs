@@ -2,7 +2,7 @@
 //! machine, then the handlers of the whole messages it delivers. Long messages and get
 //! data land in the segment as their fragments arrive in order, before their handler runs.
 
-use crate::endpoint::handlers::{Answer, Origin};
+use crate::endpoint::handlers::{Answer, Origin, Reply};
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
@@ -242,14 +242,14 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
             let Some((kind, payload)) = data_view(ep, &m, &mut segment) else {
                 return;
             };
-            Answer::Reply {
+            Answer::Reply(Reply {
                 kind,
                 handler: h.handler,
                 args,
                 payload,
                 offset: h.segment_offset,
                 medium: &m.payload,
-            }
+            })
         }
         _ => return,
     };

@@ -5,7 +5,7 @@
 //! senders get the space back at once and a handler that sends (and so polls while it
 //! waits) never meets its own packet again. Bulk blocks are held until the handler returns.
 
-use crate::endpoint::handlers::{Answer, Origin};
+use crate::endpoint::handlers::{Answer, Origin, Reply};
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned, MAX_ARGS};
@@ -148,14 +148,14 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
                 Kind::Long => segment.as_ref().and_then(|s| s.bytes(p.offset, p.len as u64)),
                 _ => Some(&[][..]),
             };
-            Answer::Reply {
+            Answer::Reply(Reply {
                 kind,
                 handler: p.handler,
                 args,
                 payload,
                 offset: p.offset,
                 medium: bulk.unwrap_or(&[]),
-            }
+            })
         }
         _ => Answer::Malformed {
             handler: p.handler,
