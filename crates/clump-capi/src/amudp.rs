@@ -2,16 +2,29 @@
 //! statistics) over clump's endpoints, so AMUDP programs build unchanged.
 
 use crate::codes::{AmResult, Code, EnT, AM_OK, BAD_ARG, EN_T_BYTES, RESOURCE};
-use crate::guard::{self, out};
+use crate::guard::{self, out, out_if};
 use crate::state;
-use crate::token::{AM_GetDestEndpoint, AM_GetSourceEndpoint};
-use std::ffi::c_void;
+use crate::token::{message_info, AM_GetDestEndpoint, AM_GetSourceEndpoint};
+use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
 /// AMUDP's switch for printing errors as they are returned; read by programs, kept for
 /// source compatibility (clump returns codes and `AM_ErrorName` names them).
 #[no_mangle]
 pub static mut AMX_VerboseErrors: c_int = 0;
+
+/// AMUDP's switches for silencing its informational output and for yielding while a send
+/// waits for resources: clump prints no informational output, and its waits back off to
+/// sleeping by themselves. Kept so that programs that set them build.
+#[no_mangle]
+pub static mut AMUDP_SilentMode: c_int = 0;
+#[no_mangle]
+pub static mut AMUDP_PoliteSync: c_int = 0;
+
+/// `amudp_category_t`: AMUDP's message categories, as `AMX_GetTokenInfo` reports them.
+const CATEGORY_SHORT: c_int = 0;
+const CATEGORY_MEDIUM: c_int = 1;
+const CATEGORY_LONG: c_int = 2;
 
 /// `amx_stats_t`: the counters of AMUDP's statistics that clump keeps (see amudp.h).
 #[repr(C)]
@@ -51,6 +64,12 @@ pub static AMX_initial_stats: AmxStats = AmxStats {
 };
 
 impl AmxStats {
+    fn subtract(&mut self, mut base: AmxStats) {
+        for (v, b) in self.fields().into_iter().zip(base.fields()) {
+            *v = v.saturating_sub(*b);
+        }
+    }
+
     fn fields(&mut self) -> [&mut u64; 13] {
         [
             &mut self.requests_sent,
@@ -119,31 +138,76 @@ pub extern "C" fn AMX_GetSourceId(token: *mut c_void, srcid: *mut c_int) -> c_in
     })
 }
 
+/// The handler index, category (`amudp_category_t`: short, medium, long; a get's
+/// completion is long) and request-or-reply of the message `token` stands for. Each
+/// out-pointer may be NULL.
+#[no_mangle]
+pub extern "C" fn AMX_GetTokenInfo(
+    token: *mut c_void,
+    handler: *mut u8,
+    category: *mut c_int,
+    is_req: *mut c_int,
+) -> c_int {
+    guard::call(|| {
+        let (index, kind, request) = message_info(token)?;
+        out_if(handler, index);
+        out_if(
+            category,
+            match kind {
+                am::Kind::Short => CATEGORY_SHORT,
+                am::Kind::Medium => CATEGORY_MEDIUM,
+                am::Kind::Long | am::Kind::Get => CATEGORY_LONG,
+            },
+        );
+        out_if(is_req, c_int::from(request));
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub extern "C" fn AMX_GetEndpointStatistics(ep: *mut c_void, stats: *mut AmxStats) -> c_int {
     guard::call(|| {
         let endpoint = state::endpoint(ep)?;
-        let s = endpoint.ep.stats();
-        let mut v = AmxStats {
-            requests_sent: s.requests_sent,
-            returned_messages: s.returned,
-            credit_waits: s.credit_waits,
-            queue_full_waits: s.queue_full_waits,
-            deferred_replies: s.deferred_replies,
-            ..AmxStats::default()
-        };
-        if let Some(n) = endpoint.ep.net_stats() {
-            v.messages_sent_net = n.protocol.messages_sent;
-            v.messages_delivered_net = n.protocol.messages_delivered;
-            v.datagrams_sent = n.socket.sent;
-            v.datagrams_received = n.socket.received;
-            v.retransmits = n.protocol.retransmits;
-            v.timeouts = n.protocol.timeouts;
-            v.duplicates = n.protocol.duplicates;
-            v.out_of_order = n.protocol.out_of_order;
-        }
+        let mut v = counters(&endpoint.ep);
+        let base = endpoint.tables().stats_base;
+        v.subtract(base);
         out(stats, v)
     })
+}
+
+/// Starts the endpoint's counters again from zero (for the program's view).
+#[no_mangle]
+pub extern "C" fn AMUDP_ResetEndpointStatistics(ep: *mut c_void) -> c_int {
+    guard::call(|| {
+        let endpoint = state::endpoint(ep)?;
+        let now = counters(&endpoint.ep);
+        endpoint.tables().stats_base = now;
+        Ok(())
+    })
+}
+
+/// The counters clump keeps for `ep`, since it was allocated.
+fn counters(ep: &am::Endpoint) -> AmxStats {
+    let s = ep.stats();
+    let mut v = AmxStats {
+        requests_sent: s.requests_sent,
+        returned_messages: s.returned,
+        credit_waits: s.credit_waits,
+        queue_full_waits: s.queue_full_waits,
+        deferred_replies: s.deferred_replies,
+        ..AmxStats::default()
+    };
+    if let Some(n) = ep.net_stats() {
+        v.messages_sent_net = n.protocol.messages_sent;
+        v.messages_delivered_net = n.protocol.messages_delivered;
+        v.datagrams_sent = n.socket.sent;
+        v.datagrams_received = n.socket.received;
+        v.retransmits = n.protocol.retransmits;
+        v.timeouts = n.protocol.timeouts;
+        v.duplicates = n.protocol.duplicates;
+        v.out_of_order = n.protocol.out_of_order;
+    }
+    v
 }
 
 #[no_mangle]
@@ -171,25 +235,43 @@ fn render(mut stats: AmxStats, global: bool) -> String {
     text
 }
 
+thread_local! {
+    /// The text of the last `AMX_DumpStatistics` on this thread, which it returns.
+    static DUMP: std::cell::RefCell<std::ffi::CString> = std::cell::RefCell::default();
+}
+
+/// Writes the statistics as text to `fp` (a `FILE *`; NULL writes nothing) and returns
+/// that text, valid until this thread's next call; NULL if `stats` is NULL or the text
+/// cannot be written.
 #[no_mangle]
 pub extern "C" fn AMX_DumpStatistics(
-    fp: *mut libc::FILE,
+    fp: *mut c_void,
     stats: *const AmxStats,
     global_analysis: c_int,
-) -> c_int {
-    guard::call_uninit(|| {
-        if fp.is_null() || stats.is_null() {
+) -> *const c_char {
+    let mut text = std::ptr::null();
+    let rc = guard::call_uninit(|| {
+        if stats.is_null() {
             return Err(BAD_ARG);
         }
         // SAFETY: non-null, and the caller's contract is that it points to amx_stats_t.
-        let text = render(unsafe { stats.read_unaligned() }, global_analysis != 0);
-        let text = std::ffi::CString::new(text).map_err(|_| BAD_ARG)?;
-        // SAFETY: fp is the caller's open FILE; text is NUL-terminated.
-        if unsafe { libc::fputs(text.as_ptr(), fp) } < 0 {
+        let rendered = render(unsafe { stats.read_unaligned() }, global_analysis != 0);
+        let rendered = std::ffi::CString::new(rendered).map_err(|_| BAD_ARG)?;
+        // SAFETY: fp, when not NULL, is the caller's open FILE; the text is NUL-terminated.
+        if !fp.is_null() && unsafe { libc::fputs(rendered.as_ptr(), fp.cast()) } < 0 {
             return Err(RESOURCE);
         }
+        text = DUMP.with(|d| {
+            *d.borrow_mut() = rendered;
+            d.borrow().as_ptr()
+        });
         Ok(())
-    })
+    });
+    if rc == AM_OK {
+        text
+    } else {
+        std::ptr::null()
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `clump/amudp_spmd.h`: AMUDP's SPMD calls over clump's job (`clump/spmd.h`).
 
-use crate::codes::{AmResult, Code, AM_OK, BAD_ARG};
+use crate::codes::{AmResult, Code, AM_OK, BAD_ARG, RESOURCE};
 use crate::guard::{self, out_if};
 use crate::spmd::{
     clump_spmd_allgather, clump_spmd_exit, clump_spmd_rank, clump_spmd_size, clump_spmd_startup,
@@ -126,15 +126,13 @@ pub extern "C" fn AMUDP_SPMDIsWorker(_argv: *mut *mut c_char) -> c_int {
 }
 
 /// Installs the function `AMUDP_SPMDExit` calls (with the exit status) before the job
-/// ends; returns the one it replaces (NULL for none).
+/// ends (NULL for none).
 #[no_mangle]
-pub extern "C" fn AMUDP_SPMDSetExitCallback(
-    f: Option<extern "C" fn(c_int)>,
-) -> Option<extern "C" fn(c_int)> {
-    match EXIT_CALLBACK.lock() {
-        Ok(mut slot) => std::mem::replace(&mut *slot, f),
-        Err(_) => None,
-    }
+pub extern "C" fn AMUDP_SPMDSetExitCallback(f: Option<extern "C" fn(c_int)>) -> c_int {
+    guard::call_uninit(|| {
+        *EXIT_CALLBACK.lock().map_err(|_| RESOURCE)? = f;
+        Ok(())
+    })
 }
 
 #[no_mangle]
@@ -151,14 +149,18 @@ pub extern "C" fn AMUDP_SPMDExit(status: c_int) -> c_int {
 
 /// Ends this process only, at once, after flushing its stdio; the launcher then ends the
 /// job as for any rank that dies.
-#[no_mangle]
-pub extern "C" fn AMUDP_SPMDkillmyprocess(status: c_int) -> c_int {
+extern "C" fn kill_my_process(status: c_int) {
     // SAFETY: fflush(NULL) flushes every stream; _exit(2) ends the process.
     unsafe {
         libc::fflush(std::ptr::null_mut());
         libc::_exit(status)
     }
 }
+
+/// AMUDP's `void (*AMUDP_SPMDkillmyprocess)(int)`: the function that ends the process,
+/// which programs call through this pointer or replace.
+#[no_mangle]
+pub static mut AMUDP_SPMDkillmyprocess: extern "C" fn(c_int) = kill_my_process;
 
 #[cfg(test)]
 mod tests {

@@ -103,7 +103,12 @@ fn message(
         )),
     };
     let ptr: *mut am::Token<'static> = (token as *mut am::Token<'_>).cast();
-    token::enter(ep, Frame::Message(ptr), |t| {
+    let frame = Frame::Message {
+        token: ptr,
+        handler: msg.handler,
+        kind: msg.kind,
+    };
+    token::enter(ep, frame, |t| {
         // SAFETY: the program installed `f` as the handler of this index; AM-II makes
         // the handler's shape follow the message kind, which `bulk` encodes.
         unsafe { call(f, t, bulk, msg.args) }

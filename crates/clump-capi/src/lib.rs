@@ -53,6 +53,7 @@ mod limits;
 mod mpi;
 mod segment;
 mod send;
+mod shmem;
 mod spmd;
 mod state;
 mod token;

@@ -30,5 +30,5 @@ pub extern "C" fn AM_MaxNumTranslations(ntrans: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C" fn AM_MaxSegLength(nbytes: *mut usize) -> c_int {
-    guard::call_uninit(|| out(nbytes, am::MAX_LONG))
+    guard::call_uninit(|| out(nbytes, am::MAX_SEGMENT))
 }

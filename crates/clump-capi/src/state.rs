@@ -4,7 +4,6 @@
 use crate::codes::{AmResult, RESOURCE};
 use crate::dispatch::RawFn;
 use crate::handles::Registry;
-use crate::segment::UserSegment;
 use crate::token;
 use std::cell::{Cell, RefCell, RefMut};
 use std::ffi::c_void;
@@ -32,8 +31,9 @@ pub struct EpTables {
     pub handlers: [Option<RawFn>; am::MAX_HANDLERS],
     pub num_handlers: usize,
     pub num_translations: usize,
-    /// The program's memory made into the segment, turned private again on drop.
-    pub user_seg: Option<UserSegment>,
+    /// The statistics at the last `AMUDP_ResetEndpointStatistics`, subtracted from the
+    /// endpoint's counters when the program reads them.
+    pub stats_base: crate::amudp::AmxStats,
 }
 
 impl EpState {
@@ -46,7 +46,7 @@ impl EpState {
                 handlers: [None; am::MAX_HANDLERS],
                 num_handlers: am::MAX_HANDLERS,
                 num_translations: translations,
-                user_seg: None,
+                stats_base: crate::amudp::AmxStats::default(),
             }),
         }
     }
@@ -153,10 +153,7 @@ pub fn free_all() {
     drop(BUNDLES.drain_where(|_| true));
 }
 
-/// Frees an endpoint the registry no longer holds: closes it, then gives the program its
-/// segment memory back.
+/// Frees an endpoint the registry no longer holds.
 pub fn free_endpoint(s: Rc<EpState>) {
     s.ep.free();
-    let user_seg = s.tables().user_seg.take();
-    drop(user_seg);
 }

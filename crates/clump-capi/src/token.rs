@@ -15,8 +15,13 @@ use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 /// What a running handler's token stands for.
 pub enum Frame {
-    /// A request, reply or get completion; the token clump gave the handler.
-    Message(*mut am::Token<'static>),
+    /// A request, reply or get completion: the token clump gave the handler, and the
+    /// message's handler index and kind.
+    Message {
+        token: *mut am::Token<'static>,
+        handler: u8,
+        kind: am::Kind,
+    },
     /// A returned message, in handler 0.
     Returned(am::ReturnedMessage),
 }
@@ -127,7 +132,7 @@ fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> 
 /// Runs `f` on the clump token of a request, reply or get handler.
 pub fn with_token<R>(token: *mut c_void, f: impl FnOnce(&mut am::Token<'_>) -> R) -> AmResult<R> {
     let ptr = find(token, |_, frame| match frame {
-        Frame::Message(t) => Ok(*t),
+        Frame::Message { token, .. } => Ok(*token),
         Frame::Returned(_) => Err(BAD_ARG),
     })?;
     // SAFETY: the frame is on the stack only while the handler clump gave this token to
@@ -136,11 +141,25 @@ pub fn with_token<R>(token: *mut c_void, f: impl FnOnce(&mut am::Token<'_>) -> R
     Ok(f(unsafe { &mut *ptr }))
 }
 
+/// What the message `token` stands for is: its handler index, its kind, and whether it
+/// is a request (a returned message: the one that came back).
+pub fn message_info(token: *mut c_void) -> AmResult<(u8, am::Kind, bool)> {
+    let (handler, kind, request) = find(token, |_, frame| match frame {
+        Frame::Message { handler, kind, .. } => Ok((*handler, *kind, None)),
+        Frame::Returned(m) => Ok((m.handler, m.kind, Some(m.request))),
+    })?;
+    let request = match request {
+        Some(r) => r,
+        None => with_token(token, |t| t.is_request())?,
+    };
+    Ok((handler, kind, request))
+}
+
 #[no_mangle]
 pub extern "C" fn AM_GetSourceEndpoint(token: *mut c_void, gan: *mut EnT) -> c_int {
     guard::call(|| {
         let (ep, translation) = find(token, |ep, frame| match frame {
-            Frame::Message(_) => Ok((ep, None)),
+            Frame::Message { .. } => Ok((ep, None)),
             Frame::Returned(m) => Ok((ep, Some(m.translation.ok_or(RESOURCE)?))),
         })?;
         let name = match translation {
@@ -166,7 +185,7 @@ pub extern "C" fn AM_GetMsgTag(token: *mut c_void, tagp: *mut u64) -> c_int {
             Ok((
                 ep,
                 match frame {
-                    Frame::Message(_) => None,
+                    Frame::Message { .. } => None,
                     Frame::Returned(m) => m.translation,
                 },
             ))

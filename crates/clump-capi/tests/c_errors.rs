@@ -53,3 +53,33 @@ fn examples_run_with_too_few_ranks_say_so() {
         );
     }
 }
+
+#[test]
+fn a_missing_launcher_or_process_manager_is_named_not_a_bare_code() {
+    let exe = compile("examples/c/hello.c", "hello");
+    for (var, value, cause) in [
+        ("CLUMP_BOOT", "pmi2", "PMI-2: PMI_FD is not set"),
+        ("CLUMP_BOOT", "clump", "CLUMP_BOOT_SOCKET is unset"),
+        // Without a PMIx server: libpmix is missing, or PMIx_Init says unreachable.
+        ("CLUMP_BOOT", "pmix", "PMIx: "),
+        (
+            "CLUMP_SIZE",
+            "2",
+            "no launcher or process manager started this process",
+        ),
+    ] {
+        let out = std::process::Command::new(&exe)
+            .env(var, value)
+            .env_remove("CLUMP_BOOT_SOCKET")
+            .env_remove("PMI_FD")
+            .env_remove("PMIX_NAMESPACE")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{var}={value}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("clump_spmd_startup:") && err.contains(cause),
+            "{var}={value}: {err}"
+        );
+    }
+}

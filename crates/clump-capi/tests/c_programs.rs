@@ -54,6 +54,56 @@ fn handler_0_receives_each_returned_message_status() {
 }
 
 #[test]
+fn segments_in_malloced_static_and_stack_memory_take_longs_and_serve_gets_in_place() {
+    let exe = compile(
+        "crates/clump-capi/tests/c/program_segments.c",
+        "program_segments",
+    );
+    for &hosts in HOSTS {
+        let out = run(2, hosts, &exe, &[], &[]);
+        assert_ok(&out, "program segments ok", 6);
+        // A sparse 5 GiB segment, written and read past 4 GiB.
+        let out = run(2, hosts, &exe, &["large"], &[]);
+        assert_ok(&out, "program segments ok", 2);
+    }
+}
+
+#[test]
+fn a_refused_cross_memory_attach_goes_over_the_network_or_comes_back_and_says_why() {
+    let exe = compile("crates/clump-capi/tests/c/cma_refused.c", "cma_refused");
+    // On one host the launcher leaves the network off unless CLUMP_NET=1.
+    for (args, env, outcome, says) in [
+        (
+            &[][..],
+            &[("CLUMP_NET", "1")][..],
+            "delivered",
+            "go over the network",
+        ),
+        (
+            &["returned"][..],
+            &[][..],
+            "returned",
+            "come back as unreachable",
+        ),
+    ] {
+        let out = run(2, 1, &exe, args, env);
+        let stdout = assert_ok(&out, "cma refused ok", 2);
+        assert_eq!(stdout.matches(outcome).count(), 2, "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("refuses cross-memory attach") && stderr.contains(says),
+            "stderr:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_segment_in_memory_the_program_cannot_write_is_refused_unchanged() {
+    let exe = compile("crates/clump-capi/tests/c/bad_segments.c", "bad_segments");
+    assert_ok(&run(1, 1, &exe, &[], &[]), "bad segments ok", 1);
+}
+
+#[test]
 fn token_queries_translation_edits_segments_and_events() {
     let exe = compile("crates/clump-capi/tests/c/queries.c", "queries");
     for &hosts in HOSTS {
@@ -203,6 +253,8 @@ fn every_rank_exiting_after_a_last_barrier_ends_the_job_with_all_its_output() {
         assert_ok(&out, ": final line", 4);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panic"), "stderr:\n{stderr}");
+        // A normal end is no abort: the launcher has nothing to report.
+        assert!(!stderr.contains("aborted"), "stderr:\n{stderr}");
     }
 }
 
@@ -211,12 +263,18 @@ fn amudp_program_builds_unchanged_and_runs_on_one_and_two_hosts() {
     let exe = compile("crates/clump-capi/tests/c/amudp_program.c", "amudp_program");
     for (n, hosts) in [(1, 1), (2, 1), (2, 2)] {
         let args: &[&str] = if hosts > 1 { &["net"] } else { &[] };
-        let stdout = assert_ok(&run(n, hosts, &exe, args, &[]), "amudp ok rank", n as usize);
+        let out = run(n, hosts, &exe, args, &[]);
+        let stdout = assert_ok(&out, "amudp ok rank", n as usize);
         assert_eq!(
             stdout.matches("amudp exit 0").count(),
             n as usize,
             "{stdout}"
         );
         assert!(stdout.contains("requests sent"), "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("aborted"),
+            "SPMDExit(0) is no abort:\n{stderr}"
+        );
     }
 }

@@ -21,26 +21,12 @@ fn local_functions_answer_from_c_by_both_names() {
 
 /// Builds an MPI program the way a user does: `clump mpicc SRC -o EXE`.
 fn mpicc(src: &str, name: &str) -> PathBuf {
-    let t = tree();
-    let exe = t.out.join(name);
-    let out = Command::new(t.bin.join("clump"))
-        .args(["mpicc", "-O2", "-Wall", "-Werror"])
-        .arg(t.repo.join(src))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("clump mpicc runs");
-    assert!(
-        out.status.success(),
-        "clump mpicc {src}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+    support::compile_with("mpicc", src, name)
 }
 
-#[test]
-fn wired_subset_runs_over_shared_memory_udp_and_two_hosts() {
-    let exe = mpicc("crates/clump-capi/tests/mpi/basic.c", "mpi_basic");
+/// Runs `exe` on 1, 2 and 4 processes over shared memory, and on 2 and 4 over UDP and on
+/// 2 virtual hosts; each rank must print `"{name} ok"`.
+fn runs_everywhere(exe: &std::path::Path, name: &str) {
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
     for placement in placements {
         for n in [1, 2, 4] {
@@ -51,18 +37,61 @@ fn wired_subset_runs_over_shared_memory_udp_and_two_hosts() {
             cmd.args(["run", "-n", &n.to_string()])
                 .args(placement)
                 .arg("--")
-                .arg(&exe);
-            assert_ok(&wait_with_timeout(cmd), "basic ok", n);
+                .arg(exe);
+            assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
         }
     }
 }
 
 #[test]
-fn programs_using_unimplemented_functions_still_link() {
-    for name in ["p2p", "collectives", "comms", "fatal"] {
-        compile(
-            &format!("crates/clump-capi/tests/mpi/{name}.c"),
-            &format!("mpi_link_{name}"),
+fn basic_runs_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/basic.c", "mpi_basic"),
+        "basic",
+    );
+}
+
+#[test]
+fn p2p_runs_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/p2p.c", "mpi_p2p"),
+        "p2p",
+    );
+}
+
+#[test]
+fn collectives_run_over_shared_memory_udp_and_two_hosts() {
+    let exe = mpicc(
+        "crates/clump-capi/tests/mpi/collectives.c",
+        "mpi_collectives",
+    );
+    runs_everywhere(&exe, "collectives");
+}
+
+#[test]
+fn comms_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/comms.c", "mpi_comms"),
+        "comms",
+    );
+}
+
+/// MPI_ERRORS_ARE_FATAL ends the whole job, with the error's text, even with ranks blocked
+/// in a receive nothing will match.
+#[test]
+fn a_fatal_error_ends_the_job_with_its_message() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/fatal.c", "mpi_fatal");
+    for n in [1, 2, 4] {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", &n.to_string(), "--"]).arg(&exe);
+        let out = wait_with_timeout(cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stdout}\n{stderr}");
+        assert!(stderr.contains("invalid rank"), "{stderr}");
+        assert!(
+            !stdout.contains("returned") && !stdout.contains("received"),
+            "{stdout}"
         );
     }
 }

@@ -16,6 +16,10 @@ type Row = (&'static str, fn(&Config) -> String);
 const SETTINGS: &[Row] = &[
     ("CLUMP_RANK", |c| c.job.rank.to_string()),
     ("CLUMP_SIZE", |c| c.job.size.to_string()),
+    ("CLUMP_BOOT", |c| format!("{:?}", c.job.boot).to_lowercase()),
+    ("CLUMP_BOOT_TIMEOUT", |c| {
+        c.job.boot_timeout.as_secs().to_string()
+    }),
     ("CLUMP_CREDITS", |c| c.credits.to_string()),
     ("CLUMP_SPIN_US", |c| {
         c.spin_before_sleep.as_micros().to_string()
@@ -23,7 +27,15 @@ const SETTINGS: &[Row] = &[
     ("CLUMP_HOST", |c| c.host.to_string()),
     ("CLUMP_NET", |c| u8::from(c.net.enabled).to_string()),
     ("CLUMP_NET_IP", |c| c.net.bind_ip.to_string()),
-    ("CLUMP_NET_DATAGRAM", |c| c.net.max_datagram.to_string()),
+    ("CLUMP_NET_IFACE", |c| {
+        c.job.net_iface.clone().unwrap_or_else(|| "(unset)".into())
+    }),
+    ("CLUMP_NET_DATAGRAM", |c| {
+        c.net
+            .max_datagram
+            .map_or_else(|| "path".to_owned(), |n| n.to_string())
+    }),
+    ("CLUMP_NET_OFFLOAD", |c| u8::from(c.net.offload).to_string()),
     ("CLUMP_NET_TIMEOUT_MS", |c| {
         c.net.timeout.as_millis().to_string()
     }),
@@ -51,7 +63,10 @@ pub fn main(_args: InfoArgs) -> ExitCode {
     );
     println!("/dev/shm: {}", shm_size());
     println!("eBPF socket doorbell: {}", doorbell());
-    println!("cross-memory attach (process_vm_readv): {}", cross_memory());
+    println!(
+        "cross-memory attach (process_vm_readv): {}",
+        clump::describe_cross_memory_attach()
+    );
     println!("settings (CLUMP_*; a bad value stops every clump program at start-up):");
     match Config::from_env() {
         Ok(config) => {
@@ -103,32 +118,5 @@ fn doorbell() -> String {
             "not available ({e}): network polls follow the polling policy alone; \
              root or CAP_BPF enables it"
         ),
-    }
-}
-
-/// Reads a word of this process through process_vm_readv, and says what Yama allows
-/// between processes.
-fn cross_memory() -> String {
-    let word: u64 = 0x636c756d70;
-    let mut copy: u64 = 0;
-    let local = libc::iovec {
-        iov_base: (&mut copy as *mut u64).cast(),
-        iov_len: 8,
-    };
-    let remote = libc::iovec {
-        iov_base: (&word as *const u64).cast_mut().cast(),
-        iov_len: 8,
-    };
-    // SAFETY: both iovecs describe 8 live bytes of this stack frame; the kernel writes
-    // only into `copy`.
-    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
-    let syscall = if n == 8 && copy == word {
-        "works".to_owned()
-    } else {
-        format!("not available ({})", std::io::Error::last_os_error())
-    };
-    match std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope") {
-        Ok(s) => format!("{syscall}; Yama ptrace_scope {}", s.trim()),
-        Err(_) => syscall,
     }
 }

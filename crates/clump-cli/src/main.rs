@@ -37,6 +37,18 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+    /// Compile and link an OpenSHMEM C program against clump (cc with `clump config` flags).
+    #[command(disable_help_flag = true)]
+    Oshcc {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Start an OpenSHMEM program: `oshrun -n N PROGRAM` (also `-np N`) as `clump run`.
+    #[command(disable_help_flag = true)]
+    Oshrun {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Start an MPI program: `mpiexec -n N PROGRAM` (also `-np N`) as `clump run`.
     #[command(visible_alias = "mpirun", disable_help_flag = true)]
     Mpiexec {
@@ -57,5 +69,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::main(args),
         Command::Mpicc { args } => mpi_wrappers::mpicc(args),
         Command::Mpiexec { args } => mpi_wrappers::mpiexec(args),
+        Command::Oshcc { args } => mpi_wrappers::oshcc(args),
+        Command::Oshrun { args } => mpi_wrappers::mpiexec(args),
     }
 }

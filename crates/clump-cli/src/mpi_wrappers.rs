@@ -1,7 +1,8 @@
-//! The MPI entry points: `clump mpicc` (the C compiler with clump's flags) and
-//! `clump mpiexec`/`clump mpirun` (the launcher with the usual `-n`/`-np`). The same
-//! programs answer when `clump` is called through a link named `mpicc`, `mpiexec` or
-//! `mpirun`, which is how `scripts/install` provides those commands.
+//! The MPI and OpenSHMEM entry points: `clump mpicc` and `clump oshcc` (the C compiler
+//! with clump's flags) and `clump mpiexec`/`clump mpirun`/`clump oshrun` (the launcher with
+//! the usual `-n`/`-np`). The same programs answer when `clump` is called through a link
+//! named `mpicc`, `oshcc`, `mpiexec`, `mpirun` or `oshrun`, which is how `scripts/install`
+//! provides those commands.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -12,7 +13,8 @@ use std::process::{Command, ExitCode};
 pub fn by_link_name(argv0: &OsString) -> Option<fn(Vec<OsString>) -> ExitCode> {
     match Path::new(argv0).file_name()?.to_str()? {
         "mpicc" => Some(mpicc),
-        "mpiexec" | "mpirun" => Some(mpiexec),
+        "oshcc" => Some(oshcc),
+        "mpiexec" | "mpirun" | "oshrun" => Some(mpiexec),
         _ => None,
     }
 }
@@ -20,6 +22,17 @@ pub fn by_link_name(argv0: &OsString) -> Option<fn(Vec<OsString>) -> ExitCode> {
 /// `mpicc ARGS...`: `$MPICC_CC` (or `$CC`, or `cc`) with ARGS and `clump config --cflags
 /// --libs`. `-show` prints the command instead of running it, as other wrappers do.
 pub fn mpicc(args: Vec<OsString>) -> ExitCode {
+    compiler("MPICC_CC", args)
+}
+
+/// `oshcc ARGS...`: as `mpicc`, with the compiler from `$OSHCC_CC` (or `$CC`, or `cc`);
+/// libclump holds both interfaces.
+pub fn oshcc(args: Vec<OsString>) -> ExitCode {
+    compiler("OSHCC_CC", args)
+}
+
+/// The compiler named by `$<own_var>`, `$CC` or `cc`, run with ARGS and clump's flags.
+fn compiler(own_var: &str, args: Vec<OsString>) -> ExitCode {
     let flags = match clump(&["config", "--cflags", "--libs"]).output() {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
         Ok(out) => {
@@ -30,7 +43,7 @@ pub fn mpicc(args: Vec<OsString>) -> ExitCode {
         }
         Err(e) => return fail(&format!("cannot run clump config: {e}")),
     };
-    let compiler = std::env::var_os("MPICC_CC")
+    let compiler = std::env::var_os(own_var)
         .or_else(|| std::env::var_os("CC"))
         .unwrap_or_else(|| "cc".into());
     let show = args.iter().any(|a| a == "-show" || a == "--showme");

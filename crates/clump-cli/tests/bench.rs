@@ -79,12 +79,22 @@ fn quick_loggp_reports_every_figure_as_json_and_plots_bandwidth() {
     let v = bench_json(&["loggp", "--quick", "--plot", plots.to_str().unwrap()]);
     assert_png_and_clean(&plots.join("loggp-bandwidth.png"));
     assert_eq!(v["transport"], "shm");
+    assert_eq!(v["segment"], "shared region");
     assert_eq!(v["baseline"]["bandwidth_name"], "memcpy");
     check_loggp(
         &v,
         &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy", "g_vs_ring"],
     );
     assert!(number(&v, "baseline.ring_ns_per_msg") > 0.0);
+}
+
+/// The receiver's segment in its own program memory: long messages reach it by
+/// cross-memory attach, and every payload is checked as before.
+#[test]
+fn quick_loggp_with_the_segment_in_program_memory() {
+    let v = bench_json(&["loggp", "--quick", "--program-segment"]);
+    assert_eq!(v["segment"], "program memory");
+    check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
 }
 
 /// The same figures, JSON keys included, over UDP with a 1% loss injected, and goodput
@@ -255,6 +265,10 @@ fn unknown_or_contradictory_options_are_usage_errors() {
             "--with-network",
         ),
         (&["--loss", "1"][..], "--loss needs a network"),
+        (
+            &["--transport", "udp", "--program-segment"][..],
+            "--program-segment",
+        ),
         (&["--transport", "udp", "--loss", "100"][..], "--loss 100"),
     ] {
         let out = Command::new(CLUMP)

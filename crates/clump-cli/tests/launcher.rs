@@ -374,3 +374,39 @@ fn sigint_tears_the_job_down() {
 fn sigterm_tears_the_job_down() {
     interrupt(libc::SIGTERM);
 }
+
+#[test]
+fn the_job_id_is_nowhere_another_user_can_read_it() {
+    let first = probe(2, &["--secret"]);
+    assert_eq!(first.code, Some(0), "stderr: {}", first.stderr);
+    // The scratch directory: private (0700), named without the id (checked here).
+    ok_lines(&first, 2);
+    // Not in a command line, file name, socket name or world-readable environment.
+    assert_eq!(
+        first.stdout.matches("secret=hidden").count(),
+        2,
+        "{}",
+        first.stdout
+    );
+    // Drawn afresh for every job, not derived from a clock or a pid.
+    let second = probe(2, &[]);
+    let id = |o: &Outcome| o.stdout.split("job=").nth(1).unwrap()[..16].to_owned();
+    assert_ne!(id(&first), id(&second));
+}
+
+/// Opt-in (`CLUMP_SCALE_TESTS=1`, a few minutes on 2 cores): 1024 processes start, join
+/// and pass barriers; the start-up timeout measures the launcher's silence, so ranks
+/// started first do not give up while it starts the last ones.
+#[test]
+fn a_thousand_and_twenty_four_ranks_start() {
+    if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
+        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to start 1024 processes");
+        return;
+    }
+    let o = run(
+        &["-n", "1024", PROBE, "--barriers", "2"],
+        Duration::from_secs(900),
+    );
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    ok_lines(&o, 1024);
+}

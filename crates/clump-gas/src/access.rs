@@ -122,6 +122,28 @@ impl Gas {
         self.atomic(p, AtomicOp::CompareSwap { expect, new })
     }
 
+    /// Sets `*p` to `v`; returns the value it held.
+    pub fn swap(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
+        self.atomic(p, AtomicOp::Swap(v))
+    }
+
+    pub fn fetch_and(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
+        self.atomic(p, AtomicOp::FetchAnd(v))
+    }
+
+    pub fn fetch_or(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
+        self.atomic(p, AtomicOp::FetchOr(v))
+    }
+
+    pub fn fetch_xor(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
+        self.atomic(p, AtomicOp::FetchXor(v))
+    }
+
+    /// Reads `*p` atomically (never torn by a concurrent atomic or direct access).
+    pub fn atomic_load(&self, p: GlobalPtr<u64>) -> Result<u64> {
+        self.atomic(p, AtomicOp::Load)
+    }
+
     fn atomic(&self, p: GlobalPtr<u64>, op: AtomicOp) -> Result<u64> {
         let (offset, _) = self.check(p, 1)?;
         if offset % 8 != 0 {

@@ -9,6 +9,10 @@ pub(crate) enum AtomicOp {
     FetchAdd(u64),
     CompareSwap { expect: u64, new: u64 },
     Load,
+    Swap(u64),
+    FetchAnd(u64),
+    FetchOr(u64),
+    FetchXor(u64),
 }
 
 impl AtomicOp {
@@ -18,6 +22,10 @@ impl AtomicOp {
             AtomicOp::FetchAdd(v) => (0, v, 0),
             AtomicOp::CompareSwap { expect, new } => (1, new, expect),
             AtomicOp::Load => (3, 0, 0),
+            AtomicOp::Swap(v) => (4, v, 0),
+            AtomicOp::FetchAnd(v) => (5, v, 0),
+            AtomicOp::FetchOr(v) => (6, v, 0),
+            AtomicOp::FetchXor(v) => (7, v, 0),
         }
     }
 
@@ -26,6 +34,10 @@ impl AtomicOp {
             0 => Some(AtomicOp::FetchAdd(a)),
             1 => Some(AtomicOp::CompareSwap { expect: b, new: a }),
             3 => Some(AtomicOp::Load),
+            4 => Some(AtomicOp::Swap(a)),
+            5 => Some(AtomicOp::FetchAnd(a)),
+            6 => Some(AtomicOp::FetchOr(a)),
+            7 => Some(AtomicOp::FetchXor(a)),
             _ => None,
         }
     }
@@ -57,6 +69,10 @@ pub(crate) fn apply_at(base: *mut u8, len: usize, offset: usize, op: AtomicOp) -
             }
         }
         AtomicOp::Load => word.load(Ordering::Acquire),
+        AtomicOp::Swap(v) => word.swap(v, Ordering::AcqRel),
+        AtomicOp::FetchAnd(v) => word.fetch_and(v, Ordering::AcqRel),
+        AtomicOp::FetchOr(v) => word.fetch_or(v, Ordering::AcqRel),
+        AtomicOp::FetchXor(v) => word.fetch_xor(v, Ordering::AcqRel),
     })
 }
 
@@ -78,6 +94,10 @@ mod tests {
             AtomicOp::FetchAdd(5),
             AtomicOp::CompareSwap { expect: 1, new: 2 },
             AtomicOp::Load,
+            AtomicOp::Swap(3),
+            AtomicOp::FetchAnd(4),
+            AtomicOp::FetchOr(5),
+            AtomicOp::FetchXor(6),
         ] {
             let (c, a, b) = op.encode();
             assert_eq!(
@@ -94,6 +114,20 @@ mod tests {
             7
         );
         assert_eq!(apply_at(base, 16, 8, AtomicOp::Load).unwrap(), 9);
+        assert_eq!(apply_at(base, 16, 8, AtomicOp::Swap(0b1100)).unwrap(), 9);
+        assert_eq!(
+            apply_at(base, 16, 8, AtomicOp::FetchAnd(0b0110)).unwrap(),
+            0b1100
+        );
+        assert_eq!(
+            apply_at(base, 16, 8, AtomicOp::FetchOr(0b0001)).unwrap(),
+            0b0100
+        );
+        assert_eq!(
+            apply_at(base, 16, 8, AtomicOp::FetchXor(0b0111)).unwrap(),
+            0b0101
+        );
+        assert_eq!(apply_at(base, 16, 8, AtomicOp::Load).unwrap(), 0b0010);
         assert!(matches!(
             apply_at(base, 16, 4, AtomicOp::Load),
             Err(Error::Misaligned(4))

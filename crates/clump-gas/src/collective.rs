@@ -1,30 +1,68 @@
 //! Collectives over Active Messages: a dissemination barrier, binomial-tree broadcast and
-//! reduction, and personalised exchange for gather and all-to-all. Every rank calls them in
-//! the same order; each call's messages carry its own sequence number.
+//! reduction, and personalised exchange for gather and all-to-all. Every member calls them
+//! in the same order; each call's messages carry its group's key and the call's own
+//! sequence number. The world's collectives and a [`Group`](crate::Group)'s share one body,
+//! written over member indices ([`Round`]).
 
 use crate::error::{Error, Result};
 use crate::gas::Gas;
 use crate::handlers::H_COLL;
 use crate::reduce::{ReduceOp, Reducible};
+use crate::shared::split;
 use bytemuck::Pod;
+use std::cell::Cell;
 
-impl Gas {
-    fn next_seq(&mut self) -> u32 {
-        self.coll_seq = self.coll_seq.wrapping_add(1);
-        self.coll_seq
+/// The world's mailbox key; groups use any other.
+pub(crate) const WORLD_KEY: u64 = 0;
+
+/// The members of one collective call: member `i` is world rank `ranks[i]` (or `i` for
+/// the world), this rank is member `me`.
+pub(crate) struct Round<'a> {
+    pub ranks: Option<&'a [u32]>,
+    pub n: u32,
+    pub me: u32,
+    pub key: u64,
+    pub seq: &'a Cell<u32>,
+}
+
+impl Round<'_> {
+    fn rank(&self, member: u32) -> u32 {
+        self.ranks.map_or(member, |r| r[member as usize])
     }
 
-    /// Sends `data` to `dest` as collective message `seq`, in chunks.
-    fn coll_send(&self, dest: u32, seq: u32, data: &[u8]) -> Result<()> {
+    fn next_seq(&self) -> u32 {
+        self.seq.set(self.seq.get().wrapping_add(1));
+        self.seq.get()
+    }
+}
+
+impl Gas {
+    pub(crate) fn world_round(&self) -> Round<'_> {
+        Round {
+            ranks: None,
+            n: self.size(),
+            me: self.rank(),
+            key: WORLD_KEY,
+            seq: &self.coll_seq,
+        }
+    }
+
+    /// Sends `data` to member `to` as message `seq` of the round, in chunks.
+    fn coll_send(&self, r: &Round, to: u32, seq: u32, data: &[u8]) -> Result<()> {
         let total = u32::try_from(data.len())
             .map_err(|_| Error::BadSize(format!("{} bytes in one collective", data.len())))?;
+        let dest = r.rank(to);
+        let [k_lo, k_hi] = split(r.key);
         let me = self.rank();
         let mut at = 0;
         loop {
             let piece = &data[at..data.len().min(at + clump::MAX_MEDIUM)];
-            self.spmd
-                .ep
-                .request_medium(dest, H_COLL, &[seq, me, total, at as u32], piece)?;
+            self.spmd.ep.request_medium(
+                dest,
+                H_COLL,
+                &[k_lo, k_hi, seq, me, total, at as u32],
+                piece,
+            )?;
             self.count_message(dest, piece.len());
             at += piece.len();
             if at >= data.len() {
@@ -33,70 +71,43 @@ impl Gas {
         }
     }
 
-    fn coll_recv(&self, src: u32, seq: u32) -> Result<Vec<u8>> {
+    fn coll_recv(&self, r: &Round, from: u32, seq: u32) -> Result<Vec<u8>> {
+        let key = (r.key, seq, r.rank(from));
         let mut out = None;
         self.wait_until(|| {
-            out = self.shared.take_complete(seq, src);
+            out = self.shared.take_complete(key);
             out.is_some()
         })?;
         Ok(out.unwrap_or_default())
     }
 
-    /// Waits until every rank has entered the barrier.
-    pub fn barrier(&mut self) -> Result<()> {
-        if self.open_barrier.is_some() {
-            return Err(Error::BadCollective(
-                "barrier inside a split-phase barrier".into(),
-            ));
-        }
-        let (me, n) = (self.rank(), self.size());
+    pub(crate) fn barrier_in(&self, r: &Round) -> Result<()> {
+        let (me, n) = (r.me, r.n);
         let mut step = 1;
         while step < n {
-            let seq = self.next_seq();
-            self.coll_send((me + step) % n, seq, &[])?;
-            self.coll_recv((me + n - step) % n, seq)?;
+            let seq = r.next_seq();
+            self.coll_send(r, (me + step) % n, seq, &[])?;
+            self.coll_recv(r, (me + n - step) % n, seq)?;
             step *= 2;
         }
         Ok(())
     }
 
-    /// Announces arrival to every rank and returns at once; `barrier_end` waits for all.
-    pub fn barrier_start(&mut self) -> Result<()> {
-        if self.open_barrier.is_some() {
-            return Err(Error::BadCollective(
-                "barrier_start twice without barrier_end".into(),
-            ));
+    /// Gives every member member `root`'s `bytes` (a binomial tree).
+    pub(crate) fn broadcast_in(&self, r: &Round, root: u32, bytes: &mut [u8]) -> Result<()> {
+        if root >= r.n {
+            return Err(Error::BadRank {
+                rank: root,
+                size: r.n,
+            });
         }
-        let seq = self.next_seq();
-        for r in (0..self.size()).filter(|&r| r != self.rank()) {
-            self.coll_send(r, seq, &[])?;
-        }
-        self.open_barrier = Some(seq);
-        Ok(())
-    }
-
-    pub fn barrier_end(&mut self) -> Result<()> {
-        let seq = self
-            .open_barrier
-            .take()
-            .ok_or_else(|| Error::BadCollective("barrier_end without barrier_start".into()))?;
-        for r in (0..self.size()).filter(|&r| r != self.rank()) {
-            self.coll_recv(r, seq)?;
-        }
-        Ok(())
-    }
-
-    /// Gives every rank `root`'s `data` (a binomial tree).
-    pub fn broadcast<T: Pod>(&mut self, root: u32, data: &mut [T]) -> Result<()> {
-        self.check_rank(root)?;
-        let seq = self.next_seq();
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(data);
-        let (me, n) = (self.rank(), self.size());
+        let seq = r.next_seq();
+        let (me, n) = (r.me, r.n);
         let rel = (me + n - root) % n;
         let mut mask = 1;
         while mask < n {
             if rel & mask != 0 {
-                let got = self.coll_recv((rel - mask + root) % n, seq)?;
+                let got = self.coll_recv(r, (rel - mask + root) % n, seq)?;
                 if got.len() != bytes.len() {
                     return Err(Error::BadCollective(format!(
                         "broadcast of {} bytes, root sent {}",
@@ -112,39 +123,122 @@ impl Gas {
         mask >>= 1;
         while mask > 0 {
             if rel + mask < n {
-                self.coll_send((rel + mask + root) % n, seq, bytes)?;
+                self.coll_send(r, (rel + mask + root) % n, seq, bytes)?;
             }
             mask >>= 1;
         }
         Ok(())
     }
 
-    /// Combines every rank's `data` element-wise; all ranks get the result.
-    pub fn all_reduce<T: Reducible>(&mut self, data: &mut [T], op: ReduceOp) -> Result<()> {
-        let seq = self.next_seq();
-        let (me, n) = (self.rank(), self.size());
+    /// Combines every member's `data` element-wise with `combine`; all members get the result.
+    pub(crate) fn reduce_in<T: Pod>(
+        &self,
+        r: &Round,
+        data: &mut [T],
+        combine: impl Fn(T, T) -> T,
+    ) -> Result<()> {
+        let seq = r.next_seq();
+        let (me, n) = (r.me, r.n);
         let mut mask = 1;
         while mask < n {
             if me & mask != 0 {
-                self.coll_send(me - mask, seq, bytemuck::cast_slice(data))?;
+                self.coll_send(r, me - mask, seq, bytemuck::cast_slice(data))?;
                 break;
             }
             if me + mask < n {
-                let got = self.coll_recv(me + mask, seq)?;
+                let got = self.coll_recv(r, me + mask, seq)?;
                 let theirs: Vec<T> = bytes_to_vec(&got, data.len())?;
                 for (d, t) in data.iter_mut().zip(theirs) {
-                    *d = d.combine(t, op);
+                    *d = combine(*d, t);
                 }
             }
             mask <<= 1;
         }
-        self.broadcast(0, data)
+        self.broadcast_in(r, 0, bytemuck::cast_slice_mut(data))
+    }
+
+    /// `send[m]` goes to member m; returns what every member sent to this one, by member.
+    pub(crate) fn all_to_allv_in<T: Pod>(&self, r: &Round, send: &[Vec<T>]) -> Result<Vec<Vec<T>>> {
+        let n = r.n;
+        if send.len() != n as usize {
+            return Err(Error::BadSize(format!(
+                "all_to_allv needs one vector per member ({n}), got {}",
+                send.len()
+            )));
+        }
+        let seq = r.next_seq();
+        let me = r.me;
+        for step in 1..n {
+            let to = (me + step) % n;
+            self.coll_send(r, to, seq, bytemuck::cast_slice(&send[to as usize]))?;
+        }
+        let mut out = vec![Vec::new(); n as usize];
+        out[me as usize] = send[me as usize].clone();
+        for step in 1..n {
+            let from = (me + n - step) % n;
+            let got = self.coll_recv(r, from, seq)?;
+            out[from as usize] = bytes_to_vec(&got, got.len() / size_of::<T>().max(1))?;
+        }
+        Ok(out)
+    }
+
+    /// Waits until every rank has entered the barrier.
+    pub fn barrier(&mut self) -> Result<()> {
+        if self.open_barrier.is_some() {
+            return Err(Error::BadCollective(
+                "barrier inside a split-phase barrier".into(),
+            ));
+        }
+        self.barrier_in(&self.world_round())
+    }
+
+    /// Announces arrival to every rank and returns at once; `barrier_end` waits for all.
+    pub fn barrier_start(&mut self) -> Result<()> {
+        if self.open_barrier.is_some() {
+            return Err(Error::BadCollective(
+                "barrier_start twice without barrier_end".into(),
+            ));
+        }
+        let r = self.world_round();
+        let seq = r.next_seq();
+        for m in (0..r.n).filter(|&m| m != r.me) {
+            self.coll_send(&r, m, seq, &[])?;
+        }
+        self.open_barrier = Some(seq);
+        Ok(())
+    }
+
+    pub fn barrier_end(&mut self) -> Result<()> {
+        let seq = self
+            .open_barrier
+            .take()
+            .ok_or_else(|| Error::BadCollective("barrier_end without barrier_start".into()))?;
+        let r = self.world_round();
+        for m in (0..r.n).filter(|&m| m != r.me) {
+            self.coll_recv(&r, m, seq)?;
+        }
+        Ok(())
+    }
+
+    /// Gives every rank `root`'s `data` (a binomial tree).
+    pub fn broadcast<T: Pod>(&mut self, root: u32, data: &mut [T]) -> Result<()> {
+        self.check_rank(root)?;
+        self.broadcast_in(&self.world_round(), root, bytemuck::cast_slice_mut(data))
+    }
+
+    /// Combines every rank's `data` element-wise; all ranks get the result.
+    pub fn all_reduce<T: Reducible>(&mut self, data: &mut [T], op: ReduceOp) -> Result<()> {
+        self.reduce_in(&self.world_round(), data, |a, b| a.combine(b, op))
     }
 
     /// Every rank's `mine`, in rank order (all must pass the same length).
     pub fn all_gather<T: Pod>(&mut self, mine: &[T]) -> Result<Vec<T>> {
-        let send: Vec<Vec<T>> = (0..self.size()).map(|_| mine.to_vec()).collect();
-        let got = self.all_to_allv(&send)?;
+        self.all_gather_in(&self.world_round(), mine)
+    }
+
+    pub(crate) fn all_gather_in<T: Pod>(&self, r: &Round, mine: &[T]) -> Result<Vec<T>> {
+        let send: Vec<Vec<T>> = (0..r.n).map(|_| mine.to_vec()).collect();
+        let got = self.all_to_allv_in(r, &send)?;
         if got.iter().any(|g| g.len() != mine.len()) {
             return Err(Error::BadCollective(
                 "all_gather with different lengths".into(),
@@ -155,20 +249,28 @@ impl Gas {
 
     /// `send` holds `per_rank` elements for each rank in rank order; returns what each sent me.
     pub fn all_to_all<T: Pod>(&mut self, send: &[T], per_rank: usize) -> Result<Vec<T>> {
-        if per_rank.checked_mul(self.size() as usize) != Some(send.len()) {
+        self.all_to_all_in(&self.world_round(), send, per_rank)
+    }
+
+    pub(crate) fn all_to_all_in<T: Pod>(
+        &self,
+        r: &Round,
+        send: &[T],
+        per_rank: usize,
+    ) -> Result<Vec<T>> {
+        if per_rank.checked_mul(r.n as usize) != Some(send.len()) {
             return Err(Error::BadSize(format!(
-                "all_to_all of {} elements is not {per_rank} per rank for {} ranks",
+                "all_to_all of {} elements is not {per_rank} per member for {} members",
                 send.len(),
-                self.size()
+                r.n
             )));
         }
-        let parts: Vec<Vec<T>> = send.chunks(per_rank.max(1)).map(<[T]>::to_vec).collect();
-        let parts = if per_rank == 0 {
-            vec![Vec::new(); self.size() as usize]
+        let parts: Vec<Vec<T>> = if per_rank == 0 {
+            vec![Vec::new(); r.n as usize]
         } else {
-            parts
+            send.chunks(per_rank).map(<[T]>::to_vec).collect()
         };
-        let got = self.all_to_allv(&parts)?;
+        let got = self.all_to_allv_in(r, &parts)?;
         if got.iter().any(|g| g.len() != per_rank) {
             return Err(Error::BadCollective(
                 "all_to_all with different counts".into(),
@@ -179,27 +281,7 @@ impl Gas {
 
     /// `send[r]` goes to rank r; returns what every rank sent to me, by rank.
     pub fn all_to_allv<T: Pod>(&mut self, send: &[Vec<T>]) -> Result<Vec<Vec<T>>> {
-        let n = self.size();
-        if send.len() != n as usize {
-            return Err(Error::BadSize(format!(
-                "all_to_allv needs one vector per rank ({n}), got {}",
-                send.len()
-            )));
-        }
-        let seq = self.next_seq();
-        let me = self.rank();
-        for step in 1..n {
-            let to = (me + step) % n;
-            self.coll_send(to, seq, bytemuck::cast_slice(&send[to as usize]))?;
-        }
-        let mut out = vec![Vec::new(); n as usize];
-        out[me as usize] = send[me as usize].clone();
-        for step in 1..n {
-            let from = (me + n - step) % n;
-            let got = self.coll_recv(from, seq)?;
-            out[from as usize] = bytes_to_vec(&got, got.len() / size_of::<T>().max(1))?;
-        }
-        Ok(out)
+        self.all_to_allv_in(&self.world_round(), send)
     }
 
     /// Collective: returns once every store by any rank has landed at its destination.

@@ -58,7 +58,8 @@ impl GasConfig {
     }
 }
 
-fn parse_bytes(v: &str) -> Option<usize> {
+/// A byte count with an optional K, M or G suffix (`64M`), as the segment size is given.
+pub fn parse_bytes(v: &str) -> Option<usize> {
     let (digits, shift) = match v.as_bytes().last()? {
         b'K' | b'k' => (&v[..v.len() - 1], 10),
         b'M' | b'm' => (&v[..v.len() - 1], 20),

@@ -6,8 +6,9 @@ use crate::handlers::{self, STORED_COUNTER};
 use crate::local_view::LocalView;
 use crate::ptr::{GlobalPtr, Spread};
 use crate::shared::Shared;
+use clump::boot::Job;
 use clump::spmd::Spmd;
-use clump::PeerSegment;
+use clump::{Bundle, Endpoint, PeerSegment};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -27,9 +28,45 @@ pub struct GasStats {
     pub direct_bytes: u64,
 }
 
+/// Where this rank stands: its bundle and endpoint (translation i reaches rank i), and the
+/// job when it joined the launcher itself.
+pub(crate) struct Place {
+    pub job: Option<Job>,
+    pub bundle: Bundle,
+    pub ep: Endpoint,
+    rank: u32,
+    size: u32,
+}
+
+impl Place {
+    /// The launcher's allgather, running handlers while it waits.
+    fn allgather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let Place { job, bundle, .. } = self;
+        let job = job.as_mut().ok_or_else(|| {
+            Error::Config("this rank joined the job through another layer".into())
+        })?;
+        job.allgather(mine, &mut || {
+            let _ = bundle.poll();
+        })
+        .map_err(|e| Error::Am(clump::Error::Boot(e.to_string())))
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+}
+
+/// Every rank's contribution (all of the same length), indexed by rank: how ranks that
+/// joined the job through another layer exchange what joining needs.
+pub type Exchange<'a> = &'a mut dyn FnMut(&[u8]) -> Result<Vec<Vec<u8>>>;
+
 /// One process's view of the global address space. Not `Send`, like clump's endpoints.
 pub struct Gas {
-    pub(crate) spmd: Spmd,
+    pub(crate) spmd: Place,
     pub(crate) shared: Rc<Shared>,
     pub(crate) config: GasConfig,
     pub(crate) segment_len: usize,
@@ -37,7 +74,8 @@ pub struct Gas {
     pub(crate) direct: Vec<Option<PeerSegment>>,
     pub(crate) next_alloc: usize,
     pub(crate) next_request: Cell<u32>,
-    pub(crate) coll_seq: u32,
+    /// The sequence number of the last collective over all ranks.
+    pub(crate) coll_seq: Cell<u32>,
     /// The split-phase barrier's sequence number while one is open.
     pub(crate) open_barrier: Option<u32>,
     /// Bytes this rank stored into each rank since init.
@@ -56,36 +94,85 @@ impl Gas {
 
     pub fn init_with(config: GasConfig) -> Result<Gas> {
         let config = config.checked()?;
-        let mut spmd = Spmd::init()?;
+        let Spmd { job, bundle, ep } = Spmd::init()?;
+        let place = Place {
+            rank: job.rank(),
+            size: job.size(),
+            job: Some(job),
+            bundle,
+            ep,
+        };
+        Gas::start(place, None, config)
+    }
+
+    /// Joins through another layer of this process that joined the job already (MPI, whose
+    /// world ranks are this layer's ranks): a new endpoint in `bundle` under the job's
+    /// `tag`, its name exchanged with `exchange`, that layer's allgather. Every rank calls
+    /// it together.
+    pub fn init_joined(
+        bundle: Bundle,
+        (rank, size): (u32, u32),
+        tag: u64,
+        exchange: Exchange<'_>,
+        config: GasConfig,
+    ) -> Result<Gas> {
+        let config = config.checked()?;
+        let ep = bundle.create_endpoint(tag)?;
+        let names = exchange(&ep.name().to_bytes())?;
+        if names.len() != size as usize || rank >= size {
+            return Err(Error::Config(format!(
+                "rank {rank} of {size} got {} endpoint names",
+                names.len()
+            )));
+        }
+        for (r, bytes) in names.iter().enumerate() {
+            let name = clump::EndpointName::from_bytes(bytes)
+                .ok_or_else(|| Error::Config(format!("rank {r} sent a malformed endpoint name")))?;
+            ep.map(r as u32, name, tag)?;
+        }
+        let place = Place {
+            job: None,
+            bundle,
+            ep,
+            rank,
+            size,
+        };
+        Gas::start(place, Some(exchange), config)
+    }
+
+    /// Installs the handlers and the segment, and maps same-host segments; `exchange` is
+    /// the allgather to use (the job's own when `None`).
+    fn start(mut place: Place, exchange: Option<Exchange<'_>>, config: GasConfig) -> Result<Gas> {
         let shared = Rc::new(Shared::default());
-        handlers::install(&spmd.ep, &shared)?;
-        spmd.ep.set_segment(config.segment_bytes)?;
+        handlers::install(&place.ep, &shared)?;
+        place.ep.set_segment(config.segment_bytes)?;
         // The exchange is also the point after which every peer's segment exists.
-        let lens = spmd.allgather(&(config.segment_bytes as u64).to_le_bytes())?;
-        if lens
-            .iter()
-            .any(|l| l.as_slice() != (config.segment_bytes as u64).to_le_bytes())
-        {
+        let mine = (config.segment_bytes as u64).to_le_bytes();
+        let lens = match exchange {
+            Some(x) => x(&mine)?,
+            None => place.allgather(&mine)?,
+        };
+        if lens.iter().any(|l| l.as_slice() != mine) {
             return Err(Error::Config(
                 "ranks asked for different segment sizes (CLUMP_GAS_SEGMENT must match)".into(),
             ));
         }
-        let size = spmd.size();
+        let size = place.size();
         let direct = (0..size)
             .map(|r| match config.local {
-                LocalMode::Direct => spmd.ep.peer_segment(r),
+                LocalMode::Direct => place.ep.peer_segment(r),
                 LocalMode::Am => None,
             })
             .collect();
         Ok(Gas {
-            spmd,
+            spmd: place,
             shared,
             config,
             segment_len: config.segment_bytes,
             direct,
             next_alloc: HEADER_BYTES,
             next_request: Cell::new(0),
-            coll_seq: 0,
+            coll_seq: Cell::new(0),
             open_barrier: None,
             stored_to: RefCell::new(vec![0; size as usize]),
             consumed_stores: Cell::new(0),
@@ -127,6 +214,28 @@ impl Gas {
         }
         self.next_alloc = base + bytes;
         Ok(Spread::new(base, count_per_rank))
+    }
+
+    /// Bytes per rank that `alloc` can still hand out (before alignment).
+    pub fn free_bytes(&self) -> usize {
+        self.segment_len.saturating_sub(self.next_alloc)
+    }
+
+    /// Where `rank`'s segment is mapped in this process, and its length, when accesses to
+    /// it go direct (a same-host rank in direct mode; this rank itself).
+    pub fn direct_segment(&self, rank: u32) -> Option<(*mut u8, usize)> {
+        self.direct_to(rank).map(|s| (s.as_ptr(), s.len()))
+    }
+
+    /// Asks the launcher to end the whole job with `status`, printing `reason` (a job of
+    /// one, or a rank that joined through another layer, prints it here); the caller exits
+    /// next.
+    pub fn abort(&mut self, status: i32, reason: &str) {
+        match &mut self.spmd.job {
+            Some(job) => job.abort(status, reason),
+            // Joined through another layer: the launcher learns of the end from the exit.
+            None => eprintln!("clump: rank {} ends the job: {reason}", self.rank()),
+        }
     }
 
     /// This rank's part of `a`, for plain loads and stores.

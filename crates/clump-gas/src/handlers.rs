@@ -102,13 +102,15 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         }
     })?;
 
-    // args: sequence, source, total length, chunk offset; the payload is the chunk.
+    // args: group key lo, hi, sequence, source, total length, chunk offset; the payload is
+    // the chunk.
     let s = shared.clone();
     ep.set_handler(H_COLL as usize, move |_token, msg| {
-        let [seq, src, total, at] = msg.args[..4] else {
+        let [k_lo, k_hi, seq, src, total, at] = msg.args[..6] else {
             return;
         };
-        s.deposit(seq, src, total as usize, at as usize, msg.payload);
+        let key = (join(k_lo, k_hi), seq, src);
+        s.deposit(key, total as usize, at as usize, msg.payload);
     })?;
 
     // args: request, function, source rank; the payload is the argument.

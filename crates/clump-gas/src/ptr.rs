@@ -41,6 +41,18 @@ impl<T> GlobalPtr<T> {
         }
     }
 
+    /// The same address seen as elements of another type (the allocation's bounds stay;
+    /// alignment is checked where an access needs it).
+    pub fn cast<U>(self) -> GlobalPtr<U> {
+        GlobalPtr {
+            rank: self.rank,
+            offset: self.offset,
+            start: self.start,
+            end: self.end,
+            _t: PhantomData,
+        }
+    }
+
     /// The byte range of `n` elements from here, if it lies inside the allocation.
     pub(crate) fn span(&self, n: usize) -> Result<(usize, usize)> {
         let len = n
@@ -110,5 +122,8 @@ mod tests {
         assert!(a.at(0, 1).span(4).is_err());
         assert!(a.at(0, 0).span(usize::MAX).is_err());
         assert_eq!(a.at(2, 0).rank(), 2);
+        let bytes = a.at(1, 1).cast::<u8>();
+        assert_eq!(bytes.span(24).unwrap(), (72, 24));
+        assert!(bytes.span(25).is_err());
     }
 }

@@ -10,6 +10,10 @@ pub(crate) struct Partial {
     pub got: usize,
 }
 
+/// Where a collective message is filed: its group's key, the call's sequence number in
+/// that group, and the sending rank.
+pub(crate) type MailKey = (u64, u32, u32);
+
 /// A reply to a read, an atomic or a remote procedure call: a status and its bytes.
 pub(crate) type Reply = (u32, Vec<u8>);
 
@@ -19,8 +23,8 @@ pub(crate) struct Shared {
     pub replies: RefCell<HashMap<u32, Reply>>,
     /// Puts and gets of this rank not yet complete.
     pub pending: Cell<usize>,
-    /// Collective messages by (sequence number, source rank).
-    pub mailbox: RefCell<HashMap<(u32, u32), Partial>>,
+    /// Collective messages by (group key, sequence number, source rank).
+    pub mailbox: RefCell<HashMap<MailKey, Partial>>,
     /// The first message that came back undelivered.
     pub failure: RefCell<Option<String>>,
     pub rpcs: RefCell<Vec<RpcFn>>,
@@ -28,9 +32,9 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Files one chunk of a collective message.
-    pub fn deposit(&self, seq: u32, src: u32, total: usize, at: usize, chunk: &[u8]) {
+    pub fn deposit(&self, key: MailKey, total: usize, at: usize, chunk: &[u8]) {
         let mut mailbox = self.mailbox.borrow_mut();
-        let entry = mailbox.entry((seq, src)).or_insert_with(|| Partial {
+        let entry = mailbox.entry(key).or_insert_with(|| Partial {
             data: vec![0; total],
             got: 0,
         });
@@ -43,14 +47,11 @@ impl Shared {
         }
     }
 
-    /// The whole message (seq, src) if every chunk has come.
-    pub fn take_complete(&self, seq: u32, src: u32) -> Option<Vec<u8>> {
+    /// The whole message `key` if every chunk has come.
+    pub fn take_complete(&self, key: MailKey) -> Option<Vec<u8>> {
         let mut mailbox = self.mailbox.borrow_mut();
-        let done = mailbox
-            .get(&(seq, src))
-            .is_some_and(|p| p.got == p.data.len());
-        done.then(|| mailbox.remove(&(seq, src)).map(|p| p.data))
-            .flatten()
+        let done = mailbox.get(&key).is_some_and(|p| p.got == p.data.len());
+        done.then(|| mailbox.remove(&key).map(|p| p.data)).flatten()
     }
 }
 

@@ -1,7 +1,12 @@
-//! Collectives over point-to-point messages in the communicator's collective context.
+//! Collectives over point-to-point messages in the communicator's collective context, on
+//! packed bytes. They know the clump: processes of one host combine through shared memory
+//! first, and only one per host (its leader) crosses the network.
+//!
+//! Every rank calls the collectives of a communicator in the same order, and messages of
+//! one sender never overtake each other, so a tag per phase keeps the phases apart.
 
 use crate::comm::Comm;
-use crate::datatype::Datatype;
+use crate::datatype::{Datatype, Predef};
 use crate::engine::ReqKind;
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::Pattern;
@@ -9,16 +14,22 @@ use crate::op::Op;
 use crate::p2p::{wait, Request};
 use crate::runtime::{self, SendMode};
 
-const TAG_BARRIER: i32 = 1;
-const TAG_BCAST: i32 = 2;
-const TAG_REDUCE: i32 = 3;
-const TAG_GATHER: i32 = 4;
+pub(crate) const TAG_BCAST: i32 = 2;
+pub(crate) const TAG_REDUCE: i32 = 3;
+pub(crate) const TAG_GATHER: i32 = 4;
+pub(crate) const TAG_SCATTER: i32 = 5;
+pub(crate) const TAG_ALLTOALL: i32 = 6;
+pub(crate) const TAG_SCAN: i32 = 7;
+pub(crate) const TAG_DOUBLING: i32 = 8;
 
-/// Sends `data` to communicator rank `to` in the collective context and waits.
-fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
+/// Starts sending `data` to communicator rank `to` in the collective context.
+///
+/// # Safety
+/// `data` must stay valid and unchanged until the request completes.
+pub(crate) unsafe fn cisend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<Request> {
     let rt = runtime::get()?;
     let dest = comm.job_rank(to)?.expect("collective peers are real ranks");
-    // SAFETY: `data` stays borrowed until `wait` below completes the send.
+    // SAFETY: the caller keeps `data` valid until the request completes.
     let id = unsafe {
         rt.start_send(
             data.as_ptr(),
@@ -29,73 +40,167 @@ fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
             SendMode::Standard,
         )?
     };
-    wait(&mut Request::from_id(id)).map(drop)
+    Ok(Request::from_id(id))
 }
 
-/// Receives exactly `buf.len()` bytes from communicator rank `from` in the collective context.
-fn crecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) -> Result<()> {
+/// Sends `data` to communicator rank `to` in the collective context and waits.
+pub(crate) fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
+    // SAFETY: `data` stays borrowed until `wait` completes the send.
+    let mut r = unsafe { cisend(comm, to, tag, data)? };
+    wait(&mut r).map(drop)
+}
+
+/// Posts a receive of up to `buf.len()` bytes from communicator rank `from`.
+///
+/// # Safety
+/// `buf` must stay valid and untouched until the request completes.
+pub(crate) unsafe fn cirecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) -> Result<Request> {
     let rt = runtime::get()?;
     let src = comm.job_rank(from)?;
-    let id = {
-        let mut e = rt.engine.borrow_mut();
-        let id = e.add_req(ReqKind::Recv {
-            buf: buf.as_mut_ptr(),
-            cap: buf.len(),
-            expected: None,
-            received: 0,
-            group: comm.group().clone(),
-        });
-        e.post(
-            id,
-            Pattern {
-                src,
-                ctx: comm.coll_ctx(),
-                tag: Some(tag),
-            },
-        );
-        id
-    };
-    // `buf` stays borrowed until the receive completed here.
-    let st = wait(&mut Request::from_id(id))?;
-    if st.count_bytes != buf.len() {
+    let mut e = rt.engine.borrow_mut();
+    let id = e.add_req(ReqKind::Recv {
+        buf: buf.as_mut_ptr(),
+        cap: buf.len(),
+        expected: None,
+        received: 0,
+        group: comm.group().clone(),
+        unpack: None,
+    });
+    e.post(id, pattern(comm, src, tag));
+    Ok(Request::from_id(id))
+}
+
+fn pattern(comm: &Comm, src: Option<u32>, tag: i32) -> Pattern {
+    Pattern {
+        src,
+        ctx: comm.coll_ctx(),
+        tag: Some(tag),
+    }
+}
+
+/// Waits for a collective receive of `want` bytes and checks that they all came.
+pub(crate) fn cwait(r: &mut Request, from: i32, want: usize) -> Result<()> {
+    let st = wait(r)?;
+    if st.count_bytes != want {
         return Err(Error::new(
             ErrorClass::Count,
             format!(
-                "collective got {} bytes from rank {from}, expected {}: do all ranks pass the same counts?",
-                st.count_bytes,
-                buf.len()
+                "collective got {} bytes from rank {from}, expected {want}: do all ranks pass the same counts?",
+                st.count_bytes
             ),
         ));
     }
     Ok(())
 }
 
-/// `MPI_Barrier`: dissemination, log2(n) rounds.
-pub fn barrier(comm: &Comm) -> Result<()> {
-    let (n, r) = (comm.size(), comm.rank());
-    let mut k = 1;
-    while k < n {
+/// Receives exactly `buf.len()` bytes from communicator rank `from`.
+pub(crate) fn crecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) -> Result<()> {
+    let want = buf.len();
+    // SAFETY: `buf` stays borrowed until `cwait` completes the receive.
+    let mut r = unsafe { cirecv(comm, from, tag, buf)? };
+    cwait(&mut r, from, want)
+}
+
+/// Receives a message of a length only the sender knows: waits until it is there, then
+/// takes it whole.
+pub(crate) fn crecv_vec(comm: &Comm, from: i32, tag: i32) -> Result<Vec<u8>> {
+    let rt = runtime::get()?;
+    let pat = pattern(comm, comm.job_rank(from)?, tag);
+    rt.wait_until(|e| e.peek(&pat).is_some())?;
+    let len = rt.engine.borrow().peek(&pat).map_or(0, |(_, len)| len);
+    let mut buf = vec![0u8; len];
+    crecv(comm, from, tag, &mut buf)?;
+    Ok(buf)
+}
+
+/// How the members of a communicator sit on hosts, for a collective rooted at `root`.
+pub(crate) struct Tiers {
+    /// The communicator ranks on this host, its leader first (the root on the root's host).
+    pub local: Vec<i32>,
+    /// Each host's leader, the root first.
+    pub leaders: Vec<i32>,
+    /// The members of each host in the order of `leaders`, each leader first.
+    pub hosts: Vec<Vec<i32>>,
+}
+
+impl Tiers {
+    pub fn new(comm: &Comm, root: i32) -> Result<Tiers> {
         let rt = runtime::get()?;
-        let dest = comm.job_rank((r + k) % n)?.expect("real rank");
-        // SAFETY: an empty message reads nothing.
-        let id = unsafe {
-            rt.start_send(
-                [].as_ptr(),
-                0,
-                dest,
-                comm.coll_ctx(),
-                TAG_BARRIER,
-                SendMode::Standard,
-            )?
-        };
-        crecv(comm, (r - k + n) % n, TAG_BARRIER, &mut [])?;
-        wait(&mut Request::from_id(id))?;
-        k *= 2;
+        let mut hosts: Vec<(u32, Vec<i32>)> = Vec::new();
+        for (r, &job) in comm.group().iter().enumerate() {
+            let leader = rt.host_leaders.get(job as usize).copied().unwrap_or(job);
+            match hosts.iter_mut().find(|(h, _)| *h == leader) {
+                Some((_, members)) => members.push(r as i32),
+                None => hosts.push((leader, vec![r as i32])),
+            }
+        }
+        let mut hosts: Vec<Vec<i32>> = hosts.into_iter().map(|(_, m)| m).collect();
+        let root_host = hosts
+            .iter()
+            .position(|m| m.contains(&root))
+            .expect("the root is a member");
+        hosts.swap(0, root_host);
+        let at = hosts[0].iter().position(|&r| r == root).expect("root");
+        hosts[0].swap(0, at);
+        let me = comm.rank();
+        let local = hosts
+            .iter()
+            .find(|m| m.contains(&me))
+            .expect("a member is on a host")
+            .clone();
+        let leaders = hosts.iter().map(|m| m[0]).collect();
+        Ok(Tiers {
+            local,
+            leaders,
+            hosts,
+        })
+    }
+
+    /// Whether a flat algorithm over all ranks is as good: one host, or one rank per host.
+    pub fn is_flat(&self) -> bool {
+        self.hosts.len() == 1 || self.hosts.iter().all(|h| h.len() == 1)
+    }
+}
+
+/// Whether every member of `comm` is on one host (found without building its tiers).
+pub(crate) fn one_host(comm: &Comm) -> Result<bool> {
+    let rt = runtime::get()?;
+    let leader = |job: u32| rt.host_leaders.get(job as usize).copied().unwrap_or(job);
+    let mut leaders = comm.group().iter().map(|&job| leader(job));
+    let first = leaders.next();
+    Ok(leaders.all(|l| Some(l) == first))
+}
+
+/// My index in `list`, if I am in it.
+pub(crate) fn index_in(list: &[i32], me: i32) -> Option<usize> {
+    list.iter().position(|&r| r == me)
+}
+
+/// Broadcast of `buf` from `list[0]` to the ranks of `list` (a binomial tree).
+pub(crate) fn tree_bcast(comm: &Comm, list: &[i32], buf: &mut [u8]) -> Result<()> {
+    let Some(v) = index_in(list, comm.rank()) else {
+        return Ok(());
+    };
+    let n = list.len();
+    let mut mask = 1;
+    while mask < n {
+        if v & mask != 0 {
+            crecv(comm, list[v - mask], TAG_BCAST, buf)?;
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while mask > 0 {
+        if v + mask < n {
+            csend(comm, list[v + mask], TAG_BCAST, buf)?;
+        }
+        mask >>= 1;
     }
     Ok(())
 }
 
-fn check_root(comm: &Comm, root: i32) -> Result<()> {
+pub(crate) fn check_root(comm: &Comm, root: i32) -> Result<()> {
     if (0..comm.size()).contains(&root) {
         Ok(())
     } else {
@@ -106,96 +211,21 @@ fn check_root(comm: &Comm, root: i32) -> Result<()> {
     }
 }
 
-/// `MPI_Bcast` of `count` elements of `dt` in `buf` from `root`: binomial tree.
+/// `MPI_Bcast` of `count` packed elements of `dt` in `buf` from `root`: to every host's
+/// leader, then within each host.
 pub fn bcast(buf: &mut [u8], count: usize, dt: &Datatype, root: i32, comm: &Comm) -> Result<()> {
     check_root(comm, root)?;
     let len = dt.bytes(count)?;
     let buf = buf
         .get_mut(..len)
         .ok_or_else(|| Error::new(ErrorClass::Buffer, "broadcast buffer too small"))?;
-    let n = comm.size();
-    let v = (comm.rank() - root + n) % n;
-    let mut mask = 1;
-    while mask < n {
-        if v & mask != 0 {
-            crecv(comm, (v - mask + root) % n, TAG_BCAST, buf)?;
-            break;
-        }
-        mask <<= 1;
-    }
-    mask >>= 1;
-    while mask > 0 {
-        if v + mask < n {
-            csend(comm, (v + mask + root) % n, TAG_BCAST, buf)?;
-        }
-        mask >>= 1;
-    }
-    Ok(())
+    let tiers = Tiers::new(comm, root)?;
+    tree_bcast(comm, &tiers.leaders, buf)?;
+    tree_bcast(comm, &tiers.local, buf)
 }
 
-/// `MPI_Reduce` onto `root` (binomial tree); `recv` is written at the root only.
-pub fn reduce(
-    send: &[u8],
-    recv: &mut [u8],
-    count: usize,
-    dt: &Datatype,
-    op: Op,
-    root: i32,
-    comm: &Comm,
-) -> Result<()> {
-    check_root(comm, root)?;
-    let len = dt.bytes(count)?;
-    let mut acc = send
-        .get(..len)
-        .ok_or_else(|| Error::new(ErrorClass::Buffer, "reduce send buffer too small"))?
-        .to_vec();
-    let mut incoming = vec![0u8; len];
-    let n = comm.size();
-    let v = (comm.rank() - root + n) % n;
-    let mut mask = 1;
-    while mask < n {
-        if v & mask != 0 {
-            return csend(comm, (v - mask + root) % n, TAG_REDUCE, &acc);
-        }
-        if v + mask < n {
-            crecv(comm, (v + mask + root) % n, TAG_REDUCE, &mut incoming)?;
-            op.apply(dt.element(), &mut acc, &incoming)?;
-        }
-        mask <<= 1;
-    }
-    recv.get_mut(..len)
-        .ok_or_else(|| Error::new(ErrorClass::Buffer, "reduce receive buffer too small"))?
-        .copy_from_slice(&acc);
-    Ok(())
-}
-
-/// `MPI_Allreduce`: reduce to rank 0, then broadcast.
-pub fn allreduce(
-    send: &[u8],
-    recv: &mut [u8],
-    count: usize,
-    dt: &Datatype,
-    op: Op,
-    comm: &Comm,
-) -> Result<()> {
-    reduce(send, recv, count, dt, op, 0, comm)?;
-    bcast(recv, count, dt, 0, comm)
-}
-
-/// Every rank's `mine` (all of one length), in rank order, on every rank: gathered at rank 0
-/// and broadcast.
-pub(crate) fn allgather_bytes(comm: &Comm, mine: &[u8]) -> Result<Vec<u8>> {
-    let (n, k) = (comm.size() as usize, mine.len());
-    let mut all = vec![0u8; n * k];
-    if comm.rank() == 0 {
-        all[..k].copy_from_slice(mine);
-        for r in 1..n {
-            crecv(comm, r as i32, TAG_GATHER, &mut all[r * k..(r + 1) * k])?;
-        }
-    } else {
-        csend(comm, 0, TAG_GATHER, mine)?;
-    }
-    let byte = Datatype::predefined(crate::datatype::Predef::Byte);
-    bcast(&mut all, n * k, &byte, 0, comm)?;
-    Ok(all)
+/// `MPI_Barrier`: an allreduce of nothing.
+pub fn barrier(comm: &Comm) -> Result<()> {
+    let byte = Datatype::predefined(Predef::Byte);
+    crate::coll_reduce::allreduce(&[], &mut [], 0, &byte, &Op::NoOp, comm)
 }

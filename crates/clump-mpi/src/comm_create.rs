@@ -3,7 +3,8 @@
 
 use std::rc::Rc;
 
-use crate::coll::{allgather_bytes, allreduce};
+use crate::coll_gather::allgather;
+use crate::coll_reduce::allreduce;
 use crate::comm::Comm;
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
@@ -22,7 +23,7 @@ fn agree_ctx(parent: &Comm) -> Result<u32> {
     let mine = rt.next_ctx.get().to_ne_bytes();
     let mut agreed = [0u8; 4];
     let unsigned = Datatype::predefined(Predef::Unsigned);
-    allreduce(&mine, &mut agreed, 1, &unsigned, Op::Max, parent)?;
+    allreduce(&mine, &mut agreed, 1, &unsigned, &Op::Max, parent)?;
     let ctx = u32::from_ne_bytes(agreed);
     if ctx > MAX_CTX {
         return Err(Error::new(
@@ -62,7 +63,7 @@ impl Comm {
         let ctx = agree_ctx(self)?;
         let mut mine = color.to_ne_bytes().to_vec();
         mine.extend(key.to_ne_bytes());
-        let all = allgather_bytes(self, &mine)?;
+        let all = allgather(&mine, &vec![8; self.size() as usize], self)?.concat();
         if color == UNDEFINED {
             return Ok(None);
         }

@@ -24,12 +24,13 @@ pub fn test_any(reqs: &mut [Request]) -> Result<Option<(Option<usize>, Status)>>
 
 /// `MPI_Waitany`: polls until one request completes; `None` index when all are null.
 pub fn wait_any(reqs: &mut [Request]) -> Result<(Option<usize>, Status)> {
-    let mut idle = runtime::Backoff::default();
+    let rt = runtime::get()?;
+    let mut idle = crate::idle::Idle::default();
     loop {
         if let Some(found) = test_any(reqs)? {
             return Ok(found);
         }
-        idle.wait();
+        idle.wait(&rt)?;
     }
 }
 
@@ -48,13 +49,14 @@ pub fn test_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
 
 /// `MPI_Waitsome`: polls until at least one completes (empty when all are null).
 pub fn wait_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
-    let mut idle = runtime::Backoff::default();
+    let rt = runtime::get()?;
+    let mut idle = crate::idle::Idle::default();
     loop {
         let done = test_some(reqs)?;
         if !done.is_empty() || reqs.iter().all(Request::is_null) {
             return Ok(done);
         }
-        idle.wait();
+        idle.wait(&rt)?;
     }
 }
 

@@ -1,15 +1,21 @@
-//! Datatypes. This version handles contiguous data of the predefined C types and
-//! contiguous blocks of them.
+//! Datatypes: a type map reduced to the byte runs of one element (in type-map order), with
+//! its bounds, and pack/unpack between that layout and contiguous bytes. Messages and
+//! collectives carry packed bytes; a contiguous type's packed bytes are the data itself.
+
+use std::rc::Rc;
 
 use crate::error::{Error, ErrorClass, Result};
 
-/// The predefined element types the reductions know.
+/// The predefined element types (what reductions combine). The `*Int` pairs are the
+/// value-and-index types of `MPI_MAXLOC`/`MPI_MINLOC`; packed, the value precedes the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Predef {
     Byte,
+    Packed,
     Char,
     SignedChar,
     UnsignedChar,
+    Wchar,
     Short,
     UnsignedShort,
     Int,
@@ -29,16 +35,50 @@ pub enum Predef {
     Uint32,
     Uint64,
     CBool,
+    Aint,
+    Offset,
+    Count,
+    FloatComplex,
+    DoubleComplex,
+    FloatInt,
+    DoubleInt,
+    LongInt,
+    TwoInt,
+    ShortInt,
 }
 
 impl Predef {
+    /// Bytes of one element, packed.
     pub fn size(self) -> usize {
         use Predef::*;
         match self {
-            Byte | Char | SignedChar | UnsignedChar | Int8 | Uint8 | CBool => 1,
+            Byte | Packed | Char | SignedChar | UnsignedChar | Int8 | Uint8 | CBool => 1,
             Short | UnsignedShort | Int16 | Uint16 => 2,
-            Int | Unsigned | Float | Int32 | Uint32 => 4,
-            Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 => 8,
+            Int | Unsigned | Float | Int32 | Uint32 | Wchar => 4,
+            Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 | Aint
+            | Offset | Count | FloatComplex | FloatInt | TwoInt => 8,
+            DoubleInt | LongInt => 12,
+            DoubleComplex => 16,
+            ShortInt => 6,
+        }
+    }
+
+    /// The byte runs of one element in memory and its extent (a C struct's padding).
+    fn layout(self) -> (Vec<Block>, usize) {
+        let run = |disp, len| Block { disp, len };
+        match self {
+            Predef::DoubleInt | Predef::LongInt => (vec![run(0, 12)], 16),
+            Predef::ShortInt => (vec![run(0, 2), run(4, 4)], 8),
+            p => (vec![run(0, p.size())], p.size()),
+        }
+    }
+
+    /// The C alignment of the type, which rounds a struct's extent.
+    fn align(self) -> usize {
+        match self {
+            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt => 4,
+            Predef::DoubleComplex => 8,
+            p => p.size().min(8),
         }
     }
 
@@ -46,9 +86,11 @@ impl Predef {
         use Predef::*;
         match self {
             Byte => "MPI_BYTE",
+            Packed => "MPI_PACKED",
             Char => "MPI_CHAR",
             SignedChar => "MPI_SIGNED_CHAR",
             UnsignedChar => "MPI_UNSIGNED_CHAR",
+            Wchar => "MPI_WCHAR",
             Short => "MPI_SHORT",
             UnsignedShort => "MPI_UNSIGNED_SHORT",
             Int => "MPI_INT",
@@ -68,56 +110,238 @@ impl Predef {
             Uint32 => "MPI_UINT32_T",
             Uint64 => "MPI_UINT64_T",
             CBool => "MPI_C_BOOL",
+            Aint => "MPI_AINT",
+            Offset => "MPI_OFFSET",
+            Count => "MPI_COUNT",
+            FloatComplex => "MPI_C_FLOAT_COMPLEX",
+            DoubleComplex => "MPI_C_DOUBLE_COMPLEX",
+            FloatInt => "MPI_FLOAT_INT",
+            DoubleInt => "MPI_DOUBLE_INT",
+            LongInt => "MPI_LONG_INT",
+            TwoInt => "MPI_2INT",
+            ShortInt => "MPI_SHORT_INT",
         }
     }
 }
 
-/// A datatype: `count` elements of one predefined type laid out contiguously.
+/// `len` bytes at `disp` from the start of an element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Block {
+    disp: isize,
+    len: usize,
+}
+
+/// A datatype: the byte runs of one element, its bounds and the element type it is made of.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Datatype {
-    elem: Predef,
-    count: usize,
-    name: String,
+    blocks: Rc<[Block]>,
+    size: usize,
+    lb: isize,
+    ub: isize,
+    /// Predefined elements in one element (what `MPI_Get_elements` counts).
+    basics: usize,
+    /// The one predefined type all of its data is, `None` for a mix.
+    elem: Option<Predef>,
+    align: usize,
+    name: Rc<str>,
+}
+
+fn too_large() -> Error {
+    Error::new(ErrorClass::Count, "datatype too large")
 }
 
 impl Datatype {
     pub fn predefined(p: Predef) -> Datatype {
+        let (blocks, extent) = p.layout();
         Datatype {
-            elem: p,
-            count: 1,
-            name: p.name().to_string(),
+            size: p.size(),
+            blocks: blocks.into(),
+            lb: 0,
+            ub: extent as isize,
+            basics: if p.size() != extent || p == Predef::FloatInt || p == Predef::TwoInt {
+                2
+            } else {
+                1
+            },
+            elem: Some(p),
+            align: p.align(),
+            name: p.name().into(),
         }
+    }
+
+    /// The type whose elements are `parts` (each a copy of a type at a byte displacement),
+    /// in type-map order; bounds span those of the parts.
+    fn from_parts<'a>(
+        parts: impl Iterator<Item = (isize, &'a Datatype)> + Clone,
+    ) -> Result<Datatype> {
+        let mut blocks: Vec<Block> = Vec::new();
+        let (mut size, mut basics, mut align) = (0usize, 0usize, 1usize);
+        let (mut lb, mut ub) = (isize::MAX, isize::MIN);
+        let mut elem: Option<Option<Predef>> = None;
+        for (shift, t) in parts {
+            size = size.checked_add(t.size).ok_or_else(too_large)?;
+            basics += t.basics;
+            align = align.max(t.align);
+            lb = lb.min(shift + t.lb);
+            ub = ub.max(shift + t.ub);
+            elem = Some(match elem {
+                None => t.elem,
+                Some(e) if e == t.elem => e,
+                Some(_) => None,
+            });
+            for b in t.blocks.iter() {
+                let disp = shift.checked_add(b.disp).ok_or_else(too_large)?;
+                match blocks.last_mut() {
+                    Some(last) if last.disp + last.len as isize == disp => last.len += b.len,
+                    _ if b.len > 0 => blocks.push(Block { disp, len: b.len }),
+                    _ => {}
+                }
+            }
+        }
+        if lb > ub {
+            (lb, ub) = (0, 0);
+        }
+        Ok(Datatype {
+            blocks: blocks.into(),
+            size,
+            lb,
+            ub,
+            basics,
+            elem: elem.flatten(),
+            align,
+            name: "".into(),
+        })
     }
 
     /// `MPI_Type_contiguous`: `count` copies of `old` back to back.
     pub fn contiguous(count: usize, old: &Datatype) -> Result<Datatype> {
-        let count = count
-            .checked_mul(old.count)
-            .ok_or_else(|| Error::new(ErrorClass::Count, "contiguous type too large"))?;
+        Datatype::hvector(count, 1, old.extent(), old)
+    }
+
+    /// `MPI_Type_vector`: `count` blocks of `blocklen` elements, `stride` elements apart.
+    pub fn vector(
+        count: usize,
+        blocklen: usize,
+        stride: isize,
+        old: &Datatype,
+    ) -> Result<Datatype> {
+        let stride = stride.checked_mul(old.extent()).ok_or_else(too_large)?;
+        Datatype::hvector(count, blocklen, stride, old)
+    }
+
+    /// `MPI_Type_create_hvector`: as `vector` with the stride in bytes.
+    pub fn hvector(
+        count: usize,
+        blocklen: usize,
+        stride: isize,
+        old: &Datatype,
+    ) -> Result<Datatype> {
+        let ext = old.extent();
+        count.checked_mul(blocklen).ok_or_else(too_large)?;
+        Datatype::from_parts((0..count).flat_map(move |i| {
+            (0..blocklen).map(move |j| (i as isize * stride + j as isize * ext, old))
+        }))
+    }
+
+    /// `MPI_Type_indexed`: blocks of `lens[i]` elements at `disps[i]` elements.
+    pub fn indexed(lens: &[usize], disps: &[isize], old: &Datatype) -> Result<Datatype> {
+        let bytes: Vec<isize> = disps.iter().map(|d| d * old.extent()).collect();
+        Datatype::hindexed(lens, &bytes, old)
+    }
+
+    /// `MPI_Type_create_indexed_block`: blocks of `len` elements at `disps[i]` elements.
+    pub fn indexed_block(len: usize, disps: &[isize], old: &Datatype) -> Result<Datatype> {
+        Datatype::indexed(&vec![len; disps.len()], disps, old)
+    }
+
+    /// `MPI_Type_create_hindexed`: blocks of `lens[i]` elements at `disps[i]` bytes.
+    pub fn hindexed(lens: &[usize], disps: &[isize], old: &Datatype) -> Result<Datatype> {
+        Datatype::placed(lens, disps, &vec![old.clone(); lens.len()])
+    }
+
+    /// `MPI_Type_create_struct`: blocks of `lens[i]` elements of `types[i]` at `disps[i]`
+    /// bytes; the extent is rounded up to the strictest alignment, as a C struct's is.
+    pub fn structure(lens: &[usize], disps: &[isize], types: &[Datatype]) -> Result<Datatype> {
+        let mut t = Datatype::placed(lens, disps, types)?;
+        let extent = (t.extent() as usize).next_multiple_of(t.align);
+        t.ub = t.lb + extent as isize;
+        Ok(t)
+    }
+
+    /// Blocks of `lens[i]` elements of `types[i]` at `disps[i]` bytes.
+    fn placed(lens: &[usize], disps: &[isize], types: &[Datatype]) -> Result<Datatype> {
+        if lens.len() != disps.len() || lens.len() != types.len() {
+            return Err(Error::new(
+                ErrorClass::Arg,
+                "type constructor arrays differ in length",
+            ));
+        }
+        Datatype::from_parts(
+            lens.iter()
+                .zip(disps)
+                .zip(types)
+                .flat_map(|((&n, &d), t)| (0..n).map(move |j| (d + j as isize * t.extent(), t))),
+        )
+    }
+
+    /// `MPI_Type_create_resized`: the same data with new bounds.
+    pub fn resized(old: &Datatype, lb: isize, extent: isize) -> Result<Datatype> {
+        if extent < 0 {
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("negative extent {extent}"),
+            ));
+        }
         Ok(Datatype {
-            elem: old.elem,
-            count,
-            name: String::new(),
+            lb,
+            ub: lb + extent,
+            name: "".into(),
+            ..old.clone()
         })
     }
 
     /// Bytes of data in one element of this type.
     pub fn size(&self) -> usize {
-        self.elem.size() * self.count
+        self.size
     }
 
-    pub fn extent(&self) -> usize {
-        self.size()
+    pub fn lb(&self) -> isize {
+        self.lb
     }
 
-    /// The predefined type its data is made of (what reductions combine).
-    pub fn element(&self) -> Predef {
+    pub fn extent(&self) -> isize {
+        self.ub - self.lb
+    }
+
+    /// `MPI_Type_get_true_extent`: the lower bound and extent of the data itself.
+    pub fn true_bounds(&self) -> (isize, isize) {
+        let lo = self.blocks.iter().map(|b| b.disp).min().unwrap_or(0);
+        let hi = self
+            .blocks
+            .iter()
+            .map(|b| b.disp + b.len as isize)
+            .max()
+            .unwrap_or(0);
+        (lo, hi - lo)
+    }
+
+    /// The predefined type its data is made of (what reductions combine), if only one.
+    pub fn element(&self) -> Option<Predef> {
         self.elem
     }
 
-    /// Elements of the predefined type in one element of this type.
-    pub fn element_count(&self) -> usize {
-        self.count
+    /// Predefined elements in one element of this type.
+    pub fn basic_count(&self) -> usize {
+        self.basics
+    }
+
+    /// Whether `count` elements are `bytes(count)` bytes from the buffer's start.
+    pub fn is_contiguous(&self) -> bool {
+        self.size == 0
+            || (self.blocks.len() == 1
+                && self.blocks[0].disp == 0
+                && self.lb == 0
+                && self.extent() == self.size as isize)
     }
 
     pub fn name(&self) -> &str {
@@ -125,20 +349,132 @@ impl Datatype {
     }
 
     pub fn set_name(&mut self, name: &str) {
-        self.name = name.to_string();
+        self.name = name.into();
     }
 
-    /// Bytes of `count` elements, checked against overflow.
+    /// Packed bytes of `count` elements, checked against overflow.
     pub fn bytes(&self, count: usize) -> Result<usize> {
         count
             .checked_mul(self.size())
             .ok_or_else(|| Error::new(ErrorClass::Count, format!("count {count} overflows")))
+    }
+
+    /// The bytes `count` elements touch from the buffer's start, for a buffer given as a
+    /// slice (so no data may lie before it).
+    pub fn span(&self, count: usize) -> Result<usize> {
+        if count == 0 || self.size == 0 {
+            return Ok(0);
+        }
+        let (lo, ext) = self.true_bounds();
+        let last = (count as isize - 1)
+            .checked_mul(self.extent())
+            .ok_or_else(too_large)?;
+        if lo < 0 || last < 0 {
+            return Err(Error::new(
+                ErrorClass::Buffer,
+                "the type reaches before the buffer's start",
+            ));
+        }
+        Ok((last + lo + ext) as usize)
+    }
+
+    /// Each byte run of `count` elements: its offset from the buffer and its place in the
+    /// packed bytes.
+    fn runs(&self, count: usize) -> impl Iterator<Item = (isize, usize, usize)> + '_ {
+        let ext = self.extent();
+        (0..count)
+            .flat_map(move |i| {
+                self.blocks
+                    .iter()
+                    .map(move |b| (i as isize * ext + b.disp, b.len))
+            })
+            .scan(0usize, |at, (off, len)| {
+                let packed = *at;
+                *at += len;
+                Some((off, packed, len))
+            })
+    }
+
+    /// Appends the packed data of `count` elements at `buf` to `out`.
+    ///
+    /// # Safety
+    /// Every byte the type map of `count` elements names from `buf` must be readable.
+    pub unsafe fn pack_raw(&self, buf: *const u8, count: usize, out: &mut Vec<u8>) {
+        out.reserve(self.size * count);
+        if self.is_contiguous() {
+            // SAFETY: as below; a contiguous type's data is one run.
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(buf, self.size * count) });
+            return;
+        }
+        for (off, _, len) in self.runs(count) {
+            // SAFETY: the caller's contract covers every run of the type map.
+            out.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(buf.wrapping_offset(off), len)
+            });
+        }
+    }
+
+    /// Writes packed `data` into the elements at `buf`, as far as `data` reaches (a short
+    /// message fills the first elements).
+    ///
+    /// # Safety
+    /// Every byte the type map of `count` elements names from `buf` must be writable.
+    pub unsafe fn unpack_raw(&self, data: &[u8], buf: *mut u8, count: usize) {
+        if self.is_contiguous() {
+            let n = data.len().min(self.size * count);
+            // SAFETY: as below; a contiguous type's data is one run.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf, n) };
+            return;
+        }
+        for (off, at, len) in self.runs(count) {
+            if at >= data.len() {
+                break;
+            }
+            let n = len.min(data.len() - at);
+            // SAFETY: the caller's contract covers every run of the type map.
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr().add(at), buf.wrapping_offset(off), n)
+            };
+        }
+    }
+
+    /// The packed data of `count` elements in `buf`.
+    pub fn pack(&self, buf: &[u8], count: usize) -> Result<Vec<u8>> {
+        self.check_span(buf.len(), count)?;
+        let mut out = Vec::new();
+        // SAFETY: `check_span` proved every run lies inside `buf`.
+        unsafe { self.pack_raw(buf.as_ptr(), count, &mut out) };
+        Ok(out)
+    }
+
+    /// Writes packed `data` into `count` elements in `buf`.
+    pub fn unpack(&self, data: &[u8], buf: &mut [u8], count: usize) -> Result<()> {
+        self.check_span(buf.len(), count)?;
+        // SAFETY: `check_span` proved every run lies inside `buf`.
+        unsafe { self.unpack_raw(data, buf.as_mut_ptr(), count) };
+        Ok(())
+    }
+
+    /// Whether a slice of `have` bytes holds `count` elements.
+    pub(crate) fn check_span(&self, have: usize, count: usize) -> Result<()> {
+        let need = self.span(count)?;
+        if have < need {
+            return Err(Error::new(
+                ErrorClass::Buffer,
+                format!("buffer of {have} bytes holds less than {count} elements ({need} bytes)"),
+            ));
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ints(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
 
     #[test]
     fn sizes_and_contiguous() {
@@ -147,12 +483,55 @@ mod tests {
         assert_eq!(int.name(), "MPI_INT");
         let c = Datatype::contiguous(3, &int).unwrap();
         assert_eq!(c.size(), 12);
+        assert!(c.is_contiguous());
         let cc = Datatype::contiguous(2, &c).unwrap();
-        assert_eq!(cc.size(), 24);
-        assert_eq!(cc.element_count(), 6);
+        assert_eq!((cc.size(), cc.extent(), cc.basic_count()), (24, 24, 6));
+        assert_eq!(cc.element(), Some(Predef::Int));
         assert_eq!(Datatype::predefined(Predef::Double).bytes(5).unwrap(), 40);
         assert!(Datatype::predefined(Predef::Double)
             .bytes(usize::MAX)
             .is_err());
+    }
+
+    #[test]
+    fn vector_column_resized_packs_and_unpacks() {
+        let int = Datatype::predefined(Predef::Int);
+        let m: Vec<i32> = (0..20).collect(); // a 4x5 matrix
+        let col = Datatype::vector(4, 1, 5, &int).unwrap();
+        assert_eq!(
+            (col.size(), col.extent(), col.is_contiguous()),
+            (16, 64, false)
+        );
+        let col = Datatype::resized(&col, 0, 4).unwrap();
+        let packed = col.pack(&ints(&m), 2).unwrap();
+        assert_eq!(packed, ints(&[0, 5, 10, 15, 1, 6, 11, 16]));
+        let mut back = vec![0u8; 80];
+        col.unpack(&packed, &mut back, 2).unwrap();
+        assert_eq!(&back[20..24], &5i32.to_ne_bytes());
+        assert!(col.pack(&ints(&m[..10]), 2).is_err());
+    }
+
+    #[test]
+    fn indexed_struct_and_pairs() {
+        let int = Datatype::predefined(Predef::Int);
+        let idx = Datatype::indexed(&[2, 1], &[0, 7], &int).unwrap();
+        assert_eq!((idx.size(), idx.extent()), (12, 32));
+        let flat: Vec<i32> = (0..10).collect();
+        assert_eq!(idx.pack(&ints(&flat), 1).unwrap(), ints(&[0, 1, 7]));
+        assert_eq!(
+            Datatype::indexed_block(2, &[0, 7], &int).unwrap().size(),
+            16
+        );
+        let dbl = Datatype::predefined(Predef::Double);
+        let chr = Datatype::predefined(Predef::Char);
+        let st = Datatype::structure(&[1, 1], &[0, 8], &[chr, dbl]).unwrap();
+        assert_eq!((st.size(), st.extent(), st.element()), (9, 16, None));
+        assert_eq!(st.true_bounds(), (0, 16));
+        let di = Datatype::predefined(Predef::DoubleInt);
+        assert_eq!((di.size(), di.extent(), di.basic_count()), (12, 16, 2));
+        let si = Datatype::predefined(Predef::ShortInt);
+        let mem = [1u8, 2, 0xee, 0xee, 3, 4, 5, 6];
+        assert_eq!(si.pack(&mem, 1).unwrap(), vec![1, 2, 3, 4, 5, 6]);
+        assert!(Datatype::structure(&[1], &[0, 1], &[int]).is_err());
     }
 }

@@ -2,12 +2,22 @@
 //! requests the protocols complete. Handlers only record what arrived here; everything that
 //! sends runs from `progress` outside handlers (a handler may only reply).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
+use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
+use crate::single_copy::Source;
 use crate::status::Status;
+use crate::unexpected::{Stored, UnexpectedStore};
+
+/// The communicator rank of job rank `src` in `group`.
+fn rank_in(group: &[u32], src: u32) -> i32 {
+    group.iter().position(|&r| r == src).unwrap_or(0) as i32
+}
 
 /// A message as it arrives, before matching.
 pub struct Incoming {
@@ -17,10 +27,17 @@ pub struct Incoming {
 }
 
 pub enum Body {
-    /// The whole message (eager protocol).
-    Eager(Vec<u8>),
-    /// A request to send `len` bytes, answered by a clear to send naming `send_id`.
-    Rts { len: usize, send_id: u64 },
+    /// The whole message (eager protocol), in the unexpected store.
+    Eager(Stored),
+    /// A request to send `len` bytes whose first bytes (`prefix`, the hybrid protocol of
+    /// paper 004) came with it, answered by a clear to send naming `send_id`.
+    Rts {
+        len: usize,
+        send_id: u64,
+        prefix: Stored,
+        /// Where the receiver may read the rest itself (a sender on this host).
+        from: Option<Source>,
+    },
 }
 
 /// What `progress` must send once the handlers have returned.
@@ -33,6 +50,15 @@ pub enum Action {
     },
     /// Send the data of send `send_id` to receive `recv_id`.
     Data { send_id: u64, recv_id: u64 },
+    /// Read the rest of `len` bytes at `from` into receive `recv_id`, then tell `dest`
+    /// that its send `send_id` is done (or ask for the data as `Cts` does).
+    Pull {
+        dest: u32,
+        send_id: u64,
+        recv_id: u64,
+        len: usize,
+        from: Source,
+    },
 }
 
 pub enum ReqKind {
@@ -40,6 +66,11 @@ pub enum ReqKind {
         buf: *const u8,
         len: usize,
         dest: u32,
+        /// The data when the send owns it (a non-contiguous type packed, a buffered send's
+        /// copy); `buf` then points into it.
+        owned: Vec<u8>,
+        /// The first bytes, sent with the request to send (the hybrid protocol).
+        ahead: usize,
     },
     Recv {
         buf: *mut u8,
@@ -48,7 +79,17 @@ pub enum ReqKind {
         expected: Option<usize>,
         received: usize,
         group: Rc<Vec<u32>>,
+        /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
+        unpack: Option<Unpack>,
     },
+}
+
+/// The user's buffer of a non-contiguous receive, and the staging bytes `buf` points into.
+pub struct Unpack {
+    pub dt: Datatype,
+    pub count: usize,
+    pub to: *mut u8,
+    pub staging: Vec<u8>,
 }
 
 pub struct Req {
@@ -57,18 +98,35 @@ pub struct Req {
     pub status: Status,
 }
 
-#[derive(Default)]
+impl Req {
+    /// A completed request's last step: a non-contiguous receive's data goes from its
+    /// staging bytes into the user's buffer.
+    pub fn finish(self) -> Status {
+        if let ReqKind::Recv {
+            unpack: Some(u), ..
+        } = &self.kind
+        {
+            let n = self.status.count_bytes.min(u.staging.len());
+            // SAFETY: the receive's contract keeps the user's buffer valid for the type map
+            // of `count` elements until it completes, which is now.
+            unsafe { u.dt.unpack_raw(&u.staging[..n], u.to, u.count) };
+        }
+        self.status
+    }
+}
+
 pub struct Engine {
     pub reqs: HashMap<u64, Req>,
     next_req: u64,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
-    unexpected_bytes: usize,
-    pub unexpected_limit: usize,
+    store: UnexpectedStore,
     next_seq_out: HashMap<(u32, u32), u32>,
     expected_in: HashMap<(u32, u32), u32>,
     held: HashMap<(u32, u32, u32), Incoming>,
     pub actions: Vec<Action>,
+    /// Requests nobody will wait for (freed or buffered): dropped once complete.
+    detached: Vec<u64>,
     /// A failure found inside a handler, reported by the next call.
     pub fault: Option<Error>,
 }
@@ -76,9 +134,17 @@ pub struct Engine {
 impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
+            reqs: HashMap::default(),
             next_req: 1,
-            unexpected_limit,
-            ..Engine::default()
+            posted: VecDeque::new(),
+            unexpected: VecDeque::new(),
+            store: UnexpectedStore::new(unexpected_limit),
+            next_seq_out: HashMap::default(),
+            expected_in: HashMap::default(),
+            held: HashMap::default(),
+            actions: Vec::new(),
+            detached: Vec::new(),
+            fault: None,
         }
     }
 
@@ -96,6 +162,41 @@ impl Engine {
         id
     }
 
+    /// Gives send `id` the data it sends from, to hold until it completes.
+    pub fn keep(&mut self, id: u64, data: Vec<u8>) {
+        if let Some(Req {
+            kind: ReqKind::Send { owned, .. },
+            ..
+        }) = self.reqs.get_mut(&id)
+        {
+            *owned = data;
+        }
+    }
+
+    /// Forgets request `id` once it completes (`MPI_Request_free`, buffered sends).
+    pub fn detach(&mut self, id: u64) {
+        self.detached.push(id);
+        self.reap();
+    }
+
+    /// Whether a detached request is still pending.
+    pub fn has_detached(&self) -> bool {
+        !self.detached.is_empty()
+    }
+
+    /// Drops the detached requests that have completed.
+    pub fn reap(&mut self) {
+        let reqs = &mut self.reqs;
+        self.detached.retain(|id| match reqs.get(id) {
+            Some(r) if r.done => {
+                reqs.remove(id).map(Req::finish);
+                false
+            }
+            Some(_) => true,
+            None => false,
+        });
+    }
+
     /// The sequence number of the next message to `dest` in `ctx`.
     pub fn next_seq(&mut self, dest: u32, ctx: u32) -> u32 {
         let s = self.next_seq_out.entry((dest, ctx)).or_insert(0);
@@ -104,47 +205,92 @@ impl Engine {
         seq
     }
 
+    /// An eager message arrived: in order with a receive posted for it, its bytes go
+    /// straight into the receive buffer; otherwise into the unexpected store.
+    pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
+        let key = (env.src, env.ctx);
+        if seq == self.expected(key) {
+            if let Some(id) = self.take_posted(&env) {
+                self.copy_eager(id, &env, data);
+                self.advance(key, seq);
+                return;
+            }
+        }
+        let (stored, over) = self.store.keep(data);
+        if let Some(e) = over {
+            self.fault.get_or_insert(e);
+        }
+        self.arrive(Incoming {
+            env,
+            seq,
+            body: Body::Eager(stored),
+        });
+    }
+
+    fn expected(&self, key: (u32, u32)) -> u32 {
+        self.expected_in.get(&key).copied().unwrap_or(0)
+    }
+
+    /// A request to send arrived with the first bytes of its message.
+    pub fn arrive_rts(
+        &mut self,
+        env: Envelope,
+        seq: u32,
+        (len, send_id): (usize, u64),
+        prefix: &[u8],
+        from: Option<Source>,
+    ) {
+        let (prefix, over) = self.store.keep(prefix);
+        if let Some(e) = over {
+            self.fault.get_or_insert(e);
+        }
+        self.arrive(Incoming {
+            env,
+            seq,
+            body: Body::Rts {
+                len,
+                send_id,
+                prefix,
+                from,
+            },
+        });
+    }
+
     /// A message arrived: match it in sender order (holding early ones back).
     pub fn arrive(&mut self, m: Incoming) {
         let key = (m.env.src, m.env.ctx);
-        let expected = *self.expected_in.get(&key).unwrap_or(&0);
-        if m.seq != expected {
-            self.held.insert((key.0, key.1, m.seq), m);
+        let seq = m.seq;
+        if seq != self.expected(key) {
+            self.held.insert((key.0, key.1, seq), m);
             return;
         }
-        let mut next = Some(m);
-        let mut seq = expected;
-        while let Some(m) = next {
-            self.deliver(m);
+        self.deliver(m);
+        self.advance(key, seq);
+    }
+
+    /// Message `seq` of `key` was delivered: so are the held ones that follow it.
+    fn advance(&mut self, key: (u32, u32), mut seq: u32) {
+        loop {
             seq = seq.wrapping_add(1);
-            next = self.held.remove(&(key.0, key.1, seq));
+            match self.held.remove(&(key.0, key.1, seq)) {
+                Some(m) => self.deliver(m),
+                None => break,
+            }
         }
         self.expected_in.insert(key, seq);
     }
 
-    /// Matches an in-order message against the posted receives, or stores it.
+    /// The first posted receive `env` matches, taken off the queue.
+    fn take_posted(&mut self, env: &Envelope) -> Option<u64> {
+        let i = self.posted.iter().position(|(p, _)| p.matches(env))?;
+        self.posted.remove(i).map(|(_, id)| id)
+    }
+
+    /// Matches an in-order message against the posted receives, or keeps it unexpected.
     fn deliver(&mut self, m: Incoming) {
-        let pos = self.posted.iter().position(|(p, _)| p.matches(&m.env));
-        match pos {
-            Some(i) => {
-                let (_, id) = self.posted.remove(i).expect("position is in range");
-                self.complete_match(id, m);
-            }
-            None => {
-                if let Body::Eager(data) = &m.body {
-                    self.unexpected_bytes += data.len();
-                    if self.unexpected_bytes > self.unexpected_limit {
-                        self.fault.get_or_insert(Error::new(
-                            ErrorClass::NoMem,
-                            format!(
-                                "unexpected messages exceed CLUMP_MPI_UNEXPECTED_BYTES ({} bytes)",
-                                self.unexpected_limit
-                            ),
-                        ));
-                    }
-                }
-                self.unexpected.push_back(m);
-            }
+        match self.take_posted(&m.env) {
+            Some(id) => self.complete_match(id, m),
+            None => self.unexpected.push_back(m),
         }
     }
 
@@ -153,9 +299,6 @@ impl Engine {
         match self.unexpected.iter().position(|m| pat.matches(&m.env)) {
             Some(i) => {
                 let m = self.unexpected.remove(i).expect("position is in range");
-                if let Body::Eager(d) = &m.body {
-                    self.unexpected_bytes -= d.len();
-                }
                 self.complete_match(id, m);
             }
             None => self.posted.push_back((pat, id)),
@@ -178,48 +321,86 @@ impl Engine {
 
     /// Receive `id` got message `m`: copy eager data now, or ask for rendezvous data.
     fn complete_match(&mut self, id: u64, m: Incoming) {
+        match m.body {
+            Body::Eager(stored) => {
+                self.copy_eager(id, &m.env, stored.bytes());
+                self.store.release(stored);
+            }
+            Body::Rts {
+                len,
+                send_id,
+                prefix,
+                from,
+            } => {
+                let done = self.reqs.get_mut(&id).and_then(|req| {
+                    let ReqKind::Recv {
+                        cap,
+                        expected,
+                        group,
+                        ..
+                    } = &mut req.kind
+                    else {
+                        return None;
+                    };
+                    req.status.source = rank_in(group, m.env.src);
+                    req.status.tag = m.env.tag;
+                    *expected = Some(len);
+                    if len > *cap {
+                        req.status.error = Some(ErrorClass::Truncate);
+                    }
+                    req.status.count_bytes = len.min(*cap);
+                    Some(())
+                });
+                if done.is_none() {
+                    self.store.release(prefix);
+                    return;
+                }
+                // The prefix lands like rendezvous data at offset 0; an empty message is
+                // complete at once. The clear to send goes out in any case: the sender's
+                // request completes on it (a synchronous send's matching).
+                self.data(id, 0, prefix.bytes());
+                self.store.release(prefix);
+                let (dest, recv_id) = (m.env.src, id);
+                self.actions.push(match from {
+                    Some(from) if !self.is_done(id) => Action::Pull {
+                        dest,
+                        send_id,
+                        recv_id,
+                        len,
+                        from,
+                    },
+                    _ => Action::Cts {
+                        dest,
+                        send_id,
+                        recv_id,
+                    },
+                });
+            }
+        }
+    }
+
+    /// Receive `id` takes the eager message `data` sent with `env`.
+    fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
         let Some(req) = self.reqs.get_mut(&id) else {
             return;
         };
         let ReqKind::Recv {
-            buf,
-            cap,
-            expected,
-            group,
-            ..
-        } = &mut req.kind
+            buf, cap, group, ..
+        } = &req.kind
         else {
             return;
         };
-        req.status.source = group.iter().position(|&r| r == m.env.src).unwrap_or(0) as i32;
-        req.status.tag = m.env.tag;
-        match m.body {
-            Body::Eager(data) => {
-                let n = data.len().min(*cap);
-                // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
-                // completes, and `n <= cap`.
-                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), *buf, n) };
-                req.status.count_bytes = n;
-                if data.len() > *cap {
-                    req.status.error = Some(ErrorClass::Truncate);
-                }
-                req.done = true;
-            }
-            Body::Rts { len, send_id } => {
-                *expected = Some(len);
-                if len > *cap {
-                    req.status.error = Some(ErrorClass::Truncate);
-                }
-                req.status.count_bytes = len.min(*cap);
-                // An empty message has no data to wait for.
-                req.done = len == 0;
-                self.actions.push(Action::Cts {
-                    dest: m.env.src,
-                    send_id,
-                    recv_id: id,
-                });
-            }
+        req.status.source = rank_in(group, env.src);
+        req.status.tag = env.tag;
+        let n = data.len().min(*cap);
+        // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
+        // completes, and `n <= cap`.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), *buf, n) };
+        req.status.count_bytes = n;
+        if data.len() > *cap {
+            req.status.error = Some(ErrorClass::Truncate);
         }
+        req.done = true;
     }
 
     /// Rendezvous data for receive `id` at `offset` of the message.
@@ -252,6 +433,46 @@ impl Engine {
         }
     }
 
+    fn is_done(&self, id: u64) -> bool {
+        self.reqs.get(&id).is_some_and(|r| r.done)
+    }
+
+    /// Marks request `id` complete.
+    pub fn complete(&mut self, id: u64) {
+        if let Some(r) = self.reqs.get_mut(&id) {
+            r.done = true;
+        }
+    }
+
+    /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
+    /// it has (the prefix).
+    pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
+        match &self.reqs.get(&id)?.kind {
+            ReqKind::Recv {
+                buf, cap, received, ..
+            } => Some((*buf, *cap, *received)),
+            _ => None,
+        }
+    }
+
+    /// Receive `id` was filled by a single-copy read: it is complete.
+    pub fn pulled(&mut self, id: u64) {
+        if let Some(Req {
+            kind:
+                ReqKind::Recv {
+                    expected: Some(len),
+                    received,
+                    ..
+                },
+            done,
+            ..
+        }) = self.reqs.get_mut(&id)
+        {
+            *received = *len;
+            *done = true;
+        }
+    }
+
     /// Cancels receive `id` if it has not matched yet; true when it was cancelled.
     pub fn cancel_recv(&mut self, id: u64) -> bool {
         match self.posted.iter().position(|(_, r)| *r == id) {
@@ -272,12 +493,8 @@ impl Engine {
 mod tests {
     use super::*;
 
-    fn eager(src: u32, tag: i32, seq: u32, data: &[u8]) -> Incoming {
-        Incoming {
-            env: Envelope { src, ctx: 0, tag },
-            seq,
-            body: Body::Eager(data.to_vec()),
-        }
+    fn eager(e: &mut Engine, src: u32, tag: i32, seq: u32, data: &[u8]) {
+        e.arrive_eager(Envelope { src, ctx: 0, tag }, seq, data);
     }
 
     fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
@@ -287,16 +504,12 @@ mod tests {
             expected: None,
             received: 0,
             group: Rc::new(vec![0, 1, 2]),
+            unpack: None,
         })
     }
 
-    #[test]
-    fn out_of_order_arrivals_match_in_sender_order() {
-        let mut e = Engine::new(1 << 20);
-        e.arrive(eager(1, 5, 1, b"second"));
-        e.arrive(eager(1, 5, 0, b"first!"));
-        let mut a = [0u8; 6];
-        let id = recv(&mut e, &mut a);
+    /// Posts receive `id` for any source and tag.
+    fn post_any(e: &mut Engine, id: u64) {
         e.post(
             id,
             Pattern {
@@ -305,6 +518,16 @@ mod tests {
                 tag: None,
             },
         );
+    }
+
+    #[test]
+    fn out_of_order_arrivals_match_in_sender_order() {
+        let mut e = Engine::new(1 << 20);
+        eager(&mut e, 1, 5, 1, b"second");
+        eager(&mut e, 1, 5, 0, b"first!");
+        let mut a = [0u8; 6];
+        let id = recv(&mut e, &mut a);
+        post_any(&mut e, id);
         assert!(e.reqs[&id].done);
         assert_eq!(&a, b"first!");
         assert_eq!(e.reqs[&id].status.source, 1);
@@ -333,7 +556,7 @@ mod tests {
                 tag: None,
             },
         );
-        e.arrive(eager(2, 9, 0, b"xyz"));
+        eager(&mut e, 2, 9, 0, b"xyz");
         assert!(e.reqs[&ra].done);
         assert_eq!(e.reqs[&ra].status.error, Some(ErrorClass::Truncate));
         assert!(!e.reqs[&rb].done);
@@ -344,7 +567,7 @@ mod tests {
     #[test]
     fn unexpected_bound_is_reported() {
         let mut e = Engine::new(4);
-        e.arrive(eager(0, 1, 0, b"12345"));
+        eager(&mut e, 0, 1, 0, b"12345");
         assert_eq!(e.fault.as_ref().unwrap().class, ErrorClass::NoMem);
     }
 
@@ -361,18 +584,12 @@ mod tests {
                 tag: None,
             },
         );
-        e.arrive(Incoming {
-            env: Envelope {
-                src: 0,
-                ctx: 0,
-                tag: 3,
-            },
-            seq: 0,
-            body: Body::Rts {
-                len: 10,
-                send_id: 77,
-            },
-        });
+        let env = Envelope {
+            src: 0,
+            ctx: 0,
+            tag: 3,
+        };
+        e.arrive_rts(env, 0, (13, 77), b"hel", None);
         assert!(matches!(
             e.actions[..],
             [Action::Cts {
@@ -381,10 +598,45 @@ mod tests {
                 ..
             }]
         ));
-        e.data(id, 0, b"hello");
         assert!(!e.reqs[&id].done);
-        e.data(id, 5, b"world");
+        e.data(id, 3, b"lo");
+        assert!(!e.reqs[&id].done);
+        e.data(id, 5, b"world!!!");
         assert!(e.reqs[&id].done);
         assert_eq!(&buf, b"helloworld");
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+    }
+
+    #[test]
+    fn a_sender_of_this_host_is_read_from_after_the_prefix() {
+        let mut e = Engine::new(16);
+        let mut buf = [0u8; 4];
+        let id = recv(&mut e, &mut buf);
+        let env = Envelope {
+            src: 1,
+            ctx: 0,
+            tag: 0,
+        };
+        let from = Source { pid: 7, addr: 64 };
+        e.arrive_rts(env, 0, (6, 9), b"ab", Some(from));
+        post_any(&mut e, id);
+        assert!(matches!(
+            e.actions[..],
+            [Action::Pull {
+                dest: 1,
+                send_id: 9,
+                len: 6,
+                from: Source { pid: 7, addr: 64 },
+                ..
+            }]
+        ));
+        // The read starts after the prefix and stops at the capacity.
+        let (_, cap, have) = e.pull_target(id).unwrap();
+        assert_eq!((cap, have), (4, 2));
+        assert!(!e.reqs[&id].done);
+        e.pulled(id);
+        assert!(e.reqs[&id].done);
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+        assert_eq!(&buf[..2], b"ab");
     }
 }

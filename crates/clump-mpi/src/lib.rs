@@ -6,7 +6,10 @@
 //! Everything progresses inside MPI calls by polling clump; the state belongs to the thread
 //! that called [`init`].
 
+mod bind;
 mod coll;
+mod coll_gather;
+mod coll_reduce;
 mod comm;
 mod comm_create;
 mod completion;
@@ -14,23 +17,29 @@ mod datatype;
 mod engine;
 mod error;
 mod group;
+mod idle;
 mod matching;
 mod op;
 mod p2p;
+mod placement;
 mod runtime;
+mod single_copy;
 mod status;
+mod unexpected;
 
-pub use coll::{allreduce, barrier, bcast, reduce};
+pub use coll::{barrier, bcast};
+pub use coll_gather::{allgather, alltoall, gather, scatter};
+pub use coll_reduce::{allreduce, exscan, reduce, reduce_scatter, scan};
 pub use comm::Comm;
 pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
 pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
-pub use op::Op;
+pub use op::{Op, UserFn};
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, probe, recv, send, sendrecv, ssend, test, wait,
-    Request,
+    cancel, iprobe, irecv, isend, isend_mode, probe, recv, request_free, send, sendrecv, ssend,
+    test, wait, Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,

@@ -2,8 +2,9 @@
 
 /// Matches a message from any source (`MPI_ANY_SOURCE`).
 pub const ANY_SOURCE: i32 = -1;
-/// Matches a message with any tag (`MPI_ANY_TAG`).
-pub const ANY_TAG: i32 = -1;
+/// Matches a message with any tag (`MPI_ANY_TAG`; the standard ABI's value, so that C
+/// passes tags through unchanged).
+pub const ANY_TAG: i32 = -31;
 /// The rank whose sends and receives complete at once and move nothing (`MPI_PROC_NULL`).
 pub const PROC_NULL: i32 = -2;
 /// Largest tag a program may use (`MPI_TAG_UB`).

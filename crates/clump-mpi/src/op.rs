@@ -1,10 +1,19 @@
-//! Reduction operations on predefined types: `acc = acc OP incoming`, element by element.
+//! Reduction operations on packed data: `higher = lower OP higher`, element by element,
+//! where `lower` comes from the lower ranks (the order a non-commutative operation needs).
 
-use crate::datatype::Predef;
+use std::fmt;
+use std::rc::Rc;
+
+use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
 
-/// The predefined reduction operations this version implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A user function (`MPI_User_function`): `inout[i] = in[i] op inout[i]` for `count`
+/// elements laid out as the datatype says, at raw addresses (the type map may reach
+/// before the first element).
+pub type UserFn = dyn Fn(*const u8, *mut u8, usize);
+
+/// A reduction operation: a predefined one or a user function (`MPI_Op_create`).
+#[derive(Clone)]
 pub enum Op {
     Sum,
     Prod,
@@ -16,11 +25,36 @@ pub enum Op {
     Band,
     Bor,
     Bxor,
+    MaxLoc,
+    MinLoc,
     Replace,
     NoOp,
+    User { f: Rc<UserFn>, commute: bool },
 }
 
-/// Combines an integer pair; `None` when the operation does not apply to integers.
+impl fmt::Debug for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::User { commute, .. } => write!(f, "User(commute: {commute})"),
+            Op::Sum => f.write_str("Sum"),
+            Op::Prod => f.write_str("Prod"),
+            Op::Min => f.write_str("Min"),
+            Op::Max => f.write_str("Max"),
+            Op::Land => f.write_str("Land"),
+            Op::Lor => f.write_str("Lor"),
+            Op::Lxor => f.write_str("Lxor"),
+            Op::Band => f.write_str("Band"),
+            Op::Bor => f.write_str("Bor"),
+            Op::Bxor => f.write_str("Bxor"),
+            Op::MaxLoc => f.write_str("MaxLoc"),
+            Op::MinLoc => f.write_str("MinLoc"),
+            Op::Replace => f.write_str("Replace"),
+            Op::NoOp => f.write_str("NoOp"),
+        }
+    }
+}
+
+/// Combines an integer pair (`$a` from the lower ranks); `None` when `$op` does not apply.
 macro_rules! int_op {
     ($op:expr, $a:expr, $b:expr) => {
         match $op {
@@ -36,11 +70,12 @@ macro_rules! int_op {
             Op::Bxor => Some($a ^ $b),
             Op::Replace => Some($b),
             Op::NoOp => Some($a),
+            _ => None,
         }
     };
 }
 
-/// Combines a floating-point pair; `None` for the bitwise operations.
+/// Combines a floating-point pair; `None` for the bitwise and location operations.
 macro_rules! float_op {
     ($op:expr, $a:expr, $b:expr) => {
         match $op {
@@ -53,36 +88,36 @@ macro_rules! float_op {
             Op::Lxor => Some((($a != 0.0) != ($b != 0.0)) as u8 as _),
             Op::Replace => Some($b),
             Op::NoOp => Some($a),
-            Op::Band | Op::Bor | Op::Bxor => None,
+            _ => None,
         }
     };
 }
 
-/// Applies `op` to each element of `acc` and `incoming` (same length) typed as `t`.
+/// `higher[i] = f(lower[i], higher[i])` over elements of `N` bytes read as `T`.
 fn combine_as<const N: usize, T: Copy>(
-    acc: &mut [u8],
-    incoming: &[u8],
+    lower: &[u8],
+    higher: &mut [u8],
     from: fn([u8; N]) -> T,
     to: fn(T) -> [u8; N],
     f: impl Fn(T, T) -> Option<T>,
 ) -> bool {
-    for (a, b) in acc.chunks_exact_mut(N).zip(incoming.chunks_exact(N)) {
+    for (a, b) in lower.chunks_exact(N).zip(higher.chunks_exact_mut(N)) {
         let x = from(a.try_into().expect("chunk of N"));
         let y = from(b.try_into().expect("chunk of N"));
         match f(x, y) {
-            Some(r) => a.copy_from_slice(&to(r)),
+            Some(r) => b.copy_from_slice(&to(r)),
             None => return false,
         }
     }
     true
 }
 
-/// Combines `acc` and `inc` as elements of `$t` with `$pair` (`int_op` or `float_op`).
+/// Combines `lower` into `higher` as elements of `$t` with `$pair` (`int_op` or `float_op`).
 macro_rules! typed {
-    ($pair:ident, $t:ty, $op:expr, $acc:expr, $inc:expr) => {
+    ($pair:ident, $t:ty, $op:expr, $lower:expr, $higher:expr) => {
         combine_as(
-            $acc,
-            $inc,
+            $lower,
+            $higher,
             <$t>::from_ne_bytes,
             <$t>::to_ne_bytes,
             |a: $t, b: $t| $pair!($op, a, b),
@@ -90,34 +125,162 @@ macro_rules! typed {
     };
 }
 
-impl Op {
-    /// `acc[i] = acc[i] op incoming[i]` for the elements of type `t` in the two buffers.
-    pub fn apply(self, t: Predef, acc: &mut [u8], incoming: &[u8]) -> Result<()> {
-        use Predef::*;
-        if acc.len() != incoming.len() || !acc.len().is_multiple_of(t.size()) {
-            return Err(Error::new(ErrorClass::Intern, "reduction buffers differ"));
-        }
-        let ok = match t {
-            Char | SignedChar | Int8 => typed!(int_op, i8, self, acc, incoming),
-            Byte | UnsignedChar | Uint8 | CBool => typed!(int_op, u8, self, acc, incoming),
-            Short | Int16 => typed!(int_op, i16, self, acc, incoming),
-            UnsignedShort | Uint16 => typed!(int_op, u16, self, acc, incoming),
-            Int | Int32 => typed!(int_op, i32, self, acc, incoming),
-            Unsigned | Uint32 => typed!(int_op, u32, self, acc, incoming),
-            Long | LongLong | Int64 => typed!(int_op, i64, self, acc, incoming),
-            UnsignedLong | UnsignedLongLong | Uint64 => typed!(int_op, u64, self, acc, incoming),
-            Float => typed!(float_op, f32, self, acc, incoming),
-            Double => typed!(float_op, f64, self, acc, incoming),
-        };
-        if ok {
-            Ok(())
+/// `MPI_MAXLOC` (`max`) or `MPI_MINLOC` on packed (value, int index) pairs whose value is
+/// `N` bytes read as `T`: the better value, the lower index on a tie.
+fn locate<const N: usize, T: PartialOrd>(
+    lower: &[u8],
+    higher: &mut [u8],
+    from: fn([u8; N]) -> T,
+    max: bool,
+) {
+    for (a, b) in lower
+        .chunks_exact(N + 4)
+        .zip(higher.chunks_exact_mut(N + 4))
+    {
+        let (va, vb) = (
+            from(a[..N].try_into().expect("N")),
+            from(b[..N].try_into().expect("N")),
+        );
+        let index = |x: &[u8]| i32::from_ne_bytes(x[N..].try_into().expect("4 bytes"));
+        let take_a = if va == vb {
+            index(a) < index(b)
         } else {
-            Err(Error::new(
-                ErrorClass::Op,
-                format!("{self:?} does not apply to {}", t.name()),
-            ))
+            (va > vb) == max
+        };
+        if take_a {
+            b.copy_from_slice(a);
         }
     }
+}
+
+impl Op {
+    /// Whether the order of the operands does not matter.
+    pub fn is_commutative(&self) -> bool {
+        match self {
+            Op::User { commute, .. } => *commute,
+            _ => true,
+        }
+    }
+
+    /// Whether the operation applies to `dt` (a user function applies to any type): what a
+    /// reduction checks before it sends anything, so that every rank fails alike.
+    pub fn check(&self, dt: &Datatype) -> Result<()> {
+        if matches!(self, Op::User { .. }) {
+            return Ok(());
+        }
+        let one = vec![0u8; dt.size()];
+        self.combine(dt, 1, &one, &mut one.clone())
+    }
+
+    /// `higher = lower op higher` for `count` packed elements of `dt` in each buffer.
+    pub fn combine(
+        &self,
+        dt: &Datatype,
+        count: usize,
+        lower: &[u8],
+        higher: &mut [u8],
+    ) -> Result<()> {
+        let len = dt.bytes(count)?;
+        if lower.len() != len || higher.len() != len {
+            return Err(Error::new(ErrorClass::Intern, "reduction buffers differ"));
+        }
+        if let Op::User { f, .. } = self {
+            return user(f.as_ref(), dt, count, lower, higher);
+        }
+        let refused = || {
+            Error::new(
+                ErrorClass::Op,
+                format!("{self:?} does not apply to {}", dt.name()),
+            )
+        };
+        let t = dt.element().ok_or_else(refused)?;
+        if self.predefined_on(t, lower, higher) {
+            Ok(())
+        } else {
+            Err(refused())
+        }
+    }
+
+    /// A predefined operation on elements of `t`; false when it does not apply to them.
+    fn predefined_on(&self, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
+        use Predef::*;
+        let loc = matches!(self, Op::MaxLoc | Op::MinLoc);
+        let max = matches!(self, Op::MaxLoc);
+        match t {
+            FloatInt | DoubleInt | LongInt | TwoInt | ShortInt if !loc => false,
+            FloatInt => {
+                locate(lower, higher, f32::from_ne_bytes, max);
+                true
+            }
+            DoubleInt => {
+                locate(lower, higher, f64::from_ne_bytes, max);
+                true
+            }
+            LongInt => {
+                locate(lower, higher, i64::from_ne_bytes, max);
+                true
+            }
+            TwoInt => {
+                locate(lower, higher, i32::from_ne_bytes, max);
+                true
+            }
+            ShortInt => {
+                locate(lower, higher, i16::from_ne_bytes, max);
+                true
+            }
+            _ if loc => false,
+            Char | SignedChar | Int8 => typed!(int_op, i8, self, lower, higher),
+            Byte | Packed | UnsignedChar | Uint8 | CBool => typed!(int_op, u8, self, lower, higher),
+            Short | Int16 => typed!(int_op, i16, self, lower, higher),
+            UnsignedShort | Uint16 => typed!(int_op, u16, self, lower, higher),
+            Int | Int32 | Wchar => typed!(int_op, i32, self, lower, higher),
+            Unsigned | Uint32 => typed!(int_op, u32, self, lower, higher),
+            Long | LongLong | Int64 | Aint | Offset | Count => {
+                typed!(int_op, i64, self, lower, higher)
+            }
+            UnsignedLong | UnsignedLongLong | Uint64 => typed!(int_op, u64, self, lower, higher),
+            Float => typed!(float_op, f32, self, lower, higher),
+            Double => typed!(float_op, f64, self, lower, higher),
+            // A complex sum is the sum of the parts; other operations do not apply.
+            FloatComplex if matches!(self, Op::Sum) => typed!(float_op, f32, self, lower, higher),
+            DoubleComplex if matches!(self, Op::Sum) => typed!(float_op, f64, self, lower, higher),
+            FloatComplex | DoubleComplex => false,
+        }
+    }
+}
+
+/// Runs a user function on packed data: straight on it for a contiguous type, else on
+/// copies laid out as the type says.
+fn user(f: &UserFn, dt: &Datatype, count: usize, lower: &[u8], higher: &mut [u8]) -> Result<()> {
+    if dt.is_contiguous() {
+        f(lower.as_ptr(), higher.as_mut_ptr(), count);
+        return Ok(());
+    }
+    let (lo, ext) = dt.true_bounds();
+    let span = match count {
+        0 => 0,
+        n => (n as isize - 1) * dt.extent() + ext,
+    };
+    let span = usize::try_from(span)
+        .map_err(|_| Error::new(ErrorClass::Type, "a user operation on a negative extent"))?;
+    let (mut a, mut b) = (vec![0u8; span], vec![0u8; span]);
+    // The type map starts `lo` bytes after the address the function gets.
+    let (pa, pb) = (
+        a.as_mut_ptr().wrapping_offset(-lo),
+        b.as_mut_ptr().wrapping_offset(-lo),
+    );
+    // SAFETY: `a` and `b` hold every run of `count` elements from `pa`/`pb` (the runs lie
+    // within `lo .. lo + span` of those addresses).
+    unsafe {
+        dt.unpack_raw(lower, pa, count);
+        dt.unpack_raw(higher, pb, count);
+    }
+    f(pa, pb, count);
+    let mut out = Vec::with_capacity(higher.len());
+    // SAFETY: as above.
+    unsafe { dt.pack_raw(pb, count, &mut out) };
+    higher.copy_from_slice(&out);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -136,6 +299,7 @@ mod tests {
 
     #[test]
     fn integer_ops() {
+        let int = Datatype::predefined(Predef::Int);
         let cases = [
             (Op::Sum, vec![4, -1, 0]),
             (Op::Prod, vec![3, -6, 0]),
@@ -151,26 +315,67 @@ mod tests {
             (Op::NoOp, vec![1, 2, 0]),
         ];
         for (op, want) in cases {
-            let mut acc = ints(&[1, 2, 0]);
-            op.apply(Predef::Int, &mut acc, &ints(&[3, -3, 0])).unwrap();
-            assert_eq!(back(&acc), want, "{op:?}");
+            let mut higher = ints(&[3, -3, 0]);
+            op.combine(&int, 3, &ints(&[1, 2, 0]), &mut higher).unwrap();
+            assert_eq!(back(&higher), want, "{op:?}");
         }
     }
 
     #[test]
     fn float_ops_and_refusals() {
-        let mut acc: Vec<u8> = [1.5f64, -2.0]
+        let d = Datatype::predefined(Predef::Double);
+        let lower: Vec<u8> = [1.5f64, -2.0]
             .iter()
             .flat_map(|x| x.to_ne_bytes())
             .collect();
-        let inc: Vec<u8> = [2.0f64, 4.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
-        Op::Prod.apply(Predef::Double, &mut acc, &inc).unwrap();
-        assert_eq!(f64::from_ne_bytes(acc[..8].try_into().unwrap()), 3.0);
-        assert_eq!(f64::from_ne_bytes(acc[8..].try_into().unwrap()), -8.0);
-        let e = Op::Band.apply(Predef::Double, &mut acc, &inc).unwrap_err();
+        let mut higher: Vec<u8> = [2.0f64, 4.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        Op::Prod.combine(&d, 2, &lower, &mut higher).unwrap();
+        assert_eq!(f64::from_ne_bytes(higher[..8].try_into().unwrap()), 3.0);
+        assert_eq!(f64::from_ne_bytes(higher[8..].try_into().unwrap()), -8.0);
+        let e = Op::Band.combine(&d, 2, &lower, &mut higher).unwrap_err();
         assert_eq!(e.class, ErrorClass::Op);
-        assert!(Op::Sum
-            .apply(Predef::Int, &mut [0u8; 4], &[0u8; 8])
+        let int = Datatype::predefined(Predef::Int);
+        assert!(Op::Sum.combine(&int, 1, &[0u8; 4], &mut [0u8; 8]).is_err());
+        assert!(Op::MaxLoc
+            .combine(&int, 1, &[0u8; 4], &mut [0u8; 4])
             .is_err());
+    }
+
+    #[test]
+    fn maxloc_and_minloc_take_the_lower_index_on_ties() {
+        let di = Datatype::predefined(Predef::DoubleInt);
+        let pair = |v: f64, i: i32| [v.to_ne_bytes().to_vec(), i.to_ne_bytes().to_vec()].concat();
+        let lower = [pair(2.0, 5), pair(1.0, 3)].concat();
+        let mut higher = [pair(2.0, 1), pair(7.0, 9)].concat();
+        Op::MaxLoc.combine(&di, 2, &lower, &mut higher).unwrap();
+        assert_eq!(higher, [pair(2.0, 1), pair(7.0, 9)].concat());
+        Op::MinLoc.combine(&di, 2, &lower, &mut higher).unwrap();
+        assert_eq!(higher, [pair(2.0, 1), pair(1.0, 3)].concat());
+    }
+
+    #[test]
+    fn user_ops_see_the_layout_and_keep_the_order() {
+        // `inout = in * 10 + inout` on the first int of {int, pad, int} elements: the order
+        // of the operands shows, and the padding never reaches the packed data.
+        let int = Datatype::predefined(Predef::Int);
+        let t = Datatype::structure(&[1, 1], &[0, 8], &[int.clone(), int]).unwrap();
+        let f = |a: *const u8, b: *mut u8, n: usize| {
+            for i in 0..n {
+                // SAFETY: the layout holds `n` elements of 12 bytes from each address.
+                unsafe {
+                    let x = (a.add(i * 12) as *const i32).read_unaligned();
+                    let y = (b.add(i * 12) as *mut i32).read_unaligned();
+                    (b.add(i * 12) as *mut i32).write_unaligned(x * 10 + y);
+                }
+            }
+        };
+        let op = Op::User {
+            f: Rc::new(f),
+            commute: false,
+        };
+        assert!(!op.is_commutative());
+        let mut higher = ints(&[2, 8]);
+        op.combine(&t, 1, &ints(&[1, 7]), &mut higher).unwrap();
+        assert_eq!(back(&higher), vec![12, 8]);
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::ReqKind;
+use crate::engine::{ReqKind, Unpack};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
@@ -75,8 +75,19 @@ pub unsafe fn isend_mode(
         return Err(Error::new(ErrorClass::Buffer, "null send buffer"));
     }
     let rt = runtime::get()?;
-    // SAFETY: passed on from this function's contract.
-    let id = unsafe { rt.start_send(buf, len, dest, comm.p2p_ctx(), tag, mode)? };
+    let packed = (!dt.is_contiguous()).then(|| {
+        let mut v = Vec::new();
+        // SAFETY: this function's contract: `buf` holds `count` elements of `dt`.
+        unsafe { dt.pack_raw(buf, count, &mut v) };
+        v
+    });
+    let from = packed.as_ref().map_or(buf, |v| v.as_ptr());
+    // SAFETY: passed on from this function's contract, or the packed copy, which the
+    // request keeps (its heap bytes do not move with it).
+    let id = unsafe { rt.start_send(from, len, dest, comm.p2p_ctx(), tag, mode)? };
+    if let Some(v) = packed {
+        rt.engine.borrow_mut().keep(id, v);
+    }
     Ok(Request(id))
 }
 
@@ -112,13 +123,21 @@ pub unsafe fn irecv(
         ctx: comm.p2p_ctx(),
         tag: (tag != ANY_TAG).then_some(tag),
     };
+    let mut unpack = (!dt.is_contiguous()).then(|| Unpack {
+        dt: dt.clone(),
+        count,
+        to: buf,
+        staging: vec![0u8; cap],
+    });
+    let into = unpack.as_mut().map_or(buf, |u| u.staging.as_mut_ptr());
     let mut e = rt.engine.borrow_mut();
     let id = e.add_req(ReqKind::Recv {
-        buf,
+        buf: into,
         cap,
         expected: None,
         received: 0,
         group: comm.group().clone(),
+        unpack,
     });
     e.post(id, pat);
     Ok(Request(id))
@@ -141,15 +160,16 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(&req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
-    match r.status.error {
+    let status = r.finish();
+    match status.error {
         Some(ErrorClass::Truncate) => Err(Error::new(
             ErrorClass::Truncate,
             format!(
                 "a message from rank {} with tag {} is larger than the receive buffer",
-                r.status.source, r.status.tag
+                status.source, status.tag
             ),
         )),
-        _ => Ok(r.status),
+        _ => Ok(status),
     }
 }
 
@@ -284,12 +304,15 @@ pub fn recv(
 }
 
 fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
-    let need = dt.bytes(count)?;
-    if have < need {
-        return Err(Error::new(
-            ErrorClass::Buffer,
-            format!("buffer of {have} bytes holds less than {count} elements ({need} bytes)"),
-        ));
+    dt.check_span(have, count)
+}
+
+/// `MPI_Request_free`: the request completes on its own (a send still delivers, a
+/// receive still fills its buffer) and is forgotten; this does not wait.
+pub fn request_free(req: &mut Request) -> Result<()> {
+    let id = std::mem::replace(req, Request::null()).0;
+    if !matches!(id, 0 | DONE_AT_ONCE) {
+        runtime::get()?.engine.borrow_mut().detach(id);
     }
     Ok(())
 }

@@ -6,14 +6,24 @@ use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
 
-use crate::engine::{Action, Body, Engine, Incoming, ReqKind};
+use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
+use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
 const H_RTS: usize = 2;
 const H_CTS: usize = 3;
 const H_DATA: usize = 4;
+const H_FIN: usize = 5;
+const H_EAGER_INLINE: usize = 6;
+
+/// Arguments ahead of the data words of an eager message sent inline.
+const INLINE_HEAD: usize = 5;
+/// The largest message that travels in a short request's arguments (no bulk buffer to
+/// claim and copy through).
+const INLINE_MAX: usize = (clump::MAX_ARGS - INLINE_HEAD) * 4;
 
 /// How a send completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +43,12 @@ pub struct Thresholds {
     pub eager_net: usize,
     /// Bound on the bytes of unexpected eager messages held.
     pub unexpected_bytes: usize,
+    /// How long a blocking call polls before it sleeps (`None`: chosen at init).
+    pub spin_us: Option<usize>,
 }
+
+/// Arguments of a request to send; a sender of this host adds its pid and buffer address.
+const RTS_ARGS: usize = 8;
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
 const CHUNK: usize = clump::MAX_MEDIUM;
@@ -52,6 +67,15 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+            spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
+                Err(_) => None,
+                Ok(v) => Some(v.trim().parse().map_err(|_| {
+                    Error::new(
+                        ErrorClass::Arg,
+                        format!("CLUMP_MPI_SPIN_US={v} is not a number of microseconds"),
+                    )
+                })?),
+            },
         };
         for (name, v) in [
             ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
@@ -73,9 +97,17 @@ pub struct Runtime {
     pub engine: Rc<RefCell<Engine>>,
     pub thresholds: Thresholds,
     pub start: Instant,
+    /// The job rank that leads each job rank's host: the lowest rank it reaches through
+    /// shared memory (collectives combine within a host before crossing the network).
+    pub host_leaders: Vec<u32>,
+    /// How long a blocking call polls before it sleeps in clump's event wait.
+    pub spin: Duration,
     /// The lowest communicator context this process has not used (world and self hold 0
     /// and 1); new communicators agree on one at least this large on every member.
     pub next_ctx: Cell<u32>,
+    /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
+    /// the kernel refuses one).
+    single_copy: Cell<bool>,
 }
 
 thread_local! {
@@ -118,8 +150,47 @@ fn envelope(args: &[u32]) -> Envelope {
     }
 }
 
+/// The arguments of an eager message of at most [`INLINE_MAX`] bytes carried inline:
+/// `head` and the length, then the bytes in little-endian words; returns how many are used.
+fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -> usize {
+    args[..4].copy_from_slice(&head);
+    args[4] = data.len() as u32;
+    for (word, chunk) in args[INLINE_HEAD..].iter_mut().zip(data.chunks(4)) {
+        let mut b = [0u8; 4];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *word = u32::from_le_bytes(b);
+    }
+    INLINE_HEAD + data.len().div_ceil(4)
+}
+
+/// The bytes of an inline eager message, into `out`; `None` when its length is bad.
+fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u8]> {
+    let len = arg(args, 4) as usize;
+    let words = args.get(INLINE_HEAD..)?;
+    if len > INLINE_MAX || words.len() * 4 < len {
+        return None;
+    }
+    for (chunk, w) in out.chunks_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    Some(&out[..len])
+}
+
 fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
+}
+
+/// The `len` bytes at `buf`; none (whatever `buf` is, even NULL) when `len` is 0.
+///
+/// # Safety
+/// A non-empty `buf` must be valid for reads of `len` bytes while the slice lives.
+unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(buf, len) }
+    }
 }
 
 /// Joins the job and installs the protocol handlers.
@@ -128,27 +199,42 @@ pub fn init() -> Result<()> {
         return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
     }
     let thresholds = Thresholds::from_env()?;
-    let spmd = Spmd::init()?;
+    let mut spmd = Spmd::init()?;
     let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
     let ep = &spmd.ep;
     let e = engine.clone();
     ep.set_handler(H_EAGER, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Eager(m.payload.to_vec()),
-        });
+        e.borrow_mut()
+            .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_EAGER_INLINE, move |_t, m| {
+        let mut bytes = [0u8; INLINE_MAX];
+        let mut e = e.borrow_mut();
+        match inline_data(m.args, &mut bytes) {
+            Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
+            None => {
+                e.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    "an inline eager message with a bad length",
+                ));
+            }
+        }
     })?;
     let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
-        e.borrow_mut().arrive(Incoming {
-            env: envelope(m.args),
-            seq: arg(m.args, 3),
-            body: Body::Rts {
-                len: wide(m.args, 4) as usize,
-                send_id: wide(m.args, 6),
-            },
+        // A sender of this host names its process and buffer after the request's own args.
+        let from = (m.args.len() > RTS_ARGS).then(|| Source {
+            pid: arg(m.args, RTS_ARGS),
+            addr: wide(m.args, RTS_ARGS + 1),
         });
+        e.borrow_mut().arrive_rts(
+            envelope(m.args),
+            arg(m.args, 3),
+            (wide(m.args, 4) as usize, wide(m.args, 6)),
+            m.payload,
+            from,
+        );
     })?;
     let e = engine.clone();
     ep.set_handler(H_CTS, move |_t, m| {
@@ -162,12 +248,27 @@ pub fn init() -> Result<()> {
         e.borrow_mut()
             .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
     })?;
+    let e = engine.clone();
+    ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
+    let place = crate::placement::learn(&mut spmd)?;
+    // Counted before binding, which leaves one.
+    let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
+    let single_copy = single_copy::wanted(core_each)?;
+    if single_copy {
+        single_copy::admit_peers();
+    }
+    if crate::bind::wanted()? {
+        crate::bind::to_own_core(place.machine_index, place.on_machine);
+    }
     let rt = Runtime {
+        spin: idle::spin_budget(thresholds.spin_us, core_each),
+        host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,
         thresholds,
         start: Instant::now(),
         next_ctx: Cell::new(2),
+        single_copy: Cell::new(single_copy),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
@@ -177,6 +278,8 @@ pub fn init() -> Result<()> {
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
 pub fn finalize() -> Result<()> {
     let rt = get()?;
+    // Buffered and freed sends complete before the job ends.
+    rt.wait_until(|e| !e.has_detached())?;
     rt.spmd.borrow().drain()?;
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = None);
@@ -216,20 +319,39 @@ impl Runtime {
         mode: SendMode,
     ) -> Result<u64> {
         let me = self.rank();
+        let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
+        // A peer of this host may read a rendezvous message in one copy; others get its
+        // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
+        let offer = !eager && self.single_copy.get() && self.spmd.borrow().ep.is_local(dest);
+        let ahead = if eager || offer {
+            0
+        } else {
+            self.eager_limit(dest).min(len)
+        };
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
-            let id = e.add_req(ReqKind::Send { buf, len, dest });
+            let id = e.add_req(ReqKind::Send {
+                buf,
+                len,
+                dest,
+                owned: Vec::new(),
+                ahead,
+            });
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
-        if mode == SendMode::Standard && len <= self.eager_limit(dest) {
-            let data: &[u8] = if len == 0 {
-                &[]
-            } else {
-                // SAFETY: the caller keeps `buf` valid for `len` bytes.
-                unsafe { std::slice::from_raw_parts(buf, len) }
-            };
+        // SAFETY: the caller keeps `buf` valid for `len` bytes.
+        let data = unsafe { bytes_at(buf, len) };
+        if eager && len <= INLINE_MAX {
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args(head, data, &mut args);
+            self.spmd
+                .borrow()
+                .ep
+                .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
+            self.finish(id);
+        } else if eager {
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
@@ -239,16 +361,31 @@ impl Runtime {
         } else {
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
-            let args = [head[0], head[1], head[2], head[3], l0, l1, s0, s1];
-            self.spmd.borrow().ep.request(dest, H_RTS as u8, &args)?;
+            let [a0, a1] = split(buf as u64);
+            let args = [
+                head[0],
+                head[1],
+                head[2],
+                head[3],
+                l0,
+                l1,
+                s0,
+                s1,
+                std::process::id(),
+                a0,
+                a1,
+            ];
+            let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
+            self.spmd
+                .borrow()
+                .ep
+                .request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
         }
         Ok(id)
     }
 
     fn finish(&self, id: u64) {
-        if let Some(r) = self.engine.borrow_mut().reqs.get_mut(&id) {
-            r.done = true;
-        }
+        self.engine.borrow_mut().complete(id);
     }
 
     /// Polls clump and runs what the handlers asked for; true when anything happened.
@@ -262,27 +399,91 @@ impl Runtime {
                     dest,
                     send_id,
                     recv_id,
-                } => {
-                    let [a0, a1] = split(send_id);
-                    let [b0, b1] = split(recv_id);
-                    self.spmd
-                        .borrow()
-                        .ep
-                        .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
-                }
+                } => self.clear_to_send(dest, send_id, recv_id)?,
                 Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
+                Action::Pull {
+                    dest,
+                    send_id,
+                    recv_id,
+                    len,
+                    from,
+                } => {
+                    if self.pull(recv_id, from, len)? {
+                        let [a0, a1] = split(send_id);
+                        self.spmd
+                            .borrow()
+                            .ep
+                            .request(dest, H_FIN as u8, &[a0, a1])?;
+                    } else {
+                        self.clear_to_send(dest, send_id, recv_id)?;
+                    }
+                }
             }
         }
+        self.engine.borrow_mut().reap();
         if let Some(f) = self.engine.borrow_mut().fault.take() {
             return Err(f);
         }
         Ok(busy)
     }
 
+    fn clear_to_send(&self, dest: u32, send_id: u64, recv_id: u64) -> Result<()> {
+        let [a0, a1] = split(send_id);
+        let [b0, b1] = split(recv_id);
+        self.spmd
+            .borrow()
+            .ep
+            .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
+        Ok(())
+    }
+
+    /// Reads the rest of a rendezvous message from its sender's buffer straight into
+    /// receive `recv_id`; false when the kernel refuses (the chunks are asked for instead,
+    /// and no later rendezvous offers a single copy).
+    fn pull(&self, recv_id: u64, from: Source, len: usize) -> Result<bool> {
+        if !self.single_copy.get() {
+            return Ok(false);
+        }
+        let Some((buf, cap, have)) = self.engine.borrow().pull_target(recv_id) else {
+            return Err(Error::new(
+                ErrorClass::Intern,
+                format!("single-copy read for unknown receive {recv_id}"),
+            ));
+        };
+        let end = len.min(cap);
+        if have < end {
+            let from = Source {
+                addr: from.addr + have as u64,
+                ..from
+            };
+            // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
+            // completes, which is not before this read, and `have < end <= cap`.
+            if let Err(e) = unsafe { single_copy::read(from, buf.add(have), end - have) } {
+                if single_copy::refused(&e) {
+                    self.single_copy.set(false);
+                    return Ok(false);
+                }
+                return Err(Error::new(
+                    ErrorClass::Intern,
+                    format!("reading a message from process {}: {e}", from.pid),
+                ));
+            }
+        }
+        self.engine.borrow_mut().pulled(recv_id);
+        Ok(true)
+    }
+
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind) {
-            Some(ReqKind::Send { buf, len, dest }) => (*buf, *len, *dest),
+        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind)
+        {
+            Some(ReqKind::Send {
+                buf,
+                len,
+                dest,
+                ahead,
+                ..
+            }) => (*buf, *len, *dest, *ahead),
             _ => {
                 return Err(Error::new(
                     ErrorClass::Intern,
@@ -292,10 +493,10 @@ impl Runtime {
         };
         // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
         // which happens only after this loop.
-        let data = unsafe { std::slice::from_raw_parts(buf, len) };
+        let data = unsafe { bytes_at(buf, len) };
         let [r0, r1] = split(recv_id);
-        for (i, chunk) in data.chunks(CHUNK).enumerate() {
-            let [o0, o1] = split((i * CHUNK) as u64);
+        for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
+            let [o0, o1] = split((start + i * CHUNK) as u64);
             self.spmd
                 .borrow()
                 .ep
@@ -305,36 +506,39 @@ impl Runtime {
         Ok(())
     }
 
-    /// Polls until `done` holds, backing off when nothing happens.
+    /// Polls until `done` holds, blocking in clump when nothing happens.
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
-        let mut idle = Backoff::default();
+        let mut idle = Idle::default();
         loop {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
             if self.progress()? {
-                idle = Backoff::default();
+                idle = Idle::default();
             } else {
-                idle.wait();
+                idle.wait(self)?;
             }
         }
     }
 }
 
-/// Waiting with nothing to do: spin briefly, then yield, then sleep in growing steps, so
-/// that many processes share few cores.
-#[derive(Default)]
-pub struct Backoff {
-    idle: u32,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Backoff {
-    pub fn wait(&mut self) {
-        self.idle += 1;
-        match self.idle {
-            0..=64 => std::hint::spin_loop(),
-            65..=256 => std::thread::yield_now(),
-            n => std::thread::sleep(Duration::from_micros(((n - 256) as u64).min(500))),
+    #[test]
+    fn inline_eager_bytes_round_trip_and_bad_lengths_are_refused() {
+        for len in [0, 1, 4, 7, INLINE_MAX] {
+            let data: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(37)).collect();
+            let mut args = [0u32; clump::MAX_ARGS];
+            let n = inline_args([1, 2, 3, 4], &data, &mut args);
+            assert_eq!(envelope(&args[..n]).tag, 3);
+            let mut out = [0u8; INLINE_MAX];
+            assert_eq!(inline_data(&args[..n], &mut out), Some(&data[..]));
         }
+        let mut out = [0u8; INLINE_MAX];
+        assert_eq!(inline_data(&[0, 0, 0, 0, 9, 1], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0, 0, 99], &mut out), None);
+        assert_eq!(inline_data(&[0, 0, 0], &mut out), None);
     }
 }

@@ -55,6 +55,8 @@ fn udp() {
 #[test]
 fn two_hosts() {
     run(4, &["--hosts", "2"], &[]);
+    // Uneven hosts and a size that is no power of two (the collectives' odd paths).
+    run(3, &["--hosts", "2"], &[]);
 }
 
 #[test]
@@ -68,4 +70,7 @@ fn moved_thresholds() {
         ],
     );
     run(2, &[], &[("CLUMP_MPI_EAGER_SHM", "65536")]);
+    // Rendezvous over shared memory in one cross-memory read instead of medium chunks
+    // (the default only with more processes than cores, as on 4 above).
+    run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "1")]);
 }

@@ -4,14 +4,18 @@
 //! |-----------------|-----------------------------------------------------------|---------|------------------|
 //! | `CLUMP_RANK`    | this process's rank in the job (set by `clump run`)       | 0       | 0 ..= size-1     |
 //! | `CLUMP_SIZE`    | number of processes in the job (set by `clump run`)       | 1       | 1 ..= 4096       |
-//! | `CLUMP_BOOT`    | path of the launcher's bootstrap socket (set by `clump run`) | unset: a job of one | a socket path |
-//! | `CLUMP_JOB_ID`  | the job's identifier, 16 hex digits (set by `clump run`)  | random  | any 64-bit value |
+//! | `CLUMP_BOOT`    | how a process joins its job: `clump` (the `clump run` launcher), `pmi2` (Slurm's `srun --mpi=pmi2`), `pmix` (`srun --mpi=pmix`, Open MPI's `mpirun`) | chosen from the environment: `CLUMP_BOOT_SOCKET`, then `PMIX_NAMESPACE`, then `PMI_FD`, else a job of one | `clump`, `pmi2`, `pmix` |
+//! | `CLUMP_BOOT_SOCKET` | path of the launcher's bootstrap socket (set by `clump run`) | unset | a socket path |
+//! | `CLUMP_BOOT_TIMEOUT` | seconds start-up waits while the launcher or process manager says nothing | 60 | 1 ..= 86400 |
+//! | `CLUMP_JOB_ID`  | the job's secret identifier and default endpoint tag, 16 hex digits (set by `clump run`; under a process manager rank 0 draws it) | random (getrandom) | any 64-bit value |
 //! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
 //! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
 //! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
 //! | `CLUMP_NET`     | whether endpoints get a UDP socket and poll the network   | 1       | 0 or 1           |
-//! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1 | an IPv4 address |
-//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | 1472 | 256 ..= 65507 |
+//! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1; under a process manager with more than one node, the address of the interface of the route to the other nodes | an IPv4 address |
+//! | `CLUMP_NET_IFACE` | the network interface whose IPv4 address endpoints bind to (instead of `CLUMP_NET_IP`) | unset | an interface name |
+//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | unset: what the path to each peer carries (its interface MTU less the IP and UDP headers: 65507 on loopback, 1472 on Ethernet) | 256 ..= 65507 |
+//! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
 //! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
@@ -40,14 +44,38 @@ pub struct ConfigError {
     pub why: String,
 }
 
-/// Where this process stands in a job started by `clump run`.
+/// Which service a process joins its job through (`CLUMP_BOOT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BootMode {
+    /// Chosen from the environment the process was started with.
+    Auto,
+    /// The `clump run` launcher's socket.
+    Clump,
+    /// The PMI-2 wire protocol (Slurm's `srun --mpi=pmi2`).
+    Pmi2,
+    /// PMIx through the system's libpmix (`srun --mpi=pmix`, Open MPI's `mpirun`).
+    Pmix,
+}
+
+/// Where this process stands in its job and how it joins it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobConfig {
+    /// `CLUMP_RANK`; a process manager's own rank wins over it.
     pub rank: u32,
+    /// `CLUMP_SIZE`; a process manager's own size wins over it.
     pub size: u32,
+    pub boot: BootMode,
     /// Path of the launcher's bootstrap socket; `None` for a process started on its own.
     pub boot_socket: Option<String>,
+    /// How long start-up waits while the launcher or process manager is silent.
+    pub boot_timeout: Duration,
     pub job_id: u64,
+    /// `CLUMP_NET_IFACE`: the interface whose address endpoints bind to.
+    pub net_iface: Option<String>,
+    /// Whether `CLUMP_NET_IP` was given (then no address is chosen for it).
+    pub net_ip_given: bool,
+    /// Whether `CLUMP_NET` was given (else a job on one node goes without the network).
+    pub net_given: bool,
 }
 
 /// Tunables of the AM layer.
@@ -66,7 +94,10 @@ pub struct Config {
 pub struct NetConfig {
     pub enabled: bool,
     pub bind_ip: Ipv4Addr,
-    pub max_datagram: usize,
+    /// Largest datagram sent; `None`: the largest the path to each peer carries.
+    pub max_datagram: Option<usize>,
+    /// Send super-datagrams (`UDP_SEGMENT`) and receive coalesced ones (`UDP_GRO`).
+    pub offload: bool,
     pub timeout: Duration,
     /// Polls between network polls when the network is idle (the most)...
     pub poll_every_idle: u32,
@@ -110,10 +141,28 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let size = parse_u64(&lookup, "CLUMP_SIZE", 1, 1, MAX_JOB_SIZE as u64)? as u32;
         let rank = parse_u64(&lookup, "CLUMP_RANK", 0, 0, size as u64 - 1)? as u32;
-        let boot_socket = match lookup("CLUMP_BOOT") {
-            None => None,
-            Some(v) => Some(text("CLUMP_BOOT", &v)?.to_owned()).filter(|s| !s.is_empty()),
+        let boot = match lookup("CLUMP_BOOT") {
+            None => BootMode::Auto,
+            Some(v) => match text("CLUMP_BOOT", &v)?.trim() {
+                "" | "auto" => BootMode::Auto,
+                "clump" => BootMode::Clump,
+                "pmi2" => BootMode::Pmi2,
+                "pmix" => BootMode::Pmix,
+                other => {
+                    return Err(ConfigError {
+                        name: "CLUMP_BOOT",
+                        value: other.to_owned(),
+                        why: "expected clump, pmi2 or pmix".into(),
+                    })
+                }
+            },
         };
+        let boot_socket = optional_text(&lookup, "CLUMP_BOOT_SOCKET")?;
+        let boot_timeout =
+            Duration::from_secs(parse_u64(&lookup, "CLUMP_BOOT_TIMEOUT", 60, 1, 86_400)?);
+        let net_iface = optional_text(&lookup, "CLUMP_NET_IFACE")?;
+        let net_ip_given = lookup("CLUMP_NET_IP").is_some();
+        let net_given = lookup("CLUMP_NET").is_some();
         let job_id = match lookup("CLUMP_JOB_ID") {
             None => random_job_id(),
             Some(v) => {
@@ -139,8 +188,13 @@ impl Config {
             job: JobConfig {
                 rank,
                 size,
+                boot,
                 boot_socket,
+                boot_timeout,
                 job_id,
+                net_iface,
+                net_ip_given,
+                net_given,
             },
             credits,
             spin_before_sleep: Duration::from_micros(spin_us),
@@ -166,7 +220,11 @@ impl NetConfig {
                 })?
             }
         };
-        let max_datagram = parse_u64(lookup, "CLUMP_NET_DATAGRAM", 1472, 256, 65_507)? as usize;
+        let max_datagram = match lookup("CLUMP_NET_DATAGRAM") {
+            None => None,
+            Some(_) => Some(parse_u64(lookup, "CLUMP_NET_DATAGRAM", 0, 256, 65_507)? as usize),
+        };
+        let offload = parse_u64(lookup, "CLUMP_NET_OFFLOAD", 1, 0, 1)? == 1;
         let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 10_000, 10, 3_600_000)?;
         let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
         let poll_every_busy =
@@ -190,6 +248,7 @@ impl NetConfig {
             enabled,
             bind_ip,
             max_datagram,
+            offload,
             timeout: Duration::from_millis(timeout_ms),
             poll_every_idle,
             poll_every_busy,
@@ -220,6 +279,17 @@ fn parse_percent(
 impl Default for Config {
     fn default() -> Config {
         Config::from_lookup(|_| None).expect("defaults are valid")
+    }
+}
+
+/// A variable's text, `None` when unset or empty.
+fn optional_text(
+    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    name: &'static str,
+) -> Result<Option<String>, ConfigError> {
+    match lookup(name) {
+        None => Ok(None),
+        Some(v) => Ok(Some(text(name, &v)?.trim().to_owned()).filter(|s| !s.is_empty())),
     }
 }
 
@@ -256,17 +326,12 @@ fn parse_u64(
     Ok(v)
 }
 
-/// A job identifier for a process started on its own: distinct per process and start time.
-fn random_job_id() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    // splitmix64 finaliser so that close start times give unrelated ids.
-    let mut z = nanos ^ ((std::process::id() as u64) << 32);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// 64 bits from the kernel's secure random source (getrandom(2)): a job id is the key
+/// of the job's virtual network, so nothing public (time, pid) may predict it.
+pub fn random_job_id() -> u64 {
+    // getrandom(2) fails only on kernels older than 3.17 without /dev/urandom, where
+    // nothing else here would run either.
+    getrandom::u64().expect("the kernel's random source (getrandom) is unavailable")
 }
 
 #[cfg(test)]
@@ -294,7 +359,7 @@ mod tests {
         let c = with(&[
             ("CLUMP_RANK", "3"),
             ("CLUMP_SIZE", "4"),
-            ("CLUMP_BOOT", "/tmp/x.sock"),
+            ("CLUMP_BOOT_SOCKET", "/tmp/x.sock"),
             ("CLUMP_JOB_ID", "00000000000000ff"),
         ])
         .unwrap();
@@ -302,6 +367,45 @@ mod tests {
         assert_eq!(c.job.size, 4);
         assert_eq!(c.job.boot_socket.as_deref(), Some("/tmp/x.sock"));
         assert_eq!(c.job.job_id, 255);
+        assert_eq!(c.job.boot, BootMode::Auto);
+    }
+
+    #[test]
+    fn boot_mode_and_timeout_are_read_and_checked() {
+        for (text, mode) in [
+            ("clump", BootMode::Clump),
+            ("pmi2", BootMode::Pmi2),
+            ("pmix", BootMode::Pmix),
+            ("auto", BootMode::Auto),
+        ] {
+            assert_eq!(with(&[("CLUMP_BOOT", text)]).unwrap().job.boot, mode);
+        }
+        let e = with(&[("CLUMP_BOOT", "/tmp/old.sock")]).unwrap_err();
+        assert_eq!(e.name, "CLUMP_BOOT");
+        assert!(e.to_string().contains("clump, pmi2 or pmix"), "{e}");
+        let c = with(&[("CLUMP_BOOT_TIMEOUT", "5"), ("CLUMP_NET_IFACE", "eth1")]).unwrap();
+        assert_eq!(c.job.boot_timeout, Duration::from_secs(5));
+        assert_eq!(c.job.net_iface.as_deref(), Some("eth1"));
+        assert!(!c.job.net_ip_given);
+        assert!(
+            with(&[("CLUMP_NET_IP", "10.1.2.3")])
+                .unwrap()
+                .job
+                .net_ip_given
+        );
+        assert_eq!(
+            with(&[("CLUMP_BOOT_TIMEOUT", "0")]).unwrap_err().name,
+            "CLUMP_BOOT_TIMEOUT"
+        );
+    }
+
+    #[test]
+    fn job_ids_drawn_alone_are_random() {
+        // Two draws in the same process and instant differ (a time or pid based id would
+        // not); 64 random bits collide with chance 2^-64.
+        let a = with(&[]).unwrap().job.job_id;
+        let b = with(&[]).unwrap().job.job_id;
+        assert_ne!(a, b);
     }
 
     #[test]
@@ -338,6 +442,13 @@ mod tests {
         assert!(c.net.enabled);
         assert!(!c.net.doorbell);
         assert!(with(&[]).unwrap().net.doorbell);
+        assert!(with(&[]).unwrap().net.offload);
+        assert_eq!(with(&[]).unwrap().net.max_datagram, None, "from the path");
+        let fixed = with(&[("CLUMP_NET_DATAGRAM", "1472"), ("CLUMP_NET_OFFLOAD", "0")]).unwrap();
+        assert_eq!(
+            (fixed.net.max_datagram, fixed.net.offload),
+            (Some(1472), false)
+        );
         assert_eq!(c.net.bind_ip, Ipv4Addr::new(10, 0, 0, 7));
         assert_eq!(c.net.timeout, Duration::from_millis(500));
         assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
@@ -350,6 +461,7 @@ mod tests {
             ("CLUMP_NET_LOSS", "101"),
             ("CLUMP_NET_DUP", "-1"),
             ("CLUMP_NET_DATAGRAM", "70000"),
+            ("CLUMP_NET_OFFLOAD", "2"),
             ("CLUMP_HOST", "4096"),
         ] {
             assert_eq!(with(&[(name, value)]).unwrap_err().name, name);

@@ -74,10 +74,11 @@ without_loom! {
         error::{Error, Result, ReturnReason},
         message::{
             HandlerIndex, Kind, Message, Returned, ReturnedMessage, MAX_ARGS, MAX_HANDLERS, MAX_LONG,
-            MAX_MEDIUM, MAX_TRANSLATIONS,
+            MAX_MEDIUM, MAX_SEGMENT, MAX_TRANSLATIONS,
         },
         name::{EndpointId, EndpointName},
         shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
+        shm::cma::describe as describe_cross_memory_attach,
         shm::region::Region as SharedRegion,
     };
 }

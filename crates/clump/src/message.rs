@@ -9,6 +9,9 @@ pub const MAX_MEDIUM: usize = 64 * 1024;
 pub const MAX_ARGS: usize = 16;
 /// Largest long message or get, in bytes (bounded further by the destination's segment).
 pub const MAX_LONG: usize = 1 << 30;
+/// Largest segment, in bytes: the user address space of a 64-bit Linux process (4-level
+/// page tables). A program's own memory or a shared region may be that large.
+pub const MAX_SEGMENT: usize = 1 << 47;
 /// Entries in a handler table; index 0 is the handler of returned messages.
 pub const MAX_HANDLERS: usize = 256;
 /// Entries in a translation table.

@@ -1,5 +1,6 @@
-//! SPMD start-up for programs run by `clump run`: join the job, create an endpoint, and
-//! map every rank's endpoint so that translation `i` reaches rank `i`.
+//! SPMD start-up for programs run by `clump run`, `srun` or `mpirun`: join the job,
+//! create an endpoint, and map every rank's endpoint so that translation `i` reaches
+//! rank `i`.
 
 use crate::boot::Job;
 use crate::config::Config;
@@ -14,8 +15,9 @@ pub struct Spmd {
 }
 
 impl Spmd {
-    /// Joins the job from the environment `clump run` sets (a process started on its own
-    /// is a job of one). Every endpoint carries the job's tag, so two jobs never mix.
+    /// Joins the job from the environment `clump run` or a process manager sets (a
+    /// process started on its own is a job of one). Every endpoint carries the job's
+    /// secret tag, so two jobs never mix.
     pub fn init() -> Result<Spmd> {
         let config = Config::from_env().map_err(|e| Error::BadArg(e.to_string()))?;
         let mut job = Job::from_config(&config.job).map_err(|e| Error::Boot(e.to_string()))?;
@@ -25,7 +27,8 @@ impl Spmd {
 
     /// Another bundle with its own configuration and an endpoint mapped as the first one
     /// is (translation i reaches rank i's endpoint of this call). Every rank calls it
-    /// together: it exchanges the new names.
+    /// together: it exchanges the new names. The job's id, hosts and address override
+    /// those of `config`.
     pub fn join_again(&mut self, config: Config) -> Result<(Bundle, Endpoint)> {
         join(&mut self.job, config)
     }
@@ -71,7 +74,8 @@ impl Spmd {
 }
 
 /// Creates a bundle and an endpoint under the job's tag, and maps every rank's.
-fn join(job: &mut Job, config: Config) -> Result<(Bundle, Endpoint)> {
+fn join(job: &mut Job, mut config: Config) -> Result<(Bundle, Endpoint)> {
+    job.adapt(&mut config);
     let bundle = Bundle::with_config(config)?;
     let tag = job.job_id();
     let ep = bundle.create_endpoint(tag)?;

@@ -137,11 +137,14 @@ int AM_AllocateEndpoint(eb_t bundle, ep_t *endp, en_t *endpoint_name);
 int AM_FreeEndpoint(ep_t ea);
 int AM_MoveEndpoint(ep_t ea, eb_t from_bundle, eb_t to_bundle);
 
-/* The segment long messages write into and gets read from. addr must be page-aligned
- * (mmap, posix_memalign); its contents are kept and it becomes shared with the peers
- * until the segment is replaced or the endpoint freed, when it turns private again with
- * its contents. clump extension: addr NULL with nbytes > 0 lets the layer allocate a
- * zero-filled segment (AM_GetSeg tells where). nbytes 0 removes the segment. */
+/* The segment long messages write into and gets read from: any readable and writable
+ * memory of the program (malloc'd at any alignment, static, on the stack), up to
+ * AM_MaxSegLength bytes. It is used in place: its protection and every byte outside
+ * [addr, addr+nbytes) stay untouched, and it must stay valid while it is the segment.
+ * Memory that is not the program's, not writable, or not wholly mapped gets
+ * AM_ERR_BAD_ARG. clump extension: addr NULL with nbytes > 0 lets the layer allocate a
+ * zero-filled segment that peers of the host map (AM_GetSeg tells where). nbytes 0
+ * removes the segment. */
 int AM_SetSeg(ep_t ea, void *addr, uintptr_t nbytes);
 int AM_GetSeg(ep_t ea, void **addr, uintptr_t *nbytes);
 

@@ -20,6 +20,20 @@ extern "C" {
  * AM_ErrorName names them): the variable is kept so programs that set it build. */
 extern int AMX_VerboseErrors;
 #define AMUDP_VerboseErrors AMX_VerboseErrors
+/* AMUDP's switches for its informational output and for yielding while a send waits:
+ * clump prints no such output and its waits back off by themselves; kept so programs
+ * that set them build. */
+extern int AMUDP_SilentMode;
+extern int AMUDP_PoliteSync;
+
+/* A message's category, as AMX_GetTokenInfo reports it (a get's completion is long). */
+typedef enum {
+    amudp_Short = 0,
+    amudp_Medium = 1,
+    amudp_Long = 2,
+    amudp_NumCategories = 3
+} amudp_category_t;
+typedef amudp_category_t amx_category_t;
 
 /* Nonzero when two endpoint names are the same endpoint. */
 static inline int AMX_enEqual(en_t a, en_t b) {
@@ -45,6 +59,12 @@ static inline void AMX_FatalErr(const char *msg, ...) {
 int AMX_GetSourceId(void *token, int *srcid);
 #define AMUDP_GetSourceId AMX_GetSourceId
 
+/* The handler index, category and request (1) or reply (0) of the message `token` stands
+ * for, in its handler (handler 0: the message that came back). Each out-pointer may be
+ * NULL. */
+int AMX_GetTokenInfo(void *token, handler_t *handler, amudp_category_t *category, int *is_req);
+#define AMUDP_GetTokenInfo AMX_GetTokenInfo
+
 /* Endpoint statistics: the counters clump keeps. AMUDP's per-category arrays (requests
  * and replies by short/medium/long, bytes sent) have no counterpart in clump; the
  * network counters are 0 for an endpoint that has not used the network. */
@@ -69,11 +89,15 @@ typedef amx_stats_t amudp_stats_t;
 extern const amx_stats_t AMX_initial_stats;
 #define AMUDP_initial_stats AMX_initial_stats
 
+/* The endpoint's counters since it was allocated or last reset. */
 int AMX_GetEndpointStatistics(ep_t ep, amx_stats_t *stats);
+int AMUDP_ResetEndpointStatistics(ep_t ep);
 /* Adds each counter of newvalues to runningsum. */
 int AMX_AggregateStatistics(amx_stats_t *runningsum, const amx_stats_t *newvalues);
-/* Writes the counters as text, one a line; globalAnalysis only changes the heading. */
-int AMX_DumpStatistics(FILE *fp, const amx_stats_t *stats, int globalAnalysis);
+/* Writes the counters as text, one a line, to fp (a FILE *; NULL writes nothing) and
+ * returns the text, valid until the calling thread's next call (NULL on a bad argument);
+ * globalAnalysis only changes the heading. */
+const char *AMX_DumpStatistics(void *fp, const amx_stats_t *stats, int globalAnalysis);
 #define AMUDP_GetEndpointStatistics AMX_GetEndpointStatistics
 #define AMUDP_AggregateStatistics AMX_AggregateStatistics
 #define AMUDP_DumpStatistics AMX_DumpStatistics

@@ -12,7 +12,8 @@ extern "C" {
 #endif
 
 /* AMUDP's spawn function type; clump's launcher starts the processes instead. */
-typedef int (*amudp_spawnfn_t)(int nproc, int argc, char **argv);
+typedef int (*amudp_spawnfn_t)(int nproc, int argc, char **argv, char **extra_env);
+typedef void (*amudp_exitcallback_t)(int);
 
 /* Joins the job like clump_spmd_startup. nproc must be 0 or the job's size
  * (AM_ERR_BAD_ARG otherwise); networkdepth and spawnfn are ignored; *networkpid (if not
@@ -22,10 +23,11 @@ int AMUDP_SPMDStartup(int *argc, char ***argv, int nproc, int networkdepth,
 
 /* Runs the exit callback (if any), then ends the whole job like clump_spmd_exit. */
 int AMUDP_SPMDExit(int exitcode);
-/* Ends this process at once after flushing stdio; the launcher ends the job. */
-int AMUDP_SPMDkillmyprocess(int exitcode);
-/* Installs the function AMUDP_SPMDExit calls first; returns the previous one. */
-void (*AMUDP_SPMDSetExitCallback(void (*fp)(int)))(int);
+/* The function that ends this process at once after flushing stdio (the launcher then
+ * ends the job); a program may call it or replace it. */
+extern void (*AMUDP_SPMDkillmyprocess)(int);
+/* Installs the function AMUDP_SPMDExit calls first (NULL for none). */
+int AMUDP_SPMDSetExitCallback(amudp_exitcallback_t fp);
 
 int AMUDP_SPMDBarrier(void);
 int AMUDP_SPMDAllGather(void *source, void *dest, size_t len);
@@ -45,8 +47,12 @@ int AMUDP_SPMDNumProcs(void);
 #define SPMDAllGather AMUDP_SPMDAllGather
 #define SPMDgetenvMaster AMUDP_SPMDgetenvMaster
 #define SPMDIsWorker AMUDP_SPMDIsWorker
-#define AMX_SPMDStartup AMUDP_SPMDStartup
+#define AMX_SPMDStartup(pargc, pargv, networkdepth, pnetworkpid, peb, pep) \
+    AMUDP_SPMDStartup((pargc), (pargv), 0, (networkdepth), NULL, (pnetworkpid), (peb), (pep))
 #define AMX_SPMDExit AMUDP_SPMDExit
+#define AMX_SPMDSetExitCallback AMUDP_SPMDSetExitCallback
+#define AMX_SPMDkillmyprocess AMUDP_SPMDkillmyprocess
+#define AMX_SPMDIsWorker AMUDP_SPMDIsWorker
 #define AMX_SPMDBarrier AMUDP_SPMDBarrier
 #define AMX_SPMDAllGather AMUDP_SPMDAllGather
 #define AMX_SPMDgetenvMaster AMUDP_SPMDgetenvMaster

@@ -141,8 +141,14 @@ mpi_functions! {
     }
 
     fn Request_free(req: *mut Handle) -> c_int {
-        // clump-mpi cannot detach a pending request, so it is completed here.
-        on(COMM_WORLD, || with_requests(req, 1, |r| clump_mpi::wait(&mut r[0])).map(drop))
+        // The operation completes on its own; this does not wait for it.
+        on(COMM_WORLD, || {
+            // SAFETY: a non-NULL request pointer from C points at an MPI_Request.
+            let h = unsafe { req.as_mut() }.ok_or((MPI_ERR_ARG, "NULL request".to_string()))?;
+            free_request(*h)?;
+            *h = REQUEST_NULL;
+            Ok(())
+        })
     }
 
     fn Test_cancelled(status: *const MpiStatus, flag: *mut c_int) -> c_int {

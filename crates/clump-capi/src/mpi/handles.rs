@@ -3,13 +3,15 @@
 //! handle. Also the status layout and the error handlers of the two communicators.
 
 use super::abi::*;
-use clump_mpi::{Comm, Datatype, ErrorClass, Op, Predef, Request, Status};
+use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::os::raw::c_int;
+use std::os::raw::{c_int, c_void};
+use std::rc::Rc;
 
 pub type Handle = usize;
 
+pub const COMM_NULL: Handle = 0x100;
 pub const COMM_WORLD: Handle = 0x101;
 pub const COMM_SELF: Handle = 0x102;
 pub const REQUEST_NULL: Handle = 0x180;
@@ -31,13 +33,42 @@ pub struct MpiStatus {
     pub internal: [c_int; 5],
 }
 
+/// `MPI_User_function`.
+pub type UserFunction = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut Handle);
+
+/// A communicator from C: the clump-mpi communicator and its name.
+pub struct CommEntry {
+    pub comm: Comm,
+    pub name: String,
+}
+
+/// A persistent request: how to start it again, and its current start (null when idle).
+pub struct Persistent {
+    pub start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
+    pub active: Request,
+}
+
 #[derive(Default)]
 struct Registry {
     requests: HashMap<Handle, Request>,
+    persistent: HashMap<Handle, Persistent>,
     datatypes: HashMap<Handle, Datatype>,
-    next: Handle,
-    /// Error handler of world and self (ERRORS_ARE_FATAL until set).
+    /// The predefined datatypes built so far (their values are fixed; built once).
+    predefined: HashMap<Handle, Datatype>,
+    ops: HashMap<Handle, (UserFunction, bool)>,
+    comms: HashMap<Handle, CommEntry>,
+    groups: HashMap<Handle, Group>,
+    /// Error handler of each communicator that set one (world's may be set before init).
     handlers: HashMap<Handle, Handle>,
+    next: Handle,
+}
+
+impl Registry {
+    fn fresh(&mut self) -> Handle {
+        let h = self.next;
+        self.next += 1;
+        h
+    }
 }
 
 thread_local! {
@@ -72,17 +103,122 @@ pub fn err(e: clump_mpi::Error) -> (c_int, String) {
     (class_code(e.class), e.to_string())
 }
 
+/// Runs `f` on the entry of communicator `h` (world and self are made on first use).
+pub fn with_comm<T>(h: Handle, f: impl FnOnce(&mut CommEntry) -> T) -> Result<T, (c_int, String)> {
+    let made = match h {
+        COMM_WORLD if !has_comm(h) => Some((Comm::world().map_err(err)?, "MPI_COMM_WORLD")),
+        COMM_SELF if !has_comm(h) => Some((Comm::self_comm().map_err(err)?, "MPI_COMM_SELF")),
+        _ => None,
+    };
+    REGISTRY.with_borrow_mut(|r| {
+        if let Some((comm, name)) = made {
+            r.comms.insert(
+                h,
+                CommEntry {
+                    comm,
+                    name: name.into(),
+                },
+            );
+        }
+        r.comms
+            .get_mut(&h)
+            .map(f)
+            .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+    })
+}
+
+fn has_comm(h: Handle) -> bool {
+    REGISTRY.with_borrow(|r| r.comms.contains_key(&h))
+}
+
 pub fn comm(h: Handle) -> Result<Comm, (c_int, String)> {
-    match h {
-        COMM_WORLD => Comm::world().map_err(err),
-        COMM_SELF => Comm::self_comm().map_err(err),
-        _ => Err((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))),
+    with_comm(h, |e| e.comm.clone())
+}
+
+/// Stores a new communicator (`None` gives `MPI_COMM_NULL`); it inherits `parent`'s error
+/// handler, as MPI says.
+pub fn put_comm(c: Option<Comm>, parent: Handle) -> Handle {
+    let Some(comm) = c else {
+        return COMM_NULL;
+    };
+    let errhandler = errhandler(parent);
+    REGISTRY.with_borrow_mut(|r| {
+        let h = r.fresh();
+        r.comms.insert(
+            h,
+            CommEntry {
+                comm,
+                name: String::new(),
+            },
+        );
+        r.handlers.insert(h, errhandler);
+        h
+    })
+}
+
+/// Removes a user communicator.
+pub fn free_comm(h: Handle) -> Result<Comm, (c_int, String)> {
+    if h == COMM_WORLD || h == COMM_SELF {
+        return Err((
+            MPI_ERR_COMM,
+            "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed".into(),
+        ));
     }
+    REGISTRY
+        .with_borrow_mut(|r| {
+            r.handlers.remove(&h);
+            r.comms.remove(&h)
+        })
+        .map(|e| e.comm)
+        .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+}
+
+pub const GROUP_NULL: Handle = 0x108;
+pub const GROUP_EMPTY: Handle = 0x109;
+
+pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
+    if h == GROUP_EMPTY {
+        return Ok(Group::empty());
+    }
+    REGISTRY
+        .with_borrow(|r| r.groups.get(&h).cloned())
+        .ok_or((9, format!("invalid group handle {h:#x}")))
+}
+
+pub fn put_group(g: Group) -> Handle {
+    REGISTRY.with_borrow_mut(|r| {
+        let h = r.fresh();
+        r.groups.insert(h, g);
+        h
+    })
+}
+
+pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
+    if h == GROUP_EMPTY {
+        return Ok(());
+    }
+    REGISTRY
+        .with_borrow_mut(|r| r.groups.remove(&h))
+        .map(drop)
+        .ok_or((9, format!("invalid group handle {h:#x}")))
 }
 
 pub fn predef(h: Handle) -> Option<Predef> {
     use Predef::*;
     Some(match h {
+        0x201 => Aint,
+        0x202 => Count,
+        0x203 => Offset,
+        0x207 => Packed,
+        0x212 | 0x213 => FloatComplex,
+        0x216 | 0x217 => DoubleComplex,
+        0x228 => FloatInt,
+        0x229 => DoubleInt,
+        0x22a => LongInt,
+        0x22b => TwoInt,
+        0x22c => ShortInt,
+        0x239 => CBool,
+        0x23c => Wchar,
         0x208 => Short,
         0x209 => Int,
         0x20a => Long,
@@ -113,17 +249,33 @@ pub fn predef(h: Handle) -> Option<Predef> {
 pub const DATATYPE_NULL: Handle = 0x200;
 
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
-    predef(h)
-        .map(Datatype::predefined)
-        .or_else(|| REGISTRY.with_borrow(|r| r.datatypes.get(&h).cloned()))
-        .ok_or((MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))
+    REGISTRY.with_borrow_mut(|r| {
+        if let Some(t) = r.datatypes.get(&h).or_else(|| r.predefined.get(&h)) {
+            return Ok(t.clone());
+        }
+        let t = predef(h)
+            .map(Datatype::predefined)
+            .ok_or((MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
+        r.predefined.insert(h, t.clone());
+        Ok(t)
+    })
+}
+
+/// Renames user datatype `h`.
+pub fn rename_datatype(h: Handle, name: &str) -> Result<(), (c_int, String)> {
+    REGISTRY.with_borrow_mut(|r| match r.datatypes.get_mut(&h) {
+        Some(t) => {
+            t.set_name(name);
+            Ok(())
+        }
+        None => Err((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype"))),
+    })
 }
 
 /// Stores a user datatype and returns its handle.
 pub fn put_datatype(dt: Datatype) -> Handle {
     REGISTRY.with_borrow_mut(|r| {
-        let h = r.next;
-        r.next += 1;
+        let h = r.fresh();
         r.datatypes.insert(h, dt);
         h
     })
@@ -137,7 +289,21 @@ pub fn free_datatype(h: Handle) -> Result<(), (c_int, String)> {
         .ok_or((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
 }
 
-pub fn op(h: Handle) -> Result<Op, (c_int, String)> {
+/// The operation of handle `h` as it applies to datatype `t` (a user function gets the
+/// datatype handle it was called with).
+pub fn op(h: Handle, t: Handle) -> Result<Op, (c_int, String)> {
+    if let Some((f, commute)) = REGISTRY.with_borrow(|r| r.ops.get(&h).copied()) {
+        let call = move |a: *const u8, b: *mut u8, n: usize| {
+            let (mut len, mut dt) = (n as c_int, t);
+            // SAFETY: the user function's contract (MPI_Op_create): `len` elements of the
+            // datatype at each address, which clump-mpi lays out.
+            unsafe { f(a.cast_mut().cast(), b.cast(), &mut len, &mut dt) };
+        };
+        return Ok(Op::User {
+            f: Rc::new(call),
+            commute,
+        });
+    }
     Ok(match h {
         0x21 => Op::Sum,
         0x22 => Op::Min,
@@ -149,10 +315,30 @@ pub fn op(h: Handle) -> Result<Op, (c_int, String)> {
         0x30 => Op::Land,
         0x31 => Op::Lor,
         0x32 => Op::Lxor,
+        0x38 => Op::MinLoc,
+        0x39 => Op::MaxLoc,
         0x3c => Op::Replace,
         0x3d => Op::NoOp,
         _ => return Err((MPI_ERR_OP, format!("unsupported operation handle {h:#x}"))),
     })
+}
+
+pub const OP_NULL: Handle = 0x20;
+
+/// Stores a user operation.
+pub fn put_op(f: UserFunction, commute: bool) -> Handle {
+    REGISTRY.with_borrow_mut(|r| {
+        let h = r.fresh();
+        r.ops.insert(h, (f, commute));
+        h
+    })
+}
+
+pub fn free_op(h: Handle) -> Result<(), (c_int, String)> {
+    REGISTRY
+        .with_borrow_mut(|r| r.ops.remove(&h))
+        .map(drop)
+        .ok_or((MPI_ERR_OP, format!("{h:#x} is not a user operation")))
 }
 
 /// Stores `req` and returns its handle (`MPI_REQUEST_NULL` for a null request).
@@ -161,11 +347,58 @@ pub fn put_request(req: Request) -> Handle {
         return REQUEST_NULL;
     }
     REGISTRY.with_borrow_mut(|r| {
-        let h = r.next;
-        r.next += 1;
+        let h = r.fresh();
         r.requests.insert(h, req);
         h
     })
+}
+
+/// Stores a persistent request (inactive) and returns its handle.
+pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -> Handle {
+    REGISTRY.with_borrow_mut(|r| {
+        let h = r.fresh();
+        r.persistent.insert(
+            h,
+            Persistent {
+                start,
+                active: Request::null(),
+            },
+        );
+        h
+    })
+}
+
+/// Starts persistent request `h`.
+pub fn start_persistent(h: Handle) -> Result<(), (c_int, String)> {
+    let start = REGISTRY.with_borrow(|r| match r.persistent.get(&h) {
+        Some(p) if p.active.is_null() => Ok(p.start.clone()),
+        Some(_) => Err((MPI_ERR_REQUEST, format!("request {h:#x} is already active"))),
+        None => Err((
+            MPI_ERR_REQUEST,
+            format!("{h:#x} is not a persistent request"),
+        )),
+    })?;
+    let req = start()?;
+    REGISTRY.with_borrow_mut(|r| {
+        if let Some(p) = r.persistent.get_mut(&h) {
+            p.active = req;
+        }
+    });
+    Ok(())
+}
+
+/// Frees request `h`: its operation completes on its own and is forgotten.
+pub fn free_request(h: Handle) -> Result<(), (c_int, String)> {
+    let persistent = REGISTRY.with_borrow_mut(|r| r.persistent.remove(&h));
+    let mut req = match persistent {
+        Some(p) => p.active,
+        None => take_request(h)?,
+    };
+    clump_mpi::request_free(&mut req).map_err(err)
+}
+
+fn is_persistent(h: Handle) -> bool {
+    REGISTRY.with_borrow(|r| r.persistent.contains_key(&h))
 }
 
 /// Takes the request of `h` out of the registry (null for `MPI_REQUEST_NULL`).
@@ -173,9 +406,14 @@ pub fn take_request(h: Handle) -> Result<Request, (c_int, String)> {
     if h == REQUEST_NULL {
         return Ok(Request::null());
     }
-    REGISTRY
-        .with_borrow_mut(|r| r.requests.remove(&h))
-        .ok_or((MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+    REGISTRY.with_borrow_mut(|r| {
+        if let Some(p) = r.persistent.get_mut(&h) {
+            return Ok(std::mem::replace(&mut p.active, Request::null()));
+        }
+        r.requests
+            .remove(&h)
+            .ok_or((MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+    })
 }
 
 /// Runs `f` on the requests of the C array `slots` (`n` handles), then stores each one
@@ -204,7 +442,12 @@ pub fn with_requests<T>(
     }
     let result = f(&mut reqs);
     for (i, (h, r)) in handles.into_iter().zip(reqs).enumerate() {
-        let now = if r.is_null() { REQUEST_NULL } else { h };
+        // A persistent request keeps its handle when it completes.
+        let now = if r.is_null() && !is_persistent(h) {
+            REQUEST_NULL
+        } else {
+            h
+        };
         restore(h, r);
         // SAFETY: as above.
         unsafe { *slots.add(i) = now };
@@ -214,9 +457,13 @@ pub fn with_requests<T>(
 
 /// Puts a request that is still pending back under its handle.
 fn restore(h: Handle, req: Request) {
-    if !req.is_null() {
-        REGISTRY.with_borrow_mut(|r| r.requests.insert(h, req));
-    }
+    REGISTRY.with_borrow_mut(|r| match r.persistent.get_mut(&h) {
+        Some(p) => p.active = req,
+        None if !req.is_null() => {
+            r.requests.insert(h, req);
+        }
+        None => {}
+    });
 }
 
 /// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`.
@@ -247,14 +494,13 @@ pub fn status_bytes(s: &MpiStatus) -> u64 {
 }
 
 /// The error handler of `comm`; an invalid communicator has none of its own, so its
-/// errors go to the handler of `MPI_COMM_WORLD`.
+/// errors go to the handler of `MPI_COMM_WORLD` (fatal until set).
 pub fn errhandler(comm: Handle) -> Handle {
-    let owner = if comm == COMM_SELF {
-        COMM_SELF
-    } else {
-        COMM_WORLD
-    };
-    REGISTRY.with_borrow(|r| r.handlers.get(&owner).copied().unwrap_or(ERRORS_ARE_FATAL))
+    REGISTRY.with_borrow(|r| {
+        let known = comm == COMM_WORLD || comm == COMM_SELF || r.comms.contains_key(&comm);
+        let owner = if known { comm } else { COMM_WORLD };
+        r.handlers.get(&owner).copied().unwrap_or(ERRORS_ARE_FATAL)
+    })
 }
 
 pub fn set_errhandler(comm: Handle, h: Handle) {

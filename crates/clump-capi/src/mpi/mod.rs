@@ -5,11 +5,16 @@
 //! registry of [`handles`].
 
 mod abi;
+mod buffered;
+mod buffers;
+mod collectives;
+mod comms;
 mod completion;
 mod env;
 mod errors;
 mod export;
 mod handles;
+mod persistent;
 mod types;
 mod unsupported;
 mod wired;

@@ -1,17 +1,55 @@
-//! Datatypes from C: contiguous user types in the handle registry, their extents, and how
-//! many predefined elements a status holds (`MPI_Get_elements`).
+//! Datatypes from C: the type constructors (user types live in the handle registry), their
+//! sizes, bounds and names, pack/unpack, and how many predefined elements a status holds
+//! (`MPI_Get_elements`).
 
 use super::abi::*;
-use super::export::{mpi_functions, out};
+use super::buffers::{counts, handles, ints, name_arg, MAX_OBJECT_NAME};
+use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
-use std::os::raw::c_int;
+use clump_mpi::Datatype;
+use std::os::raw::{c_char, c_int, c_void};
 
 /// `MPI_Aint`.
 type Aint = isize;
 
 fn arg<T>(ptr: *mut T, v: T, what: &str) -> Result<(), Failure> {
     out(ptr, v).map_err(|e| (e, format!("NULL {what}")))
+}
+
+/// Stores a constructed type through `new`.
+fn made(t: clump_mpi::Result<Datatype>, new: *mut Handle) -> Result<(), Failure> {
+    let t = t.map_err(err)?;
+    if new.is_null() {
+        return Err((MPI_ERR_ARG, "NULL newtype".into()));
+    }
+    arg(new, put_datatype(t), "newtype")
+}
+
+/// `n` displacements given as C ints.
+fn displs(ptr: *const c_int, n: usize) -> Result<Vec<isize>, Failure> {
+    Ok(ints(ptr, n)?.into_iter().map(|d| d as isize).collect())
+}
+
+/// `n` displacements given as `MPI_Aint`s.
+fn aints(ptr: *const Aint, n: usize) -> Result<Vec<isize>, Failure> {
+    if n > 0 && ptr.is_null() {
+        return Err((MPI_ERR_ARG, "NULL displacement array".into()));
+    }
+    // SAFETY: a non-NULL array argument from C holds `n` entries.
+    Ok((0..n).map(|i| unsafe { *ptr.add(i) }).collect())
+}
+
+/// The packing position argument: where in a buffer of `size` bytes the next data goes.
+fn position(pos: *mut c_int, size: usize) -> Result<usize, Failure> {
+    // SAFETY: a non-NULL position pointer from C points at an int.
+    let p = unsafe { pos.as_ref() }
+        .copied()
+        .ok_or((MPI_ERR_ARG, "NULL position".to_string()))?;
+    usize::try_from(p).ok().filter(|&p| p <= size).ok_or((
+        MPI_ERR_ARG,
+        format!("position {p} is outside the buffer of {size} bytes"),
+    ))
 }
 
 mpi_functions! {
@@ -23,6 +61,106 @@ mpi_functions! {
             }
             arg(new, put_datatype(dt), "newtype")
         })
+    }
+
+    fn Type_vector(n: c_int, len: c_int, stride: c_int, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || made(Datatype::vector(count(n)?, count(len)?, stride as isize, &datatype(old)?), new))
+    }
+
+    fn Type_create_hvector(n: c_int, len: c_int, stride: Aint, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || made(Datatype::hvector(count(n)?, count(len)?, stride, &datatype(old)?), new))
+    }
+
+    fn Type_indexed(n: c_int, lens: *const c_int, disps: *const c_int, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            made(Datatype::indexed(&counts(lens, n)?, &displs(disps, n)?, &datatype(old)?), new)
+        })
+    }
+
+    fn Type_create_hindexed(n: c_int, lens: *const c_int, disps: *const Aint, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            made(Datatype::hindexed(&counts(lens, n)?, &aints(disps, n)?, &datatype(old)?), new)
+        })
+    }
+
+    fn Type_create_indexed_block(n: c_int, len: c_int, disps: *const c_int, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            made(Datatype::indexed_block(count(len)?, &displs(disps, n)?, &datatype(old)?), new)
+        })
+    }
+
+    fn Type_create_struct(n: c_int, lens: *const c_int, disps: *const Aint, types: *const Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            let types = handles(types, n)?.into_iter().map(datatype).collect::<Result<Vec<_>, _>>()?;
+            made(Datatype::structure(&counts(lens, n)?, &aints(disps, n)?, &types), new)
+        })
+    }
+
+    fn Type_create_resized(old: Handle, lb: Aint, extent: Aint, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || made(Datatype::resized(&datatype(old)?, lb, extent), new))
+    }
+
+    fn Type_get_name(t: Handle, name: *mut c_char, len: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let dt = datatype(t)?;
+            string_out(dt.name(), name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
+        })
+    }
+
+    fn Type_set_name(t: Handle, name: *const c_char) -> c_int {
+        on(COMM_WORLD, || {
+            let cut = name_arg(name)?;
+            rename_datatype(t, &cut)
+        })
+    }
+
+    fn Pack(inbuf: *const c_void, n: c_int, t: Handle, outbuf: *mut c_void, size: c_int, pos: *mut c_int, _c: Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let size = count(size)?;
+            let at = position(pos, size)?;
+            let data = super::buffers::pack(inbuf, count(n)?, &datatype(t)?)?;
+            if data.len() > size - at {
+                return Err((1, format!("{} packed bytes do not fit {} left of the buffer", data.len(), size - at)));
+            }
+            // SAFETY: `outbuf` holds `size` bytes (the caller's contract) and the data fits
+            // from `at`.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), outbuf.cast::<u8>().add(at), data.len()) };
+            arg(pos, (at + data.len()) as c_int, "position")
+        })
+    }
+
+    fn Unpack(inbuf: *const c_void, size: c_int, pos: *mut c_int, outbuf: *mut c_void, n: c_int, t: Handle, _c: Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let size = count(size)?;
+            let at = position(pos, size)?;
+            let (dt, n) = (datatype(t)?, count(n)?);
+            let len = dt.bytes(n).map_err(err)?;
+            if len > size - at {
+                return Err((15, format!("unpacking {len} bytes from {} left of the buffer", size - at)));
+            }
+            if len > 0 && inbuf.is_null() {
+                return Err((1, "NULL inbuf".into()));
+            }
+            // SAFETY: `inbuf` holds `size` bytes (the caller's contract), `at + len <= size`.
+            let data = unsafe { std::slice::from_raw_parts(inbuf.cast::<u8>().add(at), len) };
+            super::buffers::unpack(data, outbuf, n, &dt)?;
+            arg(pos, (at + len) as c_int, "position")
+        })
+    }
+
+    fn Pack_size(n: c_int, t: Handle, _c: Handle, size: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let len = datatype(t)?.bytes(count(n)?).map_err(err)?;
+            arg(size, c_int::try_from(len).map_err(|_| (2, "pack size overflows an int".to_string()))?, "size")
+        })
+    }
+
+    fn Get_address(location: *const c_void, address: *mut Aint) -> c_int {
+        on(COMM_WORLD, || arg(address, location as Aint, "address"))
     }
 
     fn Type_commit(t: *mut Handle) -> c_int {
@@ -46,18 +184,26 @@ mpi_functions! {
     fn Type_get_extent(t: Handle, lb: *mut Aint, extent: *mut Aint) -> c_int {
         on(COMM_WORLD, || {
             let dt = datatype(t)?;
-            arg(lb, 0, "lb")?;
-            arg(extent, dt.extent() as Aint, "extent")
+            arg(lb, dt.lb(), "lb")?;
+            arg(extent, dt.extent(), "extent")
         })
     }
 
     fn Get_elements(status: *const MpiStatus, t: Handle, n: *mut c_int) -> c_int {
         on(COMM_WORLD, || {
-            let elem = datatype(t)?.element().size() as u64;
+            let dt = datatype(t)?;
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
             let s = unsafe { status.as_ref() }.ok_or((MPI_ERR_ARG, "NULL status".to_string()))?;
             let b = status_bytes(s);
-            arg(n, if b.is_multiple_of(elem) { (b / elem) as c_int } else { -32766 }, "count")
+            let size = dt.size() as u64;
+            // Whole elements count all their predefined parts; a partial one of a single
+            // predefined type counts the parts that came.
+            let v = match dt.element() {
+                _ if size > 0 && b.is_multiple_of(size) => (b / size) * dt.basic_count() as u64,
+                Some(p) if b.is_multiple_of(p.size() as u64) => b / p.size() as u64,
+                _ => u64::MAX,
+            };
+            arg(n, c_int::try_from(v).unwrap_or(-32766), "count")
         })
     }
 }

@@ -1,11 +1,11 @@
-//! The MPI functions served by the `clump-mpi` crate: start and end, point-to-point,
-//! completion and collectives on the predefined communicators and datatypes. Each error
-//! goes through the communicator's error handler ([`handles::handle_error`]).
+//! The MPI functions served by the `clump-mpi` crate: start and end, point-to-point in the
+//! standard, synchronous and ready modes, and probes. Each error goes through the
+//! communicator's error handler ([`handles::handle_error`]).
 
 use super::abi::*;
 use super::export::{call, mpi_functions, out};
 use super::handles::*;
-use clump_mpi::SendMode;
+use clump_mpi::{Request, SendMode};
 use std::os::raw::{c_char, c_int, c_void};
 
 pub type Failure = (c_int, String);
@@ -19,33 +19,51 @@ pub fn count(n: c_int) -> Result<usize, Failure> {
     usize::try_from(n).map_err(|_| (2, format!("negative count {n}")))
 }
 
-/// The C buffer of `n` elements of `dt` as bytes.
-fn bytes<'a>(buf: *const c_void, n: usize, dt: &clump_mpi::Datatype) -> Result<&'a [u8], Failure> {
-    let len = dt.bytes(n).map_err(err)?;
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if buf.is_null() {
+/// Starts a non-blocking send of `n` elements of type `t` at `buf`.
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+pub fn isend_raw(
+    buf: *const c_void,
+    n: c_int,
+    t: Handle,
+    dest: c_int,
+    tag: c_int,
+    c: Handle,
+    mode: SendMode,
+) -> Result<Request, Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
         return Err((1, "NULL buffer".into()));
     }
-    // SAFETY: the caller's contract (mpi.h) is that `buf` holds `n` elements of `dt`.
-    Ok(unsafe { std::slice::from_raw_parts(buf.cast(), len) })
+    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
+    unsafe { clump_mpi::isend_mode(buf.cast(), n, &dt, dest, tag, &comm(c)?, mode) }.map_err(err)
 }
 
-fn bytes_mut<'a>(
+/// Posts a receive of `n` elements of type `t` into `buf`.
+pub fn irecv_raw(
     buf: *mut c_void,
-    n: usize,
-    dt: &clump_mpi::Datatype,
-) -> Result<&'a mut [u8], Failure> {
-    let len = dt.bytes(n).map_err(err)?;
-    if len == 0 {
-        return Ok(&mut []);
-    }
-    if buf.is_null() {
+    n: c_int,
+    t: Handle,
+    src: c_int,
+    tag: c_int,
+    c: Handle,
+) -> Result<Request, Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
         return Err((1, "NULL buffer".into()));
     }
-    // SAFETY: as in `bytes`; the caller does not touch the buffer during the call.
-    Ok(unsafe { std::slice::from_raw_parts_mut(buf.cast(), len) })
+    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
+    unsafe { clump_mpi::irecv(buf.cast(), n, &dt, src, tag, &comm(c)?) }.map_err(err)
+}
+
+/// Waits for `r`, writing its status unless ignored.
+pub fn finish(mut r: Request, status: *mut MpiStatus) -> Result<(), Failure> {
+    let s = clump_mpi::wait(&mut r).map_err(err)?;
+    write_status(status, &s);
+    Ok(())
+}
+
+fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
+    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
 fn init() -> Result<(), Failure> {
@@ -82,7 +100,10 @@ mpi_functions! {
     }
 
     fn Finalize() -> c_int {
-        on(COMM_WORLD, || clump_mpi::finalize().map_err(err))
+        on(COMM_WORLD, || {
+            super::buffered::flush()?;
+            clump_mpi::finalize().map_err(err)
+        })
     }
 
     fn Abort(_comm: Handle, errorcode: c_int) -> c_int {
@@ -132,64 +153,65 @@ mpi_functions! {
     }
 
     fn Send(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            clump_mpi::send(bytes(buf, n, &dt)?, n, &dt, dest, tag, &comm(c)?).map_err(err)
-        })
+        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
     }
 
     fn Rsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        MPI_Send(buf, n, t, dest, tag, c)
+        // A ready send's receive is posted, so the standard protocol serves it.
+        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
     }
 
     fn Ssend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            clump_mpi::ssend(bytes(buf, n, &dt)?, n, &dt, dest, tag, &comm(c)?).map_err(err)
-        })
+        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Synchronous)?, std::ptr::null_mut()))
     }
 
     fn Recv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            let s = clump_mpi::recv(bytes_mut(buf, n, &dt)?, n, &dt, src, tag, &comm(c)?).map_err(err)?;
-            write_status(status, &s);
-            Ok(())
-        })
+        on(c, || finish(irecv_raw(buf, n, t, src, tag, c)?, status))
     }
 
     fn Sendrecv(sbuf: *const c_void, sn: c_int, st: Handle, dest: c_int, stag: c_int,
                 rbuf: *mut c_void, rn: c_int, rt: Handle, src: c_int, rtag: c_int,
                 c: Handle, status: *mut MpiStatus) -> c_int {
         on(c, || {
-            let (sdt, sn, rdt, rn) = (datatype(st)?, count(sn)?, datatype(rt)?, count(rn)?);
-            let s = clump_mpi::sendrecv(bytes(sbuf, sn, &sdt)?, sn, &sdt, dest, stag,
-                bytes_mut(rbuf, rn, &rdt)?, rn, &rdt, src, rtag, &comm(c)?).map_err(err)?;
-            write_status(status, &s);
-            Ok(())
+            let r = irecv_raw(rbuf, rn, rt, src, rtag, c)?;
+            let sent = isend_raw(sbuf, sn, st, dest, stag, c, SendMode::Standard)
+                .and_then(|s| finish(s, std::ptr::null_mut()));
+            let got = finish(r, status);
+            sent.and(got)
+        })
+    }
+
+    fn Sendrecv_replace(buf: *mut c_void, n: c_int, t: Handle, dest: c_int, stag: c_int,
+                        src: c_int, rtag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
+        on(c, || {
+            // The outgoing data is copied first: the receive overwrites the buffer.
+            let (dt, count) = (datatype(t)?, count(n)?);
+            let copy = super::buffers::pack(buf, count, &dt)?;
+            let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
+            let r = irecv_raw(buf, n, t, src, rtag, c)?;
+            // SAFETY: `copy` lives until the send is waited for below.
+            let sent = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, stag, &comm(c)?) }
+                .map_err(err)
+                .and_then(|s| finish(s, std::ptr::null_mut()));
+            let got = finish(r, status);
+            sent.and(got)
         })
     }
 
     fn Isend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Standard))
+        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?))
     }
 
     fn Irsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Standard))
+        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?))
     }
 
     fn Issend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || start_send(buf, n, t, dest, tag, c, req, SendMode::Synchronous))
+        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Synchronous)?))
     }
 
     fn Irecv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            let b = bytes_mut(buf, n, &dt)?;
-            // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-            let r = unsafe { clump_mpi::irecv(b.as_mut_ptr(), n, &dt, src, tag, &comm(c)?) }.map_err(err)?;
-            out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
-        })
+        on(c, || request_out(req, irecv_raw(buf, n, t, src, tag, c)?))
     }
 
     fn Iprobe(src: c_int, tag: c_int, c: Handle, flag: *mut c_int, status: *mut MpiStatus) -> c_int {
@@ -204,80 +226,9 @@ mpi_functions! {
 
     fn Probe(src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
-            loop {
-                // iprobe polls clump once per call, so this loop makes progress.
-                if let Some(s) = clump_mpi::iprobe(src, tag, &comm).map_err(err)? {
-                    write_status(status, &s);
-                    return Ok(());
-                }
-                std::thread::yield_now();
-            }
+            let s = clump_mpi::probe(src, tag, &comm(c)?).map_err(err)?;
+            write_status(status, &s);
+            Ok(())
         })
     }
-
-    fn Barrier(c: Handle) -> c_int {
-        on(c, || clump_mpi::barrier(&comm(c)?).map_err(err))
-    }
-
-    fn Bcast(buf: *mut c_void, n: c_int, t: Handle, root: c_int, c: Handle) -> c_int {
-        on(c, || {
-            let (dt, n) = (datatype(t)?, count(n)?);
-            clump_mpi::bcast(bytes_mut(buf, n, &dt)?, n, &dt, root, &comm(c)?).map_err(err)
-        })
-    }
-
-    fn Reduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, root: c_int, c: Handle) -> c_int {
-        on(c, || {
-            let (dt, n, op, comm) = (datatype(t)?, count(n)?, op(o)?, comm(c)?);
-            let at_root = comm.rank() == root;
-            let send = in_place(sbuf, rbuf, n, &dt)?;
-            let mut none = [];
-            let recv = if at_root { bytes_mut(rbuf, n, &dt)? } else { &mut none[..] };
-            clump_mpi::reduce(&send, recv, n, &dt, op, root, &comm).map_err(err)
-        })
-    }
-
-    fn Allreduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
-        on(c, || {
-            let (dt, n, op) = (datatype(t)?, count(n)?, op(o)?);
-            let send = in_place(sbuf, rbuf, n, &dt)?;
-            clump_mpi::allreduce(&send, bytes_mut(rbuf, n, &dt)?, n, &dt, op, &comm(c)?).map_err(err)
-        })
-    }
-}
-
-/// Starts a non-blocking send of the C buffer and stores its request handle in `req`.
-#[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn start_send(
-    buf: *const c_void,
-    n: c_int,
-    t: Handle,
-    dest: c_int,
-    tag: c_int,
-    c: Handle,
-    req: *mut Handle,
-    mode: SendMode,
-) -> Result<(), Failure> {
-    let (dt, n) = (datatype(t)?, count(n)?);
-    let b = bytes(buf, n, &dt)?;
-    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-    let r = unsafe { clump_mpi::isend_mode(b.as_ptr(), n, &dt, dest, tag, &comm(c)?, mode) }
-        .map_err(err)?;
-    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
-}
-
-/// The send data of a reduction: `sbuf`, or `rbuf` itself for `MPI_IN_PLACE`.
-fn in_place(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    n: usize,
-    dt: &clump_mpi::Datatype,
-) -> Result<Vec<u8>, Failure> {
-    let src = if sbuf as usize == IN_PLACE {
-        rbuf.cast_const()
-    } else {
-        sbuf
-    };
-    Ok(bytes(src, n, dt)?.to_vec())
 }

@@ -21,10 +21,20 @@
                                   __FILE__, __LINE__, #cond);                  \
     } while (0)
 
-enum { H_PING = 1, H_PONG = 2, ITERS = 50 };
+enum { H_PING = 1, H_PONG = 2, H_MED = 3, ITERS = 50 };
 
 static ep_t ep;
-static int replies, served;
+static int replies, served, mediums;
+
+/* AMX_GetTokenInfo names the handler, category and direction of the running message. */
+static void check_info(void *token, handler_t handler, amudp_category_t category, int is_req) {
+    handler_t h = 0;
+    amudp_category_t c = amudp_NumCategories;
+    int r = -1;
+    AM_Safe(AMX_GetTokenInfo(token, &h, &c, &r));
+    Require(h == handler && c == category && r == is_req);
+    AM_Safe(AMX_GetTokenInfo(token, NULL, NULL, NULL));
+}
 
 /* The sender passes its rank: AMX_GetSourceId must name it, and its name must be the
  * one mapped there. */
@@ -40,13 +50,22 @@ static void check_source(void *token, int sender) {
 
 static void ping(void *token, int sender) {
     check_source(token, sender);
+    check_info(token, H_PING, amudp_Short, 1);
     served++;
     AM_Safe(AM_Reply1(token, H_PONG, MyProc()));
 }
 
 static void pong(void *token, int sender) {
     check_source(token, sender);
+    check_info(token, H_PONG, amudp_Short, 0);
     replies++;
+}
+
+static void medium(void *token, void *buf, size_t nbytes, int sender) {
+    check_source(token, sender);
+    check_info(token, H_MED, amudp_Medium, 1);
+    Require(nbytes == 5 && memcmp(buf, "hello", 5) == 0);
+    mediums++;
 }
 
 static void on_exit_cb(int status) { printf("amudp exit %d\n", status); }
@@ -70,17 +89,23 @@ int main(int argc, char **argv) {
     const char *master = SPMDgetenvMaster("AMUDP_TEST_VALUE");
     Require(master != NULL && strcmp(master, "rank0") == 0);
     Require(SPMDgetenvMaster("AMUDP_TEST_NO_SUCH_VARIABLE") == NULL);
-    Require(SPMDSetExitCallback(on_exit_cb) == NULL);
+    Require(SPMDSetExitCallback(on_exit_cb) == AM_OK);
+    Require(AMX_SPMDkillmyprocess != NULL);
+    /* AMX_SPMDStartup takes AMUDP's six arguments (not evaluated: the job has started). */
+    (void)sizeof(AMX_SPMDStartup(&argc, &argv, 0, &networkpid, &eb, &ep));
+    Require(AMX_GetTokenInfo(NULL, NULL, NULL, NULL) == AM_ERR_BAD_ARG);
 
     amx_stats_t before;
     AM_Safe(AMX_GetEndpointStatistics(ep, &before));
     AM_Safe(AM_SetHandler(ep, H_PING, ping));
     AM_Safe(AM_SetHandler(ep, H_PONG, pong));
+    AM_Safe(AM_SetHandler(ep, H_MED, medium));
     AM_Safe(SPMDBarrier());
 
     for (int i = 0; i < ITERS; i++)
         for (int dest = 0; dest < n; dest++) AM_Safe(AM_Request1(ep, dest, H_PING, me));
-    while (replies < ITERS * n || served < ITERS * n) AM_Safe(AM_Poll(eb));
+    for (int dest = 0; dest < n; dest++) AM_Safe(AM_RequestI1(ep, dest, H_MED, "hello", 5, me));
+    while (replies < ITERS * n || served < ITERS * n || mediums < n) AM_Safe(AM_Poll(eb));
     AM_Safe(SPMDBarrier());
 
     amx_stats_t after;
@@ -108,8 +133,16 @@ int main(int argc, char **argv) {
     }
     Require(sum.RequestsSent == requests && sum.RequestsSent >= (uint64_t)(ITERS * n * n));
     Require(AMX_AggregateStatistics(NULL, &sum) == AM_ERR_BAD_ARG);
-    if (me == 0) AM_Safe(AMX_DumpStatistics(stdout, &sum, 1));
+    const char *text = AMX_DumpStatistics(me == 0 ? stdout : NULL, &sum, 1);
+    Require(text != NULL && strstr(text, "requests sent") != NULL);
+    Require(AMX_DumpStatistics(stdout, NULL, 1) == NULL);
     free(all);
+
+    /* After a reset the counters start again from zero. */
+    AM_Safe(AMUDP_ResetEndpointStatistics(ep));
+    amx_stats_t reset;
+    AM_Safe(AMX_GetEndpointStatistics(ep, &reset));
+    Require(reset.RequestsSent == 0 && reset.ReturnedMessages == 0);
 
     printf("amudp ok rank %d\n", me);
     AM_Safe(SPMDBarrier());

@@ -157,7 +157,7 @@ static void sends(en_t self, tag_t tag) {
     IS(AM_RequestXfer0(ep, 0, 0, H_REQ, NULL, 4), AM_ERR_BAD_ARG);
     IS(AM_GetXfer0(ep, 0, 0, H_REQ, 0, 4), AM_ERR_BAD_ARG); /* no local segment */
     IS(AM_GetXfer0(ep, 0, 0, H_REQ, 0, -4), AM_ERR_BAD_ARG);
-    IS(AM_SetSeg(ep, buf + 1, 4096), AM_ERR_BAD_ARG);        /* not page-aligned */
+    IS(AM_SetSeg(ep, (void *)4096, 16), AM_ERR_BAD_ARG);     /* not the program's memory */
     IS(AM_Reply0(NULL, H_REP), AM_ERR_BAD_ARG);
     /* A token is dead once its handler returned. */
     IS(AM_Request1(ep, 0, H_REQ, 5), AM_OK);

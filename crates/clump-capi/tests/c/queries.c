@@ -71,8 +71,8 @@ static void translations(void) {
     EXPECT(n == 512);
 }
 
-/* The program's memory becomes the segment with its contents, takes a peer's long
- * message in place, and is the program's private memory again afterwards. */
+/* The program's memory becomes the segment in place, with its contents, takes a peer's long
+ * message there, and stays the program's memory, unchanged, afterwards. */
 static void segment_at_rank1(int step) {
     long page = sysconf(_SC_PAGESIZE);
     if (step == 0) {

@@ -73,10 +73,13 @@ static void non_overtaking(int rank, int size) {
     }
 }
 
-/* Every rank sends to rank 0; rank 0 receives with MPI_ANY_SOURCE and sees each once. */
+/* Every rank sends to rank 0; rank 0 receives with MPI_ANY_SOURCE and sees each once.
+ * The barrier keeps later traffic (which an MPI_ANY_TAG receive would match as well) back
+ * until rank 0 is done. */
 static void any_source(int rank, int size) {
     if (rank != 0) {
         CHECK_OK(MPI_Ssend(&rank, 1, MPI_INT, 0, 100 + rank, MPI_COMM_WORLD));
+        CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
         return;
     }
     int seen[64] = {0};
@@ -87,6 +90,7 @@ static void any_source(int rank, int size) {
         CHECK(v == st.MPI_SOURCE && st.MPI_TAG == 100 + v && !seen[v]);
         seen[v] = 1;
     }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 static void proc_null_probe_cancel(int rank, int size) {

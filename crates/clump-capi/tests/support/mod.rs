@@ -102,6 +102,27 @@ pub fn compile(src: &str, name: &str) -> PathBuf {
     exe
 }
 
+/// Builds a program the way a user does: `clump WRAPPER SRC -o EXE` (`mpicc`, `oshcc`),
+/// with warnings as errors.
+#[allow(dead_code)] // only the tests of the MPI and OpenSHMEM wrappers build this way
+pub fn compile_with(wrapper: &str, src: &str, name: &str) -> PathBuf {
+    let t = tree();
+    let exe = t.out.join(name);
+    let out = Command::new(t.bin.join("clump"))
+        .args([wrapper, "-O2", "-Wall", "-Werror"])
+        .arg(t.repo.join(src))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("clump {wrapper} runs: {e}"));
+    assert!(
+        out.status.success(),
+        "clump {wrapper} {src}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
 /// Runs `program args` as a job of `n` processes on `hosts` virtual hosts.
 pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(tree().bin.join("clump"));

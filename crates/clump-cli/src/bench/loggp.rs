@@ -175,7 +175,7 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
 
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let mut bare = if args.transport.is_network() {
-        let mut b = BareUdp::bind(config.net.bind_ip, config.net.max_datagram)?;
+        let mut b = BareUdp::bind(config.net.bind_ip)?;
         let a = b.addr();
         let addrs = gather_u64(sp, &[u32::from(*a.ip()) as u64, a.port() as u64])?;
         let peer = &addrs[1 - rank as usize];
@@ -232,13 +232,14 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         println!("{}", report::to_json(&results));
         Ok(())
     } else {
-        serve(sp, &region, &returned, sides)?;
+        serve(sp, &region, &returned, sides, args.program_segment)?;
         barrier(sp)
     }
 }
 
-/// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver.
-fn install_server(ep: &Endpoint) -> Result<Rc<stream::Checks>, String> {
+/// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver; and
+/// its segment, a shared region or (`program_segment`) memory of this process.
+fn install_server(ep: &Endpoint, program_segment: bool) -> Result<Rc<stream::Checks>, String> {
     ep.set_handler(H_ECHO as usize, |t, m| {
         if let Err(e) = t.reply(H_ECHO_REPLY, m.args) {
             eprintln!("loggp: echo reply failed: {e}");
@@ -246,7 +247,15 @@ fn install_server(ep: &Endpoint) -> Result<Rc<stream::Checks>, String> {
     })
     .map_err(err)?;
     ep.set_handler(H_ONEWAY as usize, |_, _| {}).map_err(err)?;
-    ep.set_segment(MAX_LONG_SIZE).map_err(err)?;
+    if program_segment {
+        // Lives until the process ends, as the segment must.
+        let memory = Box::leak(vec![0u8; MAX_LONG_SIZE].into_boxed_slice());
+        // SAFETY: the memory is this process's, readable and writable, never freed, and
+        // no reference to it is used after this point.
+        unsafe { ep.set_program_segment(memory.as_mut_ptr(), memory.len()) }.map_err(err)?;
+    } else {
+        ep.set_segment(MAX_LONG_SIZE).map_err(err)?;
+    }
     stream::install_receiver(ep).map_err(err)
 }
 
@@ -256,11 +265,12 @@ fn serve(
     region: &SharedRegion,
     returned: &Rc<Cell<u32>>,
     sides: Sides<'_>,
+    program_segment: bool,
 ) -> Result<(), String> {
     let ep = sp.ep.clone();
-    let checks = install_server(&ep)?;
+    let checks = install_server(&ep, program_segment)?;
     let ref_checks = match &sides.reference {
-        Some((_, r)) => Some(install_server(r)?),
+        Some((_, r)) => Some(install_server(r, program_segment)?),
         None => None,
     };
     let returned = returned.clone();
@@ -475,9 +485,21 @@ fn measure(
     Ok(Results {
         transport: args.transport.name(),
         with_network: args.with_network,
+        program_segment: args.program_segment,
         net_polls: ep
             .net_stats()
             .map(|s| if s.doorbell { "doorbell" } else { "rationed" }),
+        datagrams: match (ep.net_stats(), sides.bare.as_deref_mut()) {
+            (Some(s), Some(bare)) => Some([
+                report::Datagrams {
+                    bytes: s.datagram,
+                    segmentation: s.offload.segmentation,
+                    super_datagrams: s.socket.super_datagrams,
+                },
+                bare.datagrams(),
+            ]),
+            _ => None,
+        },
         reference,
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),

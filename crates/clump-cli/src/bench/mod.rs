@@ -19,6 +19,7 @@ mod plot;
 mod progress;
 mod rank;
 mod report;
+mod shmem;
 mod stats;
 mod stream;
 mod transport;
@@ -49,6 +50,9 @@ enum BenchCommand {
     /// MPI ping-pong latency, streaming bandwidth, allreduce and alltoall, the same
     /// program built against clump and against Open MPI, side by side with ratios.
     Mpi(mpi::MpiArgs),
+    /// OpenSHMEM put/get latency and bandwidth, atomic rate and barrier time over shared
+    /// memory and UDP, each beside the Active Message figure it rests on, with ratios.
+    Shmem(shmem::ShmemArgs),
     /// The papers' applications (EM3D, CON, 3D FFT, matrix multiply, sample and radix sort)
     /// on SMP, NOW and Clump configurations: time, speedup, communication share, traffic.
     Apps(apps::AppsArgs),
@@ -64,6 +68,10 @@ enum BenchCommand {
 enum WorkerBench {
     Loggp(LoggpArgs),
     Contention(contention::ContentionArgs),
+    ShmemAm {
+        #[arg(long)]
+        quick: bool,
+    },
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -80,6 +88,11 @@ pub struct LoggpArgs {
     /// and report goodput beside the same stream without loss.
     #[arg(long, value_name = "PERCENT")]
     pub loss: Option<f64>,
+    /// With shm: the receiving rank's segment is its own program memory (as `AM_SetSeg`
+    /// on `malloc`'d memory), which long messages reach by cross-memory attach, instead of
+    /// a shared region both ranks map.
+    #[arg(long)]
+    pub program_segment: bool,
     /// Print the results as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -97,6 +110,11 @@ impl LoggpArgs {
         if self.with_network && self.transport != BenchTransport::Shm {
             return Err(
                 "--with-network measures shared memory: use it with --transport shm".into(),
+            );
+        }
+        if self.program_segment && self.transport != BenchTransport::Shm {
+            return Err(
+                "--program-segment measures shared memory: use it with --transport shm".into(),
             );
         }
         match self.loss {
@@ -119,6 +137,9 @@ impl LoggpArgs {
         ];
         if self.with_network {
             a.push("--with-network".into());
+        }
+        if self.program_segment {
+            a.push("--program-segment".into());
         }
         if let Some(p) = self.loss {
             a.extend(["--loss".into(), p.to_string()]);
@@ -145,6 +166,10 @@ pub fn main(args: BenchArgs) -> ExitCode {
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
         BenchCommand::Mpi(a) => finish(mpi::main(&a)),
         BenchCommand::Apps(a) => apps::main(&a),
+        BenchCommand::Shmem(a) => finish(shmem::main(&a)),
+        BenchCommand::Worker {
+            bench: WorkerBench::ShmemAm { quick },
+        } => shmem::worker(quick),
         BenchCommand::Worker {
             bench: WorkerBench::Contention(a),
         } => contention::worker(&a),

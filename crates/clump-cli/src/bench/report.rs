@@ -32,13 +32,49 @@ pub enum Reference {
     },
 }
 
+/// How one side's datagrams went out (clump's or the bare stream's).
+#[derive(Clone, Copy, Debug)]
+pub struct Datagrams {
+    /// The largest datagram sent.
+    pub bytes: usize,
+    /// Whether the socket could send segmentation-offload super-datagrams.
+    pub segmentation: bool,
+    /// Super-datagrams it sent.
+    pub super_datagrams: u64,
+}
+
+impl Datagrams {
+    fn to_json(self) -> Value {
+        json!({
+            "bytes": self.bytes,
+            "segmentation": self.segmentation,
+            "super_datagrams": self.super_datagrams,
+        })
+    }
+}
+
+/// "1472-B datagrams in GSO super-datagrams", from [`Datagrams::to_json`].
+fn datagram_mode(v: &Value) -> String {
+    let bytes = v["bytes"].as_u64().unwrap_or(0);
+    let how = match (v["super_datagrams"].as_u64(), v["segmentation"].as_bool()) {
+        (Some(n), _) if n > 0 => "in GSO super-datagrams",
+        (_, Some(true)) => "one per send (GSO there, runs too short or datagrams too large for it)",
+        _ => "one per send (no GSO: the kernel lacks it, or CLUMP_NET_OFFLOAD=0)",
+    };
+    format!("{bytes}-B datagrams {how}")
+}
+
 /// Everything rank 0 measured; per-batch figures, summarised here.
 pub struct Results {
     pub transport: &'static str,
     pub with_network: bool,
+    /// The receiver's segment is program memory, reached by cross-memory attach.
+    pub program_segment: bool,
     /// How the measured endpoint's polls look at its socket: "doorbell" or "rationed"
     /// (001's policy alone); `None` with the network off.
     pub net_polls: Option<&'static str>,
+    /// How clump's datagrams and the bare stream's went out; `None` over shared memory.
+    pub datagrams: Option<[Datagrams; 2]>,
     pub reference: Option<Reference>,
     pub quick: bool,
     pub pinned: bool,
@@ -300,7 +336,9 @@ pub fn to_json(r: &Results) -> Value {
         "benchmark": "loggp",
         "transport": r.transport,
         "with_network": r.with_network,
+        "segment": if r.program_segment { "program memory" } else { "shared region" },
         "net_polls": r.net_polls,
+        "datagrams": r.datagrams.map(|[c, b]| json!({"clump": c.to_json(), "bare": b.to_json()})),
         "quick": r.quick,
         "pinned": r.pinned,
         "cpus": r.cpus,
@@ -411,11 +449,12 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         .unwrap_or_default();
     writeln!(
         out,
-        "clump bench loggp: transport {}{}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
+        "clump bench loggp: transport {}{}, segment in {}, 2 processes, {} (CPUs {}), {} run, {:.1} s",
         v["transport"].as_str().unwrap_or("?"),
         v["net_polls"]
             .as_str()
             .map_or(String::new(), |p| format!(" (network polls: {p})")),
+        v["segment"].as_str().unwrap_or("?"),
         if v["pinned"].as_bool() == Some(true) {
             "pinned"
         } else {
@@ -429,6 +468,14 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         },
         f(v, &["seconds"]),
     )?;
+    if v["datagrams"].is_object() {
+        writeln!(
+            out,
+            "Network mode: clump sent {}; the bare stream {}.",
+            datagram_mode(&v["datagrams"]["clump"]),
+            datagram_mode(&v["datagrams"]["bare"]),
+        )?;
+    }
     writeln!(
         out,
         "Figures are medians across batches [best batch]; times in microseconds."

@@ -1,8 +1,11 @@
 //! The network's hardware baseline, measured between the same two processes in the same
 //! run as clump's UDP figures: a bare datagram ping-pong (a polled UDP round trip with no
-//! protocol at all) and a bare datagram stream (payload bytes carried in datagrams of the
-//! transport's size, batched with `sendmmsg` as clump's are, counted at the receiver).
+//! protocol at all) and a bare datagram stream: payload bytes in the largest datagrams the
+//! path carries, batched with `sendmmsg` and, where the path is small, sent as
+//! segmentation-offload super-datagrams and received coalesced (what a user's best
+//! hand-written UDP program would do), counted at the receiver.
 
+use super::report::Datagrams;
 use super::wait::spin_until;
 use clump::config::Faults;
 use clump::net::udp::{UdpPort, BATCH};
@@ -19,10 +22,11 @@ pub struct BareUdp {
 }
 
 impl BareUdp {
-    /// A socket on `ip` that sends datagrams of at most `datagram` bytes; the peer's
-    /// address comes later ([`BareUdp::connect`]), once the ranks have exchanged theirs.
-    pub fn bind(ip: Ipv4Addr, datagram: usize) -> Result<BareUdp, String> {
-        let port = UdpPort::bind(ip, datagram, Faults::default())
+    /// A socket on `ip` that sends datagrams as large as the path carries, with the
+    /// offloads the kernel has; the peer's address comes later ([`BareUdp::connect`]),
+    /// once the ranks have exchanged theirs.
+    pub fn bind(ip: Ipv4Addr) -> Result<BareUdp, String> {
+        let port = UdpPort::bind(ip, None, true, Faults::default())
             .map_err(|e| format!("bare UDP socket: {e}"))?;
         Ok(BareUdp {
             port,
@@ -36,6 +40,15 @@ impl BareUdp {
 
     pub fn connect(&mut self, peer: SocketAddrV4) {
         self.peer = peer;
+    }
+
+    /// How the stream's datagrams went out.
+    pub fn datagrams(&mut self) -> Datagrams {
+        Datagrams {
+            bytes: self.port.path_datagram(*self.peer.ip()),
+            segmentation: self.port.offload().segmentation,
+            super_datagrams: self.port.stats().super_datagrams,
+        }
     }
 
     fn send_seq(&mut self, seq: u64) {
@@ -74,10 +87,10 @@ impl BareUdp {
         Ok(())
     }
 
-    /// Rank 0: streams messages of `bytes` bytes (each in datagrams of at most the
-    /// transport's size) for `time`; returns how long it sent.
+    /// Rank 0: streams messages of `bytes` bytes (each in datagrams as large as the path
+    /// carries) for `time`; returns how long it sent.
     pub fn stream(&mut self, bytes: usize, time: Duration) -> Duration {
-        let per = self.port.max_datagram();
+        let per = self.port.path_datagram(*self.peer.ip());
         let chunk = ((256usize << 10) / bytes.max(1)).clamp(1, 16);
         let t0 = Instant::now();
         while t0.elapsed() < time {

@@ -5,7 +5,9 @@
 //! Options (R is a rank): `--exit R:CODE` exits after the allgather; `--kill R` SIGKILLs
 //! itself after the allgather; `--sleep R` sleeps forever after the allgather;
 //! `--abort R:STATUS:REASON` calls `Job::abort` after the allgather; `--barriers K`
-//! runs K barriers (default 3); `--shm` makes rank 0 leave a file in /dev/shm.
+//! runs K barriers (default 3); `--shm` makes rank 0 leave a file in /dev/shm;
+//! `--secret` looks for the job id wherever another user could read it and prints
+//! `secret=hidden` or where it found it.
 
 use clump::boot::Job;
 use std::io::Write;
@@ -13,9 +15,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Of a different length for each of 16 neighbouring ranks, and bounded, so that the
+/// sum over a job of 1024 (which every rank receives) stays small.
 fn contribution(rank: u32) -> Vec<u8> {
     let mut v = format!("rank{rank}:").into_bytes();
-    v.extend(std::iter::repeat_n(rank as u8, rank as usize * 37));
+    v.extend(std::iter::repeat_n(rank as u8, (rank % 16) as usize * 37));
     v
 }
 
@@ -57,11 +61,13 @@ fn main() -> ExitCode {
     std::io::stdout().flush().unwrap();
 
     if args.iter().any(|a| a == "--shm") && rank == 0 {
-        std::fs::write(
-            format!("/dev/shm/clump-{:016x}-probe", job.job_id()),
-            b"left behind",
-        )
-        .unwrap();
+        // Named like the launcher's leftovers: by its pid, our parent.
+        // SAFETY: getppid(2) cannot fail.
+        let launcher = unsafe { libc::getppid() };
+        std::fs::write(format!("/dev/shm/clump-{launcher}-probe"), b"left behind").unwrap();
+    }
+    if args.iter().any(|a| a == "--secret") {
+        println!("rank {rank} secret={}", where_public(job.job_id()));
     }
     if let Some(code) = for_rank(&args, "--exit", rank) {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
@@ -92,7 +98,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let boot = std::env::var("CLUMP_BOOT").unwrap_or_default();
+    let boot = std::env::var("CLUMP_BOOT_SOCKET").unwrap_or_default();
     let mode = Path::new(&boot)
         .parent()
         .and_then(|d| std::fs::metadata(d).ok())
@@ -103,4 +109,51 @@ fn main() -> ExitCode {
         job.job_id()
     );
     ExitCode::SUCCESS
+}
+
+/// Where another user of this machine could read `job_id` (in hex or decimal): the
+/// command lines of this process and of its launcher, the names in the temporary and
+/// shared-memory directories (recursively in what is listable), and the Unix socket
+/// names (abstract names are public). Also checks that this process's environment is
+/// readable by its owner alone. "hidden" when none shows it.
+fn where_public(job_id: u64) -> String {
+    let forms = [
+        format!("{job_id:016x}"),
+        format!("{job_id:x}"),
+        job_id.to_string(),
+    ];
+    let shows = |text: &str| forms.iter().any(|f| text.contains(f.as_str()));
+    let mut found = Vec::new();
+    // SAFETY: getppid(2) cannot fail.
+    let parent = unsafe { libc::getppid() };
+    for pid in ["self".to_owned(), parent.to_string()] {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if shows(&String::from_utf8_lossy(&cmdline)) {
+            found.push(format!("the command line of {pid}"));
+        }
+    }
+    let mut dirs = vec![std::env::temp_dir(), "/tmp".into(), "/dev/shm".into()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if shows(&e.file_name().to_string_lossy()) {
+                found.push(format!("the file name {}", e.path().display()));
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir()) && dirs.len() < 1000 {
+                dirs.push(e.path());
+            }
+        }
+    }
+    let sockets = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+    if shows(&sockets) {
+        found.push("a Unix socket name".to_owned());
+    }
+    let environ = std::fs::metadata("/proc/self/environ").map_or(0o777, |m| m.permissions().mode());
+    if environ & 0o044 != 0 {
+        found.push(format!("the environment (mode {environ:o})"));
+    }
+    if found.is_empty() {
+        "hidden".to_owned()
+    } else {
+        found.join(", ").replace(' ', "_")
+    }
 }

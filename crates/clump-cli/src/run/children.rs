@@ -53,7 +53,10 @@ impl Children {
     /// Starts every rank, each leading its own process group so that teardown reaches
     /// whatever it starts and a terminal's Ctrl-C reaches only the launcher, which then
     /// ends the job in order. If one rank cannot start, those already started are killed.
-    pub fn spawn(l: &Launch) -> io::Result<Children> {
+    /// `between` runs after each start: the launcher serves the ranks already running,
+    /// so that with a thousand ranks the first ones are welcomed at once, not after all
+    /// have started. When it returns false (Ctrl-C), no more ranks start.
+    pub fn spawn(l: &Launch, between: &mut dyn FnMut() -> bool) -> io::Result<Children> {
         let mut me = Children {
             ranks: Vec::new(),
             output: Vec::new(),
@@ -67,7 +70,8 @@ impl Children {
                 .envs(l.env.iter().map(|(k, v)| (k, v)))
                 .env("CLUMP_RANK", rank.to_string())
                 .env("CLUMP_SIZE", l.size.to_string())
-                .env("CLUMP_BOOT", l.socket)
+                .env("CLUMP_BOOT", "clump")
+                .env("CLUMP_BOOT_SOCKET", l.socket)
                 .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
                 .env("CLUMP_HOST", l.placement.host_of(rank, l.size).to_string())
                 .process_group(0)
@@ -101,6 +105,9 @@ impl Children {
                 child,
                 status: None,
             });
+            if !between() {
+                break;
+            }
         }
         Ok(me)
     }

@@ -125,7 +125,9 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
     let per_rank = if args.tag_output { 5 } else { 1 };
     sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
-    let job_id = scratch::random_u64();
+    // The job's secret (its endpoints' tag): from the kernel's random source, and passed
+    // to the ranks only in their environment, which other users cannot read.
+    let job_id = clump::config::random_job_id();
     // Dropped last, so the directory goes whatever way this function returns.
     let scratch =
         Scratch::create().map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
@@ -142,12 +144,17 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         placement,
         env: &env,
     };
-    let mut children = Children::spawn(&launch).map_err(|e| cannot_start(program, &e))?;
-    let server = Server::new(listener, args.np, job_id)
+    let mut server = Server::new(listener, args.np, job_id)
         .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
-    let code = Supervisor::new(&mut children, server, signal_fd).run();
+    let mut early = Vec::new();
+    let mut children = Children::spawn(&launch, &mut || {
+        early.extend(server.serve_now());
+        sys::term_signal().is_none() // the supervisor then ends those started
+    })
+    .map_err(|e| cannot_start(program, &e))?;
+    let code = Supervisor::new(&mut children, server, signal_fd, early).run();
     children.finish_output(Duration::from_secs(1));
-    scratch::sweep_shm(job_id);
+    scratch::sweep_shm();
     drop(scratch);
     Ok(code)
 }

@@ -1,8 +1,6 @@
-//! The job's identity and its private scratch directory (which holds the bootstrap
-//! socket), removed on drop whatever way the launcher ends.
+//! The job's private scratch directory (which holds the bootstrap socket), removed on
+//! drop whatever way the launcher ends.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -10,35 +8,26 @@ use std::path::{Path, PathBuf};
 /// sun_path holds 108 bytes including the terminating NUL.
 const MAX_SOCKET_PATH: usize = 107;
 
-/// 64 random bits. std's RandomState is seeded from the OS's random source, which is
-/// all a job id needs (distinct per job); no crate is worth adding for it.
-pub fn random_u64() -> u64 {
-    let mut h = RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    h.finish()
-}
-
 pub struct Scratch {
     dir: PathBuf,
 }
 
 impl Scratch {
-    /// Creates `$TMPDIR/clump-<launcher pid>-XXXX` (mode 0700), or the same under /tmp
-    /// when $TMPDIR is too deep for a socket path. The name holds no secret (the job id
-    /// is one: it tags every endpoint), and the launcher's pid lets a later launcher
-    /// remove the directory of one that was killed before it could.
+    /// Creates `$TMPDIR/clump-<launcher pid>-XXXX` (mode 0700, so other users can
+    /// neither list it nor reach the socket), or the same under /tmp when $TMPDIR is too
+    /// deep for a socket path. The name holds no secret (the job id is one: it tags
+    /// every endpoint), and the launcher's pid lets a later launcher remove the
+    /// directory of one that was killed before it could.
     pub fn create() -> io::Result<Scratch> {
         let mut last = None;
         let pid = std::process::id();
         for base in [std::env::temp_dir(), PathBuf::from("/tmp")] {
             sweep_dead_launchers(&base);
             for _ in 0..16 {
-                let dir = base.join(format!("clump-{pid}-{:04x}", random_u64() as u16));
+                let dir = base.join(format!(
+                    "clump-{pid}-{:04x}",
+                    clump::config::random_job_id() as u16
+                ));
                 if dir.join("boot.sock").as_os_str().len() > MAX_SOCKET_PATH {
                     last = Some(io::Error::new(
                         io::ErrorKind::InvalidInput,
@@ -98,9 +87,13 @@ fn launcher_pid(name: &str) -> Option<u32> {
     hex4.then(|| pid.parse().ok()).flatten()
 }
 
-/// Safety net: removes `/dev/shm/clump-<jobid>-*` a crashed job may have left.
-pub fn sweep_shm(job_id: u64) {
-    sweep_dir(Path::new("/dev/shm"), &format!("clump-{job_id:016x}-"));
+/// Safety net: removes `/dev/shm/clump-<launcher pid>-*` a crashed job may have left
+/// (named by the launcher's pid, not by the job's secret id).
+pub fn sweep_shm() {
+    sweep_dir(
+        Path::new("/dev/shm"),
+        &format!("clump-{}-", std::process::id()),
+    );
 }
 
 fn sweep_dir(dir: &Path, prefix: &str) {

@@ -149,6 +149,16 @@ impl Server {
         events
     }
 
+    /// Serves whatever is ready now, without waiting.
+    pub fn serve_now(&mut self) -> Vec<Event> {
+        let mut fds = Vec::new();
+        self.fill_fds(&mut fds);
+        match super::sys::poll(&mut fds, std::time::Duration::ZERO) {
+            Ok(()) => self.handle(&fds),
+            Err(_) => Vec::new(), // the supervisor's own poll reports a lasting failure
+        }
+    }
+
     /// Reads what `rank` sent before it exited (an abort request, say).
     pub fn drain_rank(&mut self, rank: u32) -> Vec<Event> {
         let mut events = Vec::new();

@@ -33,6 +33,8 @@ pub struct Supervisor<'a> {
     pub server: Server,
     pub signal_fd: RawFd,
     ending: Option<Ending>,
+    /// Events the server saw while the ranks were being started.
+    early: Vec<Event>,
     /// Ranks that failed on their own (exit, signal, abort, protocol fault, stall).
     failed: Vec<u32>,
     /// Ranks that exited unsuccessfully once the launcher was ending the job.
@@ -40,12 +42,18 @@ pub struct Supervisor<'a> {
 }
 
 impl<'a> Supervisor<'a> {
-    pub fn new(children: &'a mut Children, server: Server, signal_fd: RawFd) -> Self {
+    pub fn new(
+        children: &'a mut Children,
+        server: Server,
+        signal_fd: RawFd,
+        early: Vec<Event>,
+    ) -> Self {
         Supervisor {
             children,
             server,
             signal_fd,
             ending: None,
+            early,
             failed: Vec::new(),
             ended: Vec::new(),
         }
@@ -53,6 +61,8 @@ impl<'a> Supervisor<'a> {
 
     /// Runs until every rank has exited; returns the job's exit status.
     pub fn run(mut self) -> u8 {
+        let early = std::mem::take(&mut self.early);
+        self.on_events(early);
         let mut fds = Vec::new();
         let mut reap = true;
         loop {
@@ -123,6 +133,14 @@ impl<'a> Supervisor<'a> {
             return;
         }
         super::say(&format!("{line}; ending the job"));
+        self.begin_ending(code, grace);
+    }
+
+    /// Starts the teardown: the living ranks get `grace` to exit by themselves.
+    fn begin_ending(&mut self, code: u8, grace: Duration) {
+        if self.ending.is_some() {
+            return;
+        }
         let signals_seen = sys::term_signal().map_or(0, |(_, n)| n);
         self.ending = Some(Ending {
             code,
@@ -183,13 +201,21 @@ impl<'a> Supervisor<'a> {
                     status,
                     reason,
                 } => {
+                    // Truncated like exit(3) does, so status -1 becomes 255.
+                    let code = status as u8;
+                    if code == 0 {
+                        // A normal end (AM-II's SPMD exit with status 0): no rank failed
+                        // and there is nothing to report; the others still get the
+                        // grace to finish and flush their output.
+                        self.begin_ending(0, EXIT_GRACE);
+                        continue;
+                    }
                     let line = format!(
                         "{} aborted the job with status {status}: {reason}",
                         self.who(rank)
                     );
                     self.failed.push(rank);
-                    // Truncated like exit(3) does, so status -1 becomes 255.
-                    self.end_after(status as u8, line, EXIT_GRACE);
+                    self.end_after(code, line, EXIT_GRACE);
                 }
                 Event::Fault { rank, what } => {
                     self.failed.push(rank);

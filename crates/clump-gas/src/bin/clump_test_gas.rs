@@ -143,6 +143,8 @@ fn all(gas: &mut Gas) -> Result<()> {
         "all_to_allv",
     )?;
 
+    groups(gas)?;
+
     check(gas.read(a.at(n, 0)).is_err(), "bad rank refused")?;
     check(
         gas.read(a.at(me, big)).is_err(),
@@ -152,6 +154,46 @@ fn all(gas: &mut Gas) -> Result<()> {
         gas.fetch_add(words.at(me, 4), 1).is_err(),
         "atomic past the end refused",
     )?;
+    gas.barrier()
+}
+
+/// Collectives over the even ranks and over the odd ones at once (the same key: their
+/// members differ), then the new atomics.
+fn groups(gas: &mut Gas) -> Result<()> {
+    let (me, n) = (gas.rank(), gas.size());
+    let mine: Vec<u32> = (me % 2..n).step_by(2).collect();
+    let g = gas.group(mine.clone(), 7)?;
+    check(g.ranks()[g.index() as usize] == me, "group index")?;
+    gas.group_barrier(&g)?;
+    let mut data = [me, 1];
+    gas.group_reduce(&g, &mut data, |a, b| a.max(b))?;
+    check(data == [*mine.last().unwrap(), 1], "group reduce")?;
+    let mut root = [if g.index() == 0 { 55u16 } else { 0 }];
+    gas.group_broadcast(&g, 0, &mut root)?;
+    check(root == [55], "group broadcast")?;
+    check(gas.group_all_gather(&g, &[me])? == mine, "group all_gather")?;
+    let t = gas.group_all_to_all(&g, &vec![me; mine.len()], 1)?;
+    check(t == mine, "group all_to_all")?;
+    check(
+        gas.group(vec![n], 8).is_err(),
+        "group of a bad rank refused",
+    )?;
+    check(gas.group(vec![me, me], 8).is_err(), "rank twice refused")?;
+    check(gas.group(mine.clone(), 0).is_err(), "key 0 refused")?;
+
+    let w = gas.alloc::<u64>(1)?;
+    gas.barrier()?;
+    gas.fetch_or(w.at(0, 0), 1 << me)?;
+    gas.barrier()?;
+    let all = gas.atomic_load(w.at(0, 0))?;
+    check(all == (1u64 << n) - 1, "fetch_or, atomic_load")?;
+    gas.barrier()?;
+    if me == 0 {
+        check(gas.swap(w.at(0, 0), 0b1100)? == all, "swap")?;
+        check(gas.fetch_and(w.at(0, 0), 0b0110)? == 0b1100, "fetch_and")?;
+        check(gas.fetch_xor(w.at(0, 0), 0b0011)? == 0b0100, "fetch_xor")?;
+        check(gas.atomic_load(w.at(0, 0))? == 0b0111, "atomic_load")?;
+    }
     gas.barrier()
 }
 

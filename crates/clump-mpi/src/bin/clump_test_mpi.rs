@@ -5,6 +5,9 @@ use clump_mpi::{
     self as mpi, Comm, Comparison, Datatype, Op, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED,
 };
 
+#[path = "clump_test_mpi/blocks.rs"]
+mod blocks;
+
 fn fail(what: String) -> ! {
     eprintln!("mpi-check FAILED: {what}");
     std::process::exit(1)
@@ -17,6 +20,7 @@ macro_rules! check {
         }
     };
 }
+pub(crate) use check;
 
 fn pattern(len: usize, seed: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 31 + seed * 7 + 1) as u8).collect()
@@ -307,7 +311,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     };
     let mut out = vec![0u8; 12];
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, Op::Sum, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Op::Sum, world),
         "allreduce sum",
     );
     check!(
@@ -316,7 +320,7 @@ fn collectives(world: &Comm, int: &Datatype) {
         ints(&out)
     );
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, Op::Max, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Op::Max, world),
         "allreduce max",
     );
     check!(ints(&out) == vec![n, 0, 7], "max {:?}", ints(&out));
@@ -324,7 +328,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     let x = (r as f64 + 0.5).to_ne_bytes();
     let mut y = [0u8; 8];
     ok(
-        mpi::allreduce(&x, &mut y, 1, &d, Op::Min, world),
+        mpi::allreduce(&x, &mut y, 1, &d, &Op::Min, world),
         "allreduce min",
     );
     check!(
@@ -400,7 +404,7 @@ fn communicators(world: &Comm, int: &Datatype) {
         );
         let mut sum = [0u8; 4];
         ok(
-            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, Op::Sum, h),
+            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, &Op::Sum, h),
             "allreduce split",
         );
         let want: i32 = (0..n).filter(|&q| q != 1 && q % 2 == r % 2).sum();
@@ -473,6 +477,9 @@ fn main() {
     collectives(&me, &int);
     communicators(&world, &int);
     communicators(&me, &int);
+    blocks::block_collectives(&world);
+    blocks::reductions_in_order(&world);
+    blocks::derived_point_to_point(&world);
     ok(mpi::finalize(), "finalize");
     check!(mpi::finalized(), "finalized");
     println!("mpi-check ok rank={} size={}", world.rank(), world.size());

@@ -5,10 +5,10 @@ use crate::endpoint::handlers::Token;
 use crate::endpoint::route::Route;
 use crate::endpoint::{EndpointCore, EndpointStats, Translation};
 use crate::error::{Error, Result};
-use crate::message::{Message, Returned, MAX_HANDLERS, MAX_LONG, MAX_TRANSLATIONS};
+use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
 use crate::name::{EndpointName, NO_ADDR};
 use crate::shm::region::Region;
-use crate::shm::remote::Remote;
+use crate::shm::remote::{Remote, SegMemory};
 use crate::sync::Ordering;
 use crate::{net, shm};
 use std::rc::Rc;
@@ -151,12 +151,13 @@ impl Endpoint {
     }
 
     /// Gives this endpoint a zero-filled segment of `len` bytes (0 removes it), which long
-    /// messages write into and gets read from. Replaces any earlier segment.
+    /// messages write into and gets read from. Replaces any earlier segment. Processes of
+    /// this host map it, so their long messages and gets copy directly.
     pub fn set_segment(&self, len: usize) -> Result<()> {
         self.core.check_live()?;
-        if len > MAX_LONG {
+        if len > MAX_SEGMENT {
             return Err(Error::BadArg(format!(
-                "segment of {len} bytes exceeds {MAX_LONG}"
+                "segment of {len} bytes exceeds {MAX_SEGMENT}"
             )));
         }
         let region = if len == 0 {
@@ -167,7 +168,8 @@ impl Endpoint {
                     .map_err(|e| Error::io("cannot create segment", e))?,
             )
         };
-        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(region);
+        let segment = region.map(|r| (SegMemory::Shared(r), len));
+        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(segment);
         Ok(())
     }
 
@@ -183,7 +185,7 @@ impl Endpoint {
             .segment
             .borrow()
             .as_ref()
-            .map(|m| (m.as_ptr(), m.len()))
+            .and_then(|m| Some((m.local_ptr()?, m.len())))
     }
 
     /// Copies segment bytes at `offset` into `buf`.
@@ -192,7 +194,7 @@ impl Endpoint {
             .core
             .current_segment()
             .ok_or_else(|| Error::BadArg("no segment".into()))?;
-        seg.read(offset, buf)
+        seg.read_checked(offset, buf)
     }
 
     /// Copies `data` into the segment at `offset`.
@@ -201,7 +203,7 @@ impl Endpoint {
             .core
             .current_segment()
             .ok_or_else(|| Error::BadArg("no segment".into()))?;
-        seg.write(offset, data)
+        seg.write_checked(offset, data)
     }
 
     /// Frees the endpoint (`AM_FreeEndpoint`): senders see it gone, requests still queued go

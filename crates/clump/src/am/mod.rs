@@ -7,6 +7,7 @@ pub(crate) mod bundle;
 pub(crate) mod endpoint;
 pub(crate) mod peer_segment;
 pub(crate) mod poll;
+pub(crate) mod program_segment;
 pub(crate) mod query;
 pub(crate) mod send;
 pub(crate) mod token;

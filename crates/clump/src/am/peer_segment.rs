@@ -30,17 +30,18 @@ impl PeerSegment {
     /// and with messages exactly as any shared memory does: ordering them is the
     /// program's protocol (atomics, barriers, handlers).
     pub fn as_ptr(&self) -> *mut u8 {
-        self.map.as_ptr()
+        // Never null: `peer_segment` hands out only segments addressable here.
+        self.map.local_ptr().unwrap_or(std::ptr::null_mut())
     }
 
     /// Copies `buf.len()` bytes at `offset` of the peer's segment into `buf`.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.map.read(offset, buf)
+        self.map.read_checked(offset, buf)
     }
 
     /// Copies `data` into the peer's segment at `offset`.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.map.write(offset, data)
+        self.map.write_checked(offset, data)
     }
 }
 
@@ -60,7 +61,8 @@ impl Endpoint {
 
     /// The segment of the endpoint at translation `dest`, mapped into this process, when
     /// that endpoint lives on this host and has a segment; `None` otherwise (not mapped,
-    /// over the network, no segment, or its process is gone).
+    /// over the network, no segment, its process is gone, or the segment lies in the
+    /// peer's program memory, which this process cannot map).
     pub fn peer_segment(&self, dest: u32) -> Option<PeerSegment> {
         let mut table = self.core.tables.translations.borrow_mut();
         let t = table.get_mut(dest as usize)?.as_mut()?;
@@ -69,6 +71,7 @@ impl Endpoint {
         };
         let map = remote.segment(t.segment.as_ref()).ok()??;
         t.segment = Some(map.clone());
+        map.local_ptr()?;
         Some(PeerSegment { map })
     }
 }

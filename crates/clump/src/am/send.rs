@@ -145,7 +145,7 @@ fn get(
         Err(reason) => ep.bounce(&o, dest, reason),
         Ok(Route::Net(peer)) => net::send::get(ep, dest, peer, &o, len, dst_offset),
         Ok(Route::Shm(_)) => match dest_segment(ep, dest, o.offset as usize, len) {
-            Ok(seg) => shm::send::get(ep, &o, &seg, &local, len, dst_offset),
+            Ok(seg) => shm::send::get(ep, dest, &o, &seg, &local, len, dst_offset),
             Err(reason) => ep.bounce(&o, dest, reason),
         },
     }

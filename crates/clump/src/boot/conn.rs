@@ -9,21 +9,34 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-/// Longest a waiting process goes without calling `progress`.
+/// Longest a waiting process goes without calling `progress`, at first...
 const MAX_NAP: Duration = Duration::from_millis(1);
+/// ... and once it has waited this long ...
+const LONG_WAIT: Duration = Duration::from_millis(100);
+/// ... at most this long, in a job with many more processes than cores: a thousand
+/// processes waking every millisecond would take the cores from the launcher and the
+/// ranks that have work to do.
+const MAX_LONG_NAP: Duration = Duration::from_millis(50);
 
 pub(crate) struct Conn {
     stream: UnixStream,
     reader: FrameReader,
+    /// The longest nap of a long wait in this job.
+    long_nap: Duration,
 }
 
 impl Conn {
-    pub(crate) fn connect(path: &str) -> io::Result<Conn> {
+    /// Connects to the launcher for a job of `size` processes.
+    pub(crate) fn connect(path: &str, size: u32) -> io::Result<Conn> {
         let stream = UnixStream::connect(path)?;
         stream.set_nonblocking(true)?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        // One millisecond per process beyond one per core, within [MAX_NAP, MAX_LONG_NAP].
+        let long_nap = (MAX_NAP * (size / cores.max(1)).max(1)).min(MAX_LONG_NAP);
         Ok(Conn {
             stream,
             reader: FrameReader::new(MAX_REPLY_BODY),
+            long_nap,
         })
     }
 
@@ -34,12 +47,12 @@ impl Conn {
         progress: &mut dyn FnMut(),
     ) -> Result<(), BootError> {
         let mut sent = 0;
-        let mut backoff = Backoff::default();
+        let mut backoff = Backoff::new(self.long_nap);
         while sent < frame.len() {
             match send_nosignal(self.fd(), &frame[sent..]) {
                 Ok(n) => {
                     sent += n;
-                    backoff = Backoff::default();
+                    backoff = Backoff::new(self.long_nap);
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     progress();
@@ -56,7 +69,7 @@ impl Conn {
     pub(crate) fn send_within(&mut self, frame: &[u8], timeout: Duration) -> Result<(), BootError> {
         let deadline = Instant::now() + timeout;
         let mut sent = 0;
-        let mut backoff = Backoff::default();
+        let mut backoff = Backoff::new(self.long_nap);
         while sent < frame.len() && Instant::now() < deadline {
             match send_nosignal(self.fd(), &frame[sent..]) {
                 Ok(n) => sent += n,
@@ -77,7 +90,7 @@ impl Conn {
 
     /// Waits for the next message, calling `progress` between attempts.
     pub(crate) fn recv(&mut self, progress: &mut dyn FnMut()) -> Result<Msg, BootError> {
-        let mut backoff = Backoff::default();
+        let mut backoff = Backoff::new(self.long_nap);
         loop {
             if let Some(m) = self.try_recv()? {
                 return Ok(m);
@@ -87,17 +100,24 @@ impl Conn {
         }
     }
 
-    /// Waits for the next message without progress, giving up after `timeout`.
+    /// Waits for the next message without progress, giving up once the launcher has
+    /// been silent for `timeout`: every byte that arrives starts the wait anew, so a
+    /// launcher that is slow (starting a thousand ranks) is told from one that is gone.
     pub(crate) fn recv_within(&mut self, timeout: Duration) -> Result<Msg, BootError> {
-        let deadline = Instant::now() + timeout;
-        let mut backoff = Backoff::default();
+        let mut deadline = Instant::now() + timeout;
+        let mut backoff = Backoff::new(self.long_nap);
         loop {
+            let before = self.reader.buffered();
             if let Some(m) = self.try_recv()? {
                 return Ok(m);
             }
+            if self.reader.buffered() != before {
+                deadline = Instant::now() + timeout;
+            }
             if Instant::now() >= deadline {
                 return Err(BootError::LauncherGone(format!(
-                    "no answer within {timeout:?}"
+                    "it said nothing for {}s (CLUMP_BOOT_TIMEOUT)",
+                    timeout.as_secs()
                 )));
             }
             backoff.wait(self.fd(), libc::POLLIN);
@@ -164,15 +184,26 @@ fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
 }
 
 /// Spin a little, then yield, then sleep in ppoll(2) on the socket with a timeout that
-/// doubles up to [`MAX_NAP`]: cheap when the answer is imminent, idle when it is not.
-#[derive(Default)]
+/// doubles up to [`MAX_NAP`], and after [`LONG_WAIT`] up to the job's long nap: cheap
+/// when the answer is imminent, idle when it is not. The socket wakes the sleeper as
+/// soon as the launcher answers; the nap only bounds how often `progress` runs.
 struct Backoff {
     step: u32,
+    started: Instant,
+    long_nap: Duration,
 }
 
 impl Backoff {
     const SPINS: u32 = 6;
     const YIELDS: u32 = 10;
+
+    fn new(long_nap: Duration) -> Backoff {
+        Backoff {
+            step: 0,
+            started: Instant::now(),
+            long_nap,
+        }
+    }
 
     fn wait(&mut self, fd: RawFd, events: libc::c_short) {
         let step = self.step;
@@ -184,14 +215,19 @@ impl Backoff {
         } else if step < Self::YIELDS {
             std::thread::yield_now();
         } else {
-            let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(6)).min(MAX_NAP);
+            let cap = if self.started.elapsed() < LONG_WAIT {
+                MAX_NAP
+            } else {
+                self.long_nap
+            };
+            let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(cap);
             wait_fd(fd, events, nap);
         }
     }
 }
 
 /// Sleeps until `fd` has one of `events` or `timeout` passes; errors (EINTR) just return.
-fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
+pub(super) fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
     let mut pfd = libc::pollfd {
         fd,
         events,

@@ -325,6 +325,11 @@ impl FrameReader {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// Bytes received and not yet taken as messages.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
     /// True while part of a frame is buffered: end of stream now means a truncated frame.
     pub fn has_partial(&self) -> bool {
         !self.buf.is_empty()

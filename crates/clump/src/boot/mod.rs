@@ -1,22 +1,26 @@
-//! Bootstrap: how a process learns its rank and the job size, and exchanges data with
-//! the other processes of its job through the `clump run` launcher.
+//! Bootstrap: how a process learns its rank, the job size and which peers share its
+//! host, and exchanges data with the other processes of its job.
 //!
-//! The launcher listens on a Unix stream socket (`CLUMP_BOOT`); each process connects,
-//! says hello with its rank and job id, and then runs collectives over it (see
-//! [`frame`] for the wire format). A process started on its own is a job of one.
+//! Three services can start a job (`CLUMP_BOOT` forces one, otherwise the environment
+//! tells): the `clump run` launcher ([`launcher`], a Unix socket speaking [`frame`]s),
+//! Slurm's PMI-2 ([`pmi2`], `srun --mpi=pmi2`) and PMIx ([`pmix`], `srun --mpi=pmix`,
+//! Open MPI's `mpirun`). Over a process manager, collectives are key-value exchanges
+//! ([`kvs`]). A process started by none of them is a job of one.
 
 mod conn;
 pub mod frame;
+mod kvs;
+mod launcher;
+mod mapping;
+mod place;
+mod pmi2;
+mod pmix;
 
-use crate::config::{Config, ConfigError, JobConfig};
-use conn::Conn;
-use frame::{Msg, Op, MAX_CONTRIBUTION};
+use crate::config::{BootMode, Config, ConfigError, JobConfig};
+use frame::{Op, MAX_CONTRIBUTION};
+use kvs::Manager;
+use launcher::Launcher;
 use std::time::Duration;
-
-/// How long joining waits for the launcher's welcome: it answers at once unless it is dying.
-const WELCOME_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long `abort` tries to hand its request to the launcher.
-const ABORT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why joining the job or a collective failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +43,8 @@ pub enum BootError {
     TooLarge { len: usize, max: usize },
     #[error("bootstrap connection unusable: {0}")]
     Unusable(String),
+    #[error("{manager}: {what}")]
+    Manager { manager: &'static str, what: String },
 }
 
 impl From<ConfigError> for BootError {
@@ -47,13 +53,38 @@ impl From<ConfigError> for BootError {
     }
 }
 
+/// How this process reaches the rest of its job.
+enum Service {
+    /// A job of one: collectives are trivial.
+    Alone,
+    Launcher(Launcher),
+    Manager(Box<dyn Manager>),
+}
+
+/// Which peers share this process's host, as the process manager says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Locality {
+    /// This process's node, numbered by the process manager (0 under `clump run`,
+    /// whose virtual hosts come from `CLUMP_HOST` instead).
+    pub node: u32,
+    /// How many nodes the job spans.
+    pub nodes: u32,
+}
+
 /// This process's membership in a job.
 pub struct Job {
     rank: u32,
     size: u32,
     job_id: u64,
-    /// `None` for a job of one started without a launcher.
-    conn: Option<Conn>,
+    service: Service,
+    /// `Some` when a process manager placed the job (its word on hosts and addresses).
+    locality: Option<Locality>,
+    /// Whether `CLUMP_NET` was set (a job on one node then keeps it as set).
+    net_given: bool,
+    /// The address endpoints bind to, when the job spans nodes of a process manager.
+    bind_ip: Option<std::net::Ipv4Addr>,
+    /// How long start-up waits while the launcher or manager says nothing.
+    timeout: Duration,
     /// Sequence number of the last collective started (the first is 1).
     seq: u32,
     /// Set once a collective failed or the job was aborted: the stream is out of step.
@@ -61,58 +92,98 @@ pub struct Job {
 }
 
 impl Job {
-    /// Joins the job described by the environment; a process started on its own is a
-    /// job of one (rank 0, size 1, no socket, collectives are trivial).
+    /// Joins the job described by the environment.
     pub fn from_env() -> Result<Job, BootError> {
         Job::from_config(&Config::from_env()?.job)
     }
 
+    /// Joins the job through the service `job.boot` names or the environment shows.
     pub fn from_config(job: &JobConfig) -> Result<Job, BootError> {
-        if job.size == 0 || job.rank >= job.size {
-            return Err(BootError::Config(format!(
-                "rank {} is not in a job of {}",
-                job.rank, job.size
-            )));
+        let mode = match job.boot {
+            BootMode::Auto => detect(job, &|name| std::env::var_os(name)),
+            forced => forced,
+        };
+        match mode {
+            BootMode::Clump => Job::with_launcher(job),
+            BootMode::Pmi2 => Job::with_manager(job, pmi2::Pmi2::init(job.boot_timeout)?),
+            BootMode::Pmix => Job::with_manager(job, pmix::Pmix::init(job.boot_timeout)?),
+            BootMode::Auto => Job::alone(job),
         }
-        let mut me = Job {
-            rank: job.rank,
-            size: job.size,
-            job_id: job.job_id,
-            conn: None,
+    }
+
+    fn blank(rank: u32, size: u32, job_id: u64, job: &JobConfig) -> Job {
+        Job {
+            rank,
+            size,
+            job_id,
+            service: Service::Alone,
+            locality: None,
+            net_given: job.net_given,
+            bind_ip: None,
+            timeout: job.boot_timeout,
             seq: 0,
             broken: None,
-        };
-        let Some(path) = &job.boot_socket else {
-            if job.size > 1 {
-                return Err(BootError::Config(format!(
-                    "CLUMP_SIZE={} but CLUMP_BOOT is unset: start the job with `clump run`",
-                    job.size
-                )));
-            }
-            return Ok(me);
-        };
-        let mut conn = Conn::connect(path).map_err(|source| BootError::Connect {
-            path: path.clone(),
-            source,
-        })?;
-        let hello = Msg::Hello {
-            rank: job.rank,
-            job_id: job.job_id,
-            pid: std::process::id(),
-        };
-        conn.send_within(&hello.encode(), WELCOME_TIMEOUT)?;
-        match conn.recv_within(WELCOME_TIMEOUT)? {
-            Msg::Welcome { size } if size == job.size => {}
-            Msg::Welcome { size } => {
-                return Err(BootError::Protocol(format!(
-                    "launcher runs a job of {size} processes but CLUMP_SIZE is {}",
-                    job.size
-                )))
-            }
-            Msg::Aborted { status, reason } => return Err(BootError::Aborted { status, reason }),
-            other => return Err(unexpected(&other, "a welcome")),
         }
-        me.conn = Some(conn);
+    }
+
+    fn alone(job: &JobConfig) -> Result<Job, BootError> {
+        check_rank(job.rank, job.size)?;
+        if job.size > 1 {
+            return Err(BootError::Config(format!(
+                "CLUMP_SIZE={} but no launcher or process manager started this process: \
+                 start the job with `clump run`, `srun --mpi=pmi2|pmix` or `mpirun`",
+                job.size
+            )));
+        }
+        Ok(Job::blank(job.rank, job.size, job.job_id, job))
+    }
+
+    fn with_launcher(job: &JobConfig) -> Result<Job, BootError> {
+        check_rank(job.rank, job.size)?;
+        let Some(path) = &job.boot_socket else {
+            return Err(BootError::Config(
+                "CLUMP_BOOT=clump but CLUMP_BOOT_SOCKET is unset: start the job with `clump run`"
+                    .into(),
+            ));
+        };
+        let launcher = Launcher::join(path, job.rank, job.size, job.job_id, job.boot_timeout)?;
+        let mut me = Job::blank(job.rank, job.size, job.job_id, job);
+        me.service = Service::Launcher(launcher);
+        Ok(me)
+    }
+
+    /// Joins through a process manager: its rank and size win; rank 0 draws the job's
+    /// secret id and hands it over the manager's key-value store; nodes come from it.
+    fn with_manager(job: &JobConfig, mut m: Box<dyn Manager>) -> Result<Job, BootError> {
+        let (rank, size) = (m.rank(), m.size());
+        check_rank(rank, size)?;
+        let locality = m.locality()?;
+        let mut me = Job::blank(rank, size, job.job_id, job);
+        me.locality = Some(locality);
+        me.service = Service::Manager(m);
+        // The first exchange: the job id (from rank 0) and every rank's host name, from
+        // which a job across nodes finds the interface that reaches the others.
+        let mine = place::Intro {
+            job_id: crate::config::random_job_id(),
+            node: locality.node,
+            host: place::host_name(),
+        };
+        let all = me.allgather(&mine.encode(), &mut || {})?;
+        let intros = all
+            .iter()
+            .enumerate()
+            .map(|(r, bytes)| {
+                place::Intro::decode(bytes).ok_or_else(|| {
+                    BootError::Protocol(format!("rank {r} sent a malformed introduction"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        me.job_id = intros[0].job_id;
+        if locality.nodes > 1 && !job.net_ip_given {
+            me.bind_ip = Some(place::bind_ip(rank, &intros, job.net_iface.as_deref())?);
+        } else if let Some(iface) = &job.net_iface {
+            me.bind_ip = Some(place::iface_ip(iface, None)?);
+        }
         Ok(me)
     }
 
@@ -124,8 +195,34 @@ impl Job {
         self.size
     }
 
+    /// The job's secret: the wire job field and the default endpoint tag.
     pub fn job_id(&self) -> u64 {
         self.job_id
+    }
+
+    /// What the process manager said about hosts; `None` under `clump run` or alone.
+    pub fn locality(&self) -> Option<Locality> {
+        self.locality
+    }
+
+    /// Fits an AM configuration to this job: its id on the wire, the host the process
+    /// manager put this process on (peers of one node use shared memory, the others the
+    /// network), and the address endpoints bind to when the job spans nodes. A job on
+    /// one node goes without the network unless `CLUMP_NET` says otherwise, as under
+    /// `clump run` (polling an idle socket would cost every poll).
+    pub fn adapt(&self, config: &mut Config) {
+        config.job.job_id = self.job_id;
+        if let Some(loc) = self.locality {
+            config.host = loc.node;
+            if loc.nodes > 1 {
+                config.net.enabled = true;
+            } else if !self.net_given {
+                config.net.enabled = false;
+            }
+        }
+        if let Some(ip) = self.bind_ip {
+            config.net.bind_ip = ip;
+        }
     }
 
     /// Every rank contributes `mine` (at most 1 MiB); returns all contributions indexed
@@ -150,29 +247,21 @@ impl Job {
         self.collective(Op::Barrier, &[], progress).map(drop)
     }
 
-    /// Asks the launcher to end the whole job with `status`, printing `reason`; returns
-    /// after the request is sent. Without a launcher (a job of one) it prints the reason
-    /// itself and the caller is expected to exit.
+    /// Asks the launcher or process manager to end the whole job with `status`, printing
+    /// `reason`; returns after the request is sent. Without either (a job of one) it
+    /// prints the reason itself and the caller is expected to exit.
     pub fn abort(&mut self, status: i32, reason: &str) {
         self.broken = Some("this process aborted the job".into());
-        match &mut self.conn {
-            Some(conn) => {
-                let frame = Msg::Abort {
-                    status,
-                    reason: reason.to_owned(),
-                }
-                .encode();
-                if let Err(e) = conn.send_within(&frame, ABORT_SEND_TIMEOUT) {
-                    eprintln!(
-                        "clump: rank {} could not ask the launcher to abort ({e}): {reason}",
-                        self.rank
-                    );
-                }
+        let rank = self.rank;
+        match &mut self.service {
+            Service::Launcher(l) => l.abort(rank, status, reason),
+            Service::Manager(m) => {
+                eprintln!("clump: rank {rank} aborts the job with status {status}: {reason}");
+                m.abort(status, reason);
             }
-            None => eprintln!(
-                "clump: rank {} aborted the job with status {status}: {reason}",
-                self.rank
-            ),
+            Service::Alone => {
+                eprintln!("clump: rank {rank} aborted the job with status {status}: {reason}")
+            }
         }
     }
 
@@ -185,12 +274,21 @@ impl Job {
         if let Some(why) = &self.broken {
             return Err(BootError::Unusable(why.clone()));
         }
-        let Some(conn) = &mut self.conn else {
-            return Ok(vec![mine.to_vec()]);
-        };
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
-        let result = exchange(conn, seq, op, mine, self.size, progress);
+        // Only the start-up exchange is bounded: later collectives wait for ranks that
+        // compute, however long they take, as the launcher's do.
+        let timeout = (seq == 1).then_some(self.timeout);
+        let result = match &mut self.service {
+            Service::Alone => return Ok(vec![mine.to_vec()]),
+            Service::Launcher(l) => l.exchange(seq, op, mine, self.size, progress),
+            Service::Manager(m) => match op {
+                Op::Allgather => {
+                    kvs::allgather(m.as_mut(), seq, self.size, mine, timeout, progress)
+                }
+                Op::Barrier => m.fence(timeout, progress).map(|()| Vec::new()),
+            },
+        };
         if let Err(e) = &result {
             self.broken = Some(format!("{} #{seq} failed: {e}", op.name()));
         }
@@ -198,54 +296,44 @@ impl Job {
     }
 }
 
-fn exchange(
-    conn: &mut Conn,
-    seq: u32,
-    op: Op,
-    mine: &[u8],
-    size: u32,
-    progress: &mut dyn FnMut(),
-) -> Result<Vec<Vec<u8>>, BootError> {
-    conn.send(
-        &Msg::Enter {
-            seq,
-            op,
-            data: mine.to_vec(),
-        }
-        .encode(),
-        progress,
-    )?;
-    match conn.recv(progress)? {
-        Msg::Done {
-            seq: s,
-            op: o,
-            parts,
-        } if s == seq && o == op => {
-            let want = if op == Op::Barrier { 0 } else { size as usize };
-            if parts.len() != want {
-                return Err(BootError::Protocol(format!(
-                    "{} #{seq} returned {} contributions, expected {want}",
-                    op.name(),
-                    parts.len()
-                )));
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Service::Manager(m) = &mut self.service {
+            if self.broken.is_none() {
+                m.finalize();
             }
-            Ok(parts)
         }
-        Msg::Done { seq: s, op: o, .. } => Err(BootError::Protocol(format!(
-            "waiting for {} #{seq}, the launcher answered {} #{s}",
-            op.name(),
-            o.name()
-        ))),
-        Msg::Aborted { status, reason } => Err(BootError::Aborted { status, reason }),
-        other => Err(unexpected(&other, "a collective result")),
     }
 }
 
-fn unexpected(m: &Msg, wanted: &str) -> BootError {
-    BootError::Protocol(format!(
-        "expected {wanted} from the launcher, got a {} message",
-        m.kind()
-    ))
+fn check_rank(rank: u32, size: u32) -> Result<(), BootError> {
+    if size == 0 || rank >= size {
+        return Err(BootError::Config(format!(
+            "rank {rank} is not in a job of {size}"
+        )));
+    }
+    if size > crate::config::MAX_JOB_SIZE {
+        return Err(BootError::Config(format!(
+            "a job of {size} processes exceeds the limit of {}",
+            crate::config::MAX_JOB_SIZE
+        )));
+    }
+    Ok(())
+}
+
+/// The service the environment shows: the launcher's socket first (a `clump run` inside
+/// a Slurm allocation is still `clump run`'s job), then PMIx, then PMI-2; `Auto` when
+/// none (a job of one).
+fn detect(job: &JobConfig, var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> BootMode {
+    if job.boot_socket.is_some() {
+        BootMode::Clump
+    } else if var("PMIX_NAMESPACE").is_some() && var("PMIX_RANK").is_some() {
+        BootMode::Pmix
+    } else if var("PMI_FD").is_some() {
+        BootMode::Pmi2
+    } else {
+        BootMode::Auto
+    }
 }
 
 #[cfg(test)]

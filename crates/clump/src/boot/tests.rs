@@ -2,7 +2,7 @@
 
 use super::frame::{FrameReader, Msg, Op, MAX_CONTRIBUTION, MAX_REQUEST_BODY};
 use super::{BootError, Job};
-use crate::config::JobConfig;
+use crate::config::{BootMode, JobConfig};
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
@@ -88,24 +88,23 @@ impl Peer {
     }
 }
 
-fn config(path: Option<&str>) -> JobConfig {
+fn job_config(rank: u32, size: u32, path: Option<&str>, job_id: u64) -> JobConfig {
     JobConfig {
-        rank: 1,
-        size: 2,
+        rank,
+        size,
         boot_socket: path.map(str::to_owned),
-        job_id: 77,
+        job_id,
+        ..crate::config::Config::default().job
     }
+}
+
+fn config(path: Option<&str>) -> JobConfig {
+    job_config(1, 2, path, 77)
 }
 
 #[test]
 fn a_job_of_one_needs_no_launcher() {
-    let mut job = Job::from_config(&JobConfig {
-        rank: 0,
-        size: 1,
-        boot_socket: None,
-        job_id: 5,
-    })
-    .unwrap();
+    let mut job = Job::from_config(&job_config(0, 1, None, 5)).unwrap();
     assert_eq!((job.rank(), job.size(), job.job_id()), (0, 1, 5));
     assert_eq!(
         job.allgather(b"me", &mut || {}).unwrap(),
@@ -118,9 +117,25 @@ fn a_job_of_one_needs_no_launcher() {
 fn bad_configurations_are_clear_errors() {
     let e = Job::from_config(&config(None)).err().unwrap();
     assert!(
-        matches!(e, BootError::Config(_)) && e.to_string().contains("CLUMP_BOOT"),
+        matches!(e, BootError::Config(_))
+            && e.to_string()
+                .contains("start the job with `clump run`, `srun"),
         "{e}"
     );
+    // A forced service that is not there is named, not a hang or a job of one.
+    let forced = |boot| {
+        let mut c = config(None);
+        c.boot = boot;
+        Job::from_config(&c).err().unwrap().to_string()
+    };
+    assert!(forced(BootMode::Clump).contains("CLUMP_BOOT_SOCKET is unset"));
+    if std::env::var_os("PMI_FD").is_none() {
+        let e = forced(BootMode::Pmi2);
+        assert!(
+            e.contains("PMI-2") && e.contains("PMI_FD is not set"),
+            "{e}"
+        );
+    }
     let e = Job::from_config(&config(Some("/nonexistent/clump.sock")))
         .err()
         .unwrap();
@@ -302,16 +317,40 @@ fn abort_sends_status_and_reason() {
 
 #[test]
 fn an_oversized_contribution_is_refused_locally() {
-    let mut job = Job::from_config(&JobConfig {
-        rank: 0,
-        size: 1,
-        boot_socket: None,
-        job_id: 1,
-    })
-    .unwrap();
+    let mut job = Job::from_config(&job_config(0, 1, None, 1)).unwrap();
     let big = vec![0u8; MAX_CONTRIBUTION + 1];
     assert!(matches!(
         job.allgather(&big, &mut || {}),
         Err(BootError::TooLarge { .. })
     ));
+}
+
+#[test]
+fn a_slow_launcher_is_waited_for_and_a_silent_one_is_not() {
+    // The welcome trickles in over longer than the timeout, each byte well within it.
+    let f = fake(|p| {
+        p.recv();
+        for b in (Msg::Welcome { size: 2 }).encode() {
+            std::thread::sleep(Duration::from_millis(150));
+            p.stream.write_all(&[b]).unwrap();
+        }
+        let mut b = [0u8; 1];
+        let _ = p.stream.read(&mut b); // holds the connection until the process closes it
+    });
+    let mut c = config(Some(&f.path));
+    c.boot_timeout = Duration::from_millis(500);
+    drop(Job::from_config(&c).unwrap());
+    // A launcher that accepts and then says nothing.
+    let f = fake(|p| {
+        p.recv();
+        let mut b = [0u8; 1];
+        let _ = p.stream.read(&mut b); // until the process gives up and closes
+    });
+    let mut c = config(Some(&f.path));
+    c.boot_timeout = Duration::from_secs(1);
+    let e = Job::from_config(&c).err().unwrap();
+    assert!(
+        matches!(e, BootError::LauncherGone(_)) && e.to_string().contains("said nothing for 1s"),
+        "{e}"
+    );
 }

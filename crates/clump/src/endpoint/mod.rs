@@ -8,8 +8,9 @@
 //! - [`NetSide`]: the network transport's part: its port (socket and reliability
 //!   machine) and the credits it owes.
 //!
-//! Running handlers (`handlers.rs`), routes (`route.rs`) and waiting for credit or space
-//! (`wait.rs`) sit beside the state; each transport's send and poll sides work on it from
+//! Running handlers (`handlers.rs`), routes (`route.rs`), waiting for credit or space
+//! (`wait.rs`) and what follows a refused cross-memory attach (`fallback.rs`) sit beside
+//! the state; each transport's send and poll sides work on it from
 //! `shm/` and `net/`, and the AM layer (`am/`) is above them all.
 //!
 //! An endpoint and its bundle belong to the thread that created them (they are `!Send`):
@@ -17,6 +18,7 @@
 //! keeps every fast path free of locks. Shared state crosses processes only through the
 //! queue block.
 
+pub(crate) mod fallback;
 pub(crate) mod handlers;
 pub(crate) mod route;
 pub(crate) mod wait;
@@ -153,6 +155,10 @@ pub struct EndpointStats {
     pub deferred_replies: u64,
     /// Messages delivered to handler 0.
     pub returned: u64,
+    /// Long messages, gets and long replies the kernel refused to copy by cross-memory
+    /// attach (requests and gets then went over the network where they could, the others
+    /// came back as unreachable); 0 where it is permitted.
+    pub segment_attach_refused: u64,
 }
 
 impl EndpointCore {

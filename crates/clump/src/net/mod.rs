@@ -14,10 +14,12 @@
 //! - `reliable_sim` (tests only): a deterministic seeded simulation that drives several
 //!   machines through loss, duplication, reordering, corruption, link cuts and full
 //!   receive queues, and checks exactly-once in-order delivery of every message.
-//! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only file here that does
-//!   I/O, with [`faults`], the seeded fault injector it applies to what it sends, and
-//!   [`doorbell`], the in-memory counter of queued datagrams that lets a poll skip the
-//!   system call when nothing came.
+//! - [`udp`]: sockets and batching (`sendmmsg`/`recvmmsg`), the only module here that
+//!   does I/O: `udp/tx.rs` and `udp/rx.rs` (the batches, with segmentation-offload
+//!   super-datagrams out and coalesced ones in, `udp/offload.rs`), `udp/path.rs` (the
+//!   largest datagram the route to a peer carries); with [`faults`], the seeded fault
+//!   injector it applies to what it sends, and [`doorbell`], the in-memory counter of
+//!   queued datagrams that lets a poll skip the system call when nothing came.
 //! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
 //!
 //! The Active Message side of the transport, with the same verbs as shared memory's:
@@ -43,7 +45,7 @@ crate::testing_pub! {
 
 pub use port::NetStats;
 pub use reliable::Stats as ProtocolStats;
-pub use udp::UdpStats;
+pub use udp::{Offload, UdpStats};
 
 /// A network destination: the socket address and the endpoint behind it.
 pub(crate) type NetPeer = reliable::Peer<std::net::SocketAddrV4>;

@@ -4,7 +4,7 @@
 use crate::config::NetConfig;
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
-use crate::net::udp::{UdpPort, UdpStats};
+use crate::net::udp::{Offload, UdpPort, UdpStats};
 use crate::net::wire::{Channel, Header};
 use crate::net::NetPeer;
 use std::io;
@@ -19,6 +19,10 @@ pub struct NetStats {
     pub socket: UdpStats,
     /// Whether the socket has a doorbell (polls skip it while nothing came).
     pub doorbell: bool,
+    /// The segmentation offloads in force on the socket.
+    pub offload: Offload,
+    /// The largest datagram sent to any peer so far (0 before the first send).
+    pub datagram: usize,
 }
 
 /// See [`NetPort::open`].
@@ -32,11 +36,16 @@ pub(crate) struct NetPort {
     /// shared by everything the poll does (a read costs as much as the rest of a
     /// short message's protocol work).
     now: u64,
+    /// The peer whose datagram size the machine was told last: consecutive sends mostly
+    /// go to one peer, which then costs no lookup.
+    sized: Option<NetPeer>,
+    /// The largest datagram size the machine was told of.
+    largest: usize,
 }
 
 impl NetPort {
     pub fn open(local: EndpointId, job: u64, window: u32, cfg: &NetConfig) -> io::Result<NetPort> {
-        let mut udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.faults)?;
+        let mut udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.offload, cfg.faults)?;
         if cfg.doorbell {
             // Without BPF rights the socket works without one: polls ration their reads.
             let _ = udp.attach_doorbell();
@@ -46,7 +55,7 @@ impl NetPort {
             local,
             ReliableConfig {
                 job,
-                max_datagram: cfg.max_datagram,
+                max_datagram: udp.max_datagram(),
                 timeout: cfg.timeout.as_micros() as u64,
                 // The receive queue holds what the credits of many senders allow.
                 recv_queue: defaults.recv_queue.max(4 * window as usize),
@@ -62,6 +71,8 @@ impl NetPort {
             machine,
             origin: Instant::now(),
             now: 0,
+            sized: None,
+            largest: 0,
         })
     }
 
@@ -91,6 +102,12 @@ impl NetPort {
         header: Header,
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
+        if self.sized != Some(to) {
+            let datagram = self.udp.path_datagram(*to.addr.ip());
+            self.machine.set_path_datagram(to, datagram);
+            self.largest = self.largest.max(datagram);
+            self.sized = Some(to);
+        }
         self.machine.send(self.now, to, header, payload)
     }
 
@@ -159,6 +176,8 @@ impl NetPort {
             protocol: self.machine.stats(),
             socket: self.udp.stats(),
             doorbell: self.udp.has_doorbell(),
+            offload: self.udp.offload(),
+            datagram: self.largest,
         }
     }
 }

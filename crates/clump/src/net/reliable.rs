@@ -41,8 +41,12 @@
 //!   [`SendError::Unreachable`], [`Event::Unreachable`] is reported once, and its
 //!   datagrams are ignored from then on (messages from it already complete stay in the
 //!   inbound queues).
-//! - **Window**: at most `cfg.window` datagrams in flight per channel; later messages
-//!   wait in the channel's queue, which the caller bounds with [`Reliable::queued_bytes`].
+//! - **Window**: at most `cfg.window` datagrams in flight per channel, and no more than
+//!   [`WINDOW_BYTES`] of them; later messages wait in the channel's queue, which the
+//!   caller bounds with [`Reliable::queued_bytes`].
+//! - **Datagram size per peer**: `cfg.max_datagram` unless the caller learned a smaller
+//!   one for the path to that peer ([`Reliable::set_path_datagram`]); a message is cut
+//!   into fragments of its peer's size when it is queued.
 //!
 //! What the caller does (see also each method):
 //!
@@ -74,13 +78,19 @@ use std::hash::Hash;
 /// Time in microseconds on the caller's clock (any origin); the machine reads none.
 pub type Micros = u64;
 
+/// Bytes in flight per channel and peer at most, whatever the window in datagrams: a
+/// window of full-sized datagrams on loopback (64 KiB each) must still fit the
+/// receiver's socket buffer, or the burst overflows it and is lost.
+pub const WINDOW_BYTES: usize = 2 << 20;
+
 /// Tunables of the protocol. Out-of-range values are clamped by [`Reliable::new`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReliableConfig {
     /// The job (run) identifier: datagrams of other jobs are dropped.
     pub job: u64,
     /// Largest datagram sent (header, arguments and payload), at most
-    /// [`wire::MAX_DATAGRAM`]. 1472 fills an Ethernet frame without IP fragmentation.
+    /// [`wire::MAX_DATAGRAM`]: the size of the caller's transmit buffers. 1472 fills an
+    /// Ethernet frame without IP fragmentation. A peer's path may lower it.
     pub max_datagram: usize,
     /// Datagrams in flight per channel and peer, and how far ahead the receiver buffers.
     pub window: u32,
@@ -213,6 +223,9 @@ struct PeerState<A> {
     tx: [SendChannel; 2],
     rx: [RecvChannel; 2],
     rtt: Rtt,
+    /// Largest datagram to this peer, and the window in datagrams it allows.
+    datagram: usize,
+    window: u32,
     /// The deadline registered in the timer queue (see [`Timers`]).
     timer: Option<Micros>,
     /// In the `ready` queue.
@@ -241,7 +254,7 @@ pub struct Reliable<A> {
 
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     pub fn new(local: EndpointId, mut cfg: ReliableConfig) -> Self {
-        cfg.max_datagram = cfg.max_datagram.clamp(MAX_HEADER_LEN + 8, MAX_DATAGRAM);
+        cfg.max_datagram = cfg.max_datagram.clamp(MIN_DATAGRAM, MAX_DATAGRAM);
         // The receiver keeps up to `window` datagrams ahead per channel and peer; a
         // bound keeps what a hostile peer can make it hold reasonable.
         cfg.window = cfg.window.clamp(1, 1 << 14);
@@ -297,12 +310,30 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ],
             rx: [RecvChannel::new(seq), RecvChannel::new(seq)],
             rtt: Rtt::new(self.cfg.rto_min, self.cfg.rto_max),
+            datagram: self.cfg.max_datagram,
+            window: window_for(&self.cfg, self.cfg.max_datagram),
             timer: None,
             ready: false,
         });
         self.index.insert(peer, i);
         self.last = Some((peer, i));
         i
+    }
+
+    /// Makes messages queued from now on to `peer` travel in datagrams of at most
+    /// `datagram` bytes (clamped to `cfg.max_datagram`): the largest its path carries.
+    pub fn set_path_datagram(&mut self, peer: Peer<A>, datagram: usize) {
+        let datagram = datagram.clamp(MIN_DATAGRAM, self.cfg.max_datagram);
+        let p = self.peer_index(peer);
+        let st = &mut self.peers[p];
+        st.datagram = datagram;
+        st.window = window_for(&self.cfg, datagram);
+    }
+
+    /// The largest datagram to `peer` (`cfg.max_datagram` for a peer not met yet).
+    pub fn path_datagram(&self, peer: &Peer<A>) -> usize {
+        self.lookup(peer)
+            .map_or(self.cfg.max_datagram, |p| self.peers[p].datagram)
     }
 
     fn make_ready(&mut self, p: usize) {
@@ -364,7 +395,10 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         h.seq = 0;
         h.ack = None;
         h.frag_offset = 0;
-        let frag_len = self.cfg.max_datagram.saturating_sub(h.wire_len()).max(1);
+        let frag_len = self
+            .path_datagram(&to)
+            .saturating_sub(h.wire_len())
+            .clamp(1, wire::MAX_DATAGRAM_PAYLOAD);
         if let Err(e) = wire::validate(&h, payload.len().min(frag_len)) {
             return bad(e);
         }
@@ -440,7 +474,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             st.rtt.sample(rtt);
         }
         self.stats.partial_ack_retransmits += tx.take_partial_acks();
-        if tx.has_work(self.cfg.window) {
+        if tx.has_work(st.window) {
             self.make_ready(p);
         }
         true
@@ -572,7 +606,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                 let sent = if retx {
                     tx.send_retx(now, ack, buf)
                 } else {
-                    tx.send_new(now, st.rtt.rto(), cfg.window, ack, buf)
+                    tx.send_new(now, st.rtt.rto(), st.window, ack, buf)
                 };
                 match sent {
                     None => continue,
@@ -738,4 +772,13 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     pub fn stats(&self) -> Stats {
         self.stats
     }
+}
+
+/// The least datagram the machine sends: the largest header and a few payload bytes.
+const MIN_DATAGRAM: usize = MAX_HEADER_LEN + 8;
+
+/// The window in datagrams of `datagram` bytes: `cfg.window`, within [`WINDOW_BYTES`].
+fn window_for(cfg: &ReliableConfig, datagram: usize) -> u32 {
+    let by_bytes = (WINDOW_BYTES / datagram.max(1)).max(1);
+    cfg.window.min(u32::try_from(by_bytes).unwrap_or(u32::MAX))
 }

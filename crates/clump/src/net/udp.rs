@@ -1,14 +1,27 @@
 //! Sockets and batching: the only file of the network transport that does I/O.
 //!
 //! Each endpoint owns one non-blocking UDP socket. Outgoing datagrams are written into a
-//! batch of buffers and leave in one `sendmmsg`; incoming ones arrive up to a batch at a
-//! time through one `recvmmsg`, so a poll that finds nothing costs one system call. The
-//! fault injector (`faults.rs`) acts here, on the way out.
+//! batch of buffers and leave in one `sendmmsg` (`udp/tx.rs`), runs of them to one peer
+//! as segmentation-offload super-datagrams (`udp/offload.rs`); incoming ones arrive up to
+//! a batch at a time through one `recvmmsg` (`udp/rx.rs`), coalesced where the kernel
+//! does, so a poll that finds nothing costs one system call. The largest datagram to a
+//! peer comes from the path to it (`udp/path.rs`) unless configured. The fault injector
+//! (`faults.rs`) acts here, on the way out, on each datagram (so on single segments of
+//! super-datagrams).
+
+mod offload;
+mod path;
+mod rx;
+mod tx;
+
+pub use offload::Offload;
 
 use crate::config::Faults;
 use crate::net::doorbell::Doorbell;
 use crate::net::faults::{Fate, FaultInjector};
-use std::collections::VecDeque;
+use crate::net::wire::MAX_DATAGRAM;
+use rx::RxBatch;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, RawFd};
@@ -29,19 +42,29 @@ pub struct UdpStats {
     /// Datagrams the kernel refused (socket buffer full, no route): lost, as on a wire.
     pub send_errors: u64,
     pub injected_losses: u64,
+    /// Super-datagrams sent (each counted in `sent` as its segments).
+    pub super_datagrams: u64,
+    /// `sendmmsg` calls.
+    pub send_calls: u64,
+    /// Datagrams that came up coalesced behind the first of their receive buffer.
+    pub coalesced: u64,
 }
 
 /// One endpoint's socket with its send and receive batches.
 pub struct UdpPort {
     socket: std::net::UdpSocket,
     local: SocketAddrV4,
+    /// The size of the transmit buffers: the configured datagram size, else the largest.
     max_datagram: usize,
-    tx: Batch,
+    /// Whether the configuration fixed the datagram size (else it comes from the path).
+    fixed: bool,
+    /// The largest datagram to each peer address, as its path says.
+    paths: HashMap<Ipv4Addr, usize>,
+    offload: Offload,
+    tx: tx::TxBatch,
     /// Datagrams queued in `tx`.
     tx_count: usize,
-    rx: Batch,
-    /// Datagrams the last receive put in `rx`.
-    rx_count: usize,
+    rx: RxBatch,
     faults: Option<FaultInjector>,
     /// Datagrams the injector holds back, sent after the next batch (reordering).
     held: VecDeque<(SocketAddrV4, Vec<u8>)>,
@@ -52,8 +75,15 @@ pub struct UdpPort {
 }
 
 impl UdpPort {
-    /// A socket bound to `ip` on a port the kernel picks.
-    pub fn bind(ip: Ipv4Addr, max_datagram: usize, faults: Faults) -> io::Result<UdpPort> {
+    /// A socket bound to `ip` on a port the kernel picks, sending datagrams of at most
+    /// `max_datagram` bytes (`None`: as large as the path to each peer carries) and, if
+    /// `offload`, super-datagrams where the kernel can.
+    pub fn bind(
+        ip: Ipv4Addr,
+        max_datagram: Option<usize>,
+        offload: bool,
+        faults: Faults,
+    ) -> io::Result<UdpPort> {
         use socket2::{Domain, Protocol, Socket, Type};
         // socket2 opens sockets close-on-exec.
         let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
@@ -63,18 +93,26 @@ impl UdpPort {
         socket.bind(&SocketAddrV4::new(ip, 0).into())?;
         socket.set_nonblocking(true)?;
         let socket: std::net::UdpSocket = socket.into();
+        let offload = if offload {
+            offload::enable(socket.as_raw_fd())
+        } else {
+            Offload::default()
+        };
         let local = match socket.local_addr()? {
             std::net::SocketAddr::V4(a) => a,
             std::net::SocketAddr::V6(_) => unreachable!("bound to an IPv4 address"),
         };
+        let cap = max_datagram.unwrap_or(MAX_DATAGRAM).min(MAX_DATAGRAM);
         Ok(UdpPort {
             socket,
             local,
-            max_datagram,
-            tx: Batch::new(max_datagram),
+            max_datagram: cap,
+            fixed: max_datagram.is_some(),
+            paths: HashMap::new(),
+            offload,
+            tx: tx::TxBatch::new(cap),
             tx_count: 0,
-            rx: Batch::new(max_datagram),
-            rx_count: 0,
+            rx: RxBatch::new(),
             faults: faults.any().then(|| FaultInjector::new(faults)),
             held: VecDeque::new(),
             doorbell: None,
@@ -103,8 +141,28 @@ impl UdpPort {
         self.local
     }
 
+    /// The size of the transmit buffers: no datagram sent is larger.
     pub fn max_datagram(&self) -> usize {
         self.max_datagram
+    }
+
+    /// The largest datagram to send to `to`: the configured size, else what the path
+    /// carries (looked up once per address; 1472, an Ethernet frame's, if it cannot be).
+    pub fn path_datagram(&mut self, to: Ipv4Addr) -> usize {
+        if self.fixed {
+            return self.max_datagram;
+        }
+        let (local, cap) = (*self.local.ip(), self.max_datagram);
+        *self.paths.entry(to).or_insert_with(|| {
+            path::datagram_to(local, SocketAddrV4::new(to, 9))
+                .unwrap_or(1472)
+                .min(cap)
+        })
+    }
+
+    /// The offloads in force (segmentation goes off if the path refuses it).
+    pub fn offload(&self) -> Offload {
+        self.offload
     }
 
     pub fn stats(&self) -> UdpStats {
@@ -116,7 +174,7 @@ impl UdpPort {
         if self.tx_count == BATCH {
             self.flush();
         }
-        &mut self.tx.bufs[self.tx_count]
+        self.tx.buffer(self.tx_count)
     }
 
     /// Queues the `len` bytes written into the last [`UdpPort::tx_buffer`] for `to`.
@@ -128,13 +186,13 @@ impl UdpPort {
         };
         if let Some((at, mask)) = fate.corrupt {
             if len > 0 {
-                self.tx.bufs[i][at % len] ^= mask;
+                self.tx.buffer(i)[at % len] ^= mask;
             }
         }
         match fate.copies {
             0 => self.stats.injected_losses += 1,
             _ if fate.hold => {
-                let bytes = self.tx.bufs[i][..len].to_vec();
+                let bytes = self.tx.buffer(i)[..len].to_vec();
                 if fate.copies == 2 {
                     self.held.push_back((to, bytes.clone()));
                 }
@@ -145,9 +203,7 @@ impl UdpPort {
                 self.tx_count += 1;
                 // A duplicate that no longer fits in the batch is not made.
                 if copies == 2 && self.tx_count < BATCH {
-                    let (done, rest) = self.tx.bufs.split_at_mut(i + 1);
-                    rest[0][..len].copy_from_slice(&done[i][..len]);
-                    self.tx.describe(i + 1, to, len);
+                    self.tx.duplicate(i);
                     self.tx_count += 1;
                 }
             }
@@ -163,25 +219,13 @@ impl UdpPort {
     /// anything held back for reordering. Datagrams the kernel refuses are lost, as they
     /// would be on a wire; the reliability layer sends them again.
     pub fn flush(&mut self) {
-        let n = self.tx_count;
-        let mut done = 0;
-        while done < n {
-            match self.tx.send(&self.socket, done..n) {
-                Ok(sent) => {
-                    self.stats.sent += sent as u64;
-                    done += sent.max(1);
-                    if sent == 0 {
-                        self.stats.send_errors += 1;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    // The first datagram of the rest was refused: count it and go on.
-                    self.stats.send_errors += 1;
-                    done += 1;
-                }
-            }
-        }
+        let sent = self
+            .tx
+            .send(&self.socket, self.tx_count, &mut self.offload.segmentation);
+        self.stats.sent += sent.datagrams;
+        self.stats.send_errors += sent.refused;
+        self.stats.super_datagrams += sent.super_datagrams;
+        self.stats.send_calls += sent.calls;
         self.tx_count = 0;
         while let Some((to, bytes)) = self.held.pop_front() {
             match self.socket.send_to(&bytes, to) {
@@ -191,8 +235,8 @@ impl UdpPort {
         }
     }
 
-    /// Receives up to `max` datagrams (at most [`BATCH`]) waiting on the socket, with one
-    /// system call; returns how many. Read them with [`UdpPort::received`]. With a
+    /// Receives up to `max` datagrams (at most [`BATCH`], more if some came coalesced)
+    /// waiting on the socket, with one system call; returns how many. Read them with [`UdpPort::received`]. With a
     /// doorbell that is silent, it mostly makes no call and returns 0.
     pub fn receive(&mut self, max: usize) -> usize {
         let mut max = max.clamp(1, BATCH);
@@ -203,7 +247,7 @@ impl UdpPort {
                 match bell.unread(counted) {
                     0 if self.skipped < READS_SKIPPED_AT_MOST => {
                         self.skipped += 1;
-                        self.rx_count = 0;
+                        self.rx.clear();
                         return 0;
                     }
                     0 => {}
@@ -216,17 +260,18 @@ impl UdpPort {
         self.skipped = 0;
         // EAGAIN (nothing there) and transient errors (ICMP reports of earlier sends)
         // read as an empty socket: what matters comes again.
-        self.rx_count = self.rx.receive(&self.socket, max).unwrap_or_default();
+        let buffers = self.rx.receive(&self.socket, max).unwrap_or_default();
         if let Some(bell) = &mut self.doorbell {
-            bell.read(counted, self.rx_count);
+            bell.read(counted, buffers);
         }
-        self.stats.received += self.rx_count as u64;
-        self.rx_count
+        let datagrams = self.rx.datagrams();
+        self.stats.received += datagrams as u64;
+        self.stats.coalesced += (datagrams - buffers) as u64;
+        datagrams
     }
 
     /// Datagram `i` of the last [`UdpPort::receive`]: its sender and bytes.
     pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
-        debug_assert!(i < self.rx_count);
         self.rx.received(i)
     }
 }
@@ -248,126 +293,12 @@ fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
     }
 }
 
-/// A batch of datagram buffers with the `mmsghdr` vectors that describe them to
-/// `sendmmsg`/`recvmmsg`, built once and reused by every call: setting up 64 entries per
-/// call cost more than the call itself on a short message's path.
-struct Batch {
-    bufs: Vec<Box<[u8]>>,
-    addrs: Box<[libc::sockaddr_in]>,
-    iovs: Box<[libc::iovec]>,
-    /// Entry i points at `addrs[i]` and `iovs[i]`, which points at `bufs[i]`: all heap
-    /// memory owned here, which stays put when the `Batch` moves.
-    msgs: Box<[libc::mmsghdr]>,
-}
-
-const SOCKADDR_LEN: libc::socklen_t = std::mem::size_of::<libc::sockaddr_in>() as _;
-
-impl Batch {
-    fn new(max_datagram: usize) -> Batch {
-        let mut bufs: Vec<Box<[u8]>> = (0..BATCH)
-            .map(|_| vec![0u8; max_datagram].into_boxed_slice())
-            .collect();
-        let mut addrs: Box<[libc::sockaddr_in]> =
-            vec![sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)); BATCH].into();
-        let mut iovs: Box<[libc::iovec]> = bufs
-            .iter_mut()
-            .map(|b| libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: b.len(),
-            })
-            .collect();
-        let msgs = addrs
-            .iter_mut()
-            .zip(iovs.iter_mut())
-            .map(|(addr, iov)| {
-                // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
-                let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
-                m.msg_hdr.msg_name = (addr as *mut libc::sockaddr_in).cast();
-                m.msg_hdr.msg_namelen = SOCKADDR_LEN;
-                m.msg_hdr.msg_iov = iov;
-                m.msg_hdr.msg_iovlen = 1;
-                m
-            })
-            .collect();
-        Batch {
-            bufs,
-            addrs,
-            iovs,
-            msgs,
-        }
-    }
-
-    /// Entry `i` sends the first `len` bytes of its buffer to `to`.
-    fn describe(&mut self, i: usize, to: SocketAddrV4, len: usize) {
-        self.addrs[i] = sockaddr(to);
-        self.iovs[i].iov_len = len;
-    }
-
-    /// Sends the entries in `range` (one `sendmmsg`); how many the kernel took.
-    fn send(
-        &mut self,
-        socket: &std::net::UdpSocket,
-        range: std::ops::Range<usize>,
-    ) -> io::Result<usize> {
-        let msgs = &mut self.msgs[range];
-        // SAFETY: every header points at an address, an iovec and a buffer of the length
-        // it gives, all owned by `self` and alive for the call; the kernel only reads
-        // them (and writes each header's msg_len).
-        let sent = unsafe {
-            libc::sendmmsg(
-                socket.as_raw_fd(),
-                msgs.as_mut_ptr(),
-                msgs.len() as u32,
-                libc::MSG_DONTWAIT,
-            )
-        };
-        if sent < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(sent as usize)
-        }
-    }
-
-    /// Receives up to `max` datagrams into the first entries (one `recvmmsg`).
-    fn receive(&mut self, socket: &std::net::UdpSocket, max: usize) -> io::Result<usize> {
-        // The kernel writes back only each header's msg_len, msg_flags and msg_namelen
-        // (the size of an IPv4 address, as set): the entries need no reset.
-        // SAFETY: the first `max` headers point at address slots, iovecs and buffers (of
-        // the lengths given) owned by `self` and alive for the call; no timeout pointer.
-        let got = unsafe {
-            libc::recvmmsg(
-                socket.as_raw_fd(),
-                self.msgs.as_mut_ptr(),
-                max as u32,
-                libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-            )
-        };
-        if got < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(got as usize)
-    }
-
-    /// Entry `i` of the last receive: its sender and bytes. A datagram longer than the
-    /// buffer is truncated: the length tells the decoder, which rejects it.
-    fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
-        let a = &self.addrs[i];
-        let from = SocketAddrV4::new(
-            Ipv4Addr::from(a.sin_addr.s_addr.to_ne_bytes()),
-            u16::from_be(a.sin_port),
-        );
-        let len = (self.msgs[i].msg_len as usize).min(self.bufs[i].len());
-        (from, &self.bufs[i][..len])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn port(faults: Faults) -> UdpPort {
-        UdpPort::bind(Ipv4Addr::LOCALHOST, 1472, faults).unwrap()
+        UdpPort::bind(Ipv4Addr::LOCALHOST, Some(1472), true, faults).unwrap()
     }
 
     fn send(p: &mut UdpPort, to: SocketAddrV4, bytes: &[u8]) {
@@ -413,6 +344,82 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(a.received(0), (b.local_addr(), &b"back"[..]));
         assert_eq!(a.stats().sent, 150);
+    }
+
+    /// Sends 45 datagrams to `b` (44 of 1000 bytes, one of 300, each starting with its
+    /// index) in one flush; returns the indices that arrived, in order.
+    fn send_a_run(a: &mut UdpPort, b: &mut UdpPort) -> Vec<u8> {
+        for i in 0..45u8 {
+            let len = if i == 44 { 300 } else { 1000 };
+            let mut d = vec![i; len];
+            d[len - 1] = !i;
+            send(a, b.local_addr(), &d);
+        }
+        a.flush();
+        drain(b)
+            .iter()
+            .map(|d| {
+                let (i, len) = (d[0], d.len());
+                assert_eq!(len, if i == 44 { 300 } else { 1000 }, "datagram {i}");
+                assert!(d[..len - 1].iter().all(|&x| x == i) && d[len - 1] == !i);
+                i
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_to_one_peer_leaves_as_super_datagrams_and_arrives_split_back() {
+        let mut a = port(Faults::default());
+        let mut b = port(Faults::default());
+        let got = send_a_run(&mut a, &mut b);
+        assert_eq!(got, (0..45).collect::<Vec<u8>>());
+        let (sa, sb) = (a.stats(), b.stats());
+        assert_eq!((sa.sent, sb.received), (45, 45));
+        if a.offload().segmentation {
+            // 44 segments of 1000 bytes fit in one; the last run follows.
+            assert_eq!((sa.super_datagrams, sa.send_calls), (1, 1), "{sa:?}");
+        }
+        if b.offload().coalescing && a.offload().segmentation {
+            assert!(sb.coalesced > 0, "{sb:?}");
+        }
+        // Without offload: one datagram per entry, the same bytes.
+        let mut plain =
+            UdpPort::bind(Ipv4Addr::LOCALHOST, Some(1472), false, Faults::default()).unwrap();
+        let got = send_a_run(&mut plain, &mut b);
+        assert_eq!(got.len(), 45);
+        assert_eq!(plain.stats().super_datagrams, 0);
+        assert_eq!(plain.offload(), Offload::default());
+    }
+
+    #[test]
+    fn a_segment_lost_on_the_way_leaves_its_run_whole_around_it() {
+        let lossy = Faults {
+            loss: 20.0,
+            seed: 3,
+            ..Faults::default()
+        };
+        let mut a = port(lossy);
+        let mut b = port(Faults::default());
+        let got = send_a_run(&mut a, &mut b);
+        let lost = a.stats().injected_losses as usize;
+        assert!(lost > 0 && got.len() == 45 - lost, "{lost} lost, {got:?}");
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "in order: {got:?}");
+    }
+
+    #[test]
+    fn the_path_gives_loopback_its_largest_datagram_unless_configured() {
+        let mut free = UdpPort::bind(Ipv4Addr::LOCALHOST, None, true, Faults::default()).unwrap();
+        assert_eq!(free.path_datagram(Ipv4Addr::LOCALHOST), MAX_DATAGRAM);
+        assert_eq!(free.max_datagram(), MAX_DATAGRAM);
+        let mut fixed = port(Faults::default());
+        assert_eq!(fixed.path_datagram(Ipv4Addr::LOCALHOST), 1472);
+        // A full-sized datagram goes through whole.
+        let mut b = port(Faults::default());
+        send(&mut free, b.local_addr(), &vec![7u8; MAX_DATAGRAM]);
+        free.flush();
+        let got = drain(&mut b);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].len(), MAX_DATAGRAM);
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub const REPLY_SLOTS: usize = 256;
 pub const BULK_BLOCKS: usize = 16;
 
 const MAGIC: u64 = u64::from_le_bytes(*b"clumpQB1");
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// `wake_key` / `seg_fd` value meaning "none".
 pub const NO_FD: u32 = u32::MAX;
 
@@ -41,8 +41,10 @@ pub struct BlockHeader {
     pub wake_key: AtomicU32,
     /// The segment: descriptor, length and a generation bumped on every change, so a
     /// sender's cached mapping can tell it is stale (read as a seqlock: gen, fields, gen).
+    /// A segment in the owner's program memory has no descriptor but its address there.
     pub seg_fd: AtomicU32,
     pub seg_len: AtomicU64,
+    pub seg_addr: AtomicU64,
     pub seg_gen: AtomicU64,
     /// Set by the owner before it sleeps; a sender that sees it rings `wake_key`.
     /// On its own line: the owner writes it while senders read the header.

@@ -6,6 +6,8 @@
 //! - `block.rs`, `packet.rs`: an endpoint's queue block and the packet of one slot.
 //! - `remote.rs`: peers' blocks as this process sees them; `segment.rs`: a mapped
 //!   segment, the one place where segment bytes are read and written.
+//! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
+//!   `owned.rs`: whether memory the program names as a segment is its own.
 //! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors.
 //! - `send.rs`, `poll.rs`: the Active Message side, with the same verbs as the network's.
 
@@ -16,6 +18,8 @@ mod ring_loom;
 
 crate::without_loom! {
     pub mod block;
+    pub mod cma;
+    pub mod owned;
     pub mod packet;
     pub(crate) mod poll;
     pub mod region;

@@ -5,7 +5,7 @@
 
 use super::block::{MappedBlock, NO_FD};
 use super::region::Region;
-pub use super::segment::SegMapping;
+pub use super::segment::{SegMapping, SegMemory};
 use super::wake::{readable, wait_readable, Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
@@ -152,42 +152,52 @@ impl Remote {
             }
             let fd = header.seg_fd.load(Ordering::Acquire);
             let len = header.seg_len.load(Ordering::Acquire) as usize;
+            let addr = header.seg_addr.load(Ordering::Acquire);
             if header.seg_gen.load(Ordering::Acquire) != gen {
                 continue;
             }
-            if fd == NO_FD {
+            if fd == NO_FD && len == 0 {
                 return Ok(None);
             }
             let mut slot = self.segment.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(m) = slot.as_ref().filter(|m| m.gen == gen) {
                 return Ok(Some(m.clone()));
             }
-            let region = Region::open(self.id.pid, fd, len)?;
+            let mem = if fd == NO_FD {
+                SegMemory::Attached {
+                    pid: self.id.pid,
+                    addr,
+                }
+            } else {
+                SegMemory::Shared(Region::open(self.id.pid, fd, len)?)
+            };
             if header.seg_gen.load(Ordering::Acquire) != gen {
                 continue; // replaced while we opened it
             }
-            let m = Arc::new(SegMapping::new(region, gen, len));
+            let m = Arc::new(SegMapping::new(mem, gen, len));
             *slot = Some(m.clone());
             return Ok(Some(m));
         }
     }
 
-    /// Installs the owner's new segment (owner only): the seqlock's write side. Returns
-    /// the owner's own view of it.
-    pub fn publish_segment(&self, region: Option<Region>) -> Option<Arc<SegMapping>> {
+    /// Installs the owner's new segment of `len` bytes (owner only): the seqlock's write
+    /// side. Returns the owner's own view of it.
+    pub fn publish_segment(&self, segment: Option<(SegMemory, usize)>) -> Option<Arc<SegMapping>> {
         let header = &self.block.get().header;
         let gen = header.seg_gen.load(Ordering::Relaxed);
         header.seg_gen.store(gen + 1, Ordering::Release);
-        let mapping = region.map(|region| {
-            let len = region.len();
-            Arc::new(SegMapping::new(region, gen + 2, len))
-        });
-        let (fd, len) = match &mapping {
-            Some(m) => (m.region().fd().unwrap_or(NO_FD), m.len() as u64),
-            None => (NO_FD, 0),
+        let mapping = segment.map(|(mem, len)| Arc::new(SegMapping::new(mem, gen + 2, len)));
+        let (fd, len, addr) = match mapping.as_deref() {
+            Some(m) => match m.memory() {
+                SegMemory::Shared(region) => (region.fd().unwrap_or(NO_FD), m.len() as u64, 0),
+                SegMemory::Program(ptr) => (NO_FD, m.len() as u64, *ptr as u64),
+                SegMemory::Attached { .. } => (NO_FD, 0, 0),
+            },
+            None => (NO_FD, 0, 0),
         };
         header.seg_fd.store(fd, Ordering::Release);
         header.seg_len.store(len, Ordering::Release);
+        header.seg_addr.store(addr, Ordering::Release);
         *self.segment.lock().unwrap_or_else(|p| p.into_inner()) = mapping.clone();
         header.seg_gen.store(gen + 2, Ordering::Release);
         mapping

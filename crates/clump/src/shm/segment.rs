@@ -1,14 +1,29 @@
-//! An endpoint's segment, mapped: the one place where segment bytes are read and written.
-//! Every access checks its range against the mapping here; callers never hold a raw
-//! offset into it. Peers may write into a segment at any time their messages allow:
-//! ordering those accesses is the program's protocol, as with any shared memory.
+//! An endpoint's segment as one process sees it, and the one place where segment bytes
+//! are read and written. The bytes are a shared region every process of the host maps,
+//! memory of the program itself (`AM_SetSeg` on memory it owns), or a peer's program
+//! memory, reached with one copy by cross-memory attach ([`super::cma`]). Every access
+//! checks its range against the segment here; callers never hold a raw offset into it.
+//! Peers may write into a segment at any time their messages allow: ordering those
+//! accesses is the program's protocol, as with any shared memory.
 
+use super::cma;
 use super::region::Region;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ReturnReason};
+use std::io;
 
-/// A mapping of an endpoint's segment, at one generation.
+/// Where a segment's bytes are, seen from this process.
+pub enum SegMemory {
+    /// A shared region (memfd) mapped here.
+    Shared(Region),
+    /// Memory of this process that its program named as the segment.
+    Program(*mut u8),
+    /// Program memory of process `pid` at `addr`, not mappable here.
+    Attached { pid: u32, addr: u64 },
+}
+
+/// A segment at one generation of its owner's header.
 pub struct SegMapping {
-    region: Region,
+    mem: SegMemory,
     pub gen: u64,
     len: usize,
 }
@@ -31,23 +46,31 @@ pub fn check_range(offset: usize, len: usize, limit: usize) -> Result<()> {
 }
 
 impl SegMapping {
-    /// The first `len` bytes of `region` (never more than it maps) as generation `gen`.
-    pub fn new(region: Region, gen: u64, len: usize) -> SegMapping {
-        let len = len.min(region.len());
-        SegMapping { region, gen, len }
+    /// `len` bytes of `mem` as generation `gen` (a shared region's mapping is never
+    /// taken to be longer than it is).
+    pub fn new(mem: SegMemory, gen: u64, len: usize) -> SegMapping {
+        let len = match &mem {
+            SegMemory::Shared(region) => len.min(region.len()),
+            _ => len,
+        };
+        SegMapping { mem, gen, len }
     }
 
     pub fn len(&self) -> usize {
         self.len
     }
 
-    pub fn region(&self) -> &Region {
-        &self.region
+    pub fn memory(&self) -> &SegMemory {
+        &self.mem
     }
 
-    /// The base address, for programs that access the segment in place.
-    pub fn as_ptr(&self) -> *mut u8 {
-        self.region.as_ptr()
+    /// The base address in this process, if the bytes are addressable here.
+    pub fn local_ptr(&self) -> Option<*mut u8> {
+        match &self.mem {
+            SegMemory::Shared(region) => Some(region.as_ptr()),
+            SegMemory::Program(ptr) => Some(*ptr),
+            SegMemory::Attached { .. } => None,
+        }
     }
 
     /// Whether `offset..offset+len` lies inside the segment.
@@ -58,50 +81,117 @@ impl SegMapping {
             .is_some_and(|end| end <= self.len as u64)
     }
 
-    /// `len` bytes at `offset`, if they lie inside; the slice borrows the mapping.
+    fn check(&self, offset: usize, len: usize) -> io::Result<()> {
+        if self.fits(offset as u64, len as u64) {
+            Ok(())
+        } else {
+            Err(io::Error::from_raw_os_error(libc::EFAULT))
+        }
+    }
+
+    /// `len` bytes at `offset`, if they lie inside and are addressable here; the slice
+    /// borrows the mapping.
     #[inline]
     pub fn bytes(&self, offset: u64, len: u64) -> Option<&[u8]> {
         if !self.fits(offset, len) {
             return None;
         }
-        // SAFETY: the range lies inside the mapping (checked above), which `self` keeps
-        // mapped while the slice lives; bytes have no invalid values.
-        Some(unsafe {
-            std::slice::from_raw_parts(self.as_ptr().add(offset as usize), len as usize)
-        })
+        let base = self.local_ptr()?;
+        // SAFETY: the range lies inside the segment (checked above), addressable here and
+        // kept alive by `self` while the slice lives; bytes have no invalid values.
+        Some(unsafe { std::slice::from_raw_parts(base.add(offset as usize), len as usize) })
     }
 
-    /// Copies the bytes at `offset` into `buf`.
-    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+    /// Copies the bytes at `offset` into `buf` (one copy, whichever memory it is).
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> io::Result<()> {
+        self.check(offset, buf.len())?;
+        match (&self.mem, self.local_ptr()) {
+            (SegMemory::Attached { pid, addr }, _) => cma::read(*pid, addr + offset as u64, buf),
+            (_, Some(base)) => {
+                // SAFETY: the range lies inside the segment (checked above), addressable
+                // here and kept alive by this handle; `buf` is a distinct local slice.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(base.add(offset), buf.as_mut_ptr(), buf.len())
+                };
+                Ok(())
+            }
+            (_, None) => Err(io::Error::from_raw_os_error(libc::EFAULT)),
+        }
+    }
+
+    /// Copies `data` to `offset` (one copy, whichever memory it is).
+    pub fn write(&self, offset: usize, data: &[u8]) -> io::Result<()> {
+        self.check(offset, data.len())?;
+        match (&self.mem, self.local_ptr()) {
+            (SegMemory::Attached { pid, addr }, _) => cma::write(*pid, addr + offset as u64, data),
+            (_, Some(base)) => {
+                // SAFETY: the range lies inside the segment (checked above), addressable
+                // here and kept alive by this handle; `data` is a distinct slice.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(data.as_ptr(), base.add(offset), data.len())
+                };
+                Ok(())
+            }
+            (_, None) => Err(io::Error::from_raw_os_error(libc::EFAULT)),
+        }
+    }
+
+    /// Copies `len` bytes at `offset` of this segment to `dst_offset` of `dst`, a segment
+    /// of this process (a get); the two may be the same memory.
+    pub fn copy_to(
+        &self,
+        offset: usize,
+        dst: &SegMapping,
+        dst_offset: usize,
+        len: usize,
+    ) -> io::Result<()> {
+        self.check(offset, len)?;
+        dst.check(dst_offset, len)?;
+        let Some(to) = dst.local_ptr() else {
+            return Err(io::Error::from_raw_os_error(libc::EFAULT));
+        };
+        match (&self.mem, self.local_ptr()) {
+            // SAFETY: `to + dst_offset .. + len` lies inside `dst` (checked above),
+            // addressable here and kept alive by the borrowed handle; no Rust reference
+            // covers segment memory.
+            (SegMemory::Attached { pid, addr }, _) => unsafe {
+                cma::read_into(*pid, addr + offset as u64, to.add(dst_offset), len)
+            },
+            (_, Some(from)) => {
+                // SAFETY: both ranges lie inside their segments (checked above), which
+                // the handles keep alive; `copy` allows overlap (a get from this
+                // endpoint's own segment).
+                unsafe { std::ptr::copy(from.add(offset), to.add(dst_offset), len) };
+                Ok(())
+            }
+            (_, None) => Err(io::Error::from_raw_os_error(libc::EFAULT)),
+        }
+    }
+}
+
+impl SegMapping {
+    /// [`SegMapping::read`] for a program's own call: a range outside the segment is an
+    /// error of its arguments.
+    pub fn read_checked(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
         check_range(offset, buf.len(), self.len)?;
-        // SAFETY: the range lies inside the mapping (checked above); `buf` is a distinct
-        // local slice.
-        unsafe {
-            std::ptr::copy_nonoverlapping(self.as_ptr().add(offset), buf.as_mut_ptr(), buf.len())
-        };
-        Ok(())
+        self.read(offset, buf)
+            .map_err(|e| Error::io("cannot read the segment", e))
     }
 
-    /// Copies `data` to `offset`.
-    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+    /// [`SegMapping::write`] for a program's own call, as [`SegMapping::read_checked`].
+    pub fn write_checked(&self, offset: usize, data: &[u8]) -> Result<()> {
         check_range(offset, data.len(), self.len)?;
-        // SAFETY: the range lies inside the mapping (checked above); the destination is
-        // shared memory that no Rust reference covers while we write.
-        unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), self.as_ptr().add(offset), data.len())
-        };
-        Ok(())
+        self.write(offset, data)
+            .map_err(|e| Error::io("cannot write the segment", e))
     }
+}
 
-    /// Copies `len` bytes at `from` of this segment to `to` of `dst` (a get); the two may
-    /// be the same segment, and the ranges may overlap.
-    pub fn copy_to(&self, from: usize, dst: &SegMapping, to: usize, len: usize) -> Result<()> {
-        check_range(from, len, self.len)?;
-        check_range(to, len, dst.len)?;
-        // SAFETY: both ranges lie inside their mappings (checked above); `copy` allows
-        // overlap (a get from this endpoint's own segment).
-        unsafe { std::ptr::copy(self.as_ptr().add(from), dst.as_ptr().add(to), len) };
-        Ok(())
+/// Why a message whose segment copy failed with `e` comes back.
+pub fn return_reason(e: &io::Error) -> ReturnReason {
+    match e.raw_os_error() {
+        Some(libc::ESRCH) => ReturnReason::PeerGone,
+        _ if cma::refused(e) => ReturnReason::Unreachable,
+        _ => ReturnReason::BadSegmentOffset,
     }
 }
 
@@ -111,7 +201,8 @@ mod tests {
 
     #[test]
     fn every_access_is_bounds_checked() {
-        let seg = SegMapping::new(Region::create("clump-test-seg", 64).unwrap(), 0, 64);
+        let region = Region::create("clump-test-seg", 64).unwrap();
+        let seg = SegMapping::new(SegMemory::Shared(region), 0, 64);
         seg.write(60, &[1, 2, 3, 4]).unwrap();
         assert!(seg.write(61, &[0; 4]).is_err(), "a write past the end is refused");
         assert!(seg.write(usize::MAX, &[0]).is_err(), "an overflowing offset is refused");

@@ -8,6 +8,7 @@
 //! blocks may be busy), the answer waits in the replier's deferred list and later polls
 //! finish it.
 
+use crate::endpoint::fallback::Fallback;
 use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
@@ -17,6 +18,7 @@ use crate::name::EndpointId;
 use crate::shm::packet::{Packet, PacketKind, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
+use crate::net;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -56,14 +58,14 @@ pub(crate) fn request(
     } else {
         NO_BULK
     };
-    if let Some(seg) = &segment {
-        if seg.write(o.offset as usize, o.payload).is_err() {
-            // Checked when the segment was found; a peer's resize in between returns it.
-            if bulk != NO_BULK {
-                queue.bulk().free(bulk);
-            }
-            return ep.bounce(o, dest, ReturnReason::BadSegmentOffset);
+    if let Some(Err(e)) = segment.map(|seg| seg.write(o.offset as usize, o.payload)) {
+        if bulk != NO_BULK {
+            queue.bulk().free(bulk);
         }
+        return match ep.segment_fallback(dest, &e) {
+            Fallback::Network(peer) => net::send::request(ep, dest, peer, o),
+            Fallback::Return(reason) => ep.bounce(o, dest, reason),
+        };
     }
     let src_tag = ep.tag();
     let kind = PacketKind::carrying(o.kind) as u8;
@@ -110,17 +112,23 @@ pub(crate) fn request(
     Ok(())
 }
 
-/// Copies `len` bytes at `o.offset` of the destination's `segment` to `dst_offset` of
-/// `local`; the local handler runs at the next poll.
+/// Copies `len` bytes at `o.offset` of the destination's `segment` (translation `dest`)
+/// to `dst_offset` of `local`; the local handler runs at the next poll.
 pub(crate) fn get(
     ep: &Rc<EndpointCore>,
+    dest: u32,
     o: &Outgoing<'_>,
     segment: &SegMapping,
     local: &SegMapping,
     len: usize,
     dst_offset: usize,
 ) -> Result<()> {
-    segment.copy_to(o.offset as usize, local, dst_offset, len)?;
+    if let Err(e) = segment.copy_to(o.offset as usize, local, dst_offset, len) {
+        return match ep.segment_fallback(dest, &e) {
+            Fallback::Network(peer) => net::send::get(ep, dest, peer, o, len, dst_offset),
+            Fallback::Return(reason) => ep.bounce(o, dest, reason),
+        };
+    }
     ep.local.borrow_mut().push_back(LocalEvent::GetDone {
         handler: o.handler,
         args: ArgBuf::from_slice(o.args),
@@ -151,7 +159,7 @@ pub(crate) fn reply(
     let rejected = if to.tag() != src_tag {
         Some(ReturnReason::ReplyRejected)
     } else if o.kind == Kind::Long {
-        write_long_reply(&to, o).err()
+        write_long_reply(ep, &to, o).err()
     } else {
         None
     };
@@ -197,13 +205,17 @@ pub(crate) fn return_request(ep: &EndpointCore, p: &Packet, reason: ReturnReason
 }
 
 /// Writes a long reply's payload into the requester's segment.
-fn write_long_reply(to: &Remote, o: &Outgoing<'_>) -> std::result::Result<(), ReturnReason> {
+fn write_long_reply(
+    ep: &EndpointCore,
+    to: &Remote,
+    o: &Outgoing<'_>,
+) -> std::result::Result<(), ReturnReason> {
     let seg = match to.segment(None) {
         Ok(Some(seg)) => seg,
         _ => return Err(ReturnReason::BadSegmentOffset),
     };
     seg.write(o.offset as usize, o.payload)
-        .map_err(|_| ReturnReason::BadSegmentOffset)
+        .map_err(|e| ep.segment_failure(&e))
 }
 
 /// The packet that returns `credits` credits of `credit_slot` for requests whose

@@ -79,7 +79,7 @@ fn build_and_run(args: &MpiArgs, dir: &Path) -> Result<Vec<Figure>, String> {
     Ok(all)
 }
 
-fn compile(cmd: &mut Command, src: &Path, exe: &PathBuf) -> Result<(), String> {
+pub(super) fn compile(cmd: &mut Command, src: &Path, exe: &PathBuf) -> Result<(), String> {
     let out = cmd
         .args(["-O2", "-o"])
         .arg(exe)
@@ -96,7 +96,7 @@ fn compile(cmd: &mut Command, src: &Path, exe: &PathBuf) -> Result<(), String> {
 }
 
 /// Runs one job and returns what it printed.
-fn run(cmd: &mut Command) -> Result<String, String> {
+pub(super) fn run(cmd: &mut Command) -> Result<String, String> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if !out.status.success() {
         return Err(format!(

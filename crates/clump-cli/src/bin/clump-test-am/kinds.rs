@@ -113,7 +113,14 @@ pub fn run() -> Result<String, String> {
     });
     spmd.barrier().map_err(|e| e.to_string())?;
     fails.into_result(&format!("rank {rank}"))?;
-    Ok(format!("rank {rank}: kinds ok, {checks} checks"))
+    // How the network carried them, for the netns test to check.
+    let net = ep.net_stats().map_or(String::new(), |s| {
+        format!(
+            ", datagrams of up to {} bytes, {} super-datagrams, {} coalesced",
+            s.datagram, s.socket.super_datagrams, s.socket.coalesced
+        )
+    });
+    Ok(format!("rank {rank}: kinds ok, {checks} checks{net}"))
 }
 
 fn checks_of(n: usize) -> usize {

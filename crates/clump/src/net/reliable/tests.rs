@@ -807,3 +807,66 @@ fn hostile_valid_packets_never_panic() {
     }
     assert!(accepted > 100_000, "only {accepted} valid packets made");
 }
+
+#[test]
+fn each_peer_gets_datagrams_of_its_path_and_a_window_in_bytes() {
+    let big = ReliableConfig {
+        max_datagram: wire::MAX_DATAGRAM,
+        ..cfg()
+    };
+    let mut a = machine(1, big.clone());
+    let (mut b, mut c) = (machine(2, big.clone()), machine(3, big));
+    // b is behind an Ethernet-sized path; c is on loopback; a path larger than the
+    // transmit buffers is held to them.
+    a.set_path_datagram(peer(2), 1472);
+    a.set_path_datagram(peer(3), 1 << 20);
+    assert_eq!(a.path_datagram(&peer(2)), 1472);
+    assert_eq!(a.path_datagram(&peer(3)), wire::MAX_DATAGRAM);
+    assert_eq!(a.path_datagram(&peer(4)), wire::MAX_DATAGRAM, "not met yet");
+    let (h, p) = medium(Channel::Request, 1, crate::MAX_MEDIUM);
+    a.send(0, peer(2), h, p.clone()).unwrap();
+    a.send(0, peer(3), h, p).unwrap();
+    let mut buf = vec![0u8; wire::MAX_DATAGRAM];
+    let (mut to_b, mut to_c) = (Vec::new(), Vec::new());
+    while let Some((to, len)) = a.poll_transmit(0, &mut buf) {
+        let d = buf[..len].to_vec();
+        if to == 2 {
+            to_b.push(d)
+        } else {
+            to_c.push(d)
+        }
+    }
+    assert_eq!(to_b.len(), crate::MAX_MEDIUM.div_ceil(1372));
+    assert!(to_b.iter().all(|d| d.len() <= 1472));
+    assert_eq!(
+        to_c.len(),
+        2,
+        "64 KiB and a header need two full-sized datagrams"
+    );
+    // Both reassemble the same message; the lost fragments of each come again.
+    for (m, from, mut got) in [(&mut b, 1, to_b), (&mut c, 1, to_c)] {
+        let lost = got.remove(got.len() / 2);
+        deliver(m, 10, from, &got);
+        assert!(
+            m.poll_inbound(Channel::Request).is_none(),
+            "a fragment is missing"
+        );
+        deliver(m, 20, from, &[lost]);
+        let msg = m.poll_inbound(Channel::Request).expect("whole again");
+        assert_eq!(msg.payload, pattern(1, crate::MAX_MEDIUM));
+    }
+    // Nothing was acknowledged: to c, 2 datagrams are in flight of a window of
+    // WINDOW_BYTES / 65507 = 32; to b, 48 of cfg.window (256), which bytes do not bound.
+    for _ in 0..64 {
+        let (h, p) = medium(Channel::Request, 2, 60_000);
+        a.send(0, peer(3), h, p).unwrap();
+        a.send(0, peer(2), short(Channel::Request, 3), Vec::new())
+            .unwrap();
+    }
+    let mut sent = [0usize; 2];
+    while let Some((to, _)) = a.poll_transmit(0, &mut buf) {
+        sent[usize::from(to == 3)] += 1;
+    }
+    assert_eq!(WINDOW_BYTES / wire::MAX_DATAGRAM, 32);
+    assert_eq!(sent, [64, 32 - 2]);
+}

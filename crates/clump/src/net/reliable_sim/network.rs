@@ -41,6 +41,8 @@ pub struct NetStats {
     pub delayed: u64,
     pub corrupted: u64,
     pub cut: u64,
+    /// The largest datagram sent, in bytes.
+    pub largest: usize,
 }
 
 struct Flight {
@@ -104,6 +106,7 @@ impl Network {
 
     pub fn send(&mut self, now: Micros, from: u8, to: u8, data: &[u8]) {
         self.stats.sent += 1;
+        self.stats.largest = self.stats.largest.max(data.len());
         if self.cut.is_some_and(|c| c.blocks(from, to, now)) {
             self.stats.cut += 1;
             return;

@@ -51,6 +51,7 @@ fn scenario(
         initial_seq: 1,
         cut: None,
         stall: None,
+        paths: None,
     }
 }
 
@@ -152,6 +153,25 @@ fn sim_sequence_wrap_under_faults() {
     s.cfg.max_datagram = 512;
     s.cfg.window = 64;
     go(&s);
+}
+
+#[test]
+fn sim_mixed_paths_large_and_ethernet_datagrams_under_faults() {
+    let mut s = scenario(
+        "paths",
+        0x9a75_0006,
+        3,
+        12_000,
+        faults(0.05, 0.02, 0.10, 0.02),
+    );
+    // Machines 0 and 1 share a host (loopback: 65507-byte datagrams, a 64 KiB message in
+    // two); machine 2 is behind Ethernet (1472). Each side sizes what it sends by its
+    // own path, so 0 and 1 receive both sizes.
+    s.cfg.max_datagram = crate::net::wire::MAX_DATAGRAM;
+    s.paths = Some(|a, b| if a.max(b) < 2 { 65_507 } else { 1472 });
+    let out = go(&s);
+    let large = out.net.largest;
+    assert!(large > 60_000, "full-sized datagrams travelled ({large})");
 }
 
 #[test]

@@ -34,6 +34,9 @@ pub struct Scenario {
     pub initial_seq: u32,
     pub cut: Option<Cut>,
     pub stall: Option<Stall>,
+    /// The largest datagram between two machines, as their path's MTU would give it
+    /// (`cfg.max_datagram` for every pair if `None`).
+    pub paths: Option<fn(u8, u8) -> usize>,
 }
 
 #[derive(Debug)]
@@ -164,6 +167,9 @@ impl World<'_> {
             .map(|m| {
                 let mut r = Reliable::new(endpoint(m), cfg.clone());
                 r.set_initial_seq(s.initial_seq);
+                for (to, path) in (0..s.machines).filter_map(|to| Some((to, s.paths?(m, to)))) {
+                    r.set_path_datagram(peer(to), path);
+                }
                 r
             })
             .collect();

@@ -1,0 +1,32 @@
+/* Arithmetic on the C types Rust does not have, for OpenSHMEM's reductions: long double
+ * (x86-64: 80-bit extended in 16 bytes) and double/float _Complex. Values come and go by
+ * pointer, copied through memcpy so Rust's byte buffers need no alignment. */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+/* The Rust side holds these values as [u8; 16], [f64; 2] and [f32; 2]. */
+_Static_assert(sizeof(long double) == 16, "long double must take 16 bytes");
+_Static_assert(sizeof(double _Complex) == 16, "double _Complex must take 16 bytes");
+_Static_assert(sizeof(float _Complex) == 8, "float _Complex must take 8 bytes");
+
+/* void clump_NAME(const T *a, const T *b, T *out): *out = EXPR of x = *a and y = *b. */
+#define CLUMP_BINARY(NAME, T, EXPR)                                       \
+    void clump_##NAME(const void *a, const void *b, void *out) {          \
+        T x, y, r;                                                        \
+        memcpy(&x, a, sizeof x);                                          \
+        memcpy(&y, b, sizeof y);                                          \
+        r = (EXPR);                                                       \
+        memcpy(out, &r, sizeof r);                                        \
+    }
+
+CLUMP_BINARY(longdouble_sum, long double, x + y)
+CLUMP_BINARY(longdouble_prod, long double, x * y)
+/* fminl/fmaxl: a NaN loses to a number, as with Rust's f64::min and max. */
+CLUMP_BINARY(longdouble_min, long double, fminl(x, y))
+CLUMP_BINARY(longdouble_max, long double, fmaxl(x, y))
+/* Complex numbers have no order: OpenSHMEM reduces them by sum and product only. */
+CLUMP_BINARY(complexd_sum, double _Complex, x + y)
+CLUMP_BINARY(complexd_prod, double _Complex, x * y)
+CLUMP_BINARY(complexf_sum, float _Complex, x + y)
+CLUMP_BINARY(complexf_prod, float _Complex, x * y)

@@ -1,0 +1,224 @@
+//! Communicators and groups from C beyond world and self: dup, split, create, free,
+//! compare, names, the predefined attributes, and the group operations. New
+//! communicators inherit their parent's error handler.
+
+use super::abi::*;
+use super::buffers::{ints, name_arg, MAX_OBJECT_NAME};
+use super::export::{mpi_functions, out, string_out};
+use super::handles::*;
+use super::wired::{count, on, Failure};
+use clump_mpi::{Comparison, Group};
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::atomic::AtomicI32;
+
+const MPI_TAG_UB: c_int = 10001;
+const MPI_IO: c_int = 10002;
+const MPI_HOST: c_int = 10003;
+const MPI_WTIME_IS_GLOBAL: c_int = 10004;
+const MPI_APPNUM: c_int = 10005;
+const MPI_LASTUSEDCODE: c_int = 10006;
+const MPI_UNIVERSE_SIZE: c_int = 10007;
+
+/// The values the predefined attributes point at (the standard hands out addresses).
+static TAG_UB: c_int = clump_mpi::TAG_UB;
+/// `MPI_PROC_NULL`: no process is the host.
+static HOST: c_int = -2;
+/// `MPI_ANY_SOURCE`: every process can do I/O.
+static IO: c_int = -1;
+static WTIME_IS_GLOBAL: c_int = 0;
+static APPNUM: c_int = 0;
+static LASTUSEDCODE: c_int = LAST_STANDARD_CLASS;
+/// The job's size, set when the attribute is read.
+static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
+
+fn comparison(c: Comparison) -> c_int {
+    match c {
+        Comparison::Ident => 101,
+        Comparison::Congruent => 102,
+        Comparison::Similar => 103,
+        Comparison::Unequal => 104,
+    }
+}
+
+/// Writes a new handle through an out-pointer argument.
+fn handle_out(ptr: *mut Handle, h: Handle, what: &str) -> Result<(), Failure> {
+    out(ptr, h).map_err(|e| (e, format!("NULL {what}")))
+}
+
+/// Reads the handle an in-out pointer argument holds.
+fn handle_in(ptr: *mut Handle, what: &str) -> Result<Handle, Failure> {
+    // SAFETY: a non-NULL handle pointer from C points at a handle.
+    unsafe { ptr.as_ref() }
+        .copied()
+        .ok_or((MPI_ERR_ARG, format!("NULL {what}")))
+}
+
+/// A group made from `g` by `f`, stored.
+fn derive_group(
+    g: Handle,
+    newgroup: *mut Handle,
+    f: impl FnOnce(&Group) -> clump_mpi::Result<Group>,
+) -> Result<(), Failure> {
+    let made = f(&group(g)?).map_err(err)?;
+    handle_out(newgroup, put_group(made), "newgroup")
+}
+
+/// The `[first, last, stride]` triples of a range argument.
+fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Failure> {
+    let flat = ints(ptr.cast(), count(n)? * 3)?;
+    Ok(flat.chunks_exact(3).map(|t| (t[0], t[1], t[2])).collect())
+}
+
+mpi_functions! {
+    fn Comm_dup(c: Handle, newcomm: *mut Handle) -> c_int {
+        on(c, || {
+            let dup = comm(c)?.dup().map_err(err)?;
+            handle_out(newcomm, put_comm(Some(dup), c), "newcomm")
+        })
+    }
+
+    fn Comm_split(c: Handle, color: c_int, key: c_int, newcomm: *mut Handle) -> c_int {
+        on(c, || {
+            let part = comm(c)?.split(color, key).map_err(err)?;
+            handle_out(newcomm, put_comm(part, c), "newcomm")
+        })
+    }
+
+    fn Comm_create(c: Handle, g: Handle, newcomm: *mut Handle) -> c_int {
+        on(c, || {
+            let made = comm(c)?.create(&group(g)?).map_err(err)?;
+            handle_out(newcomm, put_comm(made, c), "newcomm")
+        })
+    }
+
+    fn Comm_free(c: *mut Handle) -> c_int {
+        let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
+        on(h, || {
+            free_comm(h)?.free().map_err(err)?;
+            handle_out(c, COMM_NULL, "communicator")
+        })
+    }
+
+    fn Comm_compare(a: Handle, b: Handle, result: *mut c_int) -> c_int {
+        on(a, || {
+            let (x, y) = (comm(a)?, comm(b)?);
+            let r = if a == b { Comparison::Ident } else { x.compare(&y) };
+            out(result, comparison(r)).map_err(|e| (e, "NULL result".into()))
+        })
+    }
+
+    fn Comm_group(c: Handle, g: *mut Handle) -> c_int {
+        on(c, || handle_out(g, put_group(comm(c)?.get_group()), "group"))
+    }
+
+    fn Comm_get_attr(c: Handle, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
+        on(c, || {
+            let size = comm(c)?.size();
+            let at: *const c_int = match keyval {
+                MPI_TAG_UB => &TAG_UB,
+                MPI_HOST => &HOST,
+                MPI_IO => &IO,
+                MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL,
+                MPI_APPNUM => &APPNUM,
+                MPI_LASTUSEDCODE => &LASTUSEDCODE,
+                MPI_UNIVERSE_SIZE => {
+                    let world = comm(COMM_WORLD)?.size().max(size);
+                    UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
+                    UNIVERSE_SIZE.as_ptr()
+                }
+                // No user keys exist (mpi.h has no way to make one), so any other is unset.
+                _ => return out(flag, 0).map_err(|e| (e, "NULL flag".into())),
+            };
+            if value.is_null() {
+                return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
+            }
+            // SAFETY: for MPI_Comm_get_attr, attribute_val is the address of a pointer.
+            unsafe { value.cast::<*const c_int>().write(at) };
+            out(flag, 1).map_err(|e| (e, "NULL flag".into()))
+        })
+    }
+
+    fn Comm_get_name(c: Handle, name: *mut c_char, len: *mut c_int) -> c_int {
+        on(c, || {
+            let text = with_comm(c, |e| e.name.clone())?;
+            string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
+        })
+    }
+
+    fn Comm_set_name(c: Handle, name: *const c_char) -> c_int {
+        on(c, || {
+            let cut = name_arg(name)?;
+            with_comm(c, |e| e.name = cut)
+        })
+    }
+
+    fn Errhandler_free(h: *mut Handle) -> c_int {
+        // The predefined handlers are the only ones; freeing one only clears the handle.
+        on(COMM_WORLD, || handle_out(h, 0x140, "errhandler"))
+    }
+
+    fn Group_size(g: Handle, size: *mut c_int) -> c_int {
+        on(COMM_WORLD, || out(size, group(g)?.size()).map_err(|e| (e, "NULL size".into())))
+    }
+
+    fn Group_rank(g: Handle, rank: *mut c_int) -> c_int {
+        on(COMM_WORLD, || out(rank, group(g)?.rank()).map_err(|e| (e, "NULL rank".into())))
+    }
+
+    fn Group_incl(g: Handle, n: c_int, ranks: *const c_int, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let ranks = ints(ranks, count(n)?)?;
+            derive_group(g, newgroup, |g| g.incl(&ranks))
+        })
+    }
+
+    fn Group_excl(g: Handle, n: c_int, ranks: *const c_int, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let ranks = ints(ranks, count(n)?)?;
+            derive_group(g, newgroup, |g| g.excl(&ranks))
+        })
+    }
+
+    fn Group_range_incl(g: Handle, n: c_int, r: *const [c_int; 3], newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let r = ranges(r, n)?;
+            derive_group(g, newgroup, |g| g.range_incl(&r))
+        })
+    }
+
+    fn Group_range_excl(g: Handle, n: c_int, r: *const [c_int; 3], newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let r = ranges(r, n)?;
+            derive_group(g, newgroup, |g| g.range_excl(&r))
+        })
+    }
+
+    fn Group_translate_ranks(a: Handle, n: c_int, ranks: *const c_int, b: Handle, out_ranks: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            let got = group(a)?.translate_ranks(&ints(ranks, n)?, &group(b)?).map_err(err)?;
+            if n > 0 && out_ranks.is_null() {
+                return Err((MPI_ERR_ARG, "NULL ranks2".into()));
+            }
+            for (i, r) in got.into_iter().enumerate() {
+                // SAFETY: the output array from C has an entry for each of the `n` ranks.
+                unsafe { *out_ranks.add(i) = r };
+            }
+            Ok(())
+        })
+    }
+
+    fn Group_compare(a: Handle, b: Handle, result: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let r = comparison(group(a)?.compare(&group(b)?));
+            out(result, r).map_err(|e| (e, "NULL result".into()))
+        })
+    }
+
+    fn Group_free(g: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            free_group(handle_in(g, "group")?)?;
+            handle_out(g, GROUP_NULL, "group")
+        })
+    }
+}

@@ -1,0 +1,63 @@
+//! Communication contexts. Every context shares the PE's one stream of accesses, so a
+//! context's quiet and fence complete the others' accesses too (more than the standard
+//! asks, never less); creating one always succeeds.
+
+use super::abi::{CTX_DEFAULT, TEAM_WORLD};
+use super::runtime::{dst_slice, run, Res, State};
+use std::os::raw::{c_int, c_long};
+
+impl State {
+    /// Checks a context handle from C (`None`: the call has none, the default).
+    pub fn check_ctx(&self, ctx: Option<usize>) -> Res<()> {
+        match ctx {
+            None | Some(CTX_DEFAULT) => Ok(()),
+            Some(h) if self.contexts.borrow().contains_key(&h) => Ok(()),
+            Some(h) => Err(format!("{h:#x} is not a live context")),
+        }
+    }
+
+    fn create_ctx(&self, out: *mut usize, team: usize) -> Res<c_int> {
+        let slot = dst_slice(out.cast(), size_of::<usize>(), "ctx")?;
+        let h = self.fresh_handle();
+        self.contexts.borrow_mut().insert(h, team);
+        slot.copy_from_slice(&h.to_ne_bytes());
+        Ok(0)
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut usize) -> c_int {
+    run("shmem_ctx_create", |s| s.create_ctx(ctx, TEAM_WORLD))
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut usize) -> c_int {
+    run("shmem_team_create_ctx", |s| {
+        s.team_members(team)?;
+        s.create_ctx(ctx, team)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
+    run("shmem_ctx_destroy", |s| {
+        if ctx == CTX_DEFAULT {
+            return Err("the default context cannot be destroyed".into());
+        }
+        s.check_ctx(Some(ctx))?;
+        s.quiet()?;
+        s.contexts.borrow_mut().remove(&ctx);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_ctx_get_team(ctx: usize, team: *mut usize) -> c_int {
+    run("shmem_ctx_get_team", |s| {
+        s.check_ctx(Some(ctx))?;
+        let slot = dst_slice(team.cast(), size_of::<usize>(), "team")?;
+        let t = s.contexts.borrow().get(&ctx).copied().unwrap_or(TEAM_WORLD);
+        slot.copy_from_slice(&t.to_ne_bytes());
+        Ok(0)
+    })
+}

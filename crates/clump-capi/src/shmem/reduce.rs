@@ -1,0 +1,106 @@
+//! Reductions: `shmem_TYPE_OP_reduce` on teams and the older `shmem_TYPE_OP_to_all` on
+//! active sets, element-wise over a binomial tree of the members. Integer sums and
+//! products wrap, as in C's unsigned arithmetic, rather than trap.
+
+use super::collectives::on_team;
+use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
+use super::runtime::{byte_len, dst_slice, gas_err, src_slice, Res, State};
+use bytemuck::Pod;
+use clump_gas::Group;
+use std::os::raw::{
+    c_char, c_int, c_long, c_longlong, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
+};
+
+pub trait Arith: Pod {
+    fn sum(self, o: Self) -> Self;
+    fn prod(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+}
+
+pub trait Bits: Pod {
+    fn and(self, o: Self) -> Self;
+    fn or(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+}
+
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn sum(self, o: Self) -> Self { self.wrapping_add(o) }
+            fn prod(self, o: Self) -> Self { self.wrapping_mul(o) }
+            fn min(self, o: Self) -> Self { Ord::min(self, o) }
+            fn max(self, o: Self) -> Self { Ord::max(self, o) }
+        }
+        impl Bits for $t {
+            fn and(self, o: Self) -> Self { self & o }
+            fn or(self, o: Self) -> Self { self | o }
+            fn xor(self, o: Self) -> Self { self ^ o }
+        }
+    )*};
+}
+integers!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+macro_rules! floats {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn sum(self, o: Self) -> Self { self + o }
+            fn prod(self, o: Self) -> Self { self * o }
+            fn min(self, o: Self) -> Self { <$t>::min(self, o) }
+            fn max(self, o: Self) -> Self { <$t>::max(self, o) }
+        }
+    )*};
+}
+floats!(f32, f64);
+
+impl State {
+    /// Combines every member's `n` elements at `src` with `op` into every member's `dest`.
+    pub fn reduce<T: Pod>(
+        &self,
+        g: &Group,
+        dest: *mut T,
+        src: *const T,
+        n: usize,
+        op: fn(T, T) -> T,
+    ) -> Res<()> {
+        let bytes = byte_len(n, size_of::<T>())?;
+        let mut data = vec![T::zeroed(); n];
+        bytemuck::cast_slice_mut(&mut data).copy_from_slice(src_slice(
+            src.cast(),
+            bytes,
+            "source",
+        )?);
+        self.gas
+            .borrow()
+            .group_reduce(g, &mut data, op)
+            .map_err(gas_err)?;
+        dst_slice(dest.cast(), bytes, "dest")?.copy_from_slice(bytemuck::cast_slice(&data));
+        Ok(())
+    }
+}
+
+/// `shmem_{name}_{op}_reduce` for each type and operation.
+macro_rules! team_reduce {
+    ($trait:ident: $types:tt; $($op:ident),*) => {
+        $( team_reduce!(@op $trait, $op, $types); )*
+    };
+    (@op $trait:ident, $op:ident, [$($name:ident: $t:ty),* $(,)?]) => {
+        paste::paste! {$(
+            #[no_mangle]
+            pub extern "C" fn [<shmem_ $name _ $op _reduce>](team: usize, dest: *mut $t, src: *const $t, nreduce: usize) -> c_int {
+                on_team(stringify!([<shmem_ $name _ $op _reduce>]), team, |s, g| s.reduce(g, dest, src, nreduce, <$t as $trait>::$op))
+            }
+        )*}
+    };
+}
+
+team_reduce!(Bits: [uchar: c_uchar, ushort: c_ushort, uint: c_uint, ulong: c_ulong,
+    ulonglong: c_ulonglong, int8: i8, int16: i16, int32: i32, int64: i64, uint8: u8,
+    uint16: u16, uint32: u32, uint64: u64, size: usize]; and, or, xor);
+team_reduce!(Arith: [char: c_char, schar: i8, short: c_short, int: c_int, long: c_long,
+    longlong: c_longlong, ptrdiff: isize, uchar: c_uchar, ushort: c_ushort, uint: c_uint,
+    ulong: c_ulong, ulonglong: c_ulonglong, int8: i8, int16: i16, int32: i32, int64: i64,
+    uint8: u8, uint16: u16, uint32: u32, uint64: u64, size: usize, float: f32, double: f64];
+    max, min, sum, prod);
+team_reduce!(Arith: [longdouble: LongDouble]; max, min, sum, prod);
+team_reduce!(SumProd: [complexd: ComplexD, complexf: ComplexF]; sum, prod);

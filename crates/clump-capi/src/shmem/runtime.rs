@@ -1,0 +1,167 @@
+//! The state behind the OpenSHMEM calls of this thread, and the boundary every call goes
+//! through: [`run`] finds the state, catches panics, and turns an error into a message and
+//! the end of the job.
+
+use super::heap::Heap;
+use super::statics::Statics;
+use super::teams::Teams;
+use clump_gas::{Gas, Spread};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What a call returns inside the library: a value, or why it cannot be done.
+pub type Res<T> = Result<T, String>;
+
+/// One PE's view of the job, from `shmem_init` to `shmem_finalize`.
+pub struct State {
+    pub gas: RefCell<Gas>,
+    /// The symmetric heap: the same region of every rank's segment.
+    pub heap: Spread<u8>,
+    /// Where this PE's heap lies in its memory.
+    pub heap_base: *mut u8,
+    pub heap_len: usize,
+    pub alloc: RefCell<Heap>,
+    pub statics: Statics,
+    pub teams: RefCell<Teams>,
+    /// Active sets (`PE_start`, `logPE_stride`, `PE_size`) by key, with their collective state.
+    pub active_sets: RefCell<HashMap<u64, Rc<clump_gas::Group>>>,
+    /// Contexts the program created and has not destroyed, with their teams.
+    pub contexts: RefCell<HashMap<usize, usize>>,
+    pub next_handle: std::cell::Cell<usize>,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<Rc<State>>> = const { RefCell::new(None) };
+}
+
+/// Whether some thread of this process holds the state: a call from any other thread is
+/// beyond the thread level provided (`SHMEM_THREAD_FUNNELED`) and is told so.
+static HELD: AtomicBool = AtomicBool::new(false);
+
+pub fn installed() -> Option<Rc<State>> {
+    STATE.with(|s| s.borrow().clone())
+}
+
+pub fn install(state: Option<Rc<State>>) {
+    HELD.store(state.is_some(), Ordering::Relaxed);
+    STATE.with(|s| *s.borrow_mut() = state);
+}
+
+/// Why this thread has no state.
+fn no_state() -> String {
+    if HELD.load(Ordering::Relaxed) {
+        "called from a thread other than the one that called shmem_init (the thread level \
+         provided is SHMEM_THREAD_FUNNELED)"
+            .to_owned()
+    } else {
+        "called before shmem_init".to_owned()
+    }
+}
+
+/// Runs the body of the call `what` with this thread's state. An error or a panic prints
+/// `what` and the reason and ends the whole job: OpenSHMEM calls have no error return.
+pub fn run<R>(what: &str, body: impl FnOnce(&State) -> Res<R>) -> R {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let state = installed().ok_or_else(no_state)?;
+        body(&state)
+    }));
+    match outcome {
+        Ok(Ok(v)) => v,
+        Ok(Err(why)) => fatal(what, &why),
+        Err(_) => fatal(what, "internal error (a panic in the library)"),
+    }
+}
+
+/// Prints why `what` failed, asks the launcher to end the job, and exits.
+pub fn fatal(what: &str, why: &str) -> ! {
+    let reason = format!("clump shmem: {what}: {why}");
+    eprintln!("{reason}");
+    if let Some(state) = installed() {
+        if let Ok(mut gas) = state.gas.try_borrow_mut() {
+            gas.abort(1, &reason);
+        }
+    }
+    std::process::exit(1)
+}
+
+/// A clump-gas error as the text of a failed call.
+pub fn gas_err(e: clump_gas::Error) -> String {
+    e.to_string()
+}
+
+impl State {
+    pub fn me(&self) -> u32 {
+        self.gas.borrow().rank()
+    }
+
+    pub fn npes(&self) -> u32 {
+        self.gas.borrow().size()
+    }
+
+    /// A PE number from C, checked against the job's size.
+    pub fn pe(&self, pe: std::os::raw::c_int) -> Res<u32> {
+        u32::try_from(pe)
+            .ok()
+            .filter(|&p| p < self.npes())
+            .ok_or_else(|| format!("PE {pe} is out of range (the job has {} PEs)", self.npes()))
+    }
+
+    /// A fresh handle value for a context or team the program creates.
+    pub fn fresh_handle(&self) -> usize {
+        let h = self.next_handle.get();
+        self.next_handle.set(h + 1);
+        h
+    }
+
+    /// Completes every put, atomic and get this PE started (`shmem_quiet`).
+    pub fn quiet(&self) -> Res<()> {
+        self.gas.borrow().sync().map_err(gas_err)
+    }
+
+    /// Runs the handlers of messages that have arrived (progress while waiting).
+    pub fn poll(&self) -> Res<()> {
+        self.gas.borrow().poll().map_err(gas_err)
+    }
+}
+
+/// `n` elements of `size` bytes as a byte count, refusing overflow.
+pub fn byte_len(n: usize, size: usize) -> Res<usize> {
+    n.checked_mul(size)
+        .ok_or_else(|| format!("{n} elements of {size} bytes overflow"))
+}
+
+/// The C buffer `p` of `len` bytes (empty without looking at `p` when `len` is 0).
+pub fn src_slice<'a>(p: *const std::ffi::c_void, len: usize, name: &str) -> Res<&'a [u8]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(format!("{name} is NULL"));
+    }
+    // SAFETY: the caller's contract (shmem.h) is that a non-NULL buffer holds `len` bytes
+    // that stay valid and unchanged during the call.
+    Ok(unsafe { std::slice::from_raw_parts(p.cast(), len) })
+}
+
+/// Like [`src_slice`], for a buffer the call writes.
+pub fn dst_slice<'a>(p: *mut std::ffi::c_void, len: usize, name: &str) -> Res<&'a mut [u8]> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(format!("{name} is NULL"));
+    }
+    // SAFETY: as in `src_slice`; the caller does not touch the buffer during the call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast(), len) })
+}
+
+/// Element strides from C, which must be positive.
+pub fn strides(dst: isize, sst: isize) -> Res<(usize, usize)> {
+    match (usize::try_from(dst), usize::try_from(sst)) {
+        (Ok(d), Ok(s)) if d > 0 && s > 0 => Ok((d, s)),
+        _ => Err(format!("strides {dst} and {sst} must be positive")),
+    }
+}

@@ -1,0 +1,201 @@
+//! Start and end (`shmem_init`, `shmem_finalize`, `shmem_global_exit`), the PE queries,
+//! library information, and `shmem_ptr`.
+
+use super::abi::*;
+use super::heap::Heap;
+use super::runtime::{fatal, gas_err, install, installed, run, Res, State};
+use super::statics::Statics;
+use super::symmetric::Place;
+use super::teams::Teams;
+use clump_gas::{Gas, GasConfig};
+use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
+use std::os::raw::{c_char, c_int};
+use std::rc::Rc;
+
+/// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else the
+/// global address space's own setting), the heap over all of it, the program's data.
+fn start() -> Res<State> {
+    let mut config = GasConfig::from_env().map_err(gas_err)?;
+    if let Ok(v) = std::env::var("SHMEM_SYMMETRIC_SIZE") {
+        config.segment_bytes = clump_gas::parse_bytes(&v)
+            .ok_or_else(|| format!("SHMEM_SYMMETRIC_SIZE={v}: not a size (like 64M)"))?;
+    }
+    let mut gas = if clump_mpi::initialized() && !clump_mpi::finalized() {
+        join_through_mpi(config)?
+    } else {
+        Gas::init_with(config).map_err(gas_err)?
+    };
+    let heap = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_err)?;
+    let heap_len = heap.len_per_rank();
+    let heap_base = gas.local(&heap).as_mut_slice().as_mut_ptr();
+    let statics = Statics::register(&mut gas)?;
+    let teams = Teams::new(&gas)?;
+    Ok(State {
+        gas: RefCell::new(gas),
+        heap,
+        heap_base,
+        heap_len,
+        alloc: RefCell::new(Heap::new(heap_base as usize, heap_len)),
+        statics,
+        teams: RefCell::new(teams),
+        active_sets: RefCell::default(),
+        contexts: RefCell::default(),
+        next_handle: Cell::new(FIRST_HANDLE),
+    })
+}
+
+/// Joins through MPI, which joined the job already (the launcher admits each rank once):
+/// a bundle of this layer's own, whose endpoint names travel in MPI broadcasts.
+fn join_through_mpi(config: GasConfig) -> Res<Gas> {
+    let mpi = |e: clump_mpi::Error| format!("through MPI: {e}");
+    let world = clump_mpi::Comm::world().map_err(mpi)?;
+    let (rank, size) = (world.rank() as u32, world.size() as u32);
+    let am_config = am::config::Config::from_env().map_err(|e| e.to_string())?;
+    let tag = am_config.job.job_id;
+    let bundle = am::Bundle::with_config(am_config).map_err(|e| e.to_string())?;
+    let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
+    let mut exchange = |mine: &[u8]| -> clump_gas::Result<Vec<Vec<u8>>> {
+        (0..size)
+            .map(|root| {
+                let mut buf = if root == rank {
+                    mine.to_vec()
+                } else {
+                    vec![0; mine.len()]
+                };
+                clump_mpi::bcast(&mut buf, mine.len(), &byte, root as i32, &world)
+                    .map_err(|e| clump_gas::Error::Config(mpi(e)))?;
+                Ok(buf)
+            })
+            .collect()
+    };
+    Gas::init_joined(bundle, (rank, size), tag, &mut exchange, config).map_err(gas_err)
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_init() {
+    if installed().is_some() {
+        return; // a second call is harmless
+    }
+    match std::panic::catch_unwind(start) {
+        Ok(Ok(state)) => install(Some(Rc::new(state))),
+        Ok(Err(why)) => fatal("shmem_init", &why),
+        Err(_) => fatal("shmem_init", "internal error (a panic in the library)"),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
+    shmem_init();
+    // The state belongs to the thread that initialised it.
+    if !provided.is_null() {
+        // SAFETY: a non-NULL `provided` points at an int (shmem.h).
+        unsafe { provided.write(requested.clamp(THREAD_SINGLE, THREAD_FUNNELED)) };
+    }
+    0
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_query_thread(provided: *mut c_int) {
+    run("shmem_query_thread", |_| {
+        let p = super::runtime::dst_slice(provided.cast(), 4, "provided")?;
+        p.copy_from_slice(&THREAD_FUNNELED.to_ne_bytes());
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_finalize() {
+    if installed().is_none() {
+        return;
+    }
+    run("shmem_finalize", |s| {
+        s.quiet()?;
+        s.gas.borrow_mut().barrier().map_err(gas_err)
+    });
+    install(None);
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
+    let reason = format!("shmem_global_exit({status})");
+    if let Some(s) = installed() {
+        if let Ok(mut gas) = s.gas.try_borrow_mut() {
+            let _ = gas.sync();
+            gas.abort(status, &reason);
+        }
+    }
+    // exit(3) runs the program's atexit handlers and flushes its stdio.
+    std::process::exit(status)
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_my_pe() -> c_int {
+    run("shmem_my_pe", |s| Ok(s.me() as c_int))
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_n_pes() -> c_int {
+    run("shmem_n_pes", |s| Ok(s.npes() as c_int))
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
+    run("shmem_pe_accessible", |s| Ok(s.pe(pe).is_ok() as c_int))
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
+    run("shmem_addr_accessible", |s| {
+        Ok((s.pe(pe).is_ok() && s.locate(addr, 1).is_ok()) as c_int)
+    })
+}
+
+/// The address of `dest` on `pe` in this process, for plain loads and stores: the peer's
+/// heap where it is mapped here (same host, direct mode), this PE's own objects; NULL else.
+#[no_mangle]
+pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
+    run("shmem_ptr", |s| {
+        let pe = s.pe(pe)?;
+        let place = s.locate(dest, 1)?;
+        if pe == s.me() {
+            return Ok(dest.cast_mut());
+        }
+        let Place::Heap(off) = place else {
+            return Ok(std::ptr::null_mut());
+        };
+        let mapped = s.gas.borrow().direct_segment(pe);
+        Ok(match mapped {
+            // The heap starts at the same segment offset on every PE.
+            Some((base, _)) => base.wrapping_add(s.heap.offset() + off).cast(),
+            None => std::ptr::null_mut(),
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
+    if major.is_null() || minor.is_null() {
+        fatal("shmem_info_get_version", "major or minor is NULL");
+    }
+    // SAFETY: both point at ints (checked non-NULL above).
+    unsafe {
+        major.write(MAJOR_VERSION);
+        minor.write(MINOR_VERSION);
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_info_get_name(name: *mut c_char) {
+    if name.is_null() {
+        fatal("shmem_info_get_name", "name is NULL");
+    }
+    let text = VENDOR_STRING.as_bytes();
+    // SAFETY: the caller provides SHMEM_MAX_NAME_LEN bytes (shmem.h); the name and its NUL
+    // are far shorter.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), name.cast::<u8>(), text.len());
+        name.add(text.len()).write(0);
+    }
+    const _: () = assert!(VENDOR_STRING.len() < MAX_NAME_LEN);
+}

@@ -1,0 +1,262 @@
+//! Teams: `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED` (the PEs of this host) and the teams the
+//! program splits off them. A team is a group of the global address space; its key, which
+//! keeps its collectives apart from every other team's, is derived from its parent's key
+//! and how many splits the parent had, which every member computes alike.
+
+use super::abi::{TEAM_SHARED, TEAM_WORLD};
+use super::runtime::{dst_slice, gas_err, run, Res, State};
+use clump_gas::{Gas, Group};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_long};
+use std::rc::Rc;
+
+pub struct Team {
+    pub group: Rc<Group>,
+    splits: Cell<u64>,
+}
+
+pub struct Teams {
+    by_handle: HashMap<usize, Team>,
+}
+
+/// Mixes words into a group key (splitmix64 steps); never 0, the world's own key.
+pub fn mix(words: &[u64]) -> u64 {
+    let k = words.iter().fold(0x5348_4d45_4d00_0000u64, |h, &w| {
+        let mut z = (h ^ w).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    });
+    k.max(1)
+}
+
+impl Team {
+    fn new(group: Group) -> Team {
+        Team {
+            group: Rc::new(group),
+            splits: Cell::new(0),
+        }
+    }
+}
+
+impl Teams {
+    pub fn new(gas: &Gas) -> Res<Teams> {
+        let n = gas.size();
+        let world = gas.group((0..n).collect(), mix(&[1])).map_err(gas_err)?;
+        let here = (0..n)
+            .filter(|&r| gas.is_local(r) || r == gas.rank())
+            .collect();
+        let shared = gas.group(here, mix(&[2])).map_err(gas_err)?;
+        Ok(Teams {
+            by_handle: HashMap::from([
+                (TEAM_WORLD, Team::new(world)),
+                (TEAM_SHARED, Team::new(shared)),
+            ]),
+        })
+    }
+}
+
+impl State {
+    pub fn team(&self, h: usize) -> Res<Rc<Group>> {
+        self.teams
+            .borrow()
+            .by_handle
+            .get(&h)
+            .map(|t| t.group.clone())
+            .ok_or_else(|| format!("{h:#x} is not a team of this PE"))
+    }
+
+    pub fn team_members(&self, h: usize) -> Res<Vec<u32>> {
+        Ok(self.team(h)?.ranks().to_vec())
+    }
+
+    /// The key of the next split of `parent` along `axis` (the same on every member).
+    fn split_key(&self, parent: usize, axis: u64) -> Res<u64> {
+        let teams = self.teams.borrow();
+        let t = teams
+            .by_handle
+            .get(&parent)
+            .ok_or_else(|| format!("{parent:#x} is not a team of this PE"))?;
+        let n = t.splits.get();
+        t.splits.set(n + 1);
+        Ok(mix(&[t.group.key(), n, axis]))
+    }
+
+    /// Registers the group of `members` (world ranks) if this PE is one; its handle or 0.
+    fn add_team(&self, members: Vec<u32>, key: u64) -> Res<usize> {
+        if !members.contains(&self.me()) {
+            return Ok(0);
+        }
+        let group = self.gas.borrow().group(members, key).map_err(gas_err)?;
+        let h = self.fresh_handle();
+        self.teams
+            .borrow_mut()
+            .by_handle
+            .insert(h, Team::new(group));
+        Ok(h)
+    }
+}
+
+fn give_team(slot: *mut usize, h: usize) -> Res<()> {
+    dst_slice(slot.cast(), size_of::<usize>(), "new team")?.copy_from_slice(&h.to_ne_bytes());
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_my_pe(team: usize) -> c_int {
+    run("shmem_team_my_pe", |s| {
+        Ok(s.team(team).map_or(-1, |g| g.index() as c_int))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_n_pes(team: usize) -> c_int {
+    run("shmem_team_n_pes", |s| {
+        Ok(s.team(team).map_or(-1, |g| g.size() as c_int))
+    })
+}
+
+/// `shmem_team_config_t`: the one field of OpenSHMEM 1.5.
+#[repr(C)]
+pub struct TeamConfig {
+    pub num_contexts: c_int,
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_get_config(
+    team: usize,
+    _mask: c_long,
+    config: *mut TeamConfig,
+) -> c_int {
+    run("shmem_team_get_config", |s| {
+        if s.team(team).is_err() || config.is_null() {
+            return Ok(-1);
+        }
+        // SAFETY: a non-NULL config points at a shmem_team_config_t (shmem.h).
+        unsafe { config.write(TeamConfig { num_contexts: 0 }) };
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_translate_pe(
+    src_team: usize,
+    src_pe: c_int,
+    dest_team: usize,
+) -> c_int {
+    run("shmem_team_translate_pe", |s| {
+        let (Ok(from), Ok(to)) = (s.team(src_team), s.team(dest_team)) else {
+            return Ok(-1);
+        };
+        let Some(&rank) = usize::try_from(src_pe)
+            .ok()
+            .and_then(|i| from.ranks().get(i))
+        else {
+            return Ok(-1);
+        };
+        Ok(to
+            .ranks()
+            .iter()
+            .position(|&r| r == rank)
+            .map_or(-1, |i| i as c_int))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_split_strided(
+    parent: usize,
+    start: c_int,
+    stride: c_int,
+    size: c_int,
+    _config: *const TeamConfig,
+    _mask: c_long,
+    new_team: *mut usize,
+) -> c_int {
+    run("shmem_team_split_strided", |s| {
+        let g = s.team(parent)?;
+        let key = s.split_key(parent, 0)?;
+        let n = g.size() as i64;
+        let (start, stride, size) = (start as i64, stride as i64, size as i64);
+        let last = start + stride * (size - 1);
+        if size < 1 || start < 0 || start >= n || last < 0 || last >= n || (stride < 1 && size > 1)
+        {
+            give_team(new_team, 0)?;
+            return Ok(-1);
+        }
+        let members = (0..size)
+            .map(|i| g.ranks()[(start + i * stride) as usize])
+            .collect();
+        give_team(new_team, s.add_team(members, key)?)?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
+pub extern "C" fn shmem_team_split_2d(
+    parent: usize,
+    xrange: c_int,
+    _xconfig: *const TeamConfig,
+    _xmask: c_long,
+    xteam: *mut usize,
+    _yconfig: *const TeamConfig,
+    _ymask: c_long,
+    yteam: *mut usize,
+) -> c_int {
+    run("shmem_team_split_2d", |s| {
+        let g = s.team(parent)?;
+        let (xkey, ykey) = (s.split_key(parent, 1)?, s.split_key(parent, 2)?);
+        let Ok(x) = u32::try_from(xrange) else {
+            return Ok(-1);
+        };
+        if x == 0 {
+            return Ok(-1);
+        }
+        let (me, n) = (g.index(), g.size());
+        let row: Vec<u32> = (me / x * x..((me / x + 1) * x).min(n))
+            .map(|i| g.ranks()[i as usize])
+            .collect();
+        let column: Vec<u32> = (0..n)
+            .filter(|i| i % x == me % x)
+            .map(|i| g.ranks()[i as usize])
+            .collect();
+        give_team(xteam, s.add_team(row, xkey)?)?;
+        give_team(yteam, s.add_team(column, ykey)?)?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_destroy(team: usize) {
+    run("shmem_team_destroy", |s| {
+        if team == TEAM_WORLD || team == TEAM_SHARED {
+            return Err("a predefined team cannot be destroyed".into());
+        }
+        s.team(team)?;
+        s.teams.borrow_mut().by_handle.remove(&team);
+        s.contexts.borrow_mut().retain(|_, t| *t != team);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_team_sync(team: usize) -> c_int {
+    run("shmem_team_sync", |s| {
+        let g = s.team(team)?;
+        s.gas.borrow().group_barrier(&g).map_err(gas_err)?;
+        Ok(0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mix;
+
+    #[test]
+    fn keys_differ_by_every_word_and_are_never_zero() {
+        assert_ne!(mix(&[1, 0, 0]), mix(&[1, 1, 0]));
+        assert_ne!(mix(&[1, 0, 1]), mix(&[1, 0, 2]));
+        assert_ne!(mix(&[1]), 0);
+    }
+}

@@ -1,0 +1,121 @@
+/* Teams and collectives: broadcast, collect, fcollect, alltoall(s) and reductions on
+ * SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED and split teams, and the active-set forms with
+ * pSync. Prints "collectives ok" once per PE. */
+#include "check.h"
+#include <stdint.h>
+
+long pSync[SHMEM_SYNC_SIZE];
+long pWrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 16];
+
+int main(void) {
+    for (int i = 0; i < SHMEM_SYNC_SIZE; i++) pSync[i] = SHMEM_SYNC_VALUE;
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    int *src = shmem_malloc(64 * sizeof(int));
+    int *dst = shmem_malloc(64 * 64 * sizeof(int));
+    long *lsrc = shmem_malloc(8 * sizeof(long));
+    long *ldst = shmem_malloc(8 * sizeof(long));
+    double *dsrc = shmem_malloc(2 * sizeof(double));
+    double *ddst = shmem_malloc(2 * sizeof(double));
+    for (int i = 0; i < 64; i++) src[i] = me * 100 + i;
+
+    /* World team. */
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes);
+    int root = npes - 1;
+    CHECK(shmem_int_broadcast(SHMEM_TEAM_WORLD, dst, src, 5, root) == 0);
+    for (int i = 0; i < 5; i++) CHECK(dst[i] == root * 100 + i);
+    CHECK(shmem_int_fcollect(SHMEM_TEAM_WORLD, dst, src, 3) == 0);
+    for (int pe = 0; pe < npes; pe++)
+        for (int i = 0; i < 3; i++) CHECK(dst[pe * 3 + i] == pe * 100 + i);
+    /* collect: PE p contributes p+1 elements. */
+    CHECK(shmem_int_collect(SHMEM_TEAM_WORLD, dst, src, me + 1) == 0);
+    int at = 0;
+    for (int pe = 0; pe < npes; pe++)
+        for (int i = 0; i <= pe; i++) CHECK(dst[at++] == pe * 100 + i);
+    /* alltoall: block j of each source goes to PE j. */
+    for (int j = 0; j < npes; j++) src[2 * j] = me * 1000 + j, src[2 * j + 1] = -me;
+    CHECK(shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, src, 2) == 0);
+    for (int i = 0; i < npes; i++) CHECK(dst[2 * i] == i * 1000 + me && dst[2 * i + 1] == -i);
+    /* alltoalls with strides 3 (dest) and 2 (source), one element per PE. */
+    for (int j = 0; j < npes; j++) src[2 * j] = me * 1000 + j;
+    CHECK(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 3, 2, 1) == 0);
+    for (int i = 0; i < npes; i++) CHECK(dst[3 * i] == i * 1000 + me);
+    CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, "hello", 6, 0) == 0);
+    CHECK(((char *)dst)[0] == 'h' && ((char *)dst)[5] == 0);
+
+    /* Reductions. */
+    for (int i = 0; i < 8; i++) lsrc[i] = me + i;
+    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, 8) == 0);
+    for (int i = 0; i < 8; i++) CHECK(ldst[i] == (long)npes * (npes - 1) / 2 + (long)npes * i);
+    CHECK(shmem_long_max_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, 8) == 0);
+    CHECK(ldst[0] == npes - 1 && ldst[7] == npes + 6);
+    CHECK(shmem_long_min_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, 1) == 0 && ldst[0] == 0);
+    dsrc[0] = 2.0;
+    dsrc[1] = me + 0.5;
+    CHECK(shmem_double_prod_reduce(SHMEM_TEAM_WORLD, ddst, dsrc, 1) == 0);
+    CHECK(ddst[0] == (double)(1u << npes));
+    CHECK(shmem_double_max_reduce(SHMEM_TEAM_WORLD, ddst + 1, dsrc + 1, 1) == 0);
+    CHECK(ddst[1] == npes - 0.5);
+    uint64_t *u = shmem_malloc(2 * sizeof(uint64_t));
+    u[0] = (uint64_t)1 << me;
+    CHECK(shmem_uint64_or_reduce(SHMEM_TEAM_WORLD, u + 1, u, 1) == 0);
+    CHECK(u[1] == ((uint64_t)1 << npes) - 1);
+    CHECK(shmem_uint64_and_reduce(SHMEM_TEAM_WORLD, u + 1, u, 1) == 0);
+    CHECK(u[1] == (npes == 1 ? 1u : 0u));
+
+    /* The shared team holds this PE and the others of its host. */
+    int shared_n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    CHECK(shared_n >= 1 && shared_n <= npes);
+    CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, shmem_team_my_pe(SHMEM_TEAM_SHARED), SHMEM_TEAM_WORLD) == me);
+    CHECK(shmem_team_sync(SHMEM_TEAM_SHARED) == 0);
+    lsrc[0] = 1;
+    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_SHARED, ldst, lsrc, 1) == 0 && ldst[0] == shared_n);
+
+    /* Split: the even PEs, then a 2D grid of rows of 2. */
+    shmem_team_t even;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even) == 0);
+    if (me % 2 == 0) {
+        CHECK(even != SHMEM_TEAM_INVALID && shmem_team_my_pe(even) == me / 2);
+        CHECK(shmem_team_translate_pe(even, 1, SHMEM_TEAM_WORLD) == (npes > 2 ? 2 : -1));
+        lsrc[0] = me;
+        CHECK(shmem_long_sum_reduce(even, ldst, lsrc, 1) == 0);
+        long want = 0;
+        for (int pe = 0; pe < npes; pe += 2) want += pe;
+        CHECK(ldst[0] == want);
+        CHECK(shmem_int_broadcast(even, dst, src, 1, 0) == 0 && dst[0] == 0);
+        shmem_team_destroy(even);
+    } else {
+        CHECK(even == SHMEM_TEAM_INVALID);
+    }
+    shmem_team_t row, column;
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &row, NULL, 0, &column) == 0);
+    CHECK(shmem_team_my_pe(row) == me % 2 && shmem_team_my_pe(column) == me / 2);
+    CHECK(shmem_int_fcollect(row, dst, &me, 1) == 0);
+    CHECK(dst[me % 2] == me);
+    CHECK(shmem_int_fcollect(column, dst, &me, 1) == 0);
+    for (int i = 0; i < shmem_team_n_pes(column); i++) CHECK(dst[i] == me % 2 + 2 * i);
+    shmem_team_destroy(row);
+    shmem_team_destroy(column);
+
+    /* Active sets: all PEs, then the odd ones. */
+    shmem_barrier(0, 0, npes, pSync);
+    lsrc[0] = me;
+    shmem_long_sum_to_all(ldst, lsrc, 1, 0, 0, npes, pWrk, pSync);
+    CHECK(ldst[0] == (long)npes * (npes - 1) / 2);
+    ldst[0] = -1;
+    lsrc[0] = 77;
+    shmem_broadcast64(ldst, lsrc, 1, 0, 0, 0, npes, pSync);
+    CHECK(me == 0 ? ldst[0] == -1 : ldst[0] == 77);
+    shmem_fcollect32(dst, &me, 1, 0, 0, npes, pSync);
+    for (int pe = 0; pe < npes; pe++) CHECK(dst[pe] == pe);
+    if (npes >= 2 && me % 2 == 1) {
+        int odd = npes / 2;
+        shmem_int_max_to_all(dst, &me, 1, 1, 1, odd, (int *)pWrk, pSync);
+        CHECK(dst[0] == 2 * odd - 1);
+        shmem_barrier(1, 1, odd, pSync);
+    }
+    shmem_barrier_all();
+    shmem_finalize();
+    printf("collectives ok\n");
+    return 0;
+}

@@ -1,0 +1,143 @@
+//! The OpenSHMEM functions of libclump from C: self-checking programs in `tests/shmem/`,
+//! built with `clump oshcc` and run with `clump oshrun` as a user would, on 1, 2 and 4 PEs
+//! over shared memory, UDP and two virtual hosts.
+
+#[allow(dead_code)] // not every helper serves these tests
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::{assert_ok, compile_with, tree, wait_with_timeout};
+
+/// Runs `exe` on 1, 2 and 4 PEs on one host, over UDP and on two hosts; each PE must
+/// print `needle` once.
+fn everywhere(exe: &Path, needle: &str) {
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        for n in [1usize, 2, 4] {
+            if n == 1 && !placement.is_empty() {
+                continue; // one PE has no peer to reach over the network
+            }
+            let mut cmd = Command::new(tree().bin.join("clump"));
+            cmd.args(["oshrun", "-n", &n.to_string()])
+                .args(placement)
+                .arg(exe);
+            assert_ok(&wait_with_timeout(cmd), needle, n);
+        }
+    }
+}
+
+/// `clump oshcc tests/shmem/NAME.c -o EXE`.
+fn oshcc(name: &str, exe: &str) -> PathBuf {
+    compile_with(
+        "oshcc",
+        &format!("crates/clump-capi/tests/shmem/{name}.c"),
+        exe,
+    )
+}
+
+#[test]
+fn heap_globals_and_every_put_and_get_form() {
+    let exe = oshcc("rma", "shmem_rma");
+    everywhere(&exe, "rma ok");
+}
+
+#[test]
+fn atomics_locks_signals_and_waits() {
+    let exe = oshcc("atomics", "shmem_atomics");
+    everywhere(&exe, "atomics ok");
+}
+
+#[test]
+fn team_and_active_set_collectives() {
+    let exe = oshcc("collectives", "shmem_collectives");
+    everywhere(&exe, "collectives ok");
+}
+
+#[test]
+fn long_double_and_complex_exactly() {
+    let exe = oshcc("extended", "shmem_extended");
+    everywhere(&exe, "extended ok");
+}
+
+#[test]
+fn c11_generic_names_with_and_without_a_context() {
+    let exe = oshcc("generic", "shmem_generic");
+    everywhere(&exe, "generic ok");
+}
+
+#[test]
+fn bad_use_ends_the_job_with_a_clear_message() {
+    let exe = oshcc("bad_use", "shmem_bad_use");
+    let cases = [
+        ("addr", "is not a symmetric address"),
+        ("pe", "PE 2 is out of range (the job has 2 PEs)"),
+        ("free", "is not a block of the symmetric heap"),
+        ("init", "called before shmem_init"),
+        (
+            "thread",
+            "shmem_my_pe: called from a thread other than the one that called shmem_init",
+        ),
+    ];
+    for (what, message) in cases {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", "2", "--"]).arg(&exe).arg(what);
+        let out = wait_with_timeout(cmd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success(),
+            "{what}: the job succeeded:\n{stdout}"
+        );
+        assert!(!stdout.contains("not noticed"), "{what}:\n{stdout}");
+        assert!(
+            stderr.contains(message),
+            "{what}: no '{message}' in:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn mpi_and_shmem_in_one_process_with_one_library() {
+    let exe = oshcc("mixed", "shmem_mixed");
+    let ldd = Command::new("ldd").arg(&exe).output().expect("ldd runs");
+    let libs = String::from_utf8_lossy(&ldd.stdout);
+    let loaded = libs.lines().filter(|l| l.contains("libclump")).count();
+    assert_eq!(loaded, 1, "{libs}");
+    everywhere(&exe, "mixed ok");
+}
+
+/// `clump bench shmem --quick --json` (it builds its program with `clump oshcc`, so it
+/// lives beside these tests, which have libclump built): every figure over both
+/// transports, each a positive number beside its AM reference. Only shape and sanity: the
+/// figures themselves are the benchmark's report, not a timed test.
+#[test]
+fn bench_shmem_reports_every_figure_beside_its_am_reference() {
+    let out = Command::new(tree().bin.join("clump"))
+        .args(["bench", "shmem", "--quick", "--json"])
+        .output()
+        .expect("clump bench runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(rows.len(), 12, "{stdout}");
+    for r in &rows {
+        let (shmem, am, ratio) = (
+            r["shmem"].as_f64().unwrap(),
+            r["am"].as_f64().unwrap(),
+            r["ratio"].as_f64().unwrap(),
+        );
+        assert!(shmem > 0.0 && am > 0.0 && shmem.is_finite(), "{r}");
+        assert!((ratio - shmem / am).abs() <= 1e-9 * ratio.abs(), "{r}");
+    }
+    for t in ["shm", "udp"] {
+        assert_eq!(rows.iter().filter(|r| r["transport"] == t).count(), 6);
+    }
+}
