@@ -81,7 +81,11 @@ fn quick_loggp_reports_every_figure_as_json_and_plots_bandwidth() {
     assert_eq!(v["transport"], "shm");
     assert_eq!(v["segment"], "shared region");
     assert_eq!(v["baseline"]["bandwidth_name"], "memcpy");
-    check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
+    check_loggp(
+        &v,
+        &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy", "g_vs_ring"],
+    );
+    assert!(number(&v, "baseline.ring_ns_per_msg") > 0.0);
 }
 
 /// The receiver's segment in its own program memory: long messages reach it by
@@ -90,7 +94,10 @@ fn quick_loggp_reports_every_figure_as_json_and_plots_bandwidth() {
 fn quick_loggp_with_the_segment_in_program_memory() {
     let v = bench_json(&["loggp", "--quick", "--program-segment"]);
     assert_eq!(v["segment"], "program memory");
-    check_loggp(&v, &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy"]);
+    check_loggp(
+        &v,
+        &["long_1mib_vs_memcpy", "medium_8kib_vs_memcpy", "g_vs_ring"],
+    );
 }
 
 /// The same figures, JSON keys included, over UDP with a 1% loss injected, and goodput

@@ -17,63 +17,68 @@
 //! while ep.outstanding() > 0 { bundle.poll()?; }
 //! # Ok::<(), clump::Error>(())
 //! ```
+//!
+//! The tree follows paper 001's architecture: one AM layer (`am/`) above two complete
+//! transports with the same verbs, shared memory (`shm/`) and the network (`net/`), each
+//! with its send and poll sides; the endpoint's state split by owner (`endpoint/`); the
+//! pure bookkeeping of credits, flights and owed answers (`proto/`). Imports only point
+//! down that list (`tests/layers.rs` checks it).
 
-#[cfg(not(loom))]
-pub mod boot;
-pub mod config;
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+/// The loom build (`--cfg loom`) model-checks the lock-free queues alone: this is the one
+/// switch that leaves everything else out of it (used here and in `shm/mod.rs`).
+macro_rules! without_loom {
+    ($($item:item)*) => { $( #[cfg(not(loom))] $item )* };
+}
+pub(crate) use without_loom;
+
+/// Modules that only tests, the fuzzer and the benchmarks reach from outside: public
+/// with the `testing` feature, crate-private otherwise (no program depends on them; what
+/// only those users call is then unused, and not reported).
+macro_rules! testing_pub {
+    ($(mod $name:ident;)*) => {
+        $(
+            #[cfg(feature = "testing")]
+            pub mod $name;
+            #[cfg(not(feature = "testing"))]
+            #[allow(dead_code)]
+            pub(crate) mod $name;
+        )*
+    };
+}
+pub(crate) use testing_pub;
+
 pub(crate) mod shm;
 pub(crate) mod sync;
 
-#[cfg(not(loom))]
-mod bundle;
-#[cfg(not(loom))]
-mod dispatch;
-#[cfg(not(loom))]
-mod endpoint;
-#[cfg(not(loom))]
-mod endpoint_query;
-#[cfg(not(loom))]
-mod error;
-#[cfg(not(loom))]
-mod message;
-#[cfg(not(loom))]
-pub mod name;
-#[cfg(not(loom))]
-pub mod net;
-#[cfg(not(loom))]
-mod net_dispatch;
-#[cfg(not(loom))]
-mod net_send;
-#[cfg(not(loom))]
-mod peer_segment;
-#[cfg(not(loom))]
-pub mod poll;
-#[cfg(not(loom))]
-mod program_segment;
-#[cfg(not(loom))]
-mod route;
-#[cfg(not(loom))]
-mod segment_fallback;
-#[cfg(not(loom))]
-mod send;
-#[cfg(not(loom))]
-pub mod spmd;
-#[cfg(not(loom))]
-mod token;
+without_loom! {
+    mod am;
+    pub mod boot;
+    pub mod config;
+    mod endpoint;
+    mod error;
+    mod message;
+    pub mod name;
+    pub mod net;
+    pub mod poll;
+    mod proto;
+    pub mod spmd;
 
-#[cfg(not(loom))]
-pub use {
-    bundle::{Bundle, EventMask},
-    endpoint::{Endpoint, EndpointStats},
-    error::{Error, Result, ReturnReason},
-    message::{
-        HandlerIndex, Kind, Message, Returned, ReturnedMessage, MAX_ARGS, MAX_HANDLERS, MAX_LONG,
-        MAX_MEDIUM, MAX_SEGMENT, MAX_TRANSLATIONS,
-    },
-    name::{EndpointId, EndpointName},
-    peer_segment::PeerSegment,
-    shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
-    shm::cma::describe as describe_cross_memory_attach,
-    shm::region::Region as SharedRegion,
-    token::Token,
-};
+    pub use {
+        am::bundle::{Bundle, EventMask},
+        am::endpoint::Endpoint,
+        am::peer_segment::PeerSegment,
+        endpoint::handlers::Token,
+        endpoint::EndpointStats,
+        error::{Error, Result, ReturnReason},
+        message::{
+            HandlerIndex, Kind, Message, Returned, ReturnedMessage, MAX_ARGS, MAX_HANDLERS, MAX_LONG,
+            MAX_MEDIUM, MAX_SEGMENT, MAX_TRANSLATIONS,
+        },
+        name::{EndpointId, EndpointName},
+        shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
+        shm::cma::describe as describe_cross_memory_attach,
+        shm::region::Region as SharedRegion,
+    };
+}

@@ -1,7 +1,9 @@
 //! Message kinds, limits, and what handlers see of a message.
 
-use crate::error::ReturnReason;
-pub use crate::shm::block::MAX_MEDIUM;
+use crate::error::{Error, Result, ReturnReason};
+
+/// Largest medium payload: one bulk block of the shared-memory queues.
+pub const MAX_MEDIUM: usize = 64 * 1024;
 
 /// Most 32-bit arguments a message carries (`AM_MaxShort` in words).
 pub const MAX_ARGS: usize = 16;
@@ -144,5 +146,85 @@ impl ArgBuf {
     }
     pub fn as_slice(&self) -> &[u32] {
         &self.words[..self.len as usize]
+    }
+}
+
+/// A request in flight, kept until it is answered so that it can come back to handler 0
+/// if its destination is lost.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SavedRequest {
+    pub kind: Kind,
+    pub handler: u8,
+    pub args: ArgBuf,
+    pub offset: u64,
+}
+
+/// A message about to be sent, by either transport.
+pub(crate) struct Outgoing<'a> {
+    pub kind: Kind,
+    pub handler: HandlerIndex,
+    pub args: &'a [u32],
+    pub payload: &'a [u8],
+    pub offset: u64,
+}
+
+impl Outgoing<'_> {
+    /// Checks what the caller controls; a failure is an error of the call, nothing is sent.
+    pub fn validate(&self) -> Result<()> {
+        if self.args.len() > MAX_ARGS {
+            return Err(Error::BadArg(format!(
+                "{} arguments exceed the limit of {MAX_ARGS}",
+                self.args.len()
+            )));
+        }
+        if self.handler == 0 {
+            return Err(Error::BadHandlerIndex(0));
+        }
+        let limit = match self.kind {
+            Kind::Short => 0,
+            Kind::Medium => MAX_MEDIUM,
+            Kind::Long | Kind::Get => MAX_LONG,
+        };
+        if self.payload.len() > limit {
+            return Err(Error::BadArg(format!(
+                "{:?} payload of {} bytes exceeds the limit of {limit}",
+                self.kind,
+                self.payload.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The message as handler 0 receives it when it comes back for `reason`.
+    pub fn returned(
+        &self,
+        reason: ReturnReason,
+        request: bool,
+        translation: Option<u32>,
+    ) -> ReturnedMessage {
+        ReturnedMessage {
+            reason,
+            request,
+            kind: self.kind,
+            handler: self.handler,
+            args: ArgBuf::from_slice(self.args),
+            payload: if self.kind == Kind::Medium {
+                self.payload.to_vec()
+            } else {
+                Vec::new()
+            },
+            offset: self.offset,
+            translation,
+        }
+    }
+
+    /// What is kept of it while it is in flight.
+    pub fn saved(&self) -> SavedRequest {
+        SavedRequest {
+            kind: self.kind,
+            handler: self.handler,
+            args: ArgBuf::from_slice(self.args),
+            offset: self.offset,
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Endpoint names: globally unique, printable, and small enough to hand to other processes.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::BuildHasherDefault;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::str::FromStr;
 
@@ -118,6 +120,31 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// A hash map keyed by endpoint id.
+pub(crate) type IdMap<V> = HashMap<EndpointId, V, BuildHasherDefault<IdHasher>>;
+
+/// Hashes endpoint ids (already unique and well mixed by their nonce) with one multiply,
+/// instead of SipHash on the reply path.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(32) ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,3 +171,4 @@ mod tests {
         assert!(EndpointName::from_bytes(&bytes).is_none());
     }
 }
+

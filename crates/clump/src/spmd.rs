@@ -68,7 +68,7 @@ impl Spmd {
 
     /// Polls until every request this endpoint sent has been answered.
     pub fn drain(&self) -> Result<()> {
-        let mut stall = crate::send::Stall::new();
+        let mut stall = crate::endpoint::wait::Stall::new();
         while self.ep.outstanding() > 0 {
             if self.bundle.poll()? == 0 {
                 stall.back_off();

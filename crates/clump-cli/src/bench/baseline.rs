@@ -1,6 +1,8 @@
 //! Hardware baselines, measured in the same run as clump's figures: a bare shared-memory
 //! ping-pong of one cache line between the two ranks (what a short round trip costs with
-//! no layer at all), and single-thread memcpy bandwidth (what one copy of a payload costs).
+//! no layer at all), a bare one-way stream through a ring of one-cache-line slots (what a
+//! message costs when messages follow each other with no layer at all, beside `g`), and
+//! single-thread memcpy bandwidth (what one copy of a payload costs).
 
 use super::wait::spin_until;
 use std::hint::black_box;
@@ -45,6 +47,66 @@ pub fn pong(
     Ok(())
 }
 
+/// Slots of the bare streaming ring; each slot is one 64-byte cache line whose first word
+/// is the sequence number of the message in it.
+pub const RING_SLOTS: usize = 16;
+/// Bytes between slots: one cache line.
+pub const RING_STRIDE: usize = 64;
+
+/// The sending side of the bare stream: `messages` messages continuing from `*sent`, each
+/// the store of its number (from 1) into the next slot, waiting while the receiver, whose
+/// count `received` publishes every half ring, lags a whole ring behind. Returns the time
+/// until the receiver has taken the last one.
+pub fn stream_send(
+    ring: &[&AtomicU64],
+    received: &AtomicU64,
+    sent: &mut u64,
+    messages: u64,
+) -> Result<Duration, String> {
+    let slots = ring.len() as u64;
+    let end = *sent + messages;
+    let t0 = Instant::now();
+    let mut room = received.load(Ordering::Acquire) + slots;
+    while *sent < end {
+        if *sent == room {
+            spin_until("the bare stream's receiver", || {
+                received.load(Ordering::Acquire) + slots > *sent
+            })?;
+            room = received.load(Ordering::Acquire) + slots;
+        }
+        *sent += 1;
+        ring[(*sent % slots) as usize].store(*sent, Ordering::Release);
+    }
+    spin_until("the bare stream's last message", || {
+        received.load(Ordering::Acquire) >= end
+    })?;
+    Ok(t0.elapsed())
+}
+
+/// The receiving side: takes `messages` messages continuing from `*taken`, publishing its
+/// count every half ring and at the end.
+pub fn stream_receive(
+    ring: &[&AtomicU64],
+    received: &AtomicU64,
+    taken: &mut u64,
+    messages: u64,
+) -> Result<(), String> {
+    let slots = ring.len() as u64;
+    let end = *taken + messages;
+    while *taken < end {
+        let want = *taken + 1;
+        let slot = ring[(want % slots) as usize];
+        spin_until("the bare stream's next message", || {
+            slot.load(Ordering::Acquire) == want
+        })?;
+        *taken = want;
+        if want.is_multiple_of(slots / 2) || want == end {
+            received.store(want, Ordering::Release);
+        }
+    }
+    Ok(())
+}
+
 /// memcpy bandwidth in MB/s (10^6 B/s): copies `src` into `dst` (same length, both
 /// touched before) with `copy_from_slice` for at least `time`.
 pub fn memcpy_mb_s(src: &[u8], dst: &mut [u8], time: Duration) -> f64 {
@@ -83,6 +145,25 @@ mod tests {
         });
         assert!(dt > Duration::ZERO);
         assert_eq!(words[1].load(Ordering::Relaxed), 300);
+    }
+
+    #[test]
+    fn the_bare_stream_delivers_every_message_in_order() {
+        let words: Vec<AtomicU64> = (0..RING_SLOTS + 1).map(|_| AtomicU64::new(0)).collect();
+        let ring: Vec<&AtomicU64> = words[..RING_SLOTS].iter().collect();
+        let received = &words[RING_SLOTS];
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut taken = 0;
+                stream_receive(&ring, received, &mut taken, 1000).unwrap();
+                stream_receive(&ring, received, &mut taken, 37).unwrap();
+                assert_eq!(taken, 1037);
+            });
+            let mut sent = 0;
+            assert!(stream_send(&ring, received, &mut sent, 1000).unwrap() > Duration::ZERO);
+            stream_send(&ring, received, &mut sent, 37).unwrap();
+        });
+        assert_eq!(received.load(Ordering::Relaxed), 1037);
     }
 
     #[test]

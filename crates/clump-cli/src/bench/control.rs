@@ -24,12 +24,16 @@ const BURST_SENT: usize = 640;
 const BURST_DRAINED: usize = 1024;
 /// The sequence number of the last bundle selection rank 1 carried out.
 const SELECTED: usize = 1152;
+/// The bare stream: the receiver's count, and the ring of one-line slots.
+const STREAM_RECEIVED: usize = 1280;
+const RING: usize = 2048;
 /// Rank 1's answer to a command that has one (the bytes a bare UDP sink counted), and the
 /// sequence number of the command it answers, written after it.
 const RESULT: usize = 768;
 const RESULT_SEQ: usize = 896;
 pub const REGION_LEN: usize = 4096;
-const _: () = assert!(SELECTED + 128 <= REGION_LEN);
+const _: () = assert!(STREAM_RECEIVED + 128 <= RING);
+const _: () = assert!(RING + baseline::RING_SLOTS * baseline::RING_STRIDE <= REGION_LEN);
 
 /// Answer ARG rounds of the bare ping-pong; send ARG bursts when asked; stop.
 const OP_PONG: u64 = 1;
@@ -42,11 +46,19 @@ const OP_UDP_SINK: u64 = 5;
 const OP_UDP_SINK_STOP: u64 = 6;
 /// Poll bundle ARG of rank 1's list from now on.
 const OP_SELECT: u64 = 7;
+/// Take ARG messages of the bare stream.
+const OP_STREAM: u64 = 8;
 
 fn word(region: &SharedRegion, at: usize) -> &AtomicU64 {
     region
         .atomic_u64(at)
         .expect("control words lie in the region")
+}
+
+fn ring(region: &SharedRegion) -> Vec<&AtomicU64> {
+    (0..baseline::RING_SLOTS)
+        .map(|i| word(region, RING + i * baseline::RING_STRIDE))
+        .collect()
 }
 
 /// Rank 0's side.
@@ -56,6 +68,7 @@ pub struct Control<'a> {
     pong_round: u64,
     udp_round: u64,
     burst_round: u64,
+    streamed: u64,
 }
 
 impl<'a> Control<'a> {
@@ -66,6 +79,7 @@ impl<'a> Control<'a> {
             pong_round: 0,
             udp_round: 0,
             burst_round: 0,
+            streamed: 0,
         }
     }
 
@@ -86,6 +100,15 @@ impl<'a> Control<'a> {
         baseline::ping(ping, pong, &mut self.pong_round, warm)?;
         let dt = baseline::ping(ping, pong, &mut self.pong_round, rounds)?;
         Ok(dt.as_secs_f64() * 1e6 / rounds as f64)
+    }
+
+    /// One batch of the bare one-way stream: `messages` one-line messages; mean ns each.
+    pub fn stream_batch(&mut self, messages: u64) -> Result<f64, String> {
+        self.command(OP_STREAM, messages);
+        let ring = ring(self.region);
+        let received = self.word(STREAM_RECEIVED);
+        let dt = baseline::stream_send(&ring, received, &mut self.streamed, messages)?;
+        Ok(dt.as_secs_f64() * 1e9 / messages as f64)
     }
 
     /// One batch of the bare UDP ping-pong, as [`Control::ping_batch`].
@@ -177,6 +200,7 @@ pub fn obey(
 ) -> Result<(), String> {
     let word = |at| word(region, at);
     let (mut seen, mut pong_round, mut burst_round, mut udp_round) = (0u64, 0u64, 0u64, 0u64);
+    let mut streamed = 0u64;
     let mut bundle = bundles[0];
     loop {
         poll_until(bundle, "rank 0's next command", || {
@@ -186,6 +210,9 @@ pub fn obey(
         let arg = word(ARG).load(Ordering::Acquire);
         match seen & 0xff {
             OP_PONG => baseline::pong(word(PING), word(PONG), &mut pong_round, arg)?,
+            OP_STREAM => {
+                baseline::stream_receive(&ring(region), word(STREAM_RECEIVED), &mut streamed, arg)?
+            }
             OP_BURSTS => {
                 for _ in 0..arg {
                     burst_round += 1;

@@ -398,22 +398,35 @@ fn measure(
         Ok(busy)
     })?;
 
-    eprintln!("loggp: g...");
-    let g_us = timed_batches(
-        Batches {
-            iters: 1,
-            ..plan.gap
-        },
-        plan.gap.iters,
-        || {
-            let t0 = Instant::now();
-            for _ in 0..plan.gap.iters {
-                ep.request(1, H_ONEWAY, &[]).map_err(err)?;
-            }
-            drain(&bundle, &ep)?;
-            Ok(t0.elapsed())
-        },
-    )?;
+    eprintln!(
+        "loggp: g{}...",
+        if net {
+            ""
+        } else {
+            " beside a bare streaming ring"
+        }
+    );
+    // Shared memory: each batch of g follows a batch of the bare stream of as many
+    // messages, so that both see the same machine.
+    let mut ring_ns = Vec::new();
+    let mut g_us = Vec::new();
+    for batch in 0..plan.gap.all() {
+        let ring = if net {
+            None
+        } else {
+            Some(ctl.stream_batch(plan.gap.iters)?)
+        };
+        let t0 = Instant::now();
+        for _ in 0..plan.gap.iters {
+            ep.request(1, H_ONEWAY, &[]).map_err(err)?;
+        }
+        drain(&bundle, &ep)?;
+        let us = t0.elapsed().as_secs_f64() * 1e6 / plan.gap.iters as f64;
+        if batch >= plan.gap.warm {
+            g_us.push(us);
+            ring_ns.extend(ring);
+        }
+    }
 
     eprintln!("loggp: o_r...");
     let mut or_us = Vec::new();
@@ -500,6 +513,7 @@ fn measure(
         or_us,
         g_us,
         g_messages: plan.gap.iters * plan.gap.timed as u64,
+        ring_ns,
         bandwidth: medium.into_iter().chain(long).collect(),
         checks,
         check_failures,

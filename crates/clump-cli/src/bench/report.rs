@@ -11,6 +11,7 @@ use std::io::{self, Write};
 pub const RTT_VS_RAW_MAX: f64 = 1.5;
 pub const LONG_1MIB_VS_MEMCPY_MIN: f64 = 0.8;
 pub const MEDIUM_8KIB_VS_MEMCPY_MIN: f64 = 0.5;
+pub const G_VS_RING_MAX: f64 = 25.0;
 pub const UDP_RTT_VS_RAW_MAX: f64 = 1.25;
 pub const UDP_LONG_64KIB_VS_STREAM_MIN: f64 = 0.7;
 pub const WITH_NETWORK_RTT_MAX: f64 = 1.15;
@@ -90,6 +91,8 @@ pub struct Results {
     pub or_us: Vec<f64>,
     pub g_us: Vec<f64>,
     pub g_messages: u64,
+    /// Shared memory: ns per message of the bare one-way stream, a batch before each of g.
+    pub ring_ns: Vec<f64>,
     pub bandwidth: Vec<SizeResult>,
     pub checks: u32,
     pub check_failures: u32,
@@ -151,6 +154,13 @@ impl Results {
                     MEDIUM_8KIB_VS_MEMCPY_MIN,
                     false,
                 ),
+                (
+                    "g vs bare streaming ring",
+                    "g_vs_ring",
+                    self.g_vs_ring(),
+                    G_VS_RING_MAX,
+                    true,
+                ),
             ]
         };
         match &self.reference {
@@ -175,6 +185,18 @@ impl Results {
             None => {}
         }
         t
+    }
+
+    /// g over the bare stream's time per message, batch by batch (each pair ran side by
+    /// side); the median of those ratios.
+    fn g_vs_ring(&self) -> f64 {
+        let ratios: Vec<f64> = self
+            .g_us
+            .iter()
+            .zip(&self.ring_ns)
+            .map(|(g, ring)| g * 1000.0 / ring)
+            .collect();
+        median(&ratios)
     }
 
     fn rtt0(&self) -> f64 {
@@ -344,6 +366,9 @@ pub fn to_json(r: &Results) -> Value {
             // Every bare ping-pong batch of the run (RTT phase and bandwidth probes): how
             // far apart the two cores were, and whether that changed during the run.
             "raw_rtt_us_range": [min(&all_raw), max(&all_raw)],
+            // Shared memory: the bare one-way stream measured beside g (ns per message).
+            "ring_ns_per_msg": if r.ring_ns.is_empty() { Value::Null } else { json!(median(&r.ring_ns)) },
+            "ring_ns_per_msg_min": if r.ring_ns.is_empty() { Value::Null } else { json!(min(&r.ring_ns)) },
         },
         "ratios": ratios,
         "targets": target_list,
@@ -403,7 +428,8 @@ What the figures mean (times: lower is better; bandwidth: higher is better; a ra
 compares clump with the bare baseline measured beside it, 1.00x being the hardware):
   RTT        a short request and its reply, there and back: the latency a program waits.
   o_s, o_r   processor time to send, to receive one message: time the program cannot compute.
-  g          the shortest interval between messages sent back to back: 1/g is the message rate.
+  g          the shortest interval between messages sent back to back: 1/g is the message rate
+             (shared memory: beside a bare one-way stream through a ring of one-line slots).
   L          what is left of RTT/2 after both overheads: time in the queue or on the wire.
   G, 1/G     time per extra byte of long messages at large sizes: 1/G is the bandwidth a
              stream of large messages tends to.
@@ -481,12 +507,22 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         ("o_r recv overhead", "or_us"),
         ("g gap", "g_us"),
     ] {
-        writeln!(
+        write!(
             out,
             "  {name:<19} {:>8.3} [{:.3}]",
             f(v, &[key]),
             f(v, &["min", key])
         )?;
+        let ring = f(v, &["baseline", "ring_ns_per_msg"]);
+        if key == "g_us" && !ring.is_nan() {
+            write!(
+                out,
+                "   bare ring stream   {:>8.4}   {:>6.2}x",
+                ring / 1000.0,
+                f(v, &["ratios", "g_vs_ring"])
+            )?;
+        }
+        writeln!(out)?;
     }
     writeln!(
         out,

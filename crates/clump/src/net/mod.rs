@@ -22,16 +22,30 @@
 //!   queued datagrams that lets a poll skip the system call when nothing came.
 //! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
 //!
-//! The Active Message semantics over this transport (which message answers which
-//! request, what lands where) live beside the shared-memory ones: `net_send.rs` and
-//! `net_dispatch.rs` at the crate root.
+//! The Active Message side of the transport, with the same verbs as shared memory's:
+//! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
+//!   packets for the endpoint's reliability machine.
+//! - `credit.rs`: the credit-only answer, for requests whose handlers did not reply.
+//! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
+//!   delivers; waiting for a datagram; closing.
 
+pub(crate) mod credit;
 pub mod doorbell;
-pub mod faults;
+pub(crate) mod poll;
 pub(crate) mod port;
-pub use port::NetStats;
-pub mod reliable;
 #[cfg(test)]
 mod reliable_sim;
-pub mod udp;
-pub mod wire;
+pub(crate) mod send;
+crate::testing_pub! {
+    mod faults;
+    mod reliable;
+    mod udp;
+    mod wire;
+}
+
+pub use port::NetStats;
+pub use reliable::Stats as ProtocolStats;
+pub use udp::{Offload, UdpStats};
+
+/// A network destination: the socket address and the endpoint behind it.
+pub(crate) type NetPeer = reliable::Peer<std::net::SocketAddrV4>;

@@ -6,7 +6,7 @@ use crate::name::EndpointId;
 use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
 use crate::net::wire::{Channel, Header};
-use crate::route::NetPeer;
+use crate::net::NetPeer;
 use std::io;
 use std::net::SocketAddrV4;
 use std::os::fd::{AsRawFd, RawFd};

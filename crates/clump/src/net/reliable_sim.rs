@@ -18,8 +18,11 @@
 //! - `network.rs`: the simulated network and its faults.
 //! - `spec.rs`: what message number n from machine s to machine d is, header and bytes.
 //! - `world.rs`: the machines, the workload, the event loop and the checks.
+//! - `endpoints.rs`: whole endpoints: the AM layer's pure flow control and owed credits
+//!   (`proto/`) over the machine, every request settled exactly once.
 //! - `scenarios.rs`: the tests.
 
+mod endpoints;
 mod network;
 mod rng;
 mod scenarios;

@@ -11,8 +11,7 @@ use crossbeam_utils::CachePadded;
 use std::cell::UnsafeCell;
 use std::io;
 
-/// Largest medium payload: one bulk block.
-pub const MAX_MEDIUM: usize = 64 * 1024;
+pub use crate::message::MAX_MEDIUM;
 /// Packets one request queue holds.
 pub const REQUEST_SLOTS: usize = 256;
 /// Packets one reply queue holds; also the most requests an endpoint has outstanding, so
@@ -114,6 +113,7 @@ pub struct MappedBlock {
 // SAFETY: every field of the block other processes or threads write is an atomic or sits
 // behind the ring/bulk protocols; the plain header fields are written once before sharing.
 unsafe impl Send for MappedBlock {}
+// SAFETY: as for `Send`: shared access goes through atomics and the queue protocols.
 unsafe impl Sync for MappedBlock {}
 
 impl MappedBlock {

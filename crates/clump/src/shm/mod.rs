@@ -1,23 +1,30 @@
-//! The shared-memory protocol: queue blocks in memory other processes of the host map.
+//! The shared-memory transport: queue blocks in memory other processes of the host map.
+//!
+//! - `region.rs`: shared memory regions (memfd) and mapping a peer's.
+//! - `ring.rs`, `bulk.rs`: the lock-free packet queue and the bulk blocks of medium
+//!   payloads (model-checked with loom in `ring_loom.rs`).
+//! - `block.rs`, `packet.rs`: an endpoint's queue block and the packet of one slot.
+//! - `remote.rs`: peers' blocks as this process sees them; `segment.rs`: a mapped
+//!   segment, the one place where segment bytes are read and written.
+//! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
+//!   `owned.rs`: whether memory the program names as a segment is its own.
+//! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors.
+//! - `send.rs`, `poll.rs`: the Active Message side, with the same verbs as the network's.
 
 pub mod bulk;
 pub mod ring;
 #[cfg(all(test, loom))]
 mod ring_loom;
 
-#[cfg(not(loom))]
-pub mod block;
-#[cfg(not(loom))]
-pub mod cma;
-#[cfg(not(loom))]
-pub mod owned;
-#[cfg(not(loom))]
-pub mod packet;
-#[cfg(not(loom))]
-pub mod region;
-#[cfg(not(loom))]
-pub mod remote;
-#[cfg(not(loom))]
-pub mod segment;
-#[cfg(not(loom))]
-pub mod wake;
+crate::without_loom! {
+    pub mod block;
+    pub mod cma;
+    pub mod owned;
+    pub mod packet;
+    pub(crate) mod poll;
+    pub mod region;
+    pub mod remote;
+    pub mod segment;
+    pub(crate) mod send;
+    pub mod wake;
+}

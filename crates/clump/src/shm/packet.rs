@@ -1,6 +1,7 @@
 //! The packet a slot of the packet queue carries: what 001 calls handler index, arguments,
 //! packet type, inverse mapping and bulk index, plus what flow control and replies need.
 
+use crate::message::Kind;
 use crate::name::EndpointId;
 
 /// Packet types. Values are what travel in shared memory; decoding checks them.
@@ -26,6 +27,28 @@ impl PacketKind {
             5 => PacketKind::Returned,
             _ => return None,
         })
+    }
+
+    /// The packet that carries a message of `kind`. A get never travels in a packet (its
+    /// data is copied straight between the segments): it would be a short one.
+    #[inline]
+    pub fn carrying(kind: Kind) -> PacketKind {
+        match kind {
+            Kind::Short | Kind::Get => PacketKind::Short,
+            Kind::Medium => PacketKind::Medium,
+            Kind::Long => PacketKind::Long,
+        }
+    }
+
+    /// The message kind a data packet carries; `None` for acks and returned requests.
+    #[inline]
+    pub fn message_kind(self) -> Option<Kind> {
+        match self {
+            PacketKind::Short => Some(Kind::Short),
+            PacketKind::Medium => Some(Kind::Medium),
+            PacketKind::Long => Some(Kind::Long),
+            PacketKind::Ack | PacketKind::Returned => None,
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 
 use super::block::{MappedBlock, NO_FD};
 use super::region::Region;
-use super::wake::{Waker, NO_KEY};
+pub use super::segment::{SegMapping, SegMemory};
+use super::wake::{readable, wait_readable, Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
 use std::collections::HashMap;
@@ -17,8 +18,6 @@ use std::sync::{Arc, Mutex, Weak};
 /// This thread's handle to a remote block: cloning it costs no atomic instruction, which
 /// matters on the send path (an atomic there waits for the store to the peer's slot).
 pub type RemoteRef = std::rc::Rc<Arc<Remote>>;
-
-pub use super::segment::{SegMapping, SegMemory};
 
 /// A queue block reachable from this process, with what senders need beside it.
 pub struct Remote {
@@ -82,14 +81,14 @@ impl Remote {
     /// Whether the owning process is still running.
     pub fn alive(&self) -> bool {
         let Some(fd) = &self.pidfd else { return true };
-        let mut p = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, zero timeout.
-        let n = unsafe { libc::poll(&mut p, 1, 0) };
-        n == 0
+        // A pidfd turns readable when its process exits.
+        wait_readable(&mut [readable(fd.as_raw_fd())], std::time::Duration::ZERO) == 0
+    }
+
+    /// The endpoint's tag, which senders check before they enqueue.
+    #[inline]
+    pub fn tag(&self) -> u64 {
+        self.block.get().header.tag.load(Ordering::Acquire)
     }
 
     /// Whether the owner has freed the endpoint.
@@ -175,7 +174,7 @@ impl Remote {
             if header.seg_gen.load(Ordering::Acquire) != gen {
                 continue; // replaced while we opened it
             }
-            let m = Arc::new(SegMapping { mem, gen, len });
+            let m = Arc::new(SegMapping::new(mem, gen, len));
             *slot = Some(m.clone());
             return Ok(Some(m));
         }
@@ -187,25 +186,14 @@ impl Remote {
         let header = &self.block.get().header;
         let gen = header.seg_gen.load(Ordering::Relaxed);
         header.seg_gen.store(gen + 1, Ordering::Release);
-        let mapping = segment.map(|(mem, len)| {
-            Arc::new(SegMapping {
-                mem,
-                gen: gen + 2,
-                len,
-            })
-        });
+        let mapping = segment.map(|(mem, len)| Arc::new(SegMapping::new(mem, gen + 2, len)));
         let (fd, len, addr) = match mapping.as_deref() {
-            Some(SegMapping {
-                mem: SegMemory::Shared(region),
-                len,
-                ..
-            }) => (region.fd().unwrap_or(NO_FD), *len as u64, 0),
-            Some(SegMapping {
-                mem: SegMemory::Program(ptr),
-                len,
-                ..
-            }) => (NO_FD, *len as u64, *ptr as u64),
-            _ => (NO_FD, 0, 0),
+            Some(m) => match m.memory() {
+                SegMemory::Shared(region) => (region.fd().unwrap_or(NO_FD), m.len() as u64, 0),
+                SegMemory::Program(ptr) => (NO_FD, m.len() as u64, *ptr as u64),
+                SegMemory::Attached { .. } => (NO_FD, 0, 0),
+            },
+            None => (NO_FD, 0, 0),
         };
         header.seg_fd.store(fd, Ordering::Release);
         header.seg_len.store(len, Ordering::Release);

@@ -94,9 +94,33 @@ impl Waker {
     }
 }
 
+/// Sleeps until one of `fds` is readable or `timeout` passes (one `poll(2)`; a zero
+/// timeout only looks); sets each one's `revents` and returns how many are ready.
+pub fn wait_readable(fds: &mut [libc::pollfd], timeout: std::time::Duration) -> usize {
+    let ms = if timeout.is_zero() {
+        0
+    } else {
+        timeout.as_micros().div_ceil(1000).clamp(1, i32::MAX as u128) as i32
+    };
+    // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd for the duration
+    // of the call, and its length is passed with it.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    n.max(0) as usize
+}
+
+/// A `pollfd` that asks whether `fd` is readable.
+pub fn readable(fd: RawFd) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn a_sender_wakes_a_bound_socket_and_a_missing_one_is_an_error() {
@@ -108,20 +132,17 @@ mod tests {
         for _ in 0..1000 {
             waker.wake(pid, sleeper.key()).unwrap(); // more than the buffer holds
         }
-        let mut p = libc::pollfd {
-            fd: sleeper.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, zero timeout.
         assert_eq!(
-            unsafe { libc::poll(&mut p, 1, 0) },
+            wait_readable(&mut [readable(sleeper.as_raw_fd())], Duration::ZERO),
             1,
             "the sleeper is readable"
         );
         sleeper.drain();
-        // SAFETY: as above.
-        assert_eq!(unsafe { libc::poll(&mut p, 1, 0) }, 0, "drained");
+        assert_eq!(
+            wait_readable(&mut [readable(sleeper.as_raw_fd())], Duration::ZERO),
+            0,
+            "drained"
+        );
         let gone = other.key();
         drop(other);
         assert!(

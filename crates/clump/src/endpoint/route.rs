@@ -2,12 +2,8 @@
 //! lives on this (virtual) host, over the network otherwise. Chosen once, when the
 //! translation is mapped; the program never sees which.
 
-use crate::net::reliable::Peer;
+use crate::net::NetPeer;
 use crate::shm::remote::RemoteRef;
-use std::net::SocketAddrV4;
-
-/// A network destination: the socket address and the endpoint behind it.
-pub(crate) type NetPeer = Peer<SocketAddrV4>;
 
 #[derive(Clone)]
 pub(crate) enum Route {
@@ -16,14 +12,6 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    /// The destination's queue block, for a shared-memory route.
-    pub fn shm(&self) -> Option<&RemoteRef> {
-        match self {
-            Route::Shm(r) => Some(r),
-            Route::Net(_) => None,
-        }
-    }
-
     /// Whether the destination still lives, as far as this process can see without
     /// waiting: a shared-memory peer's process is checked; a network peer is alive until
     /// the retry budget says otherwise.

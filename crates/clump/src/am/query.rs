@@ -2,9 +2,9 @@
 //! sent without waiting (`AM_RequestXferAsync`) and the full name of a message's sender
 //! (`AM_GetSourceEndpoint`).
 
-use crate::endpoint::Endpoint;
+use super::endpoint::Endpoint;
+use crate::endpoint::handlers::{Origin, Token};
 use crate::name::{EndpointName, NO_ADDR};
-use crate::token::{Origin, Token};
 
 impl Endpoint {
     /// Whether a request through translation `dest` would go out without waiting for
@@ -13,6 +13,7 @@ impl Endpoint {
     pub fn can_send_now(&self, dest: u32) -> bool {
         let mapped = self
             .core
+            .tables
             .translations
             .borrow()
             .get(dest as usize)
@@ -35,7 +36,7 @@ impl Token<'_> {
             Origin::NetRequest { from, .. } => (from.id, from.addr, 0),
             Origin::Local => return None,
         };
-        let table = self.ep.translations.borrow();
+        let table = self.ep.tables.translations.borrow();
         let mapped = table.iter().flatten().find(|t| t.name.id == id);
         Some(mapped.map_or(EndpointName { host, id, addr }, |t| t.name))
     }

@@ -1,14 +1,17 @@
 //! Bundles: endpoints polled and waited on together, with AM-II's event mask.
 
+use super::endpoint::{free_endpoint, Endpoint};
+use super::poll::progress_while_waiting;
 use crate::config::Config;
-use crate::endpoint::{Endpoint, EndpointCore};
+use crate::endpoint::{EndpointCore, Owner};
 use crate::error::{Error, Result};
+use crate::net;
 use crate::poll::NetPollPolicy;
-use crate::shm::wake::WakeSocket;
+use crate::shm::wake::{readable, wait_readable, WakeSocket};
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
 use std::os::fd::AsRawFd;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::{Duration, Instant};
 
 /// What makes `wait` return (AM-II's `AM_SetEventMask`).
@@ -62,7 +65,8 @@ impl Bundle {
 
     /// Creates an endpoint with tag `tag` in this bundle (`AM_AllocateEndpoint`).
     pub fn create_endpoint(&self, tag: u64) -> Result<Endpoint> {
-        let core = EndpointCore::new(tag, &self.core.config, Rc::downgrade(&self.core))?;
+        let owner: Weak<dyn Owner> = Rc::downgrade(&self.core) as Weak<BundleCore>;
+        let core = EndpointCore::new(tag, &self.core.config, owner)?;
         self.core.adopt(&core);
         Ok(Endpoint { core })
     }
@@ -73,7 +77,7 @@ impl Bundle {
         if let Some(old) = ep.core.bundle.borrow().upgrade() {
             old.remove(&ep.core);
         }
-        *ep.core.bundle.borrow_mut() = Rc::downgrade(&self.core);
+        *ep.core.bundle.borrow_mut() = Rc::downgrade(&self.core) as Weak<BundleCore>;
         self.core.adopt(&ep.core);
         Ok(())
     }
@@ -140,7 +144,8 @@ impl Bundle {
 
 impl BundleCore {
     fn adopt(&self, ep: &Rc<EndpointCore>) {
-        ep.own
+        ep.shm
+            .own
             .block
             .get()
             .header
@@ -176,8 +181,8 @@ impl BundleCore {
             // A socket with a doorbell is looked at whenever it rings, as cheaply as a
             // shared-memory queue; on the policy's turns every socket is (its timers,
             // and the sockets without a doorbell).
-            if tick || (net_on && ep.net_rang()) {
-                from_net += ep.poll_net(batch, true);
+            if tick || (net_on && net::poll::rang(&ep)) {
+                from_net += net::poll::poll(&ep, batch, true);
             }
             i += 1;
         }
@@ -191,11 +196,7 @@ impl BundleCore {
     }
 
     fn has_work(&self) -> bool {
-        self.endpoints.borrow().iter().any(|ep| {
-            ep.has_work()
-                || !ep.deferred.borrow().is_empty()
-                || ep.net.borrow().as_ref().is_some_and(|p| p.has_inbound())
-        })
+        self.endpoints.borrow().iter().any(|ep| ep.has_work())
     }
 
     /// Whether a datagram waits on some endpoint's socket (one `poll` system call, no
@@ -205,9 +206,7 @@ impl BundleCore {
         if fds.is_empty() {
             return false;
         }
-        // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
-        ready > 0 && self.pump_network()
+        wait_readable(&mut fds, Duration::ZERO) > 0 && self.pump_network()
     }
 
     /// Takes in what the sockets hold and fires due timers, running no handler; whether
@@ -215,7 +214,7 @@ impl BundleCore {
     fn pump_network(&self) -> bool {
         let endpoints = self.endpoints.borrow().clone();
         for ep in &endpoints {
-            ep.pump_net();
+            net::poll::pump(ep);
         }
         let ready = self.has_work();
         if ready {
@@ -235,11 +234,7 @@ impl BundleCore {
             .borrow()
             .iter()
             .filter_map(|ep| {
-                ep.net.borrow().as_ref().map(|p| libc::pollfd {
-                    fd: p.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
+                ep.net.port.borrow().as_ref().map(|p| readable(p.as_raw_fd()))
             })
             .collect()
     }
@@ -249,7 +244,7 @@ impl BundleCore {
         self.endpoints
             .borrow()
             .iter()
-            .filter_map(|ep| ep.net.borrow().as_ref().and_then(|p| p.next_timer()))
+            .filter_map(|ep| ep.net.port.borrow().as_ref().and_then(|p| p.next_timer()))
             .min()
     }
 
@@ -258,7 +253,8 @@ impl BundleCore {
         let endpoints = self.endpoints.borrow().clone();
         let set_sleeping = |v: u32| {
             for ep in &endpoints {
-                ep.own
+                ep.shm
+                    .own
                     .block
                     .get()
                     .header
@@ -281,15 +277,9 @@ impl BundleCore {
                 left = left.min(timer);
             }
             // Both protocols at once: the doorbell of shared memory and every socket.
-            let mut fds = vec![libc::pollfd {
-                fd: self.wake.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }];
+            let mut fds = vec![readable(self.wake.as_raw_fd())];
             fds.extend(self.socket_fds());
-            let ms = left.as_micros().div_ceil(1000).max(1) as i32;
-            // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
-            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+            wait_readable(&mut fds, left.max(Duration::from_millis(1)));
             self.wake.drain();
             from_net = fds[1..].iter().any(|p| p.revents != 0);
         }
@@ -308,8 +298,23 @@ impl BundleCore {
 impl Drop for BundleCore {
     fn drop(&mut self) {
         for ep in self.endpoints.take() {
-            *ep.bundle.borrow_mut() = std::rc::Weak::new();
-            crate::dispatch::free_endpoint(&ep);
+            *ep.bundle.borrow_mut() = crate::endpoint::no_owner();
+            free_endpoint(&ep);
         }
+    }
+}
+
+impl Owner for BundleCore {
+    fn progress(&self, ep: &Rc<EndpointCore>, network: bool) -> Result<()> {
+        progress_while_waiting(ep, || {
+            if network {
+                self.poll_network_next();
+            }
+            self.poll_all()
+        })
+    }
+
+    fn remove(&self, ep: &Rc<EndpointCore>) {
+        BundleCore::remove(self, ep)
     }
 }

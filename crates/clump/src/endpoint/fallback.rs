@@ -6,10 +6,11 @@
 //! Either way the refusal is counted in the endpoint's statistics and explained once on
 //! standard error: never a silent failure.
 
-use crate::endpoint::EndpointCore;
+use super::route::Route;
+use super::EndpointCore;
 use crate::error::ReturnReason;
 use crate::name::NO_ADDR;
-use crate::route::{NetPeer, Route};
+use crate::net::NetPeer;
 use crate::shm::cma;
 use crate::shm::segment::return_reason;
 use std::io;
@@ -53,10 +54,13 @@ impl EndpointCore {
     /// one and nothing sent through shared memory is still unanswered (so that no answer
     /// is lost and order is kept).
     fn move_to_network(&self, dest: u32) -> Option<NetPeer> {
-        self.net.borrow().as_ref()?;
-        let mut table = self.translations.borrow_mut();
+        self.net.port.borrow().as_ref()?;
+        if self.flow.borrow().in_flight(dest) > 0 {
+            return None;
+        }
+        let mut table = self.tables.translations.borrow_mut();
         let t = table.get_mut(dest as usize)?.as_mut()?;
-        if t.name.addr == NO_ADDR || !t.outstanding.is_empty() {
+        if t.name.addr == NO_ADDR {
             return None;
         }
         let peer = NetPeer {

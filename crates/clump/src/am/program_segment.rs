@@ -2,7 +2,7 @@
 //! owns): the layer neither moves nor remaps it, and touches no byte outside it. Peers on
 //! this host reach it by cross-memory attach, peers on other hosts through the network.
 
-use crate::endpoint::Endpoint;
+use super::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::message::MAX_SEGMENT;
 use crate::shm::remote::SegMemory;
@@ -35,7 +35,7 @@ impl Endpoint {
             cma::admit_peers();
             Some((SegMemory::Program(addr), len))
         };
-        *self.core.segment.borrow_mut() = self.core.own.publish_segment(segment);
+        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(segment);
         Ok(())
     }
 }

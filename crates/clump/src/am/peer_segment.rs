@@ -3,9 +3,9 @@
 //! no message, as today's PGAS runtimes do). Over the network there is no such access:
 //! those peers are reached by messages only.
 
-use crate::endpoint::{check_range, Endpoint};
+use super::endpoint::Endpoint;
+use crate::endpoint::route::Route;
 use crate::error::Result;
-use crate::route::Route;
 use crate::shm::remote::SegMapping;
 use std::sync::Arc;
 
@@ -19,11 +19,11 @@ pub struct PeerSegment {
 
 impl PeerSegment {
     pub fn len(&self) -> usize {
-        self.map.len
+        self.map.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.map.len == 0
+        self.map.len() == 0
     }
 
     /// The base address in this process. Loads and stores through it race with the peer
@@ -36,23 +36,12 @@ impl PeerSegment {
 
     /// Copies `buf.len()` bytes at `offset` of the peer's segment into `buf`.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        check_range(offset, buf.len(), self.map.len)?;
-        // SAFETY: the range lies inside the mapping (checked above), which this handle
-        // keeps mapped; `buf` is a distinct local slice.
-        unsafe {
-            std::ptr::copy_nonoverlapping(self.as_ptr().add(offset), buf.as_mut_ptr(), buf.len())
-        };
-        Ok(())
+        self.map.read_checked(offset, buf)
     }
 
     /// Copies `data` into the peer's segment at `offset`.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        check_range(offset, data.len(), self.map.len)?;
-        // SAFETY: as in `read`; the destination is shared memory no Rust reference covers.
-        unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), self.as_ptr().add(offset), data.len())
-        };
-        Ok(())
+        self.map.write_checked(offset, data)
     }
 }
 
@@ -60,7 +49,7 @@ impl Endpoint {
     /// Whether translation `dest` reaches its endpoint through shared memory (a process
     /// on this host). False if `dest` is not mapped or goes over the network.
     pub fn is_local(&self, dest: u32) -> bool {
-        let table = self.core.translations.borrow();
+        let table = self.core.tables.translations.borrow();
         matches!(
             table
                 .get(dest as usize)
@@ -75,7 +64,7 @@ impl Endpoint {
     /// over the network, no segment, its process is gone, or the segment lies in the
     /// peer's program memory, which this process cannot map).
     pub fn peer_segment(&self, dest: u32) -> Option<PeerSegment> {
-        let mut table = self.core.translations.borrow_mut();
+        let mut table = self.core.tables.translations.borrow_mut();
         let t = table.get_mut(dest as usize)?.as_mut()?;
         let Route::Shm(remote) = &t.route else {
             return None;

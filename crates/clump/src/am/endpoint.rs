@@ -1,0 +1,260 @@
+//! The endpoint as programs see it (AM-II's `ep_t`): name, tag, handler table,
+//! translation table and segment. Its state lives in `endpoint/`, split by owner.
+
+use crate::endpoint::handlers::Token;
+use crate::endpoint::route::Route;
+use crate::endpoint::{EndpointCore, EndpointStats, Translation};
+use crate::error::{Error, Result};
+use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
+use crate::name::{EndpointName, NO_ADDR};
+use crate::shm::region::Region;
+use crate::shm::remote::{Remote, SegMemory};
+use crate::sync::Ordering;
+use crate::{net, shm};
+use std::rc::Rc;
+
+/// A communication endpoint. Cloning gives another handle to the same endpoint.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub(crate) core: Rc<EndpointCore>,
+}
+
+/// How translations to `name` travel: shared memory on this host, UDP to others.
+fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Route> {
+    if name.host == ep.name.host {
+        let remote =
+            Remote::lookup(name.id).map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?;
+        return Ok(Route::Shm(Rc::new(remote)));
+    }
+    if name.addr == NO_ADDR {
+        return Err(Error::BadArg(format!(
+            "endpoint {name} lives on another host and has no network address"
+        )));
+    }
+    if ep.net.port.borrow().is_none() {
+        return Err(Error::BadArg(format!(
+            "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
+        )));
+    }
+    Ok(Route::Net(crate::net::NetPeer {
+        addr: name.addr,
+        id: name.id,
+    }))
+}
+
+impl Endpoint {
+    /// The name other endpoints map to reach this one.
+    pub fn name(&self) -> EndpointName {
+        self.core.name
+    }
+
+    pub fn tag(&self) -> u64 {
+        self.core.tag()
+    }
+
+    /// Changes the tag; messages sent under the old one come back to their senders.
+    pub fn set_tag(&self, tag: u64) -> Result<()> {
+        self.core.check_live()?;
+        self.core
+            .shm
+            .own
+            .block
+            .get()
+            .header
+            .tag
+            .store(tag, Ordering::Release);
+        Ok(())
+    }
+
+    /// Installs the handler for index `index` (1..=255; 0 is [`Endpoint::set_return_handler`]).
+    pub fn set_handler(
+        &self,
+        index: usize,
+        handler: impl Fn(&mut Token<'_>, &Message<'_>) + 'static,
+    ) -> Result<()> {
+        self.core.check_live()?;
+        if index == 0 || index >= MAX_HANDLERS {
+            return Err(Error::BadHandlerIndex(index));
+        }
+        self.core.tables.handlers.borrow_mut()[index] = Some(Rc::new(handler));
+        Ok(())
+    }
+
+    pub fn clear_handler(&self, index: usize) -> Result<()> {
+        if index == 0 || index >= MAX_HANDLERS {
+            return Err(Error::BadHandlerIndex(index));
+        }
+        self.core.tables.handlers.borrow_mut()[index] = None;
+        Ok(())
+    }
+
+    /// Installs handler 0, which receives every message that could not be delivered.
+    /// Without one, a returned message is reported on standard error.
+    pub fn set_return_handler(&self, handler: impl Fn(&Returned<'_>) + 'static) -> Result<()> {
+        self.core.check_live()?;
+        *self.core.tables.on_return.borrow_mut() = Some(Rc::new(handler));
+        Ok(())
+    }
+
+    /// Makes translation `index` name endpoint `name` with tag `tag` (`AM_Map`).
+    pub fn map(&self, index: u32, name: EndpointName, tag: u64) -> Result<()> {
+        self.core.check_live()?;
+        let i = index as usize;
+        if i >= MAX_TRANSLATIONS {
+            return Err(Error::BadArg(format!(
+                "translation index {index} exceeds {MAX_TRANSLATIONS}"
+            )));
+        }
+        let route = route_to(&self.core, &name)?;
+        let mut table = self.core.tables.translations.borrow_mut();
+        if table.len() <= i {
+            table.resize_with(i + 1, || None);
+        }
+        if table[i].is_some() && self.core.flow.borrow().in_flight(index) > 0 {
+            return Err(Error::InUse(format!(
+                "translation {index} has requests in flight"
+            )));
+        }
+        self.core.flow.borrow_mut().reset(index);
+        table[i] = Some(Translation {
+            name,
+            tag,
+            route,
+            segment: None,
+        });
+        Ok(())
+    }
+
+    /// Removes translation `index` (`AM_UnMap`); refused while requests through it are in flight.
+    pub fn unmap(&self, index: u32) -> Result<()> {
+        let mut table = self.core.tables.translations.borrow_mut();
+        let slot = table
+            .get_mut(index as usize)
+            .ok_or(Error::NoTranslation(index))?;
+        match slot {
+            None => Err(Error::NoTranslation(index)),
+            Some(_) if self.core.flow.borrow().in_flight(index) > 0 => Err(Error::InUse(format!(
+                "translation {index} has requests in flight"
+            ))),
+            Some(_) => {
+                *slot = None;
+                self.core.flow.borrow_mut().reset(index);
+                Ok(())
+            }
+        }
+    }
+
+    /// The name and tag at translation `index`, if mapped.
+    pub fn translation(&self, index: u32) -> Option<(EndpointName, u64)> {
+        let table = self.core.tables.translations.borrow();
+        table.get(index as usize)?.as_ref().map(|t| (t.name, t.tag))
+    }
+
+    /// Gives this endpoint a zero-filled segment of `len` bytes (0 removes it), which long
+    /// messages write into and gets read from. Replaces any earlier segment. Processes of
+    /// this host map it, so their long messages and gets copy directly.
+    pub fn set_segment(&self, len: usize) -> Result<()> {
+        self.core.check_live()?;
+        if len > MAX_SEGMENT {
+            return Err(Error::BadArg(format!(
+                "segment of {len} bytes exceeds {MAX_SEGMENT}"
+            )));
+        }
+        let region = if len == 0 {
+            None
+        } else {
+            Some(
+                Region::create("clump-segment", len)
+                    .map_err(|e| Error::io("cannot create segment", e))?,
+            )
+        };
+        let segment = region.map(|r| (SegMemory::Shared(r), len));
+        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(segment);
+        Ok(())
+    }
+
+    pub fn segment_len(&self) -> usize {
+        self.core.segment.borrow().as_ref().map_or(0, |m| m.len())
+    }
+
+    /// The segment's base address and length, for programs that access it in place.
+    /// Peers may write into it at any time their messages allow; ordering those accesses
+    /// is the program's protocol, as with any shared memory.
+    pub fn segment_ptr(&self) -> Option<(*mut u8, usize)> {
+        self.core
+            .segment
+            .borrow()
+            .as_ref()
+            .and_then(|m| Some((m.local_ptr()?, m.len())))
+    }
+
+    /// Copies segment bytes at `offset` into `buf`.
+    pub fn read_segment(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        let seg = self
+            .core
+            .current_segment()
+            .ok_or_else(|| Error::BadArg("no segment".into()))?;
+        seg.read_checked(offset, buf)
+    }
+
+    /// Copies `data` into the segment at `offset`.
+    pub fn write_segment(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let seg = self
+            .core
+            .current_segment()
+            .ok_or_else(|| Error::BadArg("no segment".into()))?;
+        seg.write_checked(offset, data)
+    }
+
+    /// Frees the endpoint (`AM_FreeEndpoint`): senders see it gone, requests still queued go
+    /// back to their senders as `EndpointGone`, and the handle becomes unusable.
+    pub fn free(&self) {
+        free_endpoint(&self.core);
+    }
+
+    pub fn stats(&self) -> EndpointStats {
+        self.core.stats.get()
+    }
+
+    /// What the network transport of this endpoint did; `None` without a network.
+    pub fn net_stats(&self) -> Option<crate::net::NetStats> {
+        self.core.net.port.borrow().as_ref().map(|p| p.stats())
+    }
+
+    /// Requests waiting in this endpoint's queue for a poll (those being enqueued included).
+    pub fn pending_requests(&self) -> usize {
+        let claimed = self.core.shm.own.block.get().request.ring().claimed();
+        claimed.saturating_sub(self.core.shm.req_head.get()) as usize
+    }
+
+    /// Requests in flight from this endpoint.
+    pub fn outstanding(&self) -> usize {
+        self.core.outstanding()
+    }
+}
+
+/// Frees an endpoint: closes its queues and socket, returns the requests still queued to
+/// their senders, and drops handlers and translations (which may hold handles to it).
+pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
+    if ep.freed.replace(true) {
+        return;
+    }
+    shm::poll::close(ep);
+    net::poll::close(ep);
+    shm::poll::finish_answers(ep);
+    ep.tables
+        .handlers
+        .borrow_mut()
+        .iter_mut()
+        .for_each(|h| *h = None);
+    ep.tables.on_return.borrow_mut().take();
+    ep.tables.translations.borrow_mut().clear();
+    ep.flow.borrow_mut().clear();
+    ep.shm.sources.borrow_mut().clear();
+    ep.shm.last_source.borrow_mut().take();
+    ep.local.borrow_mut().clear();
+    let owner = ep.bundle.borrow().upgrade();
+    if let Some(owner) = owner {
+        owner.remove(ep);
+    }
+}

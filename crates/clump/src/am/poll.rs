@@ -1,0 +1,62 @@
+//! Polling an endpoint: local events (returned messages, finished gets), then each
+//! transport's poll side. And the progress a waiting sender makes.
+
+use crate::endpoint::handlers::in_handler;
+use crate::endpoint::EndpointCore;
+use crate::poll::BASE_BATCH;
+use crate::{net, shm};
+use std::rc::Rc;
+
+/// Messages one poll handles per queue at most, so a busy queue cannot starve the others.
+const POLL_BUDGET: usize = 64;
+
+impl EndpointCore {
+    /// Handles what is waiting on this endpoint's shared-memory side and its local events;
+    /// returns how many messages ran.
+    pub(crate) fn poll_endpoint(self: &Rc<Self>) -> usize {
+        if self.freed.get() {
+            return 0;
+        }
+        self.watch_peers();
+        let n = self.poll_replies();
+        n + shm::poll::poll_requests(self, 2 * POLL_BUDGET - n)
+    }
+
+    /// Runs local events and the shared-memory replies (never a request handler).
+    pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
+        let mut n = 0;
+        while n < POLL_BUDGET {
+            let Some(event) = self.local.borrow_mut().pop_front() else {
+                break;
+            };
+            self.handle_local(event);
+            n += 1;
+        }
+        n + shm::poll::poll_replies(self, POLL_BUDGET)
+    }
+
+    /// Whether a poll would find anything to do (the network's machine included, not
+    /// its socket).
+    pub(crate) fn has_work(&self) -> bool {
+        shm::poll::has_work(self)
+            || !self.local.borrow().is_empty()
+            || !self.shm.deferred.borrow().is_empty()
+            || net::poll::has_work(self)
+    }
+}
+
+/// Progress for a sender of `ep` that waits for space, given its bundle's full poll:
+/// the whole bundle outside handlers (so this process keeps serving requests and cannot
+/// deadlock its peers), only replies and local events inside one (replies return
+/// credits; nested request handlers are not run).
+pub(crate) fn progress_while_waiting(
+    ep: &Rc<EndpointCore>,
+    poll_bundle: impl FnOnce() -> crate::error::Result<usize>,
+) -> crate::error::Result<()> {
+    if in_handler() {
+        ep.poll_replies();
+        net::poll::poll(ep, BASE_BATCH, false);
+        return Ok(());
+    }
+    poll_bundle().map(|_| ())
+}

@@ -1,0 +1,258 @@
+//! Running the handlers of the table, for whichever transport brought the message: a
+//! request's handler (which may reply once through its token), a reply's or a get's
+//! completion (which may not send), handler 0 for what came back. Both transports decode
+//! what arrives into the same [`Message`] or [`Answer`] and hand it here.
+
+use super::{EndpointCore, LocalEvent};
+use crate::error::ReturnReason;
+use crate::message::{Kind, Message, Returned};
+use crate::name::EndpointId;
+use crate::net::NetPeer;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Where the message a handler is running for came from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Origin {
+    /// A request through shared memory: the requester, its tag, its credit slot.
+    Request {
+        src: EndpointId,
+        src_tag: u64,
+        credit_slot: u32,
+    },
+    /// A request that came over the network, under the destination tag `tag`.
+    NetRequest { from: NetPeer, tag: u64 },
+    Reply { src: EndpointId },
+    /// A completed get: no remote party.
+    Local,
+}
+
+/// Handed to every handler: identifies the message and, for requests, is the only way
+/// to reply (see `am/token.rs`).
+pub struct Token<'a> {
+    pub(crate) ep: &'a Rc<EndpointCore>,
+    pub(crate) origin: Origin,
+    pub(crate) replied: bool,
+}
+
+/// An answer to one of this endpoint's requests, as either transport decoded it; the
+/// transport has returned its credits already.
+pub(crate) enum Answer<'a> {
+    /// Credits only: the request's handler did not reply.
+    Credit,
+    /// The request came back to its sender.
+    Returned(Returned<'a>),
+    Reply(Reply<'a>),
+    /// A get's data landed (`landed`) at `offset` of the segment, or could not.
+    GetDone {
+        handler: u8,
+        args: &'a [u32],
+        offset: u64,
+        len: usize,
+        landed: bool,
+    },
+    /// Nothing a correct peer sends: reported to handler 0.
+    Malformed {
+        handler: u8,
+        args: &'a [u32],
+        offset: u64,
+    },
+}
+
+/// A reply (or a get's completion) as its handler would see it. `payload` is `None` for
+/// a long reply (or a get) whose bytes are not in the segment; `medium` is what came with
+/// it (for handler 0 if it cannot run).
+pub(crate) struct Reply<'a> {
+    pub kind: Kind,
+    pub handler: u8,
+    pub args: &'a [u32],
+    pub payload: Option<&'a [u8]>,
+    pub offset: u64,
+    pub medium: &'a [u8],
+}
+
+thread_local! {
+    static HANDLER_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the current thread is inside a handler.
+pub(crate) fn in_handler() -> bool {
+    HANDLER_DEPTH.with(|d| d.get() > 0)
+}
+
+struct InHandler;
+impl InHandler {
+    fn enter() -> InHandler {
+        HANDLER_DEPTH.with(|d| d.set(d.get() + 1));
+        InHandler
+    }
+}
+impl Drop for InHandler {
+    fn drop(&mut self) {
+        HANDLER_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+impl EndpointCore {
+    /// Runs the request handler `msg` names, whichever transport brought it; returns
+    /// whether it replied, or why there was no handler to run.
+    #[inline]
+    pub(crate) fn call_request_handler(
+        self: &Rc<Self>,
+        origin: Origin,
+        msg: &Message<'_>,
+    ) -> std::result::Result<bool, ReturnReason> {
+        let handler = match msg.handler {
+            0 => None,
+            h => self.tables.handlers.borrow()[h as usize].clone(),
+        };
+        let handler = handler.ok_or(ReturnReason::BadHandler)?;
+        let mut token = Token {
+            ep: self,
+            origin,
+            replied: false,
+        };
+        let _depth = InHandler::enter();
+        handler(&mut token, msg);
+        Ok(token.replied)
+    }
+
+    /// Runs what an answer from `src` calls for. A reply or a get's completion that
+    /// cannot run (no handler, or its payload fell outside the segment) is reported to
+    /// handler 0 here: a reply cannot go back, that could deadlock.
+    pub(crate) fn run_answer(self: &Rc<Self>, src: EndpointId, answer: Answer<'_>) {
+        match answer {
+            Answer::Credit => {}
+            Answer::Returned(r) => self.deliver_returned(&r),
+            Answer::Reply(reply) => self.call_reply_handler(Origin::Reply { src }, &reply),
+            Answer::GetDone {
+                handler,
+                args,
+                offset,
+                len,
+                landed,
+            } => self.run_get_done(handler, args, offset, len, landed),
+            Answer::Malformed {
+                handler,
+                args,
+                offset,
+            } => self.deliver_returned(&Returned {
+                reason: ReturnReason::BadArgs,
+                request: false,
+                kind: Kind::Short,
+                handler,
+                args,
+                payload: &[],
+                offset,
+                translation: None,
+            }),
+        }
+    }
+
+    #[inline]
+    fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
+        let &Reply {
+            kind,
+            handler: index,
+            args,
+            payload,
+            offset,
+            medium,
+        } = reply;
+        let handler = self
+            .tables
+            .handlers
+            .borrow()
+            .get(index as usize)
+            .cloned()
+            .flatten();
+        match (handler, payload) {
+            (Some(handler), Some(payload)) if index != 0 => {
+                let mut token = Token {
+                    ep: self,
+                    origin,
+                    replied: false,
+                };
+                let msg = Message {
+                    kind,
+                    handler: index,
+                    args,
+                    payload,
+                    offset,
+                };
+                let _depth = InHandler::enter();
+                handler(&mut token, &msg);
+            }
+            (_, payload) => self.deliver_returned(&Returned {
+                reason: if payload.is_none() {
+                    ReturnReason::BadSegmentOffset
+                } else {
+                    ReturnReason::BadHandler
+                },
+                request: false,
+                kind,
+                handler: index,
+                args,
+                payload: medium,
+                offset,
+                translation: None,
+            }),
+        }
+    }
+
+    /// Runs the local handler of a get whose data has landed at `offset` (or, `landed`
+    /// false, could not), or reports to handler 0 why it cannot run.
+    fn run_get_done(
+        self: &Rc<Self>,
+        index: u8,
+        args: &[u32],
+        offset: u64,
+        len: usize,
+        landed: bool,
+    ) {
+        let segment = self.current_segment();
+        let payload = segment
+            .as_ref()
+            .and_then(|s| s.bytes(offset, len as u64))
+            .filter(|_| landed);
+        let reply = Reply {
+            kind: Kind::Get,
+            handler: index,
+            args,
+            payload,
+            offset,
+            medium: &[],
+        };
+        self.call_reply_handler(Origin::Local, &reply);
+    }
+
+    pub(crate) fn handle_local(self: &Rc<Self>, event: LocalEvent) {
+        match event {
+            LocalEvent::Returned(r) => self.deliver_returned(&r.view()),
+            LocalEvent::GetDone {
+                handler,
+                args,
+                offset,
+                len,
+            } => self.run_get_done(handler, args.as_slice(), offset, len, true),
+        }
+    }
+
+    pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {
+        self.count(|s| s.returned += 1);
+        let handler = self.tables.on_return.borrow().clone();
+        match handler {
+            Some(h) => {
+                let _depth = InHandler::enter();
+                h(r)
+            }
+            None => eprintln!(
+                "clump: undeliverable {:?} {} to handler {} came back ({}); set a return handler to act on it",
+                r.kind,
+                if r.request { "request" } else { "reply" },
+                r.handler,
+                r.reason
+            ),
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! An endpoint's state (AM-II's `ep_t`), split by who owns each part:
+//!
+//! - [`Tables`]: what the program fills in: handlers, handler 0, translations.
+//! - `flow`: credits, requests in flight and network flights, pure bookkeeping
+//!   ([`crate::proto::flow`]), with the local events a poll delivers without a queue.
+//! - [`ShmSide`]: the shared-memory transport's part: the endpoint's queue block, the
+//!   heads of its queues, replies waiting for room, the requesters it answers.
+//! - [`NetSide`]: the network transport's part: its port (socket and reliability
+//!   machine) and the credits it owes.
+//!
+//! Running handlers (`handlers.rs`), routes (`route.rs`), waiting for credit or space
+//! (`wait.rs`) and what follows a refused cross-memory attach (`fallback.rs`) sit beside
+//! the state; each transport's send and poll sides work on it from
+//! `shm/` and `net/`, and the AM layer (`am/`) is above them all.
+//!
+//! An endpoint and its bundle belong to the thread that created them (they are `!Send`):
+//! a process with several threads gives each thread its own bundles and endpoints, which
+//! keeps every fast path free of locks. Shared state crosses processes only through the
+//! queue block.
+
+pub(crate) mod fallback;
+pub(crate) mod handlers;
+pub(crate) mod route;
+pub(crate) mod wait;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::message::{ArgBuf, Message, Returned, ReturnedMessage, MAX_HANDLERS};
+use crate::name::{host_id, EndpointId, EndpointName, IdMap, NO_ADDR};
+use crate::net::port::NetPort;
+use crate::net::NetPeer;
+use crate::proto::acks::AckRuns;
+use crate::proto::flow::Flow;
+use crate::shm::block::{MappedBlock, REPLY_SLOTS};
+use crate::shm::packet::Packet;
+use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use handlers::Token;
+use route::Route;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+pub(crate) type HandlerFn = dyn Fn(&mut Token<'_>, &Message<'_>);
+pub(crate) type ReturnFn = dyn Fn(&Returned<'_>);
+
+/// One entry of the translation table.
+pub(crate) struct Translation {
+    pub name: EndpointName,
+    pub tag: u64,
+    pub route: Route,
+    /// The destination's segment, mapped, for long messages and gets (shared memory).
+    pub segment: Option<Arc<SegMapping>>,
+}
+
+/// What the program fills in.
+pub(crate) struct Tables {
+    pub handlers: RefCell<Vec<Option<Rc<HandlerFn>>>>,
+    pub on_return: RefCell<Option<Rc<ReturnFn>>>,
+    pub translations: RefCell<Vec<Option<Translation>>>,
+}
+
+/// Work the next poll of this endpoint delivers without any queue: messages returned at
+/// the sender, and completed gets.
+pub(crate) enum LocalEvent {
+    Returned(ReturnedMessage),
+    GetDone {
+        handler: u8,
+        args: ArgBuf,
+        offset: u64,
+        len: usize,
+    },
+}
+
+/// A reply (or ack, or returned request) that found the requester's queue full and is
+/// retried by later polls, so that replying never blocks a handler.
+pub(crate) struct Deferred {
+    pub to: RemoteRef,
+    pub packet: Packet,
+    pub payload: Vec<u8>,
+}
+
+/// The shared-memory transport's part of an endpoint.
+pub(crate) struct ShmSide {
+    /// This endpoint's queue block, registered so that local translations reuse it.
+    pub own: Arc<Remote>,
+    pub req_head: Cell<u64>,
+    pub rep_head: Cell<u64>,
+    pub deferred: RefCell<VecDeque<Deferred>>,
+    /// Credits owed to requesters (by id and credit slot) whose handlers did not reply.
+    pub acks: RefCell<AckRuns<(EndpointId, u32)>>,
+    /// Requesters seen, for replies: 001's inverse mapping, found by name, with the last
+    /// one found kept aside (a burst of requests usually comes from one sender).
+    pub sources: RefCell<IdMap<RemoteRef>>,
+    pub last_source: RefCell<Option<(EndpointId, RemoteRef)>>,
+    /// Polls so far, for the occasional check that destinations still live.
+    pub polls: Cell<u32>,
+}
+
+/// The network transport's part of an endpoint.
+pub(crate) struct NetSide {
+    /// The UDP socket and reliability machine; `None` with the network disabled.
+    pub port: RefCell<Option<NetPort>>,
+    /// Credits owed to network requesters whose handlers did not reply.
+    pub acks: RefCell<AckRuns<NetPeer>>,
+}
+
+/// What an endpoint needs of the bundle it belongs to, which lives on the AM floor above.
+pub(crate) trait Owner {
+    /// Progress for a sender of `ep` that waits for credit or space; `network` when what
+    /// it waits for comes from the network.
+    fn progress(&self, ep: &Rc<EndpointCore>, network: bool) -> Result<()>;
+    /// Forgets `ep` (freed, or moved to another bundle).
+    fn remove(&self, ep: &Rc<EndpointCore>);
+}
+
+/// The owner of an endpoint that has none (never the case while it is live).
+struct NoOwner;
+
+impl Owner for NoOwner {
+    fn progress(&self, _: &Rc<EndpointCore>, _: bool) -> Result<()> {
+        Ok(())
+    }
+    fn remove(&self, _: &Rc<EndpointCore>) {}
+}
+
+pub(crate) fn no_owner() -> Weak<dyn Owner> {
+    Weak::<NoOwner>::new()
+}
+
+pub(crate) struct EndpointCore {
+    pub name: EndpointName,
+    pub bundle: RefCell<Weak<dyn Owner>>,
+    pub freed: Cell<bool>,
+    pub stats: Cell<EndpointStats>,
+    pub tables: Tables,
+    pub flow: RefCell<Flow>,
+    pub local: RefCell<VecDeque<LocalEvent>>,
+    /// This endpoint's own segment, which both transports land long messages in.
+    pub segment: RefCell<Option<Arc<SegMapping>>>,
+    pub shm: ShmSide,
+    pub net: NetSide,
+}
+
+/// Counters of an endpoint's traffic and of the waits flow control imposed on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Requests enqueued at their destination.
+    pub requests_sent: u64,
+    /// Rounds a send waited because its credit window to the destination was full.
+    pub credit_waits: u64,
+    /// Rounds a send waited because the destination's packet or bulk queue was full.
+    pub queue_full_waits: u64,
+    /// Replies that found the requester's queue full and were finished by a later poll.
+    pub deferred_replies: u64,
+    /// Messages delivered to handler 0.
+    pub returned: u64,
+    /// Long messages, gets and long replies the kernel refused to copy by cross-memory
+    /// attach (requests and gets then went over the network where they could, the others
+    /// came back as unreachable); 0 where it is permitted.
+    pub segment_attach_refused: u64,
+}
+
+impl EndpointCore {
+    pub(crate) fn new(tag: u64, config: &Config, bundle: Weak<dyn Owner>) -> Result<Rc<Self>> {
+        let nonce = fresh_nonce();
+        let block = MappedBlock::create(tag, nonce)
+            .map_err(|e| Error::io("cannot create the endpoint's shared queue block", e))?;
+        let id = EndpointId {
+            pid: std::process::id(),
+            fd: block.fd(),
+            nonce,
+        };
+        let own = Remote::register_own(id, block);
+        let port = if config.net.enabled {
+            Some(
+                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(|e| {
+                    Error::io(
+                        format!("cannot open a UDP socket on {}", config.net.bind_ip),
+                        e,
+                    )
+                })?,
+            )
+        } else {
+            None
+        };
+        Ok(Rc::new(EndpointCore {
+            name: EndpointName {
+                host: host_id(config.host),
+                id,
+                addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
+            },
+            bundle: RefCell::new(bundle),
+            freed: Cell::new(false),
+            stats: Cell::new(EndpointStats::default()),
+            tables: Tables {
+                handlers: RefCell::new(vec![None; MAX_HANDLERS]),
+                on_return: RefCell::new(None),
+                translations: RefCell::new(Vec::new()),
+            },
+            flow: RefCell::new(Flow::new(config.credits as usize, REPLY_SLOTS)),
+            local: RefCell::new(VecDeque::new()),
+            segment: RefCell::new(None),
+            shm: ShmSide {
+                own,
+                req_head: Cell::new(0),
+                rep_head: Cell::new(0),
+                deferred: RefCell::new(VecDeque::new()),
+                acks: RefCell::new(AckRuns::default()),
+                sources: RefCell::new(IdMap::default()),
+                last_source: RefCell::new(None),
+                polls: Cell::new(0),
+            },
+            net: NetSide {
+                port: RefCell::new(port),
+                acks: RefCell::new(AckRuns::default()),
+            },
+        }))
+    }
+
+    #[inline]
+    pub(crate) fn check_live(&self) -> Result<()> {
+        if self.freed.get() {
+            Err(Error::EndpointFreed)
+        } else {
+            Ok(())
+        }
+    }
+
+    #[inline]
+    pub(crate) fn count(&self, f: impl FnOnce(&mut EndpointStats)) {
+        let mut s = self.stats.get();
+        f(&mut s);
+        self.stats.set(s);
+    }
+
+    pub(crate) fn return_locally(&self, r: ReturnedMessage) {
+        self.local.borrow_mut().push_back(LocalEvent::Returned(r));
+    }
+
+    /// This endpoint's tag, as senders check it.
+    #[inline]
+    pub(crate) fn tag(&self) -> u64 {
+        self.shm.own.tag()
+    }
+
+    /// A handle on the current segment mapping. Handlers read long payloads and gets
+    /// through it, so the mapping outlives the call even if the handler replaces the
+    /// endpoint's segment.
+    #[inline]
+    pub(crate) fn current_segment(&self) -> Option<Arc<SegMapping>> {
+        self.segment.borrow().clone()
+    }
+
+    #[inline]
+    pub(crate) fn has_credit(&self, dest: u32) -> bool {
+        self.flow.borrow().has_credit(dest)
+    }
+
+    /// Requests in flight from this endpoint.
+    #[inline]
+    pub(crate) fn outstanding(&self) -> usize {
+        self.flow.borrow().total()
+    }
+}
+
+fn fresh_nonce() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    crate::name::fnv1a(
+        &[
+            t.to_le_bytes(),
+            COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes(),
+        ]
+        .concat(),
+    ) | 1
+}

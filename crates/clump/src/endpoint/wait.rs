@@ -1,0 +1,188 @@
+//! Waiting for credit or queue space, and what happens to messages whose destination is
+//! lost. A send that must wait makes progress (through its bundle, so that this process
+//! keeps serving its peers) and backs off, yielding the core; every few milliseconds it
+//! checks that the destination still lives. What cannot go comes back to handler 0 at
+//! the next poll: nothing is silently lost.
+
+use super::handlers::in_handler;
+use super::route::Route;
+use super::EndpointCore;
+use crate::error::{Error, Result, ReturnReason};
+use crate::message::Outgoing;
+use crate::shm::wake::{readable, wait_readable};
+use std::os::fd::AsRawFd;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// How long a send from inside a handler may wait for space before it reports congestion:
+/// a handler's wait cannot serve requests, so two handlers waiting on each other would
+/// otherwise hang.
+const HANDLER_STALL_LIMIT: Duration = Duration::from_secs(10);
+/// How often a waiting sender checks that its destination's process is still alive.
+const LIVENESS_PERIOD: Duration = Duration::from_millis(10);
+/// Local events (returned messages, finished gets) that may wait for a poll before
+/// sends that bounce fail instead.
+pub(crate) const MAX_PENDING_RETURNS: usize = 4096;
+/// Every this many polls with requests in flight, check that their destinations live.
+const LIVENESS_POLLS: u32 = 4096;
+/// Rounds of a wait that spin before it yields or sleeps.
+const SPIN_ROUNDS: u32 = 16;
+
+/// State of one wait for credit or space. Making one reads no clock (a send that never
+/// waits should not pay for one): the first round of waiting does.
+pub struct Stall {
+    rounds: u32,
+    /// When the wait began, and when the destination's health is next checked.
+    clock: Option<(Instant, Instant)>,
+}
+
+pub(crate) enum StallOutcome {
+    Retry,
+    /// The destination cannot be reached any more, for this reason.
+    Gone(ReturnReason),
+}
+
+impl Default for Stall {
+    fn default() -> Self {
+        Stall::new()
+    }
+}
+
+impl Stall {
+    pub fn new() -> Stall {
+        Stall {
+            rounds: 0,
+            clock: None,
+        }
+    }
+
+    /// Spin a little, then yield, then sleep in growing steps: a waiting process must leave
+    /// the core to the peers it waits for (16 processes may share 2 cores).
+    pub fn back_off(&mut self) {
+        self.rounds += 1;
+        match self.rounds {
+            0..=SPIN_ROUNDS => (0..1u32 << self.rounds.min(6)).for_each(|_| std::hint::spin_loop()),
+            17..=200 => std::thread::yield_now(),
+            n => std::thread::sleep(Duration::from_micros(((n - 200) as u64 * 10).min(1000))),
+        }
+    }
+}
+
+impl EndpointCore {
+    /// One round of waiting for `dest`: make progress, back off, watch the peer's health.
+    pub(crate) fn stall(
+        self: &Rc<Self>,
+        dest: u32,
+        route: &Route,
+        s: &mut Stall,
+    ) -> Result<StallOutcome> {
+        self.check_live()?;
+        let network = matches!(route, Route::Net(_));
+        let owner = self.bundle.borrow().upgrade();
+        if let Some(owner) = owner {
+            owner.progress(self, network)?;
+        }
+        // Progress may have found the destination gone (the network gave up on it).
+        if let Some(reason) = self.flow.borrow().dead(dest) {
+            return Ok(StallOutcome::Gone(reason));
+        }
+        if network && s.rounds > SPIN_ROUNDS {
+            // Credits come back in datagrams: sleep until one arrives (or a while passes
+            // for the retransmission timers), not for a fixed time.
+            s.rounds += 1;
+            self.wait_for_datagram(Duration::from_millis(1));
+        } else {
+            s.back_off();
+        }
+        let now = Instant::now();
+        let (since, next_check) = s
+            .clock
+            .get_or_insert_with(|| (now, now + LIVENESS_PERIOD));
+        if now >= *next_check {
+            *next_check = now + LIVENESS_PERIOD;
+            if !route.alive() {
+                self.peer_lost(dest, ReturnReason::PeerGone);
+                return Ok(StallOutcome::Gone(ReturnReason::PeerGone));
+            }
+            if in_handler() && now - *since > HANDLER_STALL_LIMIT {
+                return Err(Error::Congestion(HANDLER_STALL_LIMIT.as_millis() as u64));
+            }
+        }
+        Ok(StallOutcome::Retry)
+    }
+
+    /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`.
+    pub(crate) fn wait_for_datagram(&self, timeout: Duration) {
+        let Some(fd) = self.net.port.borrow().as_ref().map(|p| p.as_raw_fd()) else {
+            return;
+        };
+        wait_readable(&mut [readable(fd)], timeout);
+    }
+
+    /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.
+    ///
+    /// Returned messages wait in the local event queue for a poll to run handler 0; a
+    /// program that keeps sending messages that bounce, and never polls, gets an error
+    /// once [`MAX_PENDING_RETURNS`] local events wait, so that the queue stays bounded
+    /// and the message stays with its sender.
+    pub(crate) fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
+        let pending = self.local.borrow().len();
+        if pending >= MAX_PENDING_RETURNS {
+            return Err(Error::ReturnsPending(pending));
+        }
+        self.return_locally(o.returned(reason, true, Some(dest)));
+        Ok(())
+    }
+
+    /// The destination of translation `dest` cannot be reached any more (its process
+    /// exited, or the network gave up on it): its unanswered requests come back.
+    pub(crate) fn peer_lost(&self, dest: u32, reason: ReturnReason) {
+        let lost = self.flow.borrow_mut().lose(dest, reason);
+        for r in lost {
+            self.return_locally(r);
+        }
+    }
+
+    /// Every translation whose route `gone` says is lost, with requests in flight or
+    /// (`all`) without: the one scan for lost peers, over either transport.
+    pub(crate) fn lose_where(&self, all: bool, gone: impl Fn(&Route) -> bool, reason: ReturnReason) {
+        let lost: Vec<u32> = {
+            let table = self.tables.translations.borrow();
+            let flow = self.flow.borrow();
+            let candidates: Vec<u32> = if all {
+                (0..table.len() as u32).collect()
+            } else {
+                flow.busy().collect()
+            };
+            candidates
+                .into_iter()
+                .filter(|&i| {
+                    table
+                        .get(i as usize)
+                        .and_then(|t| t.as_ref())
+                        .is_some_and(|t| gone(&t.route))
+                })
+                .collect()
+        };
+        for dest in lost {
+            self.peer_lost(dest, reason);
+        }
+    }
+
+    /// Now and then, with requests in flight, check that their destinations still live.
+    pub(crate) fn watch_peers(&self) {
+        let polls = self.shm.polls.get().wrapping_add(1);
+        self.shm.polls.set(polls);
+        if polls.is_multiple_of(LIVENESS_POLLS) {
+            self.poll_liveness_now();
+        }
+    }
+
+    /// Returns the requests in flight to destinations whose process has exited.
+    pub(crate) fn poll_liveness_now(&self) {
+        if self.outstanding() == 0 {
+            return;
+        }
+        self.lose_where(false, |r| !r.alive(), ReturnReason::PeerGone);
+    }
+}

@@ -1,0 +1,277 @@
+//! The poll side of Active Messages over the network: datagrams into the reliability
+//! machine, then the handlers of the whole messages it delivers. Long messages and get
+//! data land in the segment as their fragments arrive in order, before their handler runs.
+
+use crate::endpoint::handlers::{Answer, Origin, Reply};
+use crate::endpoint::EndpointCore;
+use crate::error::ReturnReason;
+use crate::message::{Kind, Message, Returned};
+use crate::net::reliable::{Event, Inbound};
+use crate::net::credit::{is_credit_answer, requests_settled};
+use crate::net::send::{flush_acks, message_kind, return_request, send_answer};
+use crate::net::wire::{Channel, Header, PacketKind};
+use crate::net::NetPeer;
+use crate::shm::remote::SegMapping;
+use std::net::SocketAddrV4;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Messages of each channel one network poll runs at most.
+const NET_POLL_BUDGET: usize = 64;
+
+/// Reads up to `max_datagrams` datagrams (one system call), then runs replies and,
+/// when `requests`, request handlers; sends the answers in one batch. Returns how
+/// many messages ran.
+pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) -> usize {
+    if ep.net.port.borrow().is_none() || ep.freed.get() {
+        return 0;
+    }
+    receive_datagrams(ep, max_datagrams);
+    handle_events(ep);
+    let mut n = 0;
+    while n < NET_POLL_BUDGET {
+        let Some(m) = next_inbound(ep, Channel::Reply) else {
+            break;
+        };
+        handle_reply(ep, m);
+        n += 1;
+    }
+    if requests {
+        for _ in 0..NET_POLL_BUDGET {
+            let Some(m) = next_inbound(ep, Channel::Request) else {
+                break;
+            };
+            handle_request(ep, m);
+            n += 1;
+        }
+    }
+    flush_acks(ep);
+    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+        port.transmit();
+    }
+    n
+}
+
+/// Moves what waits on the socket into the machine, fires due timers and sends
+/// what that produced (acks, retransmissions), running no handler: a waiting thread
+/// learns whether a whole message is there, not merely a datagram.
+pub(crate) fn pump(ep: &EndpointCore) {
+    if ep.net.port.borrow().is_none() || ep.freed.get() {
+        return;
+    }
+    while receive_datagrams(ep, crate::net::udp::BATCH) == crate::net::udp::BATCH {}
+    handle_events(ep);
+    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+        port.transmit();
+    }
+}
+
+/// Whether this endpoint's socket doorbell says datagrams wait.
+#[inline]
+pub(crate) fn rang(ep: &EndpointCore) -> bool {
+    ep.net.port.borrow().as_ref().is_some_and(|p| p.rang())
+}
+
+/// Whether a whole message waits in the machine for a poll.
+#[inline]
+pub(crate) fn has_work(ep: &EndpointCore) -> bool {
+    ep.net.port.borrow().as_ref().is_some_and(|p| p.has_inbound())
+}
+
+fn next_inbound(ep: &EndpointCore, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
+    ep.net.port.borrow_mut().as_mut()?.next_inbound(channel)
+}
+
+/// Reads up to `max` datagrams into the machine; returns how many.
+fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
+    let own_tag = ep.tag();
+    let flow = &ep.flow;
+    // A fragment lands only where its message may: a request under this endpoint's
+    // tag, or an answer from a peer this endpoint awaits answers from. The whole
+    // message must fit, so that none of it lands if it is returned.
+    let mut land = |h: &Header, data: &[u8]| {
+        let allowed = match h.channel {
+            Channel::Request => h.tag == own_tag,
+            Channel::Reply => flow.borrow().awaits(&h.src),
+        };
+        // Borrowed only here: most polls land nothing, and cloning the mapping's
+        // Arc on every one cost more than the rest of an empty poll.
+        let segment = ep.segment.borrow();
+        allowed
+            && segment.as_ref().is_some_and(|s| {
+                s.fits(h.segment_offset, u64::from(h.total_len))
+                    && s.write((h.segment_offset + u64::from(h.frag_offset)) as usize, data)
+                        .is_ok()
+            })
+    };
+    match ep.net.port.borrow_mut().as_mut() {
+        Some(port) => port.receive(max, &mut land),
+        None => 0,
+    }
+}
+
+/// Peers the network gave up on: their requests in flight return as unreachable.
+fn handle_events(ep: &EndpointCore) {
+    loop {
+        let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
+        let Some(Event::Unreachable(peer)) = event else {
+            return;
+        };
+        ep.flow.borrow_mut().forget(&peer.id);
+        ep.lose_where(
+            true,
+            |r| matches!(r, crate::endpoint::route::Route::Net(p) if *p == peer),
+            ReturnReason::Unreachable,
+        );
+    }
+}
+
+fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
+    let h = &m.header;
+    if h.tag != ep.tag() {
+        return return_request(ep, m.from, h, ReturnReason::BadTag, &m.payload);
+    }
+    if h.kind == PacketKind::Get {
+        return serve_get(ep, m.from, h);
+    }
+    let mut segment = None;
+    let Some((kind, payload)) = data_view(ep, &m, &mut segment) else {
+        return ep.net.acks.borrow_mut().owe(m.from);
+    };
+    let Some(payload) = payload else {
+        return return_request(ep, m.from, h, ReturnReason::BadSegmentOffset, &[]);
+    };
+    let msg = Message {
+        kind,
+        handler: h.handler,
+        args: h.args.as_slice(),
+        payload,
+        offset: h.segment_offset,
+    };
+    let origin = Origin::NetRequest {
+        from: m.from,
+        tag: h.tag,
+    };
+    match ep.call_request_handler(origin, &msg) {
+        Ok(true) => {}
+        Ok(false) => ep.net.acks.borrow_mut().owe(m.from),
+        Err(reason) => return_request(ep, m.from, h, reason, &m.payload),
+    }
+}
+
+/// A short, medium or long message as its handler sees it: its kind and payload, the
+/// payload `None` for a long message that did not land in the segment; `None` for
+/// other kinds. `segment` keeps the mapping a long payload borrows.
+fn data_view<'a>(
+    ep: &EndpointCore,
+    m: &'a Inbound<SocketAddrV4>,
+    segment: &'a mut Option<Arc<SegMapping>>,
+) -> Option<(Kind, Option<&'a [u8]>)> {
+    let h = &m.header;
+    let kind = match h.kind {
+        PacketKind::Short => Kind::Short,
+        PacketKind::Medium => Kind::Medium,
+        PacketKind::Long => Kind::Long,
+        _ => return None,
+    };
+    let payload = match kind {
+        Kind::Medium => Some(&m.payload[..]),
+        Kind::Long => {
+            *segment = ep.current_segment();
+            let segment: &'a Option<Arc<SegMapping>> = segment;
+            segment
+                .as_ref()
+                .and_then(|s| s.bytes(h.segment_offset, u64::from(h.total_len)))
+                .filter(|_| m.landed)
+        }
+        _ => Some(&[][..]),
+    };
+    Some((kind, payload))
+}
+
+/// Answers a get with the bytes it asked for, to land at its reply offset.
+fn serve_get(ep: &EndpointCore, from: NetPeer, req: &Header) {
+    let segment = ep.current_segment();
+    let Some(bytes) = segment
+        .as_ref()
+        .and_then(|s| s.bytes(req.segment_offset, u64::from(req.total_len)))
+    else {
+        return return_request(ep, from, req, ReturnReason::BadSegmentOffset, &[]);
+    };
+    let mut h = Header::new(PacketKind::GetReply, Channel::Reply);
+    h.handler = req.handler;
+    h.args = req.args;
+    h.tag = req.tag;
+    h.segment_offset = req.reply_offset;
+    h.total_len = req.total_len;
+    send_answer(ep, from, h, bytes.to_vec());
+}
+
+fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
+    let h = &m.header;
+    let mut dest = None;
+    for _ in 0..requests_settled(h) {
+        // An answer for nothing in flight is a confused or hostile peer: ignore it.
+        let Some(d) = ep.flow.borrow_mut().answered_by(m.from.id) else {
+            return;
+        };
+        dest = Some(d);
+    }
+    let args = h.args.as_slice();
+    let mut segment = None;
+    let answer = match h.kind {
+        _ if is_credit_answer(h) => Answer::Credit,
+        PacketKind::Returned { reason, of } => Answer::Returned(Returned {
+            reason,
+            request: true,
+            kind: message_kind(of),
+            handler: h.handler,
+            args,
+            payload: &m.payload,
+            offset: h.segment_offset,
+            translation: dest,
+        }),
+        PacketKind::GetReply => Answer::GetDone {
+            handler: h.handler,
+            args,
+            offset: h.segment_offset,
+            len: h.total_len as usize,
+            landed: m.landed,
+        },
+        PacketKind::Short | PacketKind::Medium | PacketKind::Long => {
+            let Some((kind, payload)) = data_view(ep, &m, &mut segment) else {
+                return;
+            };
+            Answer::Reply(Reply {
+                kind,
+                handler: h.handler,
+                args,
+                payload,
+                offset: h.segment_offset,
+                medium: &m.payload,
+            })
+        }
+        _ => return,
+    };
+    ep.run_answer(m.from.id, answer);
+}
+
+/// Frees the network side of a freed endpoint: requests it received and never ran go
+/// back to their senders, then the socket closes.
+pub(crate) fn close(ep: &EndpointCore) {
+    // What already reached the socket is taken in, so that it too goes back.
+    for _ in 0..64 {
+        if ep.net.port.borrow().is_none()
+            || receive_datagrams(ep, crate::net::udp::BATCH) == 0
+        {
+            break;
+        }
+    }
+    while let Some(m) = next_inbound(ep, Channel::Request) {
+        return_request(ep, m.from, &m.header, ReturnReason::EndpointGone, &m.payload);
+    }
+    flush_acks(ep);
+    if let Some(mut port) = ep.net.port.borrow_mut().take() {
+        port.transmit();
+    }
+}

@@ -1,0 +1,244 @@
+//! Flow control of one endpoint's requests, as pure bookkeeping: a credit window per
+//! translation, a bound on all requests in flight (every answer must find a slot in the
+//! endpoint's reply queue), the requests in flight kept until answered (so that they come
+//! back to handler 0 if their destination is lost), and, for the network, which
+//! translation each answer from a peer settles.
+//!
+//! Every request a destination receives is answered by exactly one message, in request
+//! order, over either transport: the oldest request in flight is the one an answer
+//! settles. Shared memory names the translation in each answer (its credit slot); the
+//! network keeps the order per peer here instead (`flights`), with no id in the packet.
+
+use crate::error::ReturnReason;
+use crate::message::{ReturnedMessage, SavedRequest};
+use crate::name::{EndpointId, IdMap};
+use std::collections::VecDeque;
+
+/// The requests in flight through one translation.
+#[derive(Debug, Default)]
+struct Lane {
+    outstanding: VecDeque<SavedRequest>,
+    /// Why the destination can no longer be reached: later sends return at once.
+    dead: Option<ReturnReason>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Flow {
+    /// Credits per translation.
+    window: usize,
+    /// Requests in flight at most, over all translations.
+    limit: usize,
+    lanes: Vec<Lane>,
+    total: usize,
+    /// Per network peer, the translations of its requests in flight, oldest first.
+    flights: IdMap<VecDeque<u32>>,
+}
+
+impl Flow {
+    pub fn new(window: usize, limit: usize) -> Flow {
+        Flow {
+            window,
+            limit,
+            lanes: Vec::new(),
+            total: 0,
+            flights: IdMap::default(),
+        }
+    }
+
+    fn lane(&self, dest: u32) -> Option<&Lane> {
+        self.lanes.get(dest as usize)
+    }
+
+    /// A fresh start for translation `dest` (just mapped or unmapped): nothing in flight,
+    /// not dead. The caller refuses to remap while requests are in flight.
+    pub fn reset(&mut self, dest: u32) {
+        let i = dest as usize;
+        if self.lanes.len() <= i {
+            self.lanes.resize_with(i + 1, Lane::default);
+        }
+        let lane = std::mem::take(&mut self.lanes[i]);
+        self.total -= lane.outstanding.len();
+    }
+
+    /// Requests in flight through `dest`.
+    #[inline]
+    pub fn in_flight(&self, dest: u32) -> usize {
+        self.lane(dest).map_or(0, |l| l.outstanding.len())
+    }
+
+    /// Requests in flight through every translation.
+    #[inline]
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Whether one more request may go through `dest` now.
+    #[inline]
+    pub fn has_credit(&self, dest: u32) -> bool {
+        self.in_flight(dest) < self.window && self.total < self.limit
+    }
+
+    /// Why `dest` cannot be reached any more, if it cannot.
+    #[inline]
+    pub fn dead(&self, dest: u32) -> Option<ReturnReason> {
+        self.lane(dest)?.dead
+    }
+
+    /// A request went out through `dest`; `peer` names the network peer it went to.
+    #[inline]
+    pub fn sent(&mut self, dest: u32, request: SavedRequest, peer: Option<EndpointId>) {
+        let i = dest as usize;
+        if self.lanes.len() <= i {
+            self.lanes.resize_with(i + 1, Lane::default);
+        }
+        self.lanes[i].outstanding.push_back(request);
+        self.total += 1;
+        if let Some(peer) = peer {
+            self.flights.entry(peer).or_default().push_back(dest);
+        }
+    }
+
+    /// `credits` answers came back through `dest` (shared memory names the translation).
+    #[inline]
+    pub fn answered(&mut self, dest: u32, credits: u32) {
+        if let Some(lane) = self.lanes.get_mut(dest as usize) {
+            let n = (credits as usize).min(lane.outstanding.len());
+            lane.outstanding.drain(..n);
+            self.total -= n;
+        }
+    }
+
+    /// An answer came from network peer `peer`: settles its oldest request in flight and
+    /// names the translation it went through; `None` if nothing was in flight to it (a
+    /// confused or hostile peer).
+    pub fn answered_by(&mut self, peer: EndpointId) -> Option<u32> {
+        let flight = self.flights.get_mut(&peer)?;
+        let dest = flight.pop_front();
+        if flight.is_empty() {
+            self.flights.remove(&peer);
+        }
+        let dest = dest?;
+        self.answered(dest, 1);
+        Some(dest)
+    }
+
+    /// Whether answers are awaited from network peer `peer`.
+    #[inline]
+    pub fn awaits(&self, peer: &EndpointId) -> bool {
+        self.flights.contains_key(peer)
+    }
+
+    /// The destination of `dest` is lost for `reason`: later sends return at once, and
+    /// its requests in flight come back, oldest first.
+    pub fn lose(&mut self, dest: u32, reason: ReturnReason) -> Vec<ReturnedMessage> {
+        let Some(lane) = self.lanes.get_mut(dest as usize) else {
+            return Vec::new();
+        };
+        lane.dead = Some(reason);
+        let lost: Vec<SavedRequest> = lane.outstanding.drain(..).collect();
+        self.total -= lost.len();
+        lost.into_iter()
+            .map(|r| ReturnedMessage {
+                reason,
+                request: true,
+                kind: r.kind,
+                handler: r.handler,
+                args: r.args,
+                payload: Vec::new(),
+                offset: r.offset,
+                translation: Some(dest),
+            })
+            .collect()
+    }
+
+    /// Network peer `peer` is gone: no answer from it is awaited any more.
+    pub fn forget(&mut self, peer: &EndpointId) {
+        self.flights.remove(peer);
+    }
+
+    /// Translations with requests in flight, for the scan for lost peers.
+    pub fn busy(&self) -> impl Iterator<Item = u32> + '_ {
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.outstanding.is_empty())
+            .map(|(i, _)| i as u32)
+    }
+
+    /// Forgets everything (the endpoint is freed).
+    pub fn clear(&mut self) {
+        self.lanes.clear();
+        self.flights.clear();
+        self.total = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ArgBuf, Kind};
+
+    fn req(handler: u8) -> SavedRequest {
+        SavedRequest {
+            kind: Kind::Short,
+            handler,
+            args: ArgBuf::from_slice(&[handler as u32]),
+            offset: 0,
+        }
+    }
+
+    fn peer(n: u64) -> EndpointId {
+        EndpointId {
+            pid: 1,
+            fd: 2,
+            nonce: n,
+        }
+    }
+
+    #[test]
+    fn the_window_and_the_total_bound_credits() {
+        let mut f = Flow::new(2, 3);
+        f.reset(0);
+        f.reset(1);
+        f.sent(0, req(1), None);
+        f.sent(0, req(2), None);
+        assert!(!f.has_credit(0), "the window of translation 0 is full");
+        assert!(f.has_credit(1));
+        f.sent(1, req(3), None);
+        assert!(!f.has_credit(1), "three in flight reach the total bound");
+        f.answered(0, 1);
+        assert!(f.has_credit(0) && f.has_credit(1));
+        assert_eq!((f.in_flight(0), f.total()), (1, 2));
+    }
+
+    #[test]
+    fn network_answers_settle_the_oldest_flight_of_their_peer() {
+        let mut f = Flow::new(8, 64);
+        f.sent(3, req(1), Some(peer(1)));
+        f.sent(5, req(2), Some(peer(1)));
+        f.sent(4, req(3), Some(peer(2)));
+        assert_eq!(f.answered_by(peer(1)), Some(3));
+        assert_eq!(f.answered_by(peer(2)), Some(4));
+        assert!(!f.awaits(&peer(2)));
+        assert_eq!(f.answered_by(peer(2)), None, "nothing in flight: ignored");
+        assert_eq!(f.answered_by(peer(1)), Some(5));
+        assert_eq!(f.total(), 0);
+    }
+
+    #[test]
+    fn a_lost_destination_returns_its_requests_in_order_and_stays_dead() {
+        let mut f = Flow::new(8, 64);
+        f.sent(1, req(7), None);
+        f.sent(1, req(8), None);
+        f.sent(2, req(9), None);
+        let back = f.lose(1, ReturnReason::PeerGone);
+        let handlers: Vec<u8> = back.iter().map(|r| r.handler).collect();
+        assert_eq!(handlers, vec![7, 8]);
+        assert!(back.iter().all(|r| r.translation == Some(1) && r.request));
+        assert_eq!(f.dead(1), Some(ReturnReason::PeerGone));
+        assert_eq!(f.total(), 1);
+        assert_eq!(f.busy().collect::<Vec<_>>(), vec![2]);
+        f.reset(1);
+        assert_eq!(f.dead(1), None, "remapping revives the translation");
+    }
+}

@@ -1,0 +1,13 @@
+//! Pure protocol logic of the AM layer: no socket, no clock, no shared memory. What
+//! happens to a message (whether it may go, which request an answer settles, what comes
+//! back to its sender when a peer is lost, which credits are owed) is decided here, so
+//! that tests and the seeded simulation drive it as it runs.
+//!
+//! - [`flow`]: credits per translation, requests in flight, network flights, lost peers.
+//! - [`acks`]: credits owed for requests whose handlers did not reply, coalesced in runs.
+//!
+//! The network's reliability machine (`net/reliable.rs`) and the polling policy
+//! (`poll.rs`) are pure in the same way.
+
+pub(crate) mod acks;
+pub(crate) mod flow;

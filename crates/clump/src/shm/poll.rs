@@ -1,0 +1,204 @@
+//! The poll side of Active Messages over shared memory: run the handlers of waiting
+//! requests and replies.
+//!
+//! Each packet is copied out of its slot and the slot released before its handler runs, so
+//! senders get the space back at once and a handler that sends (and so polls while it
+//! waits) never meets its own packet again. Bulk blocks are held until the handler returns.
+
+use crate::endpoint::handlers::{Answer, Origin, Reply};
+use crate::endpoint::EndpointCore;
+use crate::error::ReturnReason;
+use crate::message::{Kind, Message, Returned, MAX_ARGS};
+use crate::shm::block::BULK_BLOCKS;
+use crate::shm::packet::{Packet, PacketKind};
+use crate::shm::send::{flush_acks, flush_deferred, return_request};
+use std::rc::Rc;
+
+/// Runs up to `budget` waiting requests; returns how many ran. Credits owed for those
+/// whose handlers did not reply go back at the end, one ack per run of requests.
+pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
+    let ring = ep.shm.own.block.get().request.ring();
+    let mut n = 0;
+    while n < budget {
+        let head = ep.shm.req_head.get();
+        let Some(p) = ring.peek(head) else { break };
+        let packet = p.copy_used();
+        ring.release(head);
+        ep.shm.req_head.set(head + 1);
+        with_request_bulk(ep, &packet, |medium| run_request(ep, &packet, medium));
+        n += 1;
+    }
+    if !ep.shm.acks.borrow().is_empty() {
+        flush_acks(ep);
+    }
+    n
+}
+
+/// Finishes deferred answers, then runs up to `budget` waiting replies.
+pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
+    if !ep.shm.deferred.borrow().is_empty() {
+        flush_deferred(ep);
+    }
+    let ring = ep.shm.own.block.get().reply.ring();
+    let mut n = 0;
+    while n < budget {
+        let head = ep.shm.rep_head.get();
+        let Some(p) = ring.peek(head) else { break };
+        let packet = p.copy_used();
+        ring.release(head);
+        ep.shm.rep_head.set(head + 1);
+        handle_reply(ep, &packet);
+        n += 1;
+    }
+    n
+}
+
+/// Whether a request or reply waits in this endpoint's queues.
+#[inline]
+pub(crate) fn has_work(ep: &EndpointCore) -> bool {
+    let b = ep.shm.own.block.get();
+    b.request.ring().ready(ep.shm.req_head.get()) || b.reply.ring().ready(ep.shm.rep_head.get())
+}
+
+/// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
+/// the block whatever `f` did with the message.
+fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>)) {
+    let queue = &ep.shm.own.block.get().request;
+    let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
+    f(if holds_bulk {
+        queue.read_bulk(p.bulk, p.len)
+    } else {
+        None
+    });
+    if holds_bulk {
+        queue.bulk().free(p.bulk);
+    }
+}
+
+fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
+    let kind = match PacketKind::from_u8(p.kind).and_then(PacketKind::message_kind) {
+        Some(k) if p.nargs as usize <= MAX_ARGS => k,
+        _ => return return_request(ep, p, ReturnReason::BadArgs, &[]),
+    };
+    let segment = (kind == Kind::Long)
+        .then(|| ep.current_segment())
+        .flatten();
+    let payload = match kind {
+        Kind::Medium => match medium {
+            Some(bytes) => bytes,
+            None => return return_request(ep, p, ReturnReason::BadLength, &[]),
+        },
+        Kind::Long => match segment.as_ref().and_then(|s| s.bytes(p.offset, p.len as u64)) {
+            Some(bytes) => bytes,
+            None => return return_request(ep, p, ReturnReason::BadSegmentOffset, &[]),
+        },
+        _ => &[],
+    };
+    let origin = Origin::Request {
+        src: p.src,
+        src_tag: p.src_tag,
+        credit_slot: p.credit_slot,
+    };
+    let msg = Message {
+        kind,
+        handler: p.handler,
+        args: &p.args[..p.nargs as usize],
+        payload,
+        offset: p.offset,
+    };
+    match ep.call_request_handler(origin, &msg) {
+        Ok(true) => {}
+        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
+        Err(reason) => return_request(ep, p, reason, medium.unwrap_or(&[])),
+    }
+}
+
+fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
+    let queue = &ep.shm.own.block.get().reply;
+    let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
+    let bulk = if holds_bulk {
+        queue.read_bulk(p.bulk, p.len)
+    } else {
+        None
+    };
+    // The credit comes back first: the handler may send again.
+    ep.flow.borrow_mut().answered(p.credit_slot, p.credits);
+    let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
+    let segment;
+    let answer = match PacketKind::from_u8(p.kind) {
+        Some(PacketKind::Ack) => Answer::Credit,
+        Some(PacketKind::Returned) => Answer::Returned(Returned {
+            reason: ReturnReason::from_u8(p.reason).unwrap_or(ReturnReason::BadArgs),
+            request: true,
+            kind: PacketKind::from_u8(p.orig_kind)
+                .and_then(PacketKind::message_kind)
+                .unwrap_or(Kind::Short),
+            handler: p.handler,
+            args,
+            payload: bulk.unwrap_or(&[]),
+            offset: p.offset,
+            translation: Some(p.credit_slot),
+        }),
+        Some(k) if p.nargs as usize <= MAX_ARGS && k.message_kind().is_some() => {
+            let kind = k.message_kind().unwrap_or(Kind::Short);
+            segment = (kind == Kind::Long).then(|| ep.current_segment()).flatten();
+            let payload = match kind {
+                Kind::Medium if p.len == 0 => Some(&[][..]),
+                Kind::Medium => bulk,
+                Kind::Long => segment.as_ref().and_then(|s| s.bytes(p.offset, p.len as u64)),
+                _ => Some(&[][..]),
+            };
+            Answer::Reply(Reply {
+                kind,
+                handler: p.handler,
+                args,
+                payload,
+                offset: p.offset,
+                medium: bulk.unwrap_or(&[]),
+            })
+        }
+        _ => Answer::Malformed {
+            handler: p.handler,
+            args,
+            offset: p.offset,
+        },
+    };
+    ep.run_answer(p.src, answer);
+    if holds_bulk {
+        queue.bulk().free(p.bulk);
+    }
+}
+
+/// Closes a freed endpoint's queues: senders see it gone, and the requests still queued
+/// go back to their senders as `EndpointGone`.
+pub(crate) fn close(ep: &EndpointCore) {
+    let block = ep.shm.own.block.get();
+    block.header.closed.store(1, crate::sync::Ordering::Release);
+    let ring = block.request.ring();
+    let end = ring.close();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    while ep.shm.req_head.get() < end && std::time::Instant::now() < deadline {
+        let head = ep.shm.req_head.get();
+        let Some(p) = ring.peek(head) else {
+            // A sender claimed the slot and is still filling it.
+            std::thread::yield_now();
+            continue;
+        };
+        let packet = p.copy_used();
+        ring.release(head);
+        ep.shm.req_head.set(head + 1);
+        with_request_bulk(ep, &packet, |medium| {
+            return_request(ep, &packet, ReturnReason::EndpointGone, medium.unwrap_or(&[]))
+        });
+    }
+    flush_acks(ep);
+}
+
+/// Returned requests must reach their senders even though no one polls a freed endpoint.
+pub(crate) fn finish_answers(ep: &EndpointCore) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    while !ep.shm.deferred.borrow().is_empty() && std::time::Instant::now() < deadline {
+        flush_deferred(ep);
+        std::thread::yield_now();
+    }
+}

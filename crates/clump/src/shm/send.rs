@@ -1,0 +1,329 @@
+//! The send side of Active Messages over shared memory: requests into the destination's
+//! request queue, gets copied straight between the segments, and answers (replies, acks,
+//! returned requests) into the requester's reply queue.
+//!
+//! Everything the sender can check it checks before touching the destination (001: the
+//! tag in the destination block, then the queue). Answers never block: if the requester's
+//! reply queue has no room (it always has packet room, by the credit bound, but its bulk
+//! blocks may be busy), the answer waits in the replier's deferred list and later polls
+//! finish it.
+
+use crate::endpoint::fallback::Fallback;
+use crate::endpoint::route::Route;
+use crate::endpoint::wait::{Stall, StallOutcome};
+use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
+use crate::error::{Result, ReturnReason};
+use crate::message::{ArgBuf, Kind, Outgoing};
+use crate::name::EndpointId;
+use crate::shm::packet::{Packet, PacketKind, NO_BULK};
+use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::shm::ring::PushError;
+use crate::net;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Sends request `o` through translation `dest` into `remote`'s request queue, waiting
+/// for credit and space as needed. `segment` is the destination's segment for a long one.
+pub(crate) fn request(
+    ep: &Rc<EndpointCore>,
+    dest: u32,
+    remote: &RemoteRef,
+    o: &Outgoing<'_>,
+    segment: Option<Arc<SegMapping>>,
+) -> Result<()> {
+    // Only a send that waits needs the route (for the destination's health) and a clock.
+    let route = || Route::Shm(remote.clone());
+    let mut stall = Stall::new();
+    while !ep.has_credit(dest) {
+        ep.count(|s| s.credit_waits += 1);
+        if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
+            return ep.bounce(o, dest, reason);
+        }
+    }
+    // A handler run while waiting may have freed this endpoint.
+    ep.check_live()?;
+    let queue = &remote.block.get().request;
+    let bulk = if o.kind == Kind::Medium {
+        let block = loop {
+            if let Some(b) = queue.bulk().claim() {
+                break b;
+            }
+            ep.count(|s| s.queue_full_waits += 1);
+            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
+                return ep.bounce(o, dest, reason);
+            }
+        };
+        queue.write_bulk(block, o.payload);
+        block
+    } else {
+        NO_BULK
+    };
+    if let Some(Err(e)) = segment.map(|seg| seg.write(o.offset as usize, o.payload)) {
+        if bulk != NO_BULK {
+            queue.bulk().free(bulk);
+        }
+        return match ep.segment_fallback(dest, &e) {
+            Fallback::Network(peer) => net::send::request(ep, dest, peer, o),
+            Fallback::Return(reason) => ep.bounce(o, dest, reason),
+        };
+    }
+    let src_tag = ep.tag();
+    let kind = PacketKind::carrying(o.kind) as u8;
+    loop {
+        let pushed = queue.ring().push(|p| {
+            p.kind = kind;
+            p.handler = o.handler;
+            p.nargs = o.args.len() as u8;
+            p.len = o.payload.len() as u32;
+            p.bulk = bulk;
+            p.credit_slot = dest;
+            p.offset = o.offset;
+            p.src = ep.name.id;
+            p.src_tag = src_tag;
+            p.args[..o.args.len()].copy_from_slice(o.args);
+        });
+        match pushed {
+            Ok(()) => break,
+            Err(PushError::Closed) => {
+                if bulk != NO_BULK {
+                    queue.bulk().free(bulk);
+                }
+                return ep.bounce(o, dest, ReturnReason::EndpointGone);
+            }
+            Err(PushError::Full) => {
+                ep.count(|s| s.queue_full_waits += 1);
+                let outcome = ep.stall(dest, &route(), &mut stall);
+                if !matches!(outcome, Ok(StallOutcome::Retry)) {
+                    // Giving up: the claimed bulk block must go back, or the
+                    // destination loses it for good.
+                    if bulk != NO_BULK {
+                        queue.bulk().free(bulk);
+                    }
+                    if let StallOutcome::Gone(reason) = outcome? {
+                        return ep.bounce(o, dest, reason);
+                    }
+                }
+            }
+        }
+    }
+    ep.flow.borrow_mut().sent(dest, o.saved(), None);
+    ep.count(|s| s.requests_sent += 1);
+    remote.notify();
+    Ok(())
+}
+
+/// Copies `len` bytes at `o.offset` of the destination's `segment` (translation `dest`)
+/// to `dst_offset` of `local`; the local handler runs at the next poll.
+pub(crate) fn get(
+    ep: &Rc<EndpointCore>,
+    dest: u32,
+    o: &Outgoing<'_>,
+    segment: &SegMapping,
+    local: &SegMapping,
+    len: usize,
+    dst_offset: usize,
+) -> Result<()> {
+    if let Err(e) = segment.copy_to(o.offset as usize, local, dst_offset, len) {
+        return match ep.segment_fallback(dest, &e) {
+            Fallback::Network(peer) => net::send::get(ep, dest, peer, o, len, dst_offset),
+            Fallback::Return(reason) => ep.bounce(o, dest, reason),
+        };
+    }
+    ep.local.borrow_mut().push_back(LocalEvent::GetDone {
+        handler: o.handler,
+        args: ArgBuf::from_slice(o.args),
+        offset: dst_offset as u64,
+        len,
+    });
+    Ok(())
+}
+
+/// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
+/// `credit_slot`. What cannot land comes back to this endpoint's handler 0.
+pub(crate) fn reply(
+    ep: &Rc<EndpointCore>,
+    src: EndpointId,
+    src_tag: u64,
+    credit_slot: u32,
+    o: &Outgoing<'_>,
+) {
+    let Ok(to) = ep.source(src) else {
+        // The requester's block cannot be mapped any more: its process is gone.
+        ep.return_locally(o.returned(ReturnReason::ReplyRejected, false, None));
+        return;
+    };
+    if to.closed() {
+        ep.return_locally(o.returned(ReturnReason::EndpointGone, false, None));
+        return;
+    }
+    let rejected = if to.tag() != src_tag {
+        Some(ReturnReason::ReplyRejected)
+    } else if o.kind == Kind::Long {
+        write_long_reply(ep, &to, o).err()
+    } else {
+        None
+    };
+    if let Some(reason) = rejected {
+        // The reply cannot land, but the requester's credit must still come back.
+        ep.return_locally(o.returned(reason, false, None));
+        push_answer(ep, &to, ack_packet(ep, credit_slot, 1), &[]);
+        return;
+    }
+    let mut p = Packet {
+        kind: PacketKind::carrying(o.kind) as u8,
+        handler: o.handler,
+        nargs: o.args.len() as u8,
+        len: o.payload.len() as u32,
+        credit_slot,
+        credits: 1,
+        offset: o.offset,
+        src: ep.name.id,
+        ..Packet::default()
+    };
+    p.args[..o.args.len()].copy_from_slice(o.args);
+    let medium = if o.kind == Kind::Medium {
+        o.payload
+    } else {
+        &[]
+    };
+    push_answer(ep, &to, p, medium);
+}
+
+/// Sends request `p` that cannot be delivered back to its sender's handler 0, with its
+/// medium payload. It takes the place of the reply, so the sender's reply queue has room.
+pub(crate) fn return_request(ep: &EndpointCore, p: &Packet, reason: ReturnReason, medium: &[u8]) {
+    let Ok(to) = ep.source(p.src) else { return }; // the sender's process is gone
+    let mut back = *p;
+    back.kind = PacketKind::Returned as u8;
+    back.orig_kind = p.kind;
+    back.reason = reason as u8;
+    back.nargs = p.nargs.min(crate::message::MAX_ARGS as u8);
+    back.src = ep.name.id;
+    back.len = medium.len() as u32;
+    back.credits = 1;
+    push_answer(ep, &to, back, medium);
+}
+
+/// Writes a long reply's payload into the requester's segment.
+fn write_long_reply(
+    ep: &EndpointCore,
+    to: &Remote,
+    o: &Outgoing<'_>,
+) -> std::result::Result<(), ReturnReason> {
+    let seg = match to.segment(None) {
+        Ok(Some(seg)) => seg,
+        _ => return Err(ReturnReason::BadSegmentOffset),
+    };
+    seg.write(o.offset as usize, o.payload)
+        .map_err(|e| ep.segment_failure(&e))
+}
+
+/// The packet that returns `credits` credits of `credit_slot` for requests whose
+/// handlers did not reply.
+fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u32) -> Packet {
+    Packet {
+        kind: PacketKind::Ack as u8,
+        credit_slot,
+        credits,
+        src: ep.name.id,
+        bulk: NO_BULK,
+        ..Packet::default()
+    }
+}
+
+/// Enqueues an answer on `to`'s reply queue, or defers it. Never blocks.
+fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: Packet, medium: &[u8]) {
+    // Acks owed for earlier requests go first, keeping each requester's answers in order.
+    if !ep.shm.acks.borrow().is_empty() {
+        flush_acks(ep);
+    }
+    let mut deferred = ep.shm.deferred.borrow_mut();
+    if !deferred.is_empty() || try_push_answer(to, packet, medium) == Err(PushError::Full) {
+        // Keep answers to everyone in order behind the first deferred one.
+        ep.count(|s| s.deferred_replies += 1);
+        deferred.push_back(Deferred {
+            to: to.clone(),
+            packet,
+            payload: medium.to_vec(),
+        });
+    }
+}
+
+/// Sends the credits owed for requests whose handlers did not reply, one ack per run.
+pub(crate) fn flush_acks(ep: &EndpointCore) {
+    let acks = ep.shm.acks.borrow_mut().take();
+    for &((src, credit_slot), count) in &acks {
+        // A requester whose process is gone needs no credit back.
+        if let Ok(to) = ep.source(src) {
+            push_answer(ep, &to, ack_packet(ep, credit_slot, count), &[]);
+        }
+    }
+    ep.shm.acks.borrow_mut().give_back(acks);
+}
+
+/// Retries deferred answers in order; stops at the first that still does not fit.
+pub(crate) fn flush_deferred(ep: &EndpointCore) {
+    let mut deferred = ep.shm.deferred.borrow_mut();
+    while let Some(d) = deferred.front() {
+        if try_push_answer(&d.to, d.packet, &d.payload) == Err(PushError::Full) {
+            return;
+        }
+        deferred.pop_front();
+    }
+}
+
+/// One attempt to enqueue an answer. A closed (freed) requester drops it: nobody is left
+/// to deliver it to, and the replier was told through `to.closed()` when it replied.
+fn try_push_answer(
+    to: &Remote,
+    mut packet: Packet,
+    medium: &[u8],
+) -> std::result::Result<(), PushError> {
+    let queue = &to.block.get().reply;
+    packet.bulk = NO_BULK;
+    if packet.len > 0 && medium.len() == packet.len as usize {
+        let Some(block) = queue.bulk().claim() else {
+            return Err(PushError::Full);
+        };
+        queue.write_bulk(block, medium);
+        packet.bulk = block;
+    }
+    match queue.ring().push(|p| p.store_used(&packet)) {
+        Ok(()) => {
+            to.notify();
+            Ok(())
+        }
+        Err(e) => {
+            if packet.bulk != NO_BULK {
+                queue.bulk().free(packet.bulk);
+            }
+            if e == PushError::Closed {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+impl EndpointCore {
+    /// The queue block of a requester, for answering it.
+    pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
+        if let Some((last, r)) = self.shm.last_source.borrow().as_ref() {
+            if *last == id {
+                return Ok(r.clone());
+            }
+        }
+        let found = self.shm.sources.borrow().get(&id).cloned();
+        let r = match found {
+            Some(r) => r,
+            None => {
+                let r = Rc::new(Remote::lookup(id)?);
+                self.shm.sources.borrow_mut().insert(id, r.clone());
+                r
+            }
+        };
+        *self.shm.last_source.borrow_mut() = Some((id, r.clone()));
+        Ok(r)
+    }
+}
