@@ -71,7 +71,11 @@ pub fn survive_cut_link() -> Result<String, String> {
         let start = Instant::now();
         while returns.borrow().is_empty() || spmd.ep.outstanding() > 0 {
             if start.elapsed() > Duration::from_secs(60) {
-                return Err("no return to sender within 60 s of the start".into());
+                return Err(format!(
+                    "not settled within 60 s of the start: {} returned, {} still outstanding",
+                    returns.borrow().len(),
+                    spmd.ep.outstanding()
+                ));
             }
             if spmd.ep.outstanding() < 8 && returns.borrow().is_empty() {
                 e(spmd.ep.request(1, 1, &[7]))?;
