@@ -2,20 +2,7 @@
 //! shared memory, 2 and 4 over UDP, and 2 and 4 on 2 virtual hosts. A run passes only when the
 //! job exits 0 and rank 0 reports its result checked against the sequential computation.
 
-use std::path::PathBuf;
 use std::process::Command;
-
-/// The launcher, built beside this package's binaries (`cargo test --workspace` builds it).
-fn clump() -> PathBuf {
-    let apps = PathBuf::from(env!("CARGO_BIN_EXE_clump-apps"));
-    let launcher = apps.with_file_name("clump");
-    assert!(
-        launcher.exists(),
-        "{} missing: build the launcher first (cargo build --release -p clump-cli)",
-        launcher.display()
-    );
-    launcher
-}
 
 const CONFIGS: &[&[&str]] = &[
     &["-n", "1"],
@@ -30,7 +17,7 @@ const CONFIGS: &[&[&str]] = &[
 /// Runs `app` in every configuration and checks each job's verdict.
 fn verify(app: &[&str]) {
     for config in CONFIGS {
-        let out = Command::new(clump())
+        let out = Command::new(clump_testkit::launcher())
             .arg("run")
             .args(*config)
             .arg("--")
@@ -122,7 +109,7 @@ fn radix_sort() {
 
 #[test]
 fn bad_arguments_fail_the_job_with_a_message() {
-    let out = Command::new(clump())
+    let out = Command::new(clump_testkit::launcher())
         .args(["run", "-n", "2", "--"])
         .arg(env!("CARGO_BIN_EXE_clump-apps"))
         .args(["fft", "--n", "12"])
