@@ -19,9 +19,11 @@ pub const REQUEST_SLOTS: usize = 256;
 pub const REPLY_SLOTS: usize = 256;
 /// Bulk blocks per queue. Shorter than the packet queue, as in 001: most messages are short.
 pub const BULK_BLOCKS: usize = 16;
+// A packet names its bulk block in one byte, `NO_BULK` apart.
+const _: () = assert!(BULK_BLOCKS < super::packet::NO_BULK as usize);
 
 const MAGIC: u64 = u64::from_le_bytes(*b"clumpQB1");
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// `wake_key` / `seg_fd` value meaning "none".
 pub const NO_FD: u32 = u32::MAX;
 

@@ -66,12 +66,12 @@ fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>
     let queue = &ep.shm.own.block.get().request;
     let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
     f(if holds_bulk {
-        queue.read_bulk(p.bulk, p.len)
+        queue.read_bulk(p.bulk.into(), p.len)
     } else {
         None
     });
     if holds_bulk {
-        queue.bulk().free(p.bulk);
+        queue.bulk().free(p.bulk.into());
     }
 }
 
@@ -117,12 +117,12 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     let queue = &ep.shm.own.block.get().reply;
     let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
     let bulk = if holds_bulk {
-        queue.read_bulk(p.bulk, p.len)
+        queue.read_bulk(p.bulk.into(), p.len)
     } else {
         None
     };
     // The credit comes back first: the handler may send again.
-    ep.flow.borrow_mut().answered(p.credit_slot, p.credits);
+    ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
     let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
     let segment;
     let answer = match PacketKind::from_u8(p.kind) {
@@ -165,7 +165,7 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     };
     ep.run_answer(p.src, answer);
     if holds_bulk {
-        queue.bulk().free(p.bulk);
+        queue.bulk().free(p.bulk.into());
     }
 }
 

@@ -15,7 +15,7 @@ use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
 use crate::message::{ArgBuf, Kind, Outgoing};
 use crate::name::EndpointId;
-use crate::shm::packet::{Packet, PacketKind, NO_BULK};
+use crate::shm::packet::{Packet, PacketKind, MAX_ACK, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
 use crate::net;
@@ -54,13 +54,13 @@ pub(crate) fn request(
             }
         };
         queue.write_bulk(block, o.payload);
-        block
+        block as u8
     } else {
         NO_BULK
     };
     if let Some(Err(e)) = segment.map(|seg| seg.write(o.offset as usize, o.payload)) {
         if bulk != NO_BULK {
-            queue.bulk().free(bulk);
+            queue.bulk().free(bulk.into());
         }
         return match ep.segment_fallback(dest, &e) {
             Fallback::Network(peer) => net::send::request(ep, dest, peer, o),
@@ -69,6 +69,7 @@ pub(crate) fn request(
     }
     let src_tag = ep.tag();
     let kind = PacketKind::carrying(o.kind) as u8;
+    let long = o.kind == Kind::Long;
     loop {
         let pushed = queue.ring().push(|p| {
             p.kind = kind;
@@ -77,16 +78,20 @@ pub(crate) fn request(
             p.len = o.payload.len() as u32;
             p.bulk = bulk;
             p.credit_slot = dest;
-            p.offset = o.offset;
             p.src = ep.name.id;
             p.src_tag = src_tag;
             p.args[..o.args.len()].copy_from_slice(o.args);
+            if long {
+                // Only a long packet's offset is read (see `Packet`): a short one
+                // leaves the slot's second line alone.
+                p.offset = o.offset;
+            }
         });
         match pushed {
             Ok(()) => break,
             Err(PushError::Closed) => {
                 if bulk != NO_BULK {
-                    queue.bulk().free(bulk);
+                    queue.bulk().free(bulk.into());
                 }
                 return ep.bounce(o, dest, ReturnReason::EndpointGone);
             }
@@ -97,7 +102,7 @@ pub(crate) fn request(
                     // Giving up: the claimed bulk block must go back, or the
                     // destination loses it for good.
                     if bulk != NO_BULK {
-                        queue.bulk().free(bulk);
+                        queue.bulk().free(bulk.into());
                     }
                     if let StallOutcome::Gone(reason) = outcome? {
                         return ep.bounce(o, dest, reason);
@@ -220,13 +225,12 @@ fn write_long_reply(
 
 /// The packet that returns `credits` credits of `credit_slot` for requests whose
 /// handlers did not reply.
-fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u32) -> Packet {
+fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u16) -> Packet {
     Packet {
         kind: PacketKind::Ack as u8,
         credit_slot,
         credits,
         src: ep.name.id,
-        bulk: NO_BULK,
         ..Packet::default()
     }
 }
@@ -255,7 +259,12 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
     for &((src, credit_slot), count) in &acks {
         // A requester whose process is gone needs no credit back.
         if let Ok(to) = ep.source(src) {
-            push_answer(ep, &to, ack_packet(ep, credit_slot, count), &[]);
+            let mut left = count;
+            while left > 0 {
+                let n = left.min(MAX_ACK);
+                push_answer(ep, &to, ack_packet(ep, credit_slot, n as u16), &[]);
+                left -= n;
+            }
         }
     }
     ep.shm.acks.borrow_mut().give_back(acks);
@@ -286,7 +295,7 @@ fn try_push_answer(
             return Err(PushError::Full);
         };
         queue.write_bulk(block, medium);
-        packet.bulk = block;
+        packet.bulk = block as u8;
     }
     match queue.ring().push(|p| p.store_used(&packet)) {
         Ok(()) => {
@@ -295,7 +304,7 @@ fn try_push_answer(
         }
         Err(e) => {
             if packet.bulk != NO_BULK {
-                queue.bulk().free(packet.bulk);
+                queue.bulk().free(packet.bulk.into());
             }
             if e == PushError::Closed {
                 Ok(())
