@@ -251,7 +251,7 @@ fn reduction(
 mpi_functions! {
     fn Op_create(f: Option<UserFunction>, commute: c_int, o: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let f = f.ok_or((super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
+            let f = f.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
             super::export::out(o, put_op(f, commute != 0)).map_err(|e| (e, "NULL op".into()))
         })
     }
@@ -259,7 +259,7 @@ mpi_functions! {
     fn Op_free(o: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL op pointer from C points at an MPI_Op.
-            let h = unsafe { o.as_mut() }.ok_or((super::abi::MPI_ERR_ARG, "NULL op".to_string()))?;
+            let h = unsafe { o.as_mut() }.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL op".to_string()))?;
             free_op(*h)?;
             *h = OP_NULL;
             Ok(())

@@ -123,7 +123,7 @@ pub fn with_comm<T>(h: Handle, f: impl FnOnce(&mut CommEntry) -> T) -> Result<T,
         r.comms
             .get_mut(&h)
             .map(f)
-            .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+            .ok_or_else(|| (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
     })
 }
 
@@ -170,7 +170,7 @@ pub fn free_comm(h: Handle) -> Result<Comm, (c_int, String)> {
             r.comms.remove(&h)
         })
         .map(|e| e.comm)
-        .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
 }
 
 pub const GROUP_NULL: Handle = 0x108;
@@ -182,7 +182,7 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
     }
     REGISTRY
         .with_borrow(|r| r.groups.get(&h).cloned())
-        .ok_or((9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
 }
 
 pub fn put_group(g: Group) -> Handle {
@@ -200,7 +200,7 @@ pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.groups.remove(&h))
         .map(drop)
-        .ok_or((9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
 }
 
 pub fn predef(h: Handle) -> Option<Predef> {
@@ -255,7 +255,7 @@ pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
         }
         let t = predef(h)
             .map(Datatype::predefined)
-            .ok_or((MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
+            .ok_or_else(|| (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
         r.predefined.insert(h, t.clone());
         Ok(t)
     })
@@ -286,7 +286,7 @@ pub fn free_datatype(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.datatypes.remove(&h))
         .map(drop)
-        .ok_or((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
+        .ok_or_else(|| (MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
 }
 
 /// The operation of handle `h` as it applies to datatype `t` (a user function gets the
@@ -338,7 +338,7 @@ pub fn free_op(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.ops.remove(&h))
         .map(drop)
-        .ok_or((MPI_ERR_OP, format!("{h:#x} is not a user operation")))
+        .ok_or_else(|| (MPI_ERR_OP, format!("{h:#x} is not a user operation")))
 }
 
 /// Stores `req` and returns its handle (`MPI_REQUEST_NULL` for a null request).
@@ -412,7 +412,7 @@ pub fn take_request(h: Handle) -> Result<Request, (c_int, String)> {
         }
         r.requests
             .remove(&h)
-            .ok_or((MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+            .ok_or_else(|| (MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
     })
 }
 

@@ -145,7 +145,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let size = datatype(t)?.size() as u64;
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
-            let s = unsafe { status.as_ref() }.ok_or((MPI_ERR_ARG, "NULL status".into()))?;
+            let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".into()))?;
             let b = status_bytes(s);
             let v = if size == 0 || !b.is_multiple_of(size) { -32766 } else { (b / size) as c_int };
             out(n, v).map_err(|e| (e, "NULL count".into()))
