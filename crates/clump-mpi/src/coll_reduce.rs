@@ -7,11 +7,13 @@ use crate::coll::{
     TAG_BCAST, TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
 };
 use crate::coll_gather::scatter;
+use crate::coll_shm;
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass, Result};
 use crate::op::Op;
 use crate::p2p::wait;
+use crate::runtime;
 
 /// What one reduction combines: `count` packed elements of `dt` with `op`.
 struct Reduction<'a> {
@@ -27,12 +29,43 @@ impl Reduction<'_> {
     }
 
     /// The packed data of `send`, checked for length.
-    fn start(&self, send: &[u8]) -> Result<Vec<u8>> {
+    fn input<'a>(&self, send: &'a [u8]) -> Result<&'a [u8]> {
         self.op.check(self.dt)?;
         let len = self.dt.bytes(self.count)?;
         send.get(..len)
-            .map(<[u8]>::to_vec)
             .ok_or_else(|| Error::new(ErrorClass::Buffer, "reduction send buffer too small"))
+    }
+
+    /// A copy of the packed data of `send` to combine into.
+    fn start(&self, send: &[u8]) -> Result<Vec<u8>> {
+        self.input(send).map(<[u8]>::to_vec)
+    }
+
+    /// The combination of every member's `mine` in rank order, in one step through the
+    /// shared-memory slots; `None` when they do not serve `comm` or the data did not fit.
+    fn through_slots(&self, mine: &[u8], comm: &Comm) -> Result<Option<Vec<u8>>> {
+        let rt = runtime::get()?;
+        if !rt.slots.serve(comm, one_host(comm)?) {
+            return Ok(None);
+        }
+        let mut acc: Option<Vec<u8>> = None;
+        let mut next = Vec::with_capacity(mine.len());
+        let done = coll_shm::exchange(&rt, comm, mine, |rank, data| {
+            if data.len() != mine.len() {
+                return Err(coll_shm::length_mismatch(rank, data.len(), mine.len()));
+            }
+            match &mut acc {
+                None => acc = Some(data.to_vec()),
+                Some(acc) => {
+                    next.clear();
+                    next.extend_from_slice(data);
+                    self.combine(acc, &mut next)?;
+                    std::mem::swap(acc, &mut next);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(acc.filter(|_| done))
     }
 }
 
@@ -153,7 +186,8 @@ pub fn reduce(
     Ok(())
 }
 
-/// `MPI_Allreduce`: recursive doubling on one host (or one rank per host); else within
+/// `MPI_Allreduce`: small data on one host in one step through shared memory (in rank
+/// order, for any operation); else recursive doubling on one host (or one rank per host); else within
 /// hosts, doubling across their leaders, and back within hosts. A non-commutative
 /// operation reduces in rank order and broadcasts.
 pub fn allreduce(
@@ -165,6 +199,9 @@ pub fn allreduce(
     comm: &Comm,
 ) -> Result<()> {
     let red = Reduction { dt, count, op };
+    if let Some(acc) = red.through_slots(red.input(send)?, comm)? {
+        return out(recv, &acc);
+    }
     let acc = red.start(send)?;
     if op.is_commutative() && one_host(comm)? {
         let all: Vec<i32> = (0..comm.size()).collect();

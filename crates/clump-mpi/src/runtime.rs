@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
 
+use crate::coll_shm::{self, Slots};
 use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
@@ -45,6 +46,9 @@ pub struct Thresholds {
     pub unexpected_bytes: usize,
     /// How long a blocking call polls before it sleeps (`None`: chosen at init).
     pub spin_us: Option<usize>,
+    /// Largest contribution of a rank to a collective that goes through shared-memory
+    /// slots on one host (0: never).
+    pub shm_coll: usize,
 }
 
 /// Arguments of a request to send; a sender of this host adds its pid and buffer address.
@@ -67,6 +71,7 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+            shm_coll: read("CLUMP_MPI_SHM_COLL", 4096)?,
             spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
                 Err(_) => None,
                 Ok(v) => Some(v.trim().parse().map_err(|_| {
@@ -80,11 +85,12 @@ impl Thresholds {
         for (name, v) in [
             ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
             ("CLUMP_MPI_EAGER_NET", t.eager_net),
+            ("CLUMP_MPI_SHM_COLL", t.shm_coll),
         ] {
             if v > CHUNK {
                 return Err(Error::new(
                     ErrorClass::Arg,
-                    format!("{name}={v} exceeds the largest medium message ({CHUNK})"),
+                    format!("{name}={v} exceeds {CHUNK} bytes"),
                 ));
             }
         }
@@ -108,6 +114,8 @@ pub struct Runtime {
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
     single_copy: Cell<bool>,
+    /// The shared-memory slots of one-step collectives on this host.
+    pub slots: Slots,
 }
 
 thread_local! {
@@ -250,7 +258,9 @@ pub fn init() -> Result<()> {
     })?;
     let e = engine.clone();
     ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
+    coll_shm::reserve(&spmd, thresholds.shm_coll)?;
     let place = crate::placement::learn(&mut spmd)?;
+    let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
     let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
     let single_copy = single_copy::wanted(core_each)?;
@@ -269,6 +279,7 @@ pub fn init() -> Result<()> {
         start: Instant::now(),
         next_ctx: Cell::new(2),
         single_copy: Cell::new(single_copy),
+        slots,
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
