@@ -10,6 +10,7 @@ use std::rc::Rc;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
+use crate::requests::Requests;
 use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
@@ -61,6 +62,9 @@ pub enum Action {
     },
 }
 
+/// The id of a send that completed as it started (an eager send): no request is kept.
+pub const SENT: u64 = u64::MAX - 1;
+
 pub enum ReqKind {
     Send {
         buf: *const u8,
@@ -80,7 +84,7 @@ pub enum ReqKind {
         received: usize,
         group: Rc<Vec<u32>>,
         /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
-        unpack: Option<Unpack>,
+        unpack: Option<Box<Unpack>>,
     },
 }
 
@@ -116,8 +120,7 @@ impl Req {
 }
 
 pub struct Engine {
-    pub reqs: HashMap<u64, Req>,
-    next_req: u64,
+    pub reqs: Requests<Req>,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
@@ -134,8 +137,7 @@ pub struct Engine {
 impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
-            reqs: HashMap::default(),
-            next_req: 1,
+            reqs: Requests::default(),
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
@@ -149,17 +151,11 @@ impl Engine {
     }
 
     pub fn add_req(&mut self, kind: ReqKind) -> u64 {
-        let id = self.next_req;
-        self.next_req += 1;
-        self.reqs.insert(
-            id,
-            Req {
-                kind,
-                done: false,
-                status: Status::empty(),
-            },
-        );
-        id
+        self.reqs.insert(Req {
+            kind,
+            done: false,
+            status: Status::empty(),
+        })
     }
 
     /// Gives send `id` the data it sends from, to hold until it completes.
@@ -167,7 +163,7 @@ impl Engine {
         if let Some(Req {
             kind: ReqKind::Send { owned, .. },
             ..
-        }) = self.reqs.get_mut(&id)
+        }) = self.reqs.get_mut(id)
         {
             *owned = data;
         }
@@ -187,7 +183,7 @@ impl Engine {
     /// Drops the detached requests that have completed.
     pub fn reap(&mut self) {
         let reqs = &mut self.reqs;
-        self.detached.retain(|id| match reqs.get(id) {
+        self.detached.retain(|&id| match reqs.get(id) {
             Some(r) if r.done => {
                 reqs.remove(id).map(Req::finish);
                 false
@@ -282,6 +278,10 @@ impl Engine {
 
     /// The first posted receive `env` matches, taken off the queue.
     fn take_posted(&mut self, env: &Envelope) -> Option<u64> {
+        // Most often the first posted receive is the one.
+        if self.posted.front()?.0.matches(env) {
+            return self.posted.pop_front().map(|(_, id)| id);
+        }
         let i = self.posted.iter().position(|(p, _)| p.matches(env))?;
         self.posted.remove(i).map(|(_, id)| id)
     }
@@ -332,7 +332,7 @@ impl Engine {
                 prefix,
                 from,
             } => {
-                let done = self.reqs.get_mut(&id).and_then(|req| {
+                let done = self.reqs.get_mut(id).and_then(|req| {
                     let ReqKind::Recv {
                         cap,
                         expected,
@@ -381,7 +381,7 @@ impl Engine {
 
     /// Receive `id` takes the eager message `data` sent with `env`.
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
-        let Some(req) = self.reqs.get_mut(&id) else {
+        let Some(req) = self.reqs.get_mut(id) else {
             return;
         };
         let ReqKind::Recv {
@@ -405,7 +405,7 @@ impl Engine {
 
     /// Rendezvous data for receive `id` at `offset` of the message.
     pub fn data(&mut self, id: u64, offset: usize, bytes: &[u8]) {
-        let Some(req) = self.reqs.get_mut(&id) else {
+        let Some(req) = self.reqs.get_mut(id) else {
             self.fault.get_or_insert(Error::new(
                 ErrorClass::Intern,
                 format!("rendezvous data for unknown receive {id}"),
@@ -434,12 +434,12 @@ impl Engine {
     }
 
     fn is_done(&self, id: u64) -> bool {
-        self.reqs.get(&id).is_some_and(|r| r.done)
+        self.reqs.get(id).is_some_and(|r| r.done)
     }
 
     /// Marks request `id` complete.
     pub fn complete(&mut self, id: u64) {
-        if let Some(r) = self.reqs.get_mut(&id) {
+        if let Some(r) = self.reqs.get_mut(id) {
             r.done = true;
         }
     }
@@ -447,7 +447,7 @@ impl Engine {
     /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
     /// it has (the prefix).
     pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
-        match &self.reqs.get(&id)?.kind {
+        match &self.reqs.get(id)?.kind {
             ReqKind::Recv {
                 buf, cap, received, ..
             } => Some((*buf, *cap, *received)),
@@ -466,7 +466,7 @@ impl Engine {
                 },
             done,
             ..
-        }) = self.reqs.get_mut(&id)
+        }) = self.reqs.get_mut(id)
         {
             *received = *len;
             *done = true;
@@ -478,7 +478,7 @@ impl Engine {
         match self.posted.iter().position(|(_, r)| *r == id) {
             Some(i) => {
                 self.posted.remove(i);
-                if let Some(req) = self.reqs.get_mut(&id) {
+                if let Some(req) = self.reqs.get_mut(id) {
                     req.status.cancelled = true;
                     req.done = true;
                 }

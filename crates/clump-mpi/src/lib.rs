@@ -23,6 +23,7 @@ mod matching;
 mod op;
 mod p2p;
 mod placement;
+mod requests;
 mod runtime;
 mod single_copy;
 mod status;

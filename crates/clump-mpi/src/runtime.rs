@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clump::spmd::Spmd;
 
 use crate::coll_shm::{self, Slots};
-use crate::engine::{Action, Engine, ReqKind};
+use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
@@ -342,13 +342,18 @@ impl Runtime {
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
-            let id = e.add_req(ReqKind::Send {
-                buf,
-                len,
-                dest,
-                owned: Vec::new(),
-                ahead,
-            });
+            // An eager send is complete once handed to clump: no request to keep.
+            let id = if eager {
+                SENT
+            } else {
+                e.add_req(ReqKind::Send {
+                    buf,
+                    len,
+                    dest,
+                    owned: Vec::new(),
+                    ahead,
+                })
+            };
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
@@ -361,14 +366,12 @@ impl Runtime {
                 .borrow()
                 .ep
                 .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
-            self.finish(id);
         } else if eager {
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
                 .ep
                 .request_medium(dest, H_EAGER as u8, &args, data)?;
-            self.finish(id);
         } else {
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
@@ -486,7 +489,7 @@ impl Runtime {
 
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind)
+        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind)
         {
             Some(ReqKind::Send {
                 buf,

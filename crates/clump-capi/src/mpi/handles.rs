@@ -6,6 +6,7 @@ use super::abi::*;
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
@@ -105,30 +106,26 @@ pub fn err(e: clump_mpi::Error) -> (c_int, String) {
 
 /// Runs `f` on the entry of communicator `h` (world and self are made on first use).
 pub fn with_comm<T>(h: Handle, f: impl FnOnce(&mut CommEntry) -> T) -> Result<T, (c_int, String)> {
-    let made = match h {
-        COMM_WORLD if !has_comm(h) => Some((Comm::world().map_err(err)?, "MPI_COMM_WORLD")),
-        COMM_SELF if !has_comm(h) => Some((Comm::self_comm().map_err(err)?, "MPI_COMM_SELF")),
-        _ => None,
-    };
     REGISTRY.with_borrow_mut(|r| {
-        if let Some((comm, name)) = made {
-            r.comms.insert(
-                h,
-                CommEntry {
-                    comm,
-                    name: name.into(),
-                },
-            );
-        }
-        r.comms
-            .get_mut(&h)
-            .map(f)
-            .ok_or_else(|| (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+        let entry = match r.comms.entry(h) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => v.insert(predefined_comm(h)?),
+        };
+        Ok(f(entry))
     })
 }
 
-fn has_comm(h: Handle) -> bool {
-    REGISTRY.with_borrow(|r| r.comms.contains_key(&h))
+/// The entry of `MPI_COMM_WORLD` or `MPI_COMM_SELF`; an error for any other handle.
+fn predefined_comm(h: Handle) -> Result<CommEntry, (c_int, String)> {
+    let (comm, name) = match h {
+        COMM_WORLD => (Comm::world().map_err(err)?, "MPI_COMM_WORLD"),
+        COMM_SELF => (Comm::self_comm().map_err(err)?, "MPI_COMM_SELF"),
+        _ => return Err((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))),
+    };
+    Ok(CommEntry {
+        comm,
+        name: name.into(),
+    })
 }
 
 pub fn comm(h: Handle) -> Result<Comm, (c_int, String)> {
