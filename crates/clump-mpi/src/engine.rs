@@ -20,6 +20,16 @@ fn rank_in(group: &[u32], src: u32) -> i32 {
     group.iter().position(|&r| r == src).unwrap_or(0) as i32
 }
 
+/// The first posted receive `env` matches, taken off the queue.
+fn take_posted(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
+    // Most often the first posted receive is the one.
+    if posted.front()?.0.matches(env) {
+        return posted.pop_front().map(|(_, id)| id);
+    }
+    let i = posted.iter().position(|(p, _)| p.matches(env))?;
+    posted.remove(i).map(|(_, id)| id)
+}
+
 /// A message as it arrives, before matching.
 pub struct Incoming {
     pub env: Envelope,
@@ -205,10 +215,15 @@ impl Engine {
     /// straight into the receive buffer; otherwise into the unexpected store.
     pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
         let key = (env.src, env.ctx);
-        if seq == self.expected(key) {
-            if let Some(id) = self.take_posted(&env) {
+        let next = self.expected_in.entry(key).or_insert(0);
+        if seq == *next {
+            if let Some(id) = take_posted(&mut self.posted, &env) {
+                *next = seq.wrapping_add(1);
                 self.copy_eager(id, &env, data);
-                self.advance(key, seq);
+                // Messages held back behind this one match now (none, most often).
+                if !self.held.is_empty() {
+                    self.advance(key, seq);
+                }
                 return;
             }
         }
@@ -276,19 +291,9 @@ impl Engine {
         self.expected_in.insert(key, seq);
     }
 
-    /// The first posted receive `env` matches, taken off the queue.
-    fn take_posted(&mut self, env: &Envelope) -> Option<u64> {
-        // Most often the first posted receive is the one.
-        if self.posted.front()?.0.matches(env) {
-            return self.posted.pop_front().map(|(_, id)| id);
-        }
-        let i = self.posted.iter().position(|(p, _)| p.matches(env))?;
-        self.posted.remove(i).map(|(_, id)| id)
-    }
-
     /// Matches an in-order message against the posted receives, or keeps it unexpected.
     fn deliver(&mut self, m: Incoming) {
-        match self.take_posted(&m.env) {
+        match take_posted(&mut self.posted, &m.env) {
             Some(id) => self.complete_match(id, m),
             None => self.unexpected.push_back(m),
         }
@@ -531,6 +536,26 @@ mod tests {
         assert!(e.reqs[&id].done);
         assert_eq!(&a, b"first!");
         assert_eq!(e.reqs[&id].status.source, 1);
+    }
+
+    #[test]
+    fn a_message_held_back_matches_once_the_one_before_it_lands_in_a_posted_receive() {
+        let mut e = Engine::new(1 << 20);
+        let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
+        let (ra, rb) = (recv(&mut e, &mut a), recv(&mut e, &mut b));
+        post_any(&mut e, ra);
+        post_any(&mut e, rb);
+        eager(&mut e, 1, 5, 1, b"later");
+        assert!(!e.reqs[&ra].done && !e.reqs[&rb].done, "held back");
+        eager(&mut e, 1, 5, 0, b"first");
+        assert!(e.reqs[&ra].done && e.reqs[&rb].done);
+        assert_eq!((&a, &b), (b"first", b"later"));
+        // The next in order goes straight to a new receive.
+        let mut c = [0u8; 4];
+        let rc = recv(&mut e, &mut c);
+        post_any(&mut e, rc);
+        eager(&mut e, 1, 5, 2, b"next");
+        assert_eq!(&c, b"next");
     }
 
     #[test]

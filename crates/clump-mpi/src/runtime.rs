@@ -116,6 +116,10 @@ pub struct Runtime {
     single_copy: Cell<bool>,
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
+    /// This process's job rank, and whether each job rank is reached through shared
+    /// memory (fixed at init; asked on every send).
+    me: u32,
+    local: Vec<bool>,
 }
 
 thread_local! {
@@ -270,7 +274,10 @@ pub fn init() -> Result<()> {
     if crate::bind::wanted()? {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
+    let local = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {
+        me: spmd.rank(),
+        local,
         spin: idle::spin_budget(thresholds.spin_us, core_each),
         host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
@@ -300,15 +307,19 @@ pub fn finalize() -> Result<()> {
 
 impl Runtime {
     pub fn rank(&self) -> u32 {
-        self.spmd.borrow().rank()
+        self.me
     }
 
     pub fn size(&self) -> u32 {
         self.spmd.borrow().size()
     }
 
+    fn is_local(&self, dest: u32) -> bool {
+        self.local.get(dest as usize).copied().unwrap_or(false)
+    }
+
     fn eager_limit(&self, dest: u32) -> usize {
-        if self.spmd.borrow().ep.is_local(dest) {
+        if self.is_local(dest) {
             self.thresholds.eager_shm
         } else {
             self.thresholds.eager_net
@@ -333,7 +344,7 @@ impl Runtime {
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
         // A peer of this host may read a rendezvous message in one copy; others get its
         // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer = !eager && self.single_copy.get() && self.spmd.borrow().ep.is_local(dest);
+        let offer = !eager && self.single_copy.get() && self.is_local(dest);
         let ahead = if eager || offer {
             0
         } else {

@@ -246,15 +246,44 @@ pub fn predef(h: Handle) -> Option<Predef> {
 pub const DATATYPE_NULL: Handle = 0x200;
 
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| {
-        if let Some(t) = r.datatypes.get(&h).or_else(|| r.predefined.get(&h)) {
-            return Ok(t.clone());
+    REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).cloned())
+}
+
+/// Datatype `h` among the user's and the predefined ones (built on first use).
+fn find_datatype<'a>(
+    user: &'a HashMap<Handle, Datatype>,
+    predefined: &'a mut HashMap<Handle, Datatype>,
+    h: Handle,
+) -> Result<&'a Datatype, (c_int, String)> {
+    if let Some(t) = user.get(&h) {
+        return Ok(t);
+    }
+    match predefined.entry(h) {
+        Entry::Occupied(e) => Ok(e.into_mut()),
+        Entry::Vacant(v) => {
+            let t = predef(h)
+                .map(Datatype::predefined)
+                .ok_or_else(|| (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
+            Ok(v.insert(t))
         }
-        let t = predef(h)
-            .map(Datatype::predefined)
-            .ok_or_else(|| (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
-        r.predefined.insert(h, t.clone());
-        Ok(t)
+    }
+}
+
+/// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry
+/// access and no copies, for the starts of sends and receives. `f` must not reach the
+/// registry, which is borrowed meanwhile (clump-mpi's starts never call back into C).
+pub fn with_type_and_comm<T>(
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(&Datatype, &Comm) -> Result<T, (c_int, String)>,
+) -> Result<T, (c_int, String)> {
+    REGISTRY.with_borrow_mut(|r| {
+        let comm = match r.comms.entry(c) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => v.insert(predefined_comm(c)?),
+        };
+        let dt = find_datatype(&r.datatypes, &mut r.predefined, t)?;
+        f(dt, &comm.comm)
     })
 }
 
