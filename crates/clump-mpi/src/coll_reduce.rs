@@ -41,31 +41,51 @@ impl Reduction<'_> {
         self.input(send).map(<[u8]>::to_vec)
     }
 
-    /// The combination of every member's `mine` in rank order, in one step through the
-    /// shared-memory slots; `None` when they do not serve `comm` or the data did not fit.
-    fn through_slots(&self, mine: &[u8], comm: &Comm) -> Result<Option<Vec<u8>>> {
+    /// Writes the combination of every member's `mine` in rank order into `recv`, in one
+    /// step through the shared-memory slots; false when they do not serve `comm` or the
+    /// data did not fit.
+    fn through_slots(&self, mine: &[u8], recv: &mut [u8], comm: &Comm) -> Result<bool> {
         let rt = runtime::get()?;
         if !rt.slots.serve(comm, one_host(comm)?) {
-            return Ok(None);
+            return Ok(false);
         }
-        let mut acc: Option<Vec<u8>> = None;
-        let mut next = Vec::with_capacity(mine.len());
-        let done = coll_shm::exchange(&rt, comm, mine, |rank, data| {
-            if data.len() != mine.len() {
-                return Err(coll_shm::length_mismatch(rank, data.len(), mine.len()));
+        // A receive buffer too small still takes part (the others wait for this rank's
+        // contribution), into spare bytes, and fails after.
+        let small = recv.len() < mine.len();
+        let mut spare = Vec::new();
+        let acc = match recv.get_mut(..mine.len()) {
+            Some(acc) => acc,
+            None => {
+                spare.resize(mine.len(), 0);
+                &mut spare[..]
             }
-            match &mut acc {
-                None => acc = Some(data.to_vec()),
-                Some(acc) => {
-                    next.clear();
-                    next.extend_from_slice(data);
-                    self.combine(acc, &mut next)?;
-                    std::mem::swap(acc, &mut next);
-                }
+        };
+        let commutative = self.op.is_commutative();
+        let mut next = Vec::new();
+        let done = coll_shm::exchange(&rt, comm, mine, |rank, data| {
+            if data.len() != acc.len() {
+                return Err(coll_shm::length_mismatch(rank, data.len(), acc.len()));
+            }
+            if rank == 0 {
+                acc.copy_from_slice(data);
+            } else if commutative {
+                // acc op data, computed as data op acc: the same for a commutative operation.
+                self.combine(data, acc)?;
+            } else {
+                next.clear();
+                next.extend_from_slice(data);
+                self.combine(acc, &mut next)?;
+                acc.copy_from_slice(&next);
             }
             Ok(())
         })?;
-        Ok(acc.filter(|_| done))
+        if done && small {
+            return Err(Error::new(
+                ErrorClass::Buffer,
+                "reduction receive buffer too small",
+            ));
+        }
+        Ok(done)
     }
 }
 
@@ -199,8 +219,8 @@ pub fn allreduce(
     comm: &Comm,
 ) -> Result<()> {
     let red = Reduction { dt, count, op };
-    if let Some(acc) = red.through_slots(red.input(send)?, comm)? {
-        return out(recv, &acc);
+    if red.through_slots(red.input(send)?, recv, comm)? {
+        return Ok(());
     }
     let acc = red.start(send)?;
     if op.is_commutative() && one_host(comm)? {
