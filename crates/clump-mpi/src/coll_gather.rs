@@ -2,13 +2,16 @@
 //! packed blocks of any length per rank. A gather collects each host's blocks at its
 //! leader first, so one message per host crosses the network to the root.
 
+use crate::coll::one_host;
 use crate::coll::{
     check_root, cirecv, cisend, crecv, crecv_vec, csend, cwait, tree_bcast, Tiers, TAG_ALLTOALL,
     TAG_GATHER, TAG_SCATTER,
 };
+use crate::coll_shm;
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
 use crate::p2p::{wait, Request};
+use crate::runtime;
 
 fn check_lens(lens: &[usize], comm: &Comm) -> Result<()> {
     if lens.len() == comm.size() as usize {
@@ -127,6 +130,9 @@ pub fn alltoall(blocks: &[&[u8]], recv_lens: &[usize], comm: &Comm) -> Result<Ve
             format!("{} blocks for {} ranks", blocks.len(), comm.size()),
         ));
     }
+    if let Some(out) = alltoall_through_slots(blocks, recv_lens, comm)? {
+        return Ok(out);
+    }
     let (me, n) = (comm.rank() as usize, comm.size() as usize);
     let mut out: Vec<Vec<u8>> = recv_lens.iter().map(|&l| vec![0u8; l]).collect();
     let mut recvs = Vec::with_capacity(n);
@@ -152,4 +158,73 @@ pub fn alltoall(blocks: &[&[u8]], recv_lens: &[usize], comm: &Comm) -> Result<Ve
     }
     out[me] = blocks[me].to_vec();
     Ok(out)
+}
+
+/// `alltoall` in one step through the shared-memory slots: each rank publishes the lengths
+/// of its blocks, then the blocks; `None` when the slots do not serve `comm` or some
+/// rank's blocks did not fit.
+fn alltoall_through_slots(
+    blocks: &[&[u8]],
+    recv_lens: &[usize],
+    comm: &Comm,
+) -> Result<Option<Vec<Vec<u8>>>> {
+    let rt = runtime::get()?;
+    if !rt.slots.serve(comm, one_host(comm)?) {
+        return Ok(None);
+    }
+    let (me, n) = (comm.rank() as usize, blocks.len());
+    let total: usize = blocks.iter().map(|b| b.len()).sum();
+    let mut mine = Vec::with_capacity(8 * n + total);
+    for b in blocks {
+        mine.extend_from_slice(&(b.len() as u64).to_le_bytes());
+    }
+    for b in blocks {
+        mine.extend_from_slice(b);
+    }
+    let mut out = Vec::with_capacity(n);
+    let done = coll_shm::exchange(&rt, comm, &mine, |j, data| {
+        let block = block_of(data, n, me).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Count,
+                format!("rank {j} has no block for rank {me}: do all ranks pass the same counts?"),
+            )
+        })?;
+        if block.len() != recv_lens[j] {
+            return Err(coll_shm::length_mismatch(j, block.len(), recv_lens[j]));
+        }
+        out.push(block.to_vec());
+        Ok(())
+    })?;
+    Ok(done.then_some(out))
+}
+
+/// Block `i` of a contribution laid out as `n` little-endian 64-bit lengths, then the blocks.
+fn block_of(data: &[u8], n: usize, i: usize) -> Option<&[u8]> {
+    let (lens, blocks) = data.split_at_checked(n.checked_mul(8)?)?;
+    let len = |k: usize| -> Option<usize> {
+        let word = lens.get(8 * k..8 * k + 8)?.try_into().ok()?;
+        usize::try_from(u64::from_le_bytes(word)).ok()
+    };
+    let start = (0..i).try_fold(0usize, |at, k| at.checked_add(len(k)?))?;
+    blocks.get(start..start.checked_add(len(i)?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_of;
+
+    #[test]
+    fn blocks_are_found_by_their_lengths_and_bad_layouts_refused() {
+        let mut data = Vec::new();
+        for len in [2u64, 0, 3] {
+            data.extend_from_slice(&len.to_le_bytes());
+        }
+        data.extend_from_slice(b"abxyz");
+        assert_eq!(block_of(&data, 3, 0), Some(&b"ab"[..]));
+        assert_eq!(block_of(&data, 3, 1), Some(&b""[..]));
+        assert_eq!(block_of(&data, 3, 2), Some(&b"xyz"[..]));
+        assert_eq!(block_of(&data, 3, 3), None);
+        assert_eq!(block_of(&data[..data.len() - 1], 3, 2), None);
+        assert_eq!(block_of(&data[..10], 3, 0), None);
+    }
 }

@@ -53,6 +53,11 @@ impl Comm {
         self.ctx < 2
     }
 
+    /// The communicator's own context (the slots of its one-step collectives).
+    pub(crate) fn ctx(&self) -> usize {
+        self.ctx as usize
+    }
+
     pub(crate) fn p2p_ctx(&self) -> u32 {
         2 * self.ctx
     }

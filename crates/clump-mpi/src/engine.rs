@@ -10,6 +10,7 @@ use std::rc::Rc;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
+use crate::requests::Requests;
 use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
@@ -17,6 +18,16 @@ use crate::unexpected::{Stored, UnexpectedStore};
 /// The communicator rank of job rank `src` in `group`.
 fn rank_in(group: &[u32], src: u32) -> i32 {
     group.iter().position(|&r| r == src).unwrap_or(0) as i32
+}
+
+/// The first posted receive `env` matches, taken off the queue.
+fn take_posted(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
+    // Most often the first posted receive is the one.
+    if posted.front()?.0.matches(env) {
+        return posted.pop_front().map(|(_, id)| id);
+    }
+    let i = posted.iter().position(|(p, _)| p.matches(env))?;
+    posted.remove(i).map(|(_, id)| id)
 }
 
 /// A message as it arrives, before matching.
@@ -61,6 +72,9 @@ pub enum Action {
     },
 }
 
+/// The id of a send that completed as it started (an eager send): no request is kept.
+pub const SENT: u64 = u64::MAX - 1;
+
 pub enum ReqKind {
     Send {
         buf: *const u8,
@@ -80,7 +94,7 @@ pub enum ReqKind {
         received: usize,
         group: Rc<Vec<u32>>,
         /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
-        unpack: Option<Unpack>,
+        unpack: Option<Box<Unpack>>,
     },
 }
 
@@ -116,8 +130,7 @@ impl Req {
 }
 
 pub struct Engine {
-    pub reqs: HashMap<u64, Req>,
-    next_req: u64,
+    pub reqs: Requests<Req>,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
@@ -134,8 +147,7 @@ pub struct Engine {
 impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
-            reqs: HashMap::default(),
-            next_req: 1,
+            reqs: Requests::default(),
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
@@ -149,17 +161,11 @@ impl Engine {
     }
 
     pub fn add_req(&mut self, kind: ReqKind) -> u64 {
-        let id = self.next_req;
-        self.next_req += 1;
-        self.reqs.insert(
-            id,
-            Req {
-                kind,
-                done: false,
-                status: Status::empty(),
-            },
-        );
-        id
+        self.reqs.insert(Req {
+            kind,
+            done: false,
+            status: Status::empty(),
+        })
     }
 
     /// Gives send `id` the data it sends from, to hold until it completes.
@@ -167,7 +173,7 @@ impl Engine {
         if let Some(Req {
             kind: ReqKind::Send { owned, .. },
             ..
-        }) = self.reqs.get_mut(&id)
+        }) = self.reqs.get_mut(id)
         {
             *owned = data;
         }
@@ -187,7 +193,7 @@ impl Engine {
     /// Drops the detached requests that have completed.
     pub fn reap(&mut self) {
         let reqs = &mut self.reqs;
-        self.detached.retain(|id| match reqs.get(id) {
+        self.detached.retain(|&id| match reqs.get(id) {
             Some(r) if r.done => {
                 reqs.remove(id).map(Req::finish);
                 false
@@ -209,10 +215,15 @@ impl Engine {
     /// straight into the receive buffer; otherwise into the unexpected store.
     pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
         let key = (env.src, env.ctx);
-        if seq == self.expected(key) {
-            if let Some(id) = self.take_posted(&env) {
+        let next = self.expected_in.entry(key).or_insert(0);
+        if seq == *next {
+            if let Some(id) = take_posted(&mut self.posted, &env) {
+                *next = seq.wrapping_add(1);
                 self.copy_eager(id, &env, data);
-                self.advance(key, seq);
+                // Messages held back behind this one match now (none, most often).
+                if !self.held.is_empty() {
+                    self.advance(key, seq);
+                }
                 return;
             }
         }
@@ -280,15 +291,9 @@ impl Engine {
         self.expected_in.insert(key, seq);
     }
 
-    /// The first posted receive `env` matches, taken off the queue.
-    fn take_posted(&mut self, env: &Envelope) -> Option<u64> {
-        let i = self.posted.iter().position(|(p, _)| p.matches(env))?;
-        self.posted.remove(i).map(|(_, id)| id)
-    }
-
     /// Matches an in-order message against the posted receives, or keeps it unexpected.
     fn deliver(&mut self, m: Incoming) {
-        match self.take_posted(&m.env) {
+        match take_posted(&mut self.posted, &m.env) {
             Some(id) => self.complete_match(id, m),
             None => self.unexpected.push_back(m),
         }
@@ -332,7 +337,7 @@ impl Engine {
                 prefix,
                 from,
             } => {
-                let done = self.reqs.get_mut(&id).and_then(|req| {
+                let done = self.reqs.get_mut(id).and_then(|req| {
                     let ReqKind::Recv {
                         cap,
                         expected,
@@ -381,7 +386,7 @@ impl Engine {
 
     /// Receive `id` takes the eager message `data` sent with `env`.
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
-        let Some(req) = self.reqs.get_mut(&id) else {
+        let Some(req) = self.reqs.get_mut(id) else {
             return;
         };
         let ReqKind::Recv {
@@ -405,7 +410,7 @@ impl Engine {
 
     /// Rendezvous data for receive `id` at `offset` of the message.
     pub fn data(&mut self, id: u64, offset: usize, bytes: &[u8]) {
-        let Some(req) = self.reqs.get_mut(&id) else {
+        let Some(req) = self.reqs.get_mut(id) else {
             self.fault.get_or_insert(Error::new(
                 ErrorClass::Intern,
                 format!("rendezvous data for unknown receive {id}"),
@@ -434,12 +439,12 @@ impl Engine {
     }
 
     fn is_done(&self, id: u64) -> bool {
-        self.reqs.get(&id).is_some_and(|r| r.done)
+        self.reqs.get(id).is_some_and(|r| r.done)
     }
 
     /// Marks request `id` complete.
     pub fn complete(&mut self, id: u64) {
-        if let Some(r) = self.reqs.get_mut(&id) {
+        if let Some(r) = self.reqs.get_mut(id) {
             r.done = true;
         }
     }
@@ -447,7 +452,7 @@ impl Engine {
     /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
     /// it has (the prefix).
     pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
-        match &self.reqs.get(&id)?.kind {
+        match &self.reqs.get(id)?.kind {
             ReqKind::Recv {
                 buf, cap, received, ..
             } => Some((*buf, *cap, *received)),
@@ -466,7 +471,7 @@ impl Engine {
                 },
             done,
             ..
-        }) = self.reqs.get_mut(&id)
+        }) = self.reqs.get_mut(id)
         {
             *received = *len;
             *done = true;
@@ -478,7 +483,7 @@ impl Engine {
         match self.posted.iter().position(|(_, r)| *r == id) {
             Some(i) => {
                 self.posted.remove(i);
-                if let Some(req) = self.reqs.get_mut(&id) {
+                if let Some(req) = self.reqs.get_mut(id) {
                     req.status.cancelled = true;
                     req.done = true;
                 }
@@ -531,6 +536,26 @@ mod tests {
         assert!(e.reqs[&id].done);
         assert_eq!(&a, b"first!");
         assert_eq!(e.reqs[&id].status.source, 1);
+    }
+
+    #[test]
+    fn a_message_held_back_matches_once_the_one_before_it_lands_in_a_posted_receive() {
+        let mut e = Engine::new(1 << 20);
+        let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
+        let (ra, rb) = (recv(&mut e, &mut a), recv(&mut e, &mut b));
+        post_any(&mut e, ra);
+        post_any(&mut e, rb);
+        eager(&mut e, 1, 5, 1, b"later");
+        assert!(!e.reqs[&ra].done && !e.reqs[&rb].done, "held back");
+        eager(&mut e, 1, 5, 0, b"first");
+        assert!(e.reqs[&ra].done && e.reqs[&rb].done);
+        assert_eq!((&a, &b), (b"first", b"later"));
+        // The next in order goes straight to a new receive.
+        let mut c = [0u8; 4];
+        let rc = recv(&mut e, &mut c);
+        post_any(&mut e, rc);
+        eager(&mut e, 1, 5, 2, b"next");
+        assert_eq!(&c, b"next");
     }
 
     #[test]

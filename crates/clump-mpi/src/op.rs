@@ -168,8 +168,8 @@ impl Op {
         if matches!(self, Op::User { .. }) {
             return Ok(());
         }
-        let one = vec![0u8; dt.size()];
-        self.combine(dt, 1, &one, &mut one.clone())
+        // No elements: whether the operation applies, without data to combine.
+        self.combine(dt, 0, &[], &mut [])
     }
 
     /// `higher = lower op higher` for `count` packed elements of `dt` in each buffer.

@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{ReqKind, Unpack};
+use crate::engine::{ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
@@ -15,6 +15,11 @@ pub struct Request(u64);
 
 /// Requests with this id complete at once (`MPI_PROC_NULL` peers).
 const DONE_AT_ONCE: u64 = u64::MAX;
+
+/// Whether request `id` holds nothing in the engine: null, or complete from the start.
+fn settled(id: u64) -> bool {
+    matches!(id, 0 | DONE_AT_ONCE | SENT)
+}
 
 impl Request {
     /// `MPI_REQUEST_NULL`.
@@ -123,11 +128,13 @@ pub unsafe fn irecv(
         ctx: comm.p2p_ctx(),
         tag: (tag != ANY_TAG).then_some(tag),
     };
-    let mut unpack = (!dt.is_contiguous()).then(|| Unpack {
-        dt: dt.clone(),
-        count,
-        to: buf,
-        staging: vec![0u8; cap],
+    let mut unpack = (!dt.is_contiguous()).then(|| {
+        Box::new(Unpack {
+            dt: dt.clone(),
+            count,
+            to: buf,
+            staging: vec![0u8; cap],
+        })
     });
     let into = unpack.as_mut().map_or(buf, |u| u.staging.as_mut_ptr());
     let mut e = rt.engine.borrow_mut();
@@ -157,7 +164,7 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .engine
         .borrow_mut()
         .reqs
-        .remove(&req.0)
+        .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
     let status = r.finish();
@@ -181,6 +188,10 @@ pub fn wait(req: &mut Request) -> Result<Status> {
             *req = Request::null();
             Ok(null_status())
         }
+        SENT => {
+            *req = Request::null();
+            Ok(Status::empty())
+        }
         id => {
             let rt = runtime::get()?;
             rt.wait_until(|e| finished(e, id))?;
@@ -192,7 +203,7 @@ pub fn wait(req: &mut Request) -> Result<Status> {
 /// `MPI_Test`: one round of progress; the status when `req` has completed.
 pub fn test(req: &mut Request) -> Result<Option<Status>> {
     match req.0 {
-        0 | DONE_AT_ONCE => wait(req).map(Some),
+        id if settled(id) => wait(req).map(Some),
         id => {
             let rt = runtime::get()?;
             rt.progress()?;
@@ -209,7 +220,7 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
 /// Whether request `id` has completed; one that is gone counts as done, so that `collect`
 /// names it unknown.
 fn finished(e: &crate::engine::Engine, id: u64) -> bool {
-    e.reqs.get(&id).is_none_or(|r| r.done)
+    e.reqs.get(id).is_none_or(|r| r.done)
 }
 
 /// `MPI_Send` of the bytes of `count` elements of `dt` in `buf`.
@@ -311,7 +322,7 @@ fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
 /// receive still fills its buffer) and is forgotten; this does not wait.
 pub fn request_free(req: &mut Request) -> Result<()> {
     let id = std::mem::replace(req, Request::null()).0;
-    if !matches!(id, 0 | DONE_AT_ONCE) {
+    if !settled(id) {
         runtime::get()?.engine.borrow_mut().detach(id);
     }
     Ok(())
@@ -329,7 +340,7 @@ impl Request {
 
     /// Whether `wait` would return at once.
     pub(crate) fn is_complete(&self, rt: &runtime::Runtime) -> bool {
-        matches!(self.0, 0 | DONE_AT_ONCE) || finished(&rt.engine.borrow(), self.0)
+        settled(self.0) || finished(&rt.engine.borrow(), self.0)
     }
 }
 

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use clump::spmd::Spmd;
 
-use crate::engine::{Action, Engine, ReqKind};
+use crate::coll_shm::{self, Slots};
+use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
@@ -45,6 +46,9 @@ pub struct Thresholds {
     pub unexpected_bytes: usize,
     /// How long a blocking call polls before it sleeps (`None`: chosen at init).
     pub spin_us: Option<usize>,
+    /// Largest contribution of a rank to a collective that goes through shared-memory
+    /// slots on one host (0: never).
+    pub shm_coll: usize,
 }
 
 /// Arguments of a request to send; a sender of this host adds its pid and buffer address.
@@ -67,6 +71,7 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
+            shm_coll: read("CLUMP_MPI_SHM_COLL", 4096)?,
             spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
                 Err(_) => None,
                 Ok(v) => Some(v.trim().parse().map_err(|_| {
@@ -80,11 +85,12 @@ impl Thresholds {
         for (name, v) in [
             ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
             ("CLUMP_MPI_EAGER_NET", t.eager_net),
+            ("CLUMP_MPI_SHM_COLL", t.shm_coll),
         ] {
             if v > CHUNK {
                 return Err(Error::new(
                     ErrorClass::Arg,
-                    format!("{name}={v} exceeds the largest medium message ({CHUNK})"),
+                    format!("{name}={v} exceeds {CHUNK} bytes"),
                 ));
             }
         }
@@ -108,6 +114,12 @@ pub struct Runtime {
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
     single_copy: Cell<bool>,
+    /// The shared-memory slots of one-step collectives on this host.
+    pub slots: Slots,
+    /// This process's job rank, and whether each job rank is reached through shared
+    /// memory (fixed at init; asked on every send).
+    me: u32,
+    local: Vec<bool>,
 }
 
 thread_local! {
@@ -250,7 +262,9 @@ pub fn init() -> Result<()> {
     })?;
     let e = engine.clone();
     ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
+    coll_shm::reserve(&spmd, thresholds.shm_coll)?;
     let place = crate::placement::learn(&mut spmd)?;
+    let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
     let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
     let single_copy = single_copy::wanted(core_each)?;
@@ -260,7 +274,10 @@ pub fn init() -> Result<()> {
     if crate::bind::wanted()? {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
+    let local = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {
+        me: spmd.rank(),
+        local,
         spin: idle::spin_budget(thresholds.spin_us, core_each),
         host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
@@ -269,6 +286,7 @@ pub fn init() -> Result<()> {
         start: Instant::now(),
         next_ctx: Cell::new(2),
         single_copy: Cell::new(single_copy),
+        slots,
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
@@ -289,15 +307,19 @@ pub fn finalize() -> Result<()> {
 
 impl Runtime {
     pub fn rank(&self) -> u32 {
-        self.spmd.borrow().rank()
+        self.me
     }
 
     pub fn size(&self) -> u32 {
         self.spmd.borrow().size()
     }
 
+    fn is_local(&self, dest: u32) -> bool {
+        self.local.get(dest as usize).copied().unwrap_or(false)
+    }
+
     fn eager_limit(&self, dest: u32) -> usize {
-        if self.spmd.borrow().ep.is_local(dest) {
+        if self.is_local(dest) {
             self.thresholds.eager_shm
         } else {
             self.thresholds.eager_net
@@ -322,7 +344,7 @@ impl Runtime {
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
         // A peer of this host may read a rendezvous message in one copy; others get its
         // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer = !eager && self.single_copy.get() && self.spmd.borrow().ep.is_local(dest);
+        let offer = !eager && self.single_copy.get() && self.is_local(dest);
         let ahead = if eager || offer {
             0
         } else {
@@ -331,13 +353,18 @@ impl Runtime {
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
             let seq = e.next_seq(dest, ctx);
-            let id = e.add_req(ReqKind::Send {
-                buf,
-                len,
-                dest,
-                owned: Vec::new(),
-                ahead,
-            });
+            // An eager send is complete once handed to clump: no request to keep.
+            let id = if eager {
+                SENT
+            } else {
+                e.add_req(ReqKind::Send {
+                    buf,
+                    len,
+                    dest,
+                    owned: Vec::new(),
+                    ahead,
+                })
+            };
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
@@ -350,14 +377,12 @@ impl Runtime {
                 .borrow()
                 .ep
                 .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
-            self.finish(id);
         } else if eager {
             let args = [head[0], head[1], head[2], head[3], len as u32];
             self.spmd
                 .borrow()
                 .ep
                 .request_medium(dest, H_EAGER as u8, &args, data)?;
-            self.finish(id);
         } else {
             let [l0, l1] = split(len as u64);
             let [s0, s1] = split(id);
@@ -475,7 +500,7 @@ impl Runtime {
 
     /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
     fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(&send_id).map(|r| &r.kind)
+        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind)
         {
             Some(ReqKind::Send {
                 buf,

@@ -39,4 +39,7 @@ fn moved_thresholds() {
     // Rendezvous over shared memory in one cross-memory read instead of medium chunks
     // (the default only with more processes than cores, as on 4 above).
     run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "1")]);
+    // Collectives on one host by messages instead of the shared-memory slots, on a number
+    // of processes that is no power of two (recursive doubling's odd path).
+    run(3, &[], &[("CLUMP_MPI_SHM_COLL", "0")]);
 }

@@ -108,7 +108,7 @@ mpi_functions! {
             flush()?;
             let (addr, len) = ATTACHED
                 .with_borrow_mut(|a| a.buffer.take())
-                .ok_or((MPI_ERR_BUFFER, "no buffer is attached".to_string()))?;
+                .ok_or_else(|| (MPI_ERR_BUFFER, "no buffer is attached".to_string()))?;
             if buf.is_null() {
                 return Err((MPI_ERR_ARG, "NULL buffer address".into()));
             }

@@ -242,16 +242,44 @@ fn reduction(
 ) -> Result<(), Failure> {
     let (dt, n) = (datatype(t)?, count(n)?);
     let op = op(o, t)?;
+    let comm = comm(c)?;
+    if let Some((send, recv)) = unpacked_buffers(sbuf, rbuf, dt.bytes(n).map_err(err)?, &dt) {
+        return f(send, recv, n, &dt, &op, &comm).map_err(err);
+    }
     let send = reduction_input(sbuf, rbuf, n, &dt)?;
     let mut out = send.clone();
-    f(&send, &mut out, n, &dt, &op, &comm(c)?).map_err(err)?;
+    f(&send, &mut out, n, &dt, &op, &comm).map_err(err)?;
     unpack(&out, rbuf, n, &dt)
+}
+
+/// The C buffers of a reduction themselves, when no packing or copy is needed: a
+/// contiguous type in two separate buffers (not `MPI_IN_PLACE`, which shares one).
+fn unpacked_buffers<'a>(
+    sbuf: *const c_void,
+    rbuf: *mut c_void,
+    len: usize,
+    dt: &Datatype,
+) -> Option<(&'a [u8], &'a mut [u8])> {
+    let (s, r) = (sbuf as usize, rbuf as usize);
+    let apart = s.checked_add(len)? <= r || r.checked_add(len)? <= s;
+    if !dt.is_contiguous() || is_in_place(sbuf) || len == 0 || s == 0 || r == 0 || !apart {
+        return None;
+    }
+    // SAFETY: mpi.h's contract: `sbuf` holds the `len` bytes of `count` elements of a
+    // contiguous type to read and `rbuf` as many to write, valid for the call; the two
+    // ranges do not overlap (checked above).
+    unsafe {
+        Some((
+            std::slice::from_raw_parts(sbuf.cast::<u8>(), len),
+            std::slice::from_raw_parts_mut(rbuf.cast::<u8>(), len),
+        ))
+    }
 }
 
 mpi_functions! {
     fn Op_create(f: Option<UserFunction>, commute: c_int, o: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let f = f.ok_or((super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
+            let f = f.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
             super::export::out(o, put_op(f, commute != 0)).map_err(|e| (e, "NULL op".into()))
         })
     }
@@ -259,7 +287,7 @@ mpi_functions! {
     fn Op_free(o: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL op pointer from C points at an MPI_Op.
-            let h = unsafe { o.as_mut() }.ok_or((super::abi::MPI_ERR_ARG, "NULL op".to_string()))?;
+            let h = unsafe { o.as_mut() }.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL op".to_string()))?;
             free_op(*h)?;
             *h = OP_NULL;
             Ok(())

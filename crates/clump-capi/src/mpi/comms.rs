@@ -50,7 +50,7 @@ fn handle_in(ptr: *mut Handle, what: &str) -> Result<Handle, Failure> {
     // SAFETY: a non-NULL handle pointer from C points at a handle.
     unsafe { ptr.as_ref() }
         .copied()
-        .ok_or((MPI_ERR_ARG, format!("NULL {what}")))
+        .ok_or_else(|| (MPI_ERR_ARG, format!("NULL {what}")))
 }
 
 /// A group made from `g` by `f`, stored.

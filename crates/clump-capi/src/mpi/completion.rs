@@ -144,7 +144,7 @@ mpi_functions! {
         // The operation completes on its own; this does not wait for it.
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL request pointer from C points at an MPI_Request.
-            let h = unsafe { req.as_mut() }.ok_or((MPI_ERR_ARG, "NULL request".to_string()))?;
+            let h = unsafe { req.as_mut() }.ok_or_else(|| (MPI_ERR_ARG, "NULL request".to_string()))?;
             free_request(*h)?;
             *h = REQUEST_NULL;
             Ok(())
@@ -154,7 +154,7 @@ mpi_functions! {
     fn Test_cancelled(status: *const MpiStatus, flag: *mut c_int) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
-            let s = unsafe { status.as_ref() }.ok_or((MPI_ERR_ARG, "NULL status".to_string()))?;
+            let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".to_string()))?;
             flag_out(flag, s.internal[2] != 0)
         })
     }

@@ -6,6 +6,7 @@ use super::abi::*;
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
@@ -105,30 +106,26 @@ pub fn err(e: clump_mpi::Error) -> (c_int, String) {
 
 /// Runs `f` on the entry of communicator `h` (world and self are made on first use).
 pub fn with_comm<T>(h: Handle, f: impl FnOnce(&mut CommEntry) -> T) -> Result<T, (c_int, String)> {
-    let made = match h {
-        COMM_WORLD if !has_comm(h) => Some((Comm::world().map_err(err)?, "MPI_COMM_WORLD")),
-        COMM_SELF if !has_comm(h) => Some((Comm::self_comm().map_err(err)?, "MPI_COMM_SELF")),
-        _ => None,
-    };
     REGISTRY.with_borrow_mut(|r| {
-        if let Some((comm, name)) = made {
-            r.comms.insert(
-                h,
-                CommEntry {
-                    comm,
-                    name: name.into(),
-                },
-            );
-        }
-        r.comms
-            .get_mut(&h)
-            .map(f)
-            .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+        let entry = match r.comms.entry(h) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => v.insert(predefined_comm(h)?),
+        };
+        Ok(f(entry))
     })
 }
 
-fn has_comm(h: Handle) -> bool {
-    REGISTRY.with_borrow(|r| r.comms.contains_key(&h))
+/// The entry of `MPI_COMM_WORLD` or `MPI_COMM_SELF`; an error for any other handle.
+fn predefined_comm(h: Handle) -> Result<CommEntry, (c_int, String)> {
+    let (comm, name) = match h {
+        COMM_WORLD => (Comm::world().map_err(err)?, "MPI_COMM_WORLD"),
+        COMM_SELF => (Comm::self_comm().map_err(err)?, "MPI_COMM_SELF"),
+        _ => return Err((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))),
+    };
+    Ok(CommEntry {
+        comm,
+        name: name.into(),
+    })
 }
 
 pub fn comm(h: Handle) -> Result<Comm, (c_int, String)> {
@@ -170,7 +167,7 @@ pub fn free_comm(h: Handle) -> Result<Comm, (c_int, String)> {
             r.comms.remove(&h)
         })
         .map(|e| e.comm)
-        .ok_or((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
 }
 
 pub const GROUP_NULL: Handle = 0x108;
@@ -182,7 +179,7 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
     }
     REGISTRY
         .with_borrow(|r| r.groups.get(&h).cloned())
-        .ok_or((9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
 }
 
 pub fn put_group(g: Group) -> Handle {
@@ -200,7 +197,7 @@ pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.groups.remove(&h))
         .map(drop)
-        .ok_or((9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
 }
 
 pub fn predef(h: Handle) -> Option<Predef> {
@@ -249,15 +246,44 @@ pub fn predef(h: Handle) -> Option<Predef> {
 pub const DATATYPE_NULL: Handle = 0x200;
 
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| {
-        if let Some(t) = r.datatypes.get(&h).or_else(|| r.predefined.get(&h)) {
-            return Ok(t.clone());
+    REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).cloned())
+}
+
+/// Datatype `h` among the user's and the predefined ones (built on first use).
+fn find_datatype<'a>(
+    user: &'a HashMap<Handle, Datatype>,
+    predefined: &'a mut HashMap<Handle, Datatype>,
+    h: Handle,
+) -> Result<&'a Datatype, (c_int, String)> {
+    if let Some(t) = user.get(&h) {
+        return Ok(t);
+    }
+    match predefined.entry(h) {
+        Entry::Occupied(e) => Ok(e.into_mut()),
+        Entry::Vacant(v) => {
+            let t = predef(h)
+                .map(Datatype::predefined)
+                .ok_or_else(|| (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
+            Ok(v.insert(t))
         }
-        let t = predef(h)
-            .map(Datatype::predefined)
-            .ok_or((MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
-        r.predefined.insert(h, t.clone());
-        Ok(t)
+    }
+}
+
+/// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry
+/// access and no copies, for the starts of sends and receives. `f` must not reach the
+/// registry, which is borrowed meanwhile (clump-mpi's starts never call back into C).
+pub fn with_type_and_comm<T>(
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(&Datatype, &Comm) -> Result<T, (c_int, String)>,
+) -> Result<T, (c_int, String)> {
+    REGISTRY.with_borrow_mut(|r| {
+        let comm = match r.comms.entry(c) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => v.insert(predefined_comm(c)?),
+        };
+        let dt = find_datatype(&r.datatypes, &mut r.predefined, t)?;
+        f(dt, &comm.comm)
     })
 }
 
@@ -286,7 +312,7 @@ pub fn free_datatype(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.datatypes.remove(&h))
         .map(drop)
-        .ok_or((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
+        .ok_or_else(|| (MPI_ERR_TYPE, format!("{h:#x} is not a user datatype")))
 }
 
 /// The operation of handle `h` as it applies to datatype `t` (a user function gets the
@@ -338,7 +364,7 @@ pub fn free_op(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.ops.remove(&h))
         .map(drop)
-        .ok_or((MPI_ERR_OP, format!("{h:#x} is not a user operation")))
+        .ok_or_else(|| (MPI_ERR_OP, format!("{h:#x} is not a user operation")))
 }
 
 /// Stores `req` and returns its handle (`MPI_REQUEST_NULL` for a null request).
@@ -412,7 +438,7 @@ pub fn take_request(h: Handle) -> Result<Request, (c_int, String)> {
         }
         r.requests
             .remove(&h)
-            .ok_or((MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+            .ok_or_else(|| (MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
     })
 }
 

@@ -64,7 +64,7 @@ mpi_functions! {
     fn Start(req: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL request pointer from C points at an MPI_Request.
-            let h = unsafe { req.as_ref() }.ok_or((super::abi::MPI_ERR_ARG, "NULL request".to_string()))?;
+            let h = unsafe { req.as_ref() }.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL request".to_string()))?;
             start_persistent(*h)
         })
     }

@@ -45,11 +45,16 @@ fn position(pos: *mut c_int, size: usize) -> Result<usize, Failure> {
     // SAFETY: a non-NULL position pointer from C points at an int.
     let p = unsafe { pos.as_ref() }
         .copied()
-        .ok_or((MPI_ERR_ARG, "NULL position".to_string()))?;
-    usize::try_from(p).ok().filter(|&p| p <= size).ok_or((
-        MPI_ERR_ARG,
-        format!("position {p} is outside the buffer of {size} bytes"),
-    ))
+        .ok_or_else(|| (MPI_ERR_ARG, "NULL position".to_string()))?;
+    usize::try_from(p)
+        .ok()
+        .filter(|&p| p <= size)
+        .ok_or_else(|| {
+            (
+                MPI_ERR_ARG,
+                format!("position {p} is outside the buffer of {size} bytes"),
+            )
+        })
 }
 
 mpi_functions! {
@@ -166,7 +171,7 @@ mpi_functions! {
     fn Type_commit(t: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: a non-NULL datatype pointer from C points at an MPI_Datatype.
-            let h = unsafe { t.as_ref() }.ok_or((MPI_ERR_ARG, "NULL datatype".to_string()))?;
+            let h = unsafe { t.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL datatype".to_string()))?;
             datatype(*h).map(drop)
         })
     }
@@ -174,7 +179,7 @@ mpi_functions! {
     fn Type_free(t: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             // SAFETY: as in Type_commit.
-            let h = unsafe { t.as_mut() }.ok_or((MPI_ERR_ARG, "NULL datatype".to_string()))?;
+            let h = unsafe { t.as_mut() }.ok_or_else(|| (MPI_ERR_ARG, "NULL datatype".to_string()))?;
             free_datatype(*h)?;
             *h = DATATYPE_NULL;
             Ok(())
@@ -193,7 +198,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let dt = datatype(t)?;
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
-            let s = unsafe { status.as_ref() }.ok_or((MPI_ERR_ARG, "NULL status".to_string()))?;
+            let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".to_string()))?;
             let b = status_bytes(s);
             let size = dt.size() as u64;
             // Whole elements count all their predefined parts; a partial one of a single

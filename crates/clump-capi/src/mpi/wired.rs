@@ -30,12 +30,14 @@ pub fn isend_raw(
     c: Handle,
     mode: SendMode,
 ) -> Result<Request, Failure> {
-    let (dt, n) = (datatype(t)?, count(n)?);
-    if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-        return Err((1, "NULL buffer".into()));
-    }
-    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-    unsafe { clump_mpi::isend_mode(buf.cast(), n, &dt, dest, tag, &comm(c)?, mode) }.map_err(err)
+    let n = count(n)?;
+    with_type_and_comm(t, c, |dt, comm| {
+        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
+            return Err((1, "NULL buffer".into()));
+        }
+        // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
+        unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }.map_err(err)
+    })
 }
 
 /// Posts a receive of `n` elements of type `t` into `buf`.
@@ -47,12 +49,14 @@ pub fn irecv_raw(
     tag: c_int,
     c: Handle,
 ) -> Result<Request, Failure> {
-    let (dt, n) = (datatype(t)?, count(n)?);
-    if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-        return Err((1, "NULL buffer".into()));
-    }
-    // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-    unsafe { clump_mpi::irecv(buf.cast(), n, &dt, src, tag, &comm(c)?) }.map_err(err)
+    let n = count(n)?;
+    with_type_and_comm(t, c, |dt, comm| {
+        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
+            return Err((1, "NULL buffer".into()));
+        }
+        // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
+        unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }.map_err(err)
+    })
 }
 
 /// Waits for `r`, writing its status unless ignored.
@@ -145,7 +149,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let size = datatype(t)?.size() as u64;
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
-            let s = unsafe { status.as_ref() }.ok_or((MPI_ERR_ARG, "NULL status".into()))?;
+            let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".into()))?;
             let b = status_bytes(s);
             let v = if size == 0 || !b.is_multiple_of(size) { -32766 } else { (b / size) as c_int };
             out(n, v).map_err(|e| (e, "NULL count".into()))

@@ -7,6 +7,8 @@ use clump_mpi::{
 
 #[path = "clump_test_mpi/blocks.rs"]
 mod blocks;
+#[path = "clump_test_mpi/slots.rs"]
+mod slots;
 
 fn fail(what: String) -> ! {
     eprintln!("mpi-check FAILED: {what}");
@@ -480,6 +482,8 @@ fn main() {
     blocks::block_collectives(&world);
     blocks::reductions_in_order(&world);
     blocks::derived_point_to_point(&world);
+    slots::one_step_collectives(&world);
+    slots::one_step_collectives(&me);
     ok(mpi::finalize(), "finalize");
     check!(mpi::finalized(), "finalized");
     println!("mpi-check ok rank={} size={}", world.rank(), world.size());

@@ -1,0 +1,68 @@
+//! Checks of the one-step collectives through shared-memory slots: many calls in a row (the
+//! slots' turns), contributions that fit on some ranks and not on others (every rank must
+//! then take the messages), and more communicators than have slots.
+
+use super::{check, fail, ok};
+
+use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef};
+
+fn long(b: &[u8]) -> i64 {
+    i64::from_ne_bytes(b.try_into().expect("8 bytes"))
+}
+
+/// Allreduce, alltoall and barrier alternating for many rounds, each with its own data.
+fn rounds(comm: &Comm, rounds: i64) {
+    let (r, n) = (comm.rank() as i64, comm.size() as i64);
+    let ty = Datatype::predefined(Predef::LongLong);
+    for round in 0..rounds {
+        let mut sum = [0u8; 8];
+        let mine = ((r + 1) * (round + 1)).to_ne_bytes();
+        ok(
+            mpi::allreduce(&mine, &mut sum, 1, &ty, &Op::Sum, comm),
+            "allreduce",
+        );
+        let want = n * (n + 1) / 2 * (round + 1);
+        check!(long(&sum) == want, "round {round}: sum {}", long(&sum));
+        let blocks: Vec<[u8; 8]> = (0..n)
+            .map(|to| (r * 1000 + to + round).to_ne_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = blocks.iter().map(|b| &b[..]).collect();
+        let got = ok(mpi::alltoall(&refs, &vec![8; n as usize], comm), "alltoall");
+        for (from, b) in got.iter().enumerate() {
+            let want = from as i64 * 1000 + r + round;
+            check!(long(b) == want, "round {round}: from {from} {}", long(b));
+        }
+        if round % 7 == 0 {
+            ok(mpi::barrier(comm), "barrier");
+        }
+    }
+}
+
+pub fn one_step_collectives(world: &Comm) {
+    rounds(world, 300);
+
+    // Rank r sends blocks of r * 3000 bytes: rank 0's contribution fits a slot, the others'
+    // do not (at the default of 4096), so every rank must take the messages.
+    let (r, n) = (world.rank() as usize, world.size() as usize);
+    let block = |from: usize, to: usize| -> Vec<u8> {
+        (0..from * 3000)
+            .map(|k| (k + 5 * to + from) as u8)
+            .collect()
+    };
+    let mine: Vec<Vec<u8>> = (0..n).map(|to| block(r, to)).collect();
+    let refs: Vec<&[u8]> = mine.iter().map(|b| &b[..]).collect();
+    let lens: Vec<usize> = (0..n).map(|from| from * 3000).collect();
+    let got = ok(mpi::alltoall(&refs, &lens, world), "uneven alltoall");
+    for (from, b) in got.iter().enumerate() {
+        check!(*b == block(from, r), "uneven alltoall from {from}");
+    }
+
+    // More communicators than have slots: the later ones take the messages.
+    let comms: Vec<Comm> = (0..20).map(|_| ok(world.dup(), "dup")).collect();
+    for c in comms.iter().rev() {
+        rounds(c, 3);
+    }
+    for c in comms {
+        ok(c.free(), "free");
+    }
+}

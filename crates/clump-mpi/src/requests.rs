@@ -1,0 +1,128 @@
+//! The table of pending requests: a slab whose ids carry a generation, so that an id whose
+//! request completed and whose slot was reused names nothing rather than another request.
+//! (A hash map did this job at the cost of hashing on every send, receive and wait.)
+
+use std::ops::Index;
+
+/// Slots' generations stay below this, so that no id is `u64::MAX` or `u64::MAX - 1`
+/// (ids that the point-to-point layer reserves).
+const LAST_GENERATION: u32 = u32::MAX - 1;
+
+struct Slot<T> {
+    generation: u32,
+    value: Option<T>,
+}
+
+pub struct Requests<T> {
+    slots: Vec<Slot<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Requests<T> {
+    fn default() -> Self {
+        Requests {
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+/// The id of slot `index` in `generation`: never 0 (generations start at 1).
+fn id(index: u32, generation: u32) -> u64 {
+    (generation as u64) << 32 | index as u64
+}
+
+impl<T> Requests<T> {
+    pub fn insert(&mut self, value: T) -> u64 {
+        match self.free.pop() {
+            Some(i) => {
+                let slot = &mut self.slots[i as usize];
+                slot.value = Some(value);
+                id(i, slot.generation)
+            }
+            None => {
+                let i = self.slots.len() as u32;
+                self.slots.push(Slot {
+                    generation: 1,
+                    value: Some(value),
+                });
+                id(i, 1)
+            }
+        }
+    }
+
+    fn slot(&self, id: u64) -> Option<&Slot<T>> {
+        self.slots
+            .get(id as u32 as usize)
+            .filter(|s| s.generation == (id >> 32) as u32)
+    }
+
+    pub fn get(&self, id: u64) -> Option<&T> {
+        self.slot(id)?.value.as_ref()
+    }
+
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut T> {
+        let slot = self.slots.get_mut(id as u32 as usize)?;
+        if slot.generation != (id >> 32) as u32 {
+            return None;
+        }
+        slot.value.as_mut()
+    }
+
+    pub fn remove(&mut self, id: u64) -> Option<T> {
+        let i = id as u32;
+        let slot = self.slots.get_mut(i as usize)?;
+        if slot.generation != (id >> 32) as u32 {
+            return None;
+        }
+        let value = slot.value.take()?;
+        slot.generation = if slot.generation >= LAST_GENERATION {
+            1
+        } else {
+            slot.generation + 1
+        };
+        self.free.push(i);
+        Some(value)
+    }
+}
+
+impl<T> Index<&u64> for Requests<T> {
+    type Output = T;
+
+    fn index(&self, id: &u64) -> &T {
+        self.get(*id).expect("no request with this id")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_removed_requests_name_nothing_even_once_their_slot_is_reused() {
+        let mut r = Requests::default();
+        let a = r.insert("a");
+        let b = r.insert("b");
+        assert!(a != 0 && b != 0 && a != b);
+        assert_eq!(r.remove(a), Some("a"));
+        assert_eq!(r.get(a), None);
+        let c = r.insert("c");
+        assert_ne!(c, a, "the reused slot has a new generation");
+        assert_eq!(r.get(a), None);
+        assert_eq!(r.remove(a), None);
+        assert_eq!((r[&b], r[&c]), ("b", "c"));
+        assert_eq!(r.get_mut(c).map(|v| *v), Some("c"));
+        assert_eq!(r.get(u64::MAX), None);
+    }
+
+    #[test]
+    fn generations_wrap_before_the_reserved_ids() {
+        let mut r = Requests::default();
+        let first = r.insert(0);
+        r.slots[0].generation = LAST_GENERATION;
+        let last = id(0, LAST_GENERATION);
+        assert_eq!(r.remove(last), Some(0));
+        assert_eq!(r.insert(1), first);
+        assert!(last < u64::MAX - 1);
+    }
+}
