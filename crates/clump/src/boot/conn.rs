@@ -189,8 +189,7 @@ fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
 /// The longest nap of a long wait in a job of `size` processes: one millisecond per
 /// process beyond one per core, within [`MAX_NAP`, `MAX_LONG_NAP`].
 pub(super) fn long_nap_for(size: u32) -> Duration {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    (MAX_NAP * (size / cores.max(1)).max(1)).min(MAX_LONG_NAP)
+    (MAX_NAP * (size / crate::idle::cores()).max(1)).min(MAX_LONG_NAP)
 }
 
 /// How long a waiting process may nap now: [`MAX_NAP`] at first, the job's long nap once
