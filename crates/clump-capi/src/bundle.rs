@@ -3,9 +3,12 @@
 use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG, RESOURCE};
 use crate::guard::{self, out};
 use crate::state::{self, to_ptr};
+use am::idle::IdlePolls;
 use am::EventMask;
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 #[no_mangle]
 pub extern "C" fn AM_Init() -> c_int {
@@ -86,9 +89,33 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     })
 }
 
+/// Processes of the job on this machine, once `clump_spmd_startup` has said (1 before).
+static PROCESSES_HERE: AtomicU32 = AtomicU32::new(1);
+
+thread_local! {
+    /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
+    /// around it, which must leave the core to the other processes when they outnumber
+    /// the cores.
+    static IDLE: Cell<Option<IdlePolls>> = const { Cell::new(None) };
+}
+
+pub(crate) fn set_processes_here(n: u32) {
+    PROCESSES_HERE.store(n, Ordering::Relaxed);
+}
+
 #[no_mangle]
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
-    guard::call(|| poll(&*state::bundle(eb)?))
+    guard::call(|| {
+        let handled = state::bundle(eb)?.poll()?;
+        let mut idle = IDLE.get().unwrap_or_else(|| {
+            IdlePolls::new(PROCESSES_HERE.load(Ordering::Relaxed), am::idle::cores())
+        });
+        if idle.after_poll(handled) {
+            std::thread::yield_now();
+        }
+        IDLE.set(Some(idle));
+        Ok(())
+    })
 }
 
 fn poll(b: &am::Bundle) -> AmResult {

@@ -37,6 +37,7 @@ pub extern "C" fn clump_spmd_startup(
         let ep = EpState::new(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS));
         let ep = state::insert_endpoint(ep)?;
         RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
+        crate::bundle::set_processes_here(spmd.job.processes_here());
         JOB.with(|j| *j.borrow_mut() = Some(spmd));
         out(bundle, to_ptr(eb))?;
         out(endpoint, to_ptr(ep))

@@ -70,6 +70,12 @@ fn sixteen_processes_on_two_cores_finish() {
 }
 
 #[test]
+fn a_rank_maps_only_the_peers_it_talks_to() {
+    let out = clump_run(32, &[], &["neighbours"], &[]);
+    assert_ok(&out, 32, "neighbours ok");
+}
+
+#[test]
 fn undeliverable_messages_return_with_their_reasons() {
     let out = clump_run(2, &[], &["errors"], &[]);
     assert_ok(&out, 2, "errors ok");

@@ -410,3 +410,37 @@ fn a_thousand_and_twenty_four_ranks_start() {
     assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
     ok_lines(&o, 1024);
 }
+
+/// Runs README's Rust example (`examples/hello`, which `cargo test` builds) as a job of
+/// `n` and checks that every rank got its reply.
+fn hello_job(n: u32, limit: Duration) {
+    let hello = Path::new(CLUMP).parent().unwrap().join("examples/hello");
+    let n_arg = n.to_string();
+    let o = run(&["-n", &n_arg, hello.to_str().unwrap()], limit);
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
+    let mut lines: Vec<&str> = o.stdout.lines().collect();
+    lines.sort_unstable();
+    let mut expected: Vec<String> = (0..n)
+        .map(|r| format!("rank {r}: reply [2, 3, 4]"))
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(lines, expected, "stderr: {}", o.stderr);
+    eprintln!("hello with {n} ranks: {:?}", o.elapsed);
+}
+
+/// More ranks than cores, each mapping every other at start-up (a second or so).
+#[test]
+fn the_hello_example_runs_as_a_job_of_64() {
+    hello_job(64, Duration::from_secs(120));
+}
+
+/// Opt-in (`CLUMP_SCALE_TESTS=1`, seconds on 2 cores): the real AM program with 1024
+/// ranks, which maps peers' queues on first use only, so start-up does not grow as n^2.
+#[test]
+fn the_hello_example_runs_as_a_job_of_1024() {
+    if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
+        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to run 1024 processes of examples/hello");
+        return;
+    }
+    hello_job(1024, Duration::from_secs(900));
+}

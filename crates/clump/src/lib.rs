@@ -58,6 +58,7 @@ without_loom! {
     pub mod config;
     mod endpoint;
     mod error;
+    pub mod idle;
     mod message;
     pub mod name;
     pub mod net;

@@ -461,6 +461,38 @@ fn a_program_that_bounces_messages_without_polling_is_stopped_before_memory_grow
     a.request(0, 1, &[0]).unwrap();
 }
 
+/// A translation on this host is mapped by its first message, not by `map`: one to an
+/// endpoint freed before that message, or to a process that has exited, is accepted and
+/// the message comes back with the reason.
+#[test]
+fn a_translation_is_mapped_on_first_use_and_returns_what_cannot_arrive() {
+    let bundle = Bundle::with_config(config(Via::Shm)).unwrap();
+    let a = endpoint(&bundle, Via::Shm, TAG);
+    let b = endpoint(&bundle, Via::Shm, TAG);
+    let returns = record_returns(&a);
+    a.map(0, b.name(), TAG).unwrap();
+    b.free();
+    let mut exited = std::process::Command::new("true").spawn().unwrap();
+    let mut gone = a.name();
+    gone.id.pid = exited.id();
+    exited.wait().unwrap();
+    a.map(1, gone, TAG).unwrap();
+    assert!(a.is_local(1), "on this host, though not mapped yet");
+    a.request(0, 1, &[1]).unwrap();
+    a.request(1, 1, &[2]).unwrap();
+    assert!(a.peer_segment(1).is_none());
+    poll_until(&bundle, || returns.borrow().len() == 2);
+    let reasons: Vec<(u32, ReturnReason)> = returns
+        .borrow()
+        .iter()
+        .map(|r| (r.args()[0], r.reason))
+        .collect();
+    assert_eq!(
+        reasons,
+        [(1, ReturnReason::EndpointGone), (2, ReturnReason::PeerGone)]
+    );
+}
+
 #[test]
 fn sockets_get_a_doorbell_where_bpf_allows_and_none_when_told_not_to() {
     let bundle = Bundle::with_config(config(Via::Shm)).unwrap();

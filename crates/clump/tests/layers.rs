@@ -14,6 +14,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("name", 0),
     ("config", 0),
     ("poll", 0),
+    ("idle", 0),
     ("proto", 0),
     // The transports' machinery: queues, mappings, sockets, the reliability machine.
     ("shm", 1),

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
 use crate::name::{EndpointName, NO_ADDR};
 use crate::shm::region::Region;
-use crate::shm::remote::{Remote, SegMemory};
+use crate::shm::remote::SegMemory;
 use crate::sync::Ordering;
 use crate::{net, shm};
 use std::rc::Rc;
@@ -19,12 +19,11 @@ pub struct Endpoint {
     pub(crate) core: Rc<EndpointCore>,
 }
 
-/// How translations to `name` travel: shared memory on this host, UDP to others.
-fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Route> {
+/// How translations to `name` travel: shared memory on this host (mapped on first use,
+/// so `None` here), UDP to others.
+fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Option<Route>> {
     if name.host == ep.name.host {
-        let remote =
-            Remote::lookup(name.id).map_err(|e| Error::io(format!("cannot map endpoint {name}"), e))?;
-        return Ok(Route::Shm(Rc::new(remote)));
+        return Ok(None);
     }
     if name.addr == NO_ADDR {
         return Err(Error::BadArg(format!(
@@ -36,10 +35,10 @@ fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Route> {
             "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
         )));
     }
-    Ok(Route::Net(crate::net::NetPeer {
+    Ok(Some(Route::Net(crate::net::NetPeer {
         addr: name.addr,
         id: name.id,
-    }))
+    })))
 }
 
 impl Endpoint {

@@ -55,7 +55,7 @@ impl Endpoint {
                 .get(dest as usize)
                 .and_then(|t| t.as_ref())
                 .map(|t| &t.route),
-            Some(Route::Shm(_))
+            Some(Some(Route::Shm(_)) | None)
         )
     }
 
@@ -64,9 +64,10 @@ impl Endpoint {
     /// over the network, no segment, its process is gone, or the segment lies in the
     /// peer's program memory, which this process cannot map).
     pub fn peer_segment(&self, dest: u32) -> Option<PeerSegment> {
+        self.core.connect(dest).ok()?.ok()?;
         let mut table = self.core.tables.translations.borrow_mut();
         let t = table.get_mut(dest as usize)?.as_mut()?;
-        let Route::Shm(remote) = &t.route else {
+        let Some(Route::Shm(remote)) = &t.route else {
             return None;
         };
         let map = remote.segment(t.segment.as_ref()).ok()??;

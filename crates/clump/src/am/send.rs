@@ -164,9 +164,16 @@ fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, Re
         return Ok(Err(reason));
     }
     Ok(match &t.route {
-        Route::Shm(remote) if remote.closed() => Err(ReturnReason::EndpointGone),
-        Route::Shm(remote) if remote.tag() != t.tag => Err(ReturnReason::BadTag),
-        route => Ok(route.clone()),
+        Some(Route::Shm(remote)) if remote.closed() => Err(ReturnReason::EndpointGone),
+        Some(Route::Shm(remote)) if remote.tag() != t.tag => Err(ReturnReason::BadTag),
+        Some(route) => Ok(route.clone()),
+        None => {
+            drop(table);
+            return match ep.connect(dest)? {
+                Ok(()) => resolve(ep, dest),
+                Err(reason) => Ok(Err(reason)),
+            };
+        }
     })
 }
 
@@ -182,7 +189,7 @@ fn dest_segment(
     let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
         return Err(ReturnReason::EndpointGone);
     };
-    let Route::Shm(remote) = &t.route else {
+    let Some(Route::Shm(remote)) = &t.route else {
         return Err(ReturnReason::Unreachable);
     };
     match remote.segment(t.segment.as_ref()) {

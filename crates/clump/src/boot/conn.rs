@@ -17,10 +17,15 @@ const LONG_WAIT: Duration = Duration::from_millis(100);
 /// processes waking every millisecond would take the cores from the launcher and the
 /// ranks that have work to do.
 const MAX_LONG_NAP: Duration = Duration::from_millis(50);
+/// Bytes one read takes from the socket.
+const READ_CHUNK: usize = 64 * 1024;
 
 pub(crate) struct Conn {
     stream: UnixStream,
     reader: FrameReader,
+    /// Where reads land, allocated once: a waiting rank looks at the socket at every
+    /// wake-up, and a thousand of them zeroing a fresh buffer each time add up.
+    chunk: Box<[u8]>,
     /// The longest nap of a long wait in this job.
     long_nap: Duration,
 }
@@ -34,6 +39,7 @@ impl Conn {
         Ok(Conn {
             stream,
             reader: FrameReader::new(MAX_REPLY_BODY),
+            chunk: vec![0; READ_CHUNK].into_boxed_slice(),
             long_nap,
         })
     }
@@ -124,7 +130,6 @@ impl Conn {
 
     /// A buffered or readable message, if any, without blocking.
     fn try_recv(&mut self) -> Result<Option<Msg>, BootError> {
-        let mut chunk = [0u8; 64 * 1024];
         loop {
             if let Some(m) = self
                 .reader
@@ -133,7 +138,7 @@ impl Conn {
             {
                 return Ok(Some(m));
             }
-            match (&self.stream).read(&mut chunk) {
+            match (&self.stream).read(&mut self.chunk) {
                 Ok(0) if self.reader.has_partial() => {
                     return Err(BootError::Protocol(
                         "connection closed inside a frame".into(),
@@ -144,7 +149,7 @@ impl Conn {
                         "it closed the bootstrap connection".into(),
                     ))
                 }
-                Ok(n) => self.reader.extend(&chunk[..n]),
+                Ok(n) => self.reader.extend(&self.chunk[..n]),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(gone(e)),
@@ -184,8 +189,7 @@ fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
 /// The longest nap of a long wait in a job of `size` processes: one millisecond per
 /// process beyond one per core, within [`MAX_NAP`, `MAX_LONG_NAP`].
 pub(super) fn long_nap_for(size: u32) -> Duration {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    (MAX_NAP * (size / cores.max(1)).max(1)).min(MAX_LONG_NAP)
+    (MAX_NAP * (size / crate::idle::cores()).max(1)).min(MAX_LONG_NAP)
 }
 
 /// How long a waiting process may nap now: [`MAX_NAP`] at first, the job's long nap once

@@ -105,6 +105,15 @@ impl Job {
         self.shared.member.borrow().locality()
     }
 
+    /// How many of the job's processes run on this machine: all of them under `clump run`
+    /// (its virtual hosts share the machine), the job spread evenly over the nodes under a
+    /// process manager.
+    pub fn processes_here(&self) -> u32 {
+        let size = self.size();
+        self.locality()
+            .map_or(size, |l| size.div_ceil(l.nodes.max(1)))
+    }
+
     /// Fits an AM configuration to this job (see [`Member::adapt`]).
     pub fn adapt(&self, config: &mut Config) {
         self.shared.member.borrow().adapt(config)

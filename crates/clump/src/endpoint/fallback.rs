@@ -67,7 +67,7 @@ impl EndpointCore {
             addr: t.name.addr,
             id: t.name.id,
         };
-        t.route = Route::Net(peer);
+        t.route = Some(Route::Net(peer));
         t.segment = None;
         Some(peer)
     }

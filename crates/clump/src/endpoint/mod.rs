@@ -48,7 +48,9 @@ pub(crate) type ReturnFn = dyn Fn(&Returned<'_>);
 pub(crate) struct Translation {
     pub name: EndpointName,
     pub tag: u64,
-    pub route: Route,
+    /// `None` for a destination on this host that no message has gone to yet: it is
+    /// mapped on first use (see `route.rs`).
+    pub route: Option<Route>,
     /// The destination's segment, mapped, for long messages and gets (shared memory).
     pub segment: Option<Arc<SegMapping>>,
 }

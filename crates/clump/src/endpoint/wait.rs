@@ -160,7 +160,8 @@ impl EndpointCore {
                     table
                         .get(i as usize)
                         .and_then(|t| t.as_ref())
-                        .is_some_and(|t| gone(&t.route))
+                        .and_then(|t| t.route.as_ref())
+                        .is_some_and(&gone)
                 })
                 .collect()
         };

@@ -32,13 +32,32 @@ pub struct Remote {
     segment: Mutex<Option<Arc<SegMapping>>>,
 }
 
-static REGISTRY: Mutex<Option<HashMap<EndpointId, Weak<Remote>>>> = Mutex::new(None);
+/// The blocks this process has mapped, by id. Entries of dropped blocks are swept out
+/// once the table has doubled since the last sweep, so that mapping n peers costs O(n)
+/// in all rather than a sweep of the whole table per peer.
+#[derive(Default)]
+struct Registry {
+    blocks: HashMap<EndpointId, Weak<Remote>>,
+    sweep_at: usize,
+}
 
-fn with_registry<R>(f: impl FnOnce(&mut HashMap<EndpointId, Weak<Remote>>) -> R) -> R {
+impl Registry {
+    fn insert(&mut self, id: EndpointId, remote: &Arc<Remote>) {
+        if self.blocks.len() >= self.sweep_at {
+            self.blocks.retain(|_, w| w.strong_count() > 0);
+            self.sweep_at = (2 * self.blocks.len()).max(16);
+        }
+        self.blocks.insert(id, Arc::downgrade(remote));
+    }
+}
+
+static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
+
+fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     let mut guard = REGISTRY
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(guard.get_or_insert_with(HashMap::new))
+    f(guard.get_or_insert_with(Registry::default))
 }
 
 impl Remote {
@@ -52,14 +71,14 @@ impl Remote {
             wake_failed: AtomicBool::new(false),
             segment: Mutex::new(None),
         });
-        with_registry(|r| r.insert(id, Arc::downgrade(&remote)));
+        with_registry(|r| r.insert(id, &remote));
         remote
     }
 
     /// The block of endpoint `id`, mapping it if this process has not yet.
     pub fn lookup(id: EndpointId) -> io::Result<Arc<Remote>> {
         with_registry(|r| {
-            if let Some(live) = r.get(&id).and_then(Weak::upgrade) {
+            if let Some(live) = r.blocks.get(&id).and_then(Weak::upgrade) {
                 return Ok(live);
             }
             let block = MappedBlock::open(id.pid, id.fd, id.nonce)?;
@@ -72,8 +91,7 @@ impl Remote {
                 wake_failed: AtomicBool::new(false),
                 segment: Mutex::new(None),
             });
-            r.retain(|_, w| w.strong_count() > 0);
-            r.insert(id, Arc::downgrade(&remote));
+            r.insert(id, &remote);
             Ok(remote)
         })
     }
