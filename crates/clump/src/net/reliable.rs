@@ -67,7 +67,9 @@ mod timers;
 
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;
-use self::send::{OutMsg, SendChannel};
+use self::send::{Encoded, OutMsg, SendChannel};
+use crate::net::fragment::Fragment;
+use std::sync::Arc;
 use self::timers::Timers;
 use super::wire::{self, Channel, Header, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN};
 use crate::name::EndpointId;
@@ -410,7 +412,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let frags = payload.len().div_ceil(frag_len).max(1) as u32;
         st.tx[ix(h.channel)].push(OutMsg {
             header: h,
-            payload,
+            payload: Arc::new(payload),
             frags,
             frag_len: frag_len as u32,
         });
@@ -561,15 +563,31 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     /// batch of received datagrams, sends and timeouts. Returns `None` at once if `buf`
     /// is shorter than `cfg.max_datagram`.
     pub fn poll_transmit(&mut self, now: Micros, buf: &mut [u8]) -> Option<(A, usize)> {
+        let (to, head, fragment) = self.poll_transmit_parts(now, buf)?;
+        let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+        // A fragment fits in the datagram size its message was cut for, at most
+        // `cfg.max_datagram`, which `buf` holds.
+        buf.get_mut(head..head + body.len())?.copy_from_slice(body);
+        Some((to, head + body.len()))
+    }
+
+    /// [`Reliable::poll_transmit`] for scatter-gather sends: writes only the header of
+    /// the next datagram due into `buf` and returns its destination, the header's length
+    /// and the fragment of payload to send after it from where it lies.
+    pub fn poll_transmit_parts(
+        &mut self,
+        now: Micros,
+        buf: &mut [u8],
+    ) -> Option<(A, usize, Option<Fragment>)> {
         if buf.len() < self.cfg.max_datagram {
             return None;
         }
         while let Some(&p) = self.ready.front() {
-            if let Some(len) = self.transmit_for(p, now, buf) {
+            if let Some((len, fragment)) = self.transmit_for(p, now, buf) {
                 self.stats.datagrams_sent += 1;
                 // Round-robin: the peer goes to the back and is dropped when it is idle.
                 self.ready.rotate_left(1);
-                return Some((self.peers[p].peer.addr, len));
+                return Some((self.peers[p].peer.addr, len, fragment));
             }
             self.ready.pop_front();
             self.peers[p].ready = false;
@@ -581,7 +599,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     }
 
     /// One datagram for peer `p`, if it has one due.
-    fn transmit_for(&mut self, p: usize, now: Micros, buf: &mut [u8]) -> Option<usize> {
+    fn transmit_for(&mut self, p: usize, now: Micros, buf: &mut [u8]) -> Option<Encoded> {
         let cfg = &self.cfg;
         let stats = &mut self.stats;
         let st = self.peers.get_mut(p)?;
@@ -615,7 +633,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         debug_assert!(false, "encoding a queued message failed: {e}");
                         continue;
                     }
-                    Some(Ok((len, deadline))) => {
+                    Some(Ok((encoded, deadline))) => {
                         if retx {
                             stats.retransmits += 1;
                         }
@@ -624,7 +642,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         if let Some(limit) = tx.budget_deadline(cfg.timeout) {
                             self.timers.arm(&mut st.timer, p, limit);
                         }
-                        return Some(len);
+                        return Some(encoded);
                     }
                 }
             }
@@ -636,7 +654,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             st.rx[ix(Channel::Reply)].ack_due = None;
             stats.nacks_sent += 1;
-            return wire::encode_into(&h, &[], buf).ok();
+            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }
         // Explicit acks: an ack on channel C acknowledges the other channel's data.
         for channel in CHANNELS {
@@ -650,7 +668,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             let mut h = control(PacketKind::Ack, opposite(channel));
             h.ack = Some(rx.expected());
             stats.acks_sent += 1;
-            return wire::encode_into(&h, &[], buf).ok();
+            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }
         None
     }
