@@ -85,6 +85,11 @@ impl NetPort {
         self.now
     }
 
+    /// A copy of a message's payload to queue, in a reused buffer where one fits.
+    pub fn copy_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.machine.copy_payload(bytes)
+    }
+
     /// Queues a message and sends what the window allows at once.
     pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
         self.read_clock();

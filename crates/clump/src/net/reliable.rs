@@ -61,6 +61,7 @@
 mod recv;
 mod rtt;
 mod send;
+mod spares;
 #[cfg(test)]
 mod tests;
 mod timers;
@@ -68,6 +69,7 @@ mod timers;
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;
 use self::send::{Encoded, OutMsg, SendChannel};
+use self::spares::Spares;
 use crate::net::fragment::Fragment;
 use std::sync::Arc;
 use self::timers::Timers;
@@ -232,6 +234,8 @@ struct PeerState<A> {
     timer: Option<Micros>,
     /// In the `ready` queue.
     ready: bool,
+    /// Per channel: payload bytes received since its pending ack was due to wait.
+    unacked: [usize; 2],
 }
 
 /// The reliability machine of one local endpoint (see the module documentation).
@@ -252,6 +256,8 @@ pub struct Reliable<A> {
     stats: Stats,
     /// First sequence number of new peers' channels (tests start near `u32::MAX`).
     initial_seq: u32,
+    /// Buffers of acknowledged payloads, for the copies of new ones.
+    spares: Spares,
 }
 
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
@@ -275,6 +281,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             timers: Timers::default(),
             stats: Stats::default(),
             initial_seq: 1,
+            spares: Spares::default(),
         }
     }
 
@@ -316,6 +323,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             window: window_for(&self.cfg, self.cfg.max_datagram),
             timer: None,
             ready: false,
+            unacked: [0; 2],
         });
         self.index.insert(peer, i);
         self.last = Some((peer, i));
@@ -476,6 +484,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             st.rtt.sample(rtt);
         }
         self.stats.partial_ack_retransmits += tx.take_partial_acks();
+        for payload in tx.finished.drain(..) {
+            self.spares.give(payload);
+        }
         if tx.has_work(st.window) {
             self.make_ready(p);
         }
@@ -516,9 +527,21 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if got.progressed && rx.ack_due.is_none() {
             let due = now.saturating_add(self.cfg.ack_delay);
             rx.ack_due = Some(due);
+            st.unacked[c] = 0;
             if self.cfg.ack_delay > 0 {
                 self.timers.arm(&mut st.timer, p, due);
             } else {
+                ready = true;
+            }
+        }
+        if got.progressed {
+            // A delayed ack waits for a message to carry it, but not while the sender's
+            // window fills: once a quarter of it came unacknowledged, it goes at once
+            // (as TCP acks every second full segment), or a stream of large messages
+            // would stall on a full window until the delay ran out.
+            st.unacked[c] += payload.len().max(1);
+            if st.unacked[c] >= st.window as usize * st.datagram / 4 {
+                rx.ack_due = Some(now);
                 ready = true;
             }
         }
@@ -761,6 +784,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         self.lookup(peer)
             .and_then(|i| self.peers.get(i))
             .is_some_and(|st| st.dead)
+    }
+
+    /// A copy of a message's payload for [`Reliable::send`], made in the buffer of an
+    /// acknowledged one where one fits (see `reliable/spares.rs`).
+    pub fn copy_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.spares.copy_of(bytes)
     }
 
     /// Payload bytes queued or unacknowledged to `peer`.

@@ -585,7 +585,7 @@ pub fn encode_header_into(
         .get_mut(..need)
         .ok_or(WireError::BufferTooSmall { len, need })?;
     write_header(header, payload.len(), out)?;
-    let crc = crc32c::crc32c_append(checksum(out), payload);
+    let crc = crc_append(checksum(out), payload);
     put(out, offsets::CRC, &crc.to_le_bytes())?;
     Ok(need)
 }
@@ -764,7 +764,25 @@ fn portable_checksum(d: &[u8]) -> u32 {
     let tail = d.get(crc_end..).unwrap_or(&[]);
     let crc = crc32c::crc32c(head);
     let crc = crc32c::crc32c_append(crc, &[0; 4]);
-    crc32c::crc32c_append(crc, tail)
+    crc_append(crc, tail)
+}
+
+/// Data from this length on is checksummed by crc-fast, below it by the crc32c crate.
+const LONG_DATA: usize = 1024;
+
+/// CRC32C `crc` (of some bytes) continued over `data`. Long data goes through crc-fast's
+/// carry-less-multiply kernels (AVX-512 where the CPU has them), about twice the crc32c
+/// crate's speed on a 64 KiB payload, where the checksum costs as much as a copy; short
+/// data through the crc32c crate, whose setup is cheaper.
+fn crc_append(crc: u32, data: &[u8]) -> u32 {
+    if data.len() < LONG_DATA {
+        return crc32c::crc32c_append(crc, data);
+    }
+    use crc_fast::{CrcAlgorithm, Digest};
+    // The running state of the reflected CRC is the finished value inverted.
+    let mut digest = Digest::new_with_init_state(CrcAlgorithm::Crc32Iscsi, u64::from(!crc));
+    digest.update(data);
+    digest.finalize() as u32
 }
 
 /// Datagrams up to this size are checksummed a word at a time in one pass: the crate's

@@ -123,6 +123,8 @@ pub(super) struct SendChannel {
     progress_at: Micros,
     /// Retransmissions queued by partial acks, not yet counted by the caller.
     partial_acks: u64,
+    /// Payloads of messages acknowledged whole, for the caller to reuse.
+    pub(super) finished: Vec<Arc<Vec<u8>>>,
 }
 
 impl SendChannel {
@@ -144,6 +146,7 @@ impl SendChannel {
             nack_epoch: 0,
             progress_at: 0,
             partial_acks: 0,
+            finished: Vec::new(),
         }
     }
 
@@ -322,7 +325,9 @@ impl SendChannel {
                 break;
             }
             self.bytes -= m.payload.len();
-            self.msgs.pop_front();
+            if let Some(m) = self.msgs.pop_front() {
+                self.finished.push(m.payload);
+            }
             self.nxt_msg = self.nxt_msg.saturating_sub(1);
         }
         if let Some(front) = self.slots.front_mut() {

@@ -870,3 +870,28 @@ fn each_peer_gets_datagrams_of_its_path_and_a_window_in_bytes() {
     assert_eq!(WINDOW_BYTES / wire::MAX_DATAGRAM, 32);
     assert_eq!(sent, [64, 32 - 2]);
 }
+
+#[test]
+fn a_delayed_ack_goes_at_once_when_a_quarter_of_the_window_came_unacknowledged() {
+    let delayed = ReliableConfig {
+        ack_delay: 10_000,
+        ..cfg()
+    };
+    let (mut a, mut b) = (machine(1, delayed.clone()), machine(2, delayed));
+    let (h, p) = long(1, 0, 200_000);
+    a.send(0, peer(2), h, p).unwrap();
+    let frags = drain(&mut a, 0);
+    let mut land = |_: &Header, _: &[u8]| true;
+    let mut acked_after = None;
+    for (i, d) in frags.iter().enumerate() {
+        b.handle_datagram(1, 1, d, &mut land);
+        if let Some(ack) = drain(&mut b, 1).first() {
+            assert_eq!(header_of(ack).kind, PacketKind::Ack);
+            acked_after = Some(i + 1);
+            break;
+        }
+    }
+    // A quarter of 256 datagrams of 1472 bytes, in fragments of 1372 payload bytes.
+    let quarter = (256 * 1472 / 4usize).div_ceil(1372);
+    assert_eq!(acked_after, Some(quarter), "long before the 10 ms delay");
+}
