@@ -14,7 +14,8 @@
 //!   replies acknowledge requests and requests acknowledge replies. An explicit
 //!   [`PacketKind::Ack`] on channel C acknowledges what a data packet on C would; one
 //!   goes out when data arrived and no outgoing packet carried its ack by the time the
-//!   caller asks for transmissions (after `cfg.ack_delay`, zero by default). An
+//!   caller asks for transmissions (after `cfg.ack_delay`, zero by default, but at
+//!   once when a quarter of the sender's window came unacknowledged). An
 //!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
 //!   acks make the sender retransmit the oldest datagram (fast retransmit).
 //! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks
@@ -106,8 +107,9 @@ pub struct ReliableConfig {
     pub nack_delay: Micros,
     /// Retry budget: a datagram unacknowledged this long makes its peer unreachable.
     pub timeout: Micros,
-    /// How long an explicit ack may wait for a data packet to carry it instead.
-    /// Zero (the default): acks go out at the end of the batch in which data arrived.
+    /// How long an explicit ack may wait for a data packet to carry it instead (not
+    /// past a quarter of the sender's window of data). Zero (the default): acks go out
+    /// at the end of the batch in which data arrived.
     pub ack_delay: Micros,
 }
 
