@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::config::Faults;
+use crate::net::reliable::tests::land_in;
 use crate::net::reliable::Peer;
 use crate::net::wire::PacketKind;
 use std::net::Ipv4Addr;
@@ -61,16 +62,7 @@ fn send_long(len: usize, loss: f64) -> (Vec<u8>, Vec<u8>, NetStats) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let mut delivered = None;
     while delivered.is_none() && std::time::Instant::now() < deadline {
-        let mut land = |h: &Header, data: &[u8]| {
-            let at = (h.segment_offset + u64::from(h.frag_offset)) as usize;
-            match segment.get_mut(at..at + data.len()) {
-                Some(dst) => {
-                    dst.copy_from_slice(data);
-                    true
-                }
-                None => false,
-            }
-        };
+        let mut land = |h: &Header, data: &[u8]| land_in(&mut segment, h, data);
         b.receive(64, &mut land);
         delivered = b.next_inbound(Channel::Request);
         b.transmit();

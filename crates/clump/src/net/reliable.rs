@@ -64,7 +64,7 @@ mod rtt;
 mod send;
 mod spares;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod timers;
 
 use self::recv::{RecvChannel, Sink};

@@ -69,6 +69,18 @@ fn drain(m: &mut Reliable<u8>, now: Micros) -> Vec<Vec<u8>> {
     out
 }
 
+/// Lands a long fragment in `segment` as an endpoint does; false if it does not fit.
+pub(crate) fn land_in(segment: &mut [u8], h: &Header, data: &[u8]) -> bool {
+    let at = (h.segment_offset + u64::from(h.frag_offset)) as usize;
+    match segment.get_mut(at..at + data.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(data);
+            true
+        }
+        None => false,
+    }
+}
+
 fn header_of(d: &[u8]) -> Header {
     decode(d, JOB).expect("machine sent an invalid datagram").0
 }
@@ -408,14 +420,7 @@ fn long_fragments_land_in_order_exactly_once() {
     let mut landings = Vec::new();
     let mut land = |h: &Header, data: &[u8]| {
         landings.push(h.frag_offset);
-        let at = (h.segment_offset + u64::from(h.frag_offset)) as usize;
-        match segment.get_mut(at..at + data.len()) {
-            Some(dst) => {
-                dst.copy_from_slice(data);
-                true
-            }
-            None => false,
-        }
+        land_in(&mut segment, h, data)
     };
     for d in frags.iter().chain(&dup) {
         b.handle_datagram(10, 1, d, &mut land);
