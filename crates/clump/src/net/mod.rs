@@ -5,6 +5,8 @@
 //! - [`wire`]: the packet format. Encoding, decoding and validation of every field,
 //!   with a CRC32C over header and payload. Pure: no I/O, no clock, no allocation on
 //!   decode. Fuzzed (`fuzz/fuzz_targets/wire_decode.rs`) and property-tested.
+//!   [`fragment`]: the slice of a queued message's payload a datagram carries, sent
+//!   from the machine's one copy (scatter-gather) rather than copied per datagram.
 //! - [`reliable`]: the reliability and flow-control state machine, pure (no socket, no
 //!   clock): sequence numbers per peer and channel, acks on the opposite channel,
 //!   retransmission, NACKs, the retry budget. Its files: `reliable/send.rs` (the sending
@@ -38,6 +40,7 @@ mod reliable_sim;
 pub(crate) mod send;
 crate::testing_pub! {
     mod faults;
+    mod fragment;
     mod reliable;
     mod udp;
     mod wire;

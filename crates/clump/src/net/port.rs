@@ -85,6 +85,11 @@ impl NetPort {
         self.now
     }
 
+    /// A copy of a message's payload to queue, in a reused buffer where one fits.
+    pub fn copy_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.machine.copy_payload(bytes)
+    }
+
     /// Queues a message and sends what the window allows at once.
     pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
         self.read_clock();
@@ -112,15 +117,16 @@ impl NetPort {
     }
 
     /// Sends every datagram the machine has ready, in batches, as of the last poll or
-    /// send's clock reading.
+    /// send's clock reading: each header from its buffer, each fragment of payload from
+    /// the machine's copy of its message.
     pub fn transmit(&mut self) {
         let now = self.now;
         loop {
             let buf = self.udp.tx_buffer();
-            let Some((to, len)) = self.machine.poll_transmit(now, buf) else {
+            let Some((to, len, fragment)) = self.machine.poll_transmit_parts(now, buf) else {
                 break;
             };
-            self.udp.tx_commit(to, len);
+            self.udp.tx_commit_parts(to, len, fragment);
         }
         if self.udp.tx_pending() {
             self.udp.flush();
@@ -187,3 +193,7 @@ impl AsRawFd for NetPort {
         self.udp.as_raw_fd()
     }
 }
+
+#[cfg(test)]
+#[path = "port_tests.rs"]
+mod tests;

@@ -14,7 +14,8 @@
 //!   replies acknowledge requests and requests acknowledge replies. An explicit
 //!   [`PacketKind::Ack`] on channel C acknowledges what a data packet on C would; one
 //!   goes out when data arrived and no outgoing packet carried its ack by the time the
-//!   caller asks for transmissions (after `cfg.ack_delay`, zero by default). An
+//!   caller asks for transmissions (after `cfg.ack_delay`, zero by default, but at
+//!   once when a quarter of the sender's window came unacknowledged). An
 //!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
 //!   acks make the sender retransmit the oldest datagram (fast retransmit).
 //! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks
@@ -61,13 +62,17 @@
 mod recv;
 mod rtt;
 mod send;
+mod spares;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod timers;
 
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;
-use self::send::{OutMsg, SendChannel};
+use self::send::{Encoded, OutMsg, SendChannel};
+use self::spares::Spares;
+use crate::net::fragment::Fragment;
+use std::sync::Arc;
 use self::timers::Timers;
 use super::wire::{self, Channel, Header, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN};
 use crate::name::EndpointId;
@@ -102,8 +107,9 @@ pub struct ReliableConfig {
     pub nack_delay: Micros,
     /// Retry budget: a datagram unacknowledged this long makes its peer unreachable.
     pub timeout: Micros,
-    /// How long an explicit ack may wait for a data packet to carry it instead.
-    /// Zero (the default): acks go out at the end of the batch in which data arrived.
+    /// How long an explicit ack may wait for a data packet to carry it instead (not
+    /// past a quarter of the sender's window of data). Zero (the default): acks go out
+    /// at the end of the batch in which data arrived.
     pub ack_delay: Micros,
 }
 
@@ -230,6 +236,8 @@ struct PeerState<A> {
     timer: Option<Micros>,
     /// In the `ready` queue.
     ready: bool,
+    /// Per channel: payload bytes received since its pending ack was due to wait.
+    unacked: [usize; 2],
 }
 
 /// The reliability machine of one local endpoint (see the module documentation).
@@ -250,6 +258,8 @@ pub struct Reliable<A> {
     stats: Stats,
     /// First sequence number of new peers' channels (tests start near `u32::MAX`).
     initial_seq: u32,
+    /// Buffers of acknowledged payloads, for the copies of new ones.
+    spares: Spares,
 }
 
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
@@ -273,6 +283,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             timers: Timers::default(),
             stats: Stats::default(),
             initial_seq: 1,
+            spares: Spares::default(),
         }
     }
 
@@ -314,6 +325,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             window: window_for(&self.cfg, self.cfg.max_datagram),
             timer: None,
             ready: false,
+            unacked: [0; 2],
         });
         self.index.insert(peer, i);
         self.last = Some((peer, i));
@@ -410,7 +422,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let frags = payload.len().div_ceil(frag_len).max(1) as u32;
         st.tx[ix(h.channel)].push(OutMsg {
             header: h,
-            payload,
+            payload: Arc::new(payload),
             frags,
             frag_len: frag_len as u32,
         });
@@ -474,6 +486,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             st.rtt.sample(rtt);
         }
         self.stats.partial_ack_retransmits += tx.take_partial_acks();
+        for payload in tx.finished.drain(..) {
+            self.spares.give(payload);
+        }
         if tx.has_work(st.window) {
             self.make_ready(p);
         }
@@ -514,9 +529,21 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if got.progressed && rx.ack_due.is_none() {
             let due = now.saturating_add(self.cfg.ack_delay);
             rx.ack_due = Some(due);
+            st.unacked[c] = 0;
             if self.cfg.ack_delay > 0 {
                 self.timers.arm(&mut st.timer, p, due);
             } else {
+                ready = true;
+            }
+        }
+        if got.progressed {
+            // A delayed ack waits for a message to carry it, but not while the sender's
+            // window fills: once a quarter of it came unacknowledged, it goes at once
+            // (as TCP acks every second full segment), or a stream of large messages
+            // would stall on a full window until the delay ran out.
+            st.unacked[c] += payload.len().max(1);
+            if st.unacked[c] >= st.window as usize * st.datagram / 4 {
+                rx.ack_due = Some(now);
                 ready = true;
             }
         }
@@ -561,15 +588,31 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     /// batch of received datagrams, sends and timeouts. Returns `None` at once if `buf`
     /// is shorter than `cfg.max_datagram`.
     pub fn poll_transmit(&mut self, now: Micros, buf: &mut [u8]) -> Option<(A, usize)> {
+        let (to, head, fragment) = self.poll_transmit_parts(now, buf)?;
+        let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+        // A fragment fits in the datagram size its message was cut for, at most
+        // `cfg.max_datagram`, which `buf` holds.
+        buf.get_mut(head..head + body.len())?.copy_from_slice(body);
+        Some((to, head + body.len()))
+    }
+
+    /// [`Reliable::poll_transmit`] for scatter-gather sends: writes only the header of
+    /// the next datagram due into `buf` and returns its destination, the header's length
+    /// and the fragment of payload to send after it from where it lies.
+    pub fn poll_transmit_parts(
+        &mut self,
+        now: Micros,
+        buf: &mut [u8],
+    ) -> Option<(A, usize, Option<Fragment>)> {
         if buf.len() < self.cfg.max_datagram {
             return None;
         }
         while let Some(&p) = self.ready.front() {
-            if let Some(len) = self.transmit_for(p, now, buf) {
+            if let Some((len, fragment)) = self.transmit_for(p, now, buf) {
                 self.stats.datagrams_sent += 1;
                 // Round-robin: the peer goes to the back and is dropped when it is idle.
                 self.ready.rotate_left(1);
-                return Some((self.peers[p].peer.addr, len));
+                return Some((self.peers[p].peer.addr, len, fragment));
             }
             self.ready.pop_front();
             self.peers[p].ready = false;
@@ -581,7 +624,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     }
 
     /// One datagram for peer `p`, if it has one due.
-    fn transmit_for(&mut self, p: usize, now: Micros, buf: &mut [u8]) -> Option<usize> {
+    fn transmit_for(&mut self, p: usize, now: Micros, buf: &mut [u8]) -> Option<Encoded> {
         let cfg = &self.cfg;
         let stats = &mut self.stats;
         let st = self.peers.get_mut(p)?;
@@ -615,7 +658,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         debug_assert!(false, "encoding a queued message failed: {e}");
                         continue;
                     }
-                    Some(Ok((len, deadline))) => {
+                    Some(Ok((encoded, deadline))) => {
                         if retx {
                             stats.retransmits += 1;
                         }
@@ -624,7 +667,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         if let Some(limit) = tx.budget_deadline(cfg.timeout) {
                             self.timers.arm(&mut st.timer, p, limit);
                         }
-                        return Some(len);
+                        return Some(encoded);
                     }
                 }
             }
@@ -636,7 +679,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             st.rx[ix(Channel::Reply)].ack_due = None;
             stats.nacks_sent += 1;
-            return wire::encode_into(&h, &[], buf).ok();
+            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }
         // Explicit acks: an ack on channel C acknowledges the other channel's data.
         for channel in CHANNELS {
@@ -650,7 +693,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             let mut h = control(PacketKind::Ack, opposite(channel));
             h.ack = Some(rx.expected());
             stats.acks_sent += 1;
-            return wire::encode_into(&h, &[], buf).ok();
+            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }
         None
     }
@@ -743,6 +786,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         self.lookup(peer)
             .and_then(|i| self.peers.get(i))
             .is_some_and(|st| st.dead)
+    }
+
+    /// A copy of a message's payload for [`Reliable::send`], made in the buffer of an
+    /// acknowledged one where one fits (see `reliable/spares.rs`).
+    pub fn copy_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.spares.copy_of(bytes)
     }
 
     /// Payload bytes queued or unacknowledged to `peer`.

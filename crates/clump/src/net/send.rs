@@ -71,7 +71,7 @@ pub(crate) fn request(
         o,
         tag,
     );
-    send_request(ep, dest, peer, o, h, o.payload.to_vec())
+    send_request(ep, dest, peer, o, h, o.payload)
 }
 
 /// Asks `peer` for `len` bytes at `o.offset` of its segment, to land at `dst_offset`
@@ -91,7 +91,7 @@ pub(crate) fn get(
     h.segment_offset = o.offset;
     h.reply_offset = dst_offset as u64;
     h.total_len = len as u32;
-    send_request(ep, dest, peer, o, h, Vec::new())
+    send_request(ep, dest, peer, o, h, &[])
 }
 
 /// Waits until translation `dest` has a credit and its peer's backlog has room;
@@ -135,10 +135,13 @@ fn send_request(
     peer: NetPeer,
     o: &Outgoing<'_>,
     h: Header,
-    payload: Vec<u8>,
+    payload: &[u8],
 ) -> Result<()> {
     let sent = match ep.net.port.borrow_mut().as_mut() {
-        Some(port) => port.send(peer, h, payload),
+        Some(port) => {
+            let payload = port.copy_payload(payload);
+            port.send(peer, h, payload)
+        }
         None => return Err(Error::EndpointFreed),
     };
     match sent {

@@ -19,6 +19,7 @@ pub use offload::Offload;
 use crate::config::Faults;
 use crate::net::doorbell::Doorbell;
 use crate::net::faults::{Fate, FaultInjector};
+use crate::net::fragment::Fragment;
 use crate::net::wire::MAX_DATAGRAM;
 use rx::RxBatch;
 use std::collections::{HashMap, VecDeque};
@@ -179,11 +180,33 @@ impl UdpPort {
 
     /// Queues the `len` bytes written into the last [`UdpPort::tx_buffer`] for `to`.
     pub fn tx_commit(&mut self, to: SocketAddrV4, len: usize) {
+        self.tx_commit_parts(to, len, None);
+    }
+
+    /// Queues a datagram for `to`: the `len` bytes written into the last
+    /// [`UdpPort::tx_buffer`], then `fragment`, sent from where it lies. The buffer holds
+    /// both (they make one datagram of at most [`UdpPort::max_datagram`] bytes).
+    pub fn tx_commit_parts(&mut self, to: SocketAddrV4, len: usize, fragment: Option<Fragment>) {
         let i = self.tx_count;
         let fate = match &mut self.faults {
             Some(f) => f.decide(),
             None => Fate::CLEAN,
         };
+        if fate != Fate::CLEAN {
+            // What the injector does acts on a datagram's own bytes (never on the
+            // message's payload, which later retransmissions send): it gets a copy.
+            let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+            self.tx.buffer(i)[len..len + body.len()].copy_from_slice(body);
+            return self.commit_faulty(to, len + body.len(), fate);
+        }
+        self.tx.describe(i, to, len, fragment);
+        self.tx_count += 1;
+    }
+
+    /// Queues the `len` bytes of the last [`UdpPort::tx_buffer`] for `to` as `fate`
+    /// says: corrupted, lost, held back for reordering or duplicated.
+    fn commit_faulty(&mut self, to: SocketAddrV4, len: usize, fate: Fate) {
+        let i = self.tx_count;
         if let Some((at, mask)) = fate.corrupt {
             if len > 0 {
                 self.tx.buffer(i)[at % len] ^= mask;
@@ -199,7 +222,7 @@ impl UdpPort {
                 self.held.push_back((to, bytes));
             }
             copies => {
-                self.tx.describe(i, to, len);
+                self.tx.describe(i, to, len, None);
                 self.tx_count += 1;
                 // A duplicate that no longer fits in the batch is not made.
                 if copies == 2 && self.tx_count < BATCH {

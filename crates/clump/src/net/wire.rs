@@ -556,13 +556,44 @@ pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
 
 /// Encodes a packet into the front of `buf`; returns the datagram's length.
 pub fn encode_into(header: &Header, payload: &[u8], buf: &mut [u8]) -> Result<usize, WireError> {
-    use offsets as at;
     validate(header, payload.len())?;
     let need = header.datagram_len(payload.len());
     let len = buf.len();
     let out = buf
         .get_mut(..need)
         .ok_or(WireError::BufferTooSmall { len, need })?;
+    write_header(header, payload.len(), out)?;
+    put(out, header.wire_len(), payload)?;
+    let crc = checksum(out);
+    put(out, offsets::CRC, &crc.to_le_bytes())?;
+    Ok(need)
+}
+
+/// Encodes only the header of a packet into the front of `buf`, its CRC covering
+/// `payload` too, which the caller sends after it from where it lies (scatter-gather:
+/// the payload is read once, by the checksum, and never copied); returns the header's
+/// length.
+pub fn encode_header_into(
+    header: &Header,
+    payload: &[u8],
+    buf: &mut [u8],
+) -> Result<usize, WireError> {
+    validate(header, payload.len())?;
+    let need = header.wire_len();
+    let len = buf.len();
+    let out = buf
+        .get_mut(..need)
+        .ok_or(WireError::BufferTooSmall { len, need })?;
+    write_header(header, payload.len(), out)?;
+    let crc = crc_append(checksum(out), payload);
+    put(out, offsets::CRC, &crc.to_le_bytes())?;
+    Ok(need)
+}
+
+/// Writes the header of a packet carrying `payload_len` bytes into `out` (exactly its
+/// length), with the CRC field zero. The caller validated it.
+fn write_header(header: &Header, payload_len: usize, out: &mut [u8]) -> Result<(), WireError> {
+    use offsets as at;
     let (kind, reason) = header.kind.to_wire();
     let mut flags = 0;
     if header.channel == Channel::Reply {
@@ -572,7 +603,7 @@ pub fn encode_into(header: &Header, payload: &[u8], buf: &mut [u8]) -> Result<us
         flags |= FLAG_ACK;
     }
     // `validate` bounded the payload, so its length fits in 32 bits.
-    let payload_len = payload.len() as u32;
+    let payload_len = payload_len as u32;
     put(out, at::MAGIC, &MAGIC)?;
     put(out, at::VERSION, &[VERSION])?;
     put(out, at::KIND, &[kind])?;
@@ -599,10 +630,7 @@ pub fn encode_into(header: &Header, payload: &[u8], buf: &mut [u8]) -> Result<us
     for (i, arg) in header.args.iter().enumerate() {
         put(out, at::ARGS + 4 * i, &arg.to_le_bytes())?;
     }
-    put(out, header.wire_len(), payload)?;
-    let crc = checksum(out);
-    put(out, at::CRC, &crc.to_le_bytes())?;
-    Ok(need)
+    Ok(())
 }
 
 /// Appends the datagram of a packet to `out` (left as it was on error).
@@ -736,7 +764,25 @@ fn portable_checksum(d: &[u8]) -> u32 {
     let tail = d.get(crc_end..).unwrap_or(&[]);
     let crc = crc32c::crc32c(head);
     let crc = crc32c::crc32c_append(crc, &[0; 4]);
-    crc32c::crc32c_append(crc, tail)
+    crc_append(crc, tail)
+}
+
+/// Data from this length on is checksummed by crc-fast, below it by the crc32c crate.
+const LONG_DATA: usize = 1024;
+
+/// CRC32C `crc` (of some bytes) continued over `data`. Long data goes through crc-fast's
+/// carry-less-multiply kernels (AVX-512 where the CPU has them), about twice the crc32c
+/// crate's speed on a 64 KiB payload, where the checksum costs as much as a copy; short
+/// data through the crc32c crate, whose setup is cheaper.
+fn crc_append(crc: u32, data: &[u8]) -> u32 {
+    if data.len() < LONG_DATA {
+        return crc32c::crc32c_append(crc, data);
+    }
+    use crc_fast::{CrcAlgorithm, Digest};
+    // The running state of the reflected CRC is the finished value inverted.
+    let mut digest = Digest::new_with_init_state(CrcAlgorithm::Crc32Iscsi, u64::from(!crc));
+    digest.update(data);
+    digest.finalize() as u32
 }
 
 /// Datagrams up to this size are checksummed a word at a time in one pass: the crate's

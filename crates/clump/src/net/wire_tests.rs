@@ -1027,3 +1027,39 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// crc-fast continues a CRC exactly as the crc32c crate does, at every length and
+    /// from any starting value.
+    #[test]
+    fn the_long_data_checksum_is_the_crates_crc32c(
+        start in any::<u32>(),
+        bytes in proptest::collection::vec(any::<u8>(), 0..=4 * LONG_DATA),
+    ) {
+        for len in [bytes.len(), bytes.len() / 2, LONG_DATA.min(bytes.len())] {
+            prop_assert_eq!(
+                crc_append(start, &bytes[..len]),
+                crc32c::crc32c_append(start, &bytes[..len])
+            );
+        }
+    }
+}
+
+#[test]
+fn a_header_encoded_alone_carries_the_crc_of_the_whole_datagram() {
+    let mut h = Header::new(PacketKind::Long, Channel::Request);
+    let payload: Vec<u8> = (0..70_000u32).map(|i| (i * 31 + 5) as u8).collect();
+    for len in [1, LONG_DATA - 1, LONG_DATA, 60_000] {
+        h.total_len = 70_000;
+        let mut whole = vec![0u8; MAX_DATAGRAM];
+        let n = encode_into(&h, &payload[..len], &mut whole).unwrap();
+        let mut head = vec![0u8; MAX_HEADER_LEN];
+        let k = encode_header_into(&h, &payload[..len], &mut head).unwrap();
+        assert_eq!((k, &head[..k]), (h.wire_len(), &whole[..k]), "{len}");
+        assert_eq!(n, k + len);
+        let (_, got) = decode(&whole[..n], h.job).unwrap();
+        assert_eq!(got, &payload[..len]);
+    }
+}

@@ -3,19 +3,26 @@
 //! pauses and the retry budget.
 //!
 //! A message takes consecutive sequence numbers, one per fragment, when it is queued.
-//! The machine keeps each message's payload once and re-encodes a fragment whenever it
-//! goes out (first time or again), so that a retransmission copy costs nothing.
+//! The machine keeps each message's payload once and encodes a fragment's header
+//! whenever it goes out (first time or again); the fragment itself leaves from the
+//! payload where it lies, so neither a first send nor a retransmission copies it.
 
 use super::{Micros, ReliableConfig};
+use crate::net::fragment::Fragment;
 use crate::net::wire::{self, Header, WireError};
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// A datagram ready to go: its header's length in the caller's buffer, and the fragment
+/// of payload that follows it (none for a packet without payload).
+pub(crate) type Encoded = (usize, Option<Fragment>);
 
 /// A queued or partly acknowledged message.
 #[derive(Debug)]
 pub(super) struct OutMsg {
     /// The whole message's header, with `src`, `dst`, `job` filled and `seq` its first.
     pub(super) header: Header,
-    pub(super) payload: Vec<u8>,
+    pub(super) payload: Arc<Vec<u8>>,
     pub(super) frags: u32,
     /// Payload bytes per fragment (the last may hold fewer).
     pub(super) frag_len: u32,
@@ -30,19 +37,23 @@ impl OutMsg {
         self.header.seq.wrapping_add(self.frags)
     }
 
-    /// Encodes fragment `seq` of this message, carrying `ack`.
-    fn encode(&self, seq: u32, ack: u32, buf: &mut [u8]) -> Result<usize, WireError> {
+    /// Encodes the header of fragment `seq` of this message, carrying `ack`, into `buf`.
+    fn encode(&self, seq: u32, ack: u32, buf: &mut [u8]) -> Result<Encoded, WireError> {
         let index = seq.wrapping_sub(self.first()) as usize;
-        let start = index.saturating_mul(self.frag_len as usize);
+        let start = index
+            .saturating_mul(self.frag_len as usize)
+            .min(self.payload.len());
         let end = start
             .saturating_add(self.frag_len as usize)
             .min(self.payload.len());
-        let fragment = self.payload.get(start..end).unwrap_or(&[]);
+        let fragment = Fragment::new(&self.payload, start..end).filter(|f| !f.is_empty());
+        let bytes = fragment.as_ref().map_or(&[][..], Fragment::bytes);
         let mut h = self.header;
         h.seq = seq;
         h.ack = Some(ack);
-        h.frag_offset = if fragment.is_empty() { 0 } else { start as u32 };
-        wire::encode_into(&h, fragment, buf)
+        h.frag_offset = if bytes.is_empty() { 0 } else { start as u32 };
+        let len = wire::encode_header_into(&h, bytes, buf)?;
+        Ok((len, fragment))
     }
 }
 
@@ -112,6 +123,8 @@ pub(super) struct SendChannel {
     progress_at: Micros,
     /// Retransmissions queued by partial acks, not yet counted by the caller.
     partial_acks: u64,
+    /// Payloads of messages acknowledged whole, for the caller to reuse.
+    pub(super) finished: Vec<Arc<Vec<u8>>>,
 }
 
 impl SendChannel {
@@ -133,6 +146,7 @@ impl SendChannel {
             nack_epoch: 0,
             progress_at: 0,
             partial_acks: 0,
+            finished: Vec::new(),
         }
     }
 
@@ -193,8 +207,8 @@ impl SendChannel {
         self.msgs.get(i)
     }
 
-    /// Sends the next new datagram into `buf`, if the window allows; returns its length
-    /// and its retransmission deadline.
+    /// Sends the next new datagram (its header into `buf`), if the window allows;
+    /// returns it and its retransmission deadline.
     pub(super) fn send_new(
         &mut self,
         now: Micros,
@@ -202,14 +216,14 @@ impl SendChannel {
         window: u32,
         ack: u32,
         buf: &mut [u8],
-    ) -> Option<Result<(usize, Micros), WireError>> {
+    ) -> Option<Result<(Encoded, Micros), WireError>> {
         if !self.can_send_new(window) {
             return None;
         }
         let seq = self.nxt;
         let msg = self.msgs.get(self.nxt_msg)?;
-        let len = match msg.encode(seq, ack, buf) {
-            Ok(len) => len,
+        let encoded = match msg.encode(seq, ack, buf) {
+            Ok(encoded) => encoded,
             Err(e) => return Some(Err(e)),
         };
         if msg.end() == seq.wrapping_add(1) {
@@ -225,17 +239,17 @@ impl SendChannel {
             retransmitted: false,
             queued: false,
         });
-        Some(Ok((len, deadline)))
+        Some(Ok((encoded, deadline)))
     }
 
-    /// Sends the next datagram waiting for retransmission into `buf`; returns its length
-    /// and its new retransmission deadline.
+    /// Sends the next datagram waiting for retransmission (its header into `buf`);
+    /// returns it and its new retransmission deadline.
     pub(super) fn send_retx(
         &mut self,
         now: Micros,
         ack: u32,
         buf: &mut [u8],
-    ) -> Option<Result<(usize, Micros), WireError>> {
+    ) -> Option<Result<(Encoded, Micros), WireError>> {
         if self.is_paused() {
             return None;
         }
@@ -245,8 +259,8 @@ impl SendChannel {
                 Some(slot) if slot.queued => {}
                 _ => continue, // acknowledged meanwhile
             }
-            let len = match self.msg_of(seq)?.encode(seq, ack, buf) {
-                Ok(len) => len,
+            let encoded = match self.msg_of(seq)?.encode(seq, ack, buf) {
+                Ok(encoded) => encoded,
                 Err(e) => return Some(Err(e)),
             };
             let slot = self.slots.get_mut(rel)?;
@@ -254,7 +268,7 @@ impl SendChannel {
             slot.retransmitted = true;
             slot.last_sent = now;
             slot.deadline = now.saturating_add(slot.rto);
-            return Some(Ok((len, slot.deadline)));
+            return Some(Ok((encoded, slot.deadline)));
         }
         None
     }
@@ -311,7 +325,9 @@ impl SendChannel {
                 break;
             }
             self.bytes -= m.payload.len();
-            self.msgs.pop_front();
+            if let Some(m) = self.msgs.pop_front() {
+                self.finished.push(m.payload);
+            }
             self.nxt_msg = self.nxt_msg.saturating_sub(1);
         }
         if let Some(front) = self.slots.front_mut() {

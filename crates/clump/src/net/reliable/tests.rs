@@ -69,6 +69,18 @@ fn drain(m: &mut Reliable<u8>, now: Micros) -> Vec<Vec<u8>> {
     out
 }
 
+/// Lands a long fragment in `segment` as an endpoint does; false if it does not fit.
+pub(crate) fn land_in(segment: &mut [u8], h: &Header, data: &[u8]) -> bool {
+    let at = (h.segment_offset + u64::from(h.frag_offset)) as usize;
+    match segment.get_mut(at..at + data.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(data);
+            true
+        }
+        None => false,
+    }
+}
+
 fn header_of(d: &[u8]) -> Header {
     decode(d, JOB).expect("machine sent an invalid datagram").0
 }
@@ -408,14 +420,7 @@ fn long_fragments_land_in_order_exactly_once() {
     let mut landings = Vec::new();
     let mut land = |h: &Header, data: &[u8]| {
         landings.push(h.frag_offset);
-        let at = (h.segment_offset + u64::from(h.frag_offset)) as usize;
-        match segment.get_mut(at..at + data.len()) {
-            Some(dst) => {
-                dst.copy_from_slice(data);
-                true
-            }
-            None => false,
-        }
+        land_in(&mut segment, h, data)
     };
     for d in frags.iter().chain(&dup) {
         b.handle_datagram(10, 1, d, &mut land);
@@ -869,4 +874,29 @@ fn each_peer_gets_datagrams_of_its_path_and_a_window_in_bytes() {
     }
     assert_eq!(WINDOW_BYTES / wire::MAX_DATAGRAM, 32);
     assert_eq!(sent, [64, 32 - 2]);
+}
+
+#[test]
+fn a_delayed_ack_goes_at_once_when_a_quarter_of_the_window_came_unacknowledged() {
+    let delayed = ReliableConfig {
+        ack_delay: 10_000,
+        ..cfg()
+    };
+    let (mut a, mut b) = (machine(1, delayed.clone()), machine(2, delayed));
+    let (h, p) = long(1, 0, 200_000);
+    a.send(0, peer(2), h, p).unwrap();
+    let frags = drain(&mut a, 0);
+    let mut land = |_: &Header, _: &[u8]| true;
+    let mut acked_after = None;
+    for (i, d) in frags.iter().enumerate() {
+        b.handle_datagram(1, 1, d, &mut land);
+        if let Some(ack) = drain(&mut b, 1).first() {
+            assert_eq!(header_of(ack).kind, PacketKind::Ack);
+            acked_after = Some(i + 1);
+            break;
+        }
+    }
+    // A quarter of 256 datagrams of 1472 bytes, in fragments of 1372 payload bytes.
+    let quarter = (256 * 1472 / 4usize).div_ceil(1372);
+    assert_eq!(acked_after, Some(quarter), "long before the 10 ms delay");
 }

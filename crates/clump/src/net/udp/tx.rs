@@ -1,10 +1,13 @@
-//! The send batch: datagram buffers filled in place, sent with one `sendmmsg`. With
-//! segmentation offload, each run of datagrams to one peer whose sizes are equal (the
-//! last may be shorter: a message's fragments) leaves as one super-datagram that points
-//! at the run's buffers where they lie, so nothing is copied.
+//! The send batch: datagram buffers filled in place, sent with one `sendmmsg`. A
+//! datagram is its buffer, optionally followed by a fragment of a message's payload
+//! sent from where it lies (scatter-gather: two iovecs). With segmentation offload,
+//! each run of datagrams to one peer whose sizes are equal (the last may be shorter: a
+//! message's fragments) leaves as one super-datagram whose scatter list is the run's
+//! iovecs, so nothing is copied.
 
 use super::offload::{self, Control, MAX_SEGMENTS};
 use super::{sockaddr, BATCH};
+use crate::net::fragment::Fragment;
 use crate::net::wire::MAX_DATAGRAM;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -20,11 +23,17 @@ pub(super) struct Sent {
     pub calls: u64,
 }
 
+/// Iovecs per datagram: its buffer, then its fragment (of length 0 if it has none).
+const IOVS: usize = 2;
+
 pub(super) struct TxBatch {
     bufs: Vec<Box<[u8]>>,
+    /// The fragment each entry sends after its buffer: kept alive until it is sent.
+    fragments: Vec<Option<Fragment>>,
     addrs: Box<[libc::sockaddr_in]>,
-    /// Entry i points at `bufs[i]`, with the length to send: consecutive entries are a
-    /// super-datagram's scatter list.
+    /// Entry i's iovecs are `IOVS * i` (at `bufs[i]`, with the length to send) and the
+    /// one after (at its fragment): consecutive entries are a super-datagram's scatter
+    /// list.
     iovs: Box<[libc::iovec]>,
     controls: Box<[Control]>,
     /// The headers of the send under way: one per datagram or super-datagram.
@@ -40,13 +49,21 @@ impl TxBatch {
             .collect();
         let iovs = bufs
             .iter_mut()
-            .map(|b| libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: 0,
+            .flat_map(|b| {
+                let empty = libc::iovec {
+                    iov_base: std::ptr::null_mut(),
+                    iov_len: 0,
+                };
+                let buffer = libc::iovec {
+                    iov_base: b.as_mut_ptr().cast(),
+                    iov_len: 0,
+                };
+                [buffer, empty]
             })
             .collect();
         TxBatch {
             bufs,
+            fragments: vec![None; BATCH],
             addrs: vec![sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)); BATCH].into(),
             iovs,
             controls: vec![Control::EMPTY; BATCH].into(),
@@ -59,19 +76,49 @@ impl TxBatch {
         &mut self.bufs[i]
     }
 
-    /// Entry `i` sends the first `len` bytes of its buffer to `to`.
-    pub fn describe(&mut self, i: usize, to: SocketAddrV4, len: usize) {
+    /// Entry `i` sends the first `len` bytes of its buffer to `to`, then `fragment`.
+    pub fn describe(
+        &mut self,
+        i: usize,
+        to: SocketAddrV4,
+        len: usize,
+        fragment: Option<Fragment>,
+    ) {
         self.addrs[i] = sockaddr(to);
-        self.iovs[i].iov_len = len;
+        self.fill(i, len, fragment);
+    }
+
+    /// Entry `i` sends the first `len` bytes of its buffer, then `fragment`.
+    fn fill(&mut self, i: usize, len: usize, fragment: Option<Fragment>) {
+        self.iovs[IOVS * i].iov_len = len;
+        let tail = &mut self.iovs[IOVS * i + 1];
+        match &fragment {
+            // The kernel only reads through this pointer; the fragment, kept in
+            // `fragments` until the send, keeps the bytes alive and in place.
+            Some(f) => {
+                tail.iov_base = f.bytes().as_ptr().cast_mut().cast();
+                tail.iov_len = f.len();
+            }
+            None => {
+                tail.iov_base = std::ptr::null_mut();
+                tail.iov_len = 0;
+            }
+        }
+        self.fragments[i] = fragment;
     }
 
     /// Entry `i + 1` becomes a copy of entry `i`.
     pub fn duplicate(&mut self, i: usize) {
-        let len = self.iovs[i].iov_len;
+        let len = self.iovs[IOVS * i].iov_len;
         let (done, rest) = self.bufs.split_at_mut(i + 1);
         rest[0][..len].copy_from_slice(&done[i][..len]);
         self.addrs[i + 1] = self.addrs[i];
-        self.iovs[i + 1].iov_len = len;
+        self.fill(i + 1, len, self.fragments[i].clone());
+    }
+
+    /// Bytes entry `i` sends.
+    fn size(&self, i: usize) -> usize {
+        self.iovs[IOVS * i].iov_len + self.iovs[IOVS * i + 1].iov_len
     }
 
     /// Sends entries `0..n`, as super-datagrams while `*segmentation` holds; turns it off
@@ -120,6 +167,8 @@ impl TxBatch {
                 }
             }
         }
+        // Sent or lost: the payloads go back to their messages alone.
+        self.fragments[..n].fill(None);
         sent
     }
 
@@ -146,10 +195,10 @@ impl TxBatch {
             let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
             m.msg_hdr.msg_name = (&mut self.addrs[entry] as *mut libc::sockaddr_in).cast();
             m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as _;
-            m.msg_hdr.msg_iov = &mut self.iovs[entry];
-            m.msg_hdr.msg_iovlen = segs as _;
+            m.msg_hdr.msg_iov = &mut self.iovs[IOVS * entry];
+            m.msg_hdr.msg_iovlen = (IOVS * segs) as _;
             if segs > 1 {
-                let size = self.iovs[entry].iov_len as u16;
+                let size = self.size(entry) as u16;
                 let c = &mut self.controls[entry];
                 m.msg_hdr.msg_controllen = offload::put_segment_size(c, size) as _;
                 m.msg_hdr.msg_control = (c as *mut Control).cast();
@@ -163,7 +212,7 @@ impl TxBatch {
     /// How many entries from `start` make one super-datagram: same destination, the
     /// same size but for a shorter last one, within the kernel's limits.
     fn run_at(&self, start: usize, n: usize) -> usize {
-        let size = self.iovs[start].iov_len;
+        let size = self.size(start);
         let to = (
             self.addrs[start].sin_addr.s_addr,
             self.addrs[start].sin_port,
@@ -171,15 +220,15 @@ impl TxBatch {
         let mut total = size;
         let mut k = 1;
         while start + k < n && k < MAX_SEGMENTS && size > 0 {
-            let (iov, a) = (&self.iovs[start + k], &self.addrs[start + k]);
-            let fits = iov.iov_len <= size && total + iov.iov_len <= MAX_DATAGRAM;
+            let (len, a) = (self.size(start + k), &self.addrs[start + k]);
+            let fits = len <= size && total + len <= MAX_DATAGRAM;
             if !fits
                 || (a.sin_addr.s_addr, a.sin_port) != to
-                || self.iovs[start + k - 1].iov_len != size
+                || self.size(start + k - 1) != size
             {
                 break;
             }
-            total += iov.iov_len;
+            total += len;
             k += 1;
         }
         k
@@ -189,9 +238,9 @@ impl TxBatch {
     fn send_msgs(&mut self, socket: &std::net::UdpSocket, k: usize) -> io::Result<usize> {
         let msgs = &mut self.msgs[k..];
         // SAFETY: every header points at an address, a run of iovecs (each at a buffer of
-        // the length it gives) and, for a super-datagram, a control message, all owned
-        // by `self` and alive for the call; the kernel only reads them (and writes each
-        // header's msg_len).
+        // the length it gives, or at a fragment held in `fragments`, or empty) and, for
+        // a super-datagram, a control message, all owned by `self` and alive for the
+        // call; the kernel only reads them (and writes each header's msg_len).
         let sent = unsafe {
             libc::sendmmsg(
                 socket.as_raw_fd(),

@@ -1,0 +1,96 @@
+//! Two ports over real loopback sockets: the machine's datagrams leave scatter-gather
+//! (header from a buffer, fragment from the message's payload), in super-datagrams
+//! where the kernel has segmentation offload, and what is lost of them comes again.
+
+use super::*;
+use crate::config::Faults;
+use crate::net::reliable::tests::land_in;
+use crate::net::reliable::Peer;
+use crate::net::wire::PacketKind;
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+fn config(faults: Faults) -> NetConfig {
+    NetConfig {
+        enabled: true,
+        bind_ip: Ipv4Addr::LOCALHOST,
+        // The size of an Ethernet path, so a long message is many segments.
+        max_datagram: Some(1472),
+        offload: true,
+        timeout: Duration::from_secs(30),
+        poll_every_idle: 32,
+        poll_every_busy: 8,
+        doorbell: false,
+        faults,
+    }
+}
+
+fn id(n: u32) -> EndpointId {
+    EndpointId {
+        pid: n,
+        fd: n,
+        nonce: u64::from(n),
+    }
+}
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761).wrapping_shr(7) as u8)
+        .collect()
+}
+
+/// Sends one long message of `len` bytes from a port losing `loss` percent of its
+/// datagrams to a clean one; returns the segment it landed in and the sender's stats.
+fn send_long(len: usize, loss: f64) -> (Vec<u8>, Vec<u8>, NetStats) {
+    let lossy = Faults {
+        loss,
+        seed: 7,
+        ..Faults::default()
+    };
+    let mut a = NetPort::open(id(1), 1, 256, &config(lossy)).unwrap();
+    let mut b = NetPort::open(id(2), 1, 256, &config(Faults::default())).unwrap();
+    let payload = pattern(len);
+    let mut h = Header::new(PacketKind::Long, Channel::Request);
+    h.total_len = len as u32;
+    h.segment_offset = 16;
+    let to = Peer {
+        addr: b.addr(),
+        id: id(2),
+    };
+    a.send(to, h, payload.clone()).unwrap();
+    let mut segment = vec![0u8; len + 32];
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut delivered = None;
+    while delivered.is_none() && std::time::Instant::now() < deadline {
+        let mut land = |h: &Header, data: &[u8]| land_in(&mut segment, h, data);
+        b.receive(64, &mut land);
+        delivered = b.next_inbound(Channel::Request);
+        b.transmit();
+        a.receive(64, &mut |_, _| false);
+        a.transmit();
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let m = delivered.expect("the long message arrives within a minute");
+    assert!(m.landed, "every fragment landed");
+    (segment[16..16 + len].to_vec(), payload, a.stats())
+}
+
+#[test]
+fn a_long_message_leaves_scatter_gather_in_super_datagrams_and_lands_whole() {
+    let (got, sent, stats) = send_long(200_000, 0.0);
+    assert!(got == sent, "the segment holds the payload byte for byte");
+    let s = stats.socket;
+    // 200 000 bytes in datagrams of at most 1472 bytes: 136 of them, at least.
+    assert!(s.sent >= 136, "{s:?}");
+    if stats.offload.segmentation {
+        assert!(s.super_datagrams > 0 && s.send_calls < s.sent, "{s:?}");
+    }
+}
+
+#[test]
+fn segments_lost_from_super_datagrams_are_sent_again_until_the_message_lands() {
+    let (got, sent, stats) = send_long(200_000, 10.0);
+    assert!(got == sent, "the segment holds the payload byte for byte");
+    assert!(stats.socket.injected_losses > 0, "{:?}", stats.socket);
+    assert!(stats.protocol.retransmits > 0, "{:?}", stats.protocol);
+}
