@@ -54,6 +54,55 @@ fn many_senders_of_two_hosts_into_one_endpoint() {
 }
 
 #[test]
+fn replayed_datagrams_run_no_handler_twice() {
+    // Each rank's first 64 datagrams (its streams' starts) come again a batch later,
+    // from its own port and from a new one; the flood checks each message once, in order.
+    let out = clump_run(
+        4,
+        &["--transport", "udp"],
+        &["flood", "3000", "200"],
+        &[("CLUMP_NET_REPLAY", "64")],
+    );
+    assert_ok(&out, 1, "flood ok: received=9000");
+}
+
+#[test]
+fn forged_datagrams_from_many_ports_get_no_state_and_change_no_result() {
+    let bound = 1 << 20;
+    let out = clump_run(
+        2,
+        &["--transport", "udp"],
+        &["forge"],
+        &[("CLUMP_NET_REORDER_TOTAL", &bound.to_string())],
+    );
+    let stdout = assert_ok(&out, 2, "forge ok");
+    let forged: u64 = field(&stdout, "rank 1: forged ");
+    let receiver = stdout
+        .lines()
+        .find(|l| l.contains("forge ok: rank 0"))
+        .unwrap();
+    let stat = |name: &str| -> u64 { field(receiver, &format!(" {name}=")) };
+    // Rank 1 is rank 0's only peer; the forgers' datagrams that arrived were refused.
+    assert_eq!(stat("peers"), 1, "{receiver}");
+    assert!(forged >= 30_000 && stat("refused") > 0, "{stdout}");
+    assert!(stat("reorder_peak") <= bound, "{receiver}");
+    // Each of rank 1's 1000 requests ran once (the handler checks their order).
+    assert_eq!(stat("delivered"), 1000, "{receiver}");
+}
+
+/// The number right after `key` in `text`.
+fn field(text: &str, key: &str) -> u64 {
+    let rest = text
+        .split(key)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {key:?} in {text}"));
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {key:?} in {text}"))
+}
+
+#[test]
 fn undeliverable_messages_come_back_over_the_network() {
     let out = clump_run(
         2,

@@ -18,12 +18,15 @@
 //! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
 //! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
+//! | `CLUMP_NET_REORDER_BYTES` | bytes of datagrams that arrived ahead of a missing one kept per peer (both channels); more are dropped and sent again by the peer | 4194304 (a full window both ways) | 0 ..= 1073741824 |
+//! | `CLUMP_NET_REORDER_TOTAL` | the same over all peers of an endpoint, so that no volume of traffic grows it further | 33554432 | 0 ..= 17179869184 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
 //! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
 //! | `CLUMP_NET_DUP` | fault injection: percent of datagrams sent twice          | 0       | 0 ..= 100        |
 //! | `CLUMP_NET_REORDER` | fault injection: percent of datagrams held back and sent after later ones | 0 | 0 ..= 100 |
 //! | `CLUMP_NET_CORRUPT` | fault injection: percent of datagrams with one byte flipped | 0   | 0 ..= 100        |
+//! | `CLUMP_NET_REPLAY` | fault injection: the first this many datagrams an endpoint sends are captured and sent again verbatim a batch later, from its socket and from a second socket (a replay by someone who captured the start of its streams) | 0 | 0 ..= 1000000 |
 //! | `CLUMP_NET_SEED` | seed of the fault injector                               | the process id | any 64-bit value |
 //!
 //! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
@@ -105,6 +108,9 @@ pub struct NetConfig {
     pub poll_every_busy: u32,
     /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
     pub doorbell: bool,
+    /// Out-of-order bytes kept per peer and over all peers (`reliable.rs`).
+    pub reorder_peer: usize,
+    pub reorder_total: usize,
     pub faults: Faults,
 }
 
@@ -115,14 +121,27 @@ pub struct Faults {
     pub duplicate: f64,
     pub reorder: f64,
     pub corrupt: f64,
+    /// The first this many datagrams are captured and sent again later, from the same
+    /// and from another source port.
+    pub replay: u64,
     pub seed: u64,
 }
 
 impl Faults {
     pub fn any(&self) -> bool {
-        self.loss > 0.0 || self.duplicate > 0.0 || self.reorder > 0.0 || self.corrupt > 0.0
+        self.loss > 0.0
+            || self.duplicate > 0.0
+            || self.reorder > 0.0
+            || self.corrupt > 0.0
+            || self.replay > 0
     }
 }
+
+/// Out-of-order bytes the network keeps per peer by default (`CLUMP_NET_REORDER_BYTES`):
+/// a full window of datagrams in flight (`net::reliable::WINDOW_BYTES`) on both channels.
+pub const DEFAULT_REORDER_PEER_BYTES: usize = 4 << 20;
+/// ... and over all peers of an endpoint (`CLUMP_NET_REORDER_TOTAL`).
+pub const DEFAULT_REORDER_TOTAL_BYTES: usize = 32 << 20;
 
 /// Default requests in flight from one endpoint to one destination.
 pub const DEFAULT_CREDITS: u32 = 16;
@@ -230,12 +249,27 @@ impl NetConfig {
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
         let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
+        let reorder_peer = parse_u64(
+            lookup,
+            "CLUMP_NET_REORDER_BYTES",
+            DEFAULT_REORDER_PEER_BYTES as u64,
+            0,
+            1 << 30,
+        )? as usize;
+        let reorder_total = parse_u64(
+            lookup,
+            "CLUMP_NET_REORDER_TOTAL",
+            DEFAULT_REORDER_TOTAL_BYTES as u64,
+            0,
+            16 << 30,
+        )? as usize;
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
             duplicate: percent("CLUMP_NET_DUP")?,
             reorder: percent("CLUMP_NET_REORDER")?,
             corrupt: percent("CLUMP_NET_CORRUPT")?,
+            replay: parse_u64(lookup, "CLUMP_NET_REPLAY", 0, 0, 1_000_000)?,
             seed: parse_u64(
                 lookup,
                 "CLUMP_NET_SEED",
@@ -253,6 +287,8 @@ impl NetConfig {
             poll_every_idle,
             poll_every_busy,
             doorbell,
+            reorder_peer,
+            reorder_total,
             faults,
         })
     }
@@ -454,7 +490,23 @@ mod tests {
         assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
         assert!(c.net.faults.any());
         assert!(!with(&[]).unwrap().net.faults.any());
+        let bounded = with(&[
+            ("CLUMP_NET_REORDER_BYTES", "0"),
+            ("CLUMP_NET_REORDER_TOTAL", "65536"),
+            ("CLUMP_NET_REPLAY", "2"),
+        ])
+        .unwrap();
+        assert_eq!((bounded.net.reorder_peer, bounded.net.reorder_total), (0, 65536));
+        assert!(bounded.net.faults.replay == 2 && bounded.net.faults.any());
+        let defaults = with(&[]).unwrap().net;
+        assert_eq!(
+            (defaults.reorder_peer, defaults.reorder_total),
+            (4 << 20, 32 << 20)
+        );
         for (name, value) in [
+            ("CLUMP_NET_REORDER_BYTES", "-1"),
+            ("CLUMP_NET_REORDER_TOTAL", "17179869185"),
+            ("CLUMP_NET_REPLAY", "1.5"),
             ("CLUMP_NET", "2"),
             ("CLUMP_NET_DOORBELL", "yes"),
             ("CLUMP_NET_IP", "localhost"),

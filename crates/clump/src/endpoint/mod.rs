@@ -134,7 +134,7 @@ pub(crate) struct EndpointCore {
     pub freed: Cell<bool>,
     pub stats: Cell<EndpointStats>,
     pub tables: Tables,
-    pub flow: RefCell<Flow>,
+    pub flow: RefCell<Flow<NetPeer>>,
     pub local: RefCell<VecDeque<LocalEvent>>,
     /// This endpoint's own segment, which both transports land long messages in.
     pub segment: RefCell<Option<Arc<SegMapping>>>,
@@ -184,12 +184,15 @@ impl EndpointCore {
         } else {
             None
         };
+        let name = EndpointName {
+            host: host_id(config.host),
+            id,
+            addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
+        };
+        // The process's own endpoints talk to each other without mapping both ways.
+        crate::net::members::admit(&name);
         Ok(Rc::new(EndpointCore {
-            name: EndpointName {
-                host: host_id(config.host),
-                id,
-                addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
-            },
+            name,
             bundle: RefCell::new(bundle),
             freed: Cell::new(false),
             stats: Cell::new(EndpointStats::default()),

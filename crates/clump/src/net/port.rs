@@ -51,7 +51,7 @@ impl NetPort {
             let _ = udp.attach_doorbell();
         }
         let defaults = ReliableConfig::default();
-        let machine = Reliable::new(
+        let mut machine = Reliable::new(
             local,
             ReliableConfig {
                 job,
@@ -63,9 +63,13 @@ impl NetPort {
                 // a reply), so a ping-pong sends no datagram of acks alone; well below
                 // the least retransmission timeout.
                 ack_delay: ACK_DELAY_US,
+                reorder_peer: cfg.reorder_peer,
+                reorder_total: cfg.reorder_total,
                 ..defaults
             },
         );
+        // Only the job's endpoints get protocol state (see `members.rs`).
+        machine.set_admission(Box::new(crate::net::members::is_member));
         Ok(NetPort {
             udp,
             machine,
@@ -128,13 +132,21 @@ impl NetPort {
     }
 
     /// Reads up to `max` datagrams into the machine (one system call), fires its timers
-    /// if due; `land` writes long fragments into the segment. Returns datagrams read.
-    pub fn receive(&mut self, max: usize, land: &mut dyn FnMut(&Header, &[u8]) -> bool) -> usize {
+    /// if due; `land` writes long fragments from a peer into the segment. Returns
+    /// datagrams read.
+    pub fn receive(
+        &mut self,
+        max: usize,
+        land: &mut dyn FnMut(&NetPeer, &Header, &[u8]) -> bool,
+    ) -> usize {
         let n = self.udp.receive(max);
         let now = self.read_clock();
         for i in 0..n {
-            let (from, bytes) = self.udp.received(i);
-            self.machine.handle_datagram(now, from, bytes, land);
+            let (addr, bytes) = self.udp.received(i);
+            // The machine names the peer by this address and the header's source, so the
+            // flights a fragment may land for are that peer's.
+            let mut land_from = |h: &Header, data: &[u8]| land(&NetPeer { addr, id: h.src }, h, data);
+            self.machine.handle_datagram(now, addr, bytes, &mut land_from);
         }
         if self.machine.poll_timeout().is_some_and(|t| t <= now) {
             self.machine.handle_timeout(now);
