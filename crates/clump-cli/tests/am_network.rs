@@ -90,6 +90,27 @@ fn forged_datagrams_from_many_ports_get_no_state_and_change_no_result() {
     assert_eq!(stat("delivered"), 1000, "{receiver}");
 }
 
+#[test]
+fn with_the_datagram_mac_forged_datagrams_are_dropped_before_the_protocol() {
+    let out = clump_run(
+        2,
+        &["--transport", "udp"],
+        &["forge"],
+        &[("CLUMP_NET_AUTH", "1")],
+    );
+    let stdout = assert_ok(&out, 2, "forge ok");
+    let receiver = stdout
+        .lines()
+        .find(|l| l.contains("forge ok: rank 0"))
+        .unwrap();
+    let stat = |name: &str| -> u64 { field(receiver, &format!(" {name}=")) };
+    // The forgers know the job id but not the key: their datagrams never reach the
+    // admission check, and rank 1's real ones all pass.
+    assert!(stat("unauthenticated") > 0, "{receiver}");
+    assert_eq!((stat("refused"), stat("peers")), (0, 1), "{receiver}");
+    assert_eq!(stat("delivered"), 1000, "{receiver}");
+}
+
 /// The number right after `key` in `text`.
 fn field(text: &str, key: &str) -> u64 {
     let rest = text

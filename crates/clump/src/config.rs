@@ -8,6 +8,7 @@
 //! | `CLUMP_BOOT_SOCKET` | path of the launcher's bootstrap socket (set by `clump run`) | unset | a socket path |
 //! | `CLUMP_BOOT_TIMEOUT` | seconds start-up waits while the launcher or process manager says nothing | 60 | 1 ..= 86400 |
 //! | `CLUMP_JOB_ID`  | the job's secret identifier and default endpoint tag, 16 hex digits (set by `clump run`; under a process manager rank 0 draws it) | random (getrandom) | any 64-bit value |
+//! | `CLUMP_JOB_KEY` | the job's secret key for `CLUMP_NET_AUTH`, 32 hex digits (set by `clump run`; under a process manager rank 0 draws it); never on the wire | random (getrandom) | any 128-bit value |
 //! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
 //! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
 //! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
@@ -20,6 +21,7 @@
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_REORDER_BYTES` | bytes of datagrams that arrived ahead of a missing one kept per peer (both channels); more are dropped and sent again by the peer | 4194304 (a full window both ways) | 0 ..= 1073741824 |
 //! | `CLUMP_NET_REORDER_TOTAL` | the same over all peers of an endpoint, so that no volume of traffic grows it further | 33554432 | 0 ..= 17179869184 |
+//! | `CLUMP_NET_AUTH` | whether every datagram carries a 128-bit SipHash-2-4 tag under the job's key, and datagrams without a right one are dropped (all ranks must agree) | 0 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
 //! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
@@ -73,6 +75,8 @@ pub struct JobConfig {
     /// How long start-up waits while the launcher or process manager is silent.
     pub boot_timeout: Duration,
     pub job_id: u64,
+    /// The key of the datagram MAC (`CLUMP_NET_AUTH`), secret like the job id.
+    pub job_key: u128,
     /// `CLUMP_NET_IFACE`: the interface whose address endpoints bind to.
     pub net_iface: Option<String>,
     /// Whether `CLUMP_NET_IP` was given (then no address is chosen for it).
@@ -108,6 +112,8 @@ pub struct NetConfig {
     pub poll_every_busy: u32,
     /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
     pub doorbell: bool,
+    /// Authenticate every datagram under the job's key (`net/auth.rs`).
+    pub auth: bool,
     /// Out-of-order bytes kept per peer and over all peers (`reliable.rs`).
     pub reorder_peer: usize,
     pub reorder_total: usize,
@@ -193,6 +199,17 @@ impl Config {
                 })?
             }
         };
+        let job_key = match lookup("CLUMP_JOB_KEY") {
+            None => random_job_key(),
+            Some(v) => {
+                let s = text("CLUMP_JOB_KEY", &v)?;
+                u128::from_str_radix(s, 16).map_err(|e| ConfigError {
+                    name: "CLUMP_JOB_KEY",
+                    value: "(secret)".into(),
+                    why: format!("expected up to 32 hex digits ({e})"),
+                })?
+            }
+        };
         let credits = parse_u64(
             &lookup,
             "CLUMP_CREDITS",
@@ -211,6 +228,7 @@ impl Config {
                 boot_socket,
                 boot_timeout,
                 job_id,
+                job_key,
                 net_iface,
                 net_ip_given,
                 net_given,
@@ -249,6 +267,7 @@ impl NetConfig {
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
         let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
+        let auth = parse_u64(lookup, "CLUMP_NET_AUTH", 0, 0, 1)? == 1;
         let reorder_peer = parse_u64(
             lookup,
             "CLUMP_NET_REORDER_BYTES",
@@ -287,6 +306,7 @@ impl NetConfig {
             poll_every_idle,
             poll_every_busy,
             doorbell,
+            auth,
             reorder_peer,
             reorder_total,
             faults,
@@ -370,6 +390,11 @@ pub fn random_job_id() -> u64 {
     getrandom::u64().expect("the kernel's random source (getrandom) is unavailable")
 }
 
+/// 128 bits from the kernel's secure random source: the key of the datagram MAC.
+pub fn random_job_key() -> u128 {
+    u128::from(random_job_id()) << 64 | u128::from(random_job_id())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,8 +422,16 @@ mod tests {
             ("CLUMP_SIZE", "4"),
             ("CLUMP_BOOT_SOCKET", "/tmp/x.sock"),
             ("CLUMP_JOB_ID", "00000000000000ff"),
+            ("CLUMP_JOB_KEY", "000000000000000100000000000000ff"),
+            ("CLUMP_NET_AUTH", "1"),
         ])
         .unwrap();
+        assert_eq!(c.job.job_key, 1 << 64 | 255);
+        assert!(c.net.auth && !with(&[]).unwrap().net.auth);
+        assert_ne!(with(&[]).unwrap().job.job_key, with(&[]).unwrap().job.job_key);
+        let bad = with(&[("CLUMP_JOB_KEY", "secret-but-not-hex")]).unwrap_err();
+        assert_eq!(bad.name, "CLUMP_JOB_KEY");
+        assert!(!bad.to_string().contains("secret-but"), "a key is never echoed: {bad}");
         assert_eq!(c.job.rank, 3);
         assert_eq!(c.job.size, 4);
         assert_eq!(c.job.boot_socket.as_deref(), Some("/tmp/x.sock"));

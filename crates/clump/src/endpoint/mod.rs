@@ -174,7 +174,7 @@ impl EndpointCore {
         let own = Remote::register_own(id, block);
         let port = if config.net.enabled {
             Some(
-                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(|e| {
+                NetPort::open(id, &config.job, config.credits, &config.net).map_err(|e| {
                     Error::io(
                         format!("cannot open a UDP socket on {}", config.net.bind_ip),
                         e,

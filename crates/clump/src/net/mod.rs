@@ -30,6 +30,7 @@
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
 //!   delivers; waiting for a datagram; closing.
 
+pub(crate) mod auth;
 pub(crate) mod credit;
 pub mod doorbell;
 pub(crate) mod members;

@@ -1,7 +1,8 @@
 //! An endpoint's network port: its UDP socket joined to its reliability state machine,
 //! with the clock the machine does not read itself.
 
-use crate::config::NetConfig;
+use crate::config::{JobConfig, NetConfig};
+use crate::net::auth::{DatagramKey, TAG_LEN};
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
@@ -23,6 +24,10 @@ pub struct NetStats {
     pub offload: Offload,
     /// The largest datagram sent to any peer so far (0 before the first send).
     pub datagram: usize,
+    /// Whether datagrams carry a MAC (`CLUMP_NET_AUTH`), and how many arrived without a
+    /// right one (dropped before the protocol saw them).
+    pub auth: bool,
+    pub unauthenticated: u64,
 }
 
 /// See [`NetPort::open`].
@@ -41,21 +46,32 @@ pub(crate) struct NetPort {
     sized: Option<NetPeer>,
     /// The largest datagram size the machine was told of.
     largest: usize,
+    /// The datagram MAC's key, with `CLUMP_NET_AUTH`.
+    key: Option<DatagramKey>,
+    unauthenticated: u64,
 }
 
 impl NetPort {
-    pub fn open(local: EndpointId, job: u64, window: u32, cfg: &NetConfig) -> io::Result<NetPort> {
+    pub fn open(
+        local: EndpointId,
+        job: &JobConfig,
+        window: u32,
+        cfg: &NetConfig,
+    ) -> io::Result<NetPort> {
         let mut udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.offload, cfg.faults)?;
         if cfg.doorbell {
             // Without BPF rights the socket works without one: polls ration their reads.
             let _ = udp.attach_doorbell();
         }
         let defaults = ReliableConfig::default();
+        let key = cfg.auth.then(|| DatagramKey::new(job.job_key));
+        // The machine's datagrams leave room for the tag.
+        let overhead = if key.is_some() { TAG_LEN } else { 0 };
         let mut machine = Reliable::new(
             local,
             ReliableConfig {
-                job,
-                max_datagram: udp.max_datagram(),
+                job: job.job_id,
+                max_datagram: udp.max_datagram() - overhead,
                 timeout: cfg.timeout.as_micros() as u64,
                 // The receive queue holds what the credits of many senders allow.
                 recv_queue: defaults.recv_queue.max(4 * window as usize),
@@ -77,7 +93,17 @@ impl NetPort {
             now: 0,
             sized: None,
             largest: 0,
+            key,
+            unauthenticated: 0,
         })
+    }
+
+    fn overhead(&self) -> usize {
+        if self.key.is_some() {
+            TAG_LEN
+        } else {
+            0
+        }
     }
 
     pub fn addr(&self) -> SocketAddrV4 {
@@ -107,7 +133,7 @@ impl NetPort {
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
         if self.sized != Some(to) {
-            let datagram = self.udp.path_datagram(*to.addr.ip());
+            let datagram = self.udp.path_datagram(*to.addr.ip()) - self.overhead();
             self.machine.set_path_datagram(to, datagram);
             self.largest = self.largest.max(datagram);
             self.sized = Some(to);
@@ -123,6 +149,10 @@ impl NetPort {
             let buf = self.udp.tx_buffer();
             let Some((to, len)) = self.machine.poll_transmit(now, buf) else {
                 break;
+            };
+            let len = match &self.key {
+                Some(key) => key.seal(buf, len),
+                None => len,
             };
             self.udp.tx_commit(to, len);
         }
@@ -143,6 +173,16 @@ impl NetPort {
         let now = self.read_clock();
         for i in 0..n {
             let (addr, bytes) = self.udp.received(i);
+            let bytes = match &self.key {
+                None => bytes,
+                Some(key) => match key.open(bytes) {
+                    Some(body) => body,
+                    None => {
+                        self.unauthenticated += 1;
+                        continue;
+                    }
+                },
+            };
             // The machine names the peer by this address and the header's source, so the
             // flights a fragment may land for are that peer's.
             let mut land_from = |h: &Header, data: &[u8]| land(&NetPeer { addr, id: h.src }, h, data);
@@ -190,6 +230,8 @@ impl NetPort {
             doorbell: self.udp.has_doorbell(),
             offload: self.udp.offload(),
             datagram: self.largest,
+            auth: self.key.is_some(),
+            unauthenticated: self.unauthenticated,
         }
     }
 }

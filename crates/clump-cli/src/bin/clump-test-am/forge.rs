@@ -71,12 +71,14 @@ pub fn run() -> Result<String, String> {
     // Rank 0 keeps polling until rank 1 has all its replies.
     spmd.barrier().map_err(|e| e.to_string())?;
     fails.into_result(&format!("rank {}", spmd.rank()))?;
-    let stats = spmd.ep.net_stats().ok_or("no network")?.protocol;
+    let net = spmd.ep.net_stats().ok_or("no network")?;
+    let stats = net.protocol;
     Ok(format!(
-        "forge ok: rank {} peers={} refused={} reorder_peak={} delivered={}",
+        "forge ok: rank {} peers={} refused={} unauthenticated={} reorder_peak={} delivered={}",
         spmd.rank(),
         stats.peers,
         stats.refused_sources,
+        net.unauthenticated,
         stats.reorder_bytes_peak,
         stats.messages_delivered
     ))
