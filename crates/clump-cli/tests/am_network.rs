@@ -69,46 +69,39 @@ fn replayed_datagrams_run_no_handler_twice() {
 #[test]
 fn forged_datagrams_from_many_ports_get_no_state_and_change_no_result() {
     let bound = 1 << 20;
-    let out = clump_run(
-        2,
-        &["--transport", "udp"],
-        &["forge"],
-        &[("CLUMP_NET_REORDER_TOTAL", &bound.to_string())],
-    );
-    let stdout = assert_ok(&out, 2, "forge ok");
-    let forged: u64 = field(&stdout, "rank 1: forged ");
-    let receiver = stdout
-        .lines()
-        .find(|l| l.contains("forge ok: rank 0"))
-        .unwrap();
-    let stat = |name: &str| -> u64 { field(receiver, &format!(" {name}=")) };
+    let (stdout, stat) = forge(&[("CLUMP_NET_REORDER_TOTAL", &bound.to_string())]);
+    let forged = field(&stdout, "rank 1: forged ");
     // Rank 1 is rank 0's only peer; the forgers' datagrams that arrived were refused.
-    assert_eq!(stat("peers"), 1, "{receiver}");
+    assert_eq!(stat("peers"), 1, "{stdout}");
     assert!(forged >= 30_000 && stat("refused") > 0, "{stdout}");
-    assert!(stat("reorder_peak") <= bound, "{receiver}");
+    assert!(stat("reorder_peak") <= bound, "{stdout}");
     // Each of rank 1's 1000 requests ran once (the handler checks their order).
-    assert_eq!(stat("delivered"), 1000, "{receiver}");
+    assert_eq!(stat("delivered"), 1000, "{stdout}");
 }
 
 #[test]
 fn with_the_datagram_mac_forged_datagrams_are_dropped_before_the_protocol() {
-    let out = clump_run(
-        2,
-        &["--transport", "udp"],
-        &["forge"],
-        &[("CLUMP_NET_AUTH", "1")],
-    );
+    let (stdout, stat) = forge(&[("CLUMP_NET_AUTH", "1")]);
+    // The forgers know the job id but not the key: their datagrams never reach the
+    // admission check, and rank 1's real ones all pass.
+    assert!(stat("unauthenticated") > 0, "{stdout}");
+    assert_eq!((stat("refused"), stat("peers")), (0, 1), "{stdout}");
+    assert_eq!(stat("delivered"), 1000, "{stdout}");
+}
+
+/// Runs the forge scenario on 2 ranks over UDP with `env`; returns its output and the
+/// receiver's (rank 0's) figures by name.
+fn forge(env: &[(&str, &str)]) -> (String, impl Fn(&str) -> u64) {
+    let out = clump_run(2, &["--transport", "udp"], &["forge"], env);
     let stdout = assert_ok(&out, 2, "forge ok");
     let receiver = stdout
         .lines()
         .find(|l| l.contains("forge ok: rank 0"))
-        .unwrap();
-    let stat = |name: &str| -> u64 { field(receiver, &format!(" {name}=")) };
-    // The forgers know the job id but not the key: their datagrams never reach the
-    // admission check, and rank 1's real ones all pass.
-    assert!(stat("unauthenticated") > 0, "{receiver}");
-    assert_eq!((stat("refused"), stat("peers")), (0, 1), "{receiver}");
-    assert_eq!(stat("delivered"), 1000, "{receiver}");
+        .unwrap()
+        .to_owned();
+    (stdout, move |name: &str| {
+        field(&receiver, &format!(" {name}="))
+    })
 }
 
 /// The number right after `key` in `text`.

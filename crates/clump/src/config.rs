@@ -188,28 +188,11 @@ impl Config {
         let net_iface = optional_text(&lookup, "CLUMP_NET_IFACE")?;
         let net_ip_given = lookup("CLUMP_NET_IP").is_some();
         let net_given = lookup("CLUMP_NET").is_some();
-        let job_id = match lookup("CLUMP_JOB_ID") {
+        let job_id = match secret_hex(&lookup, "CLUMP_JOB_ID", 16)? {
             None => random_job_id(),
-            Some(v) => {
-                let s = text("CLUMP_JOB_ID", &v)?;
-                u64::from_str_radix(s, 16).map_err(|e| ConfigError {
-                    name: "CLUMP_JOB_ID",
-                    value: s.to_owned(),
-                    why: format!("expected up to 16 hex digits ({e})"),
-                })?
-            }
+            Some(v) => v as u64,
         };
-        let job_key = match lookup("CLUMP_JOB_KEY") {
-            None => random_job_key(),
-            Some(v) => {
-                let s = text("CLUMP_JOB_KEY", &v)?;
-                u128::from_str_radix(s, 16).map_err(|e| ConfigError {
-                    name: "CLUMP_JOB_KEY",
-                    value: "(secret)".into(),
-                    why: format!("expected up to 32 hex digits ({e})"),
-                })?
-            }
-        };
+        let job_key = secret_hex(&lookup, "CLUMP_JOB_KEY", 32)?.unwrap_or_else(random_job_key);
         let credits = parse_u64(
             &lookup,
             "CLUMP_CREDITS",
@@ -312,6 +295,30 @@ impl NetConfig {
             faults,
         })
     }
+}
+
+/// A secret of up to `digits` hex digits; `None` when unset. A bad value's error does
+/// not repeat it: it may be most of a secret.
+fn secret_hex(
+    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    name: &'static str,
+    digits: usize,
+) -> Result<Option<u128>, ConfigError> {
+    let Some(raw) = lookup(name) else {
+        return Ok(None);
+    };
+    let s = text(name, &raw)?.trim();
+    let bad = |why: String| ConfigError {
+        name,
+        value: "(secret)".into(),
+        why: format!("expected up to {digits} hex digits{why}"),
+    };
+    if s.len() > digits {
+        return Err(bad(String::new()));
+    }
+    u128::from_str_radix(s, 16)
+        .map(Some)
+        .map_err(|e| bad(format!(" ({e})")))
 }
 
 fn parse_percent(
