@@ -133,8 +133,9 @@ impl NetPort {
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
         if self.sized != Some(to) {
-            let datagram = self.udp.path_datagram(*to.addr.ip()) - self.overhead();
-            self.machine.set_path_datagram(to, datagram);
+            // The wire carries the tag after what the machine makes.
+            let datagram = self.udp.path_datagram(*to.addr.ip());
+            self.machine.set_path_datagram(to, datagram - self.overhead());
             self.largest = self.largest.max(datagram);
             self.sized = Some(to);
         }
