@@ -54,6 +54,69 @@ fn many_senders_of_two_hosts_into_one_endpoint() {
 }
 
 #[test]
+fn replayed_datagrams_run_no_handler_twice() {
+    // Each rank's first 64 datagrams (its streams' starts) come again a batch later,
+    // from its own port and from a new one; the flood checks each message once, in order.
+    let out = clump_run(
+        4,
+        &["--transport", "udp"],
+        &["flood", "3000", "200"],
+        &[("CLUMP_NET_REPLAY", "64")],
+    );
+    assert_ok(&out, 1, "flood ok: received=9000");
+}
+
+#[test]
+fn forged_datagrams_from_many_ports_get_no_state_and_change_no_result() {
+    let bound = 1 << 20;
+    let (stdout, stat) = forge(&[("CLUMP_NET_REORDER_TOTAL", &bound.to_string())]);
+    let forged = field(&stdout, "rank 1: forged ");
+    // Rank 1 is rank 0's only peer; the forgers' datagrams that arrived were refused.
+    assert_eq!(stat("peers"), 1, "{stdout}");
+    assert!(forged >= 30_000 && stat("refused") > 0, "{stdout}");
+    assert!(stat("reorder_peak") <= bound, "{stdout}");
+    // Each of rank 1's 1000 requests ran once (the handler checks their order).
+    assert_eq!(stat("delivered"), 1000, "{stdout}");
+}
+
+#[test]
+fn with_the_datagram_mac_forged_datagrams_are_dropped_before_the_protocol() {
+    let (stdout, stat) = forge(&[("CLUMP_NET_AUTH", "1")]);
+    // The forgers know the job id but not the key: their datagrams never reach the
+    // admission check, and rank 1's real ones all pass.
+    assert!(stat("unauthenticated") > 0, "{stdout}");
+    assert_eq!((stat("refused"), stat("peers")), (0, 1), "{stdout}");
+    assert_eq!(stat("delivered"), 1000, "{stdout}");
+}
+
+/// Runs the forge scenario on 2 ranks over UDP with `env`; returns its output and the
+/// receiver's (rank 0's) figures by name.
+fn forge(env: &[(&str, &str)]) -> (String, impl Fn(&str) -> u64) {
+    let out = clump_run(2, &["--transport", "udp"], &["forge"], env);
+    let stdout = assert_ok(&out, 2, "forge ok");
+    let receiver = stdout
+        .lines()
+        .find(|l| l.contains("forge ok: rank 0"))
+        .unwrap()
+        .to_owned();
+    (stdout, move |name: &str| {
+        field(&receiver, &format!(" {name}="))
+    })
+}
+
+/// The number right after `key` in `text`.
+fn field(text: &str, key: &str) -> u64 {
+    let rest = text
+        .split(key)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {key:?} in {text}"));
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {key:?} in {text}"))
+}
+
+#[test]
 fn undeliverable_messages_come_back_over_the_network() {
     let out = clump_run(
         2,

@@ -376,7 +376,7 @@ fn sigterm_tears_the_job_down() {
 }
 
 #[test]
-fn the_job_id_is_nowhere_another_user_can_read_it() {
+fn the_job_id_and_key_are_nowhere_another_user_can_read_them() {
     let first = probe(2, &["--secret"]);
     assert_eq!(first.code, Some(0), "stderr: {}", first.stderr);
     // The scratch directory: private (0700), named without the id (checked here).

@@ -8,6 +8,7 @@
 //! | `CLUMP_BOOT_SOCKET` | path of the launcher's bootstrap socket (set by `clump run`) | unset | a socket path |
 //! | `CLUMP_BOOT_TIMEOUT` | seconds start-up waits while the launcher or process manager says nothing | 60 | 1 ..= 86400 |
 //! | `CLUMP_JOB_ID`  | the job's secret identifier and default endpoint tag, 16 hex digits (set by `clump run`; under a process manager rank 0 draws it) | random (getrandom) | any 64-bit value |
+//! | `CLUMP_JOB_KEY` | the job's secret key for `CLUMP_NET_AUTH`, 32 hex digits (set by `clump run`; under a process manager rank 0 draws it); never on the wire | random (getrandom) | any 128-bit value |
 //! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
 //! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
 //! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
@@ -18,12 +19,16 @@
 //! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
 //! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
+//! | `CLUMP_NET_REORDER_BYTES` | bytes of datagrams that arrived ahead of a missing one kept per peer (both channels); more are dropped and sent again by the peer | 4194304 (a full window both ways) | 0 ..= 1073741824 |
+//! | `CLUMP_NET_REORDER_TOTAL` | the same over all peers of an endpoint, so that no volume of traffic grows it further | 33554432 | 0 ..= 17179869184 |
+//! | `CLUMP_NET_AUTH` | whether every datagram carries a 128-bit SipHash-2-4 tag under the job's key, and datagrams without a right one are dropped (all ranks must agree) | 0 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
 //! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
 //! | `CLUMP_NET_DUP` | fault injection: percent of datagrams sent twice          | 0       | 0 ..= 100        |
 //! | `CLUMP_NET_REORDER` | fault injection: percent of datagrams held back and sent after later ones | 0 | 0 ..= 100 |
 //! | `CLUMP_NET_CORRUPT` | fault injection: percent of datagrams with one byte flipped | 0   | 0 ..= 100        |
+//! | `CLUMP_NET_REPLAY` | fault injection: the first this many datagrams an endpoint sends are captured and sent again verbatim a batch later, from its socket and from a second socket (a replay by someone who captured the start of its streams) | 0 | 0 ..= 1000000 |
 //! | `CLUMP_NET_SEED` | seed of the fault injector                               | the process id | any 64-bit value |
 //!
 //! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
@@ -70,6 +75,8 @@ pub struct JobConfig {
     /// How long start-up waits while the launcher or process manager is silent.
     pub boot_timeout: Duration,
     pub job_id: u64,
+    /// The key of the datagram MAC (`CLUMP_NET_AUTH`), secret like the job id.
+    pub job_key: u128,
     /// `CLUMP_NET_IFACE`: the interface whose address endpoints bind to.
     pub net_iface: Option<String>,
     /// Whether `CLUMP_NET_IP` was given (then no address is chosen for it).
@@ -105,6 +112,11 @@ pub struct NetConfig {
     pub poll_every_busy: u32,
     /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
     pub doorbell: bool,
+    /// Authenticate every datagram under the job's key (`net/auth.rs`).
+    pub auth: bool,
+    /// Out-of-order bytes kept per peer and over all peers (`reliable.rs`).
+    pub reorder_peer: usize,
+    pub reorder_total: usize,
     pub faults: Faults,
 }
 
@@ -115,14 +127,27 @@ pub struct Faults {
     pub duplicate: f64,
     pub reorder: f64,
     pub corrupt: f64,
+    /// The first this many datagrams are captured and sent again later, from the same
+    /// and from another source port.
+    pub replay: u64,
     pub seed: u64,
 }
 
 impl Faults {
     pub fn any(&self) -> bool {
-        self.loss > 0.0 || self.duplicate > 0.0 || self.reorder > 0.0 || self.corrupt > 0.0
+        self.loss > 0.0
+            || self.duplicate > 0.0
+            || self.reorder > 0.0
+            || self.corrupt > 0.0
+            || self.replay > 0
     }
 }
+
+/// Out-of-order bytes the network keeps per peer by default (`CLUMP_NET_REORDER_BYTES`):
+/// a full window of datagrams in flight (`net::reliable::WINDOW_BYTES`) on both channels.
+pub const DEFAULT_REORDER_PEER_BYTES: usize = 4 << 20;
+/// ... and over all peers of an endpoint (`CLUMP_NET_REORDER_TOTAL`).
+pub const DEFAULT_REORDER_TOTAL_BYTES: usize = 32 << 20;
 
 /// Default requests in flight from one endpoint to one destination.
 pub const DEFAULT_CREDITS: u32 = 16;
@@ -163,17 +188,11 @@ impl Config {
         let net_iface = optional_text(&lookup, "CLUMP_NET_IFACE")?;
         let net_ip_given = lookup("CLUMP_NET_IP").is_some();
         let net_given = lookup("CLUMP_NET").is_some();
-        let job_id = match lookup("CLUMP_JOB_ID") {
+        let job_id = match secret_hex(&lookup, "CLUMP_JOB_ID", 16)? {
             None => random_job_id(),
-            Some(v) => {
-                let s = text("CLUMP_JOB_ID", &v)?;
-                u64::from_str_radix(s, 16).map_err(|e| ConfigError {
-                    name: "CLUMP_JOB_ID",
-                    value: s.to_owned(),
-                    why: format!("expected up to 16 hex digits ({e})"),
-                })?
-            }
+            Some(v) => v as u64,
         };
+        let job_key = secret_hex(&lookup, "CLUMP_JOB_KEY", 32)?.unwrap_or_else(random_job_key);
         let credits = parse_u64(
             &lookup,
             "CLUMP_CREDITS",
@@ -192,6 +211,7 @@ impl Config {
                 boot_socket,
                 boot_timeout,
                 job_id,
+                job_key,
                 net_iface,
                 net_ip_given,
                 net_given,
@@ -230,12 +250,28 @@ impl NetConfig {
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
         let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
+        let auth = parse_u64(lookup, "CLUMP_NET_AUTH", 0, 0, 1)? == 1;
+        let reorder_peer = parse_u64(
+            lookup,
+            "CLUMP_NET_REORDER_BYTES",
+            DEFAULT_REORDER_PEER_BYTES as u64,
+            0,
+            1 << 30,
+        )? as usize;
+        let reorder_total = parse_u64(
+            lookup,
+            "CLUMP_NET_REORDER_TOTAL",
+            DEFAULT_REORDER_TOTAL_BYTES as u64,
+            0,
+            16 << 30,
+        )? as usize;
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
             duplicate: percent("CLUMP_NET_DUP")?,
             reorder: percent("CLUMP_NET_REORDER")?,
             corrupt: percent("CLUMP_NET_CORRUPT")?,
+            replay: parse_u64(lookup, "CLUMP_NET_REPLAY", 0, 0, 1_000_000)?,
             seed: parse_u64(
                 lookup,
                 "CLUMP_NET_SEED",
@@ -253,9 +289,36 @@ impl NetConfig {
             poll_every_idle,
             poll_every_busy,
             doorbell,
+            auth,
+            reorder_peer,
+            reorder_total,
             faults,
         })
     }
+}
+
+/// A secret of up to `digits` hex digits; `None` when unset. A bad value's error does
+/// not repeat it: it may be most of a secret.
+fn secret_hex(
+    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
+    name: &'static str,
+    digits: usize,
+) -> Result<Option<u128>, ConfigError> {
+    let Some(raw) = lookup(name) else {
+        return Ok(None);
+    };
+    let s = text(name, &raw)?.trim();
+    let bad = |why: String| ConfigError {
+        name,
+        value: "(secret)".into(),
+        why: format!("expected up to {digits} hex digits{why}"),
+    };
+    if s.len() > digits {
+        return Err(bad(String::new()));
+    }
+    u128::from_str_radix(s, 16)
+        .map(Some)
+        .map_err(|e| bad(format!(" ({e})")))
 }
 
 fn parse_percent(
@@ -334,6 +397,11 @@ pub fn random_job_id() -> u64 {
     getrandom::u64().expect("the kernel's random source (getrandom) is unavailable")
 }
 
+/// 128 bits from the kernel's secure random source: the key of the datagram MAC.
+pub fn random_job_key() -> u128 {
+    u128::from(random_job_id()) << 64 | u128::from(random_job_id())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,8 +429,16 @@ mod tests {
             ("CLUMP_SIZE", "4"),
             ("CLUMP_BOOT_SOCKET", "/tmp/x.sock"),
             ("CLUMP_JOB_ID", "00000000000000ff"),
+            ("CLUMP_JOB_KEY", "000000000000000100000000000000ff"),
+            ("CLUMP_NET_AUTH", "1"),
         ])
         .unwrap();
+        assert_eq!(c.job.job_key, 1 << 64 | 255);
+        assert!(c.net.auth && !with(&[]).unwrap().net.auth);
+        assert_ne!(with(&[]).unwrap().job.job_key, with(&[]).unwrap().job.job_key);
+        let bad = with(&[("CLUMP_JOB_KEY", "secret-but-not-hex")]).unwrap_err();
+        assert_eq!(bad.name, "CLUMP_JOB_KEY");
+        assert!(!bad.to_string().contains("secret-but"), "a key is never echoed: {bad}");
         assert_eq!(c.job.rank, 3);
         assert_eq!(c.job.size, 4);
         assert_eq!(c.job.boot_socket.as_deref(), Some("/tmp/x.sock"));
@@ -454,7 +530,23 @@ mod tests {
         assert_eq!((c.net.faults.loss, c.net.faults.seed), (1.5, 9));
         assert!(c.net.faults.any());
         assert!(!with(&[]).unwrap().net.faults.any());
+        let bounded = with(&[
+            ("CLUMP_NET_REORDER_BYTES", "0"),
+            ("CLUMP_NET_REORDER_TOTAL", "65536"),
+            ("CLUMP_NET_REPLAY", "2"),
+        ])
+        .unwrap();
+        assert_eq!((bounded.net.reorder_peer, bounded.net.reorder_total), (0, 65536));
+        assert!(bounded.net.faults.replay == 2 && bounded.net.faults.any());
+        let defaults = with(&[]).unwrap().net;
+        assert_eq!(
+            (defaults.reorder_peer, defaults.reorder_total),
+            (4 << 20, 32 << 20)
+        );
         for (name, value) in [
+            ("CLUMP_NET_REORDER_BYTES", "-1"),
+            ("CLUMP_NET_REORDER_TOTAL", "17179869185"),
+            ("CLUMP_NET_REPLAY", "1.5"),
             ("CLUMP_NET", "2"),
             ("CLUMP_NET_DOORBELL", "yes"),
             ("CLUMP_NET_IP", "localhost"),

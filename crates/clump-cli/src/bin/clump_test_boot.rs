@@ -67,7 +67,19 @@ fn main() -> ExitCode {
         std::fs::write(format!("/dev/shm/clump-{launcher}-probe"), b"left behind").unwrap();
     }
     if args.iter().any(|a| a == "--secret") {
-        println!("rank {rank} secret={}", where_public(job.job_id()));
+        let key = clump::config::Config::from_env()
+            .expect("the launcher's variables are valid")
+            .job
+            .job_key;
+        let id = job.job_id();
+        let forms = [
+            format!("{id:016x}"),
+            format!("{id:x}"),
+            id.to_string(),
+            format!("{key:032x}"),
+            format!("{key:x}"),
+        ];
+        println!("rank {rank} secret={}", where_public(&forms));
     }
     if let Some(code) = for_rank(&args, "--exit", rank) {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
@@ -111,17 +123,12 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Where another user of this machine could read `job_id` (in hex or decimal): the
-/// command lines of this process and of its launcher, the names in the temporary and
-/// shared-memory directories (recursively in what is listable), and the Unix socket
+/// Where another user of this machine could read one of `forms` (the job id and key in
+/// hex or decimal): the command lines of this process and of its launcher, the names in
+/// the temporary and shared-memory directories (recursively in what is listable), and the Unix socket
 /// names (abstract names are public). Also checks that this process's environment is
 /// readable by its owner alone. "hidden" when none shows it.
-fn where_public(job_id: u64) -> String {
-    let forms = [
-        format!("{job_id:016x}"),
-        format!("{job_id:x}"),
-        job_id.to_string(),
-    ];
+fn where_public(forms: &[String]) -> String {
     let shows = |text: &str| forms.iter().any(|f| text.contains(f.as_str()));
     let mut found = Vec::new();
     // SAFETY: getppid(2) cannot fail.

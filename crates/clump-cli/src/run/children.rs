@@ -16,6 +16,8 @@ pub struct Launch<'a> {
     pub args: &'a [OsString],
     pub size: u32,
     pub job_id: u64,
+    /// The key of the datagram MAC (`CLUMP_NET_AUTH`).
+    pub job_key: u128,
     pub socket: &'a Path,
     pub tag_output: bool,
     pub placement: Placement,
@@ -73,6 +75,7 @@ impl Children {
                 .env("CLUMP_BOOT", "clump")
                 .env("CLUMP_BOOT_SOCKET", l.socket)
                 .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
+                .env("CLUMP_JOB_KEY", format!("{:032x}", l.job_key))
                 .env("CLUMP_HOST", l.placement.host_of(rank, l.size).to_string())
                 .process_group(0)
                 .stdin(if rank == 0 && stdin_to_rank0 {

@@ -128,6 +128,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     // The job's secret (its endpoints' tag): from the kernel's random source, and passed
     // to the ranks only in their environment, which other users cannot read.
     let job_id = clump::config::random_job_id();
+    let job_key = clump::config::random_job_key();
     // Dropped last, so the directory goes whatever way this function returns.
     let scratch =
         Scratch::create().map_err(|e| (1, format!("cannot create a scratch directory: {e}")))?;
@@ -139,6 +140,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         args: program_args,
         size: args.np,
         job_id,
+        job_key,
         socket: &socket,
         tag_output: args.tag_output,
         placement,

@@ -105,6 +105,9 @@ impl Endpoint {
             )));
         }
         let route = route_to(&self.core, &name)?;
+        // A mapped endpoint is of the job: its datagrams get in (even over a shared-memory
+        // route, since a refused cross-memory attach moves its traffic to the network).
+        net::members::admit(&name);
         let mut table = self.core.tables.translations.borrow_mut();
         if table.len() <= i {
             table.resize_with(i + 1, || None);

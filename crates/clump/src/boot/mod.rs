@@ -78,6 +78,7 @@ pub(crate) struct Member {
     rank: u32,
     size: u32,
     job_id: u64,
+    job_key: u128,
     service: Service,
     /// `Some` when a process manager placed the job (its word on hosts and addresses).
     locality: Option<Locality>,
@@ -113,6 +114,7 @@ impl Member {
             rank,
             size,
             job_id,
+            job_key: job.job_key,
             service: Service::Alone,
             locality: None,
             net_given: job.net_given,
@@ -162,6 +164,7 @@ impl Member {
         // which a job across nodes finds the interface that reaches the others.
         let mine = place::Intro {
             job_id: crate::config::random_job_id(),
+            job_key: crate::config::random_job_key(),
             node: locality.node,
             host: place::host_name(),
         };
@@ -176,6 +179,7 @@ impl Member {
             })
             .collect::<Result<Vec<_>, _>>()?;
         me.job_id = intros[0].job_id;
+        me.job_key = intros[0].job_key;
         if locality.nodes > 1 && !job.net_ip_given {
             me.bind_ip = Some(place::bind_ip(rank, &intros, job.net_iface.as_deref())?);
         } else if let Some(iface) = &job.net_iface {
@@ -209,6 +213,7 @@ impl Member {
     /// `clump run` (polling an idle socket would cost every poll).
     pub fn adapt(&self, config: &mut Config) {
         config.job.job_id = self.job_id;
+        config.job.job_key = self.job_key;
         if let Some(loc) = self.locality {
             config.host = loc.node;
             if loc.nodes > 1 {

@@ -1,5 +1,5 @@
-//! Where a job under a process manager lives: the first exchange (job id, node, host
-//! name) and the address this process's endpoints bind to when peers sit on other nodes
+//! Where a job under a process manager lives: the first exchange (job id and key, node,
+//! host name) and the address this process's endpoints bind to when peers sit on other nodes
 //! (that of the interface the route to them takes, or of `CLUMP_NET_IFACE`).
 
 use super::BootError;
@@ -10,27 +10,31 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, ToSocketAddrs, UdpSocket};
 pub struct Intro {
     /// Rank 0's draw becomes the job's secret id; the others' are ignored.
     pub job_id: u64,
+    /// Rank 0's draw becomes the key of the datagram MAC (`CLUMP_NET_AUTH`).
+    pub job_key: u128,
     pub node: u32,
     pub host: String,
 }
 
 impl Intro {
     pub fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(12 + self.host.len());
+        let mut b = Vec::with_capacity(28 + self.host.len());
         b.extend_from_slice(&self.job_id.to_le_bytes());
+        b.extend_from_slice(&self.job_key.to_le_bytes());
         b.extend_from_slice(&self.node.to_le_bytes());
         b.extend_from_slice(self.host.as_bytes());
         b
     }
 
     pub fn decode(b: &[u8]) -> Option<Intro> {
-        if b.len() < 12 {
+        if b.len() < 28 {
             return None;
         }
         Some(Intro {
             job_id: u64::from_le_bytes(b[0..8].try_into().ok()?),
-            node: u32::from_le_bytes(b[8..12].try_into().ok()?),
-            host: String::from_utf8(b[12..].to_vec()).ok()?,
+            job_key: u128::from_le_bytes(b[8..24].try_into().ok()?),
+            node: u32::from_le_bytes(b[24..28].try_into().ok()?),
+            host: String::from_utf8(b[28..].to_vec()).ok()?,
         })
     }
 }
@@ -121,11 +125,12 @@ mod tests {
     fn intros_roundtrip_and_short_ones_are_refused() {
         let i = Intro {
             job_id: 0x0123_4567_89ab_cdef,
+            job_key: 0x00ff_0000_1111_2222_3333_4444_5555_6666,
             node: 3,
             host: "node-7".into(),
         };
         assert_eq!(Intro::decode(&i.encode()), Some(i));
-        assert_eq!(Intro::decode(&[0; 11]), None);
+        assert_eq!(Intro::decode(&[0; 27]), None);
     }
 
     #[test]
@@ -133,11 +138,13 @@ mod tests {
         let intros = [
             Intro {
                 job_id: 1,
+                job_key: 1,
                 node: 0,
                 host: "irrelevant".into(),
             },
             Intro {
                 job_id: 2,
+                job_key: 2,
                 node: 1,
                 host: "localhost".into(),
             },

@@ -136,7 +136,7 @@ pub(crate) struct EndpointCore {
     pub freed: Cell<bool>,
     pub stats: Cell<EndpointStats>,
     pub tables: Tables,
-    pub flow: RefCell<Flow>,
+    pub flow: RefCell<Flow<NetPeer>>,
     pub local: RefCell<VecDeque<LocalEvent>>,
     /// This endpoint's own segment, which both transports land long messages in.
     pub segment: RefCell<Option<Arc<SegMapping>>>,
@@ -176,7 +176,7 @@ impl EndpointCore {
         let own = Remote::register_own(id, block);
         let port = if config.net.enabled {
             Some(
-                NetPort::open(id, config.job.job_id, config.credits, &config.net).map_err(|e| {
+                NetPort::open(id, &config.job, config.credits, &config.net).map_err(|e| {
                     Error::io(
                         format!("cannot open a UDP socket on {}", config.net.bind_ip),
                         e,
@@ -186,12 +186,15 @@ impl EndpointCore {
         } else {
             None
         };
+        let name = EndpointName {
+            host: host_id(config.host),
+            id,
+            addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
+        };
+        // The process's own endpoints talk to each other without mapping both ways.
+        crate::net::members::admit(&name);
         Ok(Rc::new(EndpointCore {
-            name: EndpointName {
-                host: host_id(config.host),
-                id,
-                addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
-            },
+            name,
             bundle: RefCell::new(bundle),
             freed: Cell::new(false),
             stats: Cell::new(EndpointStats::default()),

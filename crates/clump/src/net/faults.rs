@@ -1,6 +1,7 @@
 //! The transport's own seeded fault injector: loss, duplication, reordering and
 //! corruption of the datagrams a process sends (`CLUMP_NET_LOSS`, `_DUP`, `_REORDER`,
-//! `_CORRUPT`, `_SEED`). The kernel here has no `tc netem`; nftables can drop between
+//! `_CORRUPT`, `_SEED`), and replays of them as an attacker who captured them would
+//! send them (`_REPLAY`). The kernel here has no `tc netem`; nftables can drop between
 //! network namespaces, but only this injector duplicates, reorders and corrupts. Pure:
 //! it decides, `udp.rs` acts.
 
@@ -15,6 +16,9 @@ pub struct Fate {
     pub hold: bool,
     /// Flip these bits of the byte at this index (taken modulo the datagram's length).
     pub corrupt: Option<(usize, u8)>,
+    /// Captured, to be sent again verbatim later (after corruption, if any): the first
+    /// `CLUMP_NET_REPLAY` datagrams.
+    pub replay: bool,
 }
 
 impl Fate {
@@ -22,6 +26,7 @@ impl Fate {
         copies: 1,
         hold: false,
         corrupt: None,
+        replay: false,
     };
 }
 
@@ -30,6 +35,8 @@ impl Fate {
 pub struct FaultInjector {
     faults: Faults,
     state: u64,
+    /// Datagrams captured for replay so far.
+    captured: u64,
 }
 
 impl FaultInjector {
@@ -37,6 +44,7 @@ impl FaultInjector {
         FaultInjector {
             faults,
             state: faults.seed ^ 0x6a09_e667_f3bc_c909,
+            captured: 0,
         }
     }
 
@@ -58,10 +66,15 @@ impl FaultInjector {
             // A non-zero mask, so the byte really changes.
             (r as usize >> 8, (r as u8) | 1)
         });
+        // Not drawn: the start of a stream is what a replay from a new port could make
+        // a receiver that took it for a new peer run again.
+        let replay = self.captured < self.faults.replay;
+        self.captured += u64::from(replay);
         Fate {
             copies,
             hold,
             corrupt,
+            replay,
         }
     }
 
@@ -89,6 +102,7 @@ mod tests {
             duplicate,
             reorder,
             corrupt,
+            replay: 0,
             seed: 42,
         })
     }

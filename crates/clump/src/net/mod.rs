@@ -22,7 +22,8 @@
 //!   largest datagram the route to a peer carries); with [`faults`], the seeded fault
 //!   injector it applies to what it sends, and [`doorbell`], the in-memory counter of
 //!   queued datagrams that lets a poll skip the system call when nothing came.
-//! - `port.rs`: an endpoint's socket joined to its machine, with the clock.
+//! - `port.rs`: an endpoint's socket joined to its machine, with the clock;
+//!   `members.rs`: the endpoints whose datagrams the machine admits (the job's).
 //!
 //! The Active Message side of the transport, with the same verbs as shared memory's:
 //! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
@@ -31,8 +32,10 @@
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
 //!   delivers; waiting for a datagram; closing.
 
+pub(crate) mod auth;
 pub(crate) mod credit;
 pub mod doorbell;
+pub(crate) mod members;
 pub(crate) mod poll;
 pub(crate) mod port;
 #[cfg(test)]

@@ -89,10 +89,10 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     // A fragment lands only where its message may: a request under this endpoint's
     // tag, or an answer from a peer this endpoint awaits answers from. The whole
     // message must fit, so that none of it lands if it is returned.
-    let mut land = |h: &Header, data: &[u8]| {
+    let mut land = |from: &NetPeer, h: &Header, data: &[u8]| {
         let allowed = match h.channel {
             Channel::Request => h.tag == own_tag,
-            Channel::Reply => flow.borrow().awaits(&h.src),
+            Channel::Reply => flow.borrow().awaits(from),
         };
         // Borrowed only here: most polls land nothing, and cloning the mapping's
         // Arc on every one cost more than the rest of an empty poll.
@@ -117,7 +117,7 @@ fn handle_events(ep: &EndpointCore) {
         let Some(Event::Unreachable(peer)) = event else {
             return;
         };
-        ep.flow.borrow_mut().forget(&peer.id);
+        ep.flow.borrow_mut().forget(&peer);
         ep.lose_where(
             true,
             |r| matches!(r, crate::endpoint::route::Route::Net(p) if *p == peer),
@@ -212,7 +212,7 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
     let mut dest = None;
     for _ in 0..requests_settled(h) {
         // An answer for nothing in flight is a confused or hostile peer: ignore it.
-        let Some(d) = ep.flow.borrow_mut().answered_by(m.from.id) else {
+        let Some(d) = ep.flow.borrow_mut().answered_by(m.from) else {
             return;
         };
         dest = Some(d);

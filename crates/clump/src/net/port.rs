@@ -1,7 +1,9 @@
 //! An endpoint's network port: its UDP socket joined to its reliability state machine,
 //! with the clock the machine does not read itself.
 
-use crate::config::NetConfig;
+use crate::config::{JobConfig, NetConfig};
+use crate::net::auth::{DatagramKey, TAG_LEN};
+use crate::net::fragment::Fragment;
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
@@ -23,6 +25,10 @@ pub struct NetStats {
     pub offload: Offload,
     /// The largest datagram sent to any peer so far (0 before the first send).
     pub datagram: usize,
+    /// Whether datagrams carry a MAC (`CLUMP_NET_AUTH`), and how many arrived without a
+    /// right one (dropped before the protocol saw them).
+    pub auth: bool,
+    pub unauthenticated: u64,
 }
 
 /// See [`NetPort::open`].
@@ -41,21 +47,32 @@ pub(crate) struct NetPort {
     sized: Option<NetPeer>,
     /// The largest datagram size the machine was told of.
     largest: usize,
+    /// The datagram MAC's key, with `CLUMP_NET_AUTH`.
+    key: Option<DatagramKey>,
+    unauthenticated: u64,
 }
 
 impl NetPort {
-    pub fn open(local: EndpointId, job: u64, window: u32, cfg: &NetConfig) -> io::Result<NetPort> {
+    pub fn open(
+        local: EndpointId,
+        job: &JobConfig,
+        window: u32,
+        cfg: &NetConfig,
+    ) -> io::Result<NetPort> {
         let mut udp = UdpPort::bind(cfg.bind_ip, cfg.max_datagram, cfg.offload, cfg.faults)?;
         if cfg.doorbell {
             // Without BPF rights the socket works without one: polls ration their reads.
             let _ = udp.attach_doorbell();
         }
         let defaults = ReliableConfig::default();
-        let machine = Reliable::new(
+        let key = cfg.auth.then(|| DatagramKey::new(job.job_key));
+        // The machine's datagrams leave room for the tag.
+        let overhead = if key.is_some() { TAG_LEN } else { 0 };
+        let mut machine = Reliable::new(
             local,
             ReliableConfig {
-                job,
-                max_datagram: udp.max_datagram(),
+                job: job.job_id,
+                max_datagram: udp.max_datagram() - overhead,
                 timeout: cfg.timeout.as_micros() as u64,
                 // The receive queue holds what the credits of many senders allow.
                 recv_queue: defaults.recv_queue.max(4 * window as usize),
@@ -63,9 +80,13 @@ impl NetPort {
                 // a reply), so a ping-pong sends no datagram of acks alone; well below
                 // the least retransmission timeout.
                 ack_delay: ACK_DELAY_US,
+                reorder_peer: cfg.reorder_peer,
+                reorder_total: cfg.reorder_total,
                 ..defaults
             },
         );
+        // Only the job's endpoints get protocol state (see `members.rs`).
+        machine.set_admission(Box::new(crate::net::members::is_member));
         Ok(NetPort {
             udp,
             machine,
@@ -73,7 +94,17 @@ impl NetPort {
             now: 0,
             sized: None,
             largest: 0,
+            key,
+            unauthenticated: 0,
         })
+    }
+
+    fn overhead(&self) -> usize {
+        if self.key.is_some() {
+            TAG_LEN
+        } else {
+            0
+        }
     }
 
     pub fn addr(&self) -> SocketAddrV4 {
@@ -108,8 +139,9 @@ impl NetPort {
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
         if self.sized != Some(to) {
+            // The wire carries the tag after what the machine makes.
             let datagram = self.udp.path_datagram(*to.addr.ip());
-            self.machine.set_path_datagram(to, datagram);
+            self.machine.set_path_datagram(to, datagram - self.overhead());
             self.largest = self.largest.max(datagram);
             self.sized = Some(to);
         }
@@ -126,7 +158,17 @@ impl NetPort {
             let Some((to, len, fragment)) = self.machine.poll_transmit_parts(now, buf) else {
                 break;
             };
-            self.udp.tx_commit_parts(to, len, fragment);
+            match &self.key {
+                // The tag covers the whole datagram, so a sealed one is made whole in
+                // its buffer (the MAC reads every byte anyway).
+                Some(key) => {
+                    let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+                    buf[len..len + body.len()].copy_from_slice(body);
+                    let sealed = key.seal(buf, len + body.len());
+                    self.udp.tx_commit(to, sealed);
+                }
+                None => self.udp.tx_commit_parts(to, len, fragment),
+            }
         }
         if self.udp.tx_pending() {
             self.udp.flush();
@@ -134,13 +176,31 @@ impl NetPort {
     }
 
     /// Reads up to `max` datagrams into the machine (one system call), fires its timers
-    /// if due; `land` writes long fragments into the segment. Returns datagrams read.
-    pub fn receive(&mut self, max: usize, land: &mut dyn FnMut(&Header, &[u8]) -> bool) -> usize {
+    /// if due; `land` writes long fragments from a peer into the segment. Returns
+    /// datagrams read.
+    pub fn receive(
+        &mut self,
+        max: usize,
+        land: &mut dyn FnMut(&NetPeer, &Header, &[u8]) -> bool,
+    ) -> usize {
         let n = self.udp.receive(max);
         let now = self.read_clock();
         for i in 0..n {
-            let (from, bytes) = self.udp.received(i);
-            self.machine.handle_datagram(now, from, bytes, land);
+            let (addr, bytes) = self.udp.received(i);
+            let bytes = match &self.key {
+                None => bytes,
+                Some(key) => match key.open(bytes) {
+                    Some(body) => body,
+                    None => {
+                        self.unauthenticated += 1;
+                        continue;
+                    }
+                },
+            };
+            // The machine names the peer by this address and the header's source, so the
+            // flights a fragment may land for are that peer's.
+            let mut land_from = |h: &Header, data: &[u8]| land(&NetPeer { addr, id: h.src }, h, data);
+            self.machine.handle_datagram(now, addr, bytes, &mut land_from);
         }
         if self.machine.poll_timeout().is_some_and(|t| t <= now) {
             self.machine.handle_timeout(now);
@@ -184,6 +244,8 @@ impl NetPort {
             doorbell: self.udp.has_doorbell(),
             offload: self.udp.offload(),
             datagram: self.largest,
+            auth: self.key.is_some(),
+            unauthenticated: self.unauthenticated,
         }
     }
 }

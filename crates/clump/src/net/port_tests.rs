@@ -3,26 +3,28 @@
 //! where the kernel has segmentation offload, and what is lost of them comes again.
 
 use super::*;
-use crate::config::Faults;
+use crate::config::{Config, Faults};
+use crate::name::EndpointName;
 use crate::net::reliable::tests::land_in;
 use crate::net::reliable::Peer;
 use crate::net::wire::PacketKind;
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-fn config(faults: Faults) -> NetConfig {
-    NetConfig {
+fn config(faults: Faults) -> Config {
+    let mut config = Config::default();
+    config.net = NetConfig {
         enabled: true,
         bind_ip: Ipv4Addr::LOCALHOST,
         // The size of an Ethernet path, so a long message is many segments.
         max_datagram: Some(1472),
         offload: true,
         timeout: Duration::from_secs(30),
-        poll_every_idle: 32,
-        poll_every_busy: 8,
         doorbell: false,
         faults,
-    }
+        ..config.net
+    };
+    config
 }
 
 fn id(n: u32) -> EndpointId {
@@ -40,15 +42,31 @@ fn pattern(len: usize) -> Vec<u8> {
 }
 
 /// Sends one long message of `len` bytes from a port losing `loss` percent of its
-/// datagrams to a clean one; returns the segment it landed in and the sender's stats.
-fn send_long(len: usize, loss: f64) -> (Vec<u8>, Vec<u8>, NetStats) {
+/// datagrams to a clean one, both sealing their datagrams with the MAC if `auth`;
+/// returns the segment it landed in and the sender's stats.
+fn send_long(len: usize, loss: f64, auth: bool) -> (Vec<u8>, Vec<u8>, NetStats) {
     let lossy = Faults {
         loss,
         seed: 7,
         ..Faults::default()
     };
-    let mut a = NetPort::open(id(1), 1, 256, &config(lossy)).unwrap();
-    let mut b = NetPort::open(id(2), 1, 256, &config(Faults::default())).unwrap();
+    // One job (its id is drawn afresh by each default configuration).
+    let mut ca = config(lossy);
+    ca.net.auth = auth;
+    let cb = NetConfig {
+        faults: Faults::default(),
+        ..ca.net.clone()
+    };
+    let mut a = NetPort::open(id(1), &ca.job, 256, &ca.net).unwrap();
+    let mut b = NetPort::open(id(2), &ca.job, 256, &cb).unwrap();
+    // Both ports are the job's: each lets the other in.
+    for (port, n) in [(&a, 1), (&b, 2)] {
+        crate::net::members::admit(&EndpointName {
+            host: 0,
+            id: id(n),
+            addr: port.addr(),
+        });
+    }
     let payload = pattern(len);
     let mut h = Header::new(PacketKind::Long, Channel::Request);
     h.total_len = len as u32;
@@ -62,11 +80,11 @@ fn send_long(len: usize, loss: f64) -> (Vec<u8>, Vec<u8>, NetStats) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let mut delivered = None;
     while delivered.is_none() && std::time::Instant::now() < deadline {
-        let mut land = |h: &Header, data: &[u8]| land_in(&mut segment, h, data);
+        let mut land = |_: &Peer<_>, h: &Header, data: &[u8]| land_in(&mut segment, h, data);
         b.receive(64, &mut land);
         delivered = b.next_inbound(Channel::Request);
         b.transmit();
-        a.receive(64, &mut |_, _| false);
+        a.receive(64, &mut |_, _, _| false);
         a.transmit();
         std::thread::sleep(Duration::from_micros(200));
     }
@@ -77,7 +95,7 @@ fn send_long(len: usize, loss: f64) -> (Vec<u8>, Vec<u8>, NetStats) {
 
 #[test]
 fn a_long_message_leaves_scatter_gather_in_super_datagrams_and_lands_whole() {
-    let (got, sent, stats) = send_long(200_000, 0.0);
+    let (got, sent, stats) = send_long(200_000, 0.0, false);
     assert!(got == sent, "the segment holds the payload byte for byte");
     let s = stats.socket;
     // 200 000 bytes in datagrams of at most 1472 bytes: 136 of them, at least.
@@ -89,8 +107,15 @@ fn a_long_message_leaves_scatter_gather_in_super_datagrams_and_lands_whole() {
 
 #[test]
 fn segments_lost_from_super_datagrams_are_sent_again_until_the_message_lands() {
-    let (got, sent, stats) = send_long(200_000, 10.0);
+    let (got, sent, stats) = send_long(200_000, 10.0, false);
     assert!(got == sent, "the segment holds the payload byte for byte");
     assert!(stats.socket.injected_losses > 0, "{:?}", stats.socket);
+    assert!(stats.protocol.retransmits > 0, "{:?}", stats.protocol);
+}
+
+#[test]
+fn sealed_fragments_of_a_long_message_land_whole_and_authenticated() {
+    let (got, sent, stats) = send_long(200_000, 10.0, true);
+    assert!(got == sent, "the segment holds the payload byte for byte");
     assert!(stats.protocol.retransmits > 0, "{:?}", stats.protocol);
 }

@@ -65,6 +65,8 @@ mod send;
 mod spares;
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod tests_bounds;
 mod timers;
 
 use self::recv::{RecvChannel, Sink};
@@ -87,6 +89,17 @@ pub type Micros = u64;
 /// window of full-sized datagrams on loopback (64 KiB each) must still fit the
 /// receiver's socket buffer, or the burst overflows it and is lost.
 pub const WINDOW_BYTES: usize = 2 << 20;
+
+/// Out-of-order bytes kept per peer by default: a full window on both channels, so that
+/// a peer that keeps to its window never has a datagram dropped for room.
+pub const REORDER_PEER_BYTES: usize = crate::config::DEFAULT_REORDER_PEER_BYTES;
+const _: () = assert!(REORDER_PEER_BYTES >= 2 * WINDOW_BYTES);
+/// Out-of-order bytes kept over all peers by default.
+pub const REORDER_TOTAL_BYTES: usize = crate::config::DEFAULT_REORDER_TOTAL_BYTES;
+
+/// Decides whether a datagram from a peer the machine has not met may make it keep
+/// state for that peer (see [`Reliable::set_admission`]).
+pub type Admit<A> = Box<dyn Fn(&Peer<A>) -> bool>;
 
 /// Tunables of the protocol. Out-of-range values are clamped by [`Reliable::new`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +124,12 @@ pub struct ReliableConfig {
     /// past a quarter of the sender's window of data). Zero (the default): acks go out
     /// at the end of the batch in which data arrived.
     pub ack_delay: Micros,
+    /// Bytes of datagrams that arrived ahead of a hole kept per peer (both channels),
+    /// and over all peers: one beyond either bound is dropped, and its sender sends it
+    /// again once the hole is filled. Each kept datagram counts its payload and its
+    /// header and bookkeeping (`EARLY_OVERHEAD` in `reliable/recv.rs`).
+    pub reorder_peer: usize,
+    pub reorder_total: usize,
 }
 
 impl Default for ReliableConfig {
@@ -127,6 +146,8 @@ impl Default for ReliableConfig {
             nack_delay: 1_000,
             timeout: 2_000_000,
             ack_delay: 0,
+            reorder_peer: REORDER_PEER_BYTES,
+            reorder_total: REORDER_TOTAL_BYTES,
         }
     }
 }
@@ -202,6 +223,16 @@ pub struct Stats {
     pub acks_sent: u64,
     pub acks_received: u64,
     pub unreachable: u64,
+    /// Datagrams from address and endpoint pairs the admission refused (not of the
+    /// job): dropped before any state was kept for them.
+    pub refused_sources: u64,
+    /// Out-of-order datagrams dropped because the reorder bounds were reached.
+    pub beyond_reorder_bound: u64,
+    /// Peers the machine keeps state for (now).
+    pub peers: u64,
+    /// Bytes of out-of-order datagrams kept (now), and the most ever kept.
+    pub reorder_bytes: u64,
+    pub reorder_bytes_peak: u64,
 }
 
 const CHANNELS: [Channel; 2] = [Channel::Request, Channel::Reply];
@@ -240,6 +271,15 @@ struct PeerState<A> {
     unacked: [usize; 2],
 }
 
+/// The admission policy: `None` admits every peer.
+struct Admission<A>(Option<Admit<A>>);
+
+impl<A> Debug for Admission<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "listed" } else { "open" })
+    }
+}
+
 /// The reliability machine of one local endpoint (see the module documentation).
 #[derive(Debug)]
 pub struct Reliable<A> {
@@ -260,6 +300,10 @@ pub struct Reliable<A> {
     initial_seq: u32,
     /// Buffers of acknowledged payloads, for the copies of new ones.
     spares: Spares,
+    admission: Admission<A>,
+    /// Bytes of out-of-order datagrams kept over all peers, and the most ever.
+    reorder_bytes: usize,
+    reorder_peak: usize,
 }
 
 impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
@@ -284,7 +328,17 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             stats: Stats::default(),
             initial_seq: 1,
             spares: Spares::default(),
+            admission: Admission(None),
+            reorder_bytes: 0,
+            reorder_peak: 0,
         }
+    }
+
+    /// Makes datagrams from peers the machine has not met (neither sent to nor heard
+    /// from) create state only for the peers `admit` accepts; the others are counted
+    /// ([`Stats::refused_sources`]) and dropped. Without this, every peer is admitted.
+    pub fn set_admission(&mut self, admit: Admit<A>) {
+        self.admission = Admission(Some(admit));
     }
 
     /// The configuration in force (after clamping).
@@ -448,10 +502,15 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             self.stats.wrong_destination += 1;
             return;
         }
-        let p = self.peer_index(Peer {
+        let peer = Peer {
             addr: from,
             id: h.src,
-        });
+        };
+        if self.lookup(&peer).is_none() && self.admission.0.as_ref().is_some_and(|a| !a(&peer)) {
+            self.stats.refused_sources += 1;
+            return;
+        }
+        let p = self.peer_index(peer);
         if self.peers[p].dead {
             self.stats.from_unreachable += 1;
             return;
@@ -515,6 +574,10 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     ) {
         let c = ix(h.channel);
         let st = &mut self.peers[p];
+        let peer_kept: usize = st.rx.iter().map(RecvChannel::early_bytes).sum();
+        let room = (self.cfg.reorder_peer.saturating_sub(peer_kept))
+            .min(self.cfg.reorder_total.saturating_sub(self.reorder_bytes));
+        let kept_before = st.rx[c].early_bytes();
         let mut sink = Sink {
             from: st.peer,
             queue: &mut self.inbound[c],
@@ -522,9 +585,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             land,
             stats: &mut self.stats,
             window: self.cfg.window,
+            room,
         };
         let got = st.rx[c].on_data(h, payload, &mut sink);
         let rx = &mut st.rx[c];
+        self.reorder_bytes = self.reorder_bytes - kept_before + rx.early_bytes();
+        self.reorder_peak = self.reorder_peak.max(self.reorder_bytes);
         let mut ready = false;
         if got.progressed && rx.ack_due.is_none() {
             let due = now.saturating_add(self.cfg.ack_delay);
@@ -772,6 +838,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             tx.clear();
         }
         for rx in &mut st.rx {
+            self.reorder_bytes -= rx.early_bytes();
             rx.clear();
         }
         self.stats.unreachable += 1;
@@ -819,7 +886,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     }
 
     pub fn stats(&self) -> Stats {
-        self.stats
+        Stats {
+            peers: self.peers.len() as u64,
+            reorder_bytes: self.reorder_bytes as u64,
+            reorder_bytes_peak: self.reorder_peak as u64,
+            ..self.stats
+        }
     }
 }
 

@@ -156,7 +156,7 @@ fn send_request(
             )))
         }
     }
-    ep.flow.borrow_mut().sent(dest, o.saved(), Some(peer.id));
+    ep.flow.borrow_mut().sent(dest, o.saved(), Some(peer));
     ep.count(|s| s.requests_sent += 1);
     Ok(())
 }

@@ -11,6 +11,7 @@
 
 mod offload;
 mod path;
+mod replay;
 mod rx;
 mod tx;
 
@@ -43,6 +44,8 @@ pub struct UdpStats {
     /// Datagrams the kernel refused (socket buffer full, no route): lost, as on a wire.
     pub send_errors: u64,
     pub injected_losses: u64,
+    /// Copies of captured datagrams sent again by the replay fault (`udp/replay.rs`).
+    pub replayed: u64,
     /// Super-datagrams sent (each counted in `sent` as its segments).
     pub super_datagrams: u64,
     /// `sendmmsg` calls.
@@ -69,6 +72,7 @@ pub struct UdpPort {
     faults: Option<FaultInjector>,
     /// Datagrams the injector holds back, sent after the next batch (reordering).
     held: VecDeque<(SocketAddrV4, Vec<u8>)>,
+    replayer: Option<replay::Replayer>,
     doorbell: Option<Doorbell>,
     /// Reads skipped in a row because the doorbell was silent.
     skipped: u32,
@@ -104,6 +108,10 @@ impl UdpPort {
             std::net::SocketAddr::V6(_) => unreachable!("bound to an IPv4 address"),
         };
         let cap = max_datagram.unwrap_or(MAX_DATAGRAM).min(MAX_DATAGRAM);
+        let replayer = match faults.replay > 0 {
+            true => Some(replay::Replayer::bind(local)?),
+            false => None,
+        };
         Ok(UdpPort {
             socket,
             local,
@@ -116,6 +124,7 @@ impl UdpPort {
             rx: RxBatch::new(),
             faults: faults.any().then(|| FaultInjector::new(faults)),
             held: VecDeque::new(),
+            replayer,
             doorbell: None,
             skipped: 0,
             stats: UdpStats::default(),
@@ -212,6 +221,9 @@ impl UdpPort {
                 self.tx.buffer(i)[at % len] ^= mask;
             }
         }
+        if let (true, Some(r)) = (fate.replay, &mut self.replayer) {
+            r.capture(to, &self.tx.buffer(i)[..len]);
+        }
         match fate.copies {
             0 => self.stats.injected_losses += 1,
             _ if fate.hold => {
@@ -235,7 +247,9 @@ impl UdpPort {
 
     /// Whether datagrams wait to be sent.
     pub fn tx_pending(&self) -> bool {
-        self.tx_count > 0 || !self.held.is_empty()
+        self.tx_count > 0
+            || !self.held.is_empty()
+            || self.replayer.as_ref().is_some_and(replay::Replayer::pending)
     }
 
     /// Sends the batch (one `sendmmsg`, more only if the kernel takes part of it), then
@@ -255,6 +269,11 @@ impl UdpPort {
                 Ok(_) => self.stats.sent += 1,
                 Err(_) => self.stats.send_errors += 1,
             }
+        }
+        if let Some(r) = &mut self.replayer {
+            let replayed = r.send_due(&self.socket);
+            self.stats.replayed += replayed.sent;
+            self.stats.send_errors += replayed.refused;
         }
     }
 
@@ -453,6 +472,7 @@ mod tests {
             duplicate,
             reorder,
             corrupt,
+            replay: 0,
             seed: 7,
         };
         let mut lossy = port(faults(100.0, 0.0, 0.0, 0.0));
@@ -482,5 +502,35 @@ mod tests {
             got.windows(2).any(|w| w[0] > w[1]),
             "some arrive out of order"
         );
+    }
+
+    #[test]
+    fn the_replay_fault_sends_the_first_datagrams_again_from_a_second_port() {
+        let mut b = port(Faults::default());
+        let replaying = Faults {
+            replay: 1,
+            seed: 5,
+            ..Faults::default()
+        };
+        let mut a = port(replaying);
+        send(&mut a, b.local_addr(), b"captured");
+        send(&mut a, b.local_addr(), b"captured");
+        a.flush();
+        assert!(a.tx_pending(), "the replay waits for the next flush");
+        a.flush();
+        assert!(!a.tx_pending());
+        let mut from = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        while from.len() < 4 && std::time::Instant::now() < deadline {
+            for i in 0..b.receive(BATCH) {
+                let (sender, bytes) = b.received(i);
+                assert_eq!(bytes, b"captured");
+                from.push(sender);
+            }
+        }
+        let own = from.iter().filter(|&&f| f == a.local_addr()).count();
+        // Both sent, and the first (the only one captured) again from both ports.
+        assert_eq!((from.len(), own), (4, 3), "{from:?}");
+        assert_eq!(a.stats().replayed, 2);
     }
 }

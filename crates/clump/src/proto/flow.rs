@@ -8,11 +8,14 @@
 //! order, over either transport: the oldest request in flight is the one an answer
 //! settles. Shared memory names the translation in each answer (its credit slot); the
 //! network keeps the order per peer here instead (`flights`), with no id in the packet.
+//! A network peer is named as the reliability machine names it (address and endpoint),
+//! so that what one peer sends or loses never settles or drops another's flights.
 
 use crate::error::ReturnReason;
 use crate::message::{ReturnedMessage, SavedRequest};
-use crate::name::{EndpointId, IdMap};
-use std::collections::VecDeque;
+use crate::name::IdHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hash};
 
 /// The requests in flight through one translation.
 #[derive(Debug, Default)]
@@ -23,7 +26,7 @@ struct Lane {
 }
 
 #[derive(Debug)]
-pub(crate) struct Flow {
+pub(crate) struct Flow<P> {
     /// Credits per translation.
     window: usize,
     /// Requests in flight at most, over all translations.
@@ -31,17 +34,17 @@ pub(crate) struct Flow {
     lanes: Vec<Lane>,
     total: usize,
     /// Per network peer, the translations of its requests in flight, oldest first.
-    flights: IdMap<VecDeque<u32>>,
+    flights: HashMap<P, VecDeque<u32>, BuildHasherDefault<IdHasher>>,
 }
 
-impl Flow {
-    pub fn new(window: usize, limit: usize) -> Flow {
+impl<P: Copy + Eq + Hash> Flow<P> {
+    pub fn new(window: usize, limit: usize) -> Flow<P> {
         Flow {
             window,
             limit,
             lanes: Vec::new(),
             total: 0,
-            flights: IdMap::default(),
+            flights: HashMap::default(),
         }
     }
 
@@ -86,7 +89,7 @@ impl Flow {
 
     /// A request went out through `dest`; `peer` names the network peer it went to.
     #[inline]
-    pub fn sent(&mut self, dest: u32, request: SavedRequest, peer: Option<EndpointId>) {
+    pub fn sent(&mut self, dest: u32, request: SavedRequest, peer: Option<P>) {
         let i = dest as usize;
         if self.lanes.len() <= i {
             self.lanes.resize_with(i + 1, Lane::default);
@@ -111,7 +114,7 @@ impl Flow {
     /// An answer came from network peer `peer`: settles its oldest request in flight and
     /// names the translation it went through; `None` if nothing was in flight to it (a
     /// confused or hostile peer).
-    pub fn answered_by(&mut self, peer: EndpointId) -> Option<u32> {
+    pub fn answered_by(&mut self, peer: P) -> Option<u32> {
         let flight = self.flights.get_mut(&peer)?;
         let dest = flight.pop_front();
         if flight.is_empty() {
@@ -124,7 +127,7 @@ impl Flow {
 
     /// Whether answers are awaited from network peer `peer`.
     #[inline]
-    pub fn awaits(&self, peer: &EndpointId) -> bool {
+    pub fn awaits(&self, peer: &P) -> bool {
         self.flights.contains_key(peer)
     }
 
@@ -152,7 +155,7 @@ impl Flow {
     }
 
     /// Network peer `peer` is gone: no answer from it is awaited any more.
-    pub fn forget(&mut self, peer: &EndpointId) {
+    pub fn forget(&mut self, peer: &P) {
         self.flights.remove(peer);
     }
 
@@ -177,6 +180,10 @@ impl Flow {
 mod tests {
     use super::*;
     use crate::message::{ArgBuf, Kind};
+    use crate::name::EndpointId;
+
+    /// Network peers as the reliability machine names them: (address, endpoint).
+    type Peer = (u16, EndpointId);
 
     fn req(handler: u8) -> SavedRequest {
         SavedRequest {
@@ -187,17 +194,17 @@ mod tests {
         }
     }
 
-    fn peer(n: u64) -> EndpointId {
-        EndpointId {
+    fn peer(n: u64) -> Peer {
+        (1, EndpointId {
             pid: 1,
             fd: 2,
             nonce: n,
-        }
+        })
     }
 
     #[test]
     fn the_window_and_the_total_bound_credits() {
-        let mut f = Flow::new(2, 3);
+        let mut f = Flow::<Peer>::new(2, 3);
         f.reset(0);
         f.reset(1);
         f.sent(0, req(1), None);
@@ -213,7 +220,7 @@ mod tests {
 
     #[test]
     fn network_answers_settle_the_oldest_flight_of_their_peer() {
-        let mut f = Flow::new(8, 64);
+        let mut f = Flow::<Peer>::new(8, 64);
         f.sent(3, req(1), Some(peer(1)));
         f.sent(5, req(2), Some(peer(1)));
         f.sent(4, req(3), Some(peer(2)));
@@ -227,7 +234,7 @@ mod tests {
 
     #[test]
     fn a_lost_destination_returns_its_requests_in_order_and_stays_dead() {
-        let mut f = Flow::new(8, 64);
+        let mut f = Flow::<Peer>::new(8, 64);
         f.sent(1, req(7), None);
         f.sent(1, req(8), None);
         f.sent(2, req(9), None);
@@ -240,5 +247,23 @@ mod tests {
         assert_eq!(f.busy().collect::<Vec<_>>(), vec![2]);
         f.reset(1);
         assert_eq!(f.dead(1), None, "remapping revives the translation");
+    }
+
+    #[test]
+    fn an_endpoint_at_another_address_is_another_peer() {
+        // A datagram replayed from a new port names the real endpoint at a new address:
+        // its answers and its loss must leave the real peer's flights alone.
+        let mut f = Flow::<Peer>::new(8, 64);
+        let real = peer(1);
+        let replayed = (2, real.1);
+        f.sent(3, req(1), Some(real));
+        f.sent(3, req(2), Some(real));
+        assert_eq!(f.answered_by(replayed), None, "nothing in flight to it");
+        assert!(!f.awaits(&replayed));
+        f.forget(&replayed);
+        assert!(f.awaits(&real));
+        assert_eq!(f.answered_by(real), Some(3));
+        assert_eq!(f.answered_by(real), Some(3));
+        assert_eq!(f.total(), 0);
     }
 }

@@ -184,23 +184,32 @@ fn install_server(
 }
 
 /// The server's side of the second phase's set-up: one endpoint per client in its bundle,
-/// their names to everyone.
+/// their names to everyone; each maps its client's endpoint, which makes it one of the
+/// job's (the network admits only those).
 fn open_server_vnets(
     sp: &mut Spmd,
     meter: &Rc<Meter>,
     returned: &Rc<Cell<u64>>,
 ) -> Result<(), String> {
     let mut names = Vec::new();
+    let mut endpoints = Vec::new();
     for c in 0..meter.clients {
-        let ep = sp
-            .bundle
-            .create_endpoint(vnet_tag(sp.job.job_id(), c as u32))
-            .map_err(err)?;
+        let tag = vnet_tag(sp.job.job_id(), c as u32);
+        let ep = sp.bundle.create_endpoint(tag).map_err(err)?;
         install_server(&ep, meter, Some(c), returned)?;
         names.extend(ep.name().to_bytes());
+        endpoints.push((ep, tag));
     }
-    sp.allgather(&names)
+    let clients = sp
+        .allgather(&names)
         .map_err(|e| format!("allgather: {e}"))?;
+    for (c, (ep, tag)) in endpoints.iter().enumerate() {
+        let client = clients
+            .get(c + 1)
+            .and_then(|b| EndpointName::from_bytes(b))
+            .ok_or("a client sent no endpoint name")?;
+        ep.map(0, client, *tag).map_err(err)?;
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod check;
 mod errors;
 mod flood;
+mod forge;
 mod kinds;
 mod neighbours;
 mod sleep;
@@ -23,13 +24,14 @@ fn main() -> ExitCode {
             ),
         ),
         Some("errors") => errors::run(),
+        Some("forge") => forge::run(),
         Some("neighbours") => neighbours::run(),
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
         Some("cut-link") => victim::survive_cut_link(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|neighbours|sleep|stream-until-killed|victim|cut-link".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link".into(),
         ),
     };
     match result {

@@ -7,6 +7,10 @@ use super::{Inbound, Micros, Peer, Stats};
 use crate::net::wire::{DataKind, Header, PacketKind};
 use std::collections::VecDeque;
 
+/// What a kept out-of-order datagram counts against the reorder bounds besides its
+/// payload: its header and bookkeeping.
+pub(super) const EARLY_OVERHEAD: usize = std::mem::size_of::<Option<Early>>();
+
 /// A datagram that arrived ahead of the one expected.
 #[derive(Debug)]
 struct Early {
@@ -47,6 +51,8 @@ pub(super) struct RecvChannel {
     expected: u32,
     /// `early[i]` holds sequence number `expected + 1 + i`, if it arrived.
     early: VecDeque<Option<Early>>,
+    /// What the datagrams in `early` count against the reorder bounds.
+    early_bytes: usize,
     partial: Option<Partial>,
     /// When an explicit ack of `expected` is due, unless a data packet carries it first.
     pub(super) ack_due: Option<Micros>,
@@ -84,6 +90,8 @@ pub(super) struct Sink<'a, A> {
     pub(super) stats: &'a mut Stats,
     /// How far ahead of `expected` datagrams are buffered.
     pub(super) window: u32,
+    /// Bytes this channel may still keep out of order (the reorder bounds' room).
+    pub(super) room: usize,
 }
 
 impl RecvChannel {
@@ -91,6 +99,7 @@ impl RecvChannel {
         RecvChannel {
             expected: initial_seq,
             early: VecDeque::new(),
+            early_bytes: 0,
             partial: None,
             ack_due: None,
             dup_acks: 0,
@@ -101,6 +110,11 @@ impl RecvChannel {
     /// The cumulative ack to send: the next sequence number expected.
     pub(super) fn expected(&self) -> u32 {
         self.expected
+    }
+
+    /// What the datagrams kept out of order count against the reorder bounds.
+    pub(super) fn early_bytes(&self) -> usize {
+        self.early_bytes
     }
 
     /// No ack or NACK owed.
@@ -130,11 +144,20 @@ impl RecvChannel {
                 return out;
             }
             let i = (ahead - 1) as usize;
+            let cost = payload.len() + EARLY_OVERHEAD;
+            let kept = self.early.get(i).is_some_and(Option::is_some);
+            if !kept && cost > sink.room {
+                // A sender within its window never gets here on its own (see
+                // `REORDER_PEER_BYTES`); the datagram comes again after the hole.
+                sink.stats.beyond_reorder_bound += 1;
+                return out;
+            }
             if self.early.len() <= i {
                 self.early.resize_with(i + 1, || None);
             }
             match self.early.get_mut(i) {
                 Some(slot @ None) => {
+                    self.early_bytes += cost;
                     *slot = Some(Early {
                         header: *header,
                         payload: payload.to_vec(),
@@ -156,6 +179,7 @@ impl RecvChannel {
         // Whatever arrived early and is now in order follows.
         while let Some(next) = self.early.pop_front() {
             let Some(early) = next else { break };
+            self.early_bytes -= early.payload.len() + EARLY_OVERHEAD;
             if !self.accept(&early.header, &early.payload, sink) {
                 // Refused: dropped like a fresh arrival would be; the sender resends it.
                 out.nack = Some(self.expected);
@@ -231,6 +255,7 @@ impl RecvChannel {
     /// Forgets everything but the sequence number (the peer is unreachable).
     pub(super) fn clear(&mut self) {
         self.early = VecDeque::new();
+        self.early_bytes = 0;
         self.partial = None;
         self.ack_due = None;
         self.dup_acks = 0;

@@ -8,7 +8,7 @@ use crate::ReturnReason;
 
 const JOB: u64 = 0x5eed_0001;
 
-fn id(n: u8) -> EndpointId {
+pub(super) fn id(n: u8) -> EndpointId {
     EndpointId {
         pid: 1000 + u32::from(n),
         fd: 3,
@@ -16,29 +16,29 @@ fn id(n: u8) -> EndpointId {
     }
 }
 
-fn peer(n: u8) -> Peer<u8> {
+pub(super) fn peer(n: u8) -> Peer<u8> {
     Peer { addr: n, id: id(n) }
 }
 
-fn cfg() -> ReliableConfig {
+pub(super) fn cfg() -> ReliableConfig {
     ReliableConfig {
         job: JOB,
         ..ReliableConfig::default()
     }
 }
 
-fn machine(n: u8, cfg: ReliableConfig) -> Reliable<u8> {
+pub(super) fn machine(n: u8, cfg: ReliableConfig) -> Reliable<u8> {
     Reliable::new(id(n), cfg)
 }
 
-fn short(channel: Channel, arg: u32) -> Header {
+pub(super) fn short(channel: Channel, arg: u32) -> Header {
     let mut h = Header::new(PacketKind::Short, channel);
     h.handler = 1;
     h.args = Args::new(&[arg]).unwrap();
     h
 }
 
-fn medium(channel: Channel, arg: u32, len: usize) -> (Header, Vec<u8>) {
+pub(super) fn medium(channel: Channel, arg: u32, len: usize) -> (Header, Vec<u8>) {
     let mut h = short(channel, arg);
     h.kind = PacketKind::Medium;
     h.total_len = len as u32;
@@ -60,7 +60,7 @@ fn pattern(seed: u32, len: usize) -> Vec<u8> {
 }
 
 /// Every datagram `m` has to send at `now`, with its destination.
-fn drain(m: &mut Reliable<u8>, now: Micros) -> Vec<Vec<u8>> {
+pub(super) fn drain(m: &mut Reliable<u8>, now: Micros) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; wire::MAX_DATAGRAM];
     while let Some((_to, len)) = m.poll_transmit(now, &mut buf) {
@@ -85,24 +85,24 @@ fn header_of(d: &[u8]) -> Header {
     decode(d, JOB).expect("machine sent an invalid datagram").0
 }
 
-fn no_land(_: &Header, _: &[u8]) -> bool {
+pub(super) fn no_land(_: &Header, _: &[u8]) -> bool {
     panic!("nothing should land")
 }
 
-fn deliver(m: &mut Reliable<u8>, now: Micros, from: u8, datagrams: &[Vec<u8>]) {
+pub(super) fn deliver(m: &mut Reliable<u8>, now: Micros, from: u8, datagrams: &[Vec<u8>]) {
     for d in datagrams {
         m.handle_datagram(now, from, d, &mut no_land);
     }
 }
 
-fn inbound_args(m: &mut Reliable<u8>, channel: Channel) -> Vec<u32> {
+pub(super) fn inbound_args(m: &mut Reliable<u8>, channel: Channel) -> Vec<u32> {
     std::iter::from_fn(|| m.poll_inbound(channel))
         .map(|i| i.header.args[0])
         .collect()
 }
 
 /// Runs timers and transmissions of `m` until `until`, returning what it sent.
-fn run_timers(m: &mut Reliable<u8>, now: &mut Micros, until: Micros) -> Vec<Vec<u8>> {
+pub(super) fn run_timers(m: &mut Reliable<u8>, now: &mut Micros, until: Micros) -> Vec<Vec<u8>> {
     let mut sent = Vec::new();
     while let Some(t) = m.poll_timeout() {
         if t > until {

@@ -70,7 +70,7 @@ fn translation(to: u8, n: u64) -> u32 {
 struct Machine {
     me: u8,
     rel: Reliable<u8>,
-    flow: Flow,
+    flow: Flow<Peer<u8>>,
     acks: AckRuns<Peer<u8>>,
     /// Per destination machine: the next request number, and the numbers in flight,
     /// oldest first.
@@ -117,7 +117,7 @@ impl Sim<'_> {
                     args: ArgBuf::from_slice(&[number as u32]),
                     offset: number,
                 };
-                mc.flow.sent(dest, saved, Some(id(to)));
+                mc.flow.sent(dest, saved, Some(peer(to)));
                 mc.in_flight[t].push_back(number);
                 let through = mc.in_flight[t].iter().filter(|&&n| translation(to, n) == dest);
                 assert!(through.count() <= self.s.credits, "{m} -> {dest}: past its credits");
@@ -137,7 +137,7 @@ impl Sim<'_> {
                 mc.me,
                 p.addr
             );
-            mc.flow.forget(&p.id);
+            mc.flow.forget(&p);
             let t = usize::from(p.addr);
             for dest in [translation(p.addr, 0), translation(p.addr, 1)] {
                 for r in mc.flow.lose(dest, ReturnReason::Unreachable) {
@@ -156,7 +156,7 @@ impl Sim<'_> {
         while let Some(msg) = mc.rel.poll_inbound(Channel::Reply) {
             let from = usize::from(msg.from.addr);
             for _ in 0..requests_settled(&msg.header) {
-                let dest = mc.flow.answered_by(msg.from.id);
+                let dest = mc.flow.answered_by(msg.from);
                 let oldest = mc.in_flight[from].pop_front();
                 assert!(oldest.is_some(), "an answer for nothing in flight");
                 assert_eq!(

@@ -290,3 +290,24 @@ fn whole_endpoints_get_back_what_a_cut_link_strands() {
     assert_eq!(out[0][1], (s.requests, 0));
     assert_eq!(out[1][2], (s.requests, 0));
 }
+
+#[test]
+fn sim_tight_reorder_bounds_drop_what_is_early_and_lose_nothing() {
+    let mut s = scenario(
+        "reorder-bounds",
+        0xb0d5_0008,
+        3,
+        12_000,
+        faults(0.05, 0.02, 0.30, 0.01),
+    );
+    // Room for a few datagrams of a peer and fewer than two peers' worth in all: most
+    // of what arrives early is dropped and must come again.
+    s.cfg.reorder_peer = 24 << 10;
+    s.cfg.reorder_total = 40 << 10;
+    let out = go(&s);
+    let dropped: u64 = out.stats.iter().map(|st| st.beyond_reorder_bound).sum();
+    assert!(dropped > 0, "the bounds were reached");
+    for st in &out.stats {
+        assert!(st.reorder_bytes_peak <= 40 << 10, "{st:?}");
+    }
+}
