@@ -16,7 +16,8 @@
 //! | `CLUMP_NET_IFACE` | the network interface whose IPv4 address endpoints bind to (instead of `CLUMP_NET_IP`) | unset | an interface name |
 //! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | unset: what the path to each peer carries (its interface MTU less the IP and UDP headers: 65507 on loopback, 1472 on Ethernet) | 256 ..= 65507 |
 //! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
-//! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_TIMEOUT_MS` | how long a peer that owes an ack or an answer may stay silent before it is judged: under `clump run` the launcher is asked, and a peer whose process lives but does not poll (stopped, computing) is waited for, one that polls yet is not heard (a cut link) is unreachable, one whose process exited is gone; without a launcher (PMIx, PMI-2) it is unreachable. Its messages then return: `Unreachable` those never sent, `OutcomeUnknown` the others | 10000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_HEARTBEAT` | whether a process under `clump run` tells the launcher, every `CLUMP_NET_TIMEOUT_MS`/8 (10 ms ..= 1 s) while it polls the network, that it lives and polls: the evidence that tells a cut link from a stopped peer | 1 | 0 or 1 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
 //! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
@@ -105,6 +106,8 @@ pub struct NetConfig {
     pub poll_every_busy: u32,
     /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
     pub doorbell: bool,
+    /// Beat to the launcher while polling (`boot/watch.rs`).
+    pub heartbeat: bool,
     pub faults: Faults,
 }
 
@@ -230,6 +233,7 @@ impl NetConfig {
         let poll_every_busy =
             parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
         let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
+        let heartbeat = parse_u64(lookup, "CLUMP_NET_HEARTBEAT", 1, 0, 1)? == 1;
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
@@ -253,6 +257,7 @@ impl NetConfig {
             poll_every_idle,
             poll_every_busy,
             doorbell,
+            heartbeat,
             faults,
         })
     }

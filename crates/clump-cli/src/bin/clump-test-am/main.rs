@@ -8,6 +8,7 @@ mod check;
 mod errors;
 mod flood;
 mod kinds;
+mod liveness;
 mod sleep;
 mod victim;
 
@@ -26,8 +27,10 @@ fn main() -> ExitCode {
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
         Some("cut-link") => victim::survive_cut_link(),
+        Some("stop-resume") => liveness::stop_resume(),
+        Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|sleep|stream-until-killed|victim|cut-link".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|sleep|stream-until-killed|victim|cut-link|stop-resume|peer-gone".into(),
         ),
     };
     match result {

@@ -290,3 +290,22 @@ fn whole_endpoints_get_back_what_a_cut_link_strands() {
     assert_eq!(out[0][1], (s.requests, 0));
     assert_eq!(out[1][2], (s.requests, 0));
 }
+
+#[test]
+fn whole_endpoints_deliver_everything_at_heavy_loss() {
+    for (loss, seed_) in [(0.2, 0x0010_5520), (0.5, 0x0010_5550)] {
+        let faults = Faults {
+            loss,
+            ..Faults::default()
+        };
+        let mut s = endpoints(seed_, faults, None);
+        s.requests = scale(400);
+        for (m, row) in super::endpoints::run(&s).iter().enumerate() {
+            for (t, &(answered, returned)) in row.iter().enumerate() {
+                if t != m {
+                    assert_eq!((answered, returned), (s.requests, 0), "loss {loss}: {m} -> {t}");
+                }
+            }
+        }
+    }
+}
