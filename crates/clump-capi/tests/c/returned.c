@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
     CHECK(clump_spmd_startup(&argc, &argv, &eb, &ep));
     int rank = clump_spmd_rank();
     /* "net": the two ranks are on different hosts. A freed endpoint's socket is closed
-       there, so what is sent to it comes back unreachable once the retry budget runs
-       out; and a reply carries no requester tag to reject. */
+       there, so what is sent to it comes back EOUTCOMEUNKNOWN once the silence is
+       judged (it left; no answer came); and a reply carries no requester tag to reject. */
     int net = argc > 1 && strcmp(argv[1], "net") == 0;
     EXPECT(clump_spmd_size() == 2);
     tag_t tag;

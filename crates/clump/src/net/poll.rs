@@ -127,8 +127,11 @@ fn handle_events(ep: &EndpointCore) {
         let Some(Event::Silent(peer)) = event else {
             return;
         };
-        let Some(timeout) = ep.net.port.borrow().as_ref().map(|p| p.timeout()) else {
-            return;
+        // Heard from since it was reported (in the same batch of datagrams): no silence.
+        let Some(timeout) = ep.net.port.borrow().as_ref().and_then(|p| {
+            p.is_silent(&peer).then(|| p.timeout())
+        }) else {
+            continue;
         };
         let verdict = crate::boot::watch::judge(peer.id.pid, timeout / 2);
         if verdict == Some(PeerState::Quiet) {

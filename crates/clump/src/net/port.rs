@@ -188,6 +188,11 @@ impl NetPort {
         self.machine.await_answers(self.now, peer, on);
     }
 
+    /// Whether `peer` was reported silent and has not been heard from since.
+    pub fn is_silent(&self, peer: &NetPeer) -> bool {
+        self.machine.is_silent(peer)
+    }
+
     /// A silent `peer` lives (the launcher says so): its silence counts afresh.
     pub fn keep_waiting(&mut self, peer: NetPeer) {
         self.machine.keep_waiting(self.now, peer);

@@ -827,6 +827,13 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
     }
 
+    /// Whether `peer` was reported silent and has not been heard from since.
+    pub fn is_silent(&self, peer: &Peer<A>) -> bool {
+        self.lookup(peer)
+            .and_then(|i| self.peers.get(i))
+            .is_some_and(|st| st.silent)
+    }
+
     /// The caller judged a silent `peer` alive (its process lives and does not poll):
     /// its silence is counted afresh from `now`, and reported again after `cfg.timeout`.
     pub fn keep_waiting(&mut self, now: Micros, peer: Peer<A>) {
