@@ -19,6 +19,7 @@ pub const EBADLENGTH: c_int = 6;
 pub const EBADENDPOINT: c_int = 7;
 pub const EUNREACHABLE: c_int = 9;
 pub const EREPLYREJECTED: c_int = 10;
+pub const EOUTCOMEUNKNOWN: c_int = 11;
 
 pub const AM_REQUEST_M: c_int = 1;
 pub const AM_REQUEST_IM: c_int = 2;
@@ -90,6 +91,7 @@ pub fn status_of(reason: ReturnReason) -> c_int {
         ReturnReason::EndpointGone => EBADENDPOINT,
         ReturnReason::PeerGone | ReturnReason::Unreachable => EUNREACHABLE,
         ReturnReason::ReplyRejected => EREPLYREJECTED,
+        ReturnReason::OutcomeUnknown => EOUTCOMEUNKNOWN,
     }
 }
 

@@ -1,8 +1,11 @@
-//! Error text for C: the name and meaning of every `AM_ERR_*` code, and why
-//! `clump_spmd_startup` failed (the variable and its problem, not just a number).
+//! Error text for C: the name and meaning of every `AM_ERR_*` code and of every status
+//! handler 0 receives, and why `clump_spmd_startup` failed (the variable and its problem,
+//! not just a number).
 
 use crate::codes::{
     AM_ERR_BAD_ARG, AM_ERR_IN_USE, AM_ERR_NOT_INIT, AM_ERR_NOT_SENT, AM_ERR_RESOURCE, AM_OK,
+    EBADARGS, EBADENDPOINT, EBADHANDLER, EBADLENGTH, EBADSEGOFF, EBADTAG, EOUTCOMEUNKNOWN,
+    EREPLYREJECTED, EUNREACHABLE,
 };
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
@@ -29,6 +32,44 @@ pub extern "C" fn clump_error_name(code: c_int) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn clump_error_desc(code: c_int) -> *const c_char {
     text(code).1.as_ptr()
+}
+
+/// (name, meaning) of a status handler 0 receives (the values of `amii.h`; AM-II's
+/// EBADENTRY and ECONGESTION are never given by clump, but named).
+fn status_text(status: c_int) -> (&'static CStr, &'static CStr) {
+    match status {
+        EBADARGS => (c"EBADARGS", c"the message was malformed"),
+        2 => (c"EBADENTRY", c"translation table entry not bound"),
+        EBADTAG => (c"EBADTAG", c"tag does not match the destination endpoint"),
+        EBADHANDLER => (c"EBADHANDLER", c"no such handler at the destination"),
+        EBADSEGOFF => (
+            c"EBADSEGOFF",
+            c"offset and length fall outside the destination segment",
+        ),
+        EBADLENGTH => (c"EBADLENGTH", c"payload longer than the limit"),
+        EBADENDPOINT => (c"EBADENDPOINT", c"destination endpoint was freed"),
+        8 => (c"ECONGESTION", c"congestion at the destination"),
+        EUNREACHABLE => (
+            c"EUNREACHABLE",
+            c"destination unreachable, or its process gone",
+        ),
+        EREPLYREJECTED => (c"EREPLYREJECTED", c"reply rejected by the requester"),
+        EOUTCOMEUNKNOWN => (
+            c"EOUTCOMEUNKNOWN",
+            c"destination stopped answering after the message was sent: it may have run",
+        ),
+        _ => (c"E_UNKNOWN", c"not a status of clump"),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn clump_status_name(status: c_int) -> *const c_char {
+    status_text(status).0.as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn clump_status_desc(status: c_int) -> *const c_char {
+    status_text(status).1.as_ptr()
 }
 
 thread_local! {

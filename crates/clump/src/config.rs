@@ -17,7 +17,8 @@
 //! | `CLUMP_NET_IFACE` | the network interface whose IPv4 address endpoints bind to (instead of `CLUMP_NET_IP`) | unset | an interface name |
 //! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | unset: what the path to each peer carries (its interface MTU less the IP and UDP headers: 65507 on loopback, 1472 on Ethernet) | 256 ..= 65507 |
 //! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
-//! | `CLUMP_NET_TIMEOUT_MS` | how long a packet may go unacknowledged before its destination is unreachable and its messages return to their senders (a peer that does not poll for this long counts as gone) | 10000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_TIMEOUT_MS` | how long a peer that owes an ack or an answer may stay silent before it is judged: under `clump run` the launcher is asked, and a peer whose process lives but does not poll (stopped, computing) is waited for, one that polls yet is not heard (a cut link) is unreachable, one whose process exited is gone; without a launcher (PMIx, PMI-2) it is unreachable. Its messages then return: `Unreachable` those never sent, `OutcomeUnknown` the others | 10000 | 10 ..= 3600000 |
+//! | `CLUMP_NET_HEARTBEAT` | whether a process under `clump run` tells the launcher, every `CLUMP_NET_TIMEOUT_MS`/8 (10 ms ..= 1 s) while it polls the network, that it lives and polls: the evidence that tells a cut link from a stopped peer | 1 | 0 or 1 |
 //! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
 //! | `CLUMP_NET_REORDER_BYTES` | bytes of datagrams that arrived ahead of a missing one kept per peer (both channels); more are dropped and sent again by the peer | 4194304 (a full window both ways) | 0 ..= 1073741824 |
 //! | `CLUMP_NET_REORDER_TOTAL` | the same over all peers of an endpoint, so that no volume of traffic grows it further | 33554432 | 0 ..= 17179869184 |
@@ -117,6 +118,8 @@ pub struct NetConfig {
     /// Out-of-order bytes kept per peer and over all peers (`reliable.rs`).
     pub reorder_peer: usize,
     pub reorder_total: usize,
+    /// Beat to the launcher while polling (`boot/watch.rs`).
+    pub heartbeat: bool,
     pub faults: Faults,
 }
 
@@ -265,6 +268,7 @@ impl NetConfig {
             0,
             16 << 30,
         )? as usize;
+        let heartbeat = parse_u64(lookup, "CLUMP_NET_HEARTBEAT", 1, 0, 1)? == 1;
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
@@ -292,6 +296,7 @@ impl NetConfig {
             auth,
             reorder_peer,
             reorder_total,
+            heartbeat,
             faults,
         })
     }

@@ -70,6 +70,10 @@ pub enum ReturnReason {
     Unreachable = 8,
     /// A reply could not be delivered to the requester (`EREPLYREJECTED`).
     ReplyRejected = 9,
+    /// The destination stopped answering after the message was sent: it may have run
+    /// there or not, and the sender cannot tell (`EOUTCOMEUNKNOWN`). `Unreachable`, by
+    /// contrast, says the message never left.
+    OutcomeUnknown = 10,
 }
 
 impl ReturnReason {
@@ -85,6 +89,7 @@ impl ReturnReason {
             PeerGone,
             Unreachable,
             ReplyRejected,
+            OutcomeUnknown,
         ]
         .into_iter()
         .find(|r| *r as u8 == v)
@@ -105,6 +110,9 @@ impl fmt::Display for ReturnReason {
             ReturnReason::PeerGone => "destination process is gone",
             ReturnReason::Unreachable => "destination unreachable",
             ReturnReason::ReplyRejected => "reply rejected by the requester",
+            ReturnReason::OutcomeUnknown => {
+                "destination stopped answering after the message was sent: it may have run"
+            }
         };
         f.write_str(text)
     }

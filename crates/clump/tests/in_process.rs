@@ -322,10 +322,10 @@ fn a_freed_endpoint_returns_queued_and_later_requests(via: Via) {
         .collect();
     r.sort_by_key(|x| x.0);
     // Over the network a freed endpoint's socket is closed: what is sent after the free
-    // comes back when the retry budget runs out.
+    // comes back once the peer's silence is judged, as sent with no word of its fate.
     let later = match via {
         Via::Shm => ReturnReason::EndpointGone,
-        Via::Udp | Via::UdpRationed => ReturnReason::Unreachable,
+        Via::Udp | Via::UdpRationed => ReturnReason::OutcomeUnknown,
     };
     assert_eq!(r, vec![(1, ReturnReason::EndpointGone), (2, later)]);
     assert!(matches!(b.request(0, 1, &[]), Err(Error::EndpointFreed)));

@@ -102,6 +102,14 @@ const char *clump_error_desc(int code);
 #define ECONGESTION    8  /* congestion at the destination */
 #define EUNREACHABLE   9  /* the destination (or its process) cannot be reached */
 #define EREPLYREJECTED 10 /* the requester refused the reply */
+#define EOUTCOMEUNKNOWN 11 /* the destination stopped answering after the message was
+                             * sent: it may have run there or not (EUNREACHABLE says it
+                             * never left) */
+
+/* The name ("EUNREACHABLE") and meaning of a status handler 0 receives; static strings
+ * ("E_UNKNOWN" for a value that is no status). */
+const char *clump_status_name(int status);
+const char *clump_status_desc(int status);
 
 /* ---------------------------------------------------------------------------------- */
 /* Initialization, limits                                                              */

@@ -1,4 +1,4 @@
-/* clump_error_name / clump_error_desc for every code, and clump_spmd_error after a
+/* clump_error_name / clump_error_desc for every code, clump_status_name / _desc, and clump_spmd_error after a
  * successful start-up. */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,10 @@ int main(int argc, char **argv) {
     EXPECT(strcmp(clump_error_desc(AM_ERR_BAD_ARG), "an argument is invalid") == 0);
     EXPECT(strcmp(clump_error_name(AM_ERR_IN_USE), "AM_ERR_IN_USE") == 0);
     EXPECT(strcmp(clump_error_name(-7), "AM_ERR_UNKNOWN") == 0);
+    EXPECT(strcmp(clump_status_name(EUNREACHABLE), "EUNREACHABLE") == 0);
+    EXPECT(strcmp(clump_status_name(EOUTCOMEUNKNOWN), "EOUTCOMEUNKNOWN") == 0);
+    EXPECT(strstr(clump_status_desc(EOUTCOMEUNKNOWN), "may have run") != NULL);
+    EXPECT(strcmp(clump_status_name(0), "E_UNKNOWN") == 0);
     /* A real failure through a real call: translation 4000 is not mapped. */
     int rc = AM_Request1(ep, 4000, 1, 0);
     printf("AM_Request1 to translation 4000: %s (%s)\n", clump_error_name(rc),

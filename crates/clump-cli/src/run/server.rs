@@ -4,14 +4,18 @@
 //! waiting ranks cost it nothing. Sockets are nonblocking and every reply is queued per
 //! connection, so one slow reader never stalls the others. A collective completes when
 //! every rank has entered it; its result is encoded once and shared by all queues.
+//!
+//! A rank may open a second connection, its liveness watch (`Watch`): it beats while it
+//! polls the network, asks about a silent peer (alive and polling, alive and quiet, or
+//! gone), and hears at once when another rank's process has exited.
 
-use clump::boot::frame::{FrameReader, Msg, Op, MAX_GATHER_TOTAL, MAX_REQUEST_BODY};
+use clump::boot::frame::{FrameReader, Msg, Op, PeerState, MAX_GATHER_TOTAL, MAX_REQUEST_BODY};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Something the launcher must act on.
 #[derive(Debug)]
@@ -53,6 +57,17 @@ enum Token {
     Listener,
     Fresh(usize),
     Rank(u32),
+    Watch(usize),
+}
+
+/// What the launcher knows of each rank's liveness.
+#[derive(Clone, Copy, Default)]
+struct Life {
+    /// Its process id, as its hello said.
+    pid: Option<u32>,
+    exited: bool,
+    /// Its last beat.
+    beat: Option<Instant>,
 }
 
 struct Collective {
@@ -71,6 +86,9 @@ pub struct Server {
     ranks: Vec<Slot>,
     coll: Collective,
     tokens: Vec<Token>,
+    lives: Vec<Life>,
+    /// Liveness connections, with the rank each watches for.
+    watches: Vec<Option<(u32, Conn)>>,
 }
 
 impl Server {
@@ -89,6 +107,8 @@ impl Server {
                 total: 0,
             },
             tokens: Vec::new(),
+            lives: vec![Life::default(); size as usize],
+            watches: Vec::new(),
         })
     }
 
@@ -129,6 +149,16 @@ impl Server {
                 );
             }
         }
+        for (i, w) in self.watches.iter().enumerate() {
+            if let Some((_, c)) = w {
+                add(
+                    c.stream.as_raw_fd(),
+                    c.events(),
+                    Token::Watch(i),
+                    &mut self.tokens,
+                );
+            }
+        }
     }
 
     /// Serves whatever poll(2) reported ready in `fds` (as filled by `fill_fds`).
@@ -143,10 +173,74 @@ impl Server {
                 Token::Listener => self.accept(),
                 Token::Fresh(i) => self.serve_fresh(i, &mut events),
                 Token::Rank(r) => self.serve_rank(r, &mut events),
+                Token::Watch(i) => self.serve_watch(i),
             }
         }
         self.fresh.retain(Option::is_some);
+        self.watches.retain(Option::is_some);
         events
+    }
+
+    /// `rank`'s process has exited: every watching rank hears it now.
+    pub fn rank_exited(&mut self, rank: u32) {
+        let life = &mut self.lives[rank as usize];
+        if life.exited {
+            return;
+        }
+        life.exited = true;
+        let Some(pid) = life.pid else {
+            return;
+        };
+        let frame: Rc<[u8]> = Msg::Died { pid }.encode().into();
+        for (_, conn) in self.watches.iter_mut().flatten() {
+            conn.queue(frame.clone());
+            let _ = conn.flush(); // the rest goes when poll(2) says the socket has room
+        }
+    }
+
+    /// Beats and questions of a liveness connection.
+    fn serve_watch(&mut self, i: usize) {
+        loop {
+            let Some((rank, conn)) = self.watches[i].as_mut() else {
+                return;
+            };
+            let rank = *rank;
+            if conn.flush().is_err() {
+                self.watches[i] = None;
+                return;
+            }
+            match conn.read() {
+                Ok(None) => return,
+                Ok(Some(Msg::Beat)) => self.lives[rank as usize].beat = Some(Instant::now()),
+                Ok(Some(Msg::Ask { pid, within_ms })) => {
+                    let state = self.state_of(pid, Duration::from_millis(within_ms.into()));
+                    let answer = Msg::Status { pid, state }.encode().into();
+                    if let Some((_, conn)) = self.watches[i].as_mut() {
+                        conn.queue(answer);
+                    }
+                }
+                // Anything else, or a closed or broken connection: the watch ends; the
+                // rank's own connection says whether it is still in the job.
+                _ => {
+                    self.watches[i] = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// What the launcher knows of the process `pid` of this job.
+    fn state_of(&self, pid: u32, within: Duration) -> PeerState {
+        let Some(life) = self.lives.iter().find(|l| l.pid == Some(pid)) else {
+            return PeerState::Unknown;
+        };
+        if life.exited {
+            PeerState::Gone
+        } else if life.beat.is_some_and(|t| t.elapsed() <= within) {
+            PeerState::Polling
+        } else {
+            PeerState::Quiet
+        }
     }
 
     /// Serves whatever is ready now, without waiting.
@@ -234,7 +328,15 @@ impl Server {
             Msg::Hello { rank, .. } if !matches!(self.ranks[rank as usize], Slot::NotYet) => {
                 format!("rank {rank} has connected before")
             }
-            Msg::Hello { rank, .. } => {
+            Msg::Watch { job_id, rank } if job_id == self.job_id && rank < size => {
+                let conn = self.fresh[i].take().expect("checked above");
+                self.watches.push(Some((rank, conn)));
+                let w = self.watches.len() - 1;
+                // Frames sent right behind it are already buffered: serve them now.
+                return self.serve_watch(w);
+            }
+            Msg::Hello { rank, pid, .. } => {
+                self.lives[rank as usize].pid = Some(pid);
                 let mut conn = self.fresh[i].take().expect("checked above");
                 conn.queue(Msg::Welcome { size }.encode().into());
                 self.ranks[rank as usize] = Slot::Open(conn);

@@ -176,6 +176,8 @@ impl<'a> Supervisor<'a> {
 
     fn reap(&mut self) {
         for (rank, status) in self.children.reap() {
+            // Its peers return what they sent it at once, rather than after a timeout.
+            self.server.rank_exited(rank);
             if self.ending.is_some() {
                 if !status.success() {
                     self.ended.push(rank);
@@ -188,7 +190,9 @@ impl<'a> Supervisor<'a> {
             if !status.success() {
                 self.failed.push(rank);
                 let (code, what) = describe(status);
-                self.fail(code, format!("{} {what}", self.who(rank)));
+                // The others heard of it (`rank_exited`): they get the grace to return
+                // what they sent it and say so before they are ended.
+                self.end_after(code, format!("{} {what}", self.who(rank)), EXIT_GRACE);
             }
         }
     }

@@ -91,14 +91,15 @@ pub struct Returned {
 }
 
 impl Returned {
-    /// Checks the five came back for `reason`, and that a later send comes back at once.
-    pub fn check(&self, reason: clump::ReturnReason) {
+    /// Checks the five came back for `reason`, and that a later send comes back at once
+    /// for `later`.
+    pub fn check(&self, reason: clump::ReturnReason, later: clump::ReturnReason) {
         let mut got = self.log.borrow().clone();
         got.sort_by_key(|x| x.1);
         assert_eq!(got, (0..5).map(|i| (reason, i)).collect::<Vec<_>>());
         self.ep.request(0, 1, &[9]).unwrap();
         self.bundle.poll().unwrap();
-        assert_eq!(self.log.borrow().last(), Some(&(reason, 9)));
+        assert_eq!(self.log.borrow().last(), Some(&(later, 9)));
         assert_eq!(self.ep.outstanding(), 0);
     }
 }

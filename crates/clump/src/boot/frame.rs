@@ -3,6 +3,9 @@
 //! A frame is a little-endian `u32` body length followed by the body, whose first byte
 //! is the message kind. A process sends `Hello` first and gets `Welcome` back; each
 //! collective is an `Enter` answered by a `Done` carrying the same sequence number.
+//! A second connection of a process, opened with `Watch`, carries liveness: the process
+//! says `Beat` while it polls the network, asks `Ask` about a silent peer and is answered
+//! `Status`; the launcher sends `Died` when a rank's process has exited.
 //! Pure code: no I/O, so both ends and the tests share it. Every length is checked
 //! against the limits below before anything is allocated, so a bad peer gets an error,
 //! never a panic or a huge allocation.
@@ -59,6 +62,29 @@ pub enum Msg {
     Abort { status: i32, reason: String },
     /// Launcher -> process: the job is over (or this connection was refused).
     Aborted { status: i32, reason: String },
+    /// Process -> launcher, first frame of a liveness connection.
+    Watch { rank: u32, job_id: u64 },
+    /// Process -> launcher: it polls the network.
+    Beat,
+    /// Process -> launcher: is the process `pid` alive, and did it beat within `within_ms`?
+    Ask { pid: u32, within_ms: u32 },
+    /// Launcher -> process: the answer to `Ask`.
+    Status { pid: u32, state: PeerState },
+    /// Launcher -> process: the rank whose process was `pid` has exited.
+    Died { pid: u32 },
+}
+
+/// What the launcher knows of a process of its job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerState {
+    /// Its process has exited.
+    Gone = 0,
+    /// It lives and beat recently: it polls (a silence is the network's).
+    Polling = 1,
+    /// It lives and did not beat recently: stopped, or computing without polling.
+    Quiet = 2,
+    /// Not a process of this job that the launcher knows.
+    Unknown = 3,
 }
 
 const K_HELLO: u8 = 1;
@@ -67,6 +93,11 @@ const K_ENTER: u8 = 3;
 const K_DONE: u8 = 4;
 const K_ABORT: u8 = 5;
 const K_ABORTED: u8 = 6;
+const K_WATCH: u8 = 7;
+const K_BEAT: u8 = 8;
+const K_ASK: u8 = 9;
+const K_STATUS: u8 = 10;
+const K_DIED: u8 = 11;
 
 /// Why bytes from the peer are not a valid frame.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -99,6 +130,11 @@ impl Msg {
             Msg::Done { .. } => "done",
             Msg::Abort { .. } => "abort",
             Msg::Aborted { .. } => "aborted",
+            Msg::Watch { .. } => "watch",
+            Msg::Beat => "beat",
+            Msg::Ask { .. } => "ask",
+            Msg::Status { .. } => "status",
+            Msg::Died { .. } => "died",
         }
     }
 
@@ -142,6 +178,27 @@ impl Msg {
                 });
                 b.extend_from_slice(&status.to_le_bytes());
                 b.extend_from_slice(cut(reason, MAX_REASON).as_bytes());
+            }
+            Msg::Watch { rank, job_id } => {
+                b.push(K_WATCH);
+                b.extend_from_slice(&MAGIC.to_le_bytes());
+                b.extend_from_slice(&rank.to_le_bytes());
+                b.extend_from_slice(&job_id.to_le_bytes());
+            }
+            Msg::Beat => b.push(K_BEAT),
+            Msg::Ask { pid, within_ms } => {
+                b.push(K_ASK);
+                b.extend_from_slice(&pid.to_le_bytes());
+                b.extend_from_slice(&within_ms.to_le_bytes());
+            }
+            Msg::Status { pid, state } => {
+                b.push(K_STATUS);
+                b.extend_from_slice(&pid.to_le_bytes());
+                b.push(*state as u8);
+            }
+            Msg::Died { pid } => {
+                b.push(K_DIED);
+                b.extend_from_slice(&pid.to_le_bytes());
             }
         }
         let len = (b.len() - 4) as u32;
@@ -222,6 +279,32 @@ impl Msg {
                     Msg::Aborted { status, reason }
                 }
             }
+            K_WATCH => {
+                let magic = r.u32()?;
+                if magic != MAGIC {
+                    return Err(FrameError::BadMagic(magic));
+                }
+                Msg::Watch {
+                    rank: r.u32()?,
+                    job_id: r.u64()?,
+                }
+            }
+            K_BEAT => Msg::Beat,
+            K_ASK => Msg::Ask {
+                pid: r.u32()?,
+                within_ms: r.u32()?,
+            },
+            K_STATUS => Msg::Status {
+                pid: r.u32()?,
+                state: match r.array::<1>()?[0] {
+                    0 => PeerState::Gone,
+                    1 => PeerState::Polling,
+                    2 => PeerState::Quiet,
+                    3 => PeerState::Unknown,
+                    s => return Err(invalid(format!("unknown peer state {s}"))),
+                },
+            },
+            K_DIED => Msg::Died { pid: r.u32()? },
             _ => unreachable!("kind_name accepted it"),
         };
         r.finish()?;
@@ -237,6 +320,11 @@ fn kind_name(kind: u8) -> Result<&'static str, FrameError> {
         K_DONE => "done",
         K_ABORT => "abort",
         K_ABORTED => "aborted",
+        K_WATCH => "watch",
+        K_BEAT => "beat",
+        K_ASK => "ask",
+        K_STATUS => "status",
+        K_DIED => "died",
         k => return Err(FrameError::UnknownKind(k)),
     })
 }
@@ -385,6 +473,24 @@ mod tests {
             pid: 4242,
         });
         roundtrip(Msg::Welcome { size: 16 });
+        roundtrip(Msg::Watch {
+            rank: 3,
+            job_id: 0x1234_5678_9abc_def0,
+        });
+        roundtrip(Msg::Beat);
+        roundtrip(Msg::Ask {
+            pid: 77,
+            within_ms: 250,
+        });
+        for state in [
+            PeerState::Gone,
+            PeerState::Polling,
+            PeerState::Quiet,
+            PeerState::Unknown,
+        ] {
+            roundtrip(Msg::Status { pid: 77, state });
+        }
+        roundtrip(Msg::Died { pid: 78 });
         roundtrip(Msg::Enter {
             seq: 1,
             op: Op::Allgather,

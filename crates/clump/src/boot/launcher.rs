@@ -34,7 +34,10 @@ impl Launcher {
         };
         conn.send_within(&hello.encode(), timeout)?;
         match conn.recv_within(timeout)? {
-            Msg::Welcome { size: s } if s == size => Ok(Launcher { conn }),
+            Msg::Welcome { size: s } if s == size => {
+                super::watch::open(path, rank, job_id);
+                Ok(Launcher { conn })
+            }
             Msg::Welcome { size: s } => Err(BootError::Protocol(format!(
                 "launcher runs a job of {s} processes but CLUMP_SIZE is {size}"
             ))),

@@ -16,6 +16,7 @@ mod place;
 mod pmi2;
 mod pmix;
 mod shared;
+pub(crate) mod watch;
 
 use crate::config::{BootMode, Config, ConfigError, JobConfig};
 use frame::{Op, MAX_CONTRIBUTION};

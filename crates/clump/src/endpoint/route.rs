@@ -24,11 +24,11 @@ pub(crate) enum Route {
 impl Route {
     /// Whether the destination still lives, as far as this process can see without
     /// waiting: a shared-memory peer's process is checked; a network peer is alive until
-    /// the retry budget says otherwise.
+    /// the launcher says its process exited (or its silence is judged, `net/poll.rs`).
     pub fn alive(&self) -> bool {
         match self {
             Route::Shm(r) => r.alive(),
-            Route::Net(_) => true,
+            Route::Net(p) => !crate::boot::watch::is_gone(p.id.pid),
         }
     }
 }

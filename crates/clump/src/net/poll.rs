@@ -2,7 +2,9 @@
 //! machine, then the handlers of the whole messages it delivers. Long messages and get
 //! data land in the segment as their fragments arrive in order, before their handler runs.
 
+use crate::boot::frame::PeerState;
 use crate::endpoint::handlers::{Answer, Origin, Reply};
+use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
@@ -28,6 +30,9 @@ pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) 
     }
     receive_datagrams(ep, max_datagrams);
     handle_events(ep);
+    if ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.news_of_death()) {
+        ep.poll_liveness_now();
+    }
     let mut n = 0;
     while n < NET_POLL_BUDGET {
         let Some(m) = next_inbound(ep, Channel::Reply) else {
@@ -110,20 +115,62 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     }
 }
 
-/// Peers the network gave up on: their requests in flight return as unreachable.
+/// Peers silent for the network timeout, judged by what the launcher knows: one whose
+/// process lives but does not poll (stopped, computing) is waited for; one whose process
+/// exited is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet
+/// is not heard: a cut link; or no launcher to ask) it is unreachable, and its requests
+/// return as `Unreachable` if the transport never sent them, `OutcomeUnknown` if it did
+/// (they may have run there).
 fn handle_events(ep: &EndpointCore) {
     loop {
         let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
-        let Some(Event::Unreachable(peer)) = event else {
+        let Some(Event::Silent(peer)) = event else {
             return;
         };
+        // Heard from since it was reported (in the same batch of datagrams): no silence.
+        let Some(timeout) = ep.net.port.borrow().as_ref().and_then(|p| {
+            p.is_silent(&peer).then(|| p.timeout())
+        }) else {
+            continue;
+        };
+        let verdict = crate::boot::watch::judge(peer.id.pid, timeout / 2);
+        if verdict == Some(PeerState::Quiet) {
+            if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+                port.keep_waiting(peer);
+            }
+            continue;
+        }
+        let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
+            return;
+        };
+        let gone = verdict == Some(PeerState::Gone);
+        let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
         ep.flow.borrow_mut().forget(&peer);
-        ep.lose_where(
-            true,
-            |r| matches!(r, crate::endpoint::route::Route::Net(p) if *p == peer),
-            ReturnReason::Unreachable,
-        );
+        for dest in translations_to(ep, &peer) {
+            let lost = if gone {
+                ep.flow.borrow_mut().lose(dest, ReturnReason::PeerGone)
+            } else {
+                let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
+                ep.flow.borrow_mut().lose_split(dest, unsent)
+            };
+            for r in lost {
+                ep.return_locally(r);
+            }
+        }
     }
+}
+
+/// The translations that reach `peer` over the network.
+fn translations_to(ep: &EndpointCore, peer: &NetPeer) -> Vec<u32> {
+    let table = ep.tables.translations.borrow();
+    (0..table.len() as u32)
+        .filter(|&i| {
+            table
+                .get(i as usize)
+                .and_then(|t| t.as_ref())
+                .is_some_and(|t| matches!(&t.route, Some(Route::Net(p)) if p == peer))
+        })
+        .collect()
 }
 
 fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
@@ -216,6 +263,11 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
             return;
         };
         dest = Some(d);
+    }
+    if !ep.flow.borrow().awaits(&m.from) {
+        if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+            port.await_answers(m.from, false);
+        }
     }
     let args = h.args.as_slice();
     let mut segment = None;

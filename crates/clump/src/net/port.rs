@@ -50,6 +50,11 @@ pub(crate) struct NetPort {
     /// The datagram MAC's key, with `CLUMP_NET_AUTH`.
     key: Option<DatagramKey>,
     unauthenticated: u64,
+    /// Microseconds between beats to the launcher (`None`: no beats), and the next one.
+    beat_every: Option<u64>,
+    next_beat: u64,
+    /// The launcher's count of deaths when this port last looked ([`NetPort::news_of_death`]).
+    deaths_seen: u64,
 }
 
 impl NetPort {
@@ -96,6 +101,9 @@ impl NetPort {
             largest: 0,
             key,
             unauthenticated: 0,
+            beat_every: cfg.heartbeat.then(|| beat_period(cfg.timeout)),
+            next_beat: 0,
+            deaths_seen: crate::boot::watch::deaths(),
         })
     }
 
@@ -205,7 +213,23 @@ impl NetPort {
         if self.machine.poll_timeout().is_some_and(|t| t <= now) {
             self.machine.handle_timeout(now);
         }
+        if let Some(every) = self.beat_every.filter(|_| now >= self.next_beat) {
+            self.next_beat = now + every;
+            crate::boot::watch::beat();
+        }
         n
+    }
+
+    /// Whether the launcher reported a death since the last call (the beat reads its
+    /// reports): the caller then returns what it sent to processes now gone.
+    pub fn news_of_death(&mut self) -> bool {
+        let deaths = crate::boot::watch::deaths();
+        std::mem::replace(&mut self.deaths_seen, deaths) != deaths
+    }
+
+    /// How long a peer that owes something may stay silent before it is judged.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.machine.config().timeout)
     }
 
     /// Whether the socket's doorbell says datagrams wait (false without a doorbell).
@@ -223,6 +247,27 @@ impl NetPort {
 
     pub fn next_event(&mut self) -> Option<Event<SocketAddrV4>> {
         self.machine.poll_event()
+    }
+
+    /// Whether answers are awaited from `peer`: while they are, its silence is watched.
+    pub fn await_answers(&mut self, peer: NetPeer, on: bool) {
+        self.machine.await_answers(self.now, peer, on);
+    }
+
+    /// Whether `peer` was reported silent and has not been heard from since.
+    pub fn is_silent(&self, peer: &NetPeer) -> bool {
+        self.machine.is_silent(peer)
+    }
+
+    /// A silent `peer` lives (the launcher says so): its silence counts afresh.
+    pub fn keep_waiting(&mut self, peer: NetPeer) {
+        self.machine.keep_waiting(self.now, peer);
+    }
+
+    /// Declares a silent `peer` unreachable; returns how many of the requests queued to
+    /// it were never sent (the newest).
+    pub fn give_up(&mut self, peer: NetPeer) -> usize {
+        self.machine.give_up(peer)
     }
 
     pub fn queued_bytes(&self, peer: &NetPeer) -> usize {
@@ -248,6 +293,12 @@ impl NetPort {
             unauthenticated: self.unauthenticated,
         }
     }
+}
+
+/// Microseconds between beats: eight per timeout, so that a peer that polls has beaten
+/// well within the half timeout the launcher is asked about; 10 ms ..= 1 s.
+fn beat_period(timeout: std::time::Duration) -> u64 {
+    (timeout.as_micros() as u64 / 8).clamp(10_000, 1_000_000)
 }
 
 impl AsRawFd for NetPort {

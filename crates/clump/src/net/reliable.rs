@@ -32,16 +32,24 @@
 //!   NACKed (the AM layer's credits bound them).
 //! - **Retransmission**: one timer per channel, on the oldest datagram in flight (as
 //!   TCP), after an RTO from a smoothed RTT (Karn's rule), clamped to `[rto_min,
-//!   rto_max]`, doubled per timeout, restarted by progress. Later holes are filled
-//!   without waiting for it: three duplicate acks (fast retransmit), or a partial ack
-//!   (NewReno: an ack of a retransmission that stops short of a datagram sent before
-//!   that retransmission means that datagram was lost too).
-//! - **Retry budget**: when the oldest datagram in flight has waited `cfg.timeout` since
-//!   it was sent and since the channel's last progress (ack or end of a NACK pause),
-//!   the peer is unreachable: its send state is dropped, sends to it fail with
-//!   [`SendError::Unreachable`], [`Event::Unreachable`] is reported once, and its
-//!   datagrams are ignored from then on (messages from it already complete stay in the
-//!   inbound queues).
+//!   rto_max]`, doubled per timeout up to `rto_max` (200 ms by default) and then resent
+//!   at that pace for as long as the peer is heard from: there is no budget of attempts,
+//!   so heavy loss makes delivery slow, never a failure. Later holes are filled without
+//!   waiting for it: three duplicate acks (fast retransmit), or a partial ack (NewReno:
+//!   an ack of a retransmission that stops short of a datagram sent before that
+//!   retransmission means that datagram was lost too).
+//! - **Silence, not attempts, decides**: a peer *owes* this endpoint something while a
+//!   datagram to it is unacknowledged or queued, or while the caller awaits answers from
+//!   it ([`Reliable::await_answers`]). While it owes and nothing is in flight, a probe (an
+//!   ack with [`PROBE`] as its sequence number, which the peer answers with an ack) goes
+//!   out every `cfg.probe` of silence, so that a peer that holds our requests unanswered
+//!   is still heard from. A peer that owes and has sent no valid datagram for
+//!   `cfg.timeout` is reported once as [`Event::Silent`]; the caller judges it with what
+//!   it knows (a launcher that says the process lives) and answers
+//!   [`Reliable::keep_waiting`] or [`Reliable::give_up`]. Given up, the peer is
+//!   unreachable: its send state is dropped, sends to it fail with
+//!   [`SendError::Unreachable`], and its datagrams are ignored from then on (messages from
+//!   it already complete stay in the inbound queues).
 //! - **Window**: at most `cfg.window` datagrams in flight per channel, and no more than
 //!   [`WINDOW_BYTES`] of them; later messages wait in the channel's queue, which the
 //!   caller bounds with [`Reliable::queued_bytes`].
@@ -57,7 +65,7 @@
 //!   instead sends an explicit ack per datagram.
 //! - Sleep at most until [`Reliable::poll_timeout`], then call
 //!   [`Reliable::handle_timeout`] and [`Reliable::poll_transmit`] again.
-//! - Take [`Reliable::poll_event`]s to learn of unreachable peers.
+//! - Take [`Reliable::poll_event`]s to learn of silent peers, and judge each.
 
 mod recv;
 mod rtt;
@@ -118,8 +126,12 @@ pub struct ReliableConfig {
     pub rto_max: Micros,
     /// First pause after a NACK.
     pub nack_delay: Micros,
-    /// Retry budget: a datagram unacknowledged this long makes its peer unreachable.
+    /// Silence after which a peer that owes this endpoint something is reported
+    /// ([`Event::Silent`]).
     pub timeout: Micros,
+    /// Silence after which a peer that owes answers but has nothing unacknowledged from
+    /// this endpoint is probed, and the pace of further probes.
+    pub probe: Micros,
     /// How long an explicit ack may wait for a data packet to carry it instead (not
     /// past a quarter of the sender's window of data). Zero (the default): acks go out
     /// at the end of the batch in which data arrived.
@@ -145,6 +157,7 @@ impl Default for ReliableConfig {
             rto_max: 200_000,
             nack_delay: 1_000,
             timeout: 2_000_000,
+            probe: 200_000,
             ack_delay: 0,
             reorder_peer: REORDER_PEER_BYTES,
             reorder_total: REORDER_TOTAL_BYTES,
@@ -186,9 +199,13 @@ pub struct Inbound<A> {
 /// Something that happened to a peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event<A> {
-    /// The retry budget ran out; everything unacknowledged to it was dropped.
-    Unreachable(Peer<A>),
+    /// The peer owes this endpoint something and has been silent for `cfg.timeout`:
+    /// answer with [`Reliable::keep_waiting`] or [`Reliable::give_up`].
+    Silent(Peer<A>),
 }
+
+/// The sequence number of an ack that asks the peer to answer with an ack at once.
+pub const PROBE: u32 = 1;
 
 /// Counters, for tests, benchmarks and diagnostics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -216,6 +233,12 @@ pub struct Stats {
     pub wrong_destination: u64,
     /// Datagrams from a peer already declared unreachable.
     pub from_unreachable: u64,
+    /// Probes sent to silent peers that owe answers, and probes answered.
+    pub probes_sent: u64,
+    pub probes_answered: u64,
+    /// Silences reported, and of those the caller kept waiting on.
+    pub silences: u64,
+    pub kept_waiting: u64,
     /// Fragments that did not continue the message in progress (a misbehaving sender).
     pub stray_fragments: u64,
     pub nacks_sent: u64,
@@ -269,6 +292,35 @@ struct PeerState<A> {
     ready: bool,
     /// Per channel: payload bytes received since its pending ack was due to wait.
     unacked: [usize; 2],
+    /// Answers are awaited from it (see [`Reliable::await_answers`]).
+    awaiting: bool,
+    /// When it last sent a valid datagram, or began owing something if later: silence
+    /// is counted from here.
+    heard_at: Micros,
+    /// When the last probe went out; whether one is due.
+    probed_at: Micros,
+    probe_due: bool,
+    /// Reported silent and not judged yet.
+    silent: bool,
+}
+
+impl<A> PeerState<A> {
+    /// It owes this endpoint an ack or an answer.
+    fn owes(&self) -> bool {
+        self.awaiting || self.tx.iter().any(|t| !t.is_idle())
+    }
+
+    /// When its silence is reported, if it owes something and was not reported yet.
+    fn silence_deadline(&self, cfg: &ReliableConfig) -> Option<Micros> {
+        (self.owes() && !self.silent).then(|| self.heard_at.saturating_add(cfg.timeout))
+    }
+
+    /// When it is probed next: it owes answers and nothing sent to it awaits an ack.
+    fn probe_deadline(&self, cfg: &ReliableConfig) -> Option<Micros> {
+        let idle = self.tx.iter().all(|t| !t.has_in_flight() && !t.is_paused());
+        (self.awaiting && idle && !self.probe_due)
+            .then(|| self.heard_at.max(self.probed_at).saturating_add(cfg.probe))
+    }
 }
 
 /// The admission policy: `None` admits every peer.
@@ -315,6 +367,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         cfg.rto_min = cfg.rto_min.max(1);
         cfg.rto_max = cfg.rto_max.max(cfg.rto_min);
         cfg.nack_delay = cfg.nack_delay.max(1);
+        cfg.probe = cfg.probe.max(1);
         Reliable {
             local,
             cfg,
@@ -380,6 +433,11 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             timer: None,
             ready: false,
             unacked: [0; 2],
+            awaiting: false,
+            heard_at: 0,
+            probed_at: 0,
+            probe_due: false,
+            silent: false,
         });
         self.index.insert(peer, i);
         self.last = Some((peer, i));
@@ -473,6 +531,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if st.dead {
             return Err(SendError::Unreachable);
         }
+        if !st.owes() {
+            st.heard_at = st.heard_at.max(now);
+        }
         let frags = payload.len().div_ceil(frag_len).max(1) as u32;
         st.tx[ix(h.channel)].push(OutMsg {
             header: h,
@@ -511,16 +572,25 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             return;
         }
         let p = self.peer_index(peer);
-        if self.peers[p].dead {
+        let st = &mut self.peers[p];
+        if st.dead {
             self.stats.from_unreachable += 1;
             return;
         }
+        st.heard_at = st.heard_at.max(now);
+        st.silent = false;
         self.stats.datagrams_received += 1;
         let acked = match h.ack {
             Some(ack) => self.on_ack(p, opposite(h.channel), ack, now),
             None => false,
         };
         match h.kind {
+            PacketKind::Ack if h.seq == PROBE => {
+                // Answer at once: the prober hears that this endpoint lives and polls.
+                self.stats.probes_answered += 1;
+                self.peers[p].rx[ix(Channel::Request)].ack_due = Some(now);
+                self.make_ready(p);
+            }
             PacketKind::Ack => {
                 self.stats.acks_received += 1;
                 let tx = &mut self.peers[p].tx[ix(opposite(h.channel))];
@@ -730,13 +800,24 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         }
                         st.rx[back].ack_due = None;
                         self.timers.arm(&mut st.timer, p, deadline);
-                        if let Some(limit) = tx.budget_deadline(cfg.timeout) {
+                        if let Some(limit) = st.silence_deadline(cfg) {
                             self.timers.arm(&mut st.timer, p, limit);
                         }
                         return Some(encoded);
                     }
                 }
             }
+        }
+        if std::mem::take(&mut st.probe_due) {
+            st.probed_at = now;
+            stats.probes_sent += 1;
+            let mut h = control(PacketKind::Ack, Channel::Request);
+            h.seq = PROBE;
+            h.ack = Some(st.rx[ix(Channel::Reply)].expected());
+            if let Some(t) = st.probe_deadline(cfg).into_iter().chain(st.silence_deadline(cfg)).min() {
+                self.timers.arm(&mut st.timer, p, t);
+            }
+            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }
         // A NACK: travels on the channel of the refused datagram (requests).
         if let Some(seq) = st.rx[ix(Channel::Request)].nack.take() {
@@ -771,7 +852,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     }
 
     /// Fires what is due at `now`: retransmission timers, ends of NACK pauses, delayed
-    /// acks and the retry budget.
+    /// acks, probes and silences.
     pub fn handle_timeout(&mut self, now: Micros) {
         while let Some((t, p)) = self.timers.pop_due(now) {
             let Some(st) = self.peers.get_mut(p) else {
@@ -797,10 +878,6 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let mut ready = false;
         for c in 0..2 {
             let fired = st.tx[c].on_timer(now, st.rtt.rto(), cfg);
-            if fired.unreachable {
-                self.declare_unreachable(p);
-                return;
-            }
             ready |= fired.resumed;
             if fired.retransmit {
                 self.stats.timeouts += 1;
@@ -811,6 +888,15 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         for rx in &st.rx {
             ready |= rx.ack_due.is_some_and(|t| t <= now);
         }
+        if st.probe_deadline(cfg).is_some_and(|t| t <= now) {
+            st.probe_due = true;
+            ready = true;
+        }
+        if st.silence_deadline(cfg).is_some_and(|t| t <= now) {
+            st.silent = true;
+            self.stats.silences += 1;
+            self.events.push_back(Event::Silent(st.peer));
+        }
         // Register the next deadline.
         let mut next: Option<Micros> = None;
         let mut earliest = |t: Option<Micros>| {
@@ -819,9 +905,11 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             }
         };
         for c in 0..2 {
-            earliest(st.tx[c].next_deadline(cfg.timeout));
+            earliest(st.tx[c].next_deadline());
             earliest(st.rx[c].ack_due.filter(|&t| t > now));
         }
+        earliest(st.silence_deadline(cfg));
+        earliest(st.probe_deadline(cfg));
         if let Some(t) = next {
             // Strictly later than `now`, so that `handle_timeout` cannot loop on it.
             self.timers.arm(&mut st.timer, p, t.max(now + 1));
@@ -831,9 +919,60 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
     }
 
-    fn declare_unreachable(&mut self, p: usize) {
+    /// The caller awaits answers from `peer` (`on`), or no longer does: while it does,
+    /// the peer owes something, so its silence is watched and probed.
+    pub fn await_answers(&mut self, now: Micros, peer: Peer<A>, on: bool) {
+        let p = self.peer_index(peer);
         let st = &mut self.peers[p];
+        if st.awaiting == on || st.dead {
+            return;
+        }
+        if on && !st.owes() {
+            st.heard_at = st.heard_at.max(now);
+        }
+        st.awaiting = on;
+        if let Some(t) = st.probe_deadline(&self.cfg).into_iter().chain(st.silence_deadline(&self.cfg)).min() {
+            self.timers.arm(&mut st.timer, p, t);
+        }
+    }
+
+    /// Whether `peer` was reported silent and has not been heard from since.
+    pub fn is_silent(&self, peer: &Peer<A>) -> bool {
+        self.lookup(peer)
+            .and_then(|i| self.peers.get(i))
+            .is_some_and(|st| st.silent)
+    }
+
+    /// The caller judged a silent `peer` alive (its process lives and does not poll):
+    /// its silence is counted afresh from `now`, and reported again after `cfg.timeout`.
+    pub fn keep_waiting(&mut self, now: Micros, peer: Peer<A>) {
+        let Some(p) = self.lookup(&peer) else {
+            return;
+        };
+        let st = &mut self.peers[p];
+        if st.dead {
+            return;
+        }
+        st.silent = false;
+        st.heard_at = st.heard_at.max(now);
+        self.stats.kept_waiting += 1;
+        if let Some(t) = st.silence_deadline(&self.cfg) {
+            self.timers.arm(&mut st.timer, p, t);
+        }
+    }
+
+    /// Declares `peer` unreachable (see the module documentation); returns how many of
+    /// the requests queued to it were never sent, the newest ones: those it cannot have
+    /// received. Every older request may have reached it.
+    pub fn give_up(&mut self, peer: Peer<A>) -> usize {
+        let p = self.peer_index(peer);
+        let st = &mut self.peers[p];
+        if st.dead {
+            return 0;
+        }
+        let unsent = st.tx[ix(Channel::Request)].unsent_messages();
         st.dead = true;
+        st.silent = false;
         for tx in &mut st.tx {
             tx.clear();
         }
@@ -842,7 +981,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             rx.clear();
         }
         self.stats.unreachable += 1;
-        self.events.push_back(Event::Unreachable(st.peer));
+        unsent
     }
 
     pub fn poll_event(&mut self) -> Option<Event<A>> {

@@ -157,6 +157,9 @@ fn send_request(
         }
     }
     ep.flow.borrow_mut().sent(dest, o.saved(), Some(peer));
+    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+        port.await_answers(peer, true);
+    }
     ep.count(|s| s.requests_sent += 1);
     Ok(())
 }

@@ -294,7 +294,10 @@ impl PacketKind {
             7 => PacketKind::Nack,
             8 => {
                 let of = DataKind::from_code(of).ok_or(WireError::BadReturnedKind(of))?;
-                let reason = ReturnReason::from_u8(reason).ok_or(WireError::BadReason(reason))?;
+                // "Outcome unknown" is the sender's own judgement, never a peer's word.
+                let reason = ReturnReason::from_u8(reason)
+                    .filter(|r| *r != ReturnReason::OutcomeUnknown)
+                    .ok_or(WireError::BadReason(reason))?;
                 return Ok(PacketKind::Returned { reason, of });
             }
             _ => return Err(WireError::BadKind(kind)),

@@ -154,6 +154,33 @@ impl<P: Copy + Eq + Hash> Flow<P> {
             .collect()
     }
 
+    /// How many of network peer `peer`'s newest requests in flight, `newest` in all, went
+    /// through each translation: the split [`Flow::lose_split`] needs when the transport
+    /// knows that the newest ones were never sent.
+    pub fn newest_by_translation(&self, peer: &P, newest: usize) -> Vec<(u32, usize)> {
+        let mut counts: Vec<(u32, usize)> = Vec::new();
+        let flights = self.flights.get(peer).into_iter().flatten();
+        for &dest in flights.rev().take(newest) {
+            match counts.iter_mut().find(|(d, _)| *d == dest) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((dest, 1)),
+            }
+        }
+        counts
+    }
+
+    /// As [`Flow::lose`], for a destination some of whose requests may have arrived: the
+    /// `unsent` newest come back as `Unreachable` (they never left), the older ones as
+    /// `OutcomeUnknown`; later sends return as `Unreachable`.
+    pub fn lose_split(&mut self, dest: u32, unsent: usize) -> Vec<ReturnedMessage> {
+        let mut lost = self.lose(dest, ReturnReason::Unreachable);
+        let sent = lost.len().saturating_sub(unsent);
+        for r in &mut lost[..sent] {
+            r.reason = ReturnReason::OutcomeUnknown;
+        }
+        lost
+    }
+
     /// Network peer `peer` is gone: no answer from it is awaited any more.
     pub fn forget(&mut self, peer: &P) {
         self.flights.remove(peer);
@@ -264,6 +291,28 @@ mod tests {
         assert!(f.awaits(&real));
         assert_eq!(f.answered_by(real), Some(3));
         assert_eq!(f.answered_by(real), Some(3));
+    }
+
+    #[test]
+    fn only_the_newest_never_sent_requests_come_back_unreachable() {
+        let mut f = Flow::new(8, 64);
+        for (dest, handler) in [(1, 1), (2, 2), (1, 3), (2, 4), (1, 5)] {
+            f.sent(dest, req(handler), Some(peer(9)));
+        }
+        // The transport sent all but the two newest (handlers 4 and 5).
+        let newest = f.newest_by_translation(&peer(9), 2);
+        assert_eq!(newest, vec![(1, 1), (2, 1)]);
+        let mut back: Vec<(u8, ReturnReason)> = Vec::new();
+        for (dest, unsent) in [(1, 1), (2, 1)] {
+            back.extend(f.lose_split(dest, unsent).iter().map(|r| (r.handler, r.reason)));
+        }
+        back.sort_by_key(|b| b.0);
+        use ReturnReason::{OutcomeUnknown as Unknown, Unreachable};
+        assert_eq!(
+            back,
+            vec![(1, Unknown), (2, Unknown), (3, Unknown), (4, Unreachable), (5, Unreachable)]
+        );
+        assert_eq!(f.dead(1), Some(Unreachable), "later sends never leave");
         assert_eq!(f.total(), 0);
     }
 }

@@ -102,9 +102,10 @@ pub fn run() -> Result<String, String> {
             &|x| x.kind == Kind::Get,
         );
         // Over the network the freed endpoint's socket is closed: the request comes back
-        // when the retry budget runs out.
-        let gone = if find(ReturnReason::Unreachable, Some(51)).is_some() {
-            ReturnReason::Unreachable
+        // once its silence is judged (its process polls: the datagram was lost), as sent
+        // with no word of whether it arrived.
+        let gone = if find(ReturnReason::OutcomeUnknown, Some(51)).is_some() {
+            ReturnReason::OutcomeUnknown
         } else {
             ReturnReason::EndpointGone
         };

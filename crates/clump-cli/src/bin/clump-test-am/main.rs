@@ -9,6 +9,7 @@ mod errors;
 mod flood;
 mod forge;
 mod kinds;
+mod liveness;
 mod neighbours;
 mod sleep;
 mod victim;
@@ -30,8 +31,10 @@ fn main() -> ExitCode {
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
         Some("cut-link") => victim::survive_cut_link(),
+        Some("stop-resume") => liveness::stop_resume(),
+        Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume|peer-gone".into(),
         ),
     };
     match result {

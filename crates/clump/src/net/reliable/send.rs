@@ -1,6 +1,7 @@
 //! The sending half of one channel to one peer: the queue of messages, the window of
-//! datagrams in flight, acknowledgements, retransmission timers, fast retransmit, NACK
-//! pauses and the retry budget.
+//! datagrams in flight, acknowledgements, retransmission timers (backing off to
+//! `rto_max`, then retrying at that pace for as long as the peer is heard from), fast
+//! retransmit and NACK pauses.
 //!
 //! A message takes consecutive sequence numbers, one per fragment, when it is queued.
 //! The machine keeps each message's payload once and encodes a fragment's header
@@ -60,7 +61,7 @@ impl OutMsg {
 /// A datagram in flight.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    /// When it was first sent: the start of its RTT sample and of its retry budget.
+    /// When it was first sent: the start of its RTT sample.
     first_sent: Micros,
     /// When it was sent last.
     last_sent: Micros,
@@ -82,8 +83,6 @@ pub(super) struct Fired {
     pub(super) retransmit: bool,
     /// A NACK pause ended: queued data may go out again.
     pub(super) resumed: bool,
-    /// A datagram stayed unacknowledged past the retry budget.
-    pub(super) unreachable: bool,
     /// The backed-off RTO of the datagram queued for retransmission.
     pub(super) rto: Micros,
 }
@@ -116,11 +115,6 @@ pub(super) struct SendChannel {
     nacked: u32,
     /// Next pause after a NACK; doubles per NACK, capped, reset by progress.
     nack_backoff: Micros,
-    /// The retry budget does not count time before this (the end of the last NACK pause).
-    nack_epoch: Micros,
-    /// When an ack last acknowledged something: the budget counts from then at the
-    /// earliest.
-    progress_at: Micros,
     /// Retransmissions queued by partial acks, not yet counted by the caller.
     partial_acks: u64,
     /// Payloads of messages acknowledged whole, for the caller to reuse.
@@ -143,8 +137,6 @@ impl SendChannel {
             paused_until: None,
             nacked: 0,
             nack_backoff: cfg.nack_delay,
-            nack_epoch: 0,
-            progress_at: 0,
             partial_acks: 0,
             finished: Vec::new(),
         }
@@ -174,6 +166,20 @@ impl SendChannel {
     /// Nothing queued or unacknowledged.
     pub(super) fn is_idle(&self) -> bool {
         self.msgs.is_empty()
+    }
+
+    /// A datagram was sent and is not acknowledged yet.
+    pub(super) fn has_in_flight(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// Messages none of whose fragments was ever sent: the peer cannot have them.
+    pub(super) fn unsent_messages(&self) -> usize {
+        let started = self
+            .msgs
+            .get(self.nxt_msg)
+            .is_some_and(|m| m.first() != self.nxt);
+        (self.msgs.len() - self.nxt_msg.min(self.msgs.len())).saturating_sub(usize::from(started))
     }
 
     pub(super) fn is_paused(&self) -> bool {
@@ -346,7 +352,6 @@ impl SendChannel {
         self.dup_acks = 0;
         self.paused_until = None;
         self.nack_backoff = nack_delay;
-        self.progress_at = now;
         Some(sample)
     }
 
@@ -383,7 +388,6 @@ impl SendChannel {
         };
         self.nacked = seq;
         self.dup_acks = 0;
-        self.nack_epoch = self.nack_epoch.max(until);
         Some(until)
     }
 
@@ -404,8 +408,8 @@ impl SendChannel {
         u64::from(old && self.queue_retx(0))
     }
 
-    /// Fires what is due at `now`: the end of a NACK pause, retransmission timers, the
-    /// retry budget. `rto` is the peer's current base RTO.
+    /// Fires what is due at `now`: the end of a NACK pause, retransmission timers.
+    /// `rto` is the peer's current base RTO.
     pub(super) fn on_timer(&mut self, now: Micros, rto: Micros, cfg: &ReliableConfig) -> Fired {
         let mut fired = Fired::default();
         if let Some(until) = self.paused_until {
@@ -426,12 +430,6 @@ impl SendChannel {
             }
             fired.resumed = true;
         }
-        if let Some(limit) = self.budget_deadline(cfg.timeout) {
-            if now >= limit {
-                fired.unreachable = true;
-                return fired;
-            }
-        }
         // One timer per channel, on the oldest datagram (as TCP): the later ones cannot
         // be acknowledged before it, and resending them all whenever it is lost would
         // resend a whole window the receiver mostly holds already. Later holes are found
@@ -446,24 +444,12 @@ impl SendChannel {
         fired
     }
 
-    /// When the retry budget runs out: `timeout` after the oldest datagram in flight
-    /// was sent, or after the last progress (an ack of anything, or the end of a NACK
-    /// pause) if later. Counting from progress rather than from the send alone matters
-    /// under heavy loss: holes are filled one round trip after another, so the last
-    /// of a window may wait long behind the others while the peer is plainly alive.
-    pub(super) fn budget_deadline(&self, timeout: Micros) -> Option<Micros> {
-        let oldest = self.slots.front()?;
-        let from = oldest.first_sent.max(self.progress_at).max(self.nack_epoch);
-        Some(from.saturating_add(timeout))
-    }
-
     /// The earliest moment [`SendChannel::on_timer`] has something to do.
-    pub(super) fn next_deadline(&self, timeout: Micros) -> Option<Micros> {
+    pub(super) fn next_deadline(&self) -> Option<Micros> {
         if let Some(until) = self.paused_until {
             return Some(until);
         }
-        let oldest = self.slots.front()?;
-        Some(oldest.deadline.min(self.budget_deadline(timeout)?))
+        Some(self.slots.front()?.deadline)
     }
 
     /// Forgets everything (the peer is unreachable).

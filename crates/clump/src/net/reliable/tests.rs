@@ -319,7 +319,7 @@ fn full_request_queue_nacks_and_the_retry_costs_no_budget() {
 }
 
 #[test]
-fn retry_budget_makes_a_silent_peer_unreachable_exactly_once() {
+fn a_silent_peer_is_reported_once_and_unreachable_when_given_up() {
     let c = cfg();
     let mut a = machine(1, c.clone());
     let (h, p) = medium(Channel::Request, 1, 5000);
@@ -343,13 +343,16 @@ fn retry_budget_makes_a_silent_peer_unreachable_exactly_once() {
             sends.push((now, n));
         }
         while let Some(e) = a.poll_event() {
-            assert_eq!(e, Event::Unreachable(peer(2)));
+            assert_eq!(e, Event::Silent(peer(2)));
             assert!(event_at.is_none(), "reported once");
             event_at = Some(now);
         }
     }
-    let at = event_at.expect("the peer was declared unreachable");
+    let at = event_at.expect("the peer's silence was reported");
     assert!(at >= c.timeout && at <= c.timeout + c.rto_max, "at {at}");
+    // Retransmissions went on after the report, at the capped pace: no attempt budget.
+    assert!(sends.last().is_some_and(|&(t, _)| t > at + c.rto_max));
+    assert_eq!(a.give_up(peer(2)), 0, "every message had a datagram sent");
     // Backoff: the gaps between retransmissions grow, up to rto_max.
     let gaps: Vec<u64> = sends.windows(2).map(|w| w[1].0 - w[0].0).collect();
     assert!(gaps.windows(2).all(|g| g[1] >= g[0]), "{gaps:?}");
@@ -899,4 +902,100 @@ fn a_delayed_ack_goes_at_once_when_a_quarter_of_the_window_came_unacknowledged()
     // A quarter of 256 datagrams of 1472 bytes, in fragments of 1372 payload bytes.
     let quarter = (256 * 1472 / 4usize).div_ceil(1372);
     assert_eq!(acked_after, Some(quarter), "long before the 10 ms delay");
+}
+
+/// `a` sends a request that `b` receives and acknowledges, then awaits the answer: the
+/// state in which nothing from `a` is unacknowledged and only the answer is owed.
+fn request_acknowledged_answer_awaited() -> (Reliable<u8>, Reliable<u8>) {
+    let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
+    a.send(0, peer(2), short(Channel::Request, 7), Vec::new())
+        .unwrap();
+    a.await_answers(0, peer(2), true);
+    deliver(&mut b, 10, 1, &drain(&mut a, 0));
+    assert_eq!(inbound_args(&mut b, Channel::Request), vec![7]);
+    deliver(&mut a, 20, 2, &drain(&mut b, 10));
+    assert!(a.idle(), "the request is acknowledged");
+    (a, b)
+}
+
+#[test]
+fn a_peer_that_owes_answers_is_probed_and_reported_silent_when_it_never_answers() {
+    let c = cfg();
+    let (mut a, _b) = request_acknowledged_answer_awaited();
+    let mut now = 20;
+    let sent = run_timers(&mut a, &mut now, 20 + c.timeout + c.rto_max);
+    let probes: Vec<Header> = sent.iter().map(|d| header_of(d)).collect();
+    assert!(!probes.is_empty());
+    assert!(probes
+        .iter()
+        .all(|h| h.kind == PacketKind::Ack && h.seq == PROBE));
+    // One probe per `probe` of silence, not a stream of them.
+    assert!(probes.len() as u64 <= c.timeout / c.probe + 1, "{}", probes.len());
+    let event = a.poll_event().expect("the silence was reported");
+    assert_eq!(event, Event::Silent(peer(2)));
+    assert!(a.poll_event().is_none(), "reported once");
+    assert!(now >= 20 + c.timeout);
+    assert_eq!(a.give_up(peer(2)), 0, "the request was sent: it may have run");
+    assert!(a.is_unreachable(&peer(2)));
+}
+
+#[test]
+fn a_probed_peer_that_polls_answers_and_is_not_reported() {
+    let c = cfg();
+    let (mut a, mut b) = request_acknowledged_answer_awaited();
+    let mut now = 20;
+    while now < 20 + 3 * c.timeout {
+        let probes = { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+        // `b` polls now and then: it answers each probe with an ack.
+        deliver(&mut b, now, 1, &probes);
+        deliver(&mut a, now, 2, &drain(&mut b, now));
+        now += c.probe;
+    }
+    assert!(a.poll_event().is_none(), "a peer that answers probes is not silent");
+    assert!(a.stats().probes_sent > 0 && b.stats().probes_answered > 0);
+    // Its answer still settles everything.
+    b.send(now, peer(1), short(Channel::Reply, 8), Vec::new())
+        .unwrap();
+    deliver(&mut a, now, 2, &drain(&mut b, now));
+    assert_eq!(inbound_args(&mut a, Channel::Reply), vec![8]);
+}
+
+#[test]
+fn a_silent_peer_kept_waiting_on_is_served_when_it_resumes() {
+    let c = cfg();
+    let (mut a, mut b) = request_acknowledged_answer_awaited();
+    let mut now = 20;
+    // `b` is stopped for three timeouts; the caller knows its process lives.
+    let mut silences = 0;
+    while now < 20 + 3 * c.timeout {
+        { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+        while let Some(Event::Silent(p)) = a.poll_event() {
+            silences += 1;
+            a.keep_waiting(now, p);
+        }
+        now += c.probe;
+    }
+    assert!(silences >= 2, "reported again after each timeout: {silences}");
+    // `b` resumes: the probes waiting in its socket are answered, then its reply comes.
+    let probes = { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+    deliver(&mut b, now, 1, &probes);
+    b.send(now, peer(1), short(Channel::Reply, 8), Vec::new())
+        .unwrap();
+    deliver(&mut a, now, 2, &drain(&mut b, now));
+    assert_eq!(inbound_args(&mut a, Channel::Reply), vec![8]);
+    assert!(!a.is_unreachable(&peer(2)));
+    assert_eq!(a.stats().kept_waiting, silences);
+}
+
+#[test]
+fn given_up_the_never_sent_requests_are_counted_apart() {
+    let mut c = cfg();
+    c.window = 2;
+    let mut a = machine(1, c.clone());
+    for n in 0..5 {
+        a.send(0, peer(2), short(Channel::Request, n), Vec::new())
+            .unwrap();
+    }
+    assert_eq!(drain(&mut a, 0).len(), 2, "the window lets two out");
+    assert_eq!(a.give_up(peer(2)), 3, "three never left");
 }

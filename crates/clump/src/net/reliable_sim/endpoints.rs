@@ -130,17 +130,21 @@ impl Sim<'_> {
     fn poll(&mut self, m: usize) {
         let credits = self.s.credits;
         let mc = &mut self.machines[m];
-        while let Some(Event::Unreachable(p)) = mc.rel.poll_event() {
+        let mut unreachable = Vec::new();
+        while let Some(Event::Silent(p)) = mc.rel.poll_event() {
             assert!(
                 self.s.cut.is_some_and(|c| [c.a, c.b] == [mc.me, p.addr] || [c.b, c.a] == [mc.me, p.addr]),
                 "machine {} lost {} without a cut",
                 mc.me,
                 p.addr
             );
+            let unsent = mc.rel.give_up(p);
+            let newest = mc.flow.newest_by_translation(&p, unsent);
             mc.flow.forget(&p);
             let t = usize::from(p.addr);
             for dest in [translation(p.addr, 0), translation(p.addr, 1)] {
-                for r in mc.flow.lose(dest, ReturnReason::Unreachable) {
+                let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
+                for r in mc.flow.lose_split(dest, unsent) {
                     // Each names the translation it went through.
                     assert_eq!(r.translation, Some(dest));
                     assert_eq!(translation(p.addr, r.offset), dest);
@@ -148,11 +152,20 @@ impl Sim<'_> {
                     assert!(at.is_some(), "returned a request not in flight");
                     mc.in_flight[t].retain(|&n| n != r.offset);
                     mc.returned[t] += 1;
+                    if r.reason == ReturnReason::Unreachable {
+                        unreachable.push((t, r.offset));
+                    }
                 }
             }
             assert!(mc.in_flight[t].is_empty(), "every request in flight came back");
             mc.lost[t] = true;
         }
+        // "Unreachable" promises the request never ran at its destination.
+        for (t, n) in unreachable {
+            let ran = self.machines[t].expected[m];
+            assert!(n >= ran, "request {n} from {m} returned unreachable, but {t} ran it");
+        }
+        let mc = &mut self.machines[m];
         while let Some(msg) = mc.rel.poll_inbound(Channel::Reply) {
             let from = usize::from(msg.from.addr);
             for _ in 0..requests_settled(&msg.header) {

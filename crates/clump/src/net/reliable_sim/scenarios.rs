@@ -311,3 +311,22 @@ fn sim_tight_reorder_bounds_drop_what_is_early_and_lose_nothing() {
         assert!(st.reorder_bytes_peak <= 40 << 10, "{st:?}");
     }
 }
+
+#[test]
+fn whole_endpoints_deliver_everything_at_heavy_loss() {
+    for (loss, seed_) in [(0.2, 0x0010_5520), (0.5, 0x0010_5550)] {
+        let faults = Faults {
+            loss,
+            ..Faults::default()
+        };
+        let mut s = endpoints(seed_, faults, None);
+        s.requests = scale(400);
+        for (m, row) in super::endpoints::run(&s).iter().enumerate() {
+            for (t, &(answered, returned)) in row.iter().enumerate() {
+                if t != m {
+                    assert_eq!((answered, returned), (s.requests, 0), "loss {loss}: {m} -> {t}");
+                }
+            }
+        }
+    }
+}

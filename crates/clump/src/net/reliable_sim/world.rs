@@ -286,7 +286,8 @@ impl World<'_> {
     fn step(&mut self, me: u8) {
         let m = usize::from(me);
         while let Some(event) = self.rels[m].poll_event() {
-            let Event::Unreachable(p) = event;
+            let Event::Silent(p) = event;
+            self.rels[m].give_up(p);
             assert!(
                 self.is_cut(me, p.addr),
                 "machine {me} declared {p:?} unreachable at {} without a cut",
