@@ -76,6 +76,10 @@ struct Plan {
     stream_warm: Duration,
     stream_batches: u32,
     stream_batch: Duration,
+    /// Under `--loss`, the longest an RTT, o_s, g or o_r batch runs: a lost datagram costs a whole
+    /// retransmission timeout, so at heavy loss a batch ends on time and its mean is taken
+    /// over the rounds it finished.
+    batch_budget: Option<Duration>,
 }
 
 impl Plan {
@@ -104,6 +108,7 @@ impl Plan {
                 stream_warm: ms(1),
                 stream_batches: 3,
                 stream_batch: ms(2),
+                batch_budget: None,
             }
         } else {
             Plan {
@@ -128,6 +133,7 @@ impl Plan {
                 stream_warm: ms(10),
                 stream_batches: 5,
                 stream_batch: ms(20),
+                batch_budget: None,
             }
         }
     }
@@ -219,7 +225,11 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     if rank == 0 {
-        let mut results = measure(sp, args, &Plan::new(args.quick), &region, cpus, sides)?;
+        let mut plan = Plan::new(args.quick);
+        if args.loss.is_some() {
+            plan.batch_budget = Some(Duration::from_secs(if args.quick { 2 } else { 10 }));
+        }
+        let mut results = measure(sp, args, &plan, &region, cpus, sides)?;
         results.check_failures += returned.get();
         results.seconds = started.elapsed().as_secs_f64();
         barrier(sp)?;
@@ -296,21 +306,25 @@ fn serve(
     })
 }
 
-/// One batch of `iters` short round trips on `ep` (translation 1) with `args`; mean µs.
+/// One batch of `iters` short round trips on `ep` (translation 1) with `args`, or as
+/// many as fit in `budget`; mean µs.
 fn rtt_batch(
     bundle: &Bundle,
     ep: &Endpoint,
     replies: &Cell<u64>,
     args: &[u32],
     iters: u64,
+    budget: Option<Duration>,
 ) -> Result<f64, String> {
     let t0 = Instant::now();
-    for _ in 0..iters {
+    let mut done = 0;
+    while done < iters && budget.is_none_or(|b| done == 0 || t0.elapsed() < b) {
         let want = replies.get() + 1;
         ep.request(1, H_ECHO, args).map_err(err)?;
         poll_until(bundle, "an echo", || replies.get() >= want)?;
+        done += 1;
     }
-    Ok(t0.elapsed().as_secs_f64() * 1e6 / iters as f64)
+    Ok(t0.elapsed().as_secs_f64() * 1e6 / done as f64)
 }
 
 /// Rank 0.
@@ -362,7 +376,14 @@ fn measure(
         let raw = ping_baseline(&mut ctl, &mut sides, plan.raw_warm, plan.raw_iters)?;
         for (n, out) in rtt_by_args.iter_mut() {
             let args: Vec<u32> = (0..*n as u32).collect();
-            let us = rtt_batch(&bundle, &ep, &replies, &args, plan.rtt.iters)?;
+            let us = rtt_batch(
+                &bundle,
+                &ep,
+                &replies,
+                &args,
+                plan.rtt.iters,
+                plan.batch_budget,
+            )?;
             if reply_args.get() != *n {
                 return Err(format!(
                     "the echo of {n} arguments came back with {}",
@@ -376,7 +397,7 @@ fn measure(
         // --with-network: the same round trip with the network off, beside it.
         if let (true, Some((rb, re))) = (args.with_network, &sides.reference) {
             ctl.select(1)?;
-            let us = rtt_batch(rb, re, &replies, &[], plan.rtt.iters)?;
+            let us = rtt_batch(rb, re, &replies, &[], plan.rtt.iters, plan.batch_budget)?;
             ctl.select(0)?;
             if batch >= plan.rtt.warm {
                 ref_rtt_us.push(us);
@@ -388,7 +409,7 @@ fn measure(
     }
 
     eprintln!("loggp: o_s...");
-    let os_us = timed_batches(plan.bursts, BURST, || {
+    let os_us = timed_batches(plan.bursts, plan.batch_budget, BURST, || {
         let t0 = Instant::now();
         for _ in 0..BURST {
             ep.request(1, H_ONEWAY, &[]).map_err(err)?;
@@ -417,11 +438,17 @@ fn measure(
             Some(ctl.stream_batch(plan.gap.iters)?)
         };
         let t0 = Instant::now();
-        for _ in 0..plan.gap.iters {
+        let mut sent = 0;
+        while sent < plan.gap.iters
+            && plan
+                .batch_budget
+                .is_none_or(|b| sent == 0 || t0.elapsed() < b)
+        {
             ep.request(1, H_ONEWAY, &[]).map_err(err)?;
+            sent += 1;
         }
         drain(&bundle, &ep)?;
-        let us = t0.elapsed().as_secs_f64() * 1e6 / plan.gap.iters as f64;
+        let us = t0.elapsed().as_secs_f64() * 1e6 / sent as f64;
         if batch >= plan.gap.warm {
             g_us.push(us);
             ring_ns.extend(ring);
@@ -431,17 +458,30 @@ fn measure(
     eprintln!("loggp: o_r...");
     let mut or_us = Vec::new();
     for batch in 0..plan.bursts.all() {
-        ctl.expect_bursts(plan.bursts.iters);
+        // Within a budget, rank 1 is told of one burst at a time, so the batch can end early.
+        if plan.batch_budget.is_none() {
+            ctl.expect_bursts(plan.bursts.iters);
+        }
+        let start = Instant::now();
         let mut busy = Duration::ZERO;
-        for _ in 0..plan.bursts.iters {
+        let mut done = 0;
+        while done < plan.bursts.iters
+            && plan
+                .batch_budget
+                .is_none_or(|b| done == 0 || start.elapsed() < b)
+        {
+            if plan.batch_budget.is_some() {
+                ctl.expect_bursts(1);
+            }
             let r = ctl.burst(&bundle)?;
             let want = r * BURST;
             let t0 = Instant::now();
             poll_until(&bundle, "o_r's burst", || or_count.get() >= want)?;
             busy += t0.elapsed();
+            done += 1;
         }
         if batch >= plan.bursts.warm {
-            or_us.push(busy.as_secs_f64() * 1e6 / (plan.bursts.iters * BURST) as f64);
+            or_us.push(busy.as_secs_f64() * 1e6 / (done * BURST) as f64);
         }
     }
 
@@ -627,17 +667,21 @@ fn bandwidth(
 /// each timed batch's microseconds per message, `once` standing for `per_call` messages.
 fn timed_batches(
     plan: Batches,
+    budget: Option<Duration>,
     per_call: u64,
     mut once: impl FnMut() -> Result<Duration, String>,
 ) -> Result<Vec<f64>, String> {
     let mut out = Vec::new();
     for batch in 0..plan.all() {
+        let t0 = Instant::now();
         let mut busy = Duration::ZERO;
-        for _ in 0..plan.iters {
+        let mut done = 0;
+        while done < plan.iters && budget.is_none_or(|b| done == 0 || t0.elapsed() < b) {
             busy += once()?;
+            done += 1;
         }
         if batch >= plan.warm {
-            out.push(busy.as_secs_f64() * 1e6 / (plan.iters * per_call) as f64);
+            out.push(busy.as_secs_f64() * 1e6 / (done * per_call) as f64);
         }
     }
     Ok(out)
