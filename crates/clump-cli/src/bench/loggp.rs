@@ -306,6 +306,13 @@ fn serve(
     })
 }
 
+/// Whether a batch begun at `start` goes on after `done` of its `iters` rounds: within a
+/// budget it ends on time, after at least one round (so its mean is defined). Without
+/// one the clock is not read.
+fn goes_on(done: u64, iters: u64, start: Instant, budget: Option<Duration>) -> bool {
+    done < iters && budget.is_none_or(|b| done == 0 || start.elapsed() < b)
+}
+
 /// One batch of `iters` short round trips on `ep` (translation 1) with `args`, or as
 /// many as fit in `budget`; mean µs.
 fn rtt_batch(
@@ -318,7 +325,7 @@ fn rtt_batch(
 ) -> Result<f64, String> {
     let t0 = Instant::now();
     let mut done = 0;
-    while done < iters && budget.is_none_or(|b| done == 0 || t0.elapsed() < b) {
+    while goes_on(done, iters, t0, budget) {
         let want = replies.get() + 1;
         ep.request(1, H_ECHO, args).map_err(err)?;
         poll_until(bundle, "an echo", || replies.get() >= want)?;
@@ -439,11 +446,7 @@ fn measure(
         };
         let t0 = Instant::now();
         let mut sent = 0;
-        while sent < plan.gap.iters
-            && plan
-                .batch_budget
-                .is_none_or(|b| sent == 0 || t0.elapsed() < b)
-        {
+        while goes_on(sent, plan.gap.iters, t0, plan.batch_budget) {
             ep.request(1, H_ONEWAY, &[]).map_err(err)?;
             sent += 1;
         }
@@ -465,11 +468,7 @@ fn measure(
         let start = Instant::now();
         let mut busy = Duration::ZERO;
         let mut done = 0;
-        while done < plan.bursts.iters
-            && plan
-                .batch_budget
-                .is_none_or(|b| done == 0 || start.elapsed() < b)
-        {
+        while goes_on(done, plan.bursts.iters, start, plan.batch_budget) {
             if plan.batch_budget.is_some() {
                 ctl.expect_bursts(1);
             }
@@ -676,7 +675,7 @@ fn timed_batches(
         let t0 = Instant::now();
         let mut busy = Duration::ZERO;
         let mut done = 0;
-        while done < plan.iters && budget.is_none_or(|b| done == 0 || t0.elapsed() < b) {
+        while goes_on(done, plan.iters, t0, budget) {
             busy += once()?;
             done += 1;
         }
@@ -689,6 +688,31 @@ fn timed_batches(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_budgeted_batch_ends_on_time_after_one_round_at_least() {
+        use std::time::{Duration, Instant};
+        let long_ago = Instant::now() - Duration::from_secs(5);
+        assert!(super::goes_on(
+            0,
+            10,
+            long_ago,
+            Some(Duration::from_secs(1))
+        ));
+        assert!(!super::goes_on(
+            1,
+            10,
+            long_ago,
+            Some(Duration::from_secs(1))
+        ));
+        assert!(super::goes_on(9, 10, long_ago, None));
+        assert!(!super::goes_on(
+            10,
+            10,
+            Instant::now(),
+            Some(Duration::from_secs(60))
+        ));
+    }
+
     #[test]
     fn doubling_sizes_cover_the_range() {
         let s = super::doubling(64 << 10);
