@@ -169,17 +169,25 @@ impl<'a> Control<'a> {
     /// First polls `bundle` until rank 1 has every answer to the previous burst: over a
     /// lossy network an answer may need sending again, which only polling does.
     pub fn burst(&mut self, bundle: &Bundle) -> Result<u64, String> {
-        let drained = self.word(BURST_DRAINED);
-        let previous = self.burst_round;
-        poll_until(bundle, "rank 1's answers to the last burst", || {
-            drained.load(Ordering::Acquire) >= previous
-        })?;
+        self.await_bursts_answered(bundle)?;
         self.burst_round += 1;
         let r = self.burst_round;
         self.word(BURST_GO).store(r, Ordering::Release);
         let sent = self.word(BURST_SENT);
         spin_until("rank 1's burst", || sent.load(Ordering::Acquire) == r)?;
         Ok(r)
+    }
+
+    /// Polls `bundle` until rank 1 has every answer to its bursts so far. Call it after
+    /// the last burst too, before any command rank 0 waits on without polling: rank 1
+    /// drains before it reads the next command, and an answer lost on the network goes
+    /// out again only while rank 0 polls (else both ranks wait on each other).
+    pub fn await_bursts_answered(&self, bundle: &Bundle) -> Result<(), String> {
+        let drained = self.word(BURST_DRAINED);
+        let last = self.burst_round;
+        poll_until(bundle, "rank 1's answers to its bursts", || {
+            drained.load(Ordering::Acquire) >= last
+        })
     }
 
     pub fn end(&mut self) {

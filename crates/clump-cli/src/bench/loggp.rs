@@ -483,6 +483,7 @@ fn measure(
             or_us.push(busy.as_secs_f64() * 1e6 / (done * BURST) as f64);
         }
     }
+    ctl.await_bursts_answered(&bundle)?;
 
     eprintln!(
         "loggp: bandwidth 8 B..64 KiB medium, 8 B..16 MiB long, beside {}...",
