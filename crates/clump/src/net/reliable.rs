@@ -79,7 +79,7 @@ mod timers;
 
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;
-use self::send::{Encoded, OutMsg, SendChannel};
+use self::send::{timestamp, AckOut, Encoded, OutMsg, SendChannel};
 use self::spares::Spares;
 use crate::net::fragment::Fragment;
 use std::sync::Arc;
@@ -581,7 +581,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         st.silent = false;
         self.stats.datagrams_received += 1;
         let acked = match h.ack {
-            Some(ack) => self.on_ack(p, opposite(h.channel), ack, now),
+            Some(ack) => self.on_ack(p, opposite(h.channel), ack, h.echo, now),
             None => false,
         };
         match h.kind {
@@ -604,11 +604,19 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
     }
 
-    /// Applies a cumulative ack to the channel `channel` to `p`; true if it acked anything.
-    fn on_ack(&mut self, p: usize, channel: Channel, ack: u32, now: Micros) -> bool {
+    /// Applies a cumulative ack (and the timestamp it echoes) to the channel `channel`
+    /// to `p`; true if it acked anything.
+    fn on_ack(
+        &mut self,
+        p: usize,
+        channel: Channel,
+        ack: u32,
+        echo: Option<u32>,
+        now: Micros,
+    ) -> bool {
         let st = &mut self.peers[p];
         let tx = &mut st.tx[ix(channel)];
-        let Some(sample) = tx.on_ack(ack, now, st.rtt.rto(), self.cfg.nack_delay) else {
+        let Some(sample) = tx.on_ack(ack, echo, now, st.rtt.rto(), self.cfg.nack_delay) else {
             return false;
         };
         if let Some(rtt) = sample {
@@ -627,7 +635,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
     fn on_nack(&mut self, p: usize, channel: Channel, seq: u32, now: Micros) {
         self.stats.nacks_received += 1;
         // The receiver expects `seq`: everything before it arrived.
-        self.on_ack(p, channel, seq, now);
+        self.on_ack(p, channel, seq, None, now);
         let cap = self.cfg.rto_max;
         if let Some(until) = self.peers[p].tx[ix(channel)].on_nack(seq, now, cap) {
             self.arm(p, until);
@@ -659,6 +667,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         };
         let got = st.rx[c].on_data(h, payload, &mut sink);
         let rx = &mut st.rx[c];
+        if (got.progressed && rx.ack_due.is_none()) || got.duplicate {
+            rx.echo = Some(h.timestamp);
+        }
         self.reorder_bytes = self.reorder_bytes - kept_before + rx.early_bytes();
         self.reorder_peak = self.reorder_peak.max(self.reorder_bytes);
         let mut ready = false;
@@ -768,11 +779,15 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             return None;
         }
         let (job, src, dst) = (cfg.job, self.local, st.peer.id);
-        let control = |kind, channel| {
+        // A packet on `channel` acknowledges the opposite channel's data.
+        let control = |kind, channel, rx: &RecvChannel| {
             let mut h = Header::new(kind, channel);
             h.job = job;
             h.src = src;
             h.dst = dst;
+            h.timestamp = timestamp(now);
+            h.ack = Some(rx.expected());
+            h.echo = rx.echo;
             h
         };
         // Data: retransmissions, then new datagrams; replies first (they free credits).
@@ -780,7 +795,10 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             for channel in [Channel::Reply, Channel::Request] {
                 let c = ix(channel);
                 let back = ix(opposite(channel));
-                let ack = st.rx[back].expected();
+                let ack = AckOut {
+                    ack: st.rx[back].expected(),
+                    echo: st.rx[back].echo,
+                };
                 let tx = &mut st.tx[c];
                 let sent = if retx {
                     tx.send_retx(now, ack, buf)
@@ -811,9 +829,8 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         if std::mem::take(&mut st.probe_due) {
             st.probed_at = now;
             stats.probes_sent += 1;
-            let mut h = control(PacketKind::Ack, Channel::Request);
+            let mut h = control(PacketKind::Ack, Channel::Request, &st.rx[ix(Channel::Reply)]);
             h.seq = PROBE;
-            h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             if let Some(t) = st.probe_deadline(cfg).into_iter().chain(st.silence_deadline(cfg)).min() {
                 self.timers.arm(&mut st.timer, p, t);
             }
@@ -821,9 +838,8 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         }
         // A NACK: travels on the channel of the refused datagram (requests).
         if let Some(seq) = st.rx[ix(Channel::Request)].nack.take() {
-            let mut h = control(PacketKind::Nack, Channel::Request);
+            let mut h = control(PacketKind::Nack, Channel::Request, &st.rx[ix(Channel::Reply)]);
             h.seq = seq;
-            h.ack = Some(st.rx[ix(Channel::Reply)].expected());
             st.rx[ix(Channel::Reply)].ack_due = None;
             stats.nacks_sent += 1;
             return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
@@ -837,8 +853,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             }
             rx.dup_acks = rx.dup_acks.saturating_sub(1);
             rx.ack_due = None;
-            let mut h = control(PacketKind::Ack, opposite(channel));
-            h.ack = Some(rx.expected());
+            let h = control(PacketKind::Ack, opposite(channel), rx);
             stats.acks_sent += 1;
             return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
         }

@@ -20,8 +20,10 @@
 //! - `world.rs`: the machines, the workload, the event loop and the checks.
 //! - `endpoints.rs`: whole endpoints: the AM layer's pure flow control and owed credits
 //!   (`proto/`) over the machine, every request settled exactly once.
+//! - `bulk.rs`: long-message streams through lossy links, goodput in virtual time.
 //! - `scenarios.rs`: the tests.
 
+mod bulk;
 mod endpoints;
 mod network;
 mod rng;

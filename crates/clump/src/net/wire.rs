@@ -1,6 +1,6 @@
 //! The packet format of the UDP transport: encoding, decoding and validation, pure.
 //!
-//! One datagram carries one packet: a fixed 96-byte header, `nargs` 32-bit arguments,
+//! One datagram carries one packet: a fixed 104-byte header, `nargs` 32-bit arguments,
 //! then the payload. All integers are little-endian. The CRC32C (Castagnoli) covers the
 //! whole datagram, header and payload, computed with its own four bytes taken as zero.
 //!
@@ -9,7 +9,7 @@
 //! | 0        | 2     | magic `b"CL"`                                                    |
 //! | 2        | 1     | version, [`VERSION`] (1)                                         |
 //! | 3        | 1     | kind: low nibble the [`PacketKind`] code (1..=8); high nibble, for `Returned` only, the [`DataKind`] code (1..=5) of the message that came back, else 0 |
-//! | 4        | 1     | flags: bit 0 the [`Channel`] (0 request, 1 reply), bit 1 "ack valid"; other bits 0 |
+//! | 4        | 1     | flags: bit 0 the [`Channel`] (0 request, 1 reply), bit 1 "ack valid", bit 2 "echo valid"; other bits 0 |
 //! | 5        | 1     | handler index                                                    |
 //! | 6        | 1     | nargs, at most [`MAX_ARGS`] (16)                                 |
 //! | 7        | 1     | return reason ([`ReturnReason`], 1..=9) for `Returned`, else 0  |
@@ -25,8 +25,10 @@
 //! | 72       | 8     | tag of the destination, as the sender knows it                   |
 //! | 80       | 8     | segment offset (long, get reply: where the message lands; get: where it is read) |
 //! | 88       | 8     | reply offset (get only: where the data lands in the requester's segment) |
-//! | 96       | 4 × nargs | arguments                                                    |
-//! | 96+4×nargs | payload length | payload                                              |
+//! | 96       | 4     | timestamp: the sender's clock when it sent the packet, microseconds, wrapping |
+//! | 100      | 4     | timestamp echo: the timestamp of the packet the acknowledgement answers (0 unless "echo valid") |
+//! | 104      | 4 × nargs | arguments                                                    |
+//! | 104+4×nargs | payload length | payload                                             |
 //!
 //! Choices worth knowing:
 //!
@@ -49,6 +51,11 @@
 //!   checked first, then the CRC, then every other field. A corrupted byte is therefore
 //!   reported as a CRC mismatch, except in the five framing fields, where it shows as the
 //!   framing error it makes; a packet of another protocol or version is named as such.
+//! - **Timestamps make every acknowledgement an unambiguous round-trip sample** (as TCP's
+//!   timestamp option, RFC 7323): a retransmission carries its own timestamp, so under
+//!   heavy loss, where nearly every acknowledgement covers a retransmitted datagram and
+//!   Karn's rule would leave no sample, the retransmission timeout still follows the path
+//!   instead of staying backed off at its cap.
 //! - What the sequence and acknowledgement numbers mean (which channel an ack refers to)
 //!   belongs to the reliability layer; the codec only carries them.
 
@@ -59,9 +66,9 @@ use std::fmt;
 /// The first two bytes of every packet.
 pub const MAGIC: [u8; 2] = *b"CL";
 /// The wire version this codec speaks.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 /// Bytes of the header before the arguments.
-pub const FIXED_HEADER_LEN: usize = 96;
+pub const FIXED_HEADER_LEN: usize = 104;
 /// Bytes of the largest header: fixed part and [`MAX_ARGS`] arguments.
 pub const MAX_HEADER_LEN: usize = FIXED_HEADER_LEN + 4 * MAX_ARGS;
 /// Largest UDP payload over IPv4 (65535 less the IP and UDP headers).
@@ -90,14 +97,18 @@ pub mod offsets {
     pub const TAG: usize = 72;
     pub const SEGMENT_OFFSET: usize = 80;
     pub const REPLY_OFFSET: usize = 88;
-    pub const ARGS: usize = 96;
+    pub const TIMESTAMP: usize = 96;
+    pub const ECHO: usize = 100;
+    pub const ARGS: usize = 104;
 }
 
 /// Flag bit: the packet travels on the reply channel.
 const FLAG_REPLY: u8 = 1 << 0;
 /// Flag bit: the acknowledgement number is valid.
 const FLAG_ACK: u8 = 1 << 1;
-const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_ACK;
+/// Flag bit: the timestamp echo is valid.
+const FLAG_ECHO: u8 = 1 << 2;
+const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_ACK | FLAG_ECHO;
 
 /// Why a datagram was not a valid packet, or a header could not be encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -132,6 +143,8 @@ pub enum WireError {
     UnknownFlags(u8),
     #[error("acknowledgement number {0} without the ack-valid flag")]
     AckWithoutFlag(u32),
+    #[error("timestamp echo {0} without the echo-valid flag")]
+    EchoWithoutFlag(u32),
     #[error("ack packet without a valid acknowledgement number")]
     MissingAck,
     #[error("{kind} packet must travel on the {expected} channel")]
@@ -406,6 +419,10 @@ pub struct Header {
     pub frag_offset: u32,
     /// Medium, long, get reply: bytes in the whole message. Get: bytes requested.
     pub total_len: u32,
+    /// The sender's clock when it sent this packet (microseconds, wrapping).
+    pub timestamp: u32,
+    /// The timestamp of the packet whose arrival the acknowledgement answers, if valid.
+    pub echo: Option<u32>,
 }
 
 impl Header {
@@ -426,6 +443,8 @@ impl Header {
             reply_offset: 0,
             frag_offset: 0,
             total_len: 0,
+            timestamp: 0,
+            echo: None,
         }
     }
 
@@ -605,6 +624,9 @@ fn write_header(header: &Header, payload_len: usize, out: &mut [u8]) -> Result<(
     if header.ack.is_some() {
         flags |= FLAG_ACK;
     }
+    if header.echo.is_some() {
+        flags |= FLAG_ECHO;
+    }
     // `validate` bounded the payload, so its length fits in 32 bits.
     let payload_len = payload_len as u32;
     put(out, at::MAGIC, &MAGIC)?;
@@ -630,6 +652,8 @@ fn write_header(header: &Header, payload_len: usize, out: &mut [u8]) -> Result<(
         &header.segment_offset.to_le_bytes(),
     )?;
     put(out, at::REPLY_OFFSET, &header.reply_offset.to_le_bytes())?;
+    put(out, at::TIMESTAMP, &header.timestamp.to_le_bytes())?;
+    put(out, at::ECHO, &header.echo.unwrap_or(0).to_le_bytes())?;
     for (i, arg) in header.args.iter().enumerate() {
         put(out, at::ARGS + 4 * i, &arg.to_le_bytes())?;
     }
@@ -720,6 +744,14 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
     } else {
         None
     };
+    let echo = get_u32(d, at::ECHO)?;
+    let echo = if flags & FLAG_ECHO != 0 {
+        Some(echo)
+    } else if echo != 0 {
+        return Err(WireError::EchoWithoutFlag(echo));
+    } else {
+        None
+    };
     let mut args = Args::EMPTY;
     for (i, slot) in args.words.iter_mut().take(nargs).enumerate() {
         *slot = get_u32(d, at::ARGS + 4 * i)?;
@@ -745,6 +777,8 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
         reply_offset: get_u64(d, at::REPLY_OFFSET)?,
         frag_offset: get_u32(d, at::FRAG_OFFSET)?,
         total_len: get_u32(d, at::TOTAL_LEN)?,
+        timestamp: get_u32(d, at::TIMESTAMP)?,
+        echo,
     };
     validate(&header, payload.len())?;
     Ok((header, payload))

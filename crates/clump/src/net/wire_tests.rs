@@ -120,12 +120,14 @@ fn layout_matches_the_documented_offsets() {
     h.ack = Some(0xaabb_ccdd);
     h.seq = 0x1122_3344;
     h.handler = 0x42;
+    h.timestamp = 0x0bad_cafe;
+    h.echo = Some(0x5151_7171);
     let d = enc(&h, &[]);
     assert_eq!(d.len(), FIXED_HEADER_LEN + 8);
     assert_eq!(&d[0..2], b"CL");
-    assert_eq!(d[offsets::VERSION], 1);
+    assert_eq!(d[offsets::VERSION], 2);
     assert_eq!(d[offsets::KIND], 4);
-    assert_eq!(d[offsets::FLAGS], 0b10);
+    assert_eq!(d[offsets::FLAGS], 0b110);
     assert_eq!(d[offsets::HANDLER], 0x42);
     assert_eq!(d[offsets::NARGS], 2);
     assert_eq!(d[offsets::REASON], 0);
@@ -154,6 +156,8 @@ fn layout_matches_the_documented_offsets() {
     assert_eq!(u64_at(offsets::TAG), 0x5eed);
     assert_eq!(u64_at(offsets::SEGMENT_OFFSET), 8192);
     assert_eq!(u64_at(offsets::REPLY_OFFSET), 128);
+    assert_eq!(u32_at(offsets::TIMESTAMP), 0x0bad_cafe);
+    assert_eq!(u32_at(offsets::ECHO), 0x5151_7171);
     assert_eq!(u32_at(offsets::ARGS), 0x1000_0001);
     assert_eq!(u32_at(offsets::ARGS + 4), 0x2000_0002);
 
@@ -312,7 +316,7 @@ fn a_flipped_magic_is_refused() {
 
 #[test]
 fn another_version_is_refused() {
-    for v in [0u8, 2, 255] {
+    for v in [0u8, 1, 3, 255] {
         assert_eq!(
             err(&edited(offsets::VERSION, &[v])),
             WireError::BadVersion(v)
@@ -404,8 +408,8 @@ fn return_reasons_are_checked() {
 #[test]
 fn unknown_flags_and_a_stray_ack_number_are_refused() {
     assert_eq!(
-        err(&edited(offsets::FLAGS, &[0b110])),
-        WireError::UnknownFlags(0b100)
+        err(&edited(offsets::FLAGS, &[0b1010])),
+        WireError::UnknownFlags(0b1000)
     );
     assert_eq!(
         err(&edited(offsets::FLAGS, &[0x80])),
@@ -415,6 +419,11 @@ fn unknown_flags_and_a_stray_ack_number_are_refused() {
     assert_eq!(
         err(&edited(offsets::FLAGS, &[0])),
         WireError::AckWithoutFlag(76)
+    );
+    // A timestamp echo without its flag.
+    assert_eq!(
+        err(&edited(offsets::ECHO, &[9])),
+        WireError::EchoWithoutFlag(9)
     );
     let mut ack = header(PacketKind::Ack, 0, 0);
     ack.ack = None;

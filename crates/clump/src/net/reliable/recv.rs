@@ -56,6 +56,9 @@ pub(super) struct RecvChannel {
     partial: Option<Partial>,
     /// When an explicit ack of `expected` is due, unless a data packet carries it first.
     pub(super) ack_due: Option<Micros>,
+    /// The timestamp the ack of `expected` echoes: that of the datagram that first made
+    /// an ack due since the last one went, or of the latest duplicate (see `wire.rs`).
+    pub(super) echo: Option<u32>,
     /// Duplicate acks owed right away (out-of-order arrivals), at most three.
     pub(super) dup_acks: u8,
     /// A NACK owed for this sequence number.
@@ -102,6 +105,7 @@ impl RecvChannel {
             early_bytes: 0,
             partial: None,
             ack_due: None,
+            echo: None,
             dup_acks: 0,
             nack: None,
         }

@@ -18,6 +18,19 @@ use std::sync::Arc;
 /// of payload that follows it (none for a packet without payload).
 pub(crate) type Encoded = (usize, Option<Fragment>);
 
+/// What every datagram of a channel carries for the opposite one: the cumulative ack
+/// and the timestamp it echoes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AckOut {
+    pub(super) ack: u32,
+    pub(super) echo: Option<u32>,
+}
+
+/// The timestamp a datagram sent at `now` carries: the clock's low 32 bits.
+pub(super) fn timestamp(now: Micros) -> u32 {
+    now as u32
+}
+
 /// A queued or partly acknowledged message.
 #[derive(Debug)]
 pub(super) struct OutMsg {
@@ -38,8 +51,9 @@ impl OutMsg {
         self.header.seq.wrapping_add(self.frags)
     }
 
-    /// Encodes the header of fragment `seq` of this message, carrying `ack`, into `buf`.
-    fn encode(&self, seq: u32, ack: u32, buf: &mut [u8]) -> Result<Encoded, WireError> {
+    /// Encodes the header of fragment `seq` of this message, sent at `now` and carrying
+    /// `ack`, into `buf`.
+    fn encode(&self, seq: u32, now: Micros, ack: AckOut, buf: &mut [u8]) -> Result<Encoded, WireError> {
         let index = seq.wrapping_sub(self.first()) as usize;
         let start = index
             .saturating_mul(self.frag_len as usize)
@@ -51,7 +65,9 @@ impl OutMsg {
         let bytes = fragment.as_ref().map_or(&[][..], Fragment::bytes);
         let mut h = self.header;
         h.seq = seq;
-        h.ack = Some(ack);
+        h.ack = Some(ack.ack);
+        h.echo = ack.echo;
+        h.timestamp = timestamp(now);
         h.frag_offset = if bytes.is_empty() { 0 } else { start as u32 };
         let len = wire::encode_header_into(&h, bytes, buf)?;
         Ok((len, fragment))
@@ -220,7 +236,7 @@ impl SendChannel {
         now: Micros,
         rto: Micros,
         window: u32,
-        ack: u32,
+        ack: AckOut,
         buf: &mut [u8],
     ) -> Option<Result<(Encoded, Micros), WireError>> {
         if !self.can_send_new(window) {
@@ -228,7 +244,7 @@ impl SendChannel {
         }
         let seq = self.nxt;
         let msg = self.msgs.get(self.nxt_msg)?;
-        let encoded = match msg.encode(seq, ack, buf) {
+        let encoded = match msg.encode(seq, now, ack, buf) {
             Ok(encoded) => encoded,
             Err(e) => return Some(Err(e)),
         };
@@ -253,7 +269,7 @@ impl SendChannel {
     pub(super) fn send_retx(
         &mut self,
         now: Micros,
-        ack: u32,
+        ack: AckOut,
         buf: &mut [u8],
     ) -> Option<Result<(Encoded, Micros), WireError>> {
         if self.is_paused() {
@@ -265,7 +281,7 @@ impl SendChannel {
                 Some(slot) if slot.queued => {}
                 _ => continue, // acknowledged meanwhile
             }
-            let encoded = match self.msg_of(seq)?.encode(seq, ack, buf) {
+            let encoded = match self.msg_of(seq)?.encode(seq, now, ack, buf) {
                 Ok(encoded) => encoded,
                 Err(e) => return Some(Err(e)),
             };
@@ -292,11 +308,13 @@ impl SendChannel {
         true
     }
 
-    /// Applies a cumulative ack (`ack` = next sequence number the peer expects).
-    /// Returns `None` if it acknowledges nothing new, else the RTT sample it yields.
+    /// Applies a cumulative ack (`ack` = next sequence number the peer expects), which
+    /// echoes the timestamp `echo`. Returns `None` if it acknowledges nothing new, else
+    /// the RTT sample it yields.
     pub(super) fn on_ack(
         &mut self,
         ack: u32,
+        echo: Option<u32>,
         now: Micros,
         rto: Micros,
         nack_delay: Micros,
@@ -305,10 +323,13 @@ impl SendChannel {
         if acked == 0 || acked > self.in_flight() {
             return None; // old, or (bogus) beyond what was sent
         }
-        // Karn's rule, over the whole ack: the newest datagram acked gives the sample,
-        // unless it was sent again, or a retransmission it was sent before fills a hole
-        // in the range (it waited for that, not for the network, and its round trip
-        // would inflate the estimate, to `rto_max` under heavy loss).
+        // The echoed timestamp is that of the very datagram (first send or retransmission)
+        // whose arrival this ack answers, so it times the round trip even when the range
+        // holds retransmissions. Without one, Karn's rule over the whole ack: the newest
+        // datagram acked gives the sample, unless it was sent again, or a retransmission
+        // it was sent before fills a hole in the range (it waited for that, not for the
+        // network, and its round trip would inflate the estimate, to `rto_max` under
+        // heavy loss).
         let mut newest = None;
         let mut resent_at = None;
         for _ in 0..acked {
@@ -319,9 +340,15 @@ impl SendChannel {
                 newest = Some(slot);
             }
         }
-        let sample = newest
+        let echoed = echo.and_then(|e| {
+            let rtt = timestamp(now).wrapping_sub(e);
+            // A value "from the future" is not one this endpoint sent: no sample.
+            (rtt < 1 << 31).then_some(Micros::from(rtt))
+        });
+        let karn = newest
             .filter(|s| !s.retransmitted && resent_at.is_none_or(|t| s.first_sent >= t))
             .map(|s| now.saturating_sub(s.first_sent));
+        let sample = echoed.or(karn);
         self.una = ack;
         while let Some(m) = self.msgs.front() {
             // A message is done when its end is at or before `una`; ends of queued

@@ -8,6 +8,9 @@ use crate::ReturnReason;
 
 const JOB: u64 = 0x5eed_0001;
 
+/// Payload bytes in a 1472-byte datagram whose header has one argument.
+const FRAGMENT: usize = 1472 - wire::FIXED_HEADER_LEN - 4;
+
 pub(super) fn id(n: u8) -> EndpointId {
     EndpointId {
         pid: 1000 + u32::from(n),
@@ -377,14 +380,13 @@ fn a_silent_peer_is_reported_once_and_unreachable_when_given_up() {
 #[test]
 fn medium_up_to_64k_is_fragmented_and_reassembled_from_any_order() {
     let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
-    let sizes = [0, 1, 1371, 1372, 1373, 10_000, crate::MAX_MEDIUM];
+    let sizes = [0, 1, FRAGMENT - 1, FRAGMENT, FRAGMENT + 1, 10_000, crate::MAX_MEDIUM];
     for (i, &len) in sizes.iter().enumerate() {
         let (h, p) = medium(Channel::Request, i as u32, len);
         a.send(0, peer(2), h, p).unwrap();
     }
     let mut all = drain(&mut a, 0);
-    // 1472 - 96 - 4 bytes of header and one argument leave 1372 payload bytes.
-    let frags: usize = sizes.iter().map(|&l| l.div_ceil(1372).max(1)).sum();
+    let frags: usize = sizes.iter().map(|&l| l.div_ceil(FRAGMENT).max(1)).sum();
     assert_eq!(all.len(), frags);
     assert!(all.iter().all(|d| d.len() <= 1472));
     // Reverse order, with every third datagram twice.
@@ -428,7 +430,7 @@ fn long_fragments_land_in_order_exactly_once() {
     for d in frags.iter().chain(&dup) {
         b.handle_datagram(10, 1, d, &mut land);
     }
-    let expected: Vec<u32> = (0..8).map(|i| i * 1372).collect();
+    let expected: Vec<u32> = (0..8).map(|i| i * FRAGMENT as u32).collect();
     assert_eq!(landings, expected, "in order, once each");
     let m = b.poll_inbound(Channel::Request).unwrap();
     assert!(m.landed && m.payload.is_empty());
@@ -597,12 +599,40 @@ fn timer_retransmits_with_backoff() {
     assert_eq!(a.stats().retransmits, 2);
     assert_eq!(
         a.peers[0].rtt.srtt(),
-        None,
-        "no sample from a retransmission"
+        Some(0),
+        "the ack echoes the retransmission's timestamp: its own round trip, not the first send's"
     );
+    assert_eq!(a.peers[0].rtt.rto(), c.rto_min, "a sample ends the backoff");
+}
+
+#[test]
+fn without_an_echo_a_retransmission_gives_no_sample_and_the_backoff_stays() {
+    let c = cfg();
+    let (mut a, mut b) = (machine(1, c.clone()), machine(2, c.clone()));
+    a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
+        .unwrap();
+    assert_eq!(drain(&mut a, 0).len(), 1); // lost
+    let mut now = 0;
+    let again = run_timers(&mut a, &mut now, 10_000);
+    deliver(&mut b, now, 1, &again);
+    // An ack without a timestamp echo (Karn's rule decides alone).
+    let unechoed: Vec<Vec<u8>> = drain(&mut b, now)
+        .iter()
+        .map(|d| {
+            let (mut h, payload) = decode(d, JOB).unwrap();
+            h.echo = None;
+            let mut out = Vec::new();
+            wire::encode(&h, payload, &mut out).unwrap();
+            out
+        })
+        .collect();
+    deliver(&mut a, now, 2, &unechoed);
+    assert!(a.idle());
+    assert_eq!(a.peers[0].rtt.srtt(), None, "no sample from a retransmission");
     // The next datagram waits the backed-off RTO; a clean round trip resets it.
     a.send(now, peer(2), short(Channel::Request, 2), Vec::new())
         .unwrap();
+    assert_eq!(a.peers[0].rtt.rto(), 20_000);
     deliver(&mut b, now + 40, 1, &drain(&mut a, now));
     deliver(&mut a, now + 80, 2, &drain(&mut b, now + 40));
     assert_eq!(a.peers[0].rtt.srtt(), Some(80));
@@ -844,7 +874,7 @@ fn each_peer_gets_datagrams_of_its_path_and_a_window_in_bytes() {
             to_c.push(d)
         }
     }
-    assert_eq!(to_b.len(), crate::MAX_MEDIUM.div_ceil(1372));
+    assert_eq!(to_b.len(), crate::MAX_MEDIUM.div_ceil(FRAGMENT));
     assert!(to_b.iter().all(|d| d.len() <= 1472));
     assert_eq!(
         to_c.len(),
@@ -864,7 +894,7 @@ fn each_peer_gets_datagrams_of_its_path_and_a_window_in_bytes() {
         assert_eq!(msg.payload, pattern(1, crate::MAX_MEDIUM));
     }
     // Nothing was acknowledged: to c, 2 datagrams are in flight of a window of
-    // WINDOW_BYTES / 65507 = 32; to b, 48 of cfg.window (256), which bytes do not bound.
+    // WINDOW_BYTES / 65507 = 32; to b, 49 of cfg.window (256), which bytes do not bound.
     for _ in 0..64 {
         let (h, p) = medium(Channel::Request, 2, 60_000);
         a.send(0, peer(3), h, p).unwrap();
@@ -899,8 +929,8 @@ fn a_delayed_ack_goes_at_once_when_a_quarter_of_the_window_came_unacknowledged()
             break;
         }
     }
-    // A quarter of 256 datagrams of 1472 bytes, in fragments of 1372 payload bytes.
-    let quarter = (256 * 1472 / 4usize).div_ceil(1372);
+    // A quarter of 256 datagrams of 1472 bytes, in fragments of FRAGMENT payload bytes.
+    let quarter = (256 * 1472 / 4usize).div_ceil(FRAGMENT);
     assert_eq!(acked_after, Some(quarter), "long before the 10 ms delay");
 }
 
