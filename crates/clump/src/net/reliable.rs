@@ -16,8 +16,13 @@
 //!   goes out when data arrived and no outgoing packet carried its ack by the time the
 //!   caller asks for transmissions (after `cfg.ack_delay`, zero by default, but at
 //!   once when a quarter of the sender's window came unacknowledged). An
-//!   out-of-order arrival is acknowledged at once (a duplicate ack); three duplicate
-//!   acks make the sender retransmit the oldest datagram (fast retransmit).
+//!   out-of-order arrival is acknowledged at once (a duplicate ack) with a
+//!   selective-ack bitmap of what arrived ahead of the hole; the sender resends every
+//!   datagram the bitmap shows missing behind one sent no earlier that arrived (RACK),
+//!   so every hole of a window is repaired in one round trip. Without a bitmap, three
+//!   duplicate acks make it retransmit the oldest datagram (fast retransmit). Every
+//!   packet carries its send time and every ack echoes the time of the datagram it
+//!   answers, so that round trips are measured even across retransmissions.
 //! - **Receiver**: keeps datagrams up to `cfg.window` ahead, drops duplicates (and acks
 //!   them), delivers whole messages in order. Long and get-reply fragments land through
 //!   the caller's `land` closure as each becomes in order (so never twice); medium and
@@ -218,6 +223,8 @@ pub struct Stats {
     pub retransmits: u64,
     /// Of which after three duplicate acks.
     pub fast_retransmits: u64,
+    /// Of which found lost by a selective ack (a later datagram arrived).
+    pub selective_retransmits: u64,
     /// Of which after a partial ack (an ack of a retransmission that leaves the next
     /// datagram, sent before it, unacknowledged: it is lost too).
     pub partial_ack_retransmits: u64,
@@ -594,7 +601,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             PacketKind::Ack => {
                 self.stats.acks_received += 1;
                 let tx = &mut self.peers[p].tx[ix(opposite(h.channel))];
-                if !acked && h.ack.is_some_and(|ack| tx.on_dup_ack(ack)) {
+                let ack = h.ack.unwrap_or_default();
+                let lost = tx.on_sack(ack, payload);
+                if lost > 0 {
+                    self.stats.selective_retransmits += lost;
+                    self.make_ready(p);
+                } else if !acked && tx.on_dup_ack(ack) {
                     self.stats.fast_retransmits += 1;
                     self.make_ready(p);
                 }
@@ -853,9 +865,12 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             }
             rx.dup_acks = rx.dup_acks.saturating_sub(1);
             rx.ack_due = None;
-            let h = control(PacketKind::Ack, opposite(channel), rx);
+            let mut h = control(PacketKind::Ack, opposite(channel), rx);
+            let mut sack = [0u8; wire::SACK_BYTES];
+            let used = rx.sack(&mut sack);
+            h.total_len = used as u32;
             stats.acks_sent += 1;
-            return wire::encode_into(&h, &[], buf).ok().map(|len| (len, None));
+            return wire::encode_into(&h, &sack[..used], buf).ok().map(|len| (len, None));
         }
         None
     }

@@ -326,7 +326,8 @@ impl PacketKind {
 
     fn shape(self) -> Shape {
         match self {
-            PacketKind::Short | PacketKind::Ack | PacketKind::Nack => Shape::Bare,
+            PacketKind::Short | PacketKind::Nack => Shape::Bare,
+            PacketKind::Ack => Shape::Sack,
             PacketKind::Medium => Shape::Medium,
             PacketKind::Long | PacketKind::GetReply => Shape::Bulk,
             PacketKind::Get => Shape::GetRequest,
@@ -346,7 +347,14 @@ enum Shape {
     Bulk,
     /// No payload; a length to read at the segment offset and land at the reply offset.
     GetRequest,
+    /// At most [`SACK_BYTES`] of selective-ack bitmap as payload, its length the total
+    /// (ack).
+    Sack,
 }
+
+/// Bytes of an ack's selective-ack bitmap at most: bit `i` (of byte `i / 8`, least
+/// significant first) says that sequence number `ack + 1 + i` arrived.
+pub const SACK_BYTES: usize = 32;
 
 /// Up to [`MAX_ARGS`] arguments by value; dereferences to the slice of them.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -469,7 +477,9 @@ fn header_len(nargs: usize) -> usize {
 /// - the payload fits in a datagram ([`MAX_DATAGRAM_PAYLOAD`]);
 /// - get travels on the request channel, get reply on the reply channel;
 /// - ack and nack carry no handler and no arguments; an ack carries an ack number;
-/// - short, ack and nack carry no payload, lengths or offsets; a get carries no payload
+/// - an ack carries at most [`SACK_BYTES`] of payload (its selective-ack bitmap), whose
+///   length is its total length, and no offsets;
+/// - short and nack carry no payload, lengths or offsets; a get carries no payload
 ///   nor fragment offset; only long and get reply have a segment offset to land at,
 ///   and only get a reply offset;
 /// - the total length is at most [`MAX_MEDIUM`] (medium) or [`MAX_LONG`] (long, get,
@@ -516,10 +526,16 @@ pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
     if no_payload && payload_len != 0 {
         return refuse("a payload");
     }
-    if no_payload && h.frag_offset != 0 {
+    if (no_payload || shape == Shape::Sack) && h.frag_offset != 0 {
         return refuse("a fragment offset");
     }
-    if matches!(shape, Shape::Bare | Shape::Medium) && h.segment_offset != 0 {
+    if shape == Shape::Sack && h.total_len as usize != payload_len {
+        return Err(WireError::LengthMismatch {
+            declared: h.total_len,
+            actual: payload_len,
+        });
+    }
+    if matches!(shape, Shape::Bare | Shape::Medium | Shape::Sack) && h.segment_offset != 0 {
         return refuse("a segment offset");
     }
     if shape != Shape::GetRequest && h.reply_offset != 0 {
@@ -527,6 +543,7 @@ pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
     }
     let max_total = match shape {
         Shape::Bare => 0,
+        Shape::Sack => SACK_BYTES,
         Shape::Medium => MAX_MEDIUM,
         Shape::Bulk | Shape::GetRequest => MAX_LONG,
     };

@@ -55,7 +55,7 @@ fn header(kind: PacketKind, nargs: usize, payload_len: usize) -> Header {
     }
     match kind.shape() {
         Shape::Bare => {}
-        Shape::Medium => h.total_len = payload_len as u32,
+        Shape::Medium | Shape::Sack => h.total_len = payload_len as u32,
         Shape::Bulk => {
             h.total_len = payload_len as u32;
             h.segment_offset = 4096;
@@ -890,6 +890,10 @@ fn arb_packet() -> impl Strategy<Value = (Header, Vec<u8>)> {
             let shape = kind.shape();
             match shape {
                 Shape::Bare => payload.clear(),
+                Shape::Sack => {
+                    payload.truncate(SACK_BYTES);
+                    h.total_len = payload.len() as u32;
+                }
                 Shape::Medium | Shape::Bulk => {
                     let max = if shape == Shape::Medium {
                         MAX_MEDIUM

@@ -4,7 +4,7 @@
 //! landed in the segment as each becomes in order).
 
 use super::{Inbound, Micros, Peer, Stats};
-use crate::net::wire::{DataKind, Header, PacketKind};
+use crate::net::wire::{DataKind, Header, PacketKind, SACK_BYTES};
 use std::collections::VecDeque;
 
 /// What a kept out-of-order datagram counts against the reorder bounds besides its
@@ -119,6 +119,17 @@ impl RecvChannel {
     /// What the datagrams kept out of order count against the reorder bounds.
     pub(super) fn early_bytes(&self) -> usize {
         self.early_bytes
+    }
+
+    /// Writes the selective-ack bitmap of what arrived ahead of `expected` into `out`
+    /// (see [`SACK_BYTES`]); returns the bytes used, 0 when nothing did.
+    pub(super) fn sack(&self, out: &mut [u8; SACK_BYTES]) -> usize {
+        let mut used = 0;
+        for (i, _) in self.early.iter().enumerate().take(8 * SACK_BYTES).filter(|(_, e)| e.is_some()) {
+            out[i / 8] |= 1 << (i % 8);
+            used = i / 8 + 1;
+        }
+        used
     }
 
     /// No ack or NACK owed.

@@ -90,6 +90,8 @@ struct Slot {
     retransmitted: bool,
     /// Waiting in the retransmission queue.
     queued: bool,
+    /// The receiver said it holds it, ahead of a hole (selective ack).
+    sacked: bool,
 }
 
 /// What [`SendChannel::on_timer`] found.
@@ -260,6 +262,7 @@ impl SendChannel {
             rto,
             retransmitted: false,
             queued: false,
+            sacked: false,
         });
         Some(Ok((encoded, deadline)))
     }
@@ -380,6 +383,37 @@ impl SendChannel {
         self.paused_until = None;
         self.nack_backoff = nack_delay;
         Some(sample)
+    }
+
+    /// Applies the selective-ack bitmap of an ack of `ack` (see `wire::SACK_BYTES`), then
+    /// queues for retransmission every datagram the receiver lacks although one after it
+    /// in sequence, sent no earlier than it was, arrived: it is lost (as RACK, RFC 8985,
+    /// with the order of sending standing in for time within one batch). A hole is so
+    /// found in one round trip whatever its place in the window, and a lost
+    /// retransmission as soon as a later datagram arrives. Returns the datagrams queued.
+    pub(super) fn on_sack(&mut self, ack: u32, bitmap: &[u8]) -> u64 {
+        if ack != self.una || bitmap.is_empty() {
+            return 0;
+        }
+        let arrived = |bit: usize| bitmap.get(bit / 8).is_some_and(|b| b >> (bit % 8) & 1 == 1);
+        for (i, slot) in self.slots.iter_mut().enumerate().skip(1) {
+            slot.sacked |= arrived(i - 1);
+        }
+        // From the newest back: the latest send of any datagram sacked after this one.
+        let mut evidence: Option<Micros> = None;
+        let mut lost = Vec::new();
+        for (rel, slot) in self.slots.iter().enumerate().rev() {
+            if slot.sacked {
+                evidence = Some(evidence.map_or(slot.last_sent, |t| t.max(slot.last_sent)));
+            } else if !slot.queued && evidence.is_some_and(|t| slot.last_sent <= t) {
+                lost.push(rel);
+            }
+        }
+        let mut queued = 0;
+        for rel in lost.into_iter().rev() {
+            queued += u64::from(self.queue_retx(rel));
+        }
+        queued
     }
 
     /// Counts an explicit ack that acknowledged nothing new; the third in a row queues

@@ -198,6 +198,25 @@ fn delayed_ack_waits_for_a_carrier_then_goes_alone() {
     assert_eq!(header_of(&acks[0]).kind, PacketKind::Ack);
 }
 
+/// `d` re-encoded after `edit`, keeping the payload bytes it returns (a peer that
+/// sends less than this machine does).
+fn edited(d: &[u8], edit: impl FnOnce(&mut Header) -> usize) -> Vec<u8> {
+    let (mut h, payload) = decode(d, JOB).unwrap();
+    let keep = edit(&mut h).min(payload.len());
+    let mut out = Vec::new();
+    wire::encode(&h, &payload[..keep], &mut out).unwrap();
+    out
+}
+
+/// The ack without its selective-ack bitmap.
+fn without_sack(d: &[u8]) -> Vec<u8> {
+    edited(d, |h| {
+        h.total_len = 0;
+        0
+    })
+}
+
+/// Without selective acks (holes beyond the bitmap's reach), three duplicate acks.
 #[test]
 fn three_duplicate_acks_trigger_a_fast_retransmit() {
     let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
@@ -210,7 +229,7 @@ fn three_duplicate_acks_trigger_a_fast_retransmit() {
     let mut dup_acks = Vec::new();
     for r in &reqs[1..] {
         deliver(&mut b, 10, 1, std::slice::from_ref(r));
-        dup_acks.extend(drain(&mut b, 10));
+        dup_acks.extend(drain(&mut b, 10).iter().map(|d| without_sack(d)));
     }
     assert_eq!(dup_acks.len(), 4);
     assert!(dup_acks.iter().all(|d| header_of(d).ack == Some(1)));
@@ -619,11 +638,10 @@ fn without_an_echo_a_retransmission_gives_no_sample_and_the_backoff_stays() {
     let unechoed: Vec<Vec<u8>> = drain(&mut b, now)
         .iter()
         .map(|d| {
-            let (mut h, payload) = decode(d, JOB).unwrap();
-            h.echo = None;
-            let mut out = Vec::new();
-            wire::encode(&h, payload, &mut out).unwrap();
-            out
+            edited(d, |h| {
+                h.echo = None;
+                usize::MAX
+            })
         })
         .collect();
     deliver(&mut a, now, 2, &unechoed);
@@ -1028,4 +1046,36 @@ fn given_up_the_never_sent_requests_are_counted_apart() {
     }
     assert_eq!(drain(&mut a, 0).len(), 2, "the window lets two out");
     assert_eq!(a.give_up(peer(2)), 3, "three never left");
+}
+
+#[test]
+fn a_selective_ack_resends_every_hole_at_once() {
+    let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
+    for i in 0..10 {
+        a.send(0, peer(2), short(Channel::Request, i), Vec::new())
+            .unwrap();
+    }
+    let sent = drain(&mut a, 0);
+    assert_eq!(sent.len(), 10);
+    let lost = [2usize, 5];
+    let arrived: Vec<Vec<u8>> = (0..10)
+        .filter(|i| !lost.contains(i))
+        .map(|i| sent[i].clone())
+        .collect();
+    deliver(&mut b, 10, 1, &arrived);
+    let acks = drain(&mut b, 10);
+    let sacked = acks
+        .iter()
+        .map(|d| decode(d, JOB).unwrap())
+        .find(|(h, p)| h.kind == PacketKind::Ack && !p.is_empty())
+        .map(|(h, p)| (h.ack, p.to_vec()))
+        .expect("an ack with a selective-ack bitmap");
+    // Ack of sequence number 3 (the first hole); bits for 4, 5 and 7 to 10 (not 6).
+    assert_eq!(sacked, (Some(3), vec![0b0111_1011]));
+    deliver(&mut a, 20, 2, &acks);
+    let again: Vec<u32> = drain(&mut a, 20).iter().map(|d| header_of(d).seq).collect();
+    assert_eq!(again, [3, 6], "both holes at once, nothing that arrived");
+    assert_eq!(a.stats().selective_retransmits, 2);
+    deliver(&mut b, 30, 1, &[sent[2].clone(), sent[5].clone()]);
+    assert_eq!(inbound_args(&mut b, Channel::Request), (0..10).collect::<Vec<_>>());
 }

@@ -332,9 +332,11 @@ fn whole_endpoints_deliver_everything_at_heavy_loss() {
 }
 
 /// Long-message streams end at every loss rate, each byte landed once (checked in
-/// `bulk.rs`); goodput at 1% loss keeps most of the lossless figure, and at 20% the
-/// timestamp echo keeps the retransmission timeout near the path's round trip (with
-/// Karn's rule alone it stayed backed off at its cap: 0.001x to 0.01x lossless).
+/// `bulk.rs`); goodput at 1% loss keeps most of the lossless figure. At 20% and 50%,
+/// selective acks repair every hole of a window in one round trip and the timestamp
+/// echo keeps the retransmission timeout near the path's round trip: with cumulative
+/// acks and Karn's rule alone, 20% ran at 0.001x to 0.01x lossless and a 50% stream of
+/// 64 MiB took 65 to 110 s of virtual time.
 #[test]
 fn long_message_streams_end_at_heavy_loss() {
     use super::bulk::{run, Stream};
@@ -364,7 +366,10 @@ fn long_message_streams_end_at_heavy_loss() {
                 assert!(ratio >= 0.6, "{s:?}: {ratio:.3}x lossless");
             }
             if loss == 0.2 {
-                assert!(ratio >= 0.03, "{s:?}: {ratio:.3}x lossless");
+                assert!(ratio >= 0.3, "{s:?}: {ratio:.3}x lossless");
+            }
+            if loss == 0.5 {
+                assert!(out.elapsed < 15_000_000, "{s:?}: {} us", out.elapsed);
             }
         }
     }
