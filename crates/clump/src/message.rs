@@ -170,29 +170,36 @@ pub(crate) struct Outgoing<'a> {
 
 impl Outgoing<'_> {
     /// Checks what the caller controls; a failure is an error of the call, nothing is sent.
+    #[inline]
     pub fn validate(&self) -> Result<()> {
-        if self.args.len() > MAX_ARGS {
-            return Err(Error::BadArg(format!(
-                "{} arguments exceed the limit of {MAX_ARGS}",
-                self.args.len()
-            )));
-        }
-        if self.handler == 0 {
-            return Err(Error::BadHandlerIndex(0));
-        }
         let limit = match self.kind {
             Kind::Short => 0,
             Kind::Medium => MAX_MEDIUM,
             Kind::Long | Kind::Get => MAX_LONG,
         };
-        if self.payload.len() > limit {
-            return Err(Error::BadArg(format!(
+        if self.args.len() > MAX_ARGS || self.handler == 0 || self.payload.len() > limit {
+            return Err(self.invalid(limit));
+        }
+        Ok(())
+    }
+
+    /// Why [`Outgoing::validate`] refused this message (kept off the send path).
+    #[cold]
+    fn invalid(&self, limit: usize) -> Error {
+        if self.args.len() > MAX_ARGS {
+            Error::BadArg(format!(
+                "{} arguments exceed the limit of {MAX_ARGS}",
+                self.args.len()
+            ))
+        } else if self.handler == 0 {
+            Error::BadHandlerIndex(0)
+        } else {
+            Error::BadArg(format!(
                 "{:?} payload of {} bytes exceeds the limit of {limit}",
                 self.kind,
                 self.payload.len()
-            )));
+            ))
         }
-        Ok(())
     }
 
     /// The message as handler 0 receives it when it comes back for `reason`.

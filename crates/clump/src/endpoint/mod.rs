@@ -34,6 +34,7 @@ use crate::proto::flow::Flow;
 use crate::shm::block::{MappedBlock, REPLY_SLOTS};
 use crate::shm::packet::Packet;
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::shm::ring::Cursor;
 use handlers::Token;
 use route::Route;
 use std::cell::{Cell, RefCell};
@@ -86,8 +87,9 @@ pub(crate) struct Deferred {
 pub(crate) struct ShmSide {
     /// This endpoint's queue block, registered so that local translations reuse it.
     pub own: Arc<Remote>,
-    pub req_head: Cell<u64>,
-    pub rep_head: Cell<u64>,
+    /// Where the poll side reads each of its queues.
+    pub requests: Cursor,
+    pub replies: Cursor,
     pub deferred: RefCell<VecDeque<Deferred>>,
     /// Credits owed to requesters (by id and credit slot) whose handlers did not reply.
     pub acks: RefCell<AckRuns<(EndpointId, u32)>>,
@@ -208,8 +210,8 @@ impl EndpointCore {
             segment: RefCell::new(None),
             shm: ShmSide {
                 own,
-                req_head: Cell::new(0),
-                rep_head: Cell::new(0),
+                requests: Cursor::default(),
+                replies: Cursor::default(),
                 deferred: RefCell::new(VecDeque::new()),
                 acks: RefCell::new(AckRuns::default()),
                 sources: RefCell::new(IdMap::default()),
