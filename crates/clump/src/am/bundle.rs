@@ -316,4 +316,16 @@ impl Owner for BundleCore {
     fn remove(&self, ep: &Rc<EndpointCore>) {
         BundleCore::remove(self, ep)
     }
+
+    fn nap(&self, ep: &EndpointCore, timeout: Duration) {
+        let sleeping = &ep.shm.own.block.get().header.sleeping;
+        sleeping.store(1, Ordering::SeqCst);
+        // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        if !crate::shm::poll::has_work(ep) {
+            wait_readable(&mut [readable(self.wake.as_raw_fd())], timeout);
+            self.wake.drain();
+        }
+        sleeping.store(0, Ordering::SeqCst);
+    }
 }

@@ -116,6 +116,8 @@ pub(crate) trait Owner {
     fn progress(&self, ep: &Rc<EndpointCore>, network: bool) -> Result<()>;
     /// Forgets `ep` (freed, or moved to another bundle).
     fn remove(&self, ep: &Rc<EndpointCore>);
+    /// Sleeps until a packet reaches one of `ep`'s queues or `timeout` passes.
+    fn nap(&self, ep: &EndpointCore, timeout: std::time::Duration);
 }
 
 /// The owner of an endpoint that has none (never the case while it is live).
@@ -126,6 +128,9 @@ impl Owner for NoOwner {
         Ok(())
     }
     fn remove(&self, _: &Rc<EndpointCore>) {}
+    fn nap(&self, _: &EndpointCore, timeout: std::time::Duration) {
+        std::thread::sleep(timeout);
+    }
 }
 
 pub(crate) fn no_owner() -> Weak<dyn Owner> {
