@@ -63,11 +63,15 @@ impl<'a> BulkPool<'a> {
 mod tests {
     use super::*;
 
+    fn free_states(n: usize) -> Vec<BulkState> {
+        (0..n)
+            .map(|_| CachePadded::new(AtomicU32::new(FREE)))
+            .collect()
+    }
+
     #[test]
     fn claims_each_block_once_until_freed() {
-        let states: Vec<BulkState> = (0..4)
-            .map(|_| CachePadded::new(AtomicU32::new(FREE)))
-            .collect();
+        let states = free_states(4);
         let pool = BulkPool::new(&states);
         let mut got: Vec<u32> = (0..4).map(|_| pool.claim(1).unwrap()).collect();
         assert_eq!(pool.claim(1), None);
@@ -79,9 +83,7 @@ mod tests {
 
     #[test]
     fn a_sender_whose_receiver_keeps_up_reuses_its_first_block() {
-        let states: Vec<BulkState> = (0..4)
-            .map(|_| CachePadded::new(AtomicU32::new(FREE)))
-            .collect();
+        let states = free_states(4);
         let pool = BulkPool::new(&states);
         for _ in 0..3 {
             assert_eq!(pool.claim(3), Some(3));

@@ -18,6 +18,17 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
+/// Pushes `v`, waiting while the ring is full.
+fn push_waiting(ring: &HeapRing<u64>, v: u64) {
+    loop {
+        match ring.ring().push(|b| *b = v) {
+            Ok(()) => return,
+            Err(PushError::Full) => thread::yield_now(),
+            Err(PushError::Closed) => unreachable!(),
+        }
+    }
+}
+
 /// Drains `want` items (stopping early if the model says no more can come).
 fn consume(ring: &HeapRing<u64>, want: usize) -> Vec<u64> {
     let r = ring.ring();
@@ -71,13 +82,7 @@ fn a_full_ring_refuses_until_the_consumer_releases() {
         ring.ring().push(|b| *b = 2).unwrap();
         let producer = {
             let ring = ring.clone();
-            thread::spawn(move || loop {
-                match ring.ring().push(|b| *b = 3) {
-                    Ok(()) => break,
-                    Err(PushError::Full) => thread::yield_now(),
-                    Err(PushError::Closed) => unreachable!(),
-                }
-            })
+            thread::spawn(move || push_waiting(&ring, 3))
         };
         assert_eq!(consume(&ring, 3), vec![1, 2, 3]);
         producer.join().unwrap();
@@ -93,17 +98,7 @@ fn a_cursor_releasing_late_lets_a_waiting_producer_through() {
         let ring = Arc::new(HeapRing::<u64>::new(2));
         let producer = {
             let ring = ring.clone();
-            thread::spawn(move || {
-                for v in 1..=3 {
-                    loop {
-                        match ring.ring().push(|b| *b = v) {
-                            Ok(()) => break,
-                            Err(PushError::Full) => thread::yield_now(),
-                            Err(PushError::Closed) => unreachable!(),
-                        }
-                    }
-                }
-            })
+            thread::spawn(move || (1..=3).for_each(|v| push_waiting(&ring, v)))
         };
         let r = ring.ring();
         let cursor = Cursor::default();
