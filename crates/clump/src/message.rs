@@ -112,6 +112,22 @@ impl ReturnedMessage {
     }
 }
 
+/// Copies `src` (at most [`MAX_ARGS`] words, the rest ignored) into the front of `dst`.
+/// Up to four, the common case, by fixed-size moves: a copy of a length known only at run
+/// time is a call to `memcpy`, which costs more than the words it moves.
+#[inline(always)]
+pub(crate) fn copy_args(dst: &mut [u32; MAX_ARGS], src: &[u32]) {
+    let n = src.len().min(MAX_ARGS);
+    match n {
+        0 => {}
+        1 => dst[..1].copy_from_slice(&src[..1]),
+        2 => dst[..2].copy_from_slice(&src[..2]),
+        3 => dst[..3].copy_from_slice(&src[..3]),
+        4 => dst[..4].copy_from_slice(&src[..4]),
+        _ => dst[..n].copy_from_slice(&src[..n]),
+    }
+}
+
 /// Up to [`MAX_ARGS`] arguments by value.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ArgBuf {
@@ -141,7 +157,7 @@ impl ArgBuf {
             words: [0; MAX_ARGS],
             len: args.len() as u8,
         };
-        b.words[..args.len()].copy_from_slice(args);
+        copy_args(&mut b.words, args);
         b
     }
     pub fn as_slice(&self) -> &[u32] {
@@ -232,6 +248,22 @@ impl Outgoing<'_> {
             handler: self.handler,
             args: ArgBuf::from_slice(self.args),
             offset: self.offset,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_args_copies_exactly_the_words_given() {
+        for n in 0..=MAX_ARGS {
+            let src: Vec<u32> = (1..=n as u32).collect();
+            let mut dst = [0u32; MAX_ARGS];
+            copy_args(&mut dst, &src);
+            assert_eq!(&dst[..n], &src[..]);
+            assert!(dst[n..].iter().all(|&w| w == 0), "{n} words");
         }
     }
 }

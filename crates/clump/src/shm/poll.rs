@@ -91,6 +91,7 @@ fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>
     }
 }
 
+#[inline]
 fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
     let kind = match PacketKind::from_u8(p.kind).and_then(PacketKind::message_kind) {
         Some(k) if p.nargs as usize <= MAX_ARGS => k,
@@ -129,6 +130,7 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
     }
 }
 
+#[inline]
 fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     let queue = &ep.shm.own.block.get().reply;
     let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;

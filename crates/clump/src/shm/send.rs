@@ -13,7 +13,7 @@ use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
-use crate::message::{ArgBuf, Kind, Outgoing};
+use crate::message::{copy_args, ArgBuf, Kind, Outgoing};
 use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::bulk::home_block;
@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 /// Sends request `o` through translation `dest` into `remote`'s request queue, waiting
 /// for credit and space as needed. `segment` is the destination's segment for a long one.
+#[inline]
 pub(crate) fn request(
     ep: &Rc<EndpointCore>,
     dest: u32,
@@ -84,7 +85,7 @@ pub(crate) fn request(
             p.credit_slot = dest;
             p.src = ep.name.id;
             p.src_tag = src_tag;
-            p.args[..o.args.len()].copy_from_slice(o.args);
+            copy_args(&mut p.args, o.args);
             if long {
                 // Only a long packet's offset is read (see `Packet`): a short one
                 // leaves the slot's second line alone.
@@ -149,6 +150,7 @@ pub(crate) fn get(
 
 /// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
 /// `credit_slot`. What cannot land comes back to this endpoint's handler 0.
+#[inline]
 pub(crate) fn reply(
     ep: &Rc<EndpointCore>,
     src: EndpointId,
@@ -189,7 +191,7 @@ pub(crate) fn reply(
         src: ep.name.id,
         ..Packet::default()
     };
-    p.args[..o.args.len()].copy_from_slice(o.args);
+    copy_args(&mut p.args, o.args);
     let medium = if o.kind == Kind::Medium {
         o.payload
     } else {
@@ -240,6 +242,7 @@ fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u16) -> Packet {
 }
 
 /// Enqueues an answer on `to`'s reply queue, or defers it. Never blocks.
+#[inline]
 fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]) {
     // Acks owed for earlier requests go first, keeping each requester's answers in order.
     if !ep.shm.acks.borrow().is_empty() {
@@ -287,6 +290,7 @@ pub(crate) fn flush_deferred(ep: &EndpointCore) {
 
 /// One attempt to enqueue an answer. A closed (freed) requester drops it: nobody is left
 /// to deliver it to, and the replier was told through `to.closed()` when it replied.
+#[inline]
 fn try_push_answer(
     to: &Remote,
     packet: &Packet,
@@ -326,6 +330,7 @@ fn try_push_answer(
 
 impl EndpointCore {
     /// The queue block of a requester, for answering it.
+    #[inline]
     pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
         if let Some((last, r)) = self.shm.last_source.borrow().as_ref() {
             if *last == id {
