@@ -112,6 +112,22 @@ impl ReturnedMessage {
     }
 }
 
+/// Copies `src` (at most [`MAX_ARGS`] words, the rest ignored) into the front of `dst`.
+/// Up to four, the common case, by fixed-size moves: a copy of a length known only at run
+/// time is a call to `memcpy`, which costs more than the words it moves.
+#[inline(always)]
+pub(crate) fn copy_args(dst: &mut [u32; MAX_ARGS], src: &[u32]) {
+    let n = src.len().min(MAX_ARGS);
+    match n {
+        0 => {}
+        1 => dst[..1].copy_from_slice(&src[..1]),
+        2 => dst[..2].copy_from_slice(&src[..2]),
+        3 => dst[..3].copy_from_slice(&src[..3]),
+        4 => dst[..4].copy_from_slice(&src[..4]),
+        _ => dst[..n].copy_from_slice(&src[..n]),
+    }
+}
+
 /// Up to [`MAX_ARGS`] arguments by value.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ArgBuf {
@@ -141,7 +157,7 @@ impl ArgBuf {
             words: [0; MAX_ARGS],
             len: args.len() as u8,
         };
-        b.words[..args.len()].copy_from_slice(args);
+        copy_args(&mut b.words, args);
         b
     }
     pub fn as_slice(&self) -> &[u32] {
@@ -170,29 +186,36 @@ pub(crate) struct Outgoing<'a> {
 
 impl Outgoing<'_> {
     /// Checks what the caller controls; a failure is an error of the call, nothing is sent.
+    #[inline]
     pub fn validate(&self) -> Result<()> {
-        if self.args.len() > MAX_ARGS {
-            return Err(Error::BadArg(format!(
-                "{} arguments exceed the limit of {MAX_ARGS}",
-                self.args.len()
-            )));
-        }
-        if self.handler == 0 {
-            return Err(Error::BadHandlerIndex(0));
-        }
         let limit = match self.kind {
             Kind::Short => 0,
             Kind::Medium => MAX_MEDIUM,
             Kind::Long | Kind::Get => MAX_LONG,
         };
-        if self.payload.len() > limit {
-            return Err(Error::BadArg(format!(
+        if self.args.len() > MAX_ARGS || self.handler == 0 || self.payload.len() > limit {
+            return Err(self.invalid(limit));
+        }
+        Ok(())
+    }
+
+    /// Why [`Outgoing::validate`] refused this message (kept off the send path).
+    #[cold]
+    fn invalid(&self, limit: usize) -> Error {
+        if self.args.len() > MAX_ARGS {
+            Error::BadArg(format!(
+                "{} arguments exceed the limit of {MAX_ARGS}",
+                self.args.len()
+            ))
+        } else if self.handler == 0 {
+            Error::BadHandlerIndex(0)
+        } else {
+            Error::BadArg(format!(
                 "{:?} payload of {} bytes exceeds the limit of {limit}",
                 self.kind,
                 self.payload.len()
-            )));
+            ))
         }
-        Ok(())
     }
 
     /// The message as handler 0 receives it when it comes back for `reason`.
@@ -225,6 +248,22 @@ impl Outgoing<'_> {
             handler: self.handler,
             args: ArgBuf::from_slice(self.args),
             offset: self.offset,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_args_copies_exactly_the_words_given() {
+        for n in 0..=MAX_ARGS {
+            let src: Vec<u32> = (1..=n as u32).collect();
+            let mut dst = [0u32; MAX_ARGS];
+            copy_args(&mut dst, &src);
+            assert_eq!(&dst[..n], &src[..]);
+            assert!(dst[n..].iter().all(|&w| w == 0), "{n} words");
         }
     }
 }

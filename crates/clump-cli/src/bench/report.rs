@@ -10,7 +10,9 @@ use std::io::{self, Write};
 /// The targets of the issues, as ratios to the hardware baseline or the reference run.
 pub const RTT_VS_RAW_MAX: f64 = 1.5;
 pub const LONG_1MIB_VS_MEMCPY_MIN: f64 = 0.8;
-pub const MEDIUM_8KIB_VS_MEMCPY_MIN: f64 = 0.5;
+/// Medium 8 KiB against memcpy of 1 MiB (issue 10): a copy of 8 KiB between two buffers
+/// that stay in the first-level cache is no payload's fate across cores.
+pub const MEDIUM_8KIB_VS_MEMCPY_MIN: f64 = 0.8;
 pub const G_VS_RING_MAX: f64 = 25.0;
 pub const UDP_RTT_VS_RAW_MAX: f64 = 1.25;
 pub const UDP_LONG_64KIB_VS_STREAM_MIN: f64 = 0.7;
@@ -148,9 +150,9 @@ impl Results {
                     false,
                 ),
                 (
-                    "medium 8 KiB bandwidth vs memcpy",
+                    "medium 8 KiB vs memcpy of 1 MiB",
                     "medium_8kib_vs_memcpy",
-                    self.stream_at(Kind::Medium, 8 << 10) / self.base_at(8 << 10),
+                    self.stream_at(Kind::Medium, 8 << 10) / self.base_at(1 << 20),
                     MEDIUM_8KIB_VS_MEMCPY_MIN,
                     false,
                 ),

@@ -167,7 +167,6 @@ impl BundleCore {
         if net_on {
             self.net_policy.set(policy);
         }
-        let batch = policy.batch();
         // By index, holding no borrow while handlers run: they may create, move or free
         // endpoints. (No copy of the list either: this is the hottest path there is.)
         let mut handled = 0;
@@ -182,7 +181,7 @@ impl BundleCore {
             // shared-memory queue; on the policy's turns every socket is (its timers,
             // and the sockets without a doorbell).
             if tick || (net_on && net::poll::rang(&ep)) {
-                from_net += net::poll::poll(&ep, batch, true);
+                from_net += net::poll::poll(&ep, policy.batch(), true);
             }
             i += 1;
         }
@@ -316,5 +315,17 @@ impl Owner for BundleCore {
 
     fn remove(&self, ep: &Rc<EndpointCore>) {
         BundleCore::remove(self, ep)
+    }
+
+    fn nap(&self, ep: &EndpointCore, timeout: Duration) {
+        let sleeping = &ep.shm.own.block.get().header.sleeping;
+        sleeping.store(1, Ordering::SeqCst);
+        // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        if !crate::shm::poll::has_work(ep) {
+            wait_readable(&mut [readable(self.wake.as_raw_fd())], timeout);
+            self.wake.drain();
+        }
+        sleeping.store(0, Ordering::SeqCst);
     }
 }

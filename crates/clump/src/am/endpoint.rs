@@ -226,7 +226,7 @@ impl Endpoint {
     /// Requests waiting in this endpoint's queue for a poll (those being enqueued included).
     pub fn pending_requests(&self) -> usize {
         let claimed = self.core.shm.own.block.get().request.ring().claimed();
-        claimed.saturating_sub(self.core.shm.req_head.get()) as usize
+        claimed.saturating_sub(self.core.shm.requests.head()) as usize
     }
 
     /// Requests in flight from this endpoint.

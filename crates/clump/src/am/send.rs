@@ -103,6 +103,7 @@ impl Endpoint {
     }
 }
 
+#[inline]
 fn send_request(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
     ep.check_live()?;
     o.validate()?;
@@ -154,6 +155,7 @@ fn get(
 /// The route to translation `dest`, or the reason a message to it comes back. Over
 /// shared memory the tag is checked here, in the destination's block (001); over the
 /// network the destination checks it.
+#[inline]
 fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
     let table = ep.tables.translations.borrow();
     let t = table

@@ -88,6 +88,7 @@ impl Token<'_> {
         })
     }
 
+    #[inline]
     fn send_reply(&mut self, o: Outgoing<'_>) -> Result<()> {
         if !self.is_request() {
             return Err(Error::ReplyFromReplyHandler);

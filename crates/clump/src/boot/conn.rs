@@ -4,6 +4,7 @@
 
 use super::frame::{FrameReader, Msg, MAX_REPLY_BODY};
 use super::BootError;
+use crate::shm::wake::wait_fds;
 use std::io::{self, ErrorKind, Read};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
@@ -255,18 +256,12 @@ impl Backoff {
 
 /// Sleeps until `fd` has one of `events` or `timeout` passes; errors (EINTR) just return.
 pub(super) fn wait_fd(fd: RawFd, events: libc::c_short, timeout: Duration) {
-    let mut pfd = libc::pollfd {
+    let mut pfd = [libc::pollfd {
         fd,
         events,
         revents: 0,
-    };
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: one valid pollfd and a valid timespec, both living across the call; a null
-    // signal mask means "keep the current one".
-    unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    }];
+    wait_fds(&mut pfd, timeout);
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ use crate::proto::flow::Flow;
 use crate::shm::block::{MappedBlock, REPLY_SLOTS};
 use crate::shm::packet::Packet;
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::shm::ring::Cursor;
 use handlers::Token;
 use route::Route;
 use std::cell::{Cell, RefCell};
@@ -86,8 +87,9 @@ pub(crate) struct Deferred {
 pub(crate) struct ShmSide {
     /// This endpoint's queue block, registered so that local translations reuse it.
     pub own: Arc<Remote>,
-    pub req_head: Cell<u64>,
-    pub rep_head: Cell<u64>,
+    /// Where the poll side reads each of its queues.
+    pub requests: Cursor,
+    pub replies: Cursor,
     pub deferred: RefCell<VecDeque<Deferred>>,
     /// Credits owed to requesters (by id and credit slot) whose handlers did not reply.
     pub acks: RefCell<AckRuns<(EndpointId, u32)>>,
@@ -114,6 +116,8 @@ pub(crate) trait Owner {
     fn progress(&self, ep: &Rc<EndpointCore>, network: bool) -> Result<()>;
     /// Forgets `ep` (freed, or moved to another bundle).
     fn remove(&self, ep: &Rc<EndpointCore>);
+    /// Sleeps until a packet reaches one of `ep`'s queues or `timeout` passes.
+    fn nap(&self, ep: &EndpointCore, timeout: std::time::Duration);
 }
 
 /// The owner of an endpoint that has none (never the case while it is live).
@@ -124,6 +128,9 @@ impl Owner for NoOwner {
         Ok(())
     }
     fn remove(&self, _: &Rc<EndpointCore>) {}
+    fn nap(&self, _: &EndpointCore, timeout: std::time::Duration) {
+        std::thread::sleep(timeout);
+    }
 }
 
 pub(crate) fn no_owner() -> Weak<dyn Owner> {
@@ -208,8 +215,8 @@ impl EndpointCore {
             segment: RefCell::new(None),
             shm: ShmSide {
                 own,
-                req_head: Cell::new(0),
-                rep_head: Cell::new(0),
+                requests: Cursor::default(),
+                replies: Cursor::default(),
                 deferred: RefCell::new(VecDeque::new()),
                 acks: RefCell::new(AckRuns::default()),
                 sources: RefCell::new(IdMap::default()),

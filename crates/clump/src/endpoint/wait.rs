@@ -59,13 +59,29 @@ impl Stall {
     /// Spin a little, then yield, then sleep in growing steps: a waiting process must leave
     /// the core to the peers it waits for (16 processes may share 2 cores).
     pub fn back_off(&mut self) {
-        self.rounds += 1;
-        match self.rounds {
-            0..=SPIN_ROUNDS => (0..1u32 << self.rounds.min(6)).for_each(|_| std::hint::spin_loop()),
-            17..=200 => std::thread::yield_now(),
-            n => std::thread::sleep(Duration::from_micros(((n - 200) as u64 * 10).min(1000))),
+        match self.next_pause() {
+            Pause::Spin(n) => (0..n).for_each(|_| std::hint::spin_loop()),
+            Pause::Yield => std::thread::yield_now(),
+            Pause::Sleep(d) => std::thread::sleep(d),
         }
     }
+
+    fn next_pause(&mut self) -> Pause {
+        self.rounds += 1;
+        match self.rounds {
+            0..=SPIN_ROUNDS => Pause::Spin(1 << self.rounds.min(6)),
+            17..=200 => Pause::Yield,
+            n => Pause::Sleep(Duration::from_micros(((n - 200) as u64 * 10).min(1000))),
+        }
+    }
+}
+
+/// One round of a wait.
+enum Pause {
+    Spin(u32),
+    Yield,
+    /// At most this long: a wait for shared memory is woken by the answer it waits for.
+    Sleep(Duration),
 }
 
 impl EndpointCore {
@@ -79,7 +95,7 @@ impl EndpointCore {
         self.check_live()?;
         let network = matches!(route, Route::Net(_));
         let owner = self.bundle.borrow().upgrade();
-        if let Some(owner) = owner {
+        if let Some(owner) = &owner {
             owner.progress(self, network)?;
         }
         // Progress may have found the destination gone (the network gave up on it).
@@ -92,7 +108,16 @@ impl EndpointCore {
             s.rounds += 1;
             self.wait_for_datagram(Duration::from_millis(1));
         } else {
-            s.back_off();
+            match (s.next_pause(), owner) {
+                // Over shared memory the credit or space comes back with an answer, which
+                // rings this endpoint's bundle if it sleeps: a sender whose receiver was
+                // off its core for a while goes on as soon as the receiver has caught up,
+                // not at the end of a blind sleep of up to a millisecond.
+                (Pause::Sleep(d), Some(owner)) => owner.nap(self, d),
+                (Pause::Sleep(d), None) => std::thread::sleep(d),
+                (Pause::Spin(n), _) => (0..n).for_each(|_| std::hint::spin_loop()),
+                (Pause::Yield, _) => std::thread::yield_now(),
+            }
         }
         let now = Instant::now();
         let (since, next_check) = s

@@ -840,7 +840,10 @@ fn crc_append(crc: u32, data: &[u8]) -> u32 {
 }
 
 /// Datagrams up to this size are checksummed a word at a time in one pass: the crate's
-/// three calls, each set up for long buffers, cost a short message five times as much.
+/// three calls, each set up for long buffers, cost a short message five times as much,
+/// and crc-fast is no better there (measured on AMD EPYC, best of 5 x 2 million: 16, 64
+/// and 128 bytes take 60, 75 and 105 ns through crc-fast, with the CRC field zeroed on
+/// the stack or as three updates, against 8, 15 and 30 ns here; the two meet at 512).
 const SHORT_DATAGRAM: usize = 512;
 
 /// [`checksum`] of a short datagram (of two words at least, so that the CRC field is

@@ -2,7 +2,7 @@
 //! senders check, and two receive queues, one for requests and one for replies, each a
 //! packet queue plus a bulk queue for medium payloads.
 
-use super::bulk::{BulkHeader, BulkPool, BulkState};
+use super::bulk::{BulkPool, BulkState};
 use super::packet::Packet;
 use super::region::Region;
 use super::ring::{Ring, RingHeader, Slot};
@@ -23,7 +23,7 @@ pub const BULK_BLOCKS: usize = 16;
 const _: () = assert!(BULK_BLOCKS < super::packet::NO_BULK as usize);
 
 const MAGIC: u64 = u64::from_le_bytes(*b"clumpQB1");
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// `wake_key` / `seg_fd` value meaning "none".
 pub const NO_FD: u32 = u32::MAX;
 
@@ -61,7 +61,6 @@ struct BulkData(UnsafeCell<[u8; MAX_MEDIUM]>);
 pub struct Queue<const SLOTS: usize> {
     ring: RingHeader,
     slots: [Slot<Packet>; SLOTS],
-    bulk: BulkHeader,
     states: [BulkState; BULK_BLOCKS],
     data: [BulkData; BULK_BLOCKS],
 }
@@ -79,7 +78,7 @@ impl<const SLOTS: usize> Queue<SLOTS> {
     }
 
     pub fn bulk(&self) -> BulkPool<'_> {
-        BulkPool::new(&self.bulk, &self.states)
+        BulkPool::new(&self.states)
     }
 
     /// Copies `bytes` into bulk block `block`, which the caller has claimed.

@@ -1,7 +1,7 @@
 //! The packet a slot of the packet queue carries: what 001 calls handler index, arguments,
 //! packet type, inverse mapping and bulk index, plus what flow control and replies need.
 
-use crate::message::Kind;
+use crate::message::{copy_args, Kind};
 use crate::name::EndpointId;
 
 /// Packet types. Values are what travel in shared memory; decoding checks them.
@@ -153,7 +153,7 @@ impl Packet {
             p.offset = self.offset;
         }
         let n = (self.nargs as usize).min(16);
-        p.args[..n].copy_from_slice(&self.args[..n]);
+        copy_args(&mut p.args, &self.args[..n]);
         p
     }
 
@@ -173,7 +173,7 @@ impl Packet {
         self.len = from.len;
         self.src = from.src;
         self.src_tag = from.src_tag;
-        self.args[..n].copy_from_slice(&from.args[..n]);
+        copy_args(&mut self.args, &from.args[..n]);
         if from.has_offset() {
             self.offset = from.offset;
         }

@@ -1,9 +1,11 @@
 //! The poll side of Active Messages over shared memory: run the handlers of waiting
 //! requests and replies.
 //!
-//! Each packet is copied out of its slot and the slot released before its handler runs, so
-//! senders get the space back at once and a handler that sends (and so polls while it
-//! waits) never meets its own packet again. Bulk blocks are held until the handler returns.
+//! Each packet is copied out of its slot and the head moved past it before its handler
+//! runs, so a handler that sends (and so polls while it waits) never meets its own packet
+//! again; the slot itself goes back to the senders at the next read or poll (see
+//! [`Cursor`]), so that handing it back never holds up the handler's reply. Bulk blocks
+//! are held until the handler returns.
 
 use crate::endpoint::handlers::{Answer, Origin, Reply};
 use crate::endpoint::EndpointCore;
@@ -11,6 +13,7 @@ use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned, MAX_ARGS};
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
+use crate::shm::ring::Cursor;
 use crate::shm::send::{flush_acks, flush_deferred, return_request};
 use std::rc::Rc;
 
@@ -18,13 +21,15 @@ use std::rc::Rc;
 /// whose handlers did not reply go back at the end, one ack per run of requests.
 pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     let ring = ep.shm.own.block.get().request.ring();
+    let cursor = &ep.shm.requests;
+    cursor.release_all(&ring);
     let mut n = 0;
     while n < budget {
-        let head = ep.shm.req_head.get();
-        let Some(p) = ring.peek(head) else { break };
-        let packet = p.copy_used();
-        ring.release(head);
-        ep.shm.req_head.set(head + 1);
+        let Some(slot) = ring.peek(cursor.head()) else {
+            break;
+        };
+        let packet = slot.copy_used();
+        cursor.advance(&ring);
         with_request_bulk(ep, &packet, |medium| run_request(ep, &packet, medium));
         n += 1;
     }
@@ -40,13 +45,15 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
         flush_deferred(ep);
     }
     let ring = ep.shm.own.block.get().reply.ring();
+    let cursor = &ep.shm.replies;
+    cursor.release_all(&ring);
     let mut n = 0;
     while n < budget {
-        let head = ep.shm.rep_head.get();
-        let Some(p) = ring.peek(head) else { break };
-        let packet = p.copy_used();
-        ring.release(head);
-        ep.shm.rep_head.set(head + 1);
+        let Some(slot) = ring.peek(cursor.head()) else {
+            break;
+        };
+        let packet = slot.copy_used();
+        cursor.advance(&ring);
         handle_reply(ep, &packet);
         n += 1;
     }
@@ -57,7 +64,16 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
     let b = ep.shm.own.block.get();
-    b.request.ring().ready(ep.shm.req_head.get()) || b.reply.ring().ready(ep.shm.rep_head.get())
+    ep.shm.requests.ready(&b.request.ring()) || ep.shm.replies.ready(&b.reply.ring())
+}
+
+/// Hands back the queue slots the last poll read (see [`Cursor`]), for a poll that finds
+/// nothing else to do.
+#[inline]
+pub(crate) fn settle(ep: &EndpointCore) {
+    let b = ep.shm.own.block.get();
+    ep.shm.requests.release_all(&b.request.ring());
+    ep.shm.replies.release_all(&b.reply.ring());
 }
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
@@ -75,6 +91,7 @@ fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>
     }
 }
 
+#[inline]
 fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
     let kind = match PacketKind::from_u8(p.kind).and_then(PacketKind::message_kind) {
         Some(k) if p.nargs as usize <= MAX_ARGS => k,
@@ -113,6 +130,7 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
     }
 }
 
+#[inline]
 fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     let queue = &ep.shm.own.block.get().reply;
     let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
@@ -176,21 +194,21 @@ pub(crate) fn close(ep: &EndpointCore) {
     block.header.closed.store(1, crate::sync::Ordering::Release);
     let ring = block.request.ring();
     let end = ring.close();
+    let cursor: &Cursor = &ep.shm.requests;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
-    while ep.shm.req_head.get() < end && std::time::Instant::now() < deadline {
-        let head = ep.shm.req_head.get();
-        let Some(p) = ring.peek(head) else {
+    while cursor.head() < end && std::time::Instant::now() < deadline {
+        let Some(slot) = ring.peek(cursor.head()) else {
             // A sender claimed the slot and is still filling it.
             std::thread::yield_now();
             continue;
         };
-        let packet = p.copy_used();
-        ring.release(head);
-        ep.shm.req_head.set(head + 1);
+        let packet = slot.copy_used();
+        cursor.advance(&ring);
         with_request_bulk(ep, &packet, |medium| {
             return_request(ep, &packet, ReturnReason::EndpointGone, medium.unwrap_or(&[]))
         });
     }
+    cursor.release_all(&ring);
     flush_acks(ep);
 }
 

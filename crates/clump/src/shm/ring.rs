@@ -111,6 +111,15 @@ impl<'a, T> Ring<'a, T> {
         // stores the new sequence; the consumer does not read it before that store.
         slot.body.with_mut(|body| fill(unsafe { &mut *body }));
         slot.seq.store(pos + 1, Ordering::Release);
+        // Bring the next slot's state close while the consumer reads this one: the next
+        // push (a reply, the next request of a stream) then finds it in cache instead of
+        // waiting for the line the consumer last wrote to cross the cores.
+        #[cfg(not(loom))]
+        std::hint::black_box(
+            self.slots[((pos + 1) & self.mask) as usize]
+                .seq
+                .load(Ordering::Relaxed),
+        );
         Ok(())
     }
 
@@ -152,6 +161,63 @@ impl<'a, T> Ring<'a, T> {
             .seq
             .load(Ordering::Acquire)
             == head + 1
+    }
+}
+
+/// The one consumer's place in a ring, kept in its own process: the next position to
+/// read, and the first one read but not yet handed back to the producers.
+///
+/// A slot goes back one read later, or when the next poll starts, not as soon as its
+/// packet is copied out: handing it back is a store to a line the producers share, and a
+/// store made while the consumer answers the packet would hold up the answer, whose
+/// claim (a locked instruction) waits for every earlier store to reach the cache. So at
+/// most one slot per ring is held between polls.
+#[derive(Debug, Default)]
+pub struct Cursor {
+    head: std::cell::Cell<u64>,
+    held: std::cell::Cell<u64>,
+}
+
+impl Cursor {
+    /// The next position to read.
+    #[inline]
+    pub fn head(&self) -> u64 {
+        self.head.get()
+    }
+
+    /// Whether a packet waits at the head.
+    #[inline]
+    pub fn ready<T>(&self, ring: &Ring<'_, T>) -> bool {
+        ring.ready(self.head.get())
+    }
+
+    /// Moves past the packet at the head, which the caller has copied out of the slot
+    /// `peek` showed it, and hands back the slots read before it. The reference from
+    /// `peek` must not be used after the next `advance` or `release_all`.
+    #[inline]
+    pub fn advance<T>(&self, ring: &Ring<'_, T>) {
+        let head = self.head.get();
+        self.head.set(head + 1);
+        self.release_before(ring, head);
+    }
+
+    /// Hands back every slot read so far.
+    #[inline]
+    pub fn release_all<T>(&self, ring: &Ring<'_, T>) {
+        self.release_before(ring, self.head.get());
+    }
+
+    #[inline]
+    fn release_before<T>(&self, ring: &Ring<'_, T>, end: u64) {
+        let mut pos = self.held.get();
+        if pos >= end {
+            return;
+        }
+        while pos < end {
+            ring.release(pos);
+            pos += 1;
+        }
+        self.held.set(pos);
     }
 }
 
@@ -216,6 +282,33 @@ mod tests {
         assert_eq!(ring.close(), 1);
         assert_eq!(ring.push(|b| *b = 2), Err(PushError::Closed));
         assert_eq!(ring.peek(0), Some(&1));
+    }
+
+    #[test]
+    fn a_cursor_hands_each_slot_back_one_read_late() {
+        let heap = HeapRing::<u64>::new(2);
+        let ring = heap.ring();
+        let cursor = Cursor::default();
+        ring.push(|b| *b = 1).unwrap();
+        ring.push(|b| *b = 2).unwrap();
+        let take = || {
+            let v = *ring.peek(cursor.head())?;
+            cursor.advance(&ring);
+            Some(v)
+        };
+        assert_eq!(take(), Some(1));
+        // Slot 0 is still held: the ring has no room yet.
+        assert_eq!(ring.push(|b| *b = 3), Err(PushError::Full));
+        assert_eq!(take(), Some(2));
+        ring.push(|b| *b = 3).unwrap();
+        assert_eq!(ring.push(|b| *b = 4), Err(PushError::Full));
+        cursor.release_all(&ring);
+        ring.push(|b| *b = 4).unwrap();
+        assert_eq!(take(), Some(3));
+        assert_eq!(take(), Some(4));
+        assert_eq!(take(), None);
+        assert!(!cursor.ready(&ring));
+        assert_eq!(cursor.head(), 4);
     }
 
     #[test]

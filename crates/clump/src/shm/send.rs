@@ -13,8 +13,10 @@ use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
-use crate::message::{ArgBuf, Kind, Outgoing};
+use crate::message::{copy_args, ArgBuf, Kind, Outgoing};
 use crate::name::EndpointId;
+use crate::shm::block::BULK_BLOCKS;
+use crate::shm::bulk::home_block;
 use crate::shm::packet::{Packet, PacketKind, MAX_ACK, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
@@ -24,6 +26,7 @@ use std::sync::Arc;
 
 /// Sends request `o` through translation `dest` into `remote`'s request queue, waiting
 /// for credit and space as needed. `segment` is the destination's segment for a long one.
+#[inline]
 pub(crate) fn request(
     ep: &Rc<EndpointCore>,
     dest: u32,
@@ -34,18 +37,20 @@ pub(crate) fn request(
     // Only a send that waits needs the route (for the destination's health) and a clock.
     let route = || Route::Shm(remote.clone());
     let mut stall = Stall::new();
-    while !ep.has_credit(dest) {
-        ep.count(|s| s.credit_waits += 1);
-        if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
-            return ep.bounce(o, dest, reason);
+    if !ep.has_credit(dest) {
+        while !ep.has_credit(dest) {
+            ep.count(|s| s.credit_waits += 1);
+            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
+                return ep.bounce(o, dest, reason);
+            }
         }
+        // A handler run while waiting may have freed this endpoint.
+        ep.check_live()?;
     }
-    // A handler run while waiting may have freed this endpoint.
-    ep.check_live()?;
     let queue = &remote.block.get().request;
     let bulk = if o.kind == Kind::Medium {
         let block = loop {
-            if let Some(b) = queue.bulk().claim() {
+            if let Some(b) = queue.bulk().claim(home_block(ep.name.id.pid, ep.name.id.fd, BULK_BLOCKS)) {
                 break b;
             }
             ep.count(|s| s.queue_full_waits += 1);
@@ -80,7 +85,7 @@ pub(crate) fn request(
             p.credit_slot = dest;
             p.src = ep.name.id;
             p.src_tag = src_tag;
-            p.args[..o.args.len()].copy_from_slice(o.args);
+            copy_args(&mut p.args, o.args);
             if long {
                 // Only a long packet's offset is read (see `Packet`): a short one
                 // leaves the slot's second line alone.
@@ -145,6 +150,7 @@ pub(crate) fn get(
 
 /// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
 /// `credit_slot`. What cannot land comes back to this endpoint's handler 0.
+#[inline]
 pub(crate) fn reply(
     ep: &Rc<EndpointCore>,
     src: EndpointId,
@@ -171,7 +177,7 @@ pub(crate) fn reply(
     if let Some(reason) = rejected {
         // The reply cannot land, but the requester's credit must still come back.
         ep.return_locally(o.returned(reason, false, None));
-        push_answer(ep, &to, ack_packet(ep, credit_slot, 1), &[]);
+        push_answer(ep, &to, &ack_packet(ep, credit_slot, 1), &[]);
         return;
     }
     let mut p = Packet {
@@ -185,13 +191,13 @@ pub(crate) fn reply(
         src: ep.name.id,
         ..Packet::default()
     };
-    p.args[..o.args.len()].copy_from_slice(o.args);
+    copy_args(&mut p.args, o.args);
     let medium = if o.kind == Kind::Medium {
         o.payload
     } else {
         &[]
     };
-    push_answer(ep, &to, p, medium);
+    push_answer(ep, &to, &p, medium);
 }
 
 /// Sends request `p` that cannot be delivered back to its sender's handler 0, with its
@@ -206,7 +212,7 @@ pub(crate) fn return_request(ep: &EndpointCore, p: &Packet, reason: ReturnReason
     back.src = ep.name.id;
     back.len = medium.len() as u32;
     back.credits = 1;
-    push_answer(ep, &to, back, medium);
+    push_answer(ep, &to, &back, medium);
 }
 
 /// Writes a long reply's payload into the requester's segment.
@@ -236,7 +242,8 @@ fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u16) -> Packet {
 }
 
 /// Enqueues an answer on `to`'s reply queue, or defers it. Never blocks.
-fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: Packet, medium: &[u8]) {
+#[inline]
+fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]) {
     // Acks owed for earlier requests go first, keeping each requester's answers in order.
     if !ep.shm.acks.borrow().is_empty() {
         flush_acks(ep);
@@ -247,7 +254,7 @@ fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: Packet, medium: &[u8])
         ep.count(|s| s.deferred_replies += 1);
         deferred.push_back(Deferred {
             to: to.clone(),
-            packet,
+            packet: *packet,
             payload: medium.to_vec(),
         });
     }
@@ -262,7 +269,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
             let mut left = count;
             while left > 0 {
                 let n = left.min(MAX_ACK);
-                push_answer(ep, &to, ack_packet(ep, credit_slot, n as u16), &[]);
+                push_answer(ep, &to, &ack_packet(ep, credit_slot, n as u16), &[]);
                 left -= n;
             }
         }
@@ -274,7 +281,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
 pub(crate) fn flush_deferred(ep: &EndpointCore) {
     let mut deferred = ep.shm.deferred.borrow_mut();
     while let Some(d) = deferred.front() {
-        if try_push_answer(&d.to, d.packet, &d.payload) == Err(PushError::Full) {
+        if try_push_answer(&d.to, &d.packet, &d.payload) == Err(PushError::Full) {
             return;
         }
         deferred.pop_front();
@@ -283,28 +290,34 @@ pub(crate) fn flush_deferred(ep: &EndpointCore) {
 
 /// One attempt to enqueue an answer. A closed (freed) requester drops it: nobody is left
 /// to deliver it to, and the replier was told through `to.closed()` when it replied.
+#[inline]
 fn try_push_answer(
     to: &Remote,
-    mut packet: Packet,
+    packet: &Packet,
     medium: &[u8],
 ) -> std::result::Result<(), PushError> {
     let queue = &to.block.get().reply;
-    packet.bulk = NO_BULK;
+    let mut bulk = NO_BULK;
     if packet.len > 0 && medium.len() == packet.len as usize {
-        let Some(block) = queue.bulk().claim() else {
+        let first = home_block(packet.src.pid, packet.src.fd, BULK_BLOCKS);
+        let Some(block) = queue.bulk().claim(first) else {
             return Err(PushError::Full);
         };
         queue.write_bulk(block, medium);
-        packet.bulk = block as u8;
+        bulk = block as u8;
     }
-    match queue.ring().push(|p| p.store_used(&packet)) {
+    let pushed = queue.ring().push(|p| {
+        p.store_used(packet);
+        p.bulk = bulk;
+    });
+    match pushed {
         Ok(()) => {
             to.notify();
             Ok(())
         }
         Err(e) => {
-            if packet.bulk != NO_BULK {
-                queue.bulk().free(packet.bulk.into());
+            if bulk != NO_BULK {
+                queue.bulk().free(bulk.into());
             }
             if e == PushError::Closed {
                 Ok(())
@@ -317,6 +330,7 @@ fn try_push_answer(
 
 impl EndpointCore {
     /// The queue block of a requester, for answering it.
+    #[inline]
     pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
         if let Some((last, r)) = self.shm.last_source.borrow().as_ref() {
             if *last == id {

@@ -94,17 +94,31 @@ impl Waker {
     }
 }
 
-/// Sleeps until one of `fds` is readable or `timeout` passes (one `poll(2)`; a zero
-/// timeout only looks); sets each one's `revents` and returns how many are ready.
+/// Sleeps until one of `fds` is readable or `timeout` passes (a zero timeout only looks);
+/// sets each one's `revents` and returns how many are ready.
 pub fn wait_readable(fds: &mut [libc::pollfd], timeout: std::time::Duration) -> usize {
-    let ms = if timeout.is_zero() {
-        0
-    } else {
-        timeout.as_micros().div_ceil(1000).clamp(1, i32::MAX as u128) as i32
+    wait_fds(fds, timeout)
+}
+
+/// Sleeps until one of `fds` has one of the events it asks for, or `timeout` passes (one
+/// `ppoll(2)`, to the nanosecond; a zero timeout only looks); sets each one's `revents`
+/// and returns how many are ready. The one place this crate waits on descriptors.
+pub fn wait_fds(fds: &mut [libc::pollfd], timeout: std::time::Duration) -> usize {
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs().min(libc::time_t::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
     };
     // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd for the duration
-    // of the call, and its length is passed with it.
-    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    // of the call, and its length is passed with it; the timespec lives across the call;
+    // a null signal mask means "keep the current one".
+    let n = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
     n.max(0) as usize
 }
 
