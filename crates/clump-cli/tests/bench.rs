@@ -114,6 +114,20 @@ fn quick_loggp_over_udp_under_loss_reports_the_same_figures() {
     }
 }
 
+/// Heavy loss slows delivery and never stops it: the quick run completes at 20% and 50%
+/// loss each way, every payload checked. Minutes long: only under `CLUMP_SOAK=1`.
+#[test]
+fn quick_loggp_over_udp_completes_at_heavy_loss() {
+    if std::env::var("CLUMP_SOAK").as_deref() != Ok("1") {
+        return;
+    }
+    for loss in ["20", "50"] {
+        let v = bench_json(&["loggp", "--quick", "--transport", "udp", "--loss", loss]);
+        check_loggp(&v, &["long_64kib_vs_stream", "goodput_vs_lossless"]);
+        assert_eq!(v["reference"]["loss_percent"].as_f64(), loss.parse().ok());
+    }
+}
+
 /// What ran where and when: version, commit, host, cores, load, date.
 fn check_run_metadata(v: &Value) {
     let run = &v["run"];

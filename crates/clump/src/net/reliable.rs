@@ -37,7 +37,8 @@
 //!   NACKed (the AM layer's credits bound them).
 //! - **Retransmission**: one timer per channel, on the oldest datagram in flight (as
 //!   TCP), after an RTO from a smoothed RTT (Karn's rule), clamped to `[rto_min,
-//!   rto_max]`, doubled per timeout up to `rto_max` (200 ms by default) and then resent
+//!   rto_max]`, doubled per timeout (unless the peer was heard from since the datagram
+//!   went out: it is there, losing at random) up to `rto_max` (200 ms by default) and then resent
 //!   at that pace for as long as the peer is heard from: there is no budget of attempts,
 //!   so heavy loss makes delivery slow, never a failure. Later holes are filled without
 //!   waiting for it: three duplicate acks (fast retransmit), or a partial ack (NewReno:
@@ -907,7 +908,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let st = &mut self.peers[p];
         let mut ready = false;
         for c in 0..2 {
-            let fired = st.tx[c].on_timer(now, st.rtt.rto(), cfg);
+            let fired = st.tx[c].on_timer(now, st.rtt.rto(), st.heard_at, cfg);
             ready |= fired.resumed;
             if fired.retransmit {
                 self.stats.timeouts += 1;

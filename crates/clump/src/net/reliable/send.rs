@@ -471,7 +471,13 @@ impl SendChannel {
 
     /// Fires what is due at `now`: the end of a NACK pause, retransmission timers.
     /// `rto` is the peer's current base RTO.
-    pub(super) fn on_timer(&mut self, now: Micros, rto: Micros, cfg: &ReliableConfig) -> Fired {
+    pub(super) fn on_timer(
+        &mut self,
+        now: Micros,
+        rto: Micros,
+        heard_at: Micros,
+        cfg: &ReliableConfig,
+    ) -> Fired {
         let mut fired = Fired::default();
         if let Some(until) = self.paused_until {
             if now < until {
@@ -497,7 +503,12 @@ impl SendChannel {
         // by partial acks (see `on_ack`) and duplicate acks.
         if let Some(slot) = self.slots.front_mut() {
             if !slot.queued && slot.deadline <= now {
-                slot.rto = slot.rto.saturating_mul(2).clamp(cfg.rto_min, cfg.rto_max);
+                // Backing off spares a path or peer that has gone quiet; one that was
+                // heard from since this datagram went out is there and losing datagrams
+                // at random, and waiting longer for it only slows delivery.
+                let quiet = heard_at <= slot.last_sent;
+                let factor = if quiet { 2 } else { 1 };
+                slot.rto = slot.rto.saturating_mul(factor).clamp(cfg.rto_min, cfg.rto_max);
                 fired.rto = slot.rto;
                 fired.retransmit = self.queue_retx(0);
             }

@@ -1079,3 +1079,24 @@ fn a_selective_ack_resends_every_hole_at_once() {
     deliver(&mut b, 30, 1, &[sent[2].clone(), sent[5].clone()]);
     assert_eq!(inbound_args(&mut b, Channel::Request), (0..10).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_peer_heard_from_since_the_send_is_retried_without_backing_off() {
+    let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
+    a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
+        .unwrap();
+    assert_eq!(drain(&mut a, 0).len(), 1); // lost
+    // The peer speaks after it (a request of its own): it is there, losing at random.
+    b.send(5, peer(1), short(Channel::Request, 9), Vec::new())
+        .unwrap();
+    deliver(&mut a, 5, 2, &drain(&mut b, 5));
+    let mut now = 0;
+    let first = run_timers(&mut a, &mut now, 10_000);
+    assert!(first.iter().any(|d| header_of(d).seq == 1), "resent at the initial RTO");
+    // Not heard from since that retransmission: the next one backs off.
+    assert!(run_timers(&mut a, &mut now, 19_999).is_empty(), "the same RTO, not less");
+    let second = run_timers(&mut a, &mut now, 20_000);
+    assert_eq!(second.len(), 1, "not doubled: the peer was heard from after the send");
+    assert!(run_timers(&mut a, &mut now, 39_999).is_empty(), "quiet since: doubled");
+    assert_eq!(run_timers(&mut a, &mut now, 40_000).len(), 1);
+}
