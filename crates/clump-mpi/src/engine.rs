@@ -74,6 +74,9 @@ pub enum Action {
 
 /// The id of a send that completed as it started (an eager send): no request is kept.
 pub const SENT: u64 = u64::MAX - 1;
+/// The id of the receive a blocking `recv` posted, which lives in the engine's own slot
+/// rather than among the requests (the thread waits in that call, so there is one at most).
+pub const BLOCKING: u64 = u64::MAX - 2;
 
 pub enum ReqKind {
     Send {
@@ -131,6 +134,8 @@ impl Req {
 
 pub struct Engine {
     pub reqs: Requests<Req>,
+    /// The receive of request id [`BLOCKING`], if one is posted or not yet taken back.
+    blocking: Option<Req>,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
@@ -148,6 +153,7 @@ impl Engine {
     pub fn new(unexpected_limit: usize) -> Engine {
         Engine {
             reqs: Requests::default(),
+            blocking: None,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
@@ -166,6 +172,63 @@ impl Engine {
             done: false,
             status: Status::empty(),
         })
+    }
+
+    /// Request `id`, the blocking receive's slot included.
+    #[inline]
+    pub fn req(&self, id: u64) -> Option<&Req> {
+        if id == BLOCKING {
+            self.blocking.as_ref()
+        } else {
+            self.reqs.get(id)
+        }
+    }
+
+    #[inline]
+    fn req_mut(&mut self, id: u64) -> Option<&mut Req> {
+        if id == BLOCKING {
+            self.blocking.as_mut()
+        } else {
+            self.reqs.get_mut(id)
+        }
+    }
+
+    /// Posts `recv` (a `ReqKind::Recv`) with `pat` as the blocking receive; false, posting
+    /// nothing, when the slot is taken (a blocking receive still in progress).
+    pub fn post_blocking(&mut self, recv: ReqKind, pat: Pattern) -> bool {
+        if self.blocking.is_some() {
+            return false;
+        }
+        self.blocking = Some(Req {
+            kind: recv,
+            done: false,
+            status: Status::empty(),
+        });
+        self.post(BLOCKING, pat);
+        true
+    }
+
+    /// Whether the blocking receive has completed.
+    #[inline]
+    pub fn blocking_done(&self) -> bool {
+        self.blocking.as_ref().is_some_and(|r| r.done)
+    }
+
+    /// Takes the completed blocking receive back, freeing its slot.
+    pub fn take_blocking(&mut self) -> Option<Req> {
+        if self.blocking_done() {
+            self.blocking.take()
+        } else {
+            None
+        }
+    }
+
+    /// Withdraws the blocking receive after its wait failed, unless it matched and its data
+    /// is on the way (then it keeps the slot until that completes, as a request would).
+    pub fn abandon_blocking(&mut self) {
+        if self.cancel_recv(BLOCKING) || self.blocking_done() {
+            self.blocking = None;
+        }
     }
 
     /// Gives send `id` the data it sends from, to hold until it completes.
@@ -301,6 +364,11 @@ impl Engine {
 
     /// Posts receive `id` with `pat`: takes the first stored message it matches, if any.
     pub fn post(&mut self, id: u64, pat: Pattern) {
+        // Most often nothing waits: not even a search to start.
+        if self.unexpected.is_empty() {
+            self.posted.push_back((pat, id));
+            return;
+        }
         match self.unexpected.iter().position(|m| pat.matches(&m.env)) {
             Some(i) => {
                 let m = self.unexpected.remove(i).expect("position is in range");
@@ -337,7 +405,7 @@ impl Engine {
                 prefix,
                 from,
             } => {
-                let done = self.reqs.get_mut(id).and_then(|req| {
+                let done = self.req_mut(id).and_then(|req| {
                     let ReqKind::Recv {
                         cap,
                         expected,
@@ -386,7 +454,7 @@ impl Engine {
 
     /// Receive `id` takes the eager message `data` sent with `env`.
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
-        let Some(req) = self.reqs.get_mut(id) else {
+        let Some(req) = self.req_mut(id) else {
             return;
         };
         let ReqKind::Recv {
@@ -410,7 +478,7 @@ impl Engine {
 
     /// Rendezvous data for receive `id` at `offset` of the message.
     pub fn data(&mut self, id: u64, offset: usize, bytes: &[u8]) {
-        let Some(req) = self.reqs.get_mut(id) else {
+        let Some(req) = self.req_mut(id) else {
             self.fault.get_or_insert(Error::new(
                 ErrorClass::Intern,
                 format!("rendezvous data for unknown receive {id}"),
@@ -439,7 +507,7 @@ impl Engine {
     }
 
     fn is_done(&self, id: u64) -> bool {
-        self.reqs.get(id).is_some_and(|r| r.done)
+        self.req(id).is_some_and(|r| r.done)
     }
 
     /// Marks request `id` complete.
@@ -452,7 +520,7 @@ impl Engine {
     /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
     /// it has (the prefix).
     pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
-        match &self.reqs.get(id)?.kind {
+        match &self.req(id)?.kind {
             ReqKind::Recv {
                 buf, cap, received, ..
             } => Some((*buf, *cap, *received)),
@@ -471,7 +539,7 @@ impl Engine {
                 },
             done,
             ..
-        }) = self.reqs.get_mut(id)
+        }) = self.req_mut(id)
         {
             *received = *len;
             *done = true;
@@ -483,7 +551,7 @@ impl Engine {
         match self.posted.iter().position(|(_, r)| *r == id) {
             Some(i) => {
                 self.posted.remove(i);
-                if let Some(req) = self.reqs.get_mut(id) {
+                if let Some(req) = self.req_mut(id) {
                     req.status.cancelled = true;
                     req.done = true;
                 }
@@ -522,6 +590,92 @@ mod tests {
                 ctx: 0,
                 tag: None,
             },
+        );
+    }
+
+    fn blocking(e: &mut Engine, buf: &mut [u8], src: Option<u32>) -> bool {
+        e.post_blocking(
+            ReqKind::Recv {
+                buf: buf.as_mut_ptr(),
+                cap: buf.len(),
+                expected: None,
+                received: 0,
+                group: Rc::new(vec![0, 1, 2]),
+                unpack: None,
+            },
+            Pattern {
+                src,
+                ctx: 0,
+                tag: None,
+            },
+        )
+    }
+
+    #[test]
+    fn the_blocking_receive_matches_in_order_with_requests_and_takes_rendezvous_data() {
+        let mut e = Engine::new(1 << 20);
+        // A request posted first matches first; the blocking slot takes the next.
+        let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
+        let ra = recv(&mut e, &mut a);
+        post_any(&mut e, ra);
+        assert!(blocking(&mut e, &mut b, Some(1)));
+        let mut c = [0u8; 5];
+        assert!(
+            !blocking(&mut e, &mut c, None),
+            "one blocking receive at a time"
+        );
+        eager(&mut e, 1, 5, 0, b"first");
+        assert!(e.reqs[&ra].done && !e.blocking_done());
+        eager(&mut e, 1, 6, 1, b"later");
+        let got = e.take_blocking().expect("complete");
+        assert_eq!((&b, got.status.source, got.status.tag), (b"later", 1, 6));
+        assert!(e.take_blocking().is_none(), "taken back once");
+        // A message stored before the receive is found at once.
+        eager(&mut e, 2, 7, 0, b"early");
+        assert!(blocking(&mut e, &mut c, Some(2)));
+        assert_eq!(e.take_blocking().expect("complete").finish().count_bytes, 5);
+        assert_eq!(&c, b"early");
+        // Rendezvous data names the blocking slot like any receive.
+        let mut d = [0u8; 10];
+        assert!(blocking(&mut e, &mut d, None));
+        let env = Envelope {
+            src: 0,
+            ctx: 0,
+            tag: 3,
+        };
+        e.arrive_rts(env, 0, (10, 77), b"hello", None);
+        let [Action::Cts { recv_id, .. }] = e.actions[..] else {
+            panic!("a clear to send")
+        };
+        assert!(!e.blocking_done());
+        e.data(recv_id, 5, b"world");
+        assert_eq!((&d, e.take_blocking().is_some()), (b"helloworld", true));
+    }
+
+    #[test]
+    fn an_abandoned_blocking_receive_is_withdrawn_unless_its_data_is_on_the_way() {
+        let mut e = Engine::new(1 << 20);
+        let mut a = [0u8; 4];
+        assert!(blocking(&mut e, &mut a, None));
+        e.abandon_blocking();
+        eager(&mut e, 1, 5, 0, b"kept");
+        assert_eq!(a, [0; 4], "no longer posted: the message waits unexpected");
+        assert!(blocking(&mut e, &mut a, None), "the slot is free again");
+        assert_eq!(&a, b"kept");
+        e.take_blocking();
+        let mut b = [0u8; 8];
+        assert!(blocking(&mut e, &mut b, None));
+        let env = Envelope {
+            src: 2,
+            ctx: 0,
+            tag: 3,
+        };
+        e.arrive_rts(env, 0, (8, 9), b"", None);
+        e.abandon_blocking();
+        let mut c = [0u8; 1];
+        assert!(
+            !blocking(&mut e, &mut c, None),
+            "matched: kept until its data lands"
         );
     }
 

@@ -40,8 +40,8 @@ pub use group::{Comparison, Group, UNDEFINED};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::{Op, UserFn};
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, probe, recv, request_free, send, sendrecv, ssend,
-    test, wait, Request,
+    cancel, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free, send, sendrecv,
+    ssend, test, wait, Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,

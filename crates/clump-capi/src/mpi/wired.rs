@@ -170,7 +170,15 @@ mpi_functions! {
     }
 
     fn Recv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
-        on(c, || finish(irecv_raw(buf, n, t, src, tag, c)?, status))
+        on(c, || {
+            let n = count(n)?;
+            let s = with_type_and_comm(t, c, |dt, comm| {
+                // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
+                unsafe { clump_mpi::recv_raw(buf.cast(), n, dt, src, tag, comm) }.map_err(err)
+            })?;
+            write_status(status, &s);
+            Ok(())
+        })
     }
 
     fn Sendrecv(sbuf: *const c_void, sn: c_int, st: Handle, dest: c_int, stag: c_int,

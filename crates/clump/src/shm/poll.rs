@@ -28,7 +28,10 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
         with_request_bulk(ep, &packet, |medium| run_request(ep, &packet, medium));
         n += 1;
     }
-    if !ep.shm.acks.borrow().is_empty() {
+    // Not at the end of every poll that ran a request: its caller (a receive that just
+    // completed) carries on first, and the requester often sends again before it needs
+    // the credit.
+    if ep.shm.acks.borrow().due(n, ep.flow.borrow().window()) {
         flush_acks(ep);
     }
     n
@@ -53,11 +56,14 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     n
 }
 
-/// Whether a request or reply waits in this endpoint's queues.
+/// Whether a request or reply waits in this endpoint's queues, or credits owed wait for
+/// a poll to send them.
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
     let b = ep.shm.own.block.get();
-    b.request.ring().ready(ep.shm.req_head.get()) || b.reply.ring().ready(ep.shm.rep_head.get())
+    b.request.ring().ready(ep.shm.req_head.get())
+        || b.reply.ring().ready(ep.shm.rep_head.get())
+        || !ep.shm.acks.borrow().is_empty()
 }
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
