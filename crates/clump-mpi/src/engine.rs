@@ -11,6 +11,7 @@ use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
 use crate::requests::Requests;
+use crate::sequence::Sequences;
 use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
@@ -139,8 +140,9 @@ pub struct Engine {
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
-    next_seq_out: HashMap<(u32, u32), u32>,
-    expected_in: HashMap<(u32, u32), u32>,
+    /// The next sequence number to each destination, and expected from each source.
+    seq_out: Sequences,
+    seq_in: Sequences,
     held: HashMap<(u32, u32, u32), Incoming>,
     pub actions: Vec<Action>,
     /// Requests nobody will wait for (freed or buffered): dropped once complete.
@@ -150,15 +152,16 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(unexpected_limit: usize) -> Engine {
+    /// An engine for a job of `ranks` processes.
+    pub fn new(unexpected_limit: usize, ranks: usize) -> Engine {
         Engine {
             reqs: Requests::default(),
             blocking: None,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
-            next_seq_out: HashMap::default(),
-            expected_in: HashMap::default(),
+            seq_out: Sequences::new(ranks),
+            seq_in: Sequences::new(ranks),
             held: HashMap::default(),
             actions: Vec::new(),
             detached: Vec::new(),
@@ -266,19 +269,39 @@ impl Engine {
         });
     }
 
-    /// The sequence number of the next message to `dest` in `ctx`.
-    pub fn next_seq(&mut self, dest: u32, ctx: u32) -> u32 {
-        let s = self.next_seq_out.entry((dest, ctx)).or_insert(0);
+    /// The sequence number of the next message to job rank `dest` in `ctx`.
+    pub fn next_seq(&mut self, dest: u32, ctx: u32) -> Result<u32, Error> {
+        let s = self.seq_out.get(ctx, dest).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Rank,
+                format!("job rank {dest} is not in the job"),
+            )
+        })?;
         let seq = *s;
         *s = s.wrapping_add(1);
-        seq
+        Ok(seq)
+    }
+
+    /// Whether a message with `env` comes from a rank of the job; a fault if not.
+    fn sender_in_job(&mut self, env: &Envelope) -> bool {
+        let known = self.seq_in.get(env.ctx, env.src).is_some();
+        if !known {
+            self.fault.get_or_insert(Error::new(
+                ErrorClass::Intern,
+                format!("a message from job rank {}, outside the job", env.src),
+            ));
+        }
+        known
     }
 
     /// An eager message arrived: in order with a receive posted for it, its bytes go
     /// straight into the receive buffer; otherwise into the unexpected store.
     pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
         let key = (env.src, env.ctx);
-        let next = self.expected_in.entry(key).or_insert(0);
+        let Some(next) = self.seq_in.get(env.ctx, env.src) else {
+            self.sender_in_job(&env);
+            return;
+        };
         if seq == *next {
             if let Some(id) = take_posted(&mut self.posted, &env) {
                 *next = seq.wrapping_add(1);
@@ -301,8 +324,8 @@ impl Engine {
         });
     }
 
-    fn expected(&self, key: (u32, u32)) -> u32 {
-        self.expected_in.get(&key).copied().unwrap_or(0)
+    fn expected(&self, (src, ctx): (u32, u32)) -> u32 {
+        self.seq_in.peek(ctx, src)
     }
 
     /// A request to send arrived with the first bytes of its message.
@@ -314,6 +337,9 @@ impl Engine {
         prefix: &[u8],
         from: Option<Source>,
     ) {
+        if !self.sender_in_job(&env) {
+            return;
+        }
         let (prefix, over) = self.store.keep(prefix);
         if let Some(e) = over {
             self.fault.get_or_insert(e);
@@ -351,7 +377,9 @@ impl Engine {
                 None => break,
             }
         }
-        self.expected_in.insert(key, seq);
+        if let Some(next) = self.seq_in.get(key.1, key.0) {
+            *next = seq;
+        }
     }
 
     /// Matches an in-order message against the posted receives, or keeps it unexpected.
@@ -613,7 +641,7 @@ mod tests {
 
     #[test]
     fn the_blocking_receive_matches_in_order_with_requests_and_takes_rendezvous_data() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         // A request posted first matches first; the blocking slot takes the next.
         let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
         let ra = recv(&mut e, &mut a);
@@ -654,7 +682,7 @@ mod tests {
 
     #[test]
     fn an_abandoned_blocking_receive_is_withdrawn_unless_its_data_is_on_the_way() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         let mut a = [0u8; 4];
         assert!(blocking(&mut e, &mut a, None));
         e.abandon_blocking();
@@ -681,7 +709,7 @@ mod tests {
 
     #[test]
     fn out_of_order_arrivals_match_in_sender_order() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         eager(&mut e, 1, 5, 1, b"second");
         eager(&mut e, 1, 5, 0, b"first!");
         let mut a = [0u8; 6];
@@ -694,7 +722,7 @@ mod tests {
 
     #[test]
     fn a_message_held_back_matches_once_the_one_before_it_lands_in_a_posted_receive() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
         let (ra, rb) = (recv(&mut e, &mut a), recv(&mut e, &mut b));
         post_any(&mut e, ra);
@@ -714,7 +742,7 @@ mod tests {
 
     #[test]
     fn posted_receives_match_first_fit_and_truncate() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         let mut a = [0u8; 2];
         let mut b = [0u8; 8];
         let ra = recv(&mut e, &mut a);
@@ -744,15 +772,39 @@ mod tests {
     }
 
     #[test]
+    fn a_message_from_outside_the_job_is_a_fault_and_matches_nothing() {
+        let mut e = Engine::new(1 << 20, 3);
+        let mut a = [0u8; 2];
+        let id = recv(&mut e, &mut a);
+        post_any(&mut e, id);
+        eager(&mut e, 3, 5, 0, b"no");
+        assert!(!e.reqs[&id].done);
+        assert_eq!(e.fault.take().map(|f| f.class), Some(ErrorClass::Intern));
+        e.arrive_rts(
+            Envelope {
+                src: 9,
+                ctx: 0,
+                tag: 0,
+            },
+            0,
+            (4, 1),
+            b"",
+            None,
+        );
+        assert!(e.fault.is_some() && e.actions.is_empty());
+        assert_eq!(e.next_seq(3, 0).map_err(|f| f.class), Err(ErrorClass::Rank));
+    }
+
+    #[test]
     fn unexpected_bound_is_reported() {
-        let mut e = Engine::new(4);
+        let mut e = Engine::new(4, 3);
         eager(&mut e, 0, 1, 0, b"12345");
         assert_eq!(e.fault.as_ref().unwrap().class, ErrorClass::NoMem);
     }
 
     #[test]
     fn rendezvous_asks_for_data_and_completes() {
-        let mut e = Engine::new(16);
+        let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 10];
         let id = recv(&mut e, &mut buf);
         e.post(
@@ -788,7 +840,7 @@ mod tests {
 
     #[test]
     fn a_sender_of_this_host_is_read_from_after_the_prefix() {
-        let mut e = Engine::new(16);
+        let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 4];
         let id = recv(&mut e, &mut buf);
         let env = Envelope {

@@ -308,8 +308,29 @@ fn blocking_send(
     mode: SendMode,
 ) -> Result<()> {
     check_len(buf.len(), count, dt)?;
-    // SAFETY: `buf` is borrowed until `wait` below has completed the send.
-    let mut r = unsafe { isend_mode(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
+    // SAFETY: `buf` is borrowed for the whole call.
+    unsafe { send_raw(buf.as_ptr(), count, dt, dest, tag, comm, mode) }
+}
+
+/// `MPI_Send` (or `MPI_Ssend` in [`SendMode::Synchronous`]) of `count` elements of `dt` at
+/// `buf`: returns once the buffer may be reused. An eager send is complete as it starts.
+///
+/// # Safety
+/// `buf` must be valid for reads of `count * dt.size()` bytes during the call.
+pub unsafe fn send_raw(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<()> {
+    // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
+    let mut r = unsafe { isend_mode(buf, count, dt, dest, tag, comm, mode)? };
+    if r.0 == SENT {
+        return Ok(());
+    }
     wait(&mut r).map(drop)
 }
 

@@ -215,7 +215,10 @@ pub fn init() -> Result<()> {
     }
     let thresholds = Thresholds::from_env()?;
     let mut spmd = Spmd::init()?;
-    let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
+    let engine = Rc::new(RefCell::new(Engine::new(
+        thresholds.unexpected_bytes,
+        spmd.size() as usize,
+    )));
     let ep = &spmd.ep;
     let e = engine.clone();
     ep.set_handler(H_EAGER, move |_t, m| {
@@ -356,7 +359,7 @@ impl Runtime {
         };
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
-            let seq = e.next_seq(dest, ctx);
+            let seq = e.next_seq(dest, ctx)?;
             // An eager send is complete once handed to clump: no request to keep.
             let id = if eager {
                 SENT

@@ -40,6 +40,24 @@ pub fn isend_raw(
     })
 }
 
+/// A blocking send of `n` elements of type `t` at `buf`: one registry access, no request
+/// handle.
+fn send_raw(
+    buf: *const c_void,
+    n: c_int,
+    t: Handle,
+    dest: c_int,
+    tag: c_int,
+    c: Handle,
+    mode: SendMode,
+) -> Result<(), Failure> {
+    let n = count(n)?;
+    with_type_and_comm(t, c, |dt, comm| {
+        // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
+        unsafe { clump_mpi::send_raw(buf.cast(), n, dt, dest, tag, comm, mode) }.map_err(err)
+    })
+}
+
 /// Posts a receive of `n` elements of type `t` into `buf`.
 pub fn irecv_raw(
     buf: *mut c_void,
@@ -157,16 +175,16 @@ mpi_functions! {
     }
 
     fn Send(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Standard))
     }
 
     fn Rsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
         // A ready send's receive is posted, so the standard protocol serves it.
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Standard))
     }
 
     fn Ssend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Synchronous)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Synchronous))
     }
 
     fn Recv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
