@@ -324,6 +324,13 @@ impl Engine {
         });
     }
 
+    /// An eager message that came without its sequence number (it travelled in order):
+    /// it is the one expected next from its sender.
+    pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
+        let seq = self.seq_in.get(env.ctx, env.src).map_or(0, |s| *s);
+        self.arrive_eager(env, seq, data);
+    }
+
     fn expected(&self, (src, ctx): (u32, u32)) -> u32 {
         self.seq_in.peek(ctx, src)
     }

@@ -26,6 +26,7 @@ mod placement;
 mod requests;
 mod runtime;
 mod sequence;
+mod short_eager;
 mod single_copy;
 mod status;
 mod unexpected;

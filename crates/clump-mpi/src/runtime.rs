@@ -11,6 +11,7 @@ use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::short_eager;
 use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
@@ -19,6 +20,7 @@ const H_CTS: usize = 3;
 const H_DATA: usize = 4;
 const H_FIN: usize = 5;
 const H_EAGER_INLINE: usize = 6;
+const H_EAGER_SHORT: usize = 7;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
@@ -240,6 +242,20 @@ pub fn init() -> Result<()> {
         }
     })?;
     let e = engine.clone();
+    ep.set_handler(H_EAGER_SHORT, move |_t, m| {
+        let mut bytes = [0u8; short_eager::MAX];
+        let mut e = e.borrow_mut();
+        match short_eager::decode(m.args, &mut bytes) {
+            Some((env, data)) => e.arrive_eager_next(env, data),
+            None => {
+                e.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    "a short eager message with bad arguments",
+                ));
+            }
+        }
+    })?;
+    let e = engine.clone();
     ep.set_handler(H_RTS, move |_t, m| {
         // A sender of this host names its process and buffer after the request's own args.
         let from = (m.args.len() > RTS_ARGS).then(|| Source {
@@ -377,7 +393,17 @@ impl Runtime {
         let head = [me, ctx, tag as u32, seq];
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        if eager && len <= INLINE_MAX {
+        let mut short = [0u32; 4];
+        let env = Envelope { src: me, ctx, tag };
+        let short_len = (eager && self.is_local(dest))
+            .then(|| short_eager::encode(env, data, &mut short))
+            .flatten();
+        if let Some(n) = short_len {
+            self.spmd
+                .borrow()
+                .ep
+                .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
+        } else if eager && len <= INLINE_MAX {
             let mut args = [0u32; clump::MAX_ARGS];
             let n = inline_args(head, data, &mut args);
             self.spmd
