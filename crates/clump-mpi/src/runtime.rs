@@ -449,6 +449,12 @@ impl Runtime {
     /// Polls clump and runs what the handlers asked for; true when anything happened.
     pub fn progress(&self) -> Result<bool> {
         let n = self.spmd.borrow().bundle.poll()?;
+        self.after_handlers(n)
+    }
+
+    /// Runs what the handlers of `n` messages just run asked for; true when anything
+    /// happened.
+    fn after_handlers(&self, n: usize) -> Result<bool> {
         {
             // Most polls leave nothing to do after the handlers (eager messages).
             let e = self.engine.borrow();
@@ -578,7 +584,17 @@ impl Runtime {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
-            if self.progress()? {
+            // What a wait on this host waits for is most often a request in this
+            // endpoint's queue: when a look finds one, only that queue is polled (the full
+            // poll, for replies, credits and the rest, comes when it is empty).
+            let request = self.all_local && self.spmd.borrow().ep.shm_request_waiting();
+            let busy = if request {
+                let n = self.spmd.borrow().ep.poll_shm_requests();
+                self.after_handlers(n)?
+            } else {
+                self.progress()?
+            };
+            if busy {
                 idle = Idle::default();
             } else if !(self.all_local && self.look_for_arrival()) {
                 idle.wait(self)?;

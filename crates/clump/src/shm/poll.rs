@@ -56,6 +56,13 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     n
 }
 
+/// Whether a request waits in this endpoint's queue.
+#[inline]
+pub(crate) fn request_waiting(ep: &EndpointCore) -> bool {
+    let b = ep.shm.own.block.get();
+    b.request.ring().ready(ep.shm.req_head.get())
+}
+
 /// Whether a request or reply waits in this endpoint's queues, or credits owed wait for
 /// a poll to send them.
 #[inline]
