@@ -282,6 +282,12 @@ impl Engine {
         Ok(seq)
     }
 
+    /// A message whose arguments hold none (`what` it claimed to be): a fault.
+    pub fn malformed(&mut self, what: &str) {
+        self.fault
+            .get_or_insert(Error::new(ErrorClass::Intern, what.to_string()));
+    }
+
     /// Whether a message with `env` comes from a rank of the job; a fault if not.
     fn sender_in_job(&mut self, env: &Envelope) -> bool {
         let known = self.seq_in.get(env.ctx, env.src).is_some();
@@ -601,8 +607,12 @@ impl Engine {
 mod tests {
     use super::*;
 
+    fn envelope(src: u32, tag: i32) -> Envelope {
+        Envelope { src, ctx: 0, tag }
+    }
+
     fn eager(e: &mut Engine, src: u32, tag: i32, seq: u32, data: &[u8]) {
-        e.arrive_eager(Envelope { src, ctx: 0, tag }, seq, data);
+        e.arrive_eager(envelope(src, tag), seq, data);
     }
 
     fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
@@ -673,12 +683,7 @@ mod tests {
         // Rendezvous data names the blocking slot like any receive.
         let mut d = [0u8; 10];
         assert!(blocking(&mut e, &mut d, None));
-        let env = Envelope {
-            src: 0,
-            ctx: 0,
-            tag: 3,
-        };
-        e.arrive_rts(env, 0, (10, 77), b"hello", None);
+        e.arrive_rts(envelope(0, 3), 0, (10, 77), b"hello", None);
         let [Action::Cts { recv_id, .. }] = e.actions[..] else {
             panic!("a clear to send")
         };
@@ -700,12 +705,7 @@ mod tests {
         e.take_blocking();
         let mut b = [0u8; 8];
         assert!(blocking(&mut e, &mut b, None));
-        let env = Envelope {
-            src: 2,
-            ctx: 0,
-            tag: 3,
-        };
-        e.arrive_rts(env, 0, (8, 9), b"", None);
+        e.arrive_rts(envelope(2, 3), 0, (8, 9), b"", None);
         e.abandon_blocking();
         let mut c = [0u8; 1];
         assert!(
@@ -787,17 +787,7 @@ mod tests {
         eager(&mut e, 3, 5, 0, b"no");
         assert!(!e.reqs[&id].done);
         assert_eq!(e.fault.take().map(|f| f.class), Some(ErrorClass::Intern));
-        e.arrive_rts(
-            Envelope {
-                src: 9,
-                ctx: 0,
-                tag: 0,
-            },
-            0,
-            (4, 1),
-            b"",
-            None,
-        );
+        e.arrive_rts(envelope(9, 0), 0, (4, 1), b"", None);
         assert!(e.fault.is_some() && e.actions.is_empty());
         assert_eq!(e.next_seq(3, 0).map_err(|f| f.class), Err(ErrorClass::Rank));
     }

@@ -233,12 +233,7 @@ pub fn init() -> Result<()> {
         let mut e = e.borrow_mut();
         match inline_data(m.args, &mut bytes) {
             Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
-            None => {
-                e.fault.get_or_insert(Error::new(
-                    ErrorClass::Intern,
-                    "an inline eager message with a bad length",
-                ));
-            }
+            None => e.malformed("an inline eager message with a bad length"),
         }
     })?;
     let e = engine.clone();
@@ -247,12 +242,7 @@ pub fn init() -> Result<()> {
         let mut e = e.borrow_mut();
         match short_eager::decode(m.args, &mut bytes) {
             Some((env, data)) => e.arrive_eager_next(env, data),
-            None => {
-                e.fault.get_or_insert(Error::new(
-                    ErrorClass::Intern,
-                    "a short eager message with bad arguments",
-                ));
-            }
+            None => e.malformed("a short eager message with bad arguments"),
         }
     })?;
     let e = engine.clone();

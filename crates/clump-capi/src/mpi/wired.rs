@@ -19,6 +19,19 @@ pub fn count(n: c_int) -> Result<usize, Failure> {
     usize::try_from(n).map_err(|_| (2, format!("negative count {n}")))
 }
 
+/// Runs `f` on the element count `n` and on datatype `t` and communicator `c` where they
+/// are stored: one registry access for a point-to-point call (clump-mpi checks the
+/// buffer against them).
+fn p2p<T>(
+    n: c_int,
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<T>,
+) -> Result<T, Failure> {
+    let n = count(n)?;
+    with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))
+}
+
 /// Starts a non-blocking send of `n` elements of type `t` at `buf`.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 pub fn isend_raw(
@@ -30,18 +43,13 @@ pub fn isend_raw(
     c: Handle,
     mode: SendMode,
 ) -> Result<Request, Failure> {
-    let n = count(n)?;
-    with_type_and_comm(t, c, |dt, comm| {
-        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-            return Err((1, "NULL buffer".into()));
-        }
+    p2p(n, t, c, |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-        unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }.map_err(err)
+        unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }
     })
 }
 
-/// A blocking send of `n` elements of type `t` at `buf`: one registry access, no request
-/// handle.
+/// A blocking send of `n` elements of type `t` at `buf`: no request handle.
 fn send_raw(
     buf: *const c_void,
     n: c_int,
@@ -51,10 +59,9 @@ fn send_raw(
     c: Handle,
     mode: SendMode,
 ) -> Result<(), Failure> {
-    let n = count(n)?;
-    with_type_and_comm(t, c, |dt, comm| {
+    p2p(n, t, c, |n, dt, comm| {
         // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
-        unsafe { clump_mpi::send_raw(buf.cast(), n, dt, dest, tag, comm, mode) }.map_err(err)
+        unsafe { clump_mpi::send_raw(buf.cast(), n, dt, dest, tag, comm, mode) }
     })
 }
 
@@ -67,13 +74,9 @@ pub fn irecv_raw(
     tag: c_int,
     c: Handle,
 ) -> Result<Request, Failure> {
-    let n = count(n)?;
-    with_type_and_comm(t, c, |dt, comm| {
-        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-            return Err((1, "NULL buffer".into()));
-        }
+    p2p(n, t, c, |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-        unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }.map_err(err)
+        unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }
     })
 }
 
@@ -189,10 +192,9 @@ mpi_functions! {
 
     fn Recv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
         on(c, || {
-            let n = count(n)?;
-            let s = with_type_and_comm(t, c, |dt, comm| {
+            let s = p2p(n, t, c, |n, dt, comm| {
                 // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
-                unsafe { clump_mpi::recv_raw(buf.cast(), n, dt, src, tag, comm) }.map_err(err)
+                unsafe { clump_mpi::recv_raw(buf.cast(), n, dt, src, tag, comm) }
             })?;
             write_status(status, &s);
             Ok(())

@@ -63,14 +63,18 @@ pub(crate) fn request_waiting(ep: &EndpointCore) -> bool {
     b.request.ring().ready(ep.shm.req_head.get())
 }
 
-/// Whether a request or reply waits in this endpoint's queues, or credits owed wait for
-/// a poll to send them.
+/// Whether a request or reply waits in this endpoint's queues.
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
     let b = ep.shm.own.block.get();
-    b.request.ring().ready(ep.shm.req_head.get())
-        || b.reply.ring().ready(ep.shm.rep_head.get())
-        || !ep.shm.acks.borrow().is_empty()
+    b.request.ring().ready(ep.shm.req_head.get()) || b.reply.ring().ready(ep.shm.rep_head.get())
+}
+
+/// Sends the credits this endpoint owes, if any: before waiting, when no poll would.
+pub(crate) fn return_credits(ep: &EndpointCore) {
+    if !ep.shm.acks.borrow().is_empty() {
+        flush_acks(ep);
+    }
 }
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
