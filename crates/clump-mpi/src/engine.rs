@@ -615,15 +615,20 @@ mod tests {
         e.arrive_eager(envelope(src, tag), seq, data);
     }
 
-    fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
-        e.add_req(ReqKind::Recv {
+    /// A receive into `buf` in a communicator of job ranks 0, 1 and 2.
+    fn recv_into(buf: &mut [u8]) -> ReqKind {
+        ReqKind::Recv {
             buf: buf.as_mut_ptr(),
             cap: buf.len(),
             expected: None,
             received: 0,
             group: Rc::new(vec![0, 1, 2]),
             unpack: None,
-        })
+        }
+    }
+
+    fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
+        e.add_req(recv_into(buf))
     }
 
     /// Posts receive `id` for any source and tag.
@@ -640,14 +645,7 @@ mod tests {
 
     fn blocking(e: &mut Engine, buf: &mut [u8], src: Option<u32>) -> bool {
         e.post_blocking(
-            ReqKind::Recv {
-                buf: buf.as_mut_ptr(),
-                cap: buf.len(),
-                expected: None,
-                received: 0,
-                group: Rc::new(vec![0, 1, 2]),
-                unpack: None,
-            },
+            recv_into(buf),
             Pattern {
                 src,
                 ctx: 0,
