@@ -11,6 +11,7 @@ use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
 use crate::requests::Requests;
+use crate::sequence::Sequences;
 use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
@@ -74,6 +75,9 @@ pub enum Action {
 
 /// The id of a send that completed as it started (an eager send): no request is kept.
 pub const SENT: u64 = u64::MAX - 1;
+/// The id of the receive a blocking `recv` posted, which lives in the engine's own slot
+/// rather than among the requests (the thread waits in that call, so there is one at most).
+pub const BLOCKING: u64 = u64::MAX - 2;
 
 pub enum ReqKind {
     Send {
@@ -131,11 +135,14 @@ impl Req {
 
 pub struct Engine {
     pub reqs: Requests<Req>,
+    /// The receive of request id [`BLOCKING`], if one is posted or not yet taken back.
+    blocking: Option<Req>,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
-    next_seq_out: HashMap<(u32, u32), u32>,
-    expected_in: HashMap<(u32, u32), u32>,
+    /// The next sequence number to each destination, and expected from each source.
+    seq_out: Sequences,
+    seq_in: Sequences,
     held: HashMap<(u32, u32, u32), Incoming>,
     pub actions: Vec<Action>,
     /// Requests nobody will wait for (freed or buffered): dropped once complete.
@@ -145,14 +152,16 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(unexpected_limit: usize) -> Engine {
+    /// An engine for a job of `ranks` processes.
+    pub fn new(unexpected_limit: usize, ranks: usize) -> Engine {
         Engine {
             reqs: Requests::default(),
+            blocking: None,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
-            next_seq_out: HashMap::default(),
-            expected_in: HashMap::default(),
+            seq_out: Sequences::new(ranks),
+            seq_in: Sequences::new(ranks),
             held: HashMap::default(),
             actions: Vec::new(),
             detached: Vec::new(),
@@ -166,6 +175,63 @@ impl Engine {
             done: false,
             status: Status::empty(),
         })
+    }
+
+    /// Request `id`, the blocking receive's slot included.
+    #[inline]
+    pub fn req(&self, id: u64) -> Option<&Req> {
+        if id == BLOCKING {
+            self.blocking.as_ref()
+        } else {
+            self.reqs.get(id)
+        }
+    }
+
+    #[inline]
+    fn req_mut(&mut self, id: u64) -> Option<&mut Req> {
+        if id == BLOCKING {
+            self.blocking.as_mut()
+        } else {
+            self.reqs.get_mut(id)
+        }
+    }
+
+    /// Posts `recv` (a `ReqKind::Recv`) with `pat` as the blocking receive; false, posting
+    /// nothing, when the slot is taken (a blocking receive still in progress).
+    pub fn post_blocking(&mut self, recv: ReqKind, pat: Pattern) -> bool {
+        if self.blocking.is_some() {
+            return false;
+        }
+        self.blocking = Some(Req {
+            kind: recv,
+            done: false,
+            status: Status::empty(),
+        });
+        self.post(BLOCKING, pat);
+        true
+    }
+
+    /// Whether the blocking receive has completed.
+    #[inline]
+    pub fn blocking_done(&self) -> bool {
+        self.blocking.as_ref().is_some_and(|r| r.done)
+    }
+
+    /// Takes the completed blocking receive back, freeing its slot.
+    pub fn take_blocking(&mut self) -> Option<Req> {
+        if self.blocking_done() {
+            self.blocking.take()
+        } else {
+            None
+        }
+    }
+
+    /// Withdraws the blocking receive after its wait failed, unless it matched and its data
+    /// is on the way (then it keeps the slot until that completes, as a request would).
+    pub fn abandon_blocking(&mut self) {
+        if self.cancel_recv(BLOCKING) || self.blocking_done() {
+            self.blocking = None;
+        }
     }
 
     /// Gives send `id` the data it sends from, to hold until it completes.
@@ -203,19 +269,45 @@ impl Engine {
         });
     }
 
-    /// The sequence number of the next message to `dest` in `ctx`.
-    pub fn next_seq(&mut self, dest: u32, ctx: u32) -> u32 {
-        let s = self.next_seq_out.entry((dest, ctx)).or_insert(0);
+    /// The sequence number of the next message to job rank `dest` in `ctx`.
+    pub fn next_seq(&mut self, dest: u32, ctx: u32) -> Result<u32, Error> {
+        let s = self.seq_out.get(ctx, dest).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Rank,
+                format!("job rank {dest} is not in the job"),
+            )
+        })?;
         let seq = *s;
         *s = s.wrapping_add(1);
-        seq
+        Ok(seq)
+    }
+
+    /// A message whose arguments hold none (`what` it claimed to be): a fault.
+    pub fn malformed(&mut self, what: &str) {
+        self.fault
+            .get_or_insert(Error::new(ErrorClass::Intern, what.to_string()));
+    }
+
+    /// Whether a message with `env` comes from a rank of the job; a fault if not.
+    fn sender_in_job(&mut self, env: &Envelope) -> bool {
+        let known = self.seq_in.get(env.ctx, env.src).is_some();
+        if !known {
+            self.fault.get_or_insert(Error::new(
+                ErrorClass::Intern,
+                format!("a message from job rank {}, outside the job", env.src),
+            ));
+        }
+        known
     }
 
     /// An eager message arrived: in order with a receive posted for it, its bytes go
     /// straight into the receive buffer; otherwise into the unexpected store.
     pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
         let key = (env.src, env.ctx);
-        let next = self.expected_in.entry(key).or_insert(0);
+        let Some(next) = self.seq_in.get(env.ctx, env.src) else {
+            self.sender_in_job(&env);
+            return;
+        };
         if seq == *next {
             if let Some(id) = take_posted(&mut self.posted, &env) {
                 *next = seq.wrapping_add(1);
@@ -238,8 +330,15 @@ impl Engine {
         });
     }
 
-    fn expected(&self, key: (u32, u32)) -> u32 {
-        self.expected_in.get(&key).copied().unwrap_or(0)
+    /// An eager message that came without its sequence number (it travelled in order):
+    /// it is the one expected next from its sender.
+    pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
+        let seq = self.seq_in.get(env.ctx, env.src).map_or(0, |s| *s);
+        self.arrive_eager(env, seq, data);
+    }
+
+    fn expected(&self, (src, ctx): (u32, u32)) -> u32 {
+        self.seq_in.peek(ctx, src)
     }
 
     /// A request to send arrived with the first bytes of its message.
@@ -251,6 +350,9 @@ impl Engine {
         prefix: &[u8],
         from: Option<Source>,
     ) {
+        if !self.sender_in_job(&env) {
+            return;
+        }
         let (prefix, over) = self.store.keep(prefix);
         if let Some(e) = over {
             self.fault.get_or_insert(e);
@@ -288,7 +390,9 @@ impl Engine {
                 None => break,
             }
         }
-        self.expected_in.insert(key, seq);
+        if let Some(next) = self.seq_in.get(key.1, key.0) {
+            *next = seq;
+        }
     }
 
     /// Matches an in-order message against the posted receives, or keeps it unexpected.
@@ -301,6 +405,11 @@ impl Engine {
 
     /// Posts receive `id` with `pat`: takes the first stored message it matches, if any.
     pub fn post(&mut self, id: u64, pat: Pattern) {
+        // Most often nothing waits: not even a search to start.
+        if self.unexpected.is_empty() {
+            self.posted.push_back((pat, id));
+            return;
+        }
         match self.unexpected.iter().position(|m| pat.matches(&m.env)) {
             Some(i) => {
                 let m = self.unexpected.remove(i).expect("position is in range");
@@ -337,7 +446,7 @@ impl Engine {
                 prefix,
                 from,
             } => {
-                let done = self.reqs.get_mut(id).and_then(|req| {
+                let done = self.req_mut(id).and_then(|req| {
                     let ReqKind::Recv {
                         cap,
                         expected,
@@ -386,7 +495,7 @@ impl Engine {
 
     /// Receive `id` takes the eager message `data` sent with `env`.
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
-        let Some(req) = self.reqs.get_mut(id) else {
+        let Some(req) = self.req_mut(id) else {
             return;
         };
         let ReqKind::Recv {
@@ -410,7 +519,7 @@ impl Engine {
 
     /// Rendezvous data for receive `id` at `offset` of the message.
     pub fn data(&mut self, id: u64, offset: usize, bytes: &[u8]) {
-        let Some(req) = self.reqs.get_mut(id) else {
+        let Some(req) = self.req_mut(id) else {
             self.fault.get_or_insert(Error::new(
                 ErrorClass::Intern,
                 format!("rendezvous data for unknown receive {id}"),
@@ -439,7 +548,7 @@ impl Engine {
     }
 
     fn is_done(&self, id: u64) -> bool {
-        self.reqs.get(id).is_some_and(|r| r.done)
+        self.req(id).is_some_and(|r| r.done)
     }
 
     /// Marks request `id` complete.
@@ -452,7 +561,7 @@ impl Engine {
     /// Where the rest of matched receive `id` goes: its buffer, its capacity and the bytes
     /// it has (the prefix).
     pub fn pull_target(&self, id: u64) -> Option<(*mut u8, usize, usize)> {
-        match &self.reqs.get(id)?.kind {
+        match &self.req(id)?.kind {
             ReqKind::Recv {
                 buf, cap, received, ..
             } => Some((*buf, *cap, *received)),
@@ -471,7 +580,7 @@ impl Engine {
                 },
             done,
             ..
-        }) = self.reqs.get_mut(id)
+        }) = self.req_mut(id)
         {
             *received = *len;
             *done = true;
@@ -483,7 +592,7 @@ impl Engine {
         match self.posted.iter().position(|(_, r)| *r == id) {
             Some(i) => {
                 self.posted.remove(i);
-                if let Some(req) = self.reqs.get_mut(id) {
+                if let Some(req) = self.req_mut(id) {
                     req.status.cancelled = true;
                     req.done = true;
                 }
@@ -498,19 +607,28 @@ impl Engine {
 mod tests {
     use super::*;
 
-    fn eager(e: &mut Engine, src: u32, tag: i32, seq: u32, data: &[u8]) {
-        e.arrive_eager(Envelope { src, ctx: 0, tag }, seq, data);
+    fn envelope(src: u32, tag: i32) -> Envelope {
+        Envelope { src, ctx: 0, tag }
     }
 
-    fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
-        e.add_req(ReqKind::Recv {
+    fn eager(e: &mut Engine, src: u32, tag: i32, seq: u32, data: &[u8]) {
+        e.arrive_eager(envelope(src, tag), seq, data);
+    }
+
+    /// A receive into `buf` in a communicator of job ranks 0, 1 and 2.
+    fn recv_into(buf: &mut [u8]) -> ReqKind {
+        ReqKind::Recv {
             buf: buf.as_mut_ptr(),
             cap: buf.len(),
             expected: None,
             received: 0,
             group: Rc::new(vec![0, 1, 2]),
             unpack: None,
-        })
+        }
+    }
+
+    fn recv(e: &mut Engine, buf: &mut [u8]) -> u64 {
+        e.add_req(recv_into(buf))
     }
 
     /// Posts receive `id` for any source and tag.
@@ -525,9 +643,78 @@ mod tests {
         );
     }
 
+    fn blocking(e: &mut Engine, buf: &mut [u8], src: Option<u32>) -> bool {
+        e.post_blocking(
+            recv_into(buf),
+            Pattern {
+                src,
+                ctx: 0,
+                tag: None,
+            },
+        )
+    }
+
+    #[test]
+    fn the_blocking_receive_matches_in_order_with_requests_and_takes_rendezvous_data() {
+        let mut e = Engine::new(1 << 20, 3);
+        // A request posted first matches first; the blocking slot takes the next.
+        let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
+        let ra = recv(&mut e, &mut a);
+        post_any(&mut e, ra);
+        assert!(blocking(&mut e, &mut b, Some(1)));
+        let mut c = [0u8; 5];
+        assert!(
+            !blocking(&mut e, &mut c, None),
+            "one blocking receive at a time"
+        );
+        eager(&mut e, 1, 5, 0, b"first");
+        assert!(e.reqs[&ra].done && !e.blocking_done());
+        eager(&mut e, 1, 6, 1, b"later");
+        let got = e.take_blocking().expect("complete");
+        assert_eq!((&b, got.status.source, got.status.tag), (b"later", 1, 6));
+        assert!(e.take_blocking().is_none(), "taken back once");
+        // A message stored before the receive is found at once.
+        eager(&mut e, 2, 7, 0, b"early");
+        assert!(blocking(&mut e, &mut c, Some(2)));
+        assert_eq!(e.take_blocking().expect("complete").finish().count_bytes, 5);
+        assert_eq!(&c, b"early");
+        // Rendezvous data names the blocking slot like any receive.
+        let mut d = [0u8; 10];
+        assert!(blocking(&mut e, &mut d, None));
+        e.arrive_rts(envelope(0, 3), 0, (10, 77), b"hello", None);
+        let [Action::Cts { recv_id, .. }] = e.actions[..] else {
+            panic!("a clear to send")
+        };
+        assert!(!e.blocking_done());
+        e.data(recv_id, 5, b"world");
+        assert_eq!((&d, e.take_blocking().is_some()), (b"helloworld", true));
+    }
+
+    #[test]
+    fn an_abandoned_blocking_receive_is_withdrawn_unless_its_data_is_on_the_way() {
+        let mut e = Engine::new(1 << 20, 3);
+        let mut a = [0u8; 4];
+        assert!(blocking(&mut e, &mut a, None));
+        e.abandon_blocking();
+        eager(&mut e, 1, 5, 0, b"kept");
+        assert_eq!(a, [0; 4], "no longer posted: the message waits unexpected");
+        assert!(blocking(&mut e, &mut a, None), "the slot is free again");
+        assert_eq!(&a, b"kept");
+        e.take_blocking();
+        let mut b = [0u8; 8];
+        assert!(blocking(&mut e, &mut b, None));
+        e.arrive_rts(envelope(2, 3), 0, (8, 9), b"", None);
+        e.abandon_blocking();
+        let mut c = [0u8; 1];
+        assert!(
+            !blocking(&mut e, &mut c, None),
+            "matched: kept until its data lands"
+        );
+    }
+
     #[test]
     fn out_of_order_arrivals_match_in_sender_order() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         eager(&mut e, 1, 5, 1, b"second");
         eager(&mut e, 1, 5, 0, b"first!");
         let mut a = [0u8; 6];
@@ -540,7 +727,7 @@ mod tests {
 
     #[test]
     fn a_message_held_back_matches_once_the_one_before_it_lands_in_a_posted_receive() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
         let (ra, rb) = (recv(&mut e, &mut a), recv(&mut e, &mut b));
         post_any(&mut e, ra);
@@ -560,7 +747,7 @@ mod tests {
 
     #[test]
     fn posted_receives_match_first_fit_and_truncate() {
-        let mut e = Engine::new(1 << 20);
+        let mut e = Engine::new(1 << 20, 3);
         let mut a = [0u8; 2];
         let mut b = [0u8; 8];
         let ra = recv(&mut e, &mut a);
@@ -590,15 +777,29 @@ mod tests {
     }
 
     #[test]
+    fn a_message_from_outside_the_job_is_a_fault_and_matches_nothing() {
+        let mut e = Engine::new(1 << 20, 3);
+        let mut a = [0u8; 2];
+        let id = recv(&mut e, &mut a);
+        post_any(&mut e, id);
+        eager(&mut e, 3, 5, 0, b"no");
+        assert!(!e.reqs[&id].done);
+        assert_eq!(e.fault.take().map(|f| f.class), Some(ErrorClass::Intern));
+        e.arrive_rts(envelope(9, 0), 0, (4, 1), b"", None);
+        assert!(e.fault.is_some() && e.actions.is_empty());
+        assert_eq!(e.next_seq(3, 0).map_err(|f| f.class), Err(ErrorClass::Rank));
+    }
+
+    #[test]
     fn unexpected_bound_is_reported() {
-        let mut e = Engine::new(4);
+        let mut e = Engine::new(4, 3);
         eager(&mut e, 0, 1, 0, b"12345");
         assert_eq!(e.fault.as_ref().unwrap().class, ErrorClass::NoMem);
     }
 
     #[test]
     fn rendezvous_asks_for_data_and_completes() {
-        let mut e = Engine::new(16);
+        let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 10];
         let id = recv(&mut e, &mut buf);
         e.post(
@@ -634,7 +835,7 @@ mod tests {
 
     #[test]
     fn a_sender_of_this_host_is_read_from_after_the_prefix() {
-        let mut e = Engine::new(16);
+        let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 4];
         let id = recv(&mut e, &mut buf);
         let env = Envelope {

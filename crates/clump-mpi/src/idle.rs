@@ -12,6 +12,10 @@ use clump::EventMask;
 use crate::error::Result;
 use crate::runtime::Runtime;
 
+/// Looks at the shared-memory queues between two polls that found nothing, when all a
+/// wait waits for comes through them (the other work of a poll, such as liveness checks
+/// and the network's timers, still runs every few hundred nanoseconds).
+pub const LOOKS: u32 = 64;
 /// Polls that found nothing between two looks at the clock (a look costs as much as a
 /// poll, and delays noticing the message that arrives meanwhile).
 const IDLE_POLLS: u32 = 16;

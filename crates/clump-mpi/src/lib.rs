@@ -25,6 +25,8 @@ mod p2p;
 mod placement;
 mod requests;
 mod runtime;
+mod sequence;
+mod short_eager;
 mod single_copy;
 mod status;
 mod unexpected;
@@ -40,8 +42,8 @@ pub use group::{Comparison, Group, UNDEFINED};
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::{Op, UserFn};
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, probe, recv, request_free, send, sendrecv, ssend,
-    test, wait, Request,
+    cancel, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free, send, send_raw,
+    sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
     finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,

@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{ReqKind, Unpack, SENT};
+use crate::engine::{Engine, ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
@@ -109,25 +109,10 @@ pub unsafe fn irecv(
     tag: i32,
     comm: &Comm,
 ) -> Result<Request> {
-    check_tag(tag, true)?;
-    let cap = dt.bytes(count)?;
-    if buf.is_null() && cap > 0 {
-        return Err(Error::new(ErrorClass::Buffer, "null receive buffer"));
-    }
-    let src = if source == ANY_SOURCE {
-        None
-    } else {
-        match comm.job_rank(source)? {
-            None => return Ok(Request(DONE_AT_ONCE)),
-            some => some,
-        }
+    let Some((cap, pat)) = recv_pattern(buf, count, dt, source, tag, comm)? else {
+        return Ok(Request(DONE_AT_ONCE));
     };
     let rt = runtime::get()?;
-    let pat = Pattern {
-        src,
-        ctx: comm.p2p_ctx(),
-        tag: (tag != ANY_TAG).then_some(tag),
-    };
     let mut unpack = (!dt.is_contiguous()).then(|| {
         Box::new(Unpack {
             dt: dt.clone(),
@@ -150,6 +135,68 @@ pub unsafe fn irecv(
     Ok(Request(id))
 }
 
+/// The capacity and pattern of a receive of `count` elements of `dt` into `buf`, its
+/// arguments checked; `None` for `MPI_PROC_NULL`.
+fn recv_pattern(
+    buf: *mut u8,
+    count: usize,
+    dt: &Datatype,
+    source: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Option<(usize, Pattern)>> {
+    check_tag(tag, true)?;
+    let cap = dt.bytes(count)?;
+    if buf.is_null() && cap > 0 {
+        return Err(Error::new(ErrorClass::Buffer, "null receive buffer"));
+    }
+    Ok(pattern(source, tag, comm)?.map(|pat| (cap, pat)))
+}
+
+/// `MPI_Recv` of `count` elements of `dt` into `buf`. A contiguous receive needs no
+/// request: it takes the engine's blocking slot, which a matching message fills straight
+/// from the queue (or the unexpected store, looked at once), while this call polls.
+///
+/// # Safety
+/// `buf` must be valid for writes of `count * dt.size()` bytes during the call.
+pub unsafe fn recv_raw(
+    buf: *mut u8,
+    count: usize,
+    dt: &Datatype,
+    source: i32,
+    tag: i32,
+    comm: &Comm,
+) -> Result<Status> {
+    if dt.is_contiguous() {
+        let Some((cap, pat)) = recv_pattern(buf, count, dt, source, tag, comm)? else {
+            return Ok(null_status());
+        };
+        let rt = runtime::get()?;
+        let posted = rt.engine.borrow_mut().post_blocking(
+            ReqKind::Recv {
+                buf,
+                cap,
+                expected: None,
+                received: 0,
+                group: comm.group().clone(),
+                unpack: None,
+            },
+            pat,
+        );
+        if posted {
+            if let Err(e) = rt.wait_until(Engine::blocking_done) {
+                rt.engine.borrow_mut().abandon_blocking();
+                return Err(e);
+            }
+            let req = rt.engine.borrow_mut().take_blocking();
+            return outcome(req.expect("the wait saw it complete").finish());
+        }
+    }
+    // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
+    let mut r = unsafe { irecv(buf, count, dt, source, tag, comm)? };
+    wait(&mut r)
+}
+
 fn null_status() -> Status {
     Status {
         source: PROC_NULL,
@@ -167,7 +214,11 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
-    let status = r.finish();
+    outcome(r.finish())
+}
+
+/// A completed receive's status, or the error it records (truncation).
+fn outcome(status: Status) -> Result<Status> {
     match status.error {
         Some(ErrorClass::Truncate) => Err(Error::new(
             ErrorClass::Truncate,
@@ -219,7 +270,7 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
 
 /// Whether request `id` has completed; one that is gone counts as done, so that `collect`
 /// names it unknown.
-fn finished(e: &crate::engine::Engine, id: u64) -> bool {
+fn finished(e: &Engine, id: u64) -> bool {
     e.reqs.get(id).is_none_or(|r| r.done)
 }
 
@@ -257,8 +308,29 @@ fn blocking_send(
     mode: SendMode,
 ) -> Result<()> {
     check_len(buf.len(), count, dt)?;
-    // SAFETY: `buf` is borrowed until `wait` below has completed the send.
-    let mut r = unsafe { isend_mode(buf.as_ptr(), count, dt, dest, tag, comm, mode)? };
+    // SAFETY: `buf` is borrowed for the whole call.
+    unsafe { send_raw(buf.as_ptr(), count, dt, dest, tag, comm, mode) }
+}
+
+/// `MPI_Send` (or `MPI_Ssend` in [`SendMode::Synchronous`]) of `count` elements of `dt` at
+/// `buf`: returns once the buffer may be reused. An eager send is complete as it starts.
+///
+/// # Safety
+/// `buf` must be valid for reads of `count * dt.size()` bytes during the call.
+pub unsafe fn send_raw(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<()> {
+    // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
+    let mut r = unsafe { isend_mode(buf, count, dt, dest, tag, comm, mode)? };
+    if r.0 == SENT {
+        return Ok(());
+    }
     wait(&mut r).map(drop)
 }
 
@@ -309,9 +381,8 @@ pub fn recv(
     comm: &Comm,
 ) -> Result<Status> {
     check_len(buf.len(), count, dt)?;
-    // SAFETY: `buf` is borrowed mutably until `wait` below has completed the receive.
-    let mut r = unsafe { irecv(buf.as_mut_ptr(), count, dt, source, tag, comm)? };
-    wait(&mut r)
+    // SAFETY: `buf` is borrowed mutably for the whole call.
+    unsafe { recv_raw(buf.as_mut_ptr(), count, dt, source, tag, comm) }
 }
 
 fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
@@ -347,6 +418,11 @@ impl Request {
 /// The pattern a receive with these arguments would match; `None` for `MPI_PROC_NULL`.
 fn probe_pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
     check_tag(tag, true)?;
+    pattern(source, tag, comm)
+}
+
+/// The pattern of a receive from `source` with `tag` (checked) in `comm`.
+fn pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
     let src = if source == ANY_SOURCE {
         None
     } else {

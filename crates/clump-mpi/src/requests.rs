@@ -4,8 +4,8 @@
 
 use std::ops::Index;
 
-/// Slots' generations stay below this, so that no id is `u64::MAX` or `u64::MAX - 1`
-/// (ids that the point-to-point layer reserves).
+/// Slots' generations stay at most this, so that no id is `u64::MAX`, `u64::MAX - 1` or
+/// `u64::MAX - 2` (ids that the point-to-point layer reserves).
 const LAST_GENERATION: u32 = u32::MAX - 1;
 
 struct Slot<T> {

@@ -11,6 +11,7 @@ use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::short_eager;
 use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
@@ -19,6 +20,7 @@ const H_CTS: usize = 3;
 const H_DATA: usize = 4;
 const H_FIN: usize = 5;
 const H_EAGER_INLINE: usize = 6;
+const H_EAGER_SHORT: usize = 7;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
@@ -120,6 +122,9 @@ pub struct Runtime {
     /// memory (fixed at init; asked on every send).
     me: u32,
     local: Vec<bool>,
+    /// Whether every rank is on this host: then all that a wait waits for comes through
+    /// this endpoint's shared-memory queues, and it looks at them between polls.
+    all_local: bool,
 }
 
 thread_local! {
@@ -212,7 +217,10 @@ pub fn init() -> Result<()> {
     }
     let thresholds = Thresholds::from_env()?;
     let mut spmd = Spmd::init()?;
-    let engine = Rc::new(RefCell::new(Engine::new(thresholds.unexpected_bytes)));
+    let engine = Rc::new(RefCell::new(Engine::new(
+        thresholds.unexpected_bytes,
+        spmd.size() as usize,
+    )));
     let ep = &spmd.ep;
     let e = engine.clone();
     ep.set_handler(H_EAGER, move |_t, m| {
@@ -225,12 +233,16 @@ pub fn init() -> Result<()> {
         let mut e = e.borrow_mut();
         match inline_data(m.args, &mut bytes) {
             Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
-            None => {
-                e.fault.get_or_insert(Error::new(
-                    ErrorClass::Intern,
-                    "an inline eager message with a bad length",
-                ));
-            }
+            None => e.malformed("an inline eager message with a bad length"),
+        }
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_EAGER_SHORT, move |_t, m| {
+        let mut bytes = [0u8; short_eager::MAX];
+        let mut e = e.borrow_mut();
+        match short_eager::decode(m.args, &mut bytes) {
+            Some((env, data)) => e.arrive_eager_next(env, data),
+            None => e.malformed("a short eager message with bad arguments"),
         }
     })?;
     let e = engine.clone();
@@ -274,9 +286,10 @@ pub fn init() -> Result<()> {
     if crate::bind::wanted()? {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
-    let local = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
+    let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {
         me: spmd.rank(),
+        all_local: local.iter().all(|&l| l),
         local,
         spin: idle::spin_budget(thresholds.spin_us, core_each),
         host_leaders: place.host_leaders,
@@ -352,7 +365,7 @@ impl Runtime {
         };
         let (id, seq) = {
             let mut e = self.engine.borrow_mut();
-            let seq = e.next_seq(dest, ctx);
+            let seq = e.next_seq(dest, ctx)?;
             // An eager send is complete once handed to clump: no request to keep.
             let id = if eager {
                 SENT
@@ -370,7 +383,17 @@ impl Runtime {
         let head = [me, ctx, tag as u32, seq];
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        if eager && len <= INLINE_MAX {
+        let mut short = [0u32; 4];
+        let env = Envelope { src: me, ctx, tag };
+        let short_len = (eager && self.is_local(dest))
+            .then(|| short_eager::encode(env, data, &mut short))
+            .flatten();
+        if let Some(n) = short_len {
+            self.spmd
+                .borrow()
+                .ep
+                .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
+        } else if eager && len <= INLINE_MAX {
             let mut args = [0u32; clump::MAX_ARGS];
             let n = inline_args(head, data, &mut args);
             self.spmd
@@ -416,6 +439,19 @@ impl Runtime {
     /// Polls clump and runs what the handlers asked for; true when anything happened.
     pub fn progress(&self) -> Result<bool> {
         let n = self.spmd.borrow().bundle.poll()?;
+        self.after_handlers(n)
+    }
+
+    /// Runs what the handlers of `n` messages just run asked for; true when anything
+    /// happened.
+    fn after_handlers(&self, n: usize) -> Result<bool> {
+        {
+            // Most polls leave nothing to do after the handlers (eager messages).
+            let e = self.engine.borrow();
+            if e.actions.is_empty() && !e.has_detached() && e.fault.is_none() {
+                return Ok(n > 0);
+            }
+        }
         let actions = std::mem::take(&mut self.engine.borrow_mut().actions);
         let busy = n > 0 || !actions.is_empty();
         for a in actions {
@@ -538,12 +574,36 @@ impl Runtime {
             if done(&self.engine.borrow()) {
                 return Ok(());
             }
-            if self.progress()? {
-                idle = Idle::default();
+            // What a wait on this host waits for is most often a request in this
+            // endpoint's queue: when a look finds one, only that queue is polled (the full
+            // poll, for replies, credits and the rest, comes when it is empty).
+            let request = self.all_local && self.spmd.borrow().ep.shm_request_waiting();
+            let busy = if request {
+                let n = self.spmd.borrow().ep.poll_shm_requests();
+                self.after_handlers(n)?
             } else {
+                self.progress()?
+            };
+            if busy {
+                idle = Idle::default();
+            } else if !(self.all_local && self.look_for_arrival()) {
                 idle.wait(self)?;
             }
         }
+    }
+
+    /// Looks at this endpoint's shared-memory queues a while, without polling; true as
+    /// soon as a message waits there. A look is one cache line where an empty poll runs
+    /// a few hundred instructions, so a message is noticed sooner.
+    fn look_for_arrival(&self) -> bool {
+        let spmd = self.spmd.borrow();
+        for _ in 0..idle::LOOKS {
+            if spmd.ep.shm_ready() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        false
     }
 }
 

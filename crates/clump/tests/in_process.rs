@@ -581,3 +581,26 @@ over_each!(
     wait_sleeps_until_a_message_arrives,
     a_same_host_peer_segment_is_directly_accessible_and_range_checked,
 );
+
+#[test]
+fn polling_shared_memory_requests_alone_runs_them_and_leaves_the_rest_to_the_full_poll() {
+    let (bundle, a, b) = pair(Via::Shm);
+    let got: Log<u32> = Rc::new(RefCell::new(Vec::new()));
+    let g = got.clone();
+    b.set_handler(1, move |_, m| g.borrow_mut().push(m.args[0]))
+        .unwrap();
+    assert!(!b.shm_request_waiting());
+    assert_eq!(b.poll_shm_requests(), 0);
+    for i in 0..3 {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    assert!(b.shm_request_waiting() && !a.shm_request_waiting());
+    assert_eq!(b.poll_shm_requests(), 3);
+    assert_eq!(*got.borrow(), vec![0, 1, 2]);
+    assert!(!b.shm_request_waiting());
+    assert_eq!(a.outstanding(), 3, "no credit came back yet");
+    // The credits owed go back from a full poll that finds the queue empty.
+    poll_until(&bundle, || a.outstanding() == 0);
+    b.free();
+    assert_eq!(b.poll_shm_requests(), 0, "a freed endpoint runs nothing");
+}

@@ -54,8 +54,9 @@ struct Registry {
     requests: HashMap<Handle, Request>,
     persistent: HashMap<Handle, Persistent>,
     datatypes: HashMap<Handle, Datatype>,
-    /// The predefined datatypes built so far (their values are fixed; built once).
-    predefined: HashMap<Handle, Datatype>,
+    /// The predefined datatypes built so far, by handle value from `MPI_DATATYPE_NULL` on
+    /// (the values are fixed and few; each is built once, then found by index).
+    predefined: Vec<Option<Datatype>>,
     ops: HashMap<Handle, (UserFunction, bool)>,
     comms: HashMap<Handle, CommEntry>,
     groups: HashMap<Handle, Group>,
@@ -252,26 +253,27 @@ pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
 /// Datatype `h` among the user's and the predefined ones (built on first use).
 fn find_datatype<'a>(
     user: &'a HashMap<Handle, Datatype>,
-    predefined: &'a mut HashMap<Handle, Datatype>,
+    predefined: &'a mut Vec<Option<Datatype>>,
     h: Handle,
 ) -> Result<&'a Datatype, (c_int, String)> {
-    if let Some(t) = user.get(&h) {
-        return Ok(t);
+    let unknown = || (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"));
+    if h >= FIRST_REQUEST {
+        return user.get(&h).ok_or_else(unknown);
     }
-    match predefined.entry(h) {
-        Entry::Occupied(e) => Ok(e.into_mut()),
-        Entry::Vacant(v) => {
-            let t = predef(h)
-                .map(Datatype::predefined)
-                .ok_or_else(|| (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}")))?;
-            Ok(v.insert(t))
+    let i = h.checked_sub(DATATYPE_NULL).ok_or_else(unknown)?;
+    if predefined.get(i).is_none_or(Option::is_none) {
+        let t = predef(h).map(Datatype::predefined).ok_or_else(unknown)?;
+        if predefined.len() <= i {
+            predefined.resize(i + 1, None);
         }
+        predefined[i] = Some(t);
     }
+    predefined[i].as_ref().ok_or_else(unknown)
 }
 
 /// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry
-/// access and no copies, for the starts of sends and receives. `f` must not reach the
-/// registry, which is borrowed meanwhile (clump-mpi's starts never call back into C).
+/// access and no copies, for point-to-point calls. `f` must not reach the registry, which
+/// is borrowed meanwhile (clump-mpi's point-to-point calls never call back into C).
 pub fn with_type_and_comm<T>(
     t: Handle,
     c: Handle,

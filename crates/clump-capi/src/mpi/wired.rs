@@ -19,6 +19,19 @@ pub fn count(n: c_int) -> Result<usize, Failure> {
     usize::try_from(n).map_err(|_| (2, format!("negative count {n}")))
 }
 
+/// Runs `f` on the element count `n` and on datatype `t` and communicator `c` where they
+/// are stored: one registry access for a point-to-point call (clump-mpi checks the
+/// buffer against them).
+fn p2p<T>(
+    n: c_int,
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<T>,
+) -> Result<T, Failure> {
+    let n = count(n)?;
+    with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))
+}
+
 /// Starts a non-blocking send of `n` elements of type `t` at `buf`.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 pub fn isend_raw(
@@ -30,13 +43,25 @@ pub fn isend_raw(
     c: Handle,
     mode: SendMode,
 ) -> Result<Request, Failure> {
-    let n = count(n)?;
-    with_type_and_comm(t, c, |dt, comm| {
-        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-            return Err((1, "NULL buffer".into()));
-        }
+    p2p(n, t, c, |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-        unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }.map_err(err)
+        unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }
+    })
+}
+
+/// A blocking send of `n` elements of type `t` at `buf`: no request handle.
+fn send_raw(
+    buf: *const c_void,
+    n: c_int,
+    t: Handle,
+    dest: c_int,
+    tag: c_int,
+    c: Handle,
+    mode: SendMode,
+) -> Result<(), Failure> {
+    p2p(n, t, c, |n, dt, comm| {
+        // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
+        unsafe { clump_mpi::send_raw(buf.cast(), n, dt, dest, tag, comm, mode) }
     })
 }
 
@@ -49,13 +74,9 @@ pub fn irecv_raw(
     tag: c_int,
     c: Handle,
 ) -> Result<Request, Failure> {
-    let n = count(n)?;
-    with_type_and_comm(t, c, |dt, comm| {
-        if buf.is_null() && dt.bytes(n).map_err(err)? > 0 {
-            return Err((1, "NULL buffer".into()));
-        }
+    p2p(n, t, c, |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
-        unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }.map_err(err)
+        unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }
     })
 }
 
@@ -157,20 +178,27 @@ mpi_functions! {
     }
 
     fn Send(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Standard))
     }
 
     fn Rsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
         // A ready send's receive is posted, so the standard protocol serves it.
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Standard))
     }
 
     fn Ssend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || finish(isend_raw(buf, n, t, dest, tag, c, SendMode::Synchronous)?, std::ptr::null_mut()))
+        on(c, || send_raw(buf, n, t, dest, tag, c, SendMode::Synchronous))
     }
 
     fn Recv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
-        on(c, || finish(irecv_raw(buf, n, t, src, tag, c)?, status))
+        on(c, || {
+            let s = p2p(n, t, c, |n, dt, comm| {
+                // SAFETY: the C caller's buffer holds `n` elements of `t` for the call.
+                unsafe { clump_mpi::recv_raw(buf.cast(), n, dt, src, tag, comm) }
+            })?;
+            write_status(status, &s);
+            Ok(())
+        })
     }
 
     fn Sendrecv(sbuf: *const c_void, sn: c_int, st: Handle, dest: c_int, stag: c_int,

@@ -108,6 +108,10 @@ impl Bundle {
         if self.core.mask.get() == EventMask::None {
             return Err(Error::NoEvents);
         }
+        // Polls send owed credits once the queue is empty; no poll runs while this waits.
+        for ep in self.core.endpoints.borrow().iter() {
+            crate::shm::poll::return_credits(ep);
+        }
         let start = Instant::now();
         let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
         let mut spins = 0u32;

@@ -1,6 +1,8 @@
 //! Polling an endpoint: local events (returned messages, finished gets), then each
-//! transport's poll side. And the progress a waiting sender makes.
+//! transport's poll side; its shared-memory requests alone for a layer that waits for one.
+//! And the progress a waiting sender makes.
 
+use super::endpoint::Endpoint;
 use crate::endpoint::handlers::in_handler;
 use crate::endpoint::EndpointCore;
 use crate::poll::BASE_BATCH;
@@ -52,6 +54,26 @@ impl EndpointCore {
             || !self.local.borrow().is_empty()
             || !self.shm.deferred.borrow().is_empty()
             || net::poll::has_work(self)
+    }
+}
+
+impl Endpoint {
+    /// Whether a request waits in this endpoint's shared-memory queue (one look at its
+    /// next slot).
+    #[inline]
+    pub fn shm_request_waiting(&self) -> bool {
+        shm::poll::request_waiting(&self.core)
+    }
+
+    /// Runs the handlers of the requests waiting in this endpoint's shared-memory queue
+    /// and nothing else (no replies, local events or network): for a layer waiting for a
+    /// request from this host that a look found, whose full polls (`Bundle::poll`) do
+    /// the rest. Returns how many ran.
+    pub fn poll_shm_requests(&self) -> usize {
+        if self.core.freed.get() {
+            return 0;
+        }
+        shm::poll::poll_requests(&self.core, POLL_BUDGET)
     }
 }
 

@@ -1,6 +1,6 @@
-//! Queries the AM-II C interface needs beyond the core API: whether a request could be
-//! sent without waiting (`AM_RequestXferAsync`) and the full name of a message's sender
-//! (`AM_GetSourceEndpoint`).
+//! Queries beyond the core API: whether a request could be sent without waiting
+//! (`AM_RequestXferAsync`), whether a message waits over shared memory (for layers that
+//! spin on it), and the full name of a message's sender (`AM_GetSourceEndpoint`).
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::{Origin, Token};
@@ -19,6 +19,14 @@ impl Endpoint {
             .get(dest as usize)
             .is_some_and(|t| t.is_some());
         mapped && self.core.has_credit(dest)
+    }
+
+    /// Whether a message waits in this endpoint's shared-memory queues: one look at the
+    /// next slot of each, for a receiver that expects a message from this host and looks
+    /// between polls (a poll costs far more than a look).
+    #[inline]
+    pub fn shm_ready(&self) -> bool {
+        crate::shm::poll::has_work(&self.core)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Credits owed to requesters whose handlers did not reply. AM-II answers every request
 //! (its credit must come back), but a handler that does not reply leaves nothing to carry
 //! it: such answers are coalesced, one per run of requests from the same requester, and
-//! sent at the end of the poll (or before the next answer to anyone, to keep order).
+//! sent by the first poll that finds the queue empty, or once half a window is owed (or
+//! before the next answer to anyone, to keep order).
 
 /// Runs of owed credits, in the order their requests arrived. `K` names where a credit
 /// goes back: a requester and its credit slot over shared memory, a peer on the network.
@@ -11,6 +12,8 @@ pub(crate) struct AckRuns<K> {
     /// The storage of the last runs taken, given back to be reused: a poll that owes
     /// credits allocates nothing.
     spare: Vec<(K, u32)>,
+    /// Credits owed over all runs.
+    owed: usize,
 }
 
 impl<K> Default for AckRuns<K> {
@@ -18,6 +21,7 @@ impl<K> Default for AckRuns<K> {
         AckRuns {
             runs: Vec::new(),
             spare: Vec::new(),
+            owed: 0,
         }
     }
 }
@@ -26,6 +30,7 @@ impl<K: PartialEq + Copy> AckRuns<K> {
     /// Owes `to` one more credit; extends the last run if it goes to the same place.
     #[inline]
     pub fn owe(&mut self, to: K) {
+        self.owed += 1;
         match self.runs.last_mut() {
             Some((last, count)) if *last == to => *count += 1,
             _ => self.runs.push((to, 1)),
@@ -37,9 +42,18 @@ impl<K: PartialEq + Copy> AckRuns<K> {
         self.runs.is_empty()
     }
 
+    /// Whether the credits owed go back now: after a poll that ran no request (`ran`
+    /// is 0: the requesters are waiting, not sending), or once half of a requester's
+    /// `window` is owed (a requester streaming on never waits for them).
+    #[inline]
+    pub fn due(&self, ran: usize, window: usize) -> bool {
+        !self.is_empty() && (ran == 0 || 2 * self.owed >= window)
+    }
+
     /// Takes every run, oldest first, leaving none owed. Hand the list back with
     /// [`AckRuns::give_back`] once its answers are sent.
     pub fn take(&mut self) -> Vec<(K, u32)> {
+        self.owed = 0;
         std::mem::replace(&mut self.runs, std::mem::take(&mut self.spare))
     }
 
@@ -68,5 +82,24 @@ mod tests {
         acks.give_back(taken);
         acks.owe(5);
         assert_eq!(acks.take(), vec![(5, 1)], "storage given back is reused empty");
+    }
+
+    #[test]
+    fn credits_go_back_when_the_queue_runs_dry_or_half_a_window_is_owed() {
+        let mut acks = AckRuns::default();
+        assert!(!acks.due(0, 16), "nothing owed");
+        acks.owe(1);
+        assert!(!acks.due(1, 16), "a poll that ran requests keeps a few");
+        assert!(acks.due(0, 16), "an empty queue sends them");
+        for to in [2; 6] {
+            acks.owe(to);
+        }
+        assert!(!acks.due(3, 16));
+        acks.owe(2);
+        assert!(acks.due(3, 16), "half of 16 owed");
+        acks.take();
+        assert!(!acks.due(0, 16), "taking leaves nothing owed");
+        acks.owe(1);
+        assert!(acks.due(1, 1), "a window of one never waits");
     }
 }

@@ -75,6 +75,11 @@ impl<P: Copy + Eq + Hash> Flow<P> {
         self.total
     }
 
+    /// Credits per translation.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
     /// Whether one more request may go through `dest` now.
     #[inline]
     pub fn has_credit(&self, dest: u32) -> bool {

@@ -33,7 +33,10 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
         with_request_bulk(ep, &packet, |medium| run_request(ep, &packet, medium));
         n += 1;
     }
-    if !ep.shm.acks.borrow().is_empty() {
+    // Not at the end of every poll that ran a request: its caller (a receive that just
+    // completed) carries on first, and the requester often sends again before it needs
+    // the credit.
+    if ep.shm.acks.borrow().due(n, ep.flow.borrow().window()) {
         flush_acks(ep);
     }
     n
@@ -60,6 +63,13 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     n
 }
 
+/// Whether a request waits in this endpoint's queue.
+#[inline]
+pub(crate) fn request_waiting(ep: &EndpointCore) -> bool {
+    let b = ep.shm.own.block.get();
+    b.request.ring().ready(ep.shm.req_head.get())
+}
+
 /// Whether a request or reply waits in this endpoint's queues.
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
@@ -74,6 +84,13 @@ pub(crate) fn settle(ep: &EndpointCore) {
     let b = ep.shm.own.block.get();
     ep.shm.requests.release_all(&b.request.ring());
     ep.shm.replies.release_all(&b.reply.ring());
+}
+
+/// Sends the credits this endpoint owes, if any: before waiting, when no poll would.
+pub(crate) fn return_credits(ep: &EndpointCore) {
+    if !ep.shm.acks.borrow().is_empty() {
+        flush_acks(ep);
+    }
 }
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
