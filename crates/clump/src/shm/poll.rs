@@ -66,8 +66,7 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
 /// Whether a request waits in this endpoint's queue.
 #[inline]
 pub(crate) fn request_waiting(ep: &EndpointCore) -> bool {
-    let b = ep.shm.own.block.get();
-    b.request.ring().ready(ep.shm.req_head.get())
+    ep.shm.requests.ready(&ep.shm.own.block.get().request.ring())
 }
 
 /// Whether a request or reply waits in this endpoint's queues.
