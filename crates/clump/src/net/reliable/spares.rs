@@ -33,17 +33,12 @@ impl Spares {
         }
     }
 
-    /// A copy of `bytes`, in the smallest spare buffer that holds it if there is one; of
-    /// equal ones the latest given, whose lines the cache most likely still holds (a
-    /// stream of long messages then cycles through a window's worth of buffers, not
-    /// through all of the spares: the copy into a buffer left by the oldest message ran
-    /// at half the speed, from memory).
+    /// A copy of `bytes`, in the smallest spare buffer that holds it if there is one.
     pub(super) fn copy_of(&mut self, bytes: &[u8]) -> Vec<u8> {
         let fitting = self
             .bufs
             .iter()
             .enumerate()
-            .rev()
             .filter(|(_, b)| b.capacity() >= bytes.len())
             .min_by_key(|(_, b)| b.capacity())
             .map(|(i, _)| i);
@@ -87,23 +82,5 @@ mod tests {
             s.give(Arc::new(vec![0u8; 1 << 20]));
         }
         assert!(s.bytes <= KEPT_BYTES && s.bufs.len() == KEPT_BYTES >> 20);
-    }
-
-    #[test]
-    fn of_equal_spares_the_latest_given_is_taken_first() {
-        let mut s = Spares::default();
-        let buffers: Vec<Vec<u8>> = (0..4).map(|_| vec![0u8; 1 << 16]).collect();
-        let at: Vec<*const u8> = buffers.iter().map(|b| b.as_ptr()).collect();
-        for b in buffers {
-            s.give(Arc::new(b));
-        }
-        let taken: Vec<Vec<u8>> = (0..4).map(|_| s.copy_of(&[1u8; 1 << 16])).collect();
-        let taken: Vec<*const u8> = taken.iter().map(|b| b.as_ptr()).collect();
-        let latest_first: Vec<*const u8> = at.into_iter().rev().collect();
-        assert_eq!(taken, latest_first);
-        // A smaller spare that fits still wins over a larger one given later.
-        s.give(Arc::new(vec![0u8; 1 << 16]));
-        s.give(Arc::new(vec![0u8; 1 << 20]));
-        assert_eq!(s.copy_of(&[2u8; 1 << 15]).capacity(), 1 << 16);
     }
 }
