@@ -218,15 +218,20 @@ impl RecvChannel {
             let mut header = *h;
             header.ack = None;
             let bulk = lands(h.kind);
-            let capacity = if bulk || !fragmented(h.kind) {
+            // A landing payload goes to the segment, never here: no buffer for it.
+            let capacity = if bulk {
                 0
+            } else if !fragmented(h.kind) {
+                payload.len()
             } else {
                 // Never trust a length from the wire for more than a medium's worth.
-                (h.total_len as usize).min(crate::MAX_MEDIUM)
+                (h.total_len as usize)
+                    .min(crate::MAX_MEDIUM)
+                    .max(payload.len())
             };
             self.partial = Some(Partial {
                 header,
-                payload: Vec::with_capacity(capacity.max(payload.len())),
+                payload: Vec::with_capacity(capacity),
                 received: 0,
                 bulk,
                 landed: true,

@@ -453,6 +453,7 @@ fn long_fragments_land_in_order_exactly_once() {
     assert_eq!(landings, expected, "in order, once each");
     let m = b.poll_inbound(Channel::Request).unwrap();
     assert!(m.landed && m.payload.is_empty());
+    assert_eq!(m.payload.capacity(), 0, "no buffer for a payload that lands");
     assert_eq!(
         (m.header.kind, m.header.total_len),
         (PacketKind::Long, 10_000)
