@@ -598,13 +598,18 @@ fn corrupt_foreign_and_misaddressed_datagrams_are_dropped_and_counted() {
     }
 }
 
-#[test]
-fn timer_retransmits_with_backoff() {
-    let c = cfg();
-    let (mut a, mut b) = (machine(1, c.clone()), machine(2, c.clone()));
+/// Machines `a` and `b` after `a`'s first request (argument 1) to `b` was lost at time 0.
+fn first_request_lost() -> (Reliable<u8>, Reliable<u8>) {
+    let (mut a, b) = (machine(1, cfg()), machine(2, cfg()));
     a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
         .unwrap();
-    assert_eq!(drain(&mut a, 0).len(), 1); // lost
+    assert_eq!(drain(&mut a, 0).len(), 1);
+    (a, b)
+}
+
+#[test]
+fn timer_retransmits_with_backoff() {
+    let (mut a, mut b) = first_request_lost();
     let mut now = 0;
     let first = run_timers(&mut a, &mut now, 10_000);
     assert_eq!(first.len(), 1, "one retransmission at the initial RTO");
@@ -622,16 +627,12 @@ fn timer_retransmits_with_backoff() {
         Some(0),
         "the ack echoes the retransmission's timestamp: its own round trip, not the first send's"
     );
-    assert_eq!(a.peers[0].rtt.rto(), c.rto_min, "a sample ends the backoff");
+    assert_eq!(a.peers[0].rtt.rto(), cfg().rto_min, "a sample ends the backoff");
 }
 
 #[test]
 fn without_an_echo_a_retransmission_gives_no_sample_and_the_backoff_stays() {
-    let c = cfg();
-    let (mut a, mut b) = (machine(1, c.clone()), machine(2, c.clone()));
-    a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
-        .unwrap();
-    assert_eq!(drain(&mut a, 0).len(), 1); // lost
+    let (mut a, mut b) = first_request_lost();
     let mut now = 0;
     let again = run_timers(&mut a, &mut now, 10_000);
     deliver(&mut b, now, 1, &again);
@@ -655,7 +656,7 @@ fn without_an_echo_a_retransmission_gives_no_sample_and_the_backoff_stays() {
     deliver(&mut b, now + 40, 1, &drain(&mut a, now));
     deliver(&mut a, now + 80, 2, &drain(&mut b, now + 40));
     assert_eq!(a.peers[0].rtt.srtt(), Some(80));
-    assert_eq!(a.peers[0].rtt.rto(), c.rto_min);
+    assert_eq!(a.peers[0].rtt.rto(), cfg().rto_min);
 }
 
 #[test]
@@ -1083,10 +1084,7 @@ fn a_selective_ack_resends_every_hole_at_once() {
 
 #[test]
 fn a_peer_heard_from_since_the_send_is_retried_without_backing_off() {
-    let (mut a, mut b) = (machine(1, cfg()), machine(2, cfg()));
-    a.send(0, peer(2), short(Channel::Request, 1), Vec::new())
-        .unwrap();
-    assert_eq!(drain(&mut a, 0).len(), 1); // lost
+    let (mut a, mut b) = first_request_lost();
     // The peer speaks after it (a request of its own): it is there, losing at random.
     b.send(5, peer(1), short(Channel::Request, 9), Vec::new())
         .unwrap();
