@@ -299,6 +299,12 @@ impl SendChannel {
     }
 
     fn queue_retx(&mut self, rel: usize) -> bool {
+        self.queue_retx_at(rel, self.retx.len())
+    }
+
+    /// Queues datagram `una + rel` for retransmission at place `at` of the queue, unless
+    /// it waits there already.
+    fn queue_retx_at(&mut self, rel: usize, at: usize) -> bool {
         let Some(slot) = self.slots.get_mut(rel) else {
             return false;
         };
@@ -307,7 +313,7 @@ impl SendChannel {
         }
         slot.queued = true;
         slot.deadline = Micros::MAX;
-        self.retx.push_back(self.una.wrapping_add(rel as u32));
+        self.retx.insert(at, self.una.wrapping_add(rel as u32));
         true
     }
 
@@ -395,23 +401,22 @@ impl SendChannel {
         if ack != self.una || bitmap.is_empty() {
             return 0;
         }
+        // Bit i stands for the datagram after `una + i`: slot i + 1.
         let arrived = |bit: usize| bitmap.get(bit / 8).is_some_and(|b| b >> (bit % 8) & 1 == 1);
-        for (i, slot) in self.slots.iter_mut().enumerate().skip(1) {
-            slot.sacked |= arrived(i - 1);
-        }
-        // From the newest back: the latest send of any datagram sacked after this one.
+        // From the newest back, with the latest send of any datagram sacked after the
+        // one at hand; the lost are queued in sequence order, each in front of those
+        // found before it (which are newer) and behind what was queued already.
+        let behind = self.retx.len();
         let mut evidence: Option<Micros> = None;
-        let mut lost = Vec::new();
-        for (rel, slot) in self.slots.iter().enumerate().rev() {
+        let mut queued = 0;
+        for rel in (0..self.slots.len()).rev() {
+            let slot = &mut self.slots[rel];
+            slot.sacked |= rel > 0 && arrived(rel - 1);
             if slot.sacked {
                 evidence = Some(evidence.map_or(slot.last_sent, |t| t.max(slot.last_sent)));
-            } else if !slot.queued && evidence.is_some_and(|t| slot.last_sent <= t) {
-                lost.push(rel);
+            } else if evidence.is_some_and(|t| slot.last_sent <= t) {
+                queued += u64::from(self.queue_retx_at(rel, behind));
             }
-        }
-        let mut queued = 0;
-        for rel in lost.into_iter().rev() {
-            queued += u64::from(self.queue_retx(rel));
         }
         queued
     }
