@@ -5,11 +5,9 @@
 //! the protocol's recovery under loss, in virtual time: goodput at a loss rate against
 //! goodput without loss, and whether a stream ends at all.
 
-use super::rng::Rng;
+use super::network::{Faults, Network};
 use crate::net::reliable::{Micros, Peer, Reliable, ReliableConfig};
 use crate::net::wire::{Args, Channel, Header, PacketKind, MAX_DATAGRAM};
-use std::collections::BinaryHeap;
-use std::cmp::Reverse;
 
 /// One stream: `messages` long requests of `bytes` each, `credits` unanswered at most.
 #[derive(Clone, Copy, Debug)]
@@ -51,38 +49,6 @@ fn peer(n: u8) -> Peer<u8> {
     }
 }
 
-/// A link each way: when it is next free, and the datagrams on it by arrival time.
-#[derive(Default)]
-struct Link {
-    free_at: Micros,
-    flights: BinaryHeap<Reverse<(Micros, u64, Vec<u8>)>>,
-    serial: u64,
-}
-
-impl Link {
-    fn send(&mut self, now: Micros, data: Vec<u8>, rng: &mut Rng, loss: f64) {
-        let start = self.free_at.max(now);
-        self.free_at = start + (data.len() as u64).div_ceil(BYTES_PER_US);
-        if rng.chance(loss) {
-            return;
-        }
-        self.serial += 1;
-        self.flights
-            .push(Reverse((self.free_at + LATENCY, self.serial, data)));
-    }
-
-    fn next(&self) -> Option<Micros> {
-        self.flights.peek().map(|Reverse((t, _, _))| *t)
-    }
-
-    fn pop_due(&mut self, now: Micros) -> Option<Vec<u8>> {
-        match self.flights.peek() {
-            Some(Reverse((t, _, _))) if *t <= now => self.flights.pop().map(|Reverse(f)| f.2),
-            _ => None,
-        }
-    }
-}
-
 fn config() -> ReliableConfig {
     ReliableConfig {
         job: 0xb01c,
@@ -95,9 +61,12 @@ fn config() -> ReliableConfig {
 
 /// Runs `s`; `None` if it stalled (no end within [`STALLED`] of virtual time).
 pub fn run(s: &Stream) -> Option<Streamed> {
-    let mut rng = Rng::new(s.seed);
+    let faults = Faults {
+        loss: s.loss,
+        ..Faults::default()
+    };
+    let mut net = Network::new(s.seed, faults, None).with_links(LATENCY, 0, Some(BYTES_PER_US));
     let mut m = [Reliable::new(peer(1).id, config()), Reliable::new(peer(2).id, config())];
-    let mut links = [Link::default(), Link::default()];
     let payload = vec![0x5au8; s.bytes];
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let (mut sent, mut answered, mut now) = (0u32, 0u32, 0 as Micros);
@@ -112,12 +81,12 @@ pub fn run(s: &Stream) -> Option<Streamed> {
             m[0].send(now, peer(2), h, payload.clone()).ok()?;
             sent += 1;
         }
-        for (i, link) in links.iter_mut().enumerate() {
-            while let Some((_, len)) = m[i].poll_transmit(now, &mut buf) {
-                link.send(now, buf[..len].to_vec(), &mut rng, s.loss);
+        for (i, mc) in m.iter_mut().enumerate() {
+            while let Some((to, len)) = mc.poll_transmit(now, &mut buf) {
+                net.send(now, i as u8 + 1, to, &buf[..len]);
             }
         }
-        let next = [links[0].next(), links[1].next(), m[0].poll_timeout(), m[1].poll_timeout()]
+        let next = [net.next_time(), m[0].poll_timeout(), m[1].poll_timeout()]
             .into_iter()
             .flatten()
             .min()?;
@@ -125,15 +94,12 @@ pub fn run(s: &Stream) -> Option<Streamed> {
         if now > STALLED {
             return None;
         }
-        for (i, link) in links.iter_mut().enumerate() {
-            let to = 1 - i;
-            while let Some(d) = link.pop_due(now) {
-                let from = peer(i as u8 + 1).addr;
-                m[to].handle_datagram(now, from, &d, &mut |_, data| {
-                    landed += data.len() as u64;
-                    true
-                });
-            }
+        while let Some((from, to, d)) = net.pop_due(now) {
+            m[usize::from(to) - 1].handle_datagram(now, from, &d, &mut |_, data| {
+                landed += data.len() as u64;
+                true
+            });
+            net.recycle(d);
         }
         for mc in &mut m {
             if mc.poll_timeout().is_some_and(|t| t <= now) {

@@ -80,6 +80,10 @@ pub struct Network {
     jitter: Micros,
     /// Arrival time of the last datagram on each link (from, to) that kept its place.
     last_arrival: HashMap<(u8, u8), Micros>,
+    /// Bytes a link puts on the wire per microsecond, if it has a rate (else a datagram
+    /// takes no time to send), and when each link is free to send the next one.
+    rate: Option<u64>,
+    link_free: HashMap<(u8, u8), Micros>,
     flights: BinaryHeap<Flight>,
     serial: u64,
     cut: Option<Cut>,
@@ -96,12 +100,24 @@ impl Network {
             latency: 20,
             jitter: 30,
             last_arrival: HashMap::new(),
+            rate: None,
+            link_free: HashMap::new(),
             flights: BinaryHeap::new(),
             serial: 0,
             cut,
             pool: Vec::new(),
             stats: NetStats::default(),
         }
+    }
+
+    /// Makes every link's one-way delay `latency` plus up to `jitter`, after the time a
+    /// datagram takes to send at `rate` bytes per microsecond, if given (so a burst of
+    /// full-sized datagrams spreads out as on a real link).
+    pub fn with_links(mut self, latency: Micros, jitter: Micros, rate: Option<u64>) -> Network {
+        self.latency = latency;
+        self.jitter = jitter;
+        self.rate = rate;
+        self
     }
 
     pub fn send(&mut self, now: Micros, from: u8, to: u8, data: &[u8]) {
@@ -111,6 +127,15 @@ impl Network {
             self.stats.cut += 1;
             return;
         }
+        // A datagram lost on the way still took its time to send.
+        let sent = match self.rate {
+            Some(rate) => {
+                let free = self.link_free.entry((from, to)).or_insert(0);
+                *free = (*free).max(now) + (data.len() as u64).div_ceil(rate.max(1));
+                *free
+            }
+            None => now,
+        };
         if self.rng.chance(self.faults.loss) {
             self.stats.lost += 1;
             return;
@@ -132,7 +157,7 @@ impl Network {
                     buf[i] ^= 1 + self.rng.below(255) as u8;
                 }
             }
-            let mut at = now + self.latency + self.rng.below(self.jitter + 1);
+            let mut at = sent + self.latency + self.rng.below(self.jitter + 1);
             if self.rng.chance(self.faults.reorder) {
                 self.stats.delayed += 1;
                 at += 1 + self.rng.below(8 * self.latency);
