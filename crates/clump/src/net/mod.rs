@@ -28,7 +28,9 @@
 //! The Active Message side of the transport, with the same verbs as shared memory's:
 //! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
 //!   packets for the endpoint's reliability machine.
-//! - `credit.rs`: the credit-only answer, for requests whose handlers did not reply.
+//! - `credit.rs`: the credit-only answer, for requests whose handlers did not reply;
+//!   `owed.rs`: when those answers go (held for the next request to carry them, in
+//!   bounded time).
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
 //!   delivers; waiting for a datagram; closing.
 
@@ -36,6 +38,7 @@ pub(crate) mod auth;
 pub(crate) mod credit;
 pub mod doorbell;
 pub(crate) mod members;
+pub(crate) mod owed;
 pub(crate) mod poll;
 pub(crate) mod port;
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::net::reliable::{Event, Inbound};
 use crate::net::credit::{is_credit_answer, requests_settled};
-use crate::net::send::{flush_acks, message_kind, return_request, send_answer};
+use crate::net::send::{flush_acks, flush_or_hold_acks, message_kind, return_request, send_answer};
 use crate::net::wire::{Channel, Header, PacketKind};
 use crate::net::NetPeer;
 use crate::shm::remote::SegMapping;
@@ -22,8 +22,8 @@ use std::sync::Arc;
 const NET_POLL_BUDGET: usize = 64;
 
 /// Reads up to `max_datagrams` datagrams (one system call), then runs replies and,
-/// when `requests`, request handlers; sends the answers in one batch. Returns how
-/// many messages ran.
+/// when `requests`, request handlers; sends the answers in one batch (credit-only
+/// answers when due: `net/owed.rs`). Returns how many messages ran.
 pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) -> usize {
     if ep.net.port.borrow().is_none() || ep.freed.get() {
         return 0;
@@ -50,7 +50,7 @@ pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) 
             n += 1;
         }
     }
-    flush_acks(ep);
+    flush_or_hold_acks(ep);
     if let Some(port) = ep.net.port.borrow_mut().as_mut() {
         port.transmit();
     }

@@ -81,6 +81,8 @@ mod spares;
 pub(crate) mod tests;
 #[cfg(test)]
 mod tests_bounds;
+#[cfg(test)]
+mod tests_bundle;
 mod timers;
 
 use self::recv::{RecvChannel, Sink};
@@ -251,6 +253,9 @@ pub struct Stats {
     pub stray_fragments: u64,
     pub nacks_sent: u64,
     pub nacks_received: u64,
+    /// Requests sent in the datagram of the payload-less reply before them (a credit-only
+    /// answer riding on the next request).
+    pub bundled: u64,
     pub acks_sent: u64,
     pub acks_received: u64,
     pub unreachable: u64,
@@ -554,8 +559,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         Ok(())
     }
 
-    /// Handles a datagram that arrived from `from`. `land` writes a long or get-reply
-    /// fragment at `segment_offset + frag_offset` of the segment and says whether it fit.
+    /// Handles a datagram that arrived from `from`: each packet it carries in turn.
+    /// `land` writes a long or get-reply fragment at `segment_offset + frag_offset` of
+    /// the segment and says whether it fit.
     pub fn handle_datagram(
         &mut self,
         now: Micros,
@@ -563,13 +569,38 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         datagram: &[u8],
         land: &mut dyn FnMut(&Header, &[u8]) -> bool,
     ) {
-        let Ok((h, payload)) = wire::decode(datagram, self.cfg.job) else {
-            self.stats.crc_or_malformed += 1;
-            return;
-        };
+        let mut rest = datagram;
+        let mut accepted = false;
+        loop {
+            let Ok((h, payload, next)) = wire::decode_next(rest, self.cfg.job) else {
+                // The packets before a malformed one stand: each had its own CRC.
+                self.stats.crc_or_malformed += 1;
+                break;
+            };
+            accepted |= self.handle_packet(now, from, &h, payload, land);
+            if next.is_empty() {
+                break;
+            }
+            rest = next;
+        }
+        if accepted {
+            self.stats.datagrams_received += 1;
+        }
+    }
+
+    /// Handles one valid packet from `from`; false if it was refused unread (not for
+    /// this endpoint, a refused source, an unreachable peer).
+    fn handle_packet(
+        &mut self,
+        now: Micros,
+        from: A,
+        h: &Header,
+        payload: &[u8],
+        land: &mut dyn FnMut(&Header, &[u8]) -> bool,
+    ) -> bool {
         if h.dst != self.local {
             self.stats.wrong_destination += 1;
-            return;
+            return false;
         }
         let peer = Peer {
             addr: from,
@@ -577,17 +608,16 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         };
         if self.lookup(&peer).is_none() && self.admission.0.as_ref().is_some_and(|a| !a(&peer)) {
             self.stats.refused_sources += 1;
-            return;
+            return false;
         }
         let p = self.peer_index(peer);
         let st = &mut self.peers[p];
         if st.dead {
             self.stats.from_unreachable += 1;
-            return;
+            return false;
         }
         st.heard_at = st.heard_at.max(now);
         st.silent = false;
-        self.stats.datagrams_received += 1;
         let acked = match h.ack {
             Some(ack) => self.on_ack(p, opposite(h.channel), ack, h.echo, now),
             None => false,
@@ -613,8 +643,9 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                 }
             }
             PacketKind::Nack => self.on_nack(p, h.channel, h.seq, now),
-            _ => self.on_data(p, now, &h, payload, land),
+            _ => self.on_data(p, now, h, payload, land),
         }
+        true
     }
 
     /// Applies a cumulative ack (and the timestamp it echoes) to the channel `channel`
@@ -825,12 +856,19 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         debug_assert!(false, "encoding a queued message failed: {e}");
                         continue;
                     }
-                    Some(Ok((encoded, deadline))) => {
+                    Some(Ok((mut encoded, deadline))) => {
                         if retx {
                             stats.retransmits += 1;
                         }
                         st.rx[back].ack_due = None;
                         self.timers.arm(&mut st.timer, p, deadline);
+                        if !retx && channel == Channel::Reply && encoded.1.is_none() {
+                            if let Some((both, deadline)) = bundle_request(st, now, encoded.0, buf) {
+                                stats.bundled += 1;
+                                encoded = both;
+                                self.timers.arm(&mut st.timer, p, deadline);
+                            }
+                        }
                         if let Some(limit) = st.silence_deadline(cfg) {
                             self.timers.arm(&mut st.timer, p, limit);
                         }
@@ -1063,6 +1101,45 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ..self.stats
         }
     }
+}
+
+/// Puts the next new request to `st`'s peer behind the payload-less reply packet of
+/// `reply_len` bytes at the front of `buf`, if the window lets it go and both fit in one
+/// datagram of the peer's size: one datagram instead of two (a credit-only answer rides
+/// on the request that follows it), each packet still acknowledged, timed and resent on
+/// its own channel. Returns the datagram and the request's retransmission deadline.
+fn bundle_request<A>(
+    st: &mut PeerState<A>,
+    now: Micros,
+    reply_len: usize,
+    buf: &mut [u8],
+) -> Option<(Encoded, Micros)> {
+    let request = ix(Channel::Request);
+    let len = st.tx[request].next_new_len(st.window)?;
+    if reply_len.saturating_add(len) > st.datagram {
+        return None;
+    }
+    let (reply, rest) = buf.split_at_mut(reply_len);
+    let ack = AckOut {
+        ack: st.rx[ix(Channel::Reply)].expected(),
+        echo: st.rx[ix(Channel::Reply)].echo,
+    };
+    let ((head, fragment), deadline) =
+        match st.tx[request].send_new(now, st.rtt.rto(), st.window, ack, rest)? {
+            Ok(sent) => sent,
+            Err(e) => {
+                // Validated when queued, so this is a bug: the reply leaves alone.
+                debug_assert!(false, "encoding a queued request failed: {e}");
+                return None;
+            }
+        };
+    st.rx[ix(Channel::Reply)].ack_due = None;
+    if let Err(e) = wire::mark_followed(reply) {
+        // Encoded just now, so this is a bug: the request goes with its retransmission.
+        debug_assert!(false, "marking an encoded reply failed: {e}");
+        return None;
+    }
+    Some(((reply_len + head, fragment), deadline))
 }
 
 /// The least datagram the machine sends: the largest header and a few payload bytes.

@@ -13,6 +13,7 @@ use crate::error::{Error, Result, ReturnReason};
 use crate::message::{Kind, Outgoing};
 use crate::net::reliable::SendError;
 use crate::net::credit::credit_answer;
+use crate::net::owed;
 use crate::net::wire::{Args, Channel, DataKind, Header, PacketKind};
 use crate::net::NetPeer;
 use std::rc::Rc;
@@ -137,6 +138,10 @@ fn send_request(
     h: Header,
     payload: &[u8],
 ) -> Result<()> {
+    if !ep.net.acks.borrow().is_empty() {
+        // Queued first, the credit-only answer rides in the request's datagram.
+        flush_acks(ep);
+    }
     let sent = match ep.net.port.borrow_mut().as_mut() {
         Some(port) => {
             let payload = port.copy_payload(payload);
@@ -207,13 +212,39 @@ pub(crate) fn return_request(
     send_answer(ep, from, h, payload);
 }
 
-/// Sends the credits owed for requests whose handlers did not reply, one answer per run.
+/// Queues the credits owed for requests whose handlers did not reply, one answer per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
     let acks = ep.net.acks.borrow_mut().take();
     for &(peer, count) in &acks {
         send_on_reply_channel(ep, peer, credit_answer(count), Vec::new());
     }
     ep.net.acks.borrow_mut().give_back(acks);
+    owed::released(ep);
+}
+
+/// At the end of a poll: the credits owed go now if half a window is owed, else they
+/// wait for a request to carry them, in bounded time (`net/owed.rs`).
+pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
+    let owed = ep.net.acks.borrow().owed();
+    if owed == 0 {
+        return;
+    }
+    if owed::must_go(owed, ep.flow.borrow().window()) {
+        flush_acks(ep);
+    } else {
+        owed::hold(ep);
+    }
+}
+
+/// Sends every credit `ep` owes now, in datagrams of their own.
+pub(crate) fn send_owed(ep: &EndpointCore) {
+    if ep.net.acks.borrow().is_empty() {
+        return;
+    }
+    flush_acks(ep);
+    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
+        port.transmit();
+    }
 }
 
 /// Sends an answer to a request, after the credit-only answers owed for earlier ones.

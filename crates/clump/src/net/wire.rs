@@ -1,15 +1,17 @@
 //! The packet format of the UDP transport: encoding, decoding and validation, pure.
 //!
-//! One datagram carries one packet: a fixed 104-byte header, `nargs` 32-bit arguments,
-//! then the payload. All integers are little-endian. The CRC32C (Castagnoli) covers the
-//! whole datagram, header and payload, computed with its own four bytes taken as zero.
+//! A packet is a fixed 104-byte header, `nargs` 32-bit arguments, then the payload. All
+//! integers are little-endian. The CRC32C (Castagnoli) covers the whole packet, header
+//! and payload, computed with its own four bytes taken as zero. A datagram carries one
+//! packet, or several back to back: each but the last has the "more" flag, and ends
+//! where its payload length says ([`decode_next`]).
 //!
 //! | offset   | size  | field                                                            |
 //! |----------|-------|------------------------------------------------------------------|
 //! | 0        | 2     | magic `b"CL"`                                                    |
-//! | 2        | 1     | version, [`VERSION`] (1)                                         |
+//! | 2        | 1     | version, [`VERSION`] (3)                                         |
 //! | 3        | 1     | kind: low nibble the [`PacketKind`] code (1..=8); high nibble, for `Returned` only, the [`DataKind`] code (1..=5) of the message that came back, else 0 |
-//! | 4        | 1     | flags: bit 0 the [`Channel`] (0 request, 1 reply), bit 1 "ack valid", bit 2 "echo valid"; other bits 0 |
+//! | 4        | 1     | flags: bit 0 the [`Channel`] (0 request, 1 reply), bit 1 "ack valid", bit 2 "echo valid", bit 3 "more": another packet follows in the datagram; other bits 0 |
 //! | 5        | 1     | handler index                                                    |
 //! | 6        | 1     | nargs, at most [`MAX_ARGS`] (16)                                 |
 //! | 7        | 1     | return reason ([`ReturnReason`], 1..=9) for `Returned`, else 0  |
@@ -49,13 +51,19 @@
 //!   gives back the same bytes, and the per-kind rules of [`validate`] hold on both sides.
 //! - **Decode order**: the framing (length, magic, version, nargs, payload length) is
 //!   checked first, then the CRC, then every other field. A corrupted byte is therefore
-//!   reported as a CRC mismatch, except in the five framing fields, where it shows as the
-//!   framing error it makes; a packet of another protocol or version is named as such.
+//!   reported as a CRC mismatch, except in the five framing fields (and the "more" flag
+//!   of a packet that another follows), where it shows as the framing error it makes; a
+//!   packet of another protocol or version is named as such.
 //! - **Timestamps make every acknowledgement an unambiguous round-trip sample** (as TCP's
 //!   timestamp option, RFC 7323): a retransmission carries its own timestamp, so under
 //!   heavy loss, where nearly every acknowledgement covers a retransmitted datagram and
 //!   Karn's rule would leave no sample, the retransmission timeout still follows the path
 //!   instead of staying backed off at its cap.
+//! - **Packets share a datagram** when one is small: a credit-only answer travels in
+//!   front of the next request to the same peer, so that a ping-pong of requests whose
+//!   handlers do not reply costs one datagram per message instead of two. Each packet
+//!   keeps its own CRC, sequence number and ack, so the reliability layer sends it
+//!   again alone if the datagram is lost.
 //! - What the sequence and acknowledgement numbers mean (which channel an ack refers to)
 //!   belongs to the reliability layer; the codec only carries them.
 
@@ -66,7 +74,7 @@ use std::fmt;
 /// The first two bytes of every packet.
 pub const MAGIC: [u8; 2] = *b"CL";
 /// The wire version this codec speaks.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Bytes of the header before the arguments.
 pub const FIXED_HEADER_LEN: usize = 104;
 /// Bytes of the largest header: fixed part and [`MAX_ARGS`] arguments.
@@ -108,7 +116,9 @@ const FLAG_REPLY: u8 = 1 << 0;
 const FLAG_ACK: u8 = 1 << 1;
 /// Flag bit: the timestamp echo is valid.
 const FLAG_ECHO: u8 = 1 << 2;
-const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_ACK | FLAG_ECHO;
+/// Flag bit: another packet follows this one in the datagram.
+const FLAG_MORE: u8 = 1 << 3;
+const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_ACK | FLAG_ECHO | FLAG_MORE;
 
 /// Why a datagram was not a valid packet, or a header could not be encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -169,6 +179,10 @@ pub enum WireError {
     EmptyFragment { offset: u32, total: u32 },
     #[error("offset {offset} plus length {len} overflows 64 bits")]
     OffsetOverflow { offset: u64, len: u32 },
+    #[error("the \"more\" flag is set but no packet follows it")]
+    NothingFollows,
+    #[error("a packet of {len} bytes followed by another cannot be marked in place")]
+    NotMarkable { len: usize },
     #[error("buffer of {len} bytes cannot hold the {need}-byte datagram")]
     BufferTooSmall { len: usize, need: usize },
 }
@@ -693,12 +707,30 @@ pub fn encode(header: &Header, payload: &[u8], out: &mut Vec<u8>) -> Result<(), 
     written.map(|_| ())
 }
 
-/// Decodes and validates a datagram of job `expected_job`: its header and its payload,
-/// which borrows from `datagram`. Allocates nothing; never panics.
+/// Decodes and validates a datagram of one packet, of job `expected_job`: its header and
+/// its payload, which borrows from `datagram`. A datagram of several packets is refused
+/// here (its first has the "more" flag): [`decode_next`] takes them one at a time.
+/// Allocates nothing; never panics.
 pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), WireError> {
+    match decode_next(datagram, expected_job)? {
+        (header, payload, []) => Ok((header, payload)),
+        (_, _, rest) => Err(WireError::LengthMismatch {
+            declared: (datagram.len() - rest.len()) as u32,
+            actual: datagram.len(),
+        }),
+    }
+}
+
+/// Decodes and validates the first packet of a datagram (or of what is left of one) of
+/// job `expected_job`: its header, its payload, and the bytes of the packets that follow
+/// it (empty unless it has the "more" flag, non-empty if it has). Allocates nothing;
+/// never panics.
+pub fn decode_next(
+    datagram: &[u8],
+    expected_job: u64,
+) -> Result<(Header, &[u8], &[u8]), WireError> {
     use offsets as at;
-    let d = datagram;
-    let len = d.len();
+    let len = datagram.len();
     if len < FIXED_HEADER_LEN {
         return Err(WireError::Truncated {
             len,
@@ -707,38 +739,50 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
     }
 
     // Framing: what the CRC's extent and the payload's position depend on.
-    let magic = get::<2>(d, at::MAGIC)?;
+    let magic = get::<2>(datagram, at::MAGIC)?;
     if magic != MAGIC {
         return Err(WireError::BadMagic(magic));
     }
-    let version = get_u8(d, at::VERSION)?;
+    let version = get_u8(datagram, at::VERSION)?;
     if version != VERSION {
         return Err(WireError::BadVersion(version));
     }
-    let nargs = usize::from(get_u8(d, at::NARGS)?);
+    let nargs = usize::from(get_u8(datagram, at::NARGS)?);
     if nargs > MAX_ARGS {
         return Err(WireError::TooManyArgs(nargs));
     }
     let header_len = header_len(nargs);
-    let payload = d.get(header_len..).ok_or(WireError::Truncated {
+    let after_header = datagram.get(header_len..).ok_or(WireError::Truncated {
         len,
         need: header_len,
     })?;
-    let declared = get_u32(d, at::PAYLOAD_LEN)?;
-    if declared as usize != payload.len() {
+    let declared = get_u32(datagram, at::PAYLOAD_LEN)?;
+    let more = get_u8(datagram, at::FLAGS)? & FLAG_MORE != 0;
+    // A packet followed by another ends where its length says; the last fills the rest.
+    let payload_len = if more {
+        (declared as usize).min(after_header.len())
+    } else {
+        after_header.len()
+    };
+    if declared as usize != payload_len {
         return Err(WireError::LengthMismatch {
             declared,
-            actual: payload.len(),
+            actual: payload_len,
         });
     }
-    if payload.len() > MAX_DATAGRAM_PAYLOAD {
-        return Err(WireError::PayloadTooLarge { len: payload.len() });
+    if payload_len > MAX_DATAGRAM_PAYLOAD {
+        return Err(WireError::PayloadTooLarge { len: payload_len });
     }
+    let (d, rest) = datagram.split_at(header_len + payload_len);
+    let payload = &d[header_len..];
 
     let stored = get_u32(d, at::CRC)?;
     let computed = checksum(d);
     if stored != computed {
         return Err(WireError::CrcMismatch { stored, computed });
+    }
+    if more && rest.is_empty() {
+        return Err(WireError::NothingFollows);
     }
 
     let job = get_u64(d, at::JOB)?;
@@ -798,7 +842,22 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
         echo,
     };
     validate(&header, payload.len())?;
-    Ok((header, payload))
+    Ok((header, payload, rest))
+}
+
+/// Gives the whole packet `packet` (header and payload, as encoded) the "more" flag: another
+/// packet will follow it in its datagram. Its CRC is made anew.
+pub fn mark_followed(packet: &mut [u8]) -> Result<(), WireError> {
+    let len = packet.len();
+    let nargs = usize::from(get_u8(packet, offsets::NARGS)?);
+    let declared = get_u32(packet, offsets::PAYLOAD_LEN)? as usize;
+    if len < FIXED_HEADER_LEN || header_len(nargs).saturating_add(declared) != len {
+        return Err(WireError::NotMarkable { len });
+    }
+    let flags = get_u8(packet, offsets::FLAGS)? | FLAG_MORE;
+    put(packet, offsets::FLAGS, &[flags])?;
+    let crc = checksum(packet);
+    put(packet, offsets::CRC, &crc.to_le_bytes())
 }
 
 /// The CRC32C of a datagram with its CRC field taken as zero.
@@ -918,3 +977,6 @@ fn put_endpoint(out: &mut [u8], at: usize, id: EndpointId) -> Result<(), WireErr
 #[cfg(test)]
 #[path = "wire_tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "wire_bundle_tests.rs"]
+mod bundle_tests;

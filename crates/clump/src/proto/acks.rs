@@ -42,6 +42,12 @@ impl<K: PartialEq + Copy> AckRuns<K> {
         self.runs.is_empty()
     }
 
+    /// Credits owed over all runs.
+    #[inline]
+    pub fn owed(&self) -> usize {
+        self.owed
+    }
+
     /// Whether the credits owed go back now: after a poll that ran no request (`ran`
     /// is 0: the requesters are waiting, not sending), or once half of a requester's
     /// `window` is owed (a requester streaming on never waits for them).

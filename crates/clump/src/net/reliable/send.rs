@@ -51,9 +51,8 @@ impl OutMsg {
         self.header.seq.wrapping_add(self.frags)
     }
 
-    /// Encodes the header of fragment `seq` of this message, sent at `now` and carrying
-    /// `ack`, into `buf`.
-    fn encode(&self, seq: u32, now: Micros, ack: AckOut, buf: &mut [u8]) -> Result<Encoded, WireError> {
+    /// Where the payload of fragment `seq` starts and ends in the message's.
+    fn fragment_bounds(&self, seq: u32) -> (usize, usize) {
         let index = seq.wrapping_sub(self.first()) as usize;
         let start = index
             .saturating_mul(self.frag_len as usize)
@@ -61,6 +60,13 @@ impl OutMsg {
         let end = start
             .saturating_add(self.frag_len as usize)
             .min(self.payload.len());
+        (start, end)
+    }
+
+    /// Encodes the header of fragment `seq` of this message, sent at `now` and carrying
+    /// `ack`, into `buf`.
+    fn encode(&self, seq: u32, now: Micros, ack: AckOut, buf: &mut [u8]) -> Result<Encoded, WireError> {
+        let (start, end) = self.fragment_bounds(seq);
         let fragment = Fragment::new(&self.payload, start..end).filter(|f| !f.is_empty());
         let bytes = fragment.as_ref().map_or(&[][..], Fragment::bytes);
         let mut h = self.header;
@@ -216,6 +222,16 @@ impl SendChannel {
     /// A datagram could go out now: a retransmission, or new data within the window.
     pub(super) fn has_work(&self, window: u32) -> bool {
         !self.is_paused() && (!self.retx.is_empty() || self.can_send_new(window))
+    }
+
+    /// Bytes of the next new datagram (header and fragment), if the window lets it go now.
+    pub(super) fn next_new_len(&self, window: u32) -> Option<usize> {
+        if !self.can_send_new(window) {
+            return None;
+        }
+        let msg = self.msgs.get(self.nxt_msg)?;
+        let (start, end) = msg.fragment_bounds(self.nxt);
+        Some(msg.header.wire_len() + (end - start))
     }
 
     fn can_send_new(&self, window: u32) -> bool {

@@ -6,10 +6,10 @@ use super::*;
 use crate::net::wire::{decode, Args, DataKind};
 use crate::ReturnReason;
 
-const JOB: u64 = 0x5eed_0001;
+pub(super) const JOB: u64 = 0x5eed_0001;
 
 /// Payload bytes in a 1472-byte datagram whose header has one argument.
-const FRAGMENT: usize = 1472 - wire::FIXED_HEADER_LEN - 4;
+pub(super) const FRAGMENT: usize = 1472 - wire::FIXED_HEADER_LEN - 4;
 
 pub(super) fn id(n: u8) -> EndpointId {
     EndpointId {

@@ -2,13 +2,16 @@
 //! with a network, as the AM layer runs it: its flow control ([`Flow`]: credits per
 //! translation, requests in flight, which translation each answer settles, what comes
 //! back when a peer is lost), its owed credits ([`AckRuns`]), and its reliability machine.
+//! With `hold`, owed credits wait as `net/owed.rs` makes them: for the next request to
+//! carry them (in its datagram), half a window owed, or [`CREDIT_DELAY`] at most.
 //!
 //! Each machine sends requests to every other one within its credits; a request's
 //! "handler" (chosen by the seed) replies or not, and the credits of requests without a
-//! reply go back coalesced at the end of the poll, as `net/poll.rs` does. The checks:
+//! reply go back coalesced at the end of the poll (or held), as `net/poll.rs` does. The checks:
 //! every request is settled exactly once, by the answer to it (in request order) or by
 //! coming back to its sender when its peer is lost; no receiver ever holds more
-//! unanswered requests from one sender than the credits allow; nothing is left in flight.
+//! unanswered requests from one sender through one translation than its credits allow;
+//! nothing is left in flight.
 
 use super::network::{Cut, Faults, Network};
 use super::rng::{mix, Rng};
@@ -17,6 +20,7 @@ use crate::message::{ArgBuf, Kind, SavedRequest};
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Micros, Peer, Reliable, ReliableConfig, SendError};
 use crate::net::credit::{credit_answer, requests_settled};
+use crate::net::owed::{must_go, CREDIT_DELAY};
 use crate::net::wire::{Args, Channel, Header, PacketKind, MAX_DATAGRAM};
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
@@ -33,6 +37,22 @@ pub struct Scenario {
     pub replies: f64,
     pub faults: Faults,
     pub cut: Option<Cut>,
+    /// Owed credits are held back (`net/owed.rs`) instead of sent at the end of each poll.
+    pub hold: bool,
+}
+
+/// What a run counted besides the settled requests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    /// Requests that left in the datagram of a credit-only answer before them.
+    pub bundled: u64,
+    /// The longest any owed credit waited (virtual microseconds).
+    pub longest_hold: Micros,
+}
+
+/// How long held credits may wait, in the simulation's microseconds.
+fn credit_delay() -> Micros {
+    CREDIT_DELAY.as_micros() as Micros
 }
 
 fn id(m: u8) -> EndpointId {
@@ -80,9 +100,13 @@ struct Machine {
     answered: Vec<u64>,
     returned: Vec<u64>,
     /// Per source: requests taken and not yet answered, and the next number expected.
-    unanswered: Vec<usize>,
+    /// Per source: the numbers of the requests taken and not yet answered, oldest first.
+    unanswered: Vec<VecDeque<u64>>,
     expected: Vec<u64>,
     lost: Vec<bool>,
+    /// When the oldest credit still owed was held back.
+    held_since: Option<Micros>,
+    longest_hold: Micros,
 }
 
 struct Sim<'a> {
@@ -105,6 +129,10 @@ impl Sim<'_> {
                 let dest = translation(to, number);
                 if !mc.flow.has_credit(dest) || mc.flow.dead(dest).is_some() {
                     break;
+                }
+                if self.s.hold {
+                    // Queued first, the credit-only answer rides in the request's datagram.
+                    flush_acks(mc, self.now);
                 }
                 match mc.rel.send(self.now, peer(to), request(number), Vec::new()) {
                     Ok(()) => {}
@@ -188,8 +216,10 @@ impl Sim<'_> {
             let n = number(&msg.header);
             assert_eq!(n, mc.expected[from], "requests run once, in order");
             mc.expected[from] += 1;
-            mc.unanswered[from] += 1;
-            assert!(mc.unanswered[from] <= credits, "more requests than credits from {from}");
+            mc.unanswered[from].push_back(n);
+            // The sender's credits are per translation, two of which lead here.
+            let through = mc.unanswered[from].iter().filter(|&&u| u % 2 == n % 2);
+            assert!(through.count() <= credits, "more requests than credits from {from}");
             if self.rng.chance(self.s.replies) {
                 // A reply carries its request's number, after the acks owed before it.
                 flush_acks(mc, self.now);
@@ -197,12 +227,20 @@ impl Sim<'_> {
                 h.channel = Channel::Reply;
                 h.handler = 2;
                 send_answer(mc, self.now, msg.from, h);
-                mc.unanswered[from] -= 1;
+                // The acks owed went first: the reply answers the only one left.
+                assert_eq!(mc.unanswered[from].pop_back(), Some(n));
             } else {
                 mc.acks.owe(msg.from);
             }
         }
-        flush_acks(mc, self.now);
+        if !self.s.hold {
+            flush_acks(mc, self.now);
+        } else if !mc.acks.is_empty() {
+            let since = *mc.held_since.get_or_insert(self.now);
+            if must_go(mc.acks.owed(), credits) || self.now >= since + credit_delay() {
+                flush_acks(mc, self.now);
+            }
+        }
     }
 
     fn transmit(&mut self, m: usize) {
@@ -248,6 +286,8 @@ impl Sim<'_> {
                 return self.machines;
             }
             let timers = self.machines.iter().filter_map(|mc| mc.rel.poll_timeout());
+            let held = self.machines.iter().filter_map(|mc| mc.held_since.map(|t| t + credit_delay()));
+            let timers = timers.chain(held);
             let next = self.net.next_time().into_iter().chain(timers).min();
             let next = next.unwrap_or_else(|| panic!("nothing scheduled at {}, not done", self.now));
             self.now = next.max(self.now + 1);
@@ -264,15 +304,23 @@ fn send_answer(mc: &mut Machine, now: Micros, to: Peer<u8>, h: Header) {
 }
 
 fn flush_acks(mc: &mut Machine, now: Micros) {
+    if let Some(since) = mc.held_since.take() {
+        mc.longest_hold = mc.longest_hold.max(now - since);
+    }
     for (to, count) in mc.acks.take() {
         send_answer(mc, now, to, credit_answer(count));
-        mc.unanswered[usize::from(to.addr)] -= count as usize;
+        mc.unanswered[usize::from(to.addr)].drain(..count as usize);
     }
 }
 
 /// Runs `s` and checks that every request was settled exactly once; returns, per
 /// machine and destination, how many were answered and how many returned.
 pub fn run(s: &Scenario) -> Vec<Vec<(u64, u64)>> {
+    run_counting(s).0
+}
+
+/// [`run`], with what it counted besides.
+pub fn run_counting(s: &Scenario) -> (Vec<Vec<(u64, u64)>>, Counts) {
     let n = usize::from(s.machines);
     let cfg = ReliableConfig {
         job: mix(s.seed),
@@ -289,9 +337,11 @@ pub fn run(s: &Scenario) -> Vec<Vec<(u64, u64)>> {
             in_flight: vec![VecDeque::new(); n],
             answered: vec![0; n],
             returned: vec![0; n],
-            unanswered: vec![0; n],
+            unanswered: vec![VecDeque::new(); n],
             expected: vec![0; n],
             lost: vec![false; n],
+            held_since: None,
+            longest_hold: 0,
         })
         .collect();
     let sim = Sim {
@@ -303,7 +353,11 @@ pub fn run(s: &Scenario) -> Vec<Vec<(u64, u64)>> {
         buf: vec![0; MAX_DATAGRAM],
     };
     let machines = sim.run();
-    machines
+    let counts = Counts {
+        bundled: machines.iter().map(|mc| mc.rel.stats().bundled).sum(),
+        longest_hold: machines.iter().map(|mc| mc.longest_hold).max().unwrap_or(0),
+    };
+    let settled = machines
         .iter()
         .map(|mc| {
             (0..n)
@@ -318,5 +372,6 @@ pub fn run(s: &Scenario) -> Vec<Vec<(u64, u64)>> {
                 })
                 .collect()
         })
-        .collect()
+        .collect();
+    (settled, counts)
 }
