@@ -112,7 +112,7 @@ impl Bundle {
         for ep in self.core.endpoints.borrow().iter() {
             crate::shm::poll::return_credits(ep);
         }
-        net::owed::send_all();
+        net::send::owed::send_all();
         let start = Instant::now();
         let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
         let mut spins = 0u32;
@@ -164,8 +164,8 @@ impl BundleCore {
     }
 
     pub(crate) fn poll_all(&self) -> Result<usize> {
-        // Credits held back on any endpoint of the thread go once due (`net/owed.rs`).
-        net::owed::send_due();
+        // Credits held back on any endpoint of the thread go once due (`net/send/owed.rs`).
+        net::send::owed::send_due();
         let net_on = self.config.net.enabled;
         let mut policy = self.net_policy.get();
         // Without the network the policy is not even consulted: the hot path stays as

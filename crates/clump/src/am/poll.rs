@@ -85,6 +85,8 @@ pub(crate) fn progress_while_waiting(
     ep: &Rc<EndpointCore>,
     poll_bundle: impl FnOnce() -> crate::error::Result<usize>,
 ) -> crate::error::Result<()> {
+    // The peer may be waiting for the credits this thread holds back (`net/send/owed.rs`).
+    net::send::owed::send_all();
     if in_handler() {
         ep.poll_replies();
         net::poll::poll(ep, BASE_BATCH, false);

@@ -98,8 +98,6 @@ impl EndpointCore {
         if let Some(owner) = &owner {
             owner.progress(self, network)?;
         }
-        // The peer may be waiting for the credits this thread holds back.
-        crate::net::owed::send_all();
         // Progress may have found the destination gone (the network gave up on it).
         if let Some(reason) = self.flow.borrow().dead(dest) {
             return Ok(StallOutcome::Gone(reason));

@@ -29,8 +29,8 @@
 //! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
 //!   packets for the endpoint's reliability machine.
 //! - `credit.rs`: the credit-only answer, for requests whose handlers did not reply;
-//!   `owed.rs`: when those answers go (held for the next request to carry them, in
-//!   bounded time).
+//!   `send/owed.rs`: the endpoints holding those answers back for the next request to
+//!   carry them, and the checks that send them in bounded time.
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
 //!   delivers; waiting for a datagram; closing.
 
@@ -38,7 +38,6 @@ pub(crate) mod auth;
 pub(crate) mod credit;
 pub mod doorbell;
 pub(crate) mod members;
-pub(crate) mod owed;
 pub(crate) mod poll;
 pub(crate) mod port;
 #[cfg(test)]

@@ -23,7 +23,7 @@ const NET_POLL_BUDGET: usize = 64;
 
 /// Reads up to `max_datagrams` datagrams (one system call), then runs replies and,
 /// when `requests`, request handlers; sends the answers in one batch (credit-only
-/// answers when due: `net/owed.rs`). Returns how many messages ran.
+/// answers when due: `send/owed.rs`). Returns how many messages ran.
 pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) -> usize {
     if ep.net.port.borrow().is_none() || ep.freed.get() {
         return 0;

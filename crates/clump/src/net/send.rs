@@ -13,10 +13,11 @@ use crate::error::{Error, Result, ReturnReason};
 use crate::message::{Kind, Outgoing};
 use crate::net::reliable::SendError;
 use crate::net::credit::credit_answer;
-use crate::net::owed;
 use crate::net::wire::{Args, Channel, DataKind, Header, PacketKind};
 use crate::net::NetPeer;
 use std::rc::Rc;
+
+pub(crate) mod owed;
 
 /// Payload bytes queued to one peer before a new request waits: bounds the memory a
 /// stream of long messages can pin in the reliability machine.
@@ -223,13 +224,13 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
 }
 
 /// At the end of a poll: the credits owed go now if half a window is owed, else they
-/// wait for a request to carry them, in bounded time (`net/owed.rs`).
+/// wait for a request to carry them, in bounded time (`send/owed.rs`).
 pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
     let owed = ep.net.acks.borrow().owed();
     if owed == 0 {
         return;
     }
-    if owed::must_go(owed, ep.flow.borrow().window()) {
+    if crate::proto::held::must_go(owed, ep.flow.borrow().window()) {
         flush_acks(ep);
     } else {
         owed::hold(ep);

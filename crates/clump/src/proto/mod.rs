@@ -5,9 +5,11 @@
 //!
 //! - [`flow`]: credits per translation, requests in flight, network flights, lost peers.
 //! - [`acks`]: credits owed for requests whose handlers did not reply, coalesced in runs.
+//! - [`held`]: when credits held back for a request to carry them must go.
 //!
 //! The network's reliability machine (`net/reliable.rs`) and the polling policy
 //! (`poll.rs`) are pure in the same way.
 
 pub(crate) mod acks;
 pub(crate) mod flow;
+pub(crate) mod held;

@@ -2,7 +2,7 @@
 //! with a network, as the AM layer runs it: its flow control ([`Flow`]: credits per
 //! translation, requests in flight, which translation each answer settles, what comes
 //! back when a peer is lost), its owed credits ([`AckRuns`]), and its reliability machine.
-//! With `hold`, owed credits wait as `net/owed.rs` makes them: for the next request to
+//! With `hold`, owed credits wait as `net/send/owed.rs` makes them: for the next request to
 //! carry them (in its datagram), half a window owed, or [`CREDIT_DELAY`] at most.
 //!
 //! Each machine sends requests to every other one within its credits; a request's
@@ -20,7 +20,7 @@ use crate::message::{ArgBuf, Kind, SavedRequest};
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Micros, Peer, Reliable, ReliableConfig, SendError};
 use crate::net::credit::{credit_answer, requests_settled};
-use crate::net::owed::{must_go, CREDIT_DELAY};
+use crate::proto::held::{must_go, CREDIT_DELAY};
 use crate::net::wire::{Args, Channel, Header, PacketKind, MAX_DATAGRAM};
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
@@ -37,7 +37,7 @@ pub struct Scenario {
     pub replies: f64,
     pub faults: Faults,
     pub cut: Option<Cut>,
-    /// Owed credits are held back (`net/owed.rs`) instead of sent at the end of each poll.
+    /// Owed credits are held back (`net/send/owed.rs`) instead of sent at the end of each poll.
     pub hold: bool,
 }
 

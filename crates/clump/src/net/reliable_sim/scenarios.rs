@@ -275,7 +275,7 @@ fn whole_endpoints_settle_every_request_once_over_a_faulty_network() {
     }
 }
 
-/// Credits held back for the next request to carry them (`net/owed.rs`): every request
+/// Credits held back for the next request to carry them (`net/send/owed.rs`): every request
 /// still settles once, on a clean network and a faulty one (where a datagram of a credit
 /// answer and a request is lost, duplicated, reordered or corrupted whole, and each packet
 /// is sent again alone); answers ride on requests, and none waits past its delay, though
@@ -302,7 +302,7 @@ fn whole_endpoints_with_held_credits_settle_every_request_once() {
         }
         assert!(counts.bundled > 0, "credit answers rode on requests: {counts:?}");
         assert!(
-            counts.longest_hold <= crate::net::owed::CREDIT_DELAY.as_micros() as u64,
+            counts.longest_hold <= crate::proto::held::CREDIT_DELAY.as_micros() as u64,
             "held credits went in bounded time: {counts:?}"
         );
     }
