@@ -582,6 +582,43 @@ over_each!(
     a_same_host_peer_segment_is_directly_accessible_and_range_checked,
 );
 
+/// Over the network the credits of requests whose handlers did not reply are held back
+/// for a request to carry them; they still go back when the endpoint that owes them is
+/// never polled again, from the polls of any other bundle of the thread.
+fn held_credits_go_back_though_their_endpoint_is_never_polled_again(via: Via) {
+    let (home_a, home_b) = (
+        Bundle::with_config(config(via)).unwrap(),
+        Bundle::with_config(config(via)).unwrap(),
+    );
+    let a = endpoint(&home_a, via, TAG);
+    let b = endpoint(&home_b, via, TAG);
+    a.map(0, b.name(), TAG).unwrap();
+    b.map(0, a.name(), TAG).unwrap();
+    let ran = Rc::new(Cell::new(0));
+    let r = ran.clone();
+    b.set_handler(1, move |_, _| r.set(r.get() + 1)).unwrap();
+    for i in 0..3 {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    poll_until(&home_b, || ran.get() == 3);
+    // Only `a`'s bundle polls from here on: the credits come back as answers, not as
+    // requests returned after `b` went silent.
+    let returns = record_returns(&a);
+    poll_until(&home_a, || a.outstanding() == 0);
+    home_a.poll().unwrap(); // runs handler 0 for whatever came back
+    assert!(returns.borrow().is_empty(), "{:?}", returns.borrow());
+}
+
+#[test]
+fn held_credits_go_back_over_udp() {
+    held_credits_go_back_though_their_endpoint_is_never_polled_again(Via::Udp);
+}
+
+#[test]
+fn held_credits_go_back_over_udp_rationed() {
+    held_credits_go_back_though_their_endpoint_is_never_polled_again(Via::UdpRationed);
+}
+
 #[test]
 fn polling_shared_memory_requests_alone_runs_them_and_leaves_the_rest_to_the_full_poll() {
     let (bundle, a, b) = pair(Via::Shm);
