@@ -171,12 +171,23 @@ fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, Re
         Some(route) => Ok(route.clone()),
         None => {
             drop(table);
-            return match ep.connect(dest)? {
-                Ok(()) => resolve(ep, dest),
-                Err(reason) => Ok(Err(reason)),
-            };
+            return connect_and_resolve(ep, dest);
         }
     })
+}
+
+/// Maps translation `dest` on its first use, then resolves it. Kept out of line so that
+/// `resolve` is not recursive and joins the send path.
+#[cold]
+#[inline(never)]
+fn connect_and_resolve(
+    ep: &EndpointCore,
+    dest: u32,
+) -> Result<std::result::Result<Route, ReturnReason>> {
+    match ep.connect(dest)? {
+        Ok(()) => resolve(ep, dest),
+        Err(reason) => Ok(Err(reason)),
+    }
 }
 
 /// The destination's segment if `offset..offset+len` lies inside it.

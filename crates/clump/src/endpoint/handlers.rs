@@ -149,8 +149,10 @@ impl EndpointCore {
         }
     }
 
+    /// Runs the handler of a reply (or of a get's completion), or reports to handler 0
+    /// why it cannot run.
     #[inline]
-    fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
+    pub(crate) fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
         let &Reply {
             kind,
             handler: index,
