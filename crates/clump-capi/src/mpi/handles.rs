@@ -256,7 +256,7 @@ fn find_datatype<'a>(
     predefined: &'a mut Vec<Option<Datatype>>,
     h: Handle,
 ) -> Result<&'a Datatype, (c_int, String)> {
-    let unknown = || (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"));
+    let unknown = || unknown_datatype(h);
     if h >= FIRST_REQUEST {
         return user.get(&h).ok_or_else(unknown);
     }
@@ -269,6 +269,13 @@ fn find_datatype<'a>(
         predefined[i] = Some(t);
     }
     predefined[i].as_ref().ok_or_else(unknown)
+}
+
+/// The error of a datatype handle that names none (kept off the point-to-point path).
+#[cold]
+#[inline(never)]
+fn unknown_datatype(h: Handle) -> (c_int, String) {
+    (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"))
 }
 
 /// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry

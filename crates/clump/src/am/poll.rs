@@ -42,6 +42,7 @@ impl EndpointCore {
     }
 
     /// Runs local events and the shared-memory replies (never a request handler).
+    #[inline]
     pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
         let mut n = 0;
         while n < POLL_BUDGET {

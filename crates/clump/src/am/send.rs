@@ -155,7 +155,7 @@ fn get(
 /// The route to translation `dest`, or the reason a message to it comes back. Over
 /// shared memory the tag is checked here, in the destination's block (001); over the
 /// network the destination checks it.
-#[inline]
+#[inline(always)]
 fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
     let table = ep.tables.translations.borrow();
     let t = table

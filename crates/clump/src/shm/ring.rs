@@ -80,7 +80,7 @@ impl<'a, T> Ring<'a, T> {
 
     /// Claims the slot at the tail, lets `fill` write the packet, and publishes it.
     /// `fill` cannot fail, so a claimed slot is always published.
-    #[inline]
+    #[inline(always)]
     pub fn push(&self, fill: impl FnOnce(&mut T)) -> Result<(), PushError> {
         let mut pos = self.header.tail.load(Ordering::Relaxed);
         let slot = loop {

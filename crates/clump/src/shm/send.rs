@@ -369,6 +369,13 @@ impl EndpointCore {
                 return Ok(r.clone());
             }
         }
+        self.find_source(id)
+    }
+
+    /// [`EndpointCore::source`] for a requester other than the last one answered.
+    #[cold]
+    #[inline(never)]
+    fn find_source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
         let found = self.shm.sources.borrow().get(&id).cloned();
         let r = match found {
             Some(r) => r,
