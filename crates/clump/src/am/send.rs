@@ -158,10 +158,11 @@ fn get(
 #[inline(always)]
 fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
     let table = ep.tables.translations.borrow();
-    let t = table
-        .get(dest as usize)
-        .and_then(|t| t.as_ref())
-        .ok_or(Error::NoTranslation(dest))?;
+    // An error built only where there is one (an `ok_or` would build and drop it on
+    // every send).
+    let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+        return Err(Error::NoTranslation(dest));
+    };
     if let Some(reason) = ep.flow.borrow().dead(dest) {
         return Ok(Err(reason));
     }
