@@ -33,7 +33,13 @@ impl EndpointCore {
             shm::poll::settle(self);
             return 0;
         }
-        let n = if reply || rest { self.poll_replies() } else { 0 };
+        let n = if rest {
+            self.poll_replies()
+        } else if reply {
+            shm::poll::poll_replies(self, POLL_BUDGET)
+        } else {
+            0
+        };
         if request || rest {
             n + shm::poll::poll_requests(self, 2 * POLL_BUDGET - n)
         } else {

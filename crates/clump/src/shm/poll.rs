@@ -94,6 +94,7 @@ pub(crate) fn return_credits(ep: &EndpointCore) {
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
 /// the block whatever `f` did with the message.
+#[inline]
 fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>)) {
     let queue = &ep.shm.own.block.get().request;
     let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
