@@ -133,13 +133,21 @@ thread_local! {
 }
 
 /// The runtime of this thread, or an error before `init` / after `finalize`.
+#[inline]
 pub fn get() -> Result<Rc<Runtime>> {
-    RUNTIME.with(|r| r.borrow().clone()).ok_or_else(|| {
-        Error::new(
-            ErrorClass::Other,
-            "MPI is not initialized (call init first; it may not be used after finalize)",
-        )
-    })
+    RUNTIME
+        .with(|r| r.borrow().clone())
+        .ok_or_else(not_initialized)
+}
+
+/// The error of a call before `init` or after `finalize` (kept off the call's path).
+#[cold]
+#[inline(never)]
+fn not_initialized() -> Error {
+    Error::new(
+        ErrorClass::Other,
+        "MPI is not initialized (call init first; it may not be used after finalize)",
+    )
 }
 
 pub fn is_initialized() -> bool {

@@ -152,6 +152,7 @@ impl PartialEq for ArgBuf {
 impl Eq for ArgBuf {}
 
 impl ArgBuf {
+    #[inline]
     pub fn from_slice(args: &[u32]) -> ArgBuf {
         let mut b = ArgBuf {
             words: [0; MAX_ARGS],
@@ -242,6 +243,7 @@ impl Outgoing<'_> {
     }
 
     /// What is kept of it while it is in flight.
+    #[inline]
     pub fn saved(&self) -> SavedRequest {
         SavedRequest {
             kind: self.kind,

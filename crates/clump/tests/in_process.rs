@@ -641,3 +641,40 @@ fn polling_shared_memory_requests_alone_runs_them_and_leaves_the_rest_to_the_ful
     b.free();
     assert_eq!(b.poll_shm_requests(), 0, "a freed endpoint runs nothing");
 }
+
+#[test]
+fn replies_that_find_the_requesters_queue_full_wait_and_arrive_in_order() {
+    // The requester's reply queue holds 256 packets; with as many credits one translation
+    // can have all of them in flight.
+    const QUEUE: u32 = 256;
+    let mut c = config(Via::Shm);
+    c.credits = QUEUE;
+    let (bundle, a, b) = pair_with(Via::Shm, c);
+    b.set_handler(1, |t, m| t.reply(2, m.args).unwrap())
+        .unwrap();
+    let got: Log<u32> = log();
+    let g = got.clone();
+    a.set_handler(2, move |_, m| g.borrow_mut().push(m.args[0]))
+        .unwrap();
+    for i in 0..QUEUE {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    while b.poll_shm_requests() > 0 {}
+    // One full poll runs a batch of the replies; the requester keeps the last slot it
+    // read until its next poll, so as many new requests need one slot more than it gave
+    // back: the last reply finds the queue full and waits at the replier.
+    bundle.poll().unwrap();
+    let ran = got.borrow().len() as u32;
+    assert!(ran > 0 && ran < QUEUE, "{ran} replies in one poll");
+    for i in QUEUE..QUEUE + ran {
+        a.request(0, 1, &[i]).unwrap();
+    }
+    while b.poll_shm_requests() > 0 {}
+    assert!(
+        b.stats().deferred_replies > 0,
+        "a reply found the queue full"
+    );
+    poll_until(&bundle, || got.borrow().len() as u32 == QUEUE + ran);
+    assert_eq!(*got.borrow(), (0..QUEUE + ran).collect::<Vec<_>>());
+    assert_eq!(a.outstanding(), 0);
+}

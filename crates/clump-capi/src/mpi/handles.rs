@@ -256,19 +256,41 @@ fn find_datatype<'a>(
     predefined: &'a mut Vec<Option<Datatype>>,
     h: Handle,
 ) -> Result<&'a Datatype, (c_int, String)> {
-    let unknown = || (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"));
+    let unknown = || unknown_datatype(h);
     if h >= FIRST_REQUEST {
         return user.get(&h).ok_or_else(unknown);
     }
     let i = h.checked_sub(DATATYPE_NULL).ok_or_else(unknown)?;
     if predefined.get(i).is_none_or(Option::is_none) {
-        let t = predef(h).map(Datatype::predefined).ok_or_else(unknown)?;
-        if predefined.len() <= i {
-            predefined.resize(i + 1, None);
-        }
-        predefined[i] = Some(t);
+        build_predefined(predefined, h, i)?;
     }
     predefined[i].as_ref().ok_or_else(unknown)
+}
+
+/// Builds predefined datatype `h` into `predefined[i]` on its first use (out of line: the
+/// lookup of every later call stays short).
+#[cold]
+#[inline(never)]
+fn build_predefined(
+    predefined: &mut Vec<Option<Datatype>>,
+    h: Handle,
+    i: usize,
+) -> Result<(), (c_int, String)> {
+    let t = predef(h)
+        .map(Datatype::predefined)
+        .ok_or_else(|| unknown_datatype(h))?;
+    if predefined.len() <= i {
+        predefined.resize(i + 1, None);
+    }
+    predefined[i] = Some(t);
+    Ok(())
+}
+
+/// The error of a datatype handle that names none (kept off the point-to-point path).
+#[cold]
+#[inline(never)]
+fn unknown_datatype(h: Handle) -> (c_int, String) {
+    (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"))
 }
 
 /// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry

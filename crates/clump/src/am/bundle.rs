@@ -164,30 +164,44 @@ impl BundleCore {
     }
 
     pub(crate) fn poll_all(&self) -> Result<usize> {
-        // Credits held back on any endpoint of the thread go once due (`net/send/owed.rs`).
-        net::send::owed::send_due();
-        let net_on = self.config.net.enabled;
-        let mut policy = self.net_policy.get();
-        // Without the network the policy is not even consulted: the hot path stays as
-        // short as shared memory alone needs.
-        let tick = net_on && policy.tick();
-        if net_on {
-            self.net_policy.set(policy);
+        if self.config.net.enabled {
+            return Ok(self.poll_all_with_network());
         }
+        // Without the network the hot path is as short as shared memory alone needs.
         // By index, holding no borrow while handlers run: they may create, move or free
         // endpoints. (No copy of the list either: this is the hottest path there is.)
         let mut handled = 0;
+        let mut i = 0;
+        while let Some(ep) = self.endpoint(i) {
+            handled += ep.poll_endpoint();
+            i += 1;
+        }
+        Ok(handled)
+    }
+
+    /// The `i`th endpoint, if there are so many.
+    #[inline]
+    fn endpoint(&self, i: usize) -> Option<Rc<EndpointCore>> {
+        self.endpoints.borrow().get(i).cloned()
+    }
+
+    /// [`BundleCore::poll_all`] with the network on: its sockets too, after the policy.
+    #[inline(never)]
+    fn poll_all_with_network(&self) -> usize {
+        // Credits held back on any endpoint of the thread go once due (`net/send/owed.rs`).
+        net::send::owed::send_due();
+        let mut policy = self.net_policy.get();
+        let tick = policy.tick();
+        self.net_policy.set(policy);
+        let mut handled = 0;
         let mut from_net = 0;
         let mut i = 0;
-        loop {
-            let Some(ep) = self.endpoints.borrow().get(i).cloned() else {
-                break;
-            };
+        while let Some(ep) = self.endpoint(i) {
             handled += ep.poll_endpoint();
             // A socket with a doorbell is looked at whenever it rings, as cheaply as a
             // shared-memory queue; on the policy's turns every socket is (its timers,
             // and the sockets without a doorbell).
-            if tick || (net_on && net::poll::rang(&ep)) {
+            if tick || net::poll::rang(&ep) {
                 from_net += net::poll::poll(&ep, policy.batch(), true);
             }
             i += 1;
@@ -198,7 +212,7 @@ impl BundleCore {
             policy.record(from_net > 0);
             self.net_policy.set(policy);
         }
-        Ok(handled + from_net)
+        handled + from_net
     }
 
     fn has_work(&self) -> bool {

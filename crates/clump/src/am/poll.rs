@@ -20,21 +20,35 @@ impl EndpointCore {
             return 0;
         }
         self.watch_peers();
+        let reply = shm::poll::reply_waiting(self);
+        let request = shm::poll::request_waiting(self);
+        // Local events, deferred answers and owed credits are rare: one look at all three.
+        let rest = !self.local.borrow().is_empty()
+            || !self.shm.deferred.borrow().is_empty()
+            || !self.shm.acks.borrow().is_empty();
         // The common poll of a spinning program finds nothing: it looks at the two queue
         // heads and leaves, so that a packet that lands is seen within a few instructions.
-        if !shm::poll::has_work(self)
-            && self.local.borrow().is_empty()
-            && self.shm.deferred.borrow().is_empty()
-            && self.shm.acks.borrow().is_empty()
-        {
+        // A poll that finds a reply (what a requester waits for) runs only that side.
+        if !(reply || request || rest) {
             shm::poll::settle(self);
             return 0;
         }
-        let n = self.poll_replies();
-        n + shm::poll::poll_requests(self, 2 * POLL_BUDGET - n)
+        let n = if rest {
+            self.poll_replies()
+        } else if reply {
+            shm::poll::poll_replies(self, POLL_BUDGET)
+        } else {
+            0
+        };
+        if request || rest {
+            n + shm::poll::poll_requests(self, 2 * POLL_BUDGET - n)
+        } else {
+            n
+        }
     }
 
     /// Runs local events and the shared-memory replies (never a request handler).
+    #[inline]
     pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
         let mut n = 0;
         while n < POLL_BUDGET {

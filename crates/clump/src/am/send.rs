@@ -155,13 +155,14 @@ fn get(
 /// The route to translation `dest`, or the reason a message to it comes back. Over
 /// shared memory the tag is checked here, in the destination's block (001); over the
 /// network the destination checks it.
-#[inline]
+#[inline(always)]
 fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
     let table = ep.tables.translations.borrow();
-    let t = table
-        .get(dest as usize)
-        .and_then(|t| t.as_ref())
-        .ok_or(Error::NoTranslation(dest))?;
+    // An error built only where there is one (an `ok_or` would build and drop it on
+    // every send).
+    let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+        return Err(Error::NoTranslation(dest));
+    };
     if let Some(reason) = ep.flow.borrow().dead(dest) {
         return Ok(Err(reason));
     }
@@ -171,12 +172,23 @@ fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, Re
         Some(route) => Ok(route.clone()),
         None => {
             drop(table);
-            return match ep.connect(dest)? {
-                Ok(()) => resolve(ep, dest),
-                Err(reason) => Ok(Err(reason)),
-            };
+            return connect_and_resolve(ep, dest);
         }
     })
+}
+
+/// Maps translation `dest` on its first use, then resolves it. Kept out of line so that
+/// `resolve` is not recursive and joins the send path.
+#[cold]
+#[inline(never)]
+fn connect_and_resolve(
+    ep: &EndpointCore,
+    dest: u32,
+) -> Result<std::result::Result<Route, ReturnReason>> {
+    match ep.connect(dest)? {
+        Ok(()) => resolve(ep, dest),
+        Err(reason) => Ok(Err(reason)),
+    }
 }
 
 /// The destination's segment if `offset..offset+len` lies inside it.

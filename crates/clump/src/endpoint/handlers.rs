@@ -149,15 +149,17 @@ impl EndpointCore {
         }
     }
 
+    /// Runs the handler of a reply (or of a get's completion), or reports to handler 0
+    /// why it cannot run.
     #[inline]
-    fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
+    pub(crate) fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
         let &Reply {
             kind,
             handler: index,
             args,
             payload,
             offset,
-            medium,
+            ..
         } = reply;
         let handler = self
             .tables
@@ -183,21 +185,29 @@ impl EndpointCore {
                 let _depth = InHandler::enter();
                 handler(&mut token, &msg);
             }
-            (_, payload) => self.deliver_returned(&Returned {
-                reason: if payload.is_none() {
-                    ReturnReason::BadSegmentOffset
-                } else {
-                    ReturnReason::BadHandler
-                },
-                request: false,
-                kind,
-                handler: index,
-                args,
-                payload: medium,
-                offset,
-                translation: None,
-            }),
+            (_, payload) => self.reply_not_run(reply, payload.is_none()),
         }
+    }
+
+    /// Reports to handler 0 a reply whose handler is missing, or whose payload fell
+    /// outside the segment (`outside`). Out of line: the reply path stays short.
+    #[cold]
+    #[inline(never)]
+    fn reply_not_run(&self, reply: &Reply<'_>, outside: bool) {
+        self.deliver_returned(&Returned {
+            reason: if outside {
+                ReturnReason::BadSegmentOffset
+            } else {
+                ReturnReason::BadHandler
+            },
+            request: false,
+            kind: reply.kind,
+            handler: reply.handler,
+            args: reply.args,
+            payload: reply.medium,
+            offset: reply.offset,
+            translation: None,
+        })
     }
 
     /// Runs the local handler of a get whose data has landed at `offset` (or, `landed`

@@ -128,6 +128,17 @@ impl Packet {
         self.kind == PacketKind::Long as u8 || self.kind == PacketKind::Returned as u8
     }
 
+    /// The offset where it means anything, 0 elsewhere: a short packet's offset lies in
+    /// its slot's second cache line, which reading it would pull across the cores.
+    #[inline(always)]
+    pub fn used_offset(&self) -> u64 {
+        if self.has_offset() {
+            self.offset
+        } else {
+            0
+        }
+    }
+
     /// Copies the header and only the arguments in use (and the offset only where it
     /// means anything), so that a short packet with few arguments never touches its
     /// slot's second cache line.
@@ -146,12 +157,9 @@ impl Packet {
             src: self.src,
             src_tag: self.src_tag,
             args: [0; 16],
-            offset: 0,
+            offset: self.used_offset(),
             _pad: 0,
         };
-        if p.has_offset() {
-            p.offset = self.offset;
-        }
         let n = (self.nargs as usize).min(16);
         copy_args(&mut p.args, &self.args[..n]);
         p

@@ -1,11 +1,11 @@
 //! The poll side of Active Messages over shared memory: run the handlers of waiting
 //! requests and replies.
 //!
-//! Each packet is copied out of its slot and the head moved past it before its handler
-//! runs, so a handler that sends (and so polls while it waits) never meets its own packet
-//! again; the slot itself goes back to the senders at the next read or poll (see
-//! [`Cursor`]), so that handing it back never holds up the handler's reply. Bulk blocks
-//! are held until the handler returns.
+//! Each packet is read in place, the head moved past it before its handler runs, so a
+//! handler that sends (and so polls while it waits) never meets its own packet again;
+//! the slot stays pinned while the handler runs and goes back to the senders at the
+//! next read or poll after it (see [`Cursor`]), so that handing it back never holds up
+//! the handler's reply. Bulk blocks are held until the handler returns.
 
 use crate::endpoint::handlers::{Answer, Origin, Reply};
 use crate::endpoint::EndpointCore;
@@ -24,13 +24,13 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     let cursor = &ep.shm.requests;
     cursor.release_all(&ring);
     let mut n = 0;
-    while n < budget {
-        let Some(slot) = ring.peek(cursor.head()) else {
-            break;
-        };
-        let packet = slot.copy_used();
-        cursor.advance(&ring);
-        with_request_bulk(ep, &packet, |medium| run_request(ep, &packet, medium));
+    while n < budget
+        && cursor
+            .read(&ring, |p| {
+                with_request_bulk(ep, p, |medium| run_request(ep, p, medium))
+            })
+            .is_some()
+    {
         n += 1;
     }
     // Not at the end of every poll that ran a request: its caller (a receive that just
@@ -51,13 +51,7 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     let cursor = &ep.shm.replies;
     cursor.release_all(&ring);
     let mut n = 0;
-    while n < budget {
-        let Some(slot) = ring.peek(cursor.head()) else {
-            break;
-        };
-        let packet = slot.copy_used();
-        cursor.advance(&ring);
-        handle_reply(ep, &packet);
+    while n < budget && cursor.read(&ring, |p| handle_reply(ep, p)).is_some() {
         n += 1;
     }
     n
@@ -67,6 +61,12 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
 #[inline]
 pub(crate) fn request_waiting(ep: &EndpointCore) -> bool {
     ep.shm.requests.ready(&ep.shm.own.block.get().request.ring())
+}
+
+/// Whether a reply waits in this endpoint's queue.
+#[inline]
+pub(crate) fn reply_waiting(ep: &EndpointCore) -> bool {
+    ep.shm.replies.ready(&ep.shm.own.block.get().reply.ring())
 }
 
 /// Whether a request or reply waits in this endpoint's queues.
@@ -94,6 +94,7 @@ pub(crate) fn return_credits(ep: &EndpointCore) {
 
 /// Lends a request's medium payload (if it names a valid bulk block) to `f`, then frees
 /// the block whatever `f` did with the message.
+#[inline]
 fn with_request_bulk(ep: &EndpointCore, p: &Packet, f: impl FnOnce(Option<&[u8]>)) {
     let queue = &ep.shm.own.block.get().request;
     let holds_bulk = p.kind == PacketKind::Medium as u8 && (p.bulk as usize) < BULK_BLOCKS;
@@ -137,7 +138,7 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
         handler: p.handler,
         args: &p.args[..p.nargs as usize],
         payload,
-        offset: p.offset,
+        offset: p.used_offset(),
     };
     match ep.call_request_handler(origin, &msg) {
         Ok(true) => {}
@@ -157,6 +158,18 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     };
     // The credit comes back first: the handler may send again.
     ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
+    if !holds_bulk && p.kind == PacketKind::Short as u8 && p.nargs as usize <= MAX_ARGS {
+        // The common answer, decoded without the general match below.
+        let reply = Reply {
+            kind: Kind::Short,
+            handler: p.handler,
+            args: &p.args[..p.nargs as usize],
+            payload: Some(&[]),
+            offset: 0,
+            medium: &[],
+        };
+        return ep.call_reply_handler(Origin::Reply { src: p.src }, &reply);
+    }
     let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
     let segment;
     let answer = match PacketKind::from_u8(p.kind) {
@@ -170,7 +183,7 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
             handler: p.handler,
             args,
             payload: bulk.unwrap_or(&[]),
-            offset: p.offset,
+            offset: p.used_offset(),
             translation: Some(p.credit_slot),
         }),
         Some(k) if p.nargs as usize <= MAX_ARGS && k.message_kind().is_some() => {
@@ -187,14 +200,14 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
                 handler: p.handler,
                 args,
                 payload,
-                offset: p.offset,
+                offset: p.used_offset(),
                 medium: bulk.unwrap_or(&[]),
             })
         }
         _ => Answer::Malformed {
             handler: p.handler,
             args,
-            offset: p.offset,
+            offset: p.used_offset(),
         },
     };
     ep.run_answer(p.src, answer);

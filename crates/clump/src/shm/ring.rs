@@ -80,7 +80,7 @@ impl<'a, T> Ring<'a, T> {
 
     /// Claims the slot at the tail, lets `fill` write the packet, and publishes it.
     /// `fill` cannot fail, so a claimed slot is always published.
-    #[inline]
+    #[inline(always)]
     pub fn push(&self, fill: impl FnOnce(&mut T)) -> Result<(), PushError> {
         let mut pos = self.header.tail.load(Ordering::Relaxed);
         let slot = loop {
@@ -165,17 +165,41 @@ impl<'a, T> Ring<'a, T> {
 }
 
 /// The one consumer's place in a ring, kept in its own process: the next position to
-/// read, and the first one read but not yet handed back to the producers.
+/// read, the first one read but not yet handed back to the producers, and the oldest
+/// slot a handler is still reading in place (no hand-back reaches it).
 ///
 /// A slot goes back one read later, or when the next poll starts, not as soon as its
 /// packet is copied out: handing it back is a store to a line the producers share, and a
 /// store made while the consumer answers the packet would hold up the answer, whose
 /// claim (a locked instruction) waits for every earlier store to reach the cache. So at
 /// most one slot per ring is held between polls.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Cursor {
     head: std::cell::Cell<u64>,
     held: std::cell::Cell<u64>,
+    pinned: std::cell::Cell<u64>,
+}
+
+impl Default for Cursor {
+    fn default() -> Cursor {
+        Cursor {
+            head: Default::default(),
+            held: Default::default(),
+            pinned: std::cell::Cell::new(u64::MAX),
+        }
+    }
+}
+
+/// Unpins a slot read in place when its reader returns (or unwinds).
+struct Unpin<'c> {
+    pinned: &'c std::cell::Cell<u64>,
+    outer: u64,
+}
+
+impl Drop for Unpin<'_> {
+    fn drop(&mut self) {
+        self.pinned.set(self.outer);
+    }
 }
 
 impl Cursor {
@@ -201,7 +225,25 @@ impl Cursor {
         self.release_before(ring, head);
     }
 
-    /// Hands back every slot read so far.
+    /// Moves past the packet at the head, if one waits, and lets `f` read it in place,
+    /// without a copy. The head moves first, so that `f` may poll this ring again (a
+    /// handler that waits) without meeting the packet twice; the slot stays pinned
+    /// while `f` runs: neither those nested reads nor `release_all` hand it back.
+    #[inline]
+    pub fn read<T, R>(&self, ring: &Ring<'_, T>, f: impl FnOnce(&T) -> R) -> Option<R> {
+        let head = self.head.get();
+        let packet = ring.peek(head)?;
+        self.head.set(head + 1);
+        self.release_before(ring, head);
+        let outer = self.pinned.replace(self.pinned.get().min(head));
+        let _unpin = Unpin {
+            pinned: &self.pinned,
+            outer,
+        };
+        Some(f(packet))
+    }
+
+    /// Hands back every slot read so far (but none still read in place).
     #[inline]
     pub fn release_all<T>(&self, ring: &Ring<'_, T>) {
         self.release_before(ring, self.head.get());
@@ -209,6 +251,7 @@ impl Cursor {
 
     #[inline]
     fn release_before<T>(&self, ring: &Ring<'_, T>, end: u64) {
+        let end = end.min(self.pinned.get());
         let mut pos = self.held.get();
         if pos >= end {
             return;
@@ -309,6 +352,32 @@ mod tests {
         assert_eq!(take(), None);
         assert!(!cursor.ready(&ring));
         assert_eq!(cursor.head(), 4);
+    }
+
+    #[test]
+    fn a_slot_read_in_place_is_not_handed_back_by_nested_reads() {
+        let heap = HeapRing::<u64>::new(2);
+        let ring = heap.ring();
+        let cursor = Cursor::default();
+        ring.push(|b| *b = 1).unwrap();
+        ring.push(|b| *b = 2).unwrap();
+        let outer = cursor.read(&ring, |&v| {
+            // A handler that polls again: reads the next packet and hands back what it can.
+            let inner = cursor.read(&ring, |&w| w);
+            cursor.release_all(&ring);
+            assert_eq!(
+                ring.push(|b| *b = 3),
+                Err(PushError::Full),
+                "both slots are still being read or held"
+            );
+            (v, inner)
+        });
+        assert_eq!(outer, Some((1, Some(2))));
+        assert_eq!(cursor.read(&ring, |&v| v), None);
+        cursor.release_all(&ring);
+        ring.push(|b| *b = 3).unwrap();
+        ring.push(|b| *b = 4).unwrap();
+        assert_eq!(cursor.read(&ring, |&v| v), Some(3));
     }
 
     #[test]

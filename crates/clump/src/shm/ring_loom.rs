@@ -121,6 +121,51 @@ fn a_cursor_releasing_late_lets_a_waiting_producer_through() {
 }
 
 #[test]
+fn a_slot_read_in_place_stays_the_readers_while_it_polls_again() {
+    use std::cell::Cell;
+    model(|| {
+        // Cells, so that the second look at a packet really reads the slot again.
+        let ring = Arc::new(HeapRing::<Cell<u64>>::new(2));
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || {
+                for v in 1..=3 {
+                    while ring.ring().push(|b| b.set(v)).is_err() {
+                        thread::yield_now();
+                    }
+                }
+            })
+        };
+        let r = ring.ring();
+        let cursor = Cursor::default();
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            let read = cursor.read(&r, |v| {
+                let first = v.get();
+                // A handler that polls while its packet is read in place.
+                let nested = cursor.read(&r, |w| w.get());
+                cursor.release_all(&r);
+                thread::yield_now();
+                assert_eq!(v.get(), first, "a slot was handed back while being read");
+                (first, nested)
+            });
+            match read {
+                Some((v, nested)) => {
+                    got.push(v);
+                    got.extend(nested);
+                }
+                None => {
+                    cursor.release_all(&r);
+                    thread::yield_now();
+                }
+            }
+        }
+        producer.join().unwrap();
+        assert_eq!(got, vec![1, 2, 3]);
+    });
+}
+
+#[test]
 fn close_stops_producers_and_keeps_what_was_claimed() {
     model(|| {
         let ring = Arc::new(HeapRing::<u64>::new(2));

@@ -180,24 +180,55 @@ pub(crate) fn reply(
         push_answer(ep, &to, &ack_packet(ep, credit_slot, 1), &[]);
         return;
     }
-    let mut p = Packet {
-        kind: PacketKind::carrying(o.kind) as u8,
-        handler: o.handler,
-        nargs: o.args.len() as u8,
-        len: o.payload.len() as u32,
-        credit_slot,
-        credits: 1,
-        offset: o.offset,
-        src: ep.name.id,
-        ..Packet::default()
-    };
-    copy_args(&mut p.args, o.args);
+    let src = ep.name.id;
+    if o.kind != Kind::Medium && nothing_queued_before(ep) {
+        // The common answer: built straight in the requester's slot, no packet staged.
+        match to.block.get().reply.ring().push(|p| {
+            write_reply(p, src, credit_slot, o);
+            p.bulk = NO_BULK;
+        }) {
+            Ok(()) => return to.notify(),
+            // A freed requester: nobody is left to deliver it to (see `try_push_answer`).
+            Err(PushError::Closed) => return,
+            Err(PushError::Full) => {} // deferred below, as any answer that does not fit
+        }
+    }
+    let mut p = Packet::default();
+    write_reply(&mut p, src, credit_slot, o);
     let medium = if o.kind == Kind::Medium {
         o.payload
     } else {
         &[]
     };
     push_answer(ep, &to, &p, medium);
+}
+
+/// Writes reply `o` from `src` to the requester's credit slot `credit_slot` into `p` (a
+/// slot of the requester's reply queue, or a packet staged for one): every field the
+/// poll side copies out of a reply, apart from the bulk block.
+#[inline(always)]
+fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: &Outgoing<'_>) {
+    p.kind = PacketKind::carrying(o.kind) as u8;
+    p.handler = o.handler;
+    p.nargs = o.args.len() as u8;
+    p.reason = 0;
+    p.orig_kind = 0;
+    p.credits = 1;
+    p.credit_slot = credit_slot;
+    p.len = o.payload.len() as u32;
+    p.src = src;
+    p.src_tag = 0;
+    copy_args(&mut p.args, o.args);
+    if o.kind == Kind::Long {
+        p.offset = o.offset;
+    }
+}
+
+/// Whether no answer of this endpoint waits to go out (owed acks or deferred answers),
+/// so that a new one may go straight into its queue and still keep the order.
+#[inline]
+fn nothing_queued_before(ep: &EndpointCore) -> bool {
+    ep.shm.acks.borrow().is_empty() && ep.shm.deferred.borrow().is_empty()
 }
 
 /// Sends request `p` that cannot be delivered back to its sender's handler 0, with its
@@ -207,6 +238,7 @@ pub(crate) fn return_request(ep: &EndpointCore, p: &Packet, reason: ReturnReason
     let mut back = *p;
     back.kind = PacketKind::Returned as u8;
     back.orig_kind = p.kind;
+    back.offset = p.used_offset(); // read where it means anything, as the poll side does
     back.reason = reason as u8;
     back.nargs = p.nargs.min(crate::message::MAX_ARGS as u8);
     back.src = ep.name.id;
@@ -337,6 +369,13 @@ impl EndpointCore {
                 return Ok(r.clone());
             }
         }
+        self.find_source(id)
+    }
+
+    /// [`EndpointCore::source`] for a requester other than the last one answered.
+    #[cold]
+    #[inline(never)]
+    fn find_source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
         let found = self.shm.sources.borrow().get(&id).cloned();
         let r = match found {
             Some(r) => r,
