@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
 use crate::short_eager;
-use crate::single_copy::{self, Source};
+use crate::single_copy::{self, Source, Way};
 
 const H_EAGER: usize = 1;
 const H_RTS: usize = 2;
@@ -21,6 +21,8 @@ const H_DATA: usize = 4;
 const H_FIN: usize = 5;
 const H_EAGER_INLINE: usize = 6;
 const H_EAGER_SHORT: usize = 7;
+const H_PUSH: usize = 8;
+const H_WROTE: usize = 9;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
@@ -116,6 +118,9 @@ pub struct Runtime {
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
     single_copy: Cell<bool>,
+    /// Whether the sender of a large single-copy message writes part of it while the
+    /// receiver reads the rest (the processes of this host have a core each).
+    split: bool,
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
     /// This process's job rank, and whether each job rank is reached through shared
@@ -262,10 +267,38 @@ pub fn init() -> Result<()> {
     })?;
     let e = engine.clone();
     ep.set_handler(H_CTS, move |_t, m| {
+        // A clear to send for a part of the message names its range.
+        let range =
+            (m.args.len() >= 8).then(|| (wide(m.args, 4) as usize, wide(m.args, 6) as usize));
         e.borrow_mut().actions.push(Action::Data {
             send_id: wide(m.args, 0),
             recv_id: wide(m.args, 2),
+            range,
         });
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_PUSH, move |_t, m| {
+        let mut e = e.borrow_mut();
+        let send_id = wide(m.args, 0);
+        if m.args.len() < 11 {
+            return e.malformed("a request to write with too few arguments");
+        }
+        if e.expect_part(send_id) {
+            e.actions.push(Action::Push {
+                send_id,
+                recv_id: wide(m.args, 2),
+                range: (wide(m.args, 4) as usize, wide(m.args, 6) as usize),
+                to: Source {
+                    pid: arg(m.args, 8),
+                    addr: wide(m.args, 9),
+                },
+            });
+        }
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_WROTE, move |_t, m| {
+        e.borrow_mut()
+            .landed(wide(m.args, 0), wide(m.args, 2) as usize)
     })?;
     let e = engine.clone();
     ep.set_handler(H_DATA, move |_t, m| {
@@ -279,7 +312,7 @@ pub fn init() -> Result<()> {
     let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
     let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
-    let single_copy = single_copy::wanted(core_each)?;
+    let single_copy = single_copy::wanted()?;
     if single_copy {
         single_copy::admit_peers();
     }
@@ -299,6 +332,7 @@ pub fn init() -> Result<()> {
         start: Instant::now(),
         next_ctx: Cell::new(2),
         single_copy: Cell::new(single_copy),
+        split: core_each,
         slots,
     };
     rt.spmd.borrow_mut().barrier()?;
@@ -357,7 +391,10 @@ impl Runtime {
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
         // A peer of this host may read a rendezvous message in one copy; others get its
         // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer = !eager && self.single_copy.get() && self.is_local(dest);
+        let offer = !eager
+            && self.single_copy.get()
+            && self.is_local(dest)
+            && single_copy::offered(len, self.split);
         let ahead = if eager || offer {
             0
         } else {
@@ -376,6 +413,7 @@ impl Runtime {
                     dest,
                     owned: Vec::new(),
                     ahead,
+                    parts: 1,
                 })
             };
             (id, seq)
@@ -461,24 +499,33 @@ impl Runtime {
                     send_id,
                     recv_id,
                 } => self.clear_to_send(dest, send_id, recv_id)?,
-                Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
+                Action::Data {
+                    send_id,
+                    recv_id,
+                    range,
+                } => self.send_data(send_id, recv_id, range)?,
+                Action::Push {
+                    send_id,
+                    recv_id,
+                    range,
+                    to,
+                } => self.push(send_id, recv_id, range, to)?,
                 Action::Pull {
                     dest,
                     send_id,
                     recv_id,
                     len,
                     from,
-                } => {
-                    if self.pull(recv_id, from, len)? {
+                } => match self.pull(dest, send_id, recv_id, from, len)? {
+                    None => {
                         let [a0, a1] = split(send_id);
                         self.spmd
                             .borrow()
                             .ep
                             .request(dest, H_FIN as u8, &[a0, a1])?;
-                    } else {
-                        self.clear_to_send(dest, send_id, recv_id)?;
                     }
-                }
+                    Some(range) => self.clear_to_send_range(dest, send_id, recv_id, range)?,
+                },
             }
         }
         self.engine.borrow_mut().reap();
@@ -498,13 +545,39 @@ impl Runtime {
         Ok(())
     }
 
-    /// Reads the rest of a rendezvous message from its sender's buffer straight into
-    /// receive `recv_id`; false when the kernel refuses (the chunks are asked for instead,
-    /// and no later rendezvous offers a single copy).
-    fn pull(&self, recv_id: u64, from: Source, len: usize) -> Result<bool> {
-        if !self.single_copy.get() {
-            return Ok(false);
-        }
+    /// Asks `dest` for message bytes `from..to` of its send `send_id` in chunks.
+    fn clear_to_send_range(
+        &self,
+        dest: u32,
+        send_id: u64,
+        recv_id: u64,
+        (from, to): (usize, usize),
+    ) -> Result<()> {
+        let [a0, a1] = split(send_id);
+        let [b0, b1] = split(recv_id);
+        let [f0, f1] = split(from as u64);
+        let [t0, t1] = split(to as u64);
+        self.spmd
+            .borrow()
+            .ep
+            .request(dest, H_CTS as u8, &[a0, a1, b0, b1, f0, f1, t0, t1])?;
+        Ok(())
+    }
+
+    /// Copies the rest of a rendezvous message from its sender's buffer (`from`, in
+    /// process `dest`) straight into receive `recv_id`: the receiver reads it all, or,
+    /// for a large message with a core each, the front while the sender writes the back.
+    /// `None` when this process's part is read (the sender is told it is done); else the
+    /// message bytes it could not read because the kernel refuses, to be asked for in
+    /// chunks (no later rendezvous offers a single copy).
+    fn pull(
+        &self,
+        dest: u32,
+        send_id: u64,
+        recv_id: u64,
+        from: Source,
+        len: usize,
+    ) -> Result<Option<(usize, usize)>> {
         let Some((buf, cap, have)) = self.engine.borrow().pull_target(recv_id) else {
             return Err(Error::new(
                 ErrorClass::Intern,
@@ -512,17 +585,34 @@ impl Runtime {
             ));
         };
         let end = len.min(cap);
-        if have < end {
+        if !self.single_copy.get() {
+            return Ok(Some((have, len)));
+        }
+        // Bytes past the receive's capacity are never copied.
+        self.engine.borrow_mut().landed(recv_id, len - end);
+        let mid = single_copy::split_at(have, end, self.split);
+        if mid < end {
+            let [a0, a1] = split(send_id);
+            let [b0, b1] = split(recv_id);
+            let [m0, m1] = split(mid as u64);
+            let [e0, e1] = split(end as u64);
+            let [p0, p1] = split(buf as u64);
+            let args = [a0, a1, b0, b1, m0, m1, e0, e1, std::process::id(), p0, p1];
+            self.spmd.borrow().ep.request(dest, H_PUSH as u8, &args)?;
+        }
+        if have < mid {
             let from = Source {
                 addr: from.addr + have as u64,
                 ..from
             };
             // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
-            // completes, which is not before this read, and `have < end <= cap`.
-            if let Err(e) = unsafe { single_copy::read(from, buf.add(have), end - have) } {
+            // completes, which is not before this read, and `have < mid <= end <= cap`;
+            // the sender writes only past `mid`.
+            let read = unsafe { single_copy::copy(Way::Read, from, buf.add(have), mid - have) };
+            if let Err(e) = read {
                 if single_copy::refused(&e) {
                     self.single_copy.set(false);
-                    return Ok(false);
+                    return Ok(Some((have, mid)));
                 }
                 return Err(Error::new(
                     ErrorClass::Intern,
@@ -530,33 +620,86 @@ impl Runtime {
                 ));
             }
         }
-        self.engine.borrow_mut().pulled(recv_id);
-        Ok(true)
+        self.engine.borrow_mut().landed(recv_id, mid - have);
+        Ok(None)
     }
 
-    /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
-    fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind)
-        {
-            Some(ReqKind::Send {
-                buf,
-                len,
-                dest,
-                ahead,
-                ..
-            }) => (*buf, *len, *dest, *ahead),
-            _ => {
-                return Err(Error::new(
-                    ErrorClass::Intern,
-                    format!("clear to send for unknown send {send_id}"),
-                ))
-            }
+    /// Writes message bytes `from..to` of send `send_id` straight into the receiver's
+    /// buffer at `to` and tells the receiver; where the kernel refuses, sends them in
+    /// chunks instead. Either finishes that part of the send.
+    fn push(
+        &self,
+        send_id: u64,
+        recv_id: u64,
+        (from, end): (usize, usize),
+        to: Source,
+    ) -> Result<()> {
+        let (buf, dest) = self.send_range(send_id, from, end)?;
+        let at = Source {
+            addr: to.addr.wrapping_add(from as u64),
+            ..to
         };
-        // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
-        // which happens only after this loop.
-        let data = unsafe { bytes_at(buf, len) };
+        let wrote = if self.single_copy.get() {
+            // SAFETY: the send's contract keeps `buf` valid for its length until it
+            // completes, which is not before this part finishes, and `send_range`
+            // checked `from <= end <= len`; the kernel only reads this range.
+            unsafe { single_copy::copy(Way::Write, at, buf.add(from).cast_mut(), end - from) }
+        } else {
+            Err(std::io::Error::from_raw_os_error(libc::EPERM))
+        };
+        match wrote {
+            Ok(()) => {
+                let [r0, r1] = split(recv_id);
+                let [n0, n1] = split((end - from) as u64);
+                self.spmd
+                    .borrow()
+                    .ep
+                    .request(dest, H_WROTE as u8, &[r0, r1, n0, n1])?;
+                self.finish(send_id);
+                Ok(())
+            }
+            Err(e) if single_copy::refused(&e) => {
+                self.single_copy.set(false);
+                self.send_data(send_id, recv_id, Some((from, end)))
+            }
+            Err(e) => Err(Error::new(
+                ErrorClass::Intern,
+                format!("writing a message into process {}: {e}", to.pid),
+            )),
+        }
+    }
+
+    /// The buffer and destination of send `send_id`, once its message bytes `from..to`
+    /// (as a peer named them) are checked to lie within it.
+    fn send_range(&self, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
+        match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind) {
+            Some(ReqKind::Send { buf, len, dest, .. }) if from <= to && to <= *len => {
+                Ok((*buf, *dest))
+            }
+            _ => Err(Error::new(
+                ErrorClass::Intern,
+                format!("a peer asked for bytes {from}..{to} of unknown send {send_id}"),
+            )),
+        }
+    }
+
+    /// Streams message bytes `range` of a rendezvous send (all after those sent with the
+    /// request to send, by default) into the receiver's buffer in medium chunks.
+    fn send_data(&self, send_id: u64, recv_id: u64, range: Option<(usize, usize)>) -> Result<()> {
+        let (start, end) = match (
+            range,
+            self.engine.borrow().reqs.get(send_id).map(|r| &r.kind),
+        ) {
+            (Some(r), _) => r,
+            (None, Some(ReqKind::Send { len, ahead, .. })) => (*ahead, *len),
+            (None, _) => (0, usize::MAX),
+        };
+        let (buf, dest) = self.send_range(send_id, start, end)?;
+        // SAFETY: the send's contract keeps `buf` valid for its length until it completes,
+        // which happens only after this loop, and `send_range` checked `start <= end <= len`.
+        let data = unsafe { bytes_at(buf.add(start), end - start) };
         let [r0, r1] = split(recv_id);
-        for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
+        for (i, chunk) in data.chunks(CHUNK).enumerate() {
             let [o0, o1] = split((start + i * CHUNK) as u64);
             self.spmd
                 .borrow()
