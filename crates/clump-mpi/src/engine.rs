@@ -67,14 +67,6 @@ pub enum Action {
         recv_id: u64,
         range: Option<(usize, usize)>,
     },
-    /// Write message bytes `range` of send `send_id` at `to` (the buffer of receive
-    /// `recv_id` in its process) while the receiver reads the rest.
-    Push {
-        send_id: u64,
-        recv_id: u64,
-        range: (usize, usize),
-        to: Source,
-    },
     /// Read the rest of `len` bytes at `from` into receive `recv_id`, then tell `dest`
     /// that its send `send_id` is done (or ask for the data as `Cts` does).
     Pull {

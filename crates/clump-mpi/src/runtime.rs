@@ -117,7 +117,7 @@ pub struct Runtime {
     pub next_ctx: Cell<u32>,
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
-    single_copy: Cell<bool>,
+    single_copy: Rc<Cell<bool>>,
     /// Whether the sender of a large single-copy message writes part of it while the
     /// receiver reads the rest (the processes of this host have a core each).
     split: bool,
@@ -215,6 +215,72 @@ unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
     }
 }
 
+/// The buffer and destination of send `send_id`, once its message bytes `from..to` (as a
+/// peer named them) are checked to lie within it.
+fn send_range(e: &Engine, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
+    match e.reqs.get(send_id).map(|r| &r.kind) {
+        Some(ReqKind::Send { buf, len, dest, .. }) if from <= to && to <= *len => Ok((*buf, *dest)),
+        _ => Err(Error::new(
+            ErrorClass::Intern,
+            format!("a peer asked for bytes {from}..{to} of unknown send {send_id}"),
+        )),
+    }
+}
+
+/// Serves a request to write (`args`: send, receive, message bytes `from..to`, the
+/// receiver's pid and buffer): writes those bytes of the send straight into the receiver's
+/// buffer and returns the reply's arguments (receive, bytes written). Where the kernel
+/// refuses, the bytes go in chunks from `progress` instead (a part of the send to finish
+/// there); a bad request is a fault. Neither has a reply.
+fn push(e: &mut Engine, allowed: &Cell<bool>, args: &[u32]) -> Option<[u32; 4]> {
+    let (send_id, recv_id) = (wide(args, 0), wide(args, 2));
+    let (from, to) = (wide(args, 4) as usize, wide(args, 6) as usize);
+    let buf = match send_range(e, send_id, from, to) {
+        Ok((buf, _)) => buf,
+        Err(err) => {
+            e.fault.get_or_insert(err);
+            return None;
+        }
+    };
+    let at = Source {
+        pid: arg(args, 8),
+        addr: wide(args, 9).wrapping_add(from as u64),
+    };
+    let wrote = if allowed.get() {
+        // SAFETY: the send's contract keeps `buf` valid for its length until it completes,
+        // which is not before the receiver has its bytes, and `send_range` checked
+        // `from <= to <= len`; the kernel only reads this range.
+        unsafe { single_copy::copy(Way::Write, at, buf.add(from).cast_mut(), to - from) }
+    } else {
+        Err(std::io::Error::from_raw_os_error(libc::EPERM))
+    };
+    match wrote {
+        Ok(()) => {
+            let [r0, r1] = split(recv_id);
+            let [n0, n1] = split((to - from) as u64);
+            Some([r0, r1, n0, n1])
+        }
+        Err(err) if single_copy::refused(&err) => {
+            allowed.set(false);
+            if e.expect_part(send_id) {
+                e.actions.push(Action::Data {
+                    send_id,
+                    recv_id,
+                    range: Some((from, to)),
+                });
+            }
+            None
+        }
+        Err(err) => {
+            e.fault.get_or_insert(Error::new(
+                ErrorClass::Intern,
+                format!("writing a message into process {}: {err}", at.pid),
+            ));
+            None
+        }
+    }
+}
+
 /// Joins the job and installs the protocol handlers.
 pub fn init() -> Result<()> {
     if is_initialized() {
@@ -228,6 +294,8 @@ pub fn init() -> Result<()> {
     )));
     let ep = &spmd.ep;
     let e = engine.clone();
+    // Cleared once the kernel refuses a cross-memory copy (set after init's exchange).
+    let single_copy = Rc::new(Cell::new(false));
     ep.set_handler(H_EAGER, move |_t, m| {
         e.borrow_mut()
             .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
@@ -277,22 +345,18 @@ pub fn init() -> Result<()> {
         });
     })?;
     let e = engine.clone();
-    ep.set_handler(H_PUSH, move |_t, m| {
+    let allowed = single_copy.clone();
+    ep.set_handler(H_PUSH, move |t, m| {
         let mut e = e.borrow_mut();
-        let send_id = wide(m.args, 0);
         if m.args.len() < 11 {
             return e.malformed("a request to write with too few arguments");
         }
-        if e.expect_part(send_id) {
-            e.actions.push(Action::Push {
-                send_id,
-                recv_id: wide(m.args, 2),
-                range: (wide(m.args, 4) as usize, wide(m.args, 6) as usize),
-                to: Source {
-                    pid: arg(m.args, 8),
-                    addr: wide(m.args, 9),
-                },
-            });
+        // Written at once, even while this process waits for credit to send: the
+        // receiver is reading the rest meanwhile. The answer is the reply (no credit).
+        if let Some(wrote) = push(&mut e, &allowed, m.args) {
+            if let Err(err) = t.reply(H_WROTE as u8, &wrote) {
+                e.fault.get_or_insert(err.into());
+            }
         }
     })?;
     let e = engine.clone();
@@ -312,8 +376,8 @@ pub fn init() -> Result<()> {
     let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
     let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
-    let single_copy = single_copy::wanted()?;
-    if single_copy {
+    single_copy.set(single_copy::wanted()?);
+    if single_copy.get() {
         single_copy::admit_peers();
     }
     if crate::bind::wanted()? {
@@ -331,7 +395,7 @@ pub fn init() -> Result<()> {
         thresholds,
         start: Instant::now(),
         next_ctx: Cell::new(2),
-        single_copy: Cell::new(single_copy),
+        single_copy,
         split: core_each,
         slots,
     };
@@ -462,10 +526,13 @@ impl Runtime {
                 a1,
             ];
             let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
+            let ep = &self.spmd.borrow().ep;
+            // With no bytes ahead, no bulk block to claim at the receiver.
+            if ahead == 0 {
+                ep.request(dest, H_RTS as u8, args)?;
+            } else {
+                ep.request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
+            }
         }
         Ok(id)
     }
@@ -504,12 +571,6 @@ impl Runtime {
                     recv_id,
                     range,
                 } => self.send_data(send_id, recv_id, range)?,
-                Action::Push {
-                    send_id,
-                    recv_id,
-                    range,
-                    to,
-                } => self.push(send_id, recv_id, range, to)?,
                 Action::Pull {
                     dest,
                     send_id,
@@ -624,63 +685,10 @@ impl Runtime {
         Ok(None)
     }
 
-    /// Writes message bytes `from..to` of send `send_id` straight into the receiver's
-    /// buffer at `to` and tells the receiver; where the kernel refuses, sends them in
-    /// chunks instead. Either finishes that part of the send.
-    fn push(
-        &self,
-        send_id: u64,
-        recv_id: u64,
-        (from, end): (usize, usize),
-        to: Source,
-    ) -> Result<()> {
-        let (buf, dest) = self.send_range(send_id, from, end)?;
-        let at = Source {
-            addr: to.addr.wrapping_add(from as u64),
-            ..to
-        };
-        let wrote = if self.single_copy.get() {
-            // SAFETY: the send's contract keeps `buf` valid for its length until it
-            // completes, which is not before this part finishes, and `send_range`
-            // checked `from <= end <= len`; the kernel only reads this range.
-            unsafe { single_copy::copy(Way::Write, at, buf.add(from).cast_mut(), end - from) }
-        } else {
-            Err(std::io::Error::from_raw_os_error(libc::EPERM))
-        };
-        match wrote {
-            Ok(()) => {
-                let [r0, r1] = split(recv_id);
-                let [n0, n1] = split((end - from) as u64);
-                self.spmd
-                    .borrow()
-                    .ep
-                    .request(dest, H_WROTE as u8, &[r0, r1, n0, n1])?;
-                self.finish(send_id);
-                Ok(())
-            }
-            Err(e) if single_copy::refused(&e) => {
-                self.single_copy.set(false);
-                self.send_data(send_id, recv_id, Some((from, end)))
-            }
-            Err(e) => Err(Error::new(
-                ErrorClass::Intern,
-                format!("writing a message into process {}: {e}", to.pid),
-            )),
-        }
-    }
-
     /// The buffer and destination of send `send_id`, once its message bytes `from..to`
     /// (as a peer named them) are checked to lie within it.
     fn send_range(&self, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
-        match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind) {
-            Some(ReqKind::Send { buf, len, dest, .. }) if from <= to && to <= *len => {
-                Ok((*buf, *dest))
-            }
-            _ => Err(Error::new(
-                ErrorClass::Intern,
-                format!("a peer asked for bytes {from}..{to} of unknown send {send_id}"),
-            )),
-        }
+        send_range(&self.engine.borrow(), send_id, from, to)
     }
 
     /// Streams message bytes `range` of a rendezvous send (all after those sent with the
