@@ -879,6 +879,47 @@ mod tests {
     }
 
     #[test]
+    fn a_split_send_completes_with_its_last_part_and_a_split_receive_with_its_last_byte() {
+        let mut e = Engine::new(16, 3);
+        let data = [3u8; 8];
+        let send = e.add_req(ReqKind::Send {
+            buf: data.as_ptr(),
+            len: 8,
+            dest: 1,
+            owned: Vec::new(),
+            ahead: 0,
+            parts: 1,
+        });
+        // Asked to write a part it could not (its chunks go later), then the receiver's
+        // read ends: the send waits for the chunks.
+        assert!(e.expect_part(send));
+        e.complete(send);
+        assert!(!e.reqs[&send].done);
+        e.complete(send);
+        assert!(e.reqs[&send].done);
+        assert!(
+            !e.expect_part(send),
+            "a request to write for a finished send"
+        );
+        assert!(e.fault.take().is_some());
+        // The receiver: the tail past its capacity, its own part, the sender's part.
+        let mut buf = [0u8; 6];
+        let id = recv(&mut e, &mut buf);
+        post_any(&mut e, id);
+        let from = Source { pid: 7, addr: 64 };
+        e.arrive_rts(envelope(1, 0), 0, (10, send), b"", Some(from));
+        for n in [4, 3] {
+            e.landed(id, n);
+            assert!(!e.reqs[&id].done);
+        }
+        e.landed(id, 3);
+        assert!(e.reqs[&id].done);
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+        e.landed(12345, 1);
+        assert!(e.fault.is_some(), "bytes for no receive are a fault");
+    }
+
+    #[test]
     fn a_sender_of_this_host_is_read_from_after_the_prefix() {
         let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 4];

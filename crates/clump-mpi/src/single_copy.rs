@@ -178,6 +178,24 @@ mod tests {
     }
 
     #[test]
+    fn a_peer_that_is_gone_is_an_error_not_a_refusal() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let mut buf = [0u8; 64];
+        let gone = Source {
+            pid,
+            addr: buf.as_ptr() as u64,
+        };
+        for way in [Way::Read, Way::Write] {
+            // SAFETY: `buf` is a live 64-byte buffer.
+            let e = unsafe { copy(way, gone, buf.as_mut_ptr(), buf.len()) }.unwrap_err();
+            assert_eq!(e.raw_os_error(), Some(libc::ESRCH), "{way:?}");
+            assert!(!refused(&e), "a gone peer gets no chunks: its send failed");
+        }
+    }
+
+    #[test]
     fn small_rendezvous_messages_take_chunks_only_with_a_core_each() {
         assert!(!offered(32 << 10, true));
         assert!(offered(64 << 10, true));
