@@ -126,6 +126,9 @@ pub struct Runtime {
     /// This process's job rank, and whether each job rank is reached through shared
     /// memory (fixed at init; asked on every send).
     me: u32,
+    /// This process's id, named in single-copy rendezvous (kept: each `getpid` is a
+    /// system call).
+    pid: u32,
     local: Vec<bool>,
     /// Whether every rank is on this host: then all that a wait waits for comes through
     /// this endpoint's shared-memory queues, and it looks at them between polls.
@@ -386,6 +389,7 @@ pub fn init() -> Result<()> {
     let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {
         me: spmd.rank(),
+        pid: std::process::id(),
         all_local: local.iter().all(|&l| l),
         local,
         spin: idle::spin_budget(thresholds.spin_us, core_each),
@@ -513,17 +517,7 @@ impl Runtime {
             let [s0, s1] = split(id);
             let [a0, a1] = split(buf as u64);
             let args = [
-                head[0],
-                head[1],
-                head[2],
-                head[3],
-                l0,
-                l1,
-                s0,
-                s1,
-                std::process::id(),
-                a0,
-                a1,
+                head[0], head[1], head[2], head[3], l0, l1, s0, s1, self.pid, a0, a1,
             ];
             let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
             let ep = &self.spmd.borrow().ep;
@@ -658,7 +652,7 @@ impl Runtime {
             let [m0, m1] = split(mid as u64);
             let [e0, e1] = split(end as u64);
             let [p0, p1] = split(buf as u64);
-            let args = [a0, a1, b0, b1, m0, m1, e0, e1, std::process::id(), p0, p1];
+            let args = [a0, a1, b0, b1, m0, m1, e0, e1, self.pid, p0, p1];
             self.spmd.borrow().ep.request(dest, H_PUSH as u8, &args)?;
         }
         if have < mid {
