@@ -11,17 +11,18 @@ use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::rendezvous;
 use crate::short_eager;
-use crate::single_copy::{self, Source, Way};
+use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
 const H_RTS: usize = 2;
-const H_CTS: usize = 3;
-const H_DATA: usize = 4;
+pub(crate) const H_CTS: usize = 3;
+pub(crate) const H_DATA: usize = 4;
 const H_FIN: usize = 5;
 const H_EAGER_INLINE: usize = 6;
 const H_EAGER_SHORT: usize = 7;
-const H_PUSH: usize = 8;
+pub(crate) const H_PUSH: usize = 8;
 const H_WROTE: usize = 9;
 
 /// Arguments ahead of the data words of an eager message sent inline.
@@ -59,7 +60,7 @@ pub struct Thresholds {
 const RTS_ARGS: usize = 8;
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
-const CHUNK: usize = clump::MAX_MEDIUM;
+pub(crate) const CHUNK: usize = clump::MAX_MEDIUM;
 
 impl Thresholds {
     pub fn from_env() -> Result<Thresholds> {
@@ -117,10 +118,10 @@ pub struct Runtime {
     pub next_ctx: Cell<u32>,
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
-    single_copy: Rc<Cell<bool>>,
+    pub(crate) single_copy: Rc<Cell<bool>>,
     /// Whether the sender of a large single-copy message writes part of it while the
     /// receiver reads the rest (the processes of this host have a core each).
-    split: bool,
+    pub(crate) split: bool,
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
     /// This process's job rank, and whether each job rank is reached through shared
@@ -128,7 +129,7 @@ pub struct Runtime {
     me: u32,
     /// This process's id, named in single-copy rendezvous (kept: each `getpid` is a
     /// system call).
-    pid: u32,
+    pub(crate) pid: u32,
     local: Vec<bool>,
     /// Whether every rank is on this host: then all that a wait waits for comes through
     /// this endpoint's shared-memory queues, and it looks at them between polls.
@@ -158,11 +159,11 @@ pub fn is_finalized() -> bool {
     FINALIZED.with(|f| *f.borrow())
 }
 
-fn arg(args: &[u32], i: usize) -> u32 {
+pub(crate) fn arg(args: &[u32], i: usize) -> u32 {
     args.get(i).copied().unwrap_or(0)
 }
 
-fn wide(args: &[u32], i: usize) -> u64 {
+pub(crate) fn wide(args: &[u32], i: usize) -> u64 {
     arg(args, i) as u64 | (arg(args, i + 1) as u64) << 32
 }
 
@@ -201,7 +202,7 @@ fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u
     Some(&out[..len])
 }
 
-fn split(v: u64) -> [u32; 2] {
+pub(crate) fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
 
@@ -209,78 +210,12 @@ fn split(v: u64) -> [u32; 2] {
 ///
 /// # Safety
 /// A non-empty `buf` must be valid for reads of `len` bytes while the slice lives.
-unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
+pub(crate) unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
     if len == 0 {
         &[]
     } else {
         // SAFETY: the caller's contract.
         unsafe { std::slice::from_raw_parts(buf, len) }
-    }
-}
-
-/// The buffer and destination of send `send_id`, once its message bytes `from..to` (as a
-/// peer named them) are checked to lie within it.
-fn send_range(e: &Engine, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
-    match e.reqs.get(send_id).map(|r| &r.kind) {
-        Some(ReqKind::Send { buf, len, dest, .. }) if from <= to && to <= *len => Ok((*buf, *dest)),
-        _ => Err(Error::new(
-            ErrorClass::Intern,
-            format!("a peer asked for bytes {from}..{to} of unknown send {send_id}"),
-        )),
-    }
-}
-
-/// Serves a request to write (`args`: send, receive, message bytes `from..to`, the
-/// receiver's pid and buffer): writes those bytes of the send straight into the receiver's
-/// buffer and returns the reply's arguments (receive, bytes written). Where the kernel
-/// refuses, the bytes go in chunks from `progress` instead (a part of the send to finish
-/// there); a bad request is a fault. Neither has a reply.
-fn push(e: &mut Engine, allowed: &Cell<bool>, args: &[u32]) -> Option<[u32; 4]> {
-    let (send_id, recv_id) = (wide(args, 0), wide(args, 2));
-    let (from, to) = (wide(args, 4) as usize, wide(args, 6) as usize);
-    let buf = match send_range(e, send_id, from, to) {
-        Ok((buf, _)) => buf,
-        Err(err) => {
-            e.fault.get_or_insert(err);
-            return None;
-        }
-    };
-    let at = Source {
-        pid: arg(args, 8),
-        addr: wide(args, 9).wrapping_add(from as u64),
-    };
-    let wrote = if allowed.get() {
-        // SAFETY: the send's contract keeps `buf` valid for its length until it completes,
-        // which is not before the receiver has its bytes, and `send_range` checked
-        // `from <= to <= len`; the kernel only reads this range.
-        unsafe { single_copy::copy(Way::Write, at, buf.add(from).cast_mut(), to - from) }
-    } else {
-        Err(std::io::Error::from_raw_os_error(libc::EPERM))
-    };
-    match wrote {
-        Ok(()) => {
-            let [r0, r1] = split(recv_id);
-            let [n0, n1] = split((to - from) as u64);
-            Some([r0, r1, n0, n1])
-        }
-        Err(err) if single_copy::refused(&err) => {
-            allowed.set(false);
-            if e.expect_part(send_id) {
-                e.actions.push(Action::Data {
-                    send_id,
-                    recv_id,
-                    range: Some((from, to)),
-                });
-            }
-            None
-        }
-        Err(err) => {
-            e.fault.get_or_insert(Error::new(
-                ErrorClass::Intern,
-                format!("writing a message into process {}: {err}", at.pid),
-            ));
-            None
-        }
     }
 }
 
@@ -356,7 +291,7 @@ pub fn init() -> Result<()> {
         }
         // Written at once, even while this process waits for credit to send: the
         // receiver is reading the rest meanwhile. The answer is the reply (no credit).
-        if let Some(wrote) = push(&mut e, &allowed, m.args) {
+        if let Some(wrote) = rendezvous::push(&mut e, &allowed, m.args) {
             if let Err(err) = t.reply(H_WROTE as u8, &wrote) {
                 e.fault.get_or_insert(err.into());
             }
@@ -531,7 +466,7 @@ impl Runtime {
         Ok(id)
     }
 
-    fn finish(&self, id: u64) {
+    pub(crate) fn finish(&self, id: u64) {
         self.engine.borrow_mut().complete(id);
     }
 
@@ -588,131 +523,6 @@ impl Runtime {
             return Err(f);
         }
         Ok(busy)
-    }
-
-    fn clear_to_send(&self, dest: u32, send_id: u64, recv_id: u64) -> Result<()> {
-        let [a0, a1] = split(send_id);
-        let [b0, b1] = split(recv_id);
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
-        Ok(())
-    }
-
-    /// Asks `dest` for message bytes `from..to` of its send `send_id` in chunks.
-    fn clear_to_send_range(
-        &self,
-        dest: u32,
-        send_id: u64,
-        recv_id: u64,
-        (from, to): (usize, usize),
-    ) -> Result<()> {
-        let [a0, a1] = split(send_id);
-        let [b0, b1] = split(recv_id);
-        let [f0, f1] = split(from as u64);
-        let [t0, t1] = split(to as u64);
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_CTS as u8, &[a0, a1, b0, b1, f0, f1, t0, t1])?;
-        Ok(())
-    }
-
-    /// Copies the rest of a rendezvous message from its sender's buffer (`from`, in
-    /// process `dest`) straight into receive `recv_id`: the receiver reads it all, or,
-    /// for a large message with a core each, the front while the sender writes the back.
-    /// `None` when this process's part is read (the sender is told it is done); else the
-    /// message bytes it could not read because the kernel refuses, to be asked for in
-    /// chunks (no later rendezvous offers a single copy).
-    fn pull(
-        &self,
-        dest: u32,
-        send_id: u64,
-        recv_id: u64,
-        from: Source,
-        len: usize,
-    ) -> Result<Option<(usize, usize)>> {
-        let Some((buf, cap, have)) = self.engine.borrow().pull_target(recv_id) else {
-            return Err(Error::new(
-                ErrorClass::Intern,
-                format!("single-copy read for unknown receive {recv_id}"),
-            ));
-        };
-        let end = len.min(cap);
-        if !self.single_copy.get() {
-            return Ok(Some((have, len)));
-        }
-        // A prefix that came with the request (none from this runtime's senders) may
-        // already fill the capacity.
-        let have = have.min(end);
-        // Bytes past the receive's capacity are never copied.
-        self.engine.borrow_mut().landed(recv_id, len - end);
-        let mid = single_copy::split_at(have, end, self.split);
-        if mid < end {
-            let [a0, a1] = split(send_id);
-            let [b0, b1] = split(recv_id);
-            let [m0, m1] = split(mid as u64);
-            let [e0, e1] = split(end as u64);
-            let [p0, p1] = split(buf as u64);
-            let args = [a0, a1, b0, b1, m0, m1, e0, e1, self.pid, p0, p1];
-            self.spmd.borrow().ep.request(dest, H_PUSH as u8, &args)?;
-        }
-        if have < mid {
-            let from = Source {
-                addr: from.addr + have as u64,
-                ..from
-            };
-            // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
-            // completes, which is not before this read, and `have < mid <= end <= cap`;
-            // the sender writes only past `mid`.
-            let read = unsafe { single_copy::copy(Way::Read, from, buf.add(have), mid - have) };
-            if let Err(e) = read {
-                if single_copy::refused(&e) {
-                    self.single_copy.set(false);
-                    return Ok(Some((have, mid)));
-                }
-                return Err(Error::new(
-                    ErrorClass::Intern,
-                    format!("reading a message from process {}: {e}", from.pid),
-                ));
-            }
-        }
-        self.engine.borrow_mut().landed(recv_id, mid - have);
-        Ok(None)
-    }
-
-    /// The buffer and destination of send `send_id`, once its message bytes `from..to`
-    /// (as a peer named them) are checked to lie within it.
-    fn send_range(&self, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
-        send_range(&self.engine.borrow(), send_id, from, to)
-    }
-
-    /// Streams message bytes `range` of a rendezvous send (all after those sent with the
-    /// request to send, by default) into the receiver's buffer in medium chunks.
-    fn send_data(&self, send_id: u64, recv_id: u64, range: Option<(usize, usize)>) -> Result<()> {
-        let (start, end) = match (
-            range,
-            self.engine.borrow().reqs.get(send_id).map(|r| &r.kind),
-        ) {
-            (Some(r), _) => r,
-            (None, Some(ReqKind::Send { len, ahead, .. })) => (*ahead, *len),
-            (None, _) => (0, usize::MAX),
-        };
-        let (buf, dest) = self.send_range(send_id, start, end)?;
-        // SAFETY: the send's contract keeps `buf` valid for its length until it completes,
-        // which happens only after this loop, and `send_range` checked `start <= end <= len`.
-        let data = unsafe { bytes_at(buf.add(start), end - start) };
-        let [r0, r1] = split(recv_id);
-        for (i, chunk) in data.chunks(CHUNK).enumerate() {
-            let [o0, o1] = split((start + i * CHUNK) as u64);
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_DATA as u8, &[r0, r1, o0, o1], chunk)?;
-        }
-        self.finish(send_id);
-        Ok(())
     }
 
     /// Polls until `done` holds, blocking in clump when nothing happens.
