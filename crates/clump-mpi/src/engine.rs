@@ -60,8 +60,13 @@ pub enum Action {
         send_id: u64,
         recv_id: u64,
     },
-    /// Send the data of send `send_id` to receive `recv_id`.
-    Data { send_id: u64, recv_id: u64 },
+    /// Send the data of send `send_id` to receive `recv_id`: the message bytes `range`,
+    /// or all after those sent with the request to send.
+    Data {
+        send_id: u64,
+        recv_id: u64,
+        range: Option<(usize, usize)>,
+    },
     /// Read the rest of `len` bytes at `from` into receive `recv_id`, then tell `dest`
     /// that its send `send_id` is done (or ask for the data as `Cts` does).
     Pull {
@@ -89,6 +94,10 @@ pub enum ReqKind {
         owned: Vec<u8>,
         /// The first bytes, sent with the request to send (the hybrid protocol).
         ahead: usize,
+        /// Parts of the transfer still to finish before the buffer is free: the receiver's
+        /// answer (a clear to send, served, or the end of its read), and each part the
+        /// sender is asked to write itself.
+        parts: u32,
     },
     Recv {
         buf: *mut u8,
@@ -551,10 +560,64 @@ impl Engine {
         self.req(id).is_some_and(|r| r.done)
     }
 
-    /// Marks request `id` complete.
+    /// A part of send `id`'s transfer is finished: the send completes with its last part.
     pub fn complete(&mut self, id: u64) {
         if let Some(r) = self.reqs.get_mut(id) {
-            r.done = true;
+            if let ReqKind::Send { parts, .. } = &mut r.kind {
+                *parts = parts.saturating_sub(1);
+                r.done = *parts == 0;
+            } else {
+                r.done = true;
+            }
+        }
+    }
+
+    /// Send `id` is asked to write a part of its message itself; false (a fault) when no
+    /// such send waits.
+    pub fn expect_part(&mut self, id: u64) -> bool {
+        match self.reqs.get_mut(id) {
+            Some(Req {
+                kind: ReqKind::Send { parts, .. },
+                done: false,
+                ..
+            }) => {
+                *parts += 1;
+                true
+            }
+            _ => {
+                self.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    format!("a request to write for unknown send {id}"),
+                ));
+                false
+            }
+        }
+    }
+
+    /// `n` bytes of matched receive `id` landed without passing through this process (read
+    /// or written by cross-memory attach, or cut off by truncation); it completes once all
+    /// have.
+    pub fn landed(&mut self, id: u64, n: usize) {
+        match self.req_mut(id) {
+            Some(Req {
+                kind:
+                    ReqKind::Recv {
+                        expected: Some(len),
+                        received,
+                        ..
+                    },
+                done,
+                ..
+            }) => {
+                *received += n;
+                *done = *received >= *len;
+            }
+            _ => {
+                self.fault.get_or_insert(Error::new(
+                    ErrorClass::Intern,
+                    format!("message bytes written for unknown receive {id}"),
+                ));
+            }
         }
     }
 
@@ -566,24 +629,6 @@ impl Engine {
                 buf, cap, received, ..
             } => Some((*buf, *cap, *received)),
             _ => None,
-        }
-    }
-
-    /// Receive `id` was filled by a single-copy read: it is complete.
-    pub fn pulled(&mut self, id: u64) {
-        if let Some(Req {
-            kind:
-                ReqKind::Recv {
-                    expected: Some(len),
-                    received,
-                    ..
-                },
-            done,
-            ..
-        }) = self.req_mut(id)
-        {
-            *received = *len;
-            *done = true;
         }
     }
 
@@ -834,6 +879,47 @@ mod tests {
     }
 
     #[test]
+    fn a_split_send_completes_with_its_last_part_and_a_split_receive_with_its_last_byte() {
+        let mut e = Engine::new(16, 3);
+        let data = [3u8; 8];
+        let send = e.add_req(ReqKind::Send {
+            buf: data.as_ptr(),
+            len: 8,
+            dest: 1,
+            owned: Vec::new(),
+            ahead: 0,
+            parts: 1,
+        });
+        // Asked to write a part it could not (its chunks go later), then the receiver's
+        // read ends: the send waits for the chunks.
+        assert!(e.expect_part(send));
+        e.complete(send);
+        assert!(!e.reqs[&send].done);
+        e.complete(send);
+        assert!(e.reqs[&send].done);
+        assert!(
+            !e.expect_part(send),
+            "a request to write for a finished send"
+        );
+        assert!(e.fault.take().is_some());
+        // The receiver: the tail past its capacity, its own part, the sender's part.
+        let mut buf = [0u8; 6];
+        let id = recv(&mut e, &mut buf);
+        post_any(&mut e, id);
+        let from = Source { pid: 7, addr: 64 };
+        e.arrive_rts(envelope(1, 0), 0, (10, send), b"", Some(from));
+        for n in [4, 3] {
+            e.landed(id, n);
+            assert!(!e.reqs[&id].done);
+        }
+        e.landed(id, 3);
+        assert!(e.reqs[&id].done);
+        assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
+        e.landed(12345, 1);
+        assert!(e.fault.is_some(), "bytes for no receive are a fault");
+    }
+
+    #[test]
     fn a_sender_of_this_host_is_read_from_after_the_prefix() {
         let mut e = Engine::new(16, 3);
         let mut buf = [0u8; 4];
@@ -860,7 +946,12 @@ mod tests {
         let (_, cap, have) = e.pull_target(id).unwrap();
         assert_eq!((cap, have), (4, 2));
         assert!(!e.reqs[&id].done);
-        e.pulled(id);
+        e.landed(id, 2);
+        assert!(
+            !e.reqs[&id].done,
+            "the bytes past the capacity are still to land"
+        );
+        e.landed(id, 2);
         assert!(e.reqs[&id].done);
         assert_eq!(e.reqs[&id].status.error, Some(ErrorClass::Truncate));
         assert_eq!(&buf[..2], b"ab");

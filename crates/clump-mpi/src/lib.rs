@@ -23,6 +23,7 @@ mod matching;
 mod op;
 mod p2p;
 mod placement;
+mod rendezvous;
 mod requests;
 mod runtime;
 mod sequence;

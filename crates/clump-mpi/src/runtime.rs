@@ -11,16 +11,19 @@ use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
+use crate::rendezvous;
 use crate::short_eager;
 use crate::single_copy::{self, Source};
 
 const H_EAGER: usize = 1;
 const H_RTS: usize = 2;
-const H_CTS: usize = 3;
-const H_DATA: usize = 4;
+pub(crate) const H_CTS: usize = 3;
+pub(crate) const H_DATA: usize = 4;
 const H_FIN: usize = 5;
 const H_EAGER_INLINE: usize = 6;
 const H_EAGER_SHORT: usize = 7;
+pub(crate) const H_PUSH: usize = 8;
+const H_WROTE: usize = 9;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
@@ -57,7 +60,7 @@ pub struct Thresholds {
 const RTS_ARGS: usize = 8;
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
-const CHUNK: usize = clump::MAX_MEDIUM;
+pub(crate) const CHUNK: usize = clump::MAX_MEDIUM;
 
 impl Thresholds {
     pub fn from_env() -> Result<Thresholds> {
@@ -115,12 +118,18 @@ pub struct Runtime {
     pub next_ctx: Cell<u32>,
     /// Whether rendezvous to peers of this host offers a single-copy read (cleared once
     /// the kernel refuses one).
-    single_copy: Cell<bool>,
+    pub(crate) single_copy: Rc<Cell<bool>>,
+    /// Whether the sender of a large single-copy message writes part of it while the
+    /// receiver reads the rest (the processes of this host have a core each).
+    pub(crate) split: bool,
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
     /// This process's job rank, and whether each job rank is reached through shared
     /// memory (fixed at init; asked on every send).
     me: u32,
+    /// This process's id, named in single-copy rendezvous (kept: each `getpid` is a
+    /// system call).
+    pub(crate) pid: u32,
     local: Vec<bool>,
     /// Whether every rank is on this host: then all that a wait waits for comes through
     /// this endpoint's shared-memory queues, and it looks at them between polls.
@@ -158,11 +167,11 @@ pub fn is_finalized() -> bool {
     FINALIZED.with(|f| *f.borrow())
 }
 
-fn arg(args: &[u32], i: usize) -> u32 {
+pub(crate) fn arg(args: &[u32], i: usize) -> u32 {
     args.get(i).copied().unwrap_or(0)
 }
 
-fn wide(args: &[u32], i: usize) -> u64 {
+pub(crate) fn wide(args: &[u32], i: usize) -> u64 {
     arg(args, i) as u64 | (arg(args, i + 1) as u64) << 32
 }
 
@@ -201,7 +210,7 @@ fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u
     Some(&out[..len])
 }
 
-fn split(v: u64) -> [u32; 2] {
+pub(crate) fn split(v: u64) -> [u32; 2] {
     [v as u32, (v >> 32) as u32]
 }
 
@@ -209,7 +218,7 @@ fn split(v: u64) -> [u32; 2] {
 ///
 /// # Safety
 /// A non-empty `buf` must be valid for reads of `len` bytes while the slice lives.
-unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
+pub(crate) unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
     if len == 0 {
         &[]
     } else {
@@ -231,6 +240,8 @@ pub fn init() -> Result<()> {
     )));
     let ep = &spmd.ep;
     let e = engine.clone();
+    // Cleared once the kernel refuses a cross-memory copy (set after init's exchange).
+    let single_copy = Rc::new(Cell::new(false));
     ep.set_handler(H_EAGER, move |_t, m| {
         e.borrow_mut()
             .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
@@ -270,10 +281,34 @@ pub fn init() -> Result<()> {
     })?;
     let e = engine.clone();
     ep.set_handler(H_CTS, move |_t, m| {
+        // A clear to send for a part of the message names its range.
+        let range =
+            (m.args.len() >= 8).then(|| (wide(m.args, 4) as usize, wide(m.args, 6) as usize));
         e.borrow_mut().actions.push(Action::Data {
             send_id: wide(m.args, 0),
             recv_id: wide(m.args, 2),
+            range,
         });
+    })?;
+    let e = engine.clone();
+    let allowed = single_copy.clone();
+    ep.set_handler(H_PUSH, move |t, m| {
+        let mut e = e.borrow_mut();
+        if m.args.len() < 11 {
+            return e.malformed("a request to write with too few arguments");
+        }
+        // Written at once, even while this process waits for credit to send: the
+        // receiver is reading the rest meanwhile. The answer is the reply (no credit).
+        if let Some(wrote) = rendezvous::push(&mut e, &allowed, m.args) {
+            if let Err(err) = t.reply(H_WROTE as u8, &wrote) {
+                e.fault.get_or_insert(err.into());
+            }
+        }
+    })?;
+    let e = engine.clone();
+    ep.set_handler(H_WROTE, move |_t, m| {
+        e.borrow_mut()
+            .landed(wide(m.args, 0), wide(m.args, 2) as usize)
     })?;
     let e = engine.clone();
     ep.set_handler(H_DATA, move |_t, m| {
@@ -287,8 +322,8 @@ pub fn init() -> Result<()> {
     let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
     let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
-    let single_copy = single_copy::wanted(core_each)?;
-    if single_copy {
+    single_copy.set(single_copy::wanted()?);
+    if single_copy.get() {
         single_copy::admit_peers();
     }
     if crate::bind::wanted()? {
@@ -297,6 +332,7 @@ pub fn init() -> Result<()> {
     let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {
         me: spmd.rank(),
+        pid: std::process::id(),
         all_local: local.iter().all(|&l| l),
         local,
         spin: idle::spin_budget(thresholds.spin_us, core_each),
@@ -306,7 +342,8 @@ pub fn init() -> Result<()> {
         thresholds,
         start: Instant::now(),
         next_ctx: Cell::new(2),
-        single_copy: Cell::new(single_copy),
+        single_copy,
+        split: core_each,
         slots,
     };
     rt.spmd.borrow_mut().barrier()?;
@@ -365,7 +402,10 @@ impl Runtime {
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
         // A peer of this host may read a rendezvous message in one copy; others get its
         // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer = !eager && self.single_copy.get() && self.is_local(dest);
+        let offer = !eager
+            && self.single_copy.get()
+            && self.is_local(dest)
+            && single_copy::offered(len, self.split);
         let ahead = if eager || offer {
             0
         } else {
@@ -384,6 +424,7 @@ impl Runtime {
                     dest,
                     owned: Vec::new(),
                     ahead,
+                    parts: 1,
                 })
             };
             (id, seq)
@@ -419,28 +460,21 @@ impl Runtime {
             let [s0, s1] = split(id);
             let [a0, a1] = split(buf as u64);
             let args = [
-                head[0],
-                head[1],
-                head[2],
-                head[3],
-                l0,
-                l1,
-                s0,
-                s1,
-                std::process::id(),
-                a0,
-                a1,
+                head[0], head[1], head[2], head[3], l0, l1, s0, s1, self.pid, a0, a1,
             ];
             let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
+            let ep = &self.spmd.borrow().ep;
+            // With no bytes ahead, no bulk block to claim at the receiver.
+            if ahead == 0 {
+                ep.request(dest, H_RTS as u8, args)?;
+            } else {
+                ep.request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
+            }
         }
         Ok(id)
     }
 
-    fn finish(&self, id: u64) {
+    pub(crate) fn finish(&self, id: u64) {
         self.engine.borrow_mut().complete(id);
     }
 
@@ -469,24 +503,27 @@ impl Runtime {
                     send_id,
                     recv_id,
                 } => self.clear_to_send(dest, send_id, recv_id)?,
-                Action::Data { send_id, recv_id } => self.send_data(send_id, recv_id)?,
+                Action::Data {
+                    send_id,
+                    recv_id,
+                    range,
+                } => self.send_data(send_id, recv_id, range)?,
                 Action::Pull {
                     dest,
                     send_id,
                     recv_id,
                     len,
                     from,
-                } => {
-                    if self.pull(recv_id, from, len)? {
+                } => match self.pull(dest, send_id, recv_id, from, len)? {
+                    None => {
                         let [a0, a1] = split(send_id);
                         self.spmd
                             .borrow()
                             .ep
                             .request(dest, H_FIN as u8, &[a0, a1])?;
-                    } else {
-                        self.clear_to_send(dest, send_id, recv_id)?;
                     }
-                }
+                    Some(range) => self.clear_to_send_range(dest, send_id, recv_id, range)?,
+                },
             }
         }
         self.engine.borrow_mut().reap();
@@ -494,85 +531,6 @@ impl Runtime {
             return Err(f);
         }
         Ok(busy)
-    }
-
-    fn clear_to_send(&self, dest: u32, send_id: u64, recv_id: u64) -> Result<()> {
-        let [a0, a1] = split(send_id);
-        let [b0, b1] = split(recv_id);
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
-        Ok(())
-    }
-
-    /// Reads the rest of a rendezvous message from its sender's buffer straight into
-    /// receive `recv_id`; false when the kernel refuses (the chunks are asked for instead,
-    /// and no later rendezvous offers a single copy).
-    fn pull(&self, recv_id: u64, from: Source, len: usize) -> Result<bool> {
-        if !self.single_copy.get() {
-            return Ok(false);
-        }
-        let Some((buf, cap, have)) = self.engine.borrow().pull_target(recv_id) else {
-            return Err(Error::new(
-                ErrorClass::Intern,
-                format!("single-copy read for unknown receive {recv_id}"),
-            ));
-        };
-        let end = len.min(cap);
-        if have < end {
-            let from = Source {
-                addr: from.addr + have as u64,
-                ..from
-            };
-            // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
-            // completes, which is not before this read, and `have < end <= cap`.
-            if let Err(e) = unsafe { single_copy::read(from, buf.add(have), end - have) } {
-                if single_copy::refused(&e) {
-                    self.single_copy.set(false);
-                    return Ok(false);
-                }
-                return Err(Error::new(
-                    ErrorClass::Intern,
-                    format!("reading a message from process {}: {e}", from.pid),
-                ));
-            }
-        }
-        self.engine.borrow_mut().pulled(recv_id);
-        Ok(true)
-    }
-
-    /// Streams a rendezvous send's bytes into the receiver's buffer in medium chunks.
-    fn send_data(&self, send_id: u64, recv_id: u64) -> Result<()> {
-        let (buf, len, dest, start) = match self.engine.borrow().reqs.get(send_id).map(|r| &r.kind)
-        {
-            Some(ReqKind::Send {
-                buf,
-                len,
-                dest,
-                ahead,
-                ..
-            }) => (*buf, *len, *dest, *ahead),
-            _ => {
-                return Err(Error::new(
-                    ErrorClass::Intern,
-                    format!("clear to send for unknown send {send_id}"),
-                ))
-            }
-        };
-        // SAFETY: the send's contract keeps `buf` valid for `len` bytes until it completes,
-        // which happens only after this loop.
-        let data = unsafe { bytes_at(buf, len) };
-        let [r0, r1] = split(recv_id);
-        for (i, chunk) in data[start..].chunks(CHUNK).enumerate() {
-            let [o0, o1] = split((start + i * CHUNK) as u64);
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_DATA as u8, &[r0, r1, o0, o1], chunk)?;
-        }
-        self.finish(send_id);
-        Ok(())
     }
 
     /// Polls until `done` holds, blocking in clump when nothing happens.

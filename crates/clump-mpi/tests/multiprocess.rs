@@ -36,9 +36,13 @@ fn moved_thresholds() {
         ],
     );
     run(2, &[], &[("CLUMP_MPI_EAGER_SHM", "65536")]);
-    // Rendezvous over shared memory in one cross-memory read instead of medium chunks
-    // (the default only with more processes than cores, as on 4 above).
+    // Rendezvous over shared memory by cross-memory attach (the default; from 64 KiB with
+    // a core each, the sender writing half), and in medium chunks instead.
     run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "1")]);
+    run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "0")]);
+    // The kernel refusing cross-memory attach (a seccomp filter in each process): every
+    // single-copy read and write falls back to chunks, the data still checked.
+    run(2, &[], &[("CLUMP_TEST_REFUSE_CMA", "1")]);
     // Collectives on one host by messages instead of the shared-memory slots, on a number
     // of processes that is no power of two (recursive doubling's odd path).
     run(3, &[], &[("CLUMP_MPI_SHM_COLL", "0")]);

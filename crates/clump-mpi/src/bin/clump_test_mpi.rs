@@ -7,6 +7,10 @@ use clump_mpi::{
 
 #[path = "clump_test_mpi/blocks.rs"]
 mod blocks;
+#[path = "clump_test_mpi/refuse.rs"]
+mod refuse;
+#[path = "clump_test_mpi/rendezvous.rs"]
+mod rendezvous;
 #[path = "clump_test_mpi/slots.rs"]
 mod slots;
 
@@ -459,6 +463,7 @@ fn communicators(world: &Comm, int: &Datatype) {
 }
 
 fn main() {
+    refuse::if_asked();
     ok(mpi::init(), "init");
     check!(mpi::initialized() && !mpi::finalized(), "init state");
     let world = ok(Comm::world(), "world");
@@ -472,6 +477,7 @@ fn main() {
     let int = Datatype::predefined(Predef::Int);
     ring(&world, &byte);
     ring(&me, &byte);
+    rendezvous::edges(&world, &byte);
     order_and_any_source(&world, &byte);
     nonblocking_and_nulls(&world, &int);
     modes_and_completion(&world, &byte);
