@@ -312,11 +312,25 @@ impl Engine {
     /// An eager message arrived: in order with a receive posted for it, its bytes go
     /// straight into the receive buffer; otherwise into the unexpected store.
     pub fn arrive_eager(&mut self, env: Envelope, seq: u32, data: &[u8]) {
+        self.eager_in(env, Some(seq), data);
+    }
+
+    /// An eager message that came without its sequence number (it travelled in order):
+    /// it is the one expected next from its sender.
+    pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
+        self.eager_in(env, None, data);
+    }
+
+    /// An eager message numbered `seq`, or the one expected next (`None`); one look at the
+    /// sender's counter either way.
+    #[inline(always)]
+    fn eager_in(&mut self, env: Envelope, seq: Option<u32>, data: &[u8]) {
         let key = (env.src, env.ctx);
         let Some(next) = self.seq_in.get(env.ctx, env.src) else {
             self.sender_in_job(&env);
             return;
         };
+        let seq = seq.unwrap_or(*next);
         if seq == *next {
             if let Some(id) = take_posted(&mut self.posted, &env) {
                 *next = seq.wrapping_add(1);
@@ -337,13 +351,6 @@ impl Engine {
             seq,
             body: Body::Eager(stored),
         });
-    }
-
-    /// An eager message that came without its sequence number (it travelled in order):
-    /// it is the one expected next from its sender.
-    pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
-        let seq = self.seq_in.get(env.ctx, env.src).map_or(0, |s| *s);
-        self.arrive_eager(env, seq, data);
     }
 
     fn expected(&self, (src, ctx): (u32, u32)) -> u32 {

@@ -399,13 +399,27 @@ impl Runtime {
         mode: SendMode,
     ) -> Result<u64> {
         let me = self.rank();
+        let local = self.is_local(dest);
+        // SAFETY: the caller keeps `buf` valid for `len` bytes.
+        let data = unsafe { bytes_at(buf, len) };
+        if mode == SendMode::Standard && local && len <= short_eager::MAX {
+            let mut short = [0u32; 4];
+            let env = Envelope { src: me, ctx, tag };
+            if let Some(n) = short_eager::encode(env, data, &mut short) {
+                // The shortest form: the sender counts it, the receiver numbers it.
+                self.engine.borrow_mut().next_seq(dest, ctx)?;
+                self.spmd
+                    .borrow()
+                    .ep
+                    .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
+                return Ok(SENT);
+            }
+        }
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
         // A peer of this host may read a rendezvous message in one copy; others get its
         // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer = !eager
-            && self.single_copy.get()
-            && self.is_local(dest)
-            && single_copy::offered(len, self.split);
+        let offer =
+            !eager && self.single_copy.get() && local && single_copy::offered(len, self.split);
         let ahead = if eager || offer {
             0
         } else {
@@ -430,19 +444,7 @@ impl Runtime {
             (id, seq)
         };
         let head = [me, ctx, tag as u32, seq];
-        // SAFETY: the caller keeps `buf` valid for `len` bytes.
-        let data = unsafe { bytes_at(buf, len) };
-        let mut short = [0u32; 4];
-        let env = Envelope { src: me, ctx, tag };
-        let short_len = (eager && self.is_local(dest))
-            .then(|| short_eager::encode(env, data, &mut short))
-            .flatten();
-        if let Some(n) = short_len {
-            self.spmd
-                .borrow()
-                .ep
-                .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
-        } else if eager && len <= INLINE_MAX {
+        if eager && len <= INLINE_MAX {
             let mut args = [0u32; clump::MAX_ARGS];
             let n = inline_args(head, data, &mut args);
             self.spmd

@@ -25,9 +25,15 @@ pub fn encode(env: Envelope, data: &[u8], args: &mut [u32; HEAD + MAX / 4]) -> O
     args[0] = env.src | env.ctx << 16 | (data.len() as u32) << 28;
     args[1] = env.tag as u32;
     for (word, chunk) in args[HEAD..].iter_mut().zip(data.chunks(4)) {
-        let mut b = [0u8; 4];
-        b[..chunk.len()].copy_from_slice(chunk);
-        *word = u32::from_le_bytes(b);
+        // A whole word is one load; only a last partial one is padded (a copy call).
+        *word = match <[u8; 4]>::try_from(chunk) {
+            Ok(w) => u32::from_le_bytes(w),
+            Err(_) => {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                u32::from_le_bytes(b)
+            }
+        };
     }
     Some(HEAD + data.len().div_ceil(4))
 }
