@@ -31,6 +31,20 @@ fn take_posted(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<
     posted.remove(i).map(|(_, id)| id)
 }
 
+/// The posted receive an in-order message with `env` matches, taken off: the first of
+/// the queue that matches, else the blocking receive (posted after all of them).
+#[inline]
+fn take_match(
+    posted: &mut VecDeque<(Pattern, u64)>,
+    blocking: &mut Option<Pattern>,
+    env: &Envelope,
+) -> Option<u64> {
+    if let Some(id) = take_posted(posted, env) {
+        return Some(id);
+    }
+    blocking.take_if(|p| p.matches(env)).map(|_| BLOCKING)
+}
+
 /// A message as it arrives, before matching.
 pub struct Incoming {
     pub env: Envelope,
@@ -146,6 +160,11 @@ pub struct Engine {
     pub reqs: Requests<Req>,
     /// The receive of request id [`BLOCKING`], if one is posted or not yet taken back.
     blocking: Option<Req>,
+    /// The blocking receive's pattern while it waits for a match. It is looked at after
+    /// the posted queue, which holds only receives posted before it (the thread that
+    /// posted it waits in that call), and before the queue in the common case that the
+    /// queue is empty: an arriving message then meets it first.
+    blocking_pat: Option<Pattern>,
     posted: VecDeque<(Pattern, u64)>,
     unexpected: VecDeque<Incoming>,
     store: UnexpectedStore,
@@ -166,6 +185,7 @@ impl Engine {
         Engine {
             reqs: Requests::default(),
             blocking: None,
+            blocking_pat: None,
             posted: VecDeque::new(),
             unexpected: VecDeque::new(),
             store: UnexpectedStore::new(unexpected_limit),
@@ -332,7 +352,7 @@ impl Engine {
         };
         let seq = seq.unwrap_or(*next);
         if seq == *next {
-            if let Some(id) = take_posted(&mut self.posted, &env) {
+            if let Some(id) = take_match(&mut self.posted, &mut self.blocking_pat, &env) {
                 *next = seq.wrapping_add(1);
                 self.copy_eager(id, &env, data);
                 // Messages held back behind this one match now (none, most often).
@@ -413,7 +433,7 @@ impl Engine {
 
     /// Matches an in-order message against the posted receives, or keeps it unexpected.
     fn deliver(&mut self, m: Incoming) {
-        match take_posted(&mut self.posted, &m.env) {
+        match take_match(&mut self.posted, &mut self.blocking_pat, &m.env) {
             Some(id) => self.complete_match(id, m),
             None => self.unexpected.push_back(m),
         }
@@ -422,16 +442,16 @@ impl Engine {
     /// Posts receive `id` with `pat`: takes the first stored message it matches, if any.
     pub fn post(&mut self, id: u64, pat: Pattern) {
         // Most often nothing waits: not even a search to start.
-        if self.unexpected.is_empty() {
-            self.posted.push_back((pat, id));
-            return;
-        }
-        match self.unexpected.iter().position(|m| pat.matches(&m.env)) {
-            Some(i) => {
+        if !self.unexpected.is_empty() {
+            if let Some(i) = self.unexpected.iter().position(|m| pat.matches(&m.env)) {
                 let m = self.unexpected.remove(i).expect("position is in range");
-                self.complete_match(id, m);
+                return self.complete_match(id, m);
             }
-            None => self.posted.push_back((pat, id)),
+        }
+        if id == BLOCKING {
+            self.blocking_pat = Some(pat);
+        } else {
+            self.posted.push_back((pat, id));
         }
     }
 
@@ -641,17 +661,19 @@ impl Engine {
 
     /// Cancels receive `id` if it has not matched yet; true when it was cancelled.
     pub fn cancel_recv(&mut self, id: u64) -> bool {
-        match self.posted.iter().position(|(_, r)| *r == id) {
-            Some(i) => {
-                self.posted.remove(i);
-                if let Some(req) = self.req_mut(id) {
-                    req.status.cancelled = true;
-                    req.done = true;
-                }
-                true
+        let posted = if id == BLOCKING {
+            self.blocking_pat.take().is_some()
+        } else {
+            let at = self.posted.iter().position(|(_, r)| *r == id);
+            at.and_then(|i| self.posted.remove(i)).is_some()
+        };
+        if posted {
+            if let Some(req) = self.req_mut(id) {
+                req.status.cancelled = true;
+                req.done = true;
             }
-            None => false,
         }
+        posted
     }
 }
 
