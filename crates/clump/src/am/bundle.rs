@@ -83,6 +83,8 @@ impl Bundle {
     }
 
     /// Runs the handlers of waiting messages on every endpoint (`AM_Poll`); returns how many.
+    /// Inline across crates: a program's wait loop is this call, over and over.
+    #[inline]
     pub fn poll(&self) -> Result<usize> {
         self.core.poll_all()
     }
