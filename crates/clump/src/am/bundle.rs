@@ -83,6 +83,8 @@ impl Bundle {
     }
 
     /// Runs the handlers of waiting messages on every endpoint (`AM_Poll`); returns how many.
+    /// Inline across crates: a program's wait loop is this call, over and over.
+    #[inline]
     pub fn poll(&self) -> Result<usize> {
         self.core.poll_all()
     }
@@ -163,6 +165,7 @@ impl BundleCore {
         self.endpoints.borrow_mut().retain(|e| !Rc::ptr_eq(e, ep));
     }
 
+    #[inline]
     pub(crate) fn poll_all(&self) -> Result<usize> {
         if self.config.net.enabled {
             return Ok(self.poll_all_with_network());
@@ -170,11 +173,21 @@ impl BundleCore {
         // Without the network the hot path is as short as shared memory alone needs.
         // By index, holding no borrow while handlers run: they may create, move or free
         // endpoints. (No copy of the list either: this is the hottest path there is.)
+        // An endpoint is looked at under the list's borrow (the look runs no handler)
+        // and held only when something waits on it: an empty poll takes no reference.
         let mut handled = 0;
         let mut i = 0;
-        while let Some(ep) = self.endpoint(i) {
-            handled += ep.poll_endpoint();
-            i += 1;
+        loop {
+            let (ep, waiting) = {
+                let endpoints = self.endpoints.borrow();
+                let Some(ep) = endpoints.get(i) else { break };
+                i += 1;
+                match ep.look() {
+                    Some(waiting) => (ep.clone(), waiting),
+                    None => continue,
+                }
+            };
+            handled += ep.poll_waiting(waiting);
         }
         Ok(handled)
     }

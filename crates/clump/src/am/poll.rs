@@ -12,12 +12,32 @@ use std::rc::Rc;
 /// Messages one poll handles per queue at most, so a busy queue cannot starve the others.
 const POLL_BUDGET: usize = 64;
 
+/// What one look at an endpoint found waiting (see [`EndpointCore::look`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Waiting {
+    reply: bool,
+    request: bool,
+    /// Local events, deferred answers or owed credits.
+    rest: bool,
+}
+
 impl EndpointCore {
     /// Handles what is waiting on this endpoint's shared-memory side and its local events;
     /// returns how many messages ran.
     pub(crate) fn poll_endpoint(self: &Rc<Self>) -> usize {
+        match self.look() {
+            Some(waiting) => self.poll_waiting(waiting),
+            None => 0,
+        }
+    }
+
+    /// One look at what waits on this endpoint, running no handler (so a bundle may look
+    /// while it holds its list, and take a reference only to an endpoint with work).
+    /// `None` when nothing waits: the slots the last poll read go back then.
+    #[inline(always)]
+    pub(crate) fn look(&self) -> Option<Waiting> {
         if self.freed.get() {
-            return 0;
+            return None;
         }
         self.watch_peers();
         let reply = shm::poll::reply_waiting(self);
@@ -28,19 +48,28 @@ impl EndpointCore {
             || !self.shm.acks.borrow().is_empty();
         // The common poll of a spinning program finds nothing: it looks at the two queue
         // heads and leaves, so that a packet that lands is seen within a few instructions.
-        // A poll that finds a reply (what a requester waits for) runs only that side.
         if !(reply || request || rest) {
             shm::poll::settle(self);
-            return 0;
+            return None;
         }
-        let n = if rest {
+        Some(Waiting {
+            reply,
+            request,
+            rest,
+        })
+    }
+
+    /// Runs what [`EndpointCore::look`] found. A poll that finds a reply (what a requester
+    /// waits for) runs only that side.
+    pub(crate) fn poll_waiting(self: &Rc<Self>, w: Waiting) -> usize {
+        let n = if w.rest {
             self.poll_replies()
-        } else if reply {
+        } else if w.reply {
             shm::poll::poll_replies(self, POLL_BUDGET)
         } else {
             0
         };
-        if request || rest {
+        if w.request || w.rest {
             n + shm::poll::poll_requests(self, 2 * POLL_BUDGET - n)
         } else {
             n

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
+    #[inline]
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
         send_request(
             &self.core,

@@ -45,6 +45,7 @@ impl Token<'_> {
     }
 
     /// Replies with a short message.
+    #[inline]
     pub fn reply(&mut self, handler: HandlerIndex, args: &[u32]) -> Result<()> {
         self.send_reply(Outgoing {
             kind: Kind::Short,

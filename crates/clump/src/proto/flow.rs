@@ -97,13 +97,27 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     pub fn sent(&mut self, dest: u32, request: SavedRequest, peer: Option<P>) {
         let i = dest as usize;
         if self.lanes.len() <= i {
-            self.lanes.resize_with(i + 1, Lane::default);
+            self.add_lanes(i + 1);
         }
         self.lanes[i].outstanding.push_back(request);
         self.total += 1;
         if let Some(peer) = peer {
-            self.flights.entry(peer).or_default().push_back(dest);
+            self.fly(peer, dest);
         }
+    }
+
+    /// Lanes up to `len`, for the first request through a new translation. Out of line,
+    /// with [`Flow::fly`], so that a shared-memory send inlines the rest.
+    #[cold]
+    #[inline(never)]
+    fn add_lanes(&mut self, len: usize) {
+        self.lanes.resize_with(len, Lane::default);
+    }
+
+    /// A request through `dest` went to network peer `peer`.
+    #[inline(never)]
+    fn fly(&mut self, peer: P, dest: u32) {
+        self.flights.entry(peer).or_default().push_back(dest);
     }
 
     /// `credits` answers came back through `dest` (shared memory names the translation).
@@ -111,7 +125,11 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     pub fn answered(&mut self, dest: u32, credits: u32) {
         if let Some(lane) = self.lanes.get_mut(dest as usize) {
             let n = (credits as usize).min(lane.outstanding.len());
-            lane.outstanding.drain(..n);
+            // One at a time: an answer mostly settles one request, and a drain's
+            // set-up costs more than the pops.
+            for _ in 0..n {
+                lane.outstanding.pop_front();
+            }
             self.total -= n;
         }
     }
