@@ -78,6 +78,47 @@ pub fn pair(side: Side, clump: &str, openmpi: &str) -> Result<Vec<Figure>, Strin
     Ok(out)
 }
 
+/// Each figure as the median of its rounds, clump's and Open MPI's values taken apart.
+/// Every round must have printed the same figures in the same order.
+pub fn median_of_rounds(rounds: Vec<Vec<Figure>>) -> Result<Vec<Figure>, String> {
+    let Some(first) = rounds.first() else {
+        return Err("no rounds were run".into());
+    };
+    let mut out = first.clone();
+    for (i, figure) in out.iter_mut().enumerate() {
+        let mut clump = Vec::with_capacity(rounds.len());
+        let mut openmpi = Vec::with_capacity(rounds.len());
+        for round in &rounds {
+            match round.get(i) {
+                Some(f) if f.bench == figure.bench && f.bytes == figure.bytes => {
+                    clump.push(f.clump);
+                    openmpi.push(f.openmpi);
+                }
+                _ => {
+                    return Err(format!(
+                        "the rounds printed different figures ({} of {} bytes is missing from one)",
+                        figure.bench, figure.bytes
+                    ))
+                }
+            }
+        }
+        figure.clump = median(&mut clump);
+        figure.openmpi = median(&mut openmpi);
+    }
+    Ok(out)
+}
+
+/// The middle value (the mean of the two middle ones for an even count).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
 pub fn print_json(figures: &[Figure]) {
     for f in figures {
         println!(
@@ -174,6 +215,28 @@ mod tests {
         assert_eq!(f.len(), 2);
         assert!((f[0].advantage() - 2.0).abs() < 1e-9);
         assert!((f[1].advantage() - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn each_figure_is_the_median_of_its_rounds_each_side_apart() {
+        let round = |ours: f64, theirs: f64| {
+            let line = |v: f64| {
+                format!("{{\"bench\":\"latency\",\"bytes\":8,\"value\":{v},\"unit\":\"us\"}}")
+            };
+            pair(Side::Shm, &line(ours), &line(theirs)).unwrap()
+        };
+        let f = median_of_rounds(vec![round(0.4, 0.2), round(0.1, 0.15), round(0.2, 0.4)]).unwrap();
+        assert_eq!((f[0].clump, f[0].openmpi), (0.2, 0.2));
+        let f = median_of_rounds(vec![round(0.4, 0.2), round(0.2, 0.4)]).unwrap();
+        assert!((f[0].clump - 0.3).abs() < 1e-12 && (f[0].openmpi - 0.3).abs() < 1e-12);
+        let other = pair(
+            Side::Shm,
+            "{\"bench\":\"bandwidth\",\"bytes\":8,\"value\":1,\"unit\":\"MB/s\"}",
+            "{\"bench\":\"bandwidth\",\"bytes\":8,\"value\":1,\"unit\":\"MB/s\"}",
+        )
+        .unwrap();
+        assert!(median_of_rounds(vec![round(0.1, 0.1), other]).is_err());
+        assert!(median_of_rounds(Vec::new()).is_err());
     }
 
     #[test]
