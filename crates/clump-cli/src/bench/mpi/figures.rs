@@ -1,6 +1,7 @@
 //! The figures of `clump bench mpi`: parsed from the benchmark's JSON lines, paired
 //! clump against Open MPI, printed with ratios and the targets.
 
+use crate::bench::stats::median;
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,21 +103,10 @@ pub fn median_of_rounds(rounds: Vec<Vec<Figure>>) -> Result<Vec<Figure>, String>
                 }
             }
         }
-        figure.clump = median(&mut clump);
-        figure.openmpi = median(&mut openmpi);
+        figure.clump = median(&clump);
+        figure.openmpi = median(&openmpi);
     }
     Ok(out)
-}
-
-/// The middle value (the mean of the two middle ones for an even count).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
 }
 
 pub fn print_json(figures: &[Figure]) {
