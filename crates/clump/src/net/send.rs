@@ -226,11 +226,14 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
 /// At the end of a poll: the credits owed go now if half a window is owed, else they
 /// wait for a request to carry them, in bounded time (`send/owed.rs`).
 pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
-    let owed = ep.net.acks.borrow().owed();
-    if owed == 0 {
-        return;
-    }
-    if crate::proto::held::must_go(owed, ep.flow.borrow().window()) {
+    let must_go = {
+        let acks = ep.net.acks.borrow();
+        if acks.is_empty() {
+            return;
+        }
+        acks.half_window_owed(ep.flow.borrow().window())
+    };
+    if must_go {
         flush_acks(ep);
     } else {
         owed::hold(ep);

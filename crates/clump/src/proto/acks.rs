@@ -42,18 +42,19 @@ impl<K: PartialEq + Copy> AckRuns<K> {
         self.runs.is_empty()
     }
 
-    /// Credits owed over all runs.
-    #[inline]
-    pub fn owed(&self) -> usize {
-        self.owed
-    }
-
     /// Whether the credits owed go back now: after a poll that ran no request (`ran`
     /// is 0: the requesters are waiting, not sending), or once half of a requester's
     /// `window` is owed (a requester streaming on never waits for them).
     #[inline]
     pub fn due(&self, ran: usize, window: usize) -> bool {
-        !self.is_empty() && (ran == 0 || 2 * self.owed >= window)
+        !self.is_empty() && (ran == 0 || self.half_window_owed(window))
+    }
+
+    /// Whether half of a requester's `window` is owed (a window of one or two never
+    /// waits): credits that must go at once, whatever else would hold them.
+    #[inline]
+    pub fn half_window_owed(&self, window: usize) -> bool {
+        2 * self.owed >= window
     }
 
     /// Takes every run, oldest first, leaving none owed. Hand the list back with
@@ -88,6 +89,19 @@ mod tests {
         acks.give_back(taken);
         acks.owe(5);
         assert_eq!(acks.take(), vec![(5, 1)], "storage given back is reused empty");
+    }
+
+    #[test]
+    fn half_a_window_owed_goes_at_once() {
+        let owing = |n| {
+            let mut acks = AckRuns::default();
+            (0..n).for_each(|_| acks.owe(1));
+            acks
+        };
+        assert!(!owing(7).half_window_owed(16));
+        assert!(owing(8).half_window_owed(16));
+        assert!(owing(1).half_window_owed(2), "a window of two never waits");
+        assert!(owing(1).half_window_owed(1));
     }
 
     #[test]

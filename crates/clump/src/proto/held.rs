@@ -32,15 +32,10 @@ impl Deadline {
     }
 }
 
-/// Whether `owed` credits go at once rather than wait: half the requester's `window`
-/// (a window of one or two never waits), so a requester streaming on never waits.
-pub(crate) fn must_go(owed: usize, window: usize) -> bool {
-    2 * owed >= window
-}
 
 #[cfg(test)]
 mod tests {
-    use super::{must_go, Deadline, CREDIT_DELAY};
+    use super::{Deadline, CREDIT_DELAY};
     use std::time::{Duration, Instant};
 
     #[test]
@@ -56,13 +51,5 @@ mod tests {
         assert!(!d.is_set() && !d.due(t0 + CREDIT_DELAY));
         d.hold(t0 + CREDIT_DELAY);
         assert!(!d.due(t0 + CREDIT_DELAY), "the clock restarts once they went");
-    }
-
-    #[test]
-    fn half_a_window_owed_goes_at_once() {
-        assert!(!must_go(7, 16));
-        assert!(must_go(8, 16));
-        assert!(must_go(1, 2), "a window of two never waits");
-        assert!(must_go(1, 1));
     }
 }

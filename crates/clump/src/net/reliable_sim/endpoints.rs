@@ -20,7 +20,7 @@ use crate::message::{ArgBuf, Kind, SavedRequest};
 use crate::name::EndpointId;
 use crate::net::reliable::{Event, Micros, Peer, Reliable, ReliableConfig, SendError};
 use crate::net::credit::{credit_answer, requests_settled};
-use crate::proto::held::{must_go, CREDIT_DELAY};
+use crate::proto::held::CREDIT_DELAY;
 use crate::net::wire::{Args, Channel, Header, PacketKind, MAX_DATAGRAM};
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
@@ -237,7 +237,7 @@ impl Sim<'_> {
             flush_acks(mc, self.now);
         } else if !mc.acks.is_empty() {
             let since = *mc.held_since.get_or_insert(self.now);
-            if must_go(mc.acks.owed(), credits) || self.now >= since + credit_delay() {
+            if mc.acks.half_window_owed(credits) || self.now >= since + credit_delay() {
                 flush_acks(mc, self.now);
             }
         }

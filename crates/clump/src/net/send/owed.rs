@@ -8,7 +8,7 @@
 //! bundle of the thread sends them all once the oldest has waited
 //! [`crate::proto::held::CREDIT_DELAY`]; so does any wait before it sleeps, and a sender
 //! waiting for credit at each round (its peer may be waiting for ours). Half a window
-//! owed goes at once (`proto/held.rs`).
+//! owed goes at once (`AckRuns::half_window_owed`, the rule shared memory follows too).
 
 use crate::endpoint::EndpointCore;
 use crate::proto::held::Deadline;
