@@ -78,32 +78,26 @@ pub(crate) fn push(e: &mut Engine, allowed: &Cell<bool>, args: &[u32]) -> Option
 }
 
 impl Runtime {
-    pub(crate) fn clear_to_send(&self, dest: u32, send_id: u64, recv_id: u64) -> Result<()> {
-        let [a0, a1] = split(send_id);
-        let [b0, b1] = split(recv_id);
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_CTS as u8, &[a0, a1, b0, b1])?;
-        Ok(())
-    }
-
-    /// Asks `dest` for message bytes `from..to` of its send `send_id` in chunks.
-    pub(crate) fn clear_to_send_range(
+    /// Asks `dest` for the bytes of its send `send_id` in chunks: message bytes `range`
+    /// (`from..to`), or all after those that came with the request to send.
+    pub(crate) fn clear_to_send(
         &self,
         dest: u32,
         send_id: u64,
         recv_id: u64,
-        (from, to): (usize, usize),
+        range: Option<(usize, usize)>,
     ) -> Result<()> {
         let [a0, a1] = split(send_id);
         let [b0, b1] = split(recv_id);
-        let [f0, f1] = split(from as u64);
-        let [t0, t1] = split(to as u64);
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_CTS as u8, &[a0, a1, b0, b1, f0, f1, t0, t1])?;
+        let ep = &self.spmd.borrow().ep;
+        match range {
+            None => ep.request(dest, H_CTS as u8, &[a0, a1, b0, b1])?,
+            Some((from, to)) => {
+                let [f0, f1] = split(from as u64);
+                let [t0, t1] = split(to as u64);
+                ep.request(dest, H_CTS as u8, &[a0, a1, b0, b1, f0, f1, t0, t1])?
+            }
+        };
         Ok(())
     }
 
@@ -170,12 +164,6 @@ impl Runtime {
         Ok(None)
     }
 
-    /// The buffer and destination of send `send_id`, once its message bytes `from..to`
-    /// (as a peer named them) are checked to lie within it.
-    fn send_range(&self, send_id: u64, from: usize, to: usize) -> Result<(*const u8, u32)> {
-        send_range(&self.engine.borrow(), send_id, from, to)
-    }
-
     /// Streams message bytes `range` of a rendezvous send (all after those sent with the
     /// request to send, by default) into the receiver's buffer in medium chunks.
     pub(crate) fn send_data(
@@ -192,7 +180,7 @@ impl Runtime {
             (None, Some(ReqKind::Send { len, ahead, .. })) => (*ahead, *len),
             (None, _) => (0, usize::MAX),
         };
-        let (buf, dest) = self.send_range(send_id, start, end)?;
+        let (buf, dest) = send_range(&self.engine.borrow(), send_id, start, end)?;
         // SAFETY: the send's contract keeps `buf` valid for its length until it completes,
         // which happens only after this loop, and `send_range` checked `start <= end <= len`.
         let data = unsafe { bytes_at(buf.add(start), end - start) };

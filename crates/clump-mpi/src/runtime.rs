@@ -504,7 +504,7 @@ impl Runtime {
                     dest,
                     send_id,
                     recv_id,
-                } => self.clear_to_send(dest, send_id, recv_id)?,
+                } => self.clear_to_send(dest, send_id, recv_id, None)?,
                 Action::Data {
                     send_id,
                     recv_id,
@@ -524,7 +524,7 @@ impl Runtime {
                             .ep
                             .request(dest, H_FIN as u8, &[a0, a1])?;
                     }
-                    Some(range) => self.clear_to_send_range(dest, send_id, recv_id, range)?,
+                    Some(range) => self.clear_to_send(dest, send_id, recv_id, Some(range))?,
                 },
             }
         }
