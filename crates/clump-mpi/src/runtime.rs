@@ -402,7 +402,13 @@ impl Runtime {
         let local = self.is_local(dest);
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        if mode == SendMode::Standard && local && len <= short_eager::MAX {
+        // Eager only within the configured limit (`CLUMP_MPI_EAGER_SHM=0` sends all by
+        // rendezvous), as every other eager send.
+        if mode == SendMode::Standard
+            && local
+            && len <= short_eager::MAX
+            && len <= self.thresholds.eager_shm
+        {
             let mut short = [0u32; 4];
             let env = Envelope { src: me, ctx, tag };
             if let Some(n) = short_eager::encode(env, data, &mut short) {
