@@ -36,6 +36,12 @@ fn moved_thresholds() {
         ],
     );
     run(2, &[], &[("CLUMP_MPI_EAGER_SHM", "65536")]);
+    // No eager sends at all: even 8 bytes wait for their receive.
+    run(
+        2,
+        &[],
+        &[("CLUMP_MPI_EAGER_SHM", "0"), ("CLUMP_MPI_EAGER_NET", "0")],
+    );
     // Rendezvous over shared memory by cross-memory attach (the default; from 64 KiB with
     // a core each, the sender writing half), and in medium chunks instead.
     run(2, &[], &[("CLUMP_MPI_SINGLE_COPY", "1")]);

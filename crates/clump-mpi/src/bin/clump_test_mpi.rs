@@ -141,6 +141,44 @@ fn order_and_any_source(world: &Comm, byte: &Datatype) {
     ok(mpi::wait_all(&mut sends), "waitall");
 }
 
+/// An 8-byte standard send completes as it starts exactly when the eager limits allow
+/// it (checked where both limits agree, wherever the peer runs): at a limit below 8
+/// bytes it waits for its receive, which the peer posts only after the look.
+fn eager_limits_kept(world: &Comm, byte: &Datatype) {
+    let t = ok(mpi::Thresholds::from_env(), "thresholds");
+    let eager = match (t.eager_shm >= 8, t.eager_net >= 8) {
+        (true, true) => true,
+        (false, false) => false,
+        _ => return,
+    };
+    let r = world.rank();
+    if world.size() < 2 || r > 1 {
+        return ok(mpi::barrier(world), "barrier");
+    }
+    let out = [7u8; 8];
+    let mut inb = [0u8; 8];
+    if r == 0 {
+        // SAFETY: `out` outlives the wait below.
+        let mut req = ok(
+            unsafe { mpi::isend(out.as_ptr(), 8, byte, 1, 31, world) },
+            "isend",
+        );
+        let done = ok(mpi::test(&mut req), "test").is_some();
+        check!(
+            done == eager,
+            "an 8-byte send at eager limits {} (shm) and {} (net) completed at once: {done}",
+            t.eager_shm,
+            t.eager_net
+        );
+        ok(mpi::barrier(world), "barrier");
+        ok(mpi::wait(&mut req), "wait");
+    } else {
+        ok(mpi::barrier(world), "barrier");
+        ok(mpi::recv(&mut inb, 8, byte, 0, 31, world), "recv");
+        check!(inb == out, "eager-limit message differs");
+    }
+}
+
 fn nonblocking_and_nulls(world: &Comm, int: &Datatype) {
     let (r, n) = (world.rank(), world.size());
     let to = (r + 1) % n;
@@ -480,6 +518,7 @@ fn main() {
     rendezvous::edges(&world, &byte);
     order_and_any_source(&world, &byte);
     nonblocking_and_nulls(&world, &int);
+    eager_limits_kept(&world, &byte);
     modes_and_completion(&world, &byte);
     collectives(&world, &int);
     collectives(&me, &int);
