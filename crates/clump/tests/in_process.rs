@@ -619,6 +619,89 @@ fn held_credits_go_back_over_udp_rationed() {
     held_credits_go_back_though_their_endpoint_is_never_polled_again(Via::UdpRationed);
 }
 
+/// An endpoint on a virtual host of its own whose socket loses datagrams as `faults` says.
+fn lossy_endpoint(host: u32, faults: clump::config::Faults) -> (Bundle, Endpoint) {
+    let mut c = config(Via::Udp);
+    c.host = host;
+    c.net.faults = faults;
+    let bundle = Bundle::with_config(c).unwrap();
+    let ep = bundle.create_endpoint(TAG).unwrap();
+    (bundle, ep)
+}
+
+/// A request whose first copy is lost (as when it reaches a peer that has not mapped its
+/// sender yet), sent by an endpoint freed at once, still arrives: the freed endpoint keeps
+/// its socket until the retransmission is acknowledged. The peer polls in a thread of its
+/// own, as another process would.
+#[test]
+fn a_request_sent_just_before_its_endpoint_is_freed_arrives_though_its_first_copy_was_lost() {
+    let (name_tx, name_rx) = std::sync::mpsc::channel();
+    let peer = std::thread::spawn(move || {
+        let (bundle, b) = lossy_endpoint(902, Default::default());
+        let got = Rc::new(Cell::new(None));
+        let g = got.clone();
+        b.set_handler(1, move |_, m| g.set(Some(m.args[0])))
+            .unwrap();
+        name_tx.send(b.name()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while got.get().is_none() && Instant::now() < deadline {
+            bundle.poll().unwrap();
+        }
+        got.get()
+    });
+    // Seed 55 at 5% loses the first datagram and none of the next eleven.
+    let faults = clump::config::Faults {
+        loss: 5.0,
+        seed: 55,
+        ..Default::default()
+    };
+    let (_bundle, a) = lossy_endpoint(901, faults);
+    let returns = record_returns(&a);
+    a.map(0, name_rx.recv().unwrap(), TAG).unwrap();
+    a.request(0, 1, &[42]).unwrap();
+    assert_eq!(
+        a.net_stats().unwrap().socket.injected_losses,
+        1,
+        "the first copy is lost"
+    );
+    a.free();
+    let delivered = peer.join().unwrap();
+    // Delivered, or (had the peer not answered within the silence timeout) back at
+    // handler 0 before the free returned: never lost.
+    let returned: Vec<_> = returns
+        .borrow()
+        .iter()
+        .map(|r| (r.args()[0], r.reason))
+        .collect();
+    match delivered {
+        Some(arg) => assert_eq!((arg, returned.len()), (42, 0), "{returned:?}"),
+        None => assert_eq!(returned, [(42, ReturnReason::OutcomeUnknown)]),
+    }
+}
+
+/// A request that never gets through (every datagram lost) comes back to handler 0 as
+/// `OutcomeUnknown` before the free of its endpoint returns, once the silence timeout
+/// has passed: never dropped with the socket.
+#[test]
+fn a_request_a_freed_endpoint_cannot_deliver_returns_before_the_free_returns() {
+    let (_peer_bundle, b) = lossy_endpoint(903, Default::default());
+    let all_lost = clump::config::Faults {
+        loss: 100.0,
+        ..Default::default()
+    };
+    let (_bundle, a) = lossy_endpoint(904, all_lost);
+    let returns = record_returns(&a);
+    a.map(0, b.name(), TAG).unwrap();
+    a.request(0, 1, &[7]).unwrap();
+    a.free();
+    let returned: Vec<_> = returns
+        .borrow()
+        .iter()
+        .map(|r| (r.args()[0], r.reason))
+        .collect();
+    assert_eq!(returned, [(7, ReturnReason::OutcomeUnknown)]);
+}
+
 #[test]
 fn polling_shared_memory_requests_alone_runs_them_and_leaves_the_rest_to_the_full_poll() {
     let (bundle, a, b) = pair(Via::Shm);

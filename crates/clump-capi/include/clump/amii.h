@@ -142,6 +142,9 @@ int AM_MaxSegLength(uintptr_t *nbytes);
 int AM_AllocateBundle(int type, eb_t *endb);
 int AM_FreeBundle(eb_t bundle); /* frees its endpoints too */
 int AM_AllocateEndpoint(eb_t bundle, ep_t *endp, en_t *endpoint_name);
+/* Requests the endpoint sent over the network are acknowledged before it returns; those
+ * still unacknowledged after CLUMP_NET_TIMEOUT_MS come back to handler 0 (EOUTCOMEUNKNOWN),
+ * as does whatever else waits for handler 0, before it returns. */
 int AM_FreeEndpoint(ep_t ea);
 int AM_MoveEndpoint(ep_t ea, eb_t from_bundle, eb_t to_bundle);
 

@@ -1,6 +1,6 @@
 //! Bundles: endpoints polled and waited on together, with AM-II's event mask.
 
-use super::endpoint::{free_endpoint, Endpoint};
+use super::endpoint::{free_together, Endpoint};
 use super::poll::progress_while_waiting;
 use crate::config::Config;
 use crate::endpoint::{EndpointCore, Owner};
@@ -330,10 +330,11 @@ impl BundleCore {
 
 impl Drop for BundleCore {
     fn drop(&mut self) {
-        for ep in self.endpoints.take() {
+        let endpoints = self.endpoints.take();
+        for ep in &endpoints {
             *ep.bundle.borrow_mut() = crate::endpoint::no_owner();
-            free_endpoint(&ep);
         }
+        free_together(&endpoints, &|| {});
     }
 }
 
@@ -349,6 +350,10 @@ impl Owner for BundleCore {
 
     fn remove(&self, ep: &Rc<EndpointCore>) {
         BundleCore::remove(self, ep)
+    }
+
+    fn pump_network(&self) {
+        BundleCore::pump_network(self);
     }
 
     fn nap(&self, ep: &EndpointCore, timeout: Duration) {

@@ -209,7 +209,10 @@ impl Endpoint {
     }
 
     /// Frees the endpoint (`AM_FreeEndpoint`): senders see it gone, requests still queued go
-    /// back to their senders as `EndpointGone`, and the handle becomes unusable.
+    /// back to their senders as `EndpointGone`, and the handle becomes unusable. What it
+    /// sent over the network is acknowledged first, or after `CLUMP_NET_TIMEOUT_MS` comes
+    /// back to handler 0 as `OutcomeUnknown` (`net/linger.rs`), with whatever else waits
+    /// for handler 0, before this returns.
     pub fn free(&self) {
         free_endpoint(&self.core);
     }
@@ -238,25 +241,48 @@ impl Endpoint {
 /// Frees an endpoint: closes its queues and socket, returns the requests still queued to
 /// their senders, and drops handlers and translations (which may hold handles to it).
 pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
-    if ep.freed.replace(true) {
-        return;
-    }
-    shm::poll::close(ep);
-    net::poll::close(ep);
-    shm::poll::finish_answers(ep);
-    ep.tables
-        .handlers
-        .borrow_mut()
-        .iter_mut()
-        .for_each(|h| *h = None);
-    ep.tables.on_return.borrow_mut().take();
-    ep.tables.translations.borrow_mut().clear();
-    ep.flow.borrow_mut().clear();
-    ep.shm.sources.borrow_mut().clear();
-    ep.shm.last_source.borrow_mut().take();
-    ep.local.borrow_mut().clear();
     let owner = ep.bundle.borrow().upgrade();
-    if let Some(owner) = owner {
-        owner.remove(ep);
+    let neighbours = || {
+        if let Some(owner) = &owner {
+            owner.pump_network();
+        }
+    };
+    free_together(std::slice::from_ref(ep), &neighbours);
+}
+
+/// Frees endpoints together: their sockets linger as one until what each sent is
+/// delivered or returned (`net/linger.rs`), so endpoints of one thread that talk to each
+/// other settle without a poll; `neighbours` moves the datagrams of the thread's other
+/// endpoints that may answer them. What would have come back to handler 0 at the next
+/// poll (requests returned, the network's unacknowledged ones among them) is delivered
+/// before the handlers go, since no poll comes.
+pub(crate) fn free_together(eps: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
+    let eps: Vec<Rc<EndpointCore>> = eps.iter().filter(|ep| !ep.freed.replace(true)).cloned().collect();
+    for ep in &eps {
+        shm::poll::close(ep);
+    }
+    net::linger::close(&eps, neighbours);
+    for ep in &eps {
+        shm::poll::finish_answers(ep);
+        loop {
+            let event = ep.local.borrow_mut().pop_front();
+            let Some(event) = event else { break };
+            ep.handle_local(event);
+        }
+        ep.tables
+            .handlers
+            .borrow_mut()
+            .iter_mut()
+            .for_each(|h| *h = None);
+        ep.tables.on_return.borrow_mut().take();
+        ep.tables.translations.borrow_mut().clear();
+        ep.flow.borrow_mut().clear();
+        ep.shm.sources.borrow_mut().clear();
+        ep.shm.last_source.borrow_mut().take();
+        ep.local.borrow_mut().clear();
+        let owner = ep.bundle.borrow().upgrade();
+        if let Some(owner) = owner {
+            owner.remove(ep);
+        }
     }
 }

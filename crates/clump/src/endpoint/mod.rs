@@ -116,6 +116,9 @@ pub(crate) trait Owner {
     fn progress(&self, ep: &Rc<EndpointCore>, network: bool) -> Result<()>;
     /// Forgets `ep` (freed, or moved to another bundle).
     fn remove(&self, ep: &Rc<EndpointCore>);
+    /// Takes in what the endpoints' sockets hold and fires their timers, running no
+    /// handler (for a freed endpoint that waits for their acks).
+    fn pump_network(&self);
     /// Sleeps until a packet reaches one of `ep`'s queues or `timeout` passes.
     fn nap(&self, ep: &EndpointCore, timeout: std::time::Duration);
 }
@@ -128,6 +131,7 @@ impl Owner for NoOwner {
         Ok(())
     }
     fn remove(&self, _: &Rc<EndpointCore>) {}
+    fn pump_network(&self) {}
     fn nap(&self, _: &EndpointCore, timeout: std::time::Duration) {
         std::thread::sleep(timeout);
     }

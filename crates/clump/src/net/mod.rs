@@ -32,11 +32,14 @@
 //!   `send/owed.rs`: the endpoints holding those answers back for the next request to
 //!   carry them, and the checks that send them in bounded time.
 //! - `poll.rs`: datagrams into the machine, then the handlers of the whole messages it
-//!   delivers; waiting for a datagram; closing.
+//!   delivers; waiting for a datagram; the rounds of a closing endpoint.
+//! - `linger.rs`: a freed endpoint's socket stays until what it sent is acknowledged or,
+//!   after the silence timeout, returned to handler 0: never dropped unacknowledged.
 
 pub(crate) mod auth;
 pub(crate) mod credit;
 pub mod doorbell;
+pub(crate) mod linger;
 pub(crate) mod members;
 pub(crate) mod poll;
 pub(crate) mod port;

@@ -118,10 +118,8 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
 /// Peers silent for the network timeout, judged by what the launcher knows: one whose
 /// process lives but does not poll (stopped, computing) is waited for; one whose process
 /// exited is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet
-/// is not heard: a cut link; or no launcher to ask) it is unreachable, and its requests
-/// return as `Unreachable` if the transport never sent them, `OutcomeUnknown` if it did
-/// (they may have run there).
-fn handle_events(ep: &EndpointCore) {
+/// is not heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
+pub(crate) fn handle_events(ep: &EndpointCore) {
     loop {
         let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
         let Some(Event::Silent(peer)) = event else {
@@ -140,22 +138,28 @@ fn handle_events(ep: &EndpointCore) {
             }
             continue;
         }
-        let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
-            return;
+        give_up(ep, peer, verdict == Some(PeerState::Gone));
+    }
+}
+
+/// Gives up on `peer`: its requests in flight return to handler 0, as `PeerGone` if
+/// its process is `gone`, else as `Unreachable` if the transport never sent them and
+/// `OutcomeUnknown` if it did (they may have run there).
+pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
+    let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
+        return;
+    };
+    let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
+    ep.flow.borrow_mut().forget(&peer);
+    for dest in translations_to(ep, &peer) {
+        let lost = if gone {
+            ep.flow.borrow_mut().lose(dest, ReturnReason::PeerGone)
+        } else {
+            let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
+            ep.flow.borrow_mut().lose_split(dest, unsent)
         };
-        let gone = verdict == Some(PeerState::Gone);
-        let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
-        ep.flow.borrow_mut().forget(&peer);
-        for dest in translations_to(ep, &peer) {
-            let lost = if gone {
-                ep.flow.borrow_mut().lose(dest, ReturnReason::PeerGone)
-            } else {
-                let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
-                ep.flow.borrow_mut().lose_split(dest, unsent)
-            };
-            for r in lost {
-                ep.return_locally(r);
-            }
+        for r in lost {
+            ep.return_locally(r);
         }
     }
 }
@@ -308,22 +312,29 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
     ep.run_answer(m.from.id, answer);
 }
 
-/// Frees the network side of a freed endpoint: requests it received and never ran go
-/// back to their senders, then the socket closes.
-pub(crate) fn close(ep: &EndpointCore) {
-    // What already reached the socket is taken in, so that it too goes back.
-    for _ in 0..64 {
-        if ep.net.port.borrow().is_none()
-            || receive_datagrams(ep, crate::net::udp::BATCH) == 0
-        {
-            break;
-        }
+/// One round of a closing endpoint (`net/linger.rs`): takes in what its socket holds
+/// and fires its timers, judges silent peers, returns the requests it received to their
+/// senders as `EndpointGone`, settles the answers that came (their handlers do not run:
+/// the program freed the endpoint they were for), and sends what that produced.
+pub(crate) fn drain_closing(ep: &EndpointCore) {
+    if ep.net.port.borrow().is_none() {
+        return;
+    }
+    while receive_datagrams(ep, crate::net::udp::BATCH) == crate::net::udp::BATCH {}
+    handle_events(ep);
+    if ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.news_of_death()) {
+        ep.poll_liveness_now();
     }
     while let Some(m) = next_inbound(ep, Channel::Request) {
         return_request(ep, m.from, &m.header, ReturnReason::EndpointGone, &m.payload);
     }
+    while let Some(m) = next_inbound(ep, Channel::Reply) {
+        for _ in 0..requests_settled(&m.header) {
+            ep.flow.borrow_mut().answered_by(m.from);
+        }
+    }
     flush_acks(ep);
-    if let Some(mut port) = ep.net.port.borrow_mut().take() {
+    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
         port.transmit();
     }
 }

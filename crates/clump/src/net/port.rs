@@ -270,6 +270,17 @@ impl NetPort {
         self.machine.give_up(peer)
     }
 
+    /// Whether everything sent is acknowledged and no ack is owed, to every peer not
+    /// given up: a closing endpoint may drop its socket.
+    pub fn settled(&self) -> bool {
+        self.machine.idle()
+    }
+
+    /// The peers that still have messages of this endpoint queued or unacknowledged.
+    pub fn unsettled_peers(&self) -> Vec<NetPeer> {
+        self.machine.unsettled_peers()
+    }
+
     pub fn queued_bytes(&self, peer: &NetPeer) -> usize {
         self.machine.queued_bytes(peer)
     }

@@ -1084,6 +1084,17 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             .map_or(0, |st| st.tx.iter().map(SendChannel::messages).sum())
     }
 
+    /// The peers not given up that have messages of this endpoint queued or
+    /// unacknowledged: what a closing endpoint must still deliver (`net/linger.rs`), or
+    /// give up on when it cannot.
+    pub fn unsettled_peers(&self) -> Vec<Peer<A>> {
+        self.peers
+            .iter()
+            .filter(|st| !st.dead && st.tx.iter().any(|t| !t.is_idle()))
+            .map(|st| st.peer)
+            .collect()
+    }
+
     /// Nothing unacknowledged, queued, or owed (acks, NACKs) to any peer.
     pub fn idle(&self) -> bool {
         self.peers.iter().all(|st| {

@@ -71,6 +71,46 @@ fn a_peer_the_machine_sent_to_is_admitted() {
     assert!(b.idle(), "the ack came in");
 }
 
+/// The race a freed endpoint must survive: its first request reaches a peer that has not
+/// mapped it yet and is refused unread; only the retransmission one RTO later delivers
+/// it, and until its ack the sender lists that peer as unsettled (so a closing endpoint
+/// keeps its socket open for it, `net/linger.rs`).
+#[test]
+fn a_request_refused_before_the_peer_admits_its_sender_stays_unsettled_until_resent_and_acked() {
+    let admitted = std::rc::Rc::new(std::cell::Cell::new(false));
+    let mut b = machine(2, cfg());
+    let open = admitted.clone();
+    b.set_admission(Box::new(move |p: &Peer<u8>| open.get() && *p == peer(1)));
+    let mut a = machine(1, cfg());
+    a.send(0, peer(2), short_request(), Vec::new()).unwrap();
+    deliver(&mut b, 10, 1, &drain(&mut a, 0));
+    assert_eq!(b.stats().refused_sources, 1);
+    assert!(inbound_args(&mut b, Channel::Request).is_empty());
+    assert_eq!(a.unsettled_peers(), [peer(2)]);
+    admitted.set(true);
+    // Nothing goes again before the RTO; the retransmission after it is delivered.
+    let mut now = 10;
+    assert!(run_timers(&mut a, &mut now, 5_000).is_empty());
+    assert_eq!(a.unsettled_peers(), [peer(2)], "still unacknowledged");
+    let again = run_timers(&mut a, &mut now, 15_000);
+    assert_eq!(again.len(), 1, "one retransmission, after the first RTO");
+    deliver(&mut b, now, 1, &again);
+    assert_eq!(inbound_args(&mut b, Channel::Request), [7]);
+    deliver(&mut a, now, 2, &drain(&mut b, now));
+    assert!(a.unsettled_peers().is_empty() && a.idle());
+}
+
+#[test]
+fn a_peer_given_up_is_not_unsettled() {
+    let mut a = machine(1, cfg());
+    a.send(0, peer(2), short_request(), Vec::new()).unwrap();
+    a.send(0, peer(3), short_request(), Vec::new()).unwrap();
+    assert_eq!(drain(&mut a, 0).len(), 2);
+    assert_eq!(a.unsettled_peers(), [peer(2), peer(3)]);
+    assert_eq!(a.give_up(peer(2)), 0, "it was sent: it may have arrived");
+    assert_eq!(a.unsettled_peers(), [peer(3)]);
+}
+
 fn short_request() -> Header {
     super::tests::short(Channel::Request, 7)
 }
