@@ -28,6 +28,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("shm::poll", 3),
     ("net::send", 3),
     ("net::poll", 3),
+    ("net::linger", 3),
     // The AM layer: routing, handlers, tokens, bundles, the public surface.
     ("am", 4),
     ("lib", 5),
