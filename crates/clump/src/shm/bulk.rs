@@ -5,10 +5,13 @@
 //! afterwards. Blocks are freed in whatever order packets are consumed, so claiming scans
 //! for a free one instead of assuming ring order.
 //!
-//! Each sender scans from its own first block (see [`home_block`]): one sender whose
-//! receiver keeps up reuses the same few blocks, whose lines its last copies left in its
-//! cache, so a medium payload is copied cache to cache rather than into a block untouched
-//! for sixteen messages; senders to one receiver start apart, and share no claim cursor.
+//! Each sender scans from its own first block (see [`home_block`]), so that senders to
+//! one receiver start apart and share no claim cursor. An answer scans from there every
+//! time: one replier whose requester keeps up reuses the same few blocks, whose lines its
+//! last copies left in its cache. A request goes round the pool from there instead (see
+//! `Remote::claim_request_block`): a stream of them finds the next block freed long ago,
+//! and fetches its state line while it copies the current payload ([`BulkPool::prefetch`]),
+//! so that no claim waits for the line the receiver's free took to its core.
 
 use crate::sync::{AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
@@ -49,6 +52,30 @@ impl<'a> BulkPool<'a> {
                     .compare_exchange(FREE, BUSY, Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
         })
+    }
+
+    /// Asks for block `block`'s state line for writing, ahead of a claim and without
+    /// waiting for it: the receiver's last free left the line in its cache, and moving it
+    /// while the sender copies a payload keeps that transfer off the next claim.
+    #[cfg(not(loom))]
+    #[inline(always)]
+    pub fn prefetch(&self, block: u32) {
+        let Some(state) = self.states.get(block as usize) else {
+            return;
+        };
+        // SAFETY: PREFETCHW is a hint: it never faults, writes no memory, register or
+        // flag, and runs as a no-op on the x86_64 parts that predate it. The address is
+        // a live state word of this pool.
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            std::arch::asm!(
+                "prefetchw [{0}]",
+                in(reg) std::ptr::from_ref(&**state),
+                options(nostack, readonly, preserves_flags)
+            );
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = state; // a hint other targets go without
     }
 
     /// Returns a block after its payload has been consumed. Release orders the consumer's
@@ -92,6 +119,16 @@ mod tests {
         // Busy, the next one along (wrapping) is taken.
         assert_eq!(pool.claim(3), Some(3));
         assert_eq!(pool.claim(3), Some(0));
+    }
+
+    #[test]
+    fn prefetching_any_block_is_harmless() {
+        let states = free_states(4);
+        let pool = BulkPool::new(&states);
+        for block in [0, 3, 4, u32::MAX] {
+            pool.prefetch(block);
+        }
+        assert_eq!(pool.claim(0), Some(0), "a prefetch claims nothing");
     }
 
     #[test]
