@@ -13,7 +13,7 @@
 //! and fetches its state line while it copies the current payload ([`BulkPool::prefetch`]),
 //! so that no claim waits for the line the receiver's free took to its core.
 
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{prefetch_for_write, AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 
 const FREE: u32 = 0;
@@ -57,25 +57,11 @@ impl<'a> BulkPool<'a> {
     /// Asks for block `block`'s state line for writing, ahead of a claim and without
     /// waiting for it: the receiver's last free left the line in its cache, and moving it
     /// while the sender copies a payload keeps that transfer off the next claim.
-    #[cfg(not(loom))]
     #[inline(always)]
     pub fn prefetch(&self, block: u32) {
-        let Some(state) = self.states.get(block as usize) else {
-            return;
-        };
-        // SAFETY: PREFETCHW is a hint: it never faults, writes no memory, register or
-        // flag, and runs as a no-op on the x86_64 parts that predate it. The address is
-        // a live state word of this pool.
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            std::arch::asm!(
-                "prefetchw [{0}]",
-                in(reg) std::ptr::from_ref(&**state),
-                options(nostack, readonly, preserves_flags)
-            );
+        if let Some(state) = self.states.get(block as usize) {
+            prefetch_for_write(&**state);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = state; // a hint other targets go without
     }
 
     /// Returns a block after its payload has been consumed. Release orders the consumer's
