@@ -257,15 +257,21 @@ fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_block_is_mapped_once_per_process() {
-        let block = MappedBlock::create(1, 99).unwrap();
+    /// A new queue block of this process, registered as its own.
+    fn own_block(nonce: u64) -> Arc<Remote> {
+        let block = MappedBlock::create(1, nonce).unwrap();
         let id = EndpointId {
             pid: std::process::id(),
             fd: block.fd(),
-            nonce: 99,
+            nonce,
         };
-        let own = Remote::register_own(id, block);
+        Remote::register_own(id, block)
+    }
+
+    #[test]
+    fn a_block_is_mapped_once_per_process() {
+        let own = own_block(99);
+        let id = own.id;
         let again = Remote::lookup(id).unwrap();
         assert!(
             Arc::ptr_eq(&own, &again),
@@ -278,13 +284,7 @@ mod tests {
 
     #[test]
     fn request_blocks_are_claimed_round_the_pool() {
-        let block = MappedBlock::create(1, 7).unwrap();
-        let id = EndpointId {
-            pid: std::process::id(),
-            fd: block.fd(),
-            nonce: 7,
-        };
-        let remote = Remote::register_own(id, block);
+        let remote = own_block(7);
         let bulk = remote.block.get().request.bulk();
         let first = remote.claim_request_block().unwrap();
         bulk.free(first);
