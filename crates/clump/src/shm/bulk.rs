@@ -5,12 +5,15 @@
 //! afterwards. Blocks are freed in whatever order packets are consumed, so claiming scans
 //! for a free one instead of assuming ring order.
 //!
-//! Each sender scans from its own first block (see [`home_block`]): one sender whose
-//! receiver keeps up reuses the same few blocks, whose lines its last copies left in its
-//! cache, so a medium payload is copied cache to cache rather than into a block untouched
-//! for sixteen messages; senders to one receiver start apart, and share no claim cursor.
+//! Each sender scans from its own first block (see [`home_block`]), so that senders to
+//! one receiver start apart and share no claim cursor. An answer scans from there every
+//! time: one replier whose requester keeps up reuses the same few blocks, whose lines its
+//! last copies left in its cache. A request goes round the pool from there instead (see
+//! `Remote::claim_request_block`): a stream of them finds the next block freed long ago,
+//! and fetches its state line while it copies the current payload ([`BulkPool::prefetch`]),
+//! so that no claim waits for the line the receiver's free took to its core.
 
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{prefetch_for_write, AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 
 const FREE: u32 = 0;
@@ -49,6 +52,16 @@ impl<'a> BulkPool<'a> {
                     .compare_exchange(FREE, BUSY, Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
         })
+    }
+
+    /// Asks for block `block`'s state line for writing, ahead of a claim and without
+    /// waiting for it: the receiver's last free left the line in its cache, and moving it
+    /// while the sender copies a payload keeps that transfer off the next claim.
+    #[inline(always)]
+    pub fn prefetch(&self, block: u32) {
+        if let Some(state) = self.states.get(block as usize) {
+            prefetch_for_write(&**state);
+        }
     }
 
     /// Returns a block after its payload has been consumed. Release orders the consumer's
@@ -92,6 +105,16 @@ mod tests {
         // Busy, the next one along (wrapping) is taken.
         assert_eq!(pool.claim(3), Some(3));
         assert_eq!(pool.claim(3), Some(0));
+    }
+
+    #[test]
+    fn prefetching_any_block_is_harmless() {
+        let states = free_states(4);
+        let pool = BulkPool::new(&states);
+        for block in [0, 3, 4, u32::MAX] {
+            pool.prefetch(block);
+        }
+        assert_eq!(pool.claim(0), Some(0), "a prefetch claims nothing");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the same reason); the endpoint's own block is registered too, so a translation to an
 //! endpoint of this process reuses the owner's mapping.
 
-use super::block::{MappedBlock, NO_FD};
+use super::block::{MappedBlock, BULK_BLOCKS, NO_FD};
+use super::bulk::home_block;
 use super::region::Region;
 pub use super::segment::{SegMapping, SegMemory};
 use super::wake::{readable, wait_readable, Waker, NO_KEY};
@@ -12,7 +13,7 @@ use crate::sync::Ordering;
 use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Arc, Mutex, Weak};
 
 /// This thread's handle to a remote block: cloning it costs no atomic instruction, which
@@ -30,6 +31,9 @@ pub struct Remote {
     /// Whether a failed wake-up was reported already (once per peer is enough).
     wake_failed: AtomicBool,
     segment: Mutex<Option<Arc<SegMapping>>>,
+    /// The request bulk block this process tries to claim first (see
+    /// [`Remote::claim_request_block`]).
+    next_block: AtomicU32,
 }
 
 /// The blocks this process has mapped, by id. Entries of dropped blocks are swept out
@@ -70,6 +74,7 @@ impl Remote {
             waker: Mutex::new(None),
             wake_failed: AtomicBool::new(false),
             segment: Mutex::new(None),
+            next_block: AtomicU32::new(home_block(std::process::id(), id.fd, BULK_BLOCKS)),
         });
         with_registry(|r| r.insert(id, &remote));
         remote
@@ -90,10 +95,26 @@ impl Remote {
                 waker: Mutex::new(None),
                 wake_failed: AtomicBool::new(false),
                 segment: Mutex::new(None),
+                next_block: AtomicU32::new(home_block(std::process::id(), id.fd, BULK_BLOCKS)),
             });
             r.insert(id, &remote);
             Ok(remote)
         })
+    }
+
+    /// Claims a bulk block of the request queue for a medium payload, `None` when all
+    /// are in use. Claims go round the pool from this process's home block: the block
+    /// after the last one claimed is the one freed longest ago (a stream of requests within
+    /// its credit window finds it free), and its state line is fetched now, while the
+    /// caller copies this payload, rather than at the next claim.
+    #[inline]
+    pub fn claim_request_block(&self) -> Option<u32> {
+        let bulk = self.block.get().request.bulk();
+        let block = bulk.claim(self.next_block.load(Ordering::Relaxed))?;
+        let next = (block + 1) % BULK_BLOCKS as u32;
+        self.next_block.store(next, Ordering::Relaxed);
+        bulk.prefetch(next);
+        Some(block)
     }
 
     /// Whether the owning process is still running.
@@ -236,15 +257,21 @@ fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_block_is_mapped_once_per_process() {
-        let block = MappedBlock::create(1, 99).unwrap();
+    /// A new queue block of this process, registered as its own.
+    fn own_block(nonce: u64) -> Arc<Remote> {
+        let block = MappedBlock::create(1, nonce).unwrap();
         let id = EndpointId {
             pid: std::process::id(),
             fd: block.fd(),
-            nonce: 99,
+            nonce,
         };
-        let own = Remote::register_own(id, block);
+        Remote::register_own(id, block)
+    }
+
+    #[test]
+    fn a_block_is_mapped_once_per_process() {
+        let own = own_block(99);
+        let id = own.id;
         let again = Remote::lookup(id).unwrap();
         assert!(
             Arc::ptr_eq(&own, &again),
@@ -253,5 +280,33 @@ mod tests {
         assert!(own.alive() && !own.closed());
         let wrong = EndpointId { nonce: 98, ..id };
         assert!(Remote::lookup(wrong).is_err(), "a stale name is refused");
+    }
+
+    #[test]
+    fn request_blocks_are_claimed_round_the_pool() {
+        let remote = own_block(7);
+        let bulk = remote.block.get().request.bulk();
+        let first = remote.claim_request_block().unwrap();
+        bulk.free(first);
+        let second = remote.claim_request_block().unwrap();
+        assert_eq!(
+            second,
+            (first + 1) % BULK_BLOCKS as u32,
+            "the next claim goes on past a freed block"
+        );
+        let rest: Vec<u32> = (2..BULK_BLOCKS)
+            .map(|_| remote.claim_request_block().unwrap())
+            .collect();
+        assert_eq!(
+            rest,
+            (2..BULK_BLOCKS as u32)
+                .map(|i| (first + i) % BULK_BLOCKS as u32)
+                .collect::<Vec<_>>()
+        );
+        // The first block alone is free: the claim wraps round to it.
+        assert_eq!(remote.claim_request_block(), Some(first));
+        assert_eq!(remote.claim_request_block(), None, "every block is in use");
+        bulk.free(second);
+        assert_eq!(remote.claim_request_block(), Some(second));
     }
 }

@@ -50,7 +50,7 @@ pub(crate) fn request(
     let queue = &remote.block.get().request;
     let bulk = if o.kind == Kind::Medium {
         let block = loop {
-            if let Some(b) = queue.bulk().claim(home_block(ep.name.id.pid, ep.name.id.fd, BULK_BLOCKS)) {
+            if let Some(b) = remote.claim_request_block() {
                 break b;
             }
             ep.count(|s| s.queue_full_waits += 1);
