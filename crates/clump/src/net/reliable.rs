@@ -38,7 +38,8 @@
 //! - **Retransmission**: one timer per channel, on the oldest datagram in flight (as
 //!   TCP), after an RTO from a smoothed RTT (Karn's rule), clamped to `[rto_min,
 //!   rto_max]`, doubled per timeout (unless the peer was heard from since the datagram
-//!   went out: it is there, losing at random) up to `rto_max` (200 ms by default) and then resent
+//!   went out: it is there, losing at random) up to `rto_max` (200 ms by default, and at
+//!   most a 32nd of `cfg.timeout`, as is the probe's pace) and then resent
 //!   at that pace for as long as the peer is heard from: there is no budget of attempts,
 //!   so heavy loss makes delivery slow, never a failure. Later holes are filled without
 //!   waiting for it: three duplicate acks (fast retransmit), or a partial ack (NewReno:
@@ -152,6 +153,10 @@ pub struct ReliableConfig {
     pub reorder_total: usize,
 }
 
+/// The fewest resends or probes a peer leaves unanswered before it is judged silent:
+/// at 50% loss each way, all 32 fail with a chance of 1 in 10,000.
+const SILENCE_TRIES: Micros = 32;
+
 impl Default for ReliableConfig {
     fn default() -> Self {
         ReliableConfig {
@@ -164,7 +169,8 @@ impl Default for ReliableConfig {
             rto_min: 1_000,
             rto_max: 200_000,
             nack_delay: 1_000,
-            timeout: 2_000_000,
+            // CLUMP_NET_TIMEOUT_MS's default (`config.rs`).
+            timeout: 10_000_000,
             probe: 200_000,
             ack_delay: 0,
             reorder_peer: REORDER_PEER_BYTES,
@@ -378,9 +384,14 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         // bound keeps what a hostile peer can make it hold reasonable.
         cfg.window = cfg.window.clamp(1, 1 << 14);
         cfg.rto_min = cfg.rto_min.max(1);
-        cfg.rto_max = cfg.rto_max.max(cfg.rto_min);
+        // At least SILENCE_TRIES resends or probes fit in the silence timeout, so that
+        // a live peer is judged silent only when that many went unanswered, not by bad
+        // luck at heavy loss (at 50% loss each way a try is answered with a chance of
+        // 1/4). The 200 ms pace with a 2 s timeout left ten tries.
+        let pace = (cfg.timeout / SILENCE_TRIES).max(cfg.rto_min);
+        cfg.rto_max = cfg.rto_max.clamp(cfg.rto_min, pace);
         cfg.nack_delay = cfg.nack_delay.max(1);
-        cfg.probe = cfg.probe.max(1);
+        cfg.probe = cfg.probe.clamp(1, pace);
         Reliable {
             local,
             cfg,

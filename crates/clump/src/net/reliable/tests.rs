@@ -1099,3 +1099,23 @@ fn a_peer_heard_from_since_the_send_is_retried_without_backing_off() {
     assert!(run_timers(&mut a, &mut now, 39_999).is_empty(), "quiet since: doubled");
     assert_eq!(run_timers(&mut a, &mut now, 40_000).len(), 1);
 }
+
+/// A short silence timeout paces resends so that SILENCE_TRIES of them fit in it: a
+/// peer is judged silent after many unanswered tries, never after the two or three that
+/// the 200 ms pace would leave (a live peer at heavy loss misses that few by chance).
+#[test]
+fn a_short_timeout_paces_resends_so_that_many_go_unanswered_before_silence() {
+    let c = ReliableConfig {
+        timeout: 320_000,
+        ..cfg()
+    };
+    let mut a = machine(1, c.clone());
+    a.send(0, peer(2), short(Channel::Request, 7), Vec::new())
+        .unwrap();
+    let mut sent = drain(&mut a, 0).len();
+    let mut now = 0;
+    sent += run_timers(&mut a, &mut now, c.timeout + c.rto_max).len();
+    assert_eq!(a.poll_event(), Some(Event::Silent(peer(2))));
+    assert!(now >= c.timeout);
+    assert!(sent >= SILENCE_TRIES as usize, "only {sent} tries before the silence");
+}
