@@ -96,7 +96,7 @@ impl Drop for InHandler {
 impl EndpointCore {
     /// Runs the request handler `msg` names, whichever transport brought it; returns
     /// whether it replied, or why there was no handler to run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn call_request_handler(
         self: &Rc<Self>,
         origin: Origin,
@@ -151,7 +151,7 @@ impl EndpointCore {
 
     /// Runs the handler of a reply (or of a get's completion), or reports to handler 0
     /// why it cannot run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
         let &Reply {
             kind,
