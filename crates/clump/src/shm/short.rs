@@ -35,7 +35,7 @@ pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> boo
         return false;
     };
     let mut flow = ep.flow.borrow_mut();
-    if !flow.has_credit(dest) || flow.dead(dest).is_some() || !open(remote, t.tag) {
+    if !flow.may_send(dest) || !open(remote, t.tag) {
         return false;
     }
     let src_tag = ep.tag();
