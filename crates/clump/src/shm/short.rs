@@ -98,15 +98,32 @@ pub(crate) fn run_request(ep: &Rc<EndpointCore>, p: &Packet) {
 #[inline(always)]
 pub(crate) fn run_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
-    let reply = Reply {
-        kind: Kind::Short,
-        handler: p.handler,
-        args: &p.args[..p.nargs as usize],
-        payload: Some(&[]),
-        offset: 0,
-        medium: &[],
-    };
-    ep.call_reply_handler(Origin::Reply { src: p.src }, &reply);
+    let origin = Origin::Reply { src: p.src };
+    let args = &p.args[..p.nargs as usize];
+    match ep.handler(p.handler) {
+        Some(handler) => {
+            let msg = Message {
+                kind: Kind::Short,
+                handler: p.handler,
+                args,
+                payload: &[],
+                offset: 0,
+            };
+            ep.run_handler(&*handler, origin, &msg);
+        }
+        // Reported to handler 0.
+        None => ep.call_reply_handler(
+            origin,
+            &Reply {
+                kind: Kind::Short,
+                handler: p.handler,
+                args,
+                payload: Some(&[]),
+                offset: 0,
+                medium: &[],
+            },
+        ),
+    }
 }
 
 /// Writes short reply `o` from `ep` straight into the slot of requester `src` if it is
