@@ -26,6 +26,7 @@ const FLOORS: &[(&str, u32)] = &[
     // Each transport's AM side: send and poll, over the endpoint's state.
     ("shm::send", 3),
     ("shm::poll", 3),
+    ("shm::short", 3),
     ("net::send", 3),
     ("net::poll", 3),
     ("net::linger", 3),

@@ -60,7 +60,8 @@ impl EndpointCore {
     }
 
     /// Runs what [`EndpointCore::look`] found. A poll that finds a reply (what a requester
-    /// waits for) runs only that side.
+    /// waits for) runs only that side. Inline: it only picks the sides to run.
+    #[inline(always)]
     pub(crate) fn poll_waiting(self: &Rc<Self>, w: Waiting) -> usize {
         let n = if w.rest {
             self.poll_replies()

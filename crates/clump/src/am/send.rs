@@ -20,17 +20,17 @@ impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
     #[inline]
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
-        send_request(
-            &self.core,
-            dest,
-            Outgoing {
-                kind: Kind::Short,
-                handler,
-                args,
-                payload: &[],
-                offset: 0,
-            },
-        )
+        let o = Outgoing {
+            kind: Kind::Short,
+            handler,
+            args,
+            payload: &[],
+            offset: 0,
+        };
+        if shm::short::try_request(&self.core, dest, &o) {
+            return Ok(());
+        }
+        send_short(&self.core, dest, o)
     }
 
     /// Sends a medium request: `payload` (at most [`crate::MAX_MEDIUM`] bytes) reaches the handler.
@@ -102,6 +102,13 @@ impl Endpoint {
             dst_offset,
         )
     }
+}
+
+/// A short request the fast path could not send: waits for credit or room, maps the
+/// translation, or returns it. Out of line: the caller inlines only the fast path.
+#[inline(never)]
+fn send_short(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
+    send_request(ep, dest, o)
 }
 
 #[inline]

@@ -104,7 +104,11 @@ impl Token<'_> {
                 src,
                 src_tag,
                 credit_slot,
-            } => shm::send::reply(self.ep, src, src_tag, credit_slot, &o),
+            } => {
+                if !shm::short::try_reply(self.ep, src, src_tag, credit_slot, &o) {
+                    shm::send::reply(self.ep, src, src_tag, credit_slot, &o)
+                }
+            }
             Origin::NetRequest { from, tag } => net::send::reply(self.ep, from, tag, &o),
             Origin::Reply { .. } | Origin::Local => return Err(Error::ReplyFromReplyHandler),
         }

@@ -3,7 +3,7 @@
 //! completion (which may not send), handler 0 for what came back. Both transports decode
 //! what arrives into the same [`Message`] or [`Answer`] and hand it here.
 
-use super::{EndpointCore, LocalEvent};
+use super::{EndpointCore, HandlerFn, LocalEvent};
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::name::EndpointId;
@@ -96,17 +96,34 @@ impl Drop for InHandler {
 impl EndpointCore {
     /// Runs the request handler `msg` names, whichever transport brought it; returns
     /// whether it replied, or why there was no handler to run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn call_request_handler(
         self: &Rc<Self>,
         origin: Origin,
         msg: &Message<'_>,
     ) -> std::result::Result<bool, ReturnReason> {
-        let handler = match msg.handler {
+        let handler = self.handler(msg.handler).ok_or(ReturnReason::BadHandler)?;
+        Ok(self.run_handler(&*handler, origin, msg))
+    }
+
+    /// The handler installed at `index`, held for its run: it may replace itself. None at
+    /// 0, handler 0's place.
+    #[inline(always)]
+    pub(crate) fn handler(&self, index: u8) -> Option<Rc<HandlerFn>> {
+        match index {
             0 => None,
             h => self.tables.handlers.borrow()[h as usize].clone(),
-        };
-        let handler = handler.ok_or(ReturnReason::BadHandler)?;
+        }
+    }
+
+    /// Runs `handler` for `msg` with a token for `origin`; returns whether it replied.
+    #[inline(always)]
+    pub(crate) fn run_handler(
+        self: &Rc<Self>,
+        handler: &HandlerFn,
+        origin: Origin,
+        msg: &Message<'_>,
+    ) -> bool {
         let mut token = Token {
             ep: self,
             origin,
@@ -114,7 +131,7 @@ impl EndpointCore {
         };
         let _depth = InHandler::enter();
         handler(&mut token, msg);
-        Ok(token.replied)
+        token.replied
     }
 
     /// Runs what an answer from `src` calls for. A reply or a get's completion that
@@ -151,7 +168,7 @@ impl EndpointCore {
 
     /// Runs the handler of a reply (or of a get's completion), or reports to handler 0
     /// why it cannot run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn call_reply_handler(self: &Rc<Self>, origin: Origin, reply: &Reply<'_>) {
         let &Reply {
             kind,
@@ -161,20 +178,8 @@ impl EndpointCore {
             offset,
             ..
         } = reply;
-        let handler = self
-            .tables
-            .handlers
-            .borrow()
-            .get(index as usize)
-            .cloned()
-            .flatten();
-        match (handler, payload) {
-            (Some(handler), Some(payload)) if index != 0 => {
-                let mut token = Token {
-                    ep: self,
-                    origin,
-                    replied: false,
-                };
+        match (self.handler(index), payload) {
+            (Some(handler), Some(payload)) => {
                 let msg = Message {
                     kind,
                     handler: index,
@@ -182,8 +187,7 @@ impl EndpointCore {
                     payload,
                     offset,
                 };
-                let _depth = InHandler::enter();
-                handler(&mut token, &msg);
+                self.run_handler(&*handler, origin, &msg);
             }
             (_, payload) => self.reply_not_run(reply, payload.is_none()),
         }

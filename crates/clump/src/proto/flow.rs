@@ -11,6 +11,7 @@
 //! A network peer is named as the reliability machine names it (address and endpoint),
 //! so that what one peer sends or loses never settles or drops another's flights.
 
+use super::fifo::Fifo;
 use crate::error::ReturnReason;
 use crate::message::{ReturnedMessage, SavedRequest};
 use crate::name::IdHasher;
@@ -20,7 +21,7 @@ use std::hash::{BuildHasherDefault, Hash};
 /// The requests in flight through one translation.
 #[derive(Debug, Default)]
 struct Lane {
-    outstanding: VecDeque<SavedRequest>,
+    outstanding: Fifo<SavedRequest>,
     /// Why the destination can no longer be reached: later sends return at once.
     dead: Option<ReturnReason>,
 }
@@ -86,6 +87,17 @@ impl<P: Copy + Eq + Hash> Flow<P> {
         self.in_flight(dest) < self.window && self.total < self.limit
     }
 
+    /// Whether one more request may go through `dest` now and `dest` is not dead: one
+    /// look at its lane, for the short send's fast path.
+    #[inline(always)]
+    pub fn may_send(&self, dest: u32) -> bool {
+        let lane_ok = match self.lane(dest) {
+            Some(l) => l.dead.is_none() && l.outstanding.len() < self.window,
+            None => self.window > 0,
+        };
+        lane_ok && self.total < self.limit
+    }
+
     /// Why `dest` cannot be reached any more, if it cannot.
     #[inline]
     pub fn dead(&self, dest: u32) -> Option<ReturnReason> {
@@ -124,13 +136,7 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     #[inline]
     pub fn answered(&mut self, dest: u32, credits: u32) {
         if let Some(lane) = self.lanes.get_mut(dest as usize) {
-            let n = (credits as usize).min(lane.outstanding.len());
-            // One at a time: an answer mostly settles one request, and a drain's
-            // set-up costs more than the pops.
-            for _ in 0..n {
-                lane.outstanding.pop_front();
-            }
-            self.total -= n;
+            self.total -= lane.outstanding.discard_front(credits as usize);
         }
     }
 
@@ -161,7 +167,7 @@ impl<P: Copy + Eq + Hash> Flow<P> {
             return Vec::new();
         };
         lane.dead = Some(reason);
-        let lost: Vec<SavedRequest> = lane.outstanding.drain(..).collect();
+        let lost: Vec<SavedRequest> = lane.outstanding.take_all();
         self.total -= lost.len();
         lost.into_iter()
             .map(|r| ReturnedMessage {
@@ -266,6 +272,28 @@ mod tests {
         f.answered(0, 1);
         assert!(f.has_credit(0) && f.has_credit(1));
         assert_eq!((f.in_flight(0), f.total()), (1, 2));
+    }
+
+    #[test]
+    fn a_send_may_go_where_there_is_credit_and_the_destination_lives() {
+        let mut f = Flow::<Peer>::new(2, 3);
+        assert!(f.may_send(5), "a translation with no lane yet");
+        f.sent(0, req(1), None);
+        f.sent(0, req(2), None);
+        assert!(!f.may_send(0), "the window of translation 0 is full");
+        f.sent(1, req(3), None);
+        assert!(!f.may_send(1) && !f.may_send(5), "the total bound is reached");
+        f.answered(0, 2);
+        assert!(f.may_send(0) && f.may_send(1));
+        f.lose(1, ReturnReason::PeerGone);
+        assert!(!f.may_send(1), "a dead destination");
+        assert!(f.may_send(0));
+        for dest in [0, 1, 5] {
+            assert_eq!(
+                f.may_send(dest),
+                f.has_credit(dest) && f.dead(dest).is_none()
+            );
+        }
     }
 
     #[test]

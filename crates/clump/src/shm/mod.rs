@@ -9,7 +9,8 @@
 //! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
 //!   `owned.rs`: whether memory the program names as a segment is its own.
 //! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors.
-//! - `send.rs`, `poll.rs`: the Active Message side, with the same verbs as the network's.
+//! - `send.rs`, `poll.rs`: the Active Message side, with the same verbs as the network's;
+//!   `short.rs`: their fast path for the short round trip.
 
 pub mod bulk;
 pub mod ring;
@@ -26,5 +27,6 @@ crate::without_loom! {
     pub mod remote;
     pub mod segment;
     pub(crate) mod send;
+    pub(crate) mod short;
     pub mod wake;
 }

@@ -15,6 +15,7 @@ use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::ring::Cursor;
 use crate::shm::send::{flush_acks, flush_deferred, return_request};
+use crate::shm::short;
 use std::rc::Rc;
 
 /// Runs up to `budget` waiting requests; returns how many ran. Credits owed for those
@@ -27,7 +28,11 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     while n < budget
         && cursor
             .read(&ring, |p| {
-                with_request_bulk(ep, p, |medium| run_request(ep, p, medium))
+                if short::is_short(p) {
+                    short::run_request(ep, p)
+                } else {
+                    with_request_bulk(ep, p, |medium| run_request(ep, p, medium))
+                }
             })
             .is_some()
     {
@@ -51,7 +56,14 @@ pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     let cursor = &ep.shm.replies;
     cursor.release_all(&ring);
     let mut n = 0;
-    while n < budget && cursor.read(&ring, |p| handle_reply(ep, p)).is_some() {
+    let run = |p: &Packet| {
+        if short::is_short(p) && p.bulk as usize >= BULK_BLOCKS {
+            short::run_reply(ep, p)
+        } else {
+            handle_reply(ep, p)
+        }
+    };
+    while n < budget && cursor.read(&ring, run).is_some() {
         n += 1;
     }
     n
@@ -147,7 +159,7 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
     }
 }
 
-#[inline]
+#[inline(never)]
 fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     let queue = &ep.shm.own.block.get().reply;
     let holds_bulk = (p.bulk as usize) < BULK_BLOCKS;
@@ -158,18 +170,6 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
     };
     // The credit comes back first: the handler may send again.
     ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
-    if !holds_bulk && p.kind == PacketKind::Short as u8 && p.nargs as usize <= MAX_ARGS {
-        // The common answer, decoded without the general match below.
-        let reply = Reply {
-            kind: Kind::Short,
-            handler: p.handler,
-            args: &p.args[..p.nargs as usize],
-            payload: Some(&[]),
-            offset: 0,
-            medium: &[],
-        };
-        return ep.call_reply_handler(Origin::Reply { src: p.src }, &reply);
-    }
     let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
     let segment;
     let answer = match PacketKind::from_u8(p.kind) {

@@ -74,23 +74,10 @@ pub(crate) fn request(
     }
     let src_tag = ep.tag();
     let kind = PacketKind::carrying(o.kind) as u8;
-    let long = o.kind == Kind::Long;
     loop {
         let pushed = queue.ring().push(|p| {
-            p.kind = kind;
-            p.handler = o.handler;
-            p.nargs = o.args.len() as u8;
-            p.len = o.payload.len() as u32;
+            write_request(p, ep.name.id, src_tag, dest, o, kind);
             p.bulk = bulk;
-            p.credit_slot = dest;
-            p.src = ep.name.id;
-            p.src_tag = src_tag;
-            copy_args(&mut p.args, o.args);
-            if long {
-                // Only a long packet's offset is read (see `Packet`): a short one
-                // leaves the slot's second line alone.
-                p.offset = o.offset;
-            }
         });
         match pushed {
             Ok(()) => break,
@@ -122,6 +109,34 @@ pub(crate) fn request(
     Ok(())
 }
 
+/// Writes request `o` of packet kind `kind` from `src` (tag `src_tag`) through its
+/// translation `dest` into `p` (a slot of the destination's request queue): every field
+/// the poll side reads of a request, the bulk block (none) included.
+#[inline(always)]
+pub(crate) fn write_request(
+    p: &mut Packet,
+    src: EndpointId,
+    src_tag: u64,
+    dest: u32,
+    o: &Outgoing<'_>,
+    kind: u8,
+) {
+    p.kind = kind;
+    p.handler = o.handler;
+    p.nargs = o.args.len() as u8;
+    p.len = o.payload.len() as u32;
+    p.bulk = NO_BULK;
+    p.credit_slot = dest;
+    p.src = src;
+    p.src_tag = src_tag;
+    copy_args(&mut p.args, o.args);
+    if o.kind == Kind::Long {
+        // Only a long packet's offset is read (see `Packet`): a short one leaves the
+        // slot's second line alone.
+        p.offset = o.offset;
+    }
+}
+
 /// Copies `len` bytes at `o.offset` of the destination's `segment` (translation `dest`)
 /// to `dst_offset` of `local`; the local handler runs at the next poll.
 pub(crate) fn get(
@@ -149,8 +164,9 @@ pub(crate) fn get(
 }
 
 /// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
-/// `credit_slot`. What cannot land comes back to this endpoint's handler 0.
-#[inline]
+/// `credit_slot`. What cannot land comes back to this endpoint's handler 0. The general
+/// path, out of line: `short.rs` answers the common case before it.
+#[inline(never)]
 pub(crate) fn reply(
     ep: &Rc<EndpointCore>,
     src: EndpointId,
@@ -182,11 +198,9 @@ pub(crate) fn reply(
     }
     let src = ep.name.id;
     if o.kind != Kind::Medium && nothing_queued_before(ep) {
-        // The common answer: built straight in the requester's slot, no packet staged.
-        match to.block.get().reply.ring().push(|p| {
-            write_reply(p, src, credit_slot, o);
-            p.bulk = NO_BULK;
-        }) {
+        // Built straight in the requester's slot, no packet staged (as `short.rs` does for
+        // the last requester answered).
+        match to.block.get().reply.ring().push(|p| write_reply(p, src, credit_slot, o)) {
             Ok(()) => return to.notify(),
             // A freed requester: nobody is left to deliver it to (see `try_push_answer`).
             Err(PushError::Closed) => return,
@@ -205,9 +219,10 @@ pub(crate) fn reply(
 
 /// Writes reply `o` from `src` to the requester's credit slot `credit_slot` into `p` (a
 /// slot of the requester's reply queue, or a packet staged for one): every field the
-/// poll side copies out of a reply, apart from the bulk block.
+/// poll side copies out of a reply, the bulk block (none; a medium one's is set where it
+/// is claimed) included.
 #[inline(always)]
-fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: &Outgoing<'_>) {
+pub(crate) fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: &Outgoing<'_>) {
     p.kind = PacketKind::carrying(o.kind) as u8;
     p.handler = o.handler;
     p.nargs = o.args.len() as u8;
@@ -218,6 +233,7 @@ fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: &Outgoing<'
     p.len = o.payload.len() as u32;
     p.src = src;
     p.src_tag = 0;
+    p.bulk = NO_BULK;
     copy_args(&mut p.args, o.args);
     if o.kind == Kind::Long {
         p.offset = o.offset;

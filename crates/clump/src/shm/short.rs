@@ -1,0 +1,168 @@
+//! The short round trip's fast path over shared memory: a short request sent while its
+//! translation is open, with credit and queue room; a short request whose handler is
+//! installed, run with its token on the stack, its short reply built straight in the
+//! requester's slot; and a short reply run at once.
+//!
+//! Each step does its checks in one place and under one borrow of the state it reads,
+//! with no reference count taken (nothing here can run a handler while a borrow is held,
+//! nor wait), and hands anything unusual to the general path (`send.rs`, `poll.rs`) having
+//! changed nothing: no credit, a full queue, a translation not mapped yet or dead, a tag
+//! that does not match, a missing handler.
+
+use crate::endpoint::handlers::{Origin, Reply};
+use crate::endpoint::route::Route;
+use crate::endpoint::EndpointCore;
+use crate::message::{Kind, Message, Outgoing, MAX_ARGS};
+use crate::name::EndpointId;
+use crate::shm::packet::{Packet, PacketKind};
+use crate::shm::remote::Remote;
+use crate::shm::ring::PushError;
+use crate::shm::send::{return_request, write_reply, write_request};
+use std::rc::Rc;
+
+/// Sends short request `o` through translation `dest` if it can go at once; `false`,
+/// having sent nothing, when the general path must decide (it checks everything again).
+#[inline(always)]
+pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> bool {
+    if ep.freed.get() || o.args.len() > MAX_ARGS || o.handler == 0 {
+        return false;
+    }
+    let table = ep.tables.translations.borrow();
+    let Some(Some(t)) = table.get(dest as usize) else {
+        return false;
+    };
+    let Some(Route::Shm(remote)) = &t.route else {
+        return false;
+    };
+    let mut flow = ep.flow.borrow_mut();
+    if !flow.may_send(dest) || !open(remote, t.tag) {
+        return false;
+    }
+    let src_tag = ep.tag();
+    let pushed = remote
+        .block
+        .get()
+        .request
+        .ring()
+        .push(
+            #[inline(always)]
+            |p| write_request(p, ep.name.id, src_tag, dest, o, PacketKind::Short as u8),
+        );
+    if pushed.is_err() {
+        return false;
+    }
+    flow.sent(dest, o.saved(), None);
+    drop(flow);
+    ep.count(|s| s.requests_sent += 1);
+    remote.notify();
+    true
+}
+
+/// Whether a destination's queue block is open under tag `tag`.
+#[inline(always)]
+fn open(remote: &Remote, tag: u64) -> bool {
+    !remote.closed() && remote.tag() == tag
+}
+
+/// Whether `p` is a short request or reply this path runs (a valid argument count).
+#[inline(always)]
+pub(crate) fn is_short(p: &Packet) -> bool {
+    p.kind == PacketKind::Short as u8 && p.nargs as usize <= MAX_ARGS
+}
+
+/// Runs short request `p` (see [`is_short`]), or returns it to its sender if its handler
+/// is not installed.
+#[inline(always)]
+pub(crate) fn run_request(ep: &Rc<EndpointCore>, p: &Packet) {
+    let msg = Message {
+        kind: Kind::Short,
+        handler: p.handler,
+        args: &p.args[..p.nargs as usize],
+        payload: &[],
+        offset: 0,
+    };
+    let origin = Origin::Request {
+        src: p.src,
+        src_tag: p.src_tag,
+        credit_slot: p.credit_slot,
+    };
+    match ep.call_request_handler(origin, &msg) {
+        Ok(true) => {}
+        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
+        Err(reason) => return_request(ep, p, reason, &[]),
+    }
+}
+
+/// Runs short reply `p` (see [`is_short`]): its credit comes back first (the handler may
+/// send again), then its handler runs, or handler 0 hears why it cannot.
+#[inline(always)]
+pub(crate) fn run_reply(ep: &Rc<EndpointCore>, p: &Packet) {
+    ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
+    let origin = Origin::Reply { src: p.src };
+    let args = &p.args[..p.nargs as usize];
+    match ep.handler(p.handler) {
+        Some(handler) => {
+            let msg = Message {
+                kind: Kind::Short,
+                handler: p.handler,
+                args,
+                payload: &[],
+                offset: 0,
+            };
+            ep.run_handler(&*handler, origin, &msg);
+        }
+        // Reported to handler 0.
+        None => ep.call_reply_handler(
+            origin,
+            &Reply {
+                kind: Kind::Short,
+                handler: p.handler,
+                args,
+                payload: Some(&[]),
+                offset: 0,
+                medium: &[],
+            },
+        ),
+    }
+}
+
+/// Writes short reply `o` from `ep` straight into the slot of requester `src` if it is
+/// the last requester answered, its block is open under `src_tag` and no earlier answer
+/// of `ep` waits to go out; `true` if it did (or dropped it: a freed requester's queue is
+/// closed, and nobody is left to deliver it to, as `send.rs` drops any answer to it).
+/// `false`, having sent nothing, when the general path (`send::reply`) must answer.
+#[inline(always)]
+pub(crate) fn try_reply(
+    ep: &EndpointCore,
+    src: EndpointId,
+    src_tag: u64,
+    credit_slot: u32,
+    o: &Outgoing<'_>,
+) -> bool {
+    if o.kind != Kind::Short
+        || !ep.shm.acks.borrow().is_empty()
+        || !ep.shm.deferred.borrow().is_empty()
+    {
+        return false;
+    }
+    let last = ep.shm.last_source.borrow();
+    let Some((id, to)) = last.as_ref() else {
+        return false;
+    };
+    if *id != src || !open(to, src_tag) {
+        return false;
+    }
+    let from = ep.name.id;
+    let pushed = to.block.get().reply.ring().push(
+        #[inline(always)]
+        |p| write_reply(p, from, credit_slot, o),
+    );
+    match pushed {
+        Ok(()) => {
+            to.notify();
+            true
+        }
+        Err(PushError::Closed) => true,
+        Err(PushError::Full) => false,
+    }
+}
