@@ -4,7 +4,8 @@
 //! round trip, as vendor MPIs do within a node for small data (Open MPI's `coll/sm`).
 //!
 //! Each segment holds, for each of the first [`AREAS`] communicator contexts, two slots
-//! that the context's successive collectives use in turn: `[seq][len][data]`. A slot is
+//! that the context's successive collectives use in turn: `[seq][len][whole][data]`
+//! (`whole`: the length of the contribution a part belongs to, for data sent in parts). A slot is
 //! written again two calls later, and by then every member has published the call in
 //! between, which it does only after it has read this one: no acknowledgement is needed.
 //! A contribution larger than the slot is published as "does not fit", and then every
@@ -25,9 +26,9 @@ use crate::runtime::Runtime;
 const AREAS: usize = 16;
 /// Slots per context: successive calls alternate between them.
 const TURNS: usize = 2;
-/// The sequence number and the length ahead of a slot's data (the data starts in the same
+/// The sequence number and the lengths ahead of a slot's data (the data starts in the same
 /// cache line, so a small contribution travels in one line).
-const HEAD: usize = 16;
+const HEAD: usize = 24;
 const LINE: usize = 64;
 /// The length published by a rank whose contribution does not fit its slot.
 const TOO_BIG: u64 = u64::MAX;
@@ -117,6 +118,16 @@ impl Slots {
                 .all(|&r| self.ready.get(r as usize) == Some(&true))
     }
 
+    /// The most bytes every member of `comm` can publish in one step (its smallest slot).
+    pub fn room(&self, comm: &Comm) -> usize {
+        let room = |&r: &u32| {
+            self.sizes
+                .get(r as usize)
+                .map_or(0, |s| s.saturating_sub(HEAD))
+        };
+        comm.group().iter().map(room).min().unwrap_or(0)
+    }
+
     /// The slot of job rank `r` for call `k` of context `ctx`.
     fn slot(&self, r: u32, ctx: usize, k: u64) -> Slot {
         let size = self.sizes[r as usize];
@@ -145,8 +156,9 @@ impl Slot {
         self.word(0)
     }
 
-    /// Writes `data` (or that it does not fit) and publishes call `k`.
-    fn publish(&self, k: u64, data: &[u8]) {
+    /// Writes `data`, a part of a contribution of `whole` bytes (or that it does not fit),
+    /// and publishes call `k`.
+    fn publish(&self, k: u64, whole: usize, data: &[u8]) {
         let fits = HEAD + data.len() <= self.size;
         if fits {
             // SAFETY: this process alone writes its slot, and no member reads it now: the
@@ -155,7 +167,13 @@ impl Slot {
         }
         let len = if fits { data.len() as u64 } else { TOO_BIG };
         self.word(1).store(len, Ordering::Relaxed);
+        self.word(2).store(whole as u64, Ordering::Relaxed);
         self.seq().store(k, Ordering::Release);
+    }
+
+    /// The length of the whole contribution the published part belongs to.
+    fn whole(&self) -> u64 {
+        self.word(2).load(Ordering::Relaxed)
     }
 
     /// The published data, `None` if it did not fit.
@@ -203,13 +221,26 @@ pub fn exchange(
     mine: &[u8],
     mut each: impl FnMut(usize, &[u8]) -> Result<()>,
 ) -> Result<bool> {
+    exchange_part(rt, comm, mine.len(), mine, |rank, _, data| each(rank, data))
+}
+
+/// [`exchange`] of one part of a contribution of `whole` bytes sent in parts that fit
+/// [`Slots::room`]: `each(rank, whole, data)` also gets each member's whole length, so that
+/// members that disagree on it (and so on the number of parts) find out at the first part.
+pub fn exchange_part(
+    rt: &Runtime,
+    comm: &Comm,
+    whole: usize,
+    mine: &[u8],
+    mut each: impl FnMut(usize, u64, &[u8]) -> Result<()>,
+) -> Result<bool> {
     let slots = &rt.slots;
     let ctx = comm.ctx();
     let k = slots.calls[ctx].get() + 1;
     slots.calls[ctx].set(k);
     let group = comm.group();
     let me = group[comm.rank() as usize];
-    slots.slot(me, ctx, k).publish(k, mine);
+    slots.slot(me, ctx, k).publish(k, whole, mine);
     for &r in group.iter() {
         await_call(rt, &slots.slot(r, ctx, k), k)?;
     }
@@ -223,7 +254,7 @@ pub fn exchange(
     for (i, &r) in group.iter().enumerate() {
         let slot = slots.slot(r, ctx, k);
         // SAFETY: as above.
-        each(i, unsafe { slot.data() }.unwrap_or_default())?;
+        each(i, slot.whole(), unsafe { slot.data() }.unwrap_or_default())?;
     }
     Ok(true)
 }
@@ -246,8 +277,8 @@ mod tests {
     fn slots_are_whole_cache_lines_with_room_for_the_head() {
         assert_eq!(slot_size(0), 0);
         assert_eq!(slot_size(8), 64);
-        assert_eq!(slot_size(48), 64);
-        assert_eq!(slot_size(49), 128);
+        assert_eq!(slot_size(40), 64);
+        assert_eq!(slot_size(41), 128);
         assert_eq!(slot_size(4096), 4096 + 64);
     }
 
@@ -258,11 +289,12 @@ mod tests {
             at: mem.as_mut_ptr().cast(),
             size: 64,
         };
-        slot.publish(3, b"hello");
+        slot.publish(3, 9, b"hello");
         assert_eq!(slot.seq().load(Ordering::Acquire), 3);
+        assert_eq!(slot.whole(), 9);
         // SAFETY: call 3 was published just above by this thread.
         assert_eq!(unsafe { slot.data() }, Some(&b"hello"[..]));
-        slot.publish(4, &[7u8; 64 - HEAD + 1]);
+        slot.publish(4, 65, &[7u8; 64 - HEAD + 1]);
         assert_eq!(slot.seq().load(Ordering::Acquire), 4);
         // SAFETY: as above, call 4.
         assert_eq!(unsafe { slot.data() }, None);

@@ -10,6 +10,7 @@ mod bind;
 mod coll;
 mod coll_gather;
 mod coll_reduce;
+mod coll_reduce_shm;
 mod coll_shm;
 mod comm;
 mod comm_create;

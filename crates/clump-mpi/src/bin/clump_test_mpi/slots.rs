@@ -41,17 +41,18 @@ fn rounds(comm: &Comm, rounds: i64) {
 pub fn one_step_collectives(world: &Comm) {
     rounds(world, 300);
 
-    // Rank r sends blocks of r * 3000 bytes: rank 0's contribution fits a slot, the others'
-    // do not (at the default of 4096), so every rank must take the messages.
+    // Rank r sends blocks of r * 3/4 of a slot: rank 0's contribution fits its slot, the
+    // others' do not, so every rank must take the messages.
+    let unit = ok(mpi::Thresholds::from_env(), "thresholds").shm_coll * 3 / 4;
     let (r, n) = (world.rank() as usize, world.size() as usize);
     let block = |from: usize, to: usize| -> Vec<u8> {
-        (0..from * 3000)
+        (0..from * unit)
             .map(|k| (k + 5 * to + from) as u8)
             .collect()
     };
     let mine: Vec<Vec<u8>> = (0..n).map(|to| block(r, to)).collect();
     let refs: Vec<&[u8]> = mine.iter().map(|b| &b[..]).collect();
-    let lens: Vec<usize> = (0..n).map(|from| from * 3000).collect();
+    let lens: Vec<usize> = (0..n).map(|from| from * unit).collect();
     let got = ok(mpi::alltoall(&refs, &lens, world), "uneven alltoall");
     for (from, b) in got.iter().enumerate() {
         check!(*b == block(from, r), "uneven alltoall from {from}");
