@@ -64,11 +64,11 @@ impl Reduction<'_> {
         loop {
             let end = (at + step).min(mine.len());
             let part = self.part(end - at, elem);
-            let done = coll_shm::exchange_part(
+            let done = coll_shm::exchange(
                 rt,
                 comm,
                 mine.len(),
-                &mine[at..end],
+                &[&mine[at..end]],
                 |rank, whole, data| {
                     check_whole(rank, whole, mine.len())?;
                     part.fold(rank, data, &mut acc[at..end], &mut next)
@@ -95,7 +95,7 @@ impl Reduction<'_> {
         head[4..12].copy_from_slice(&(mine.as_ptr() as u64).to_le_bytes());
         head[12] = rt.single_copy.get() as u8;
         let mut sources = Vec::with_capacity(comm.size() as usize);
-        let named = coll_shm::exchange_part(rt, comm, whole, &head, |rank, w, data| {
+        let named = coll_shm::exchange(rt, comm, whole, &[&head], |rank, w, data| {
             check_whole(rank, w, whole)?;
             sources.push(source(data));
             Ok(())
@@ -111,7 +111,7 @@ impl Reduction<'_> {
         }
         let mut all_read = true;
         let synced =
-            coll_shm::exchange_part(rt, comm, whole, &[read.is_ok() as u8], |_, _, data| {
+            coll_shm::exchange(rt, comm, whole, &[&[read.is_ok() as u8]], |_, _, data| {
                 all_read &= data == [1];
                 Ok(())
             })?;

@@ -156,16 +156,22 @@ impl Slot {
         self.word(0)
     }
 
-    /// Writes `data`, a part of a contribution of `whole` bytes (or that it does not fit),
-    /// and publishes call `k`.
-    fn publish(&self, k: u64, whole: usize, data: &[u8]) {
-        let fits = HEAD + data.len() <= self.size;
+    /// Writes `pieces` one after the other, a part of a contribution of `whole` bytes (or
+    /// that it does not fit), and publishes call `k`.
+    fn publish(&self, k: u64, whole: usize, pieces: &[&[u8]]) {
+        let len: usize = pieces.iter().map(|p| p.len()).sum();
+        let fits = HEAD + len <= self.size;
         if fits {
-            // SAFETY: this process alone writes its slot, and no member reads it now: the
-            // last reader of its previous contents published the call in between.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.at.add(HEAD), data.len()) };
+            let mut at = HEAD;
+            for p in pieces {
+                // SAFETY: this process alone writes its slot, and no member reads it now:
+                // the last reader of its previous contents published the call in between.
+                // The pieces end within the slot (checked above).
+                unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), self.at.add(at), p.len()) };
+                at += p.len();
+            }
         }
-        let len = if fits { data.len() as u64 } else { TOO_BIG };
+        let len = if fits { len as u64 } else { TOO_BIG };
         self.word(1).store(len, Ordering::Relaxed);
         self.word(2).store(whole as u64, Ordering::Relaxed);
         self.seq().store(k, Ordering::Release);
@@ -211,27 +217,18 @@ fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     Ok(())
 }
 
-/// One collective step: publishes `mine`, waits for every member of `comm`, then gives
-/// `each(rank, data)` each member's contribution in rank order. `Ok(false)` when some
-/// contribution did not fit: the caller then runs the message algorithm (every member
-/// finds the same). Only for communicators [`Slots::serve`] admits.
+/// One collective step: publishes this member's part of a contribution of `whole` bytes,
+/// `pieces` one after the other (no copy to join them first), waits for every member of
+/// `comm`, then gives `each(rank, whole, data)` each member's part and whole length in rank
+/// order (members that disagree on the whole, and so on the number of parts in which they
+/// send it, find out at the first part). `Ok(false)` when some part did not fit: the caller
+/// then runs the message algorithm (every member finds the same). Only for communicators
+/// [`Slots::serve`] admits.
 pub fn exchange(
     rt: &Runtime,
     comm: &Comm,
-    mine: &[u8],
-    mut each: impl FnMut(usize, &[u8]) -> Result<()>,
-) -> Result<bool> {
-    exchange_part(rt, comm, mine.len(), mine, |rank, _, data| each(rank, data))
-}
-
-/// [`exchange`] of one part of a contribution of `whole` bytes sent in parts that fit
-/// [`Slots::room`]: `each(rank, whole, data)` also gets each member's whole length, so that
-/// members that disagree on it (and so on the number of parts) find out at the first part.
-pub fn exchange_part(
-    rt: &Runtime,
-    comm: &Comm,
     whole: usize,
-    mine: &[u8],
+    pieces: &[&[u8]],
     mut each: impl FnMut(usize, u64, &[u8]) -> Result<()>,
 ) -> Result<bool> {
     let slots = &rt.slots;
@@ -240,7 +237,7 @@ pub fn exchange_part(
     slots.calls[ctx].set(k);
     let group = comm.group();
     let me = group[comm.rank() as usize];
-    slots.slot(me, ctx, k).publish(k, whole, mine);
+    slots.slot(me, ctx, k).publish(k, whole, pieces);
     for &r in group.iter() {
         await_call(rt, &slots.slot(r, ctx, k), k)?;
     }
@@ -289,12 +286,12 @@ mod tests {
             at: mem.as_mut_ptr().cast(),
             size: 64,
         };
-        slot.publish(3, 9, b"hello");
+        slot.publish(3, 9, &[b"hel", b"", b"lo"]);
         assert_eq!(slot.seq().load(Ordering::Acquire), 3);
         assert_eq!(slot.whole(), 9);
         // SAFETY: call 3 was published just above by this thread.
         assert_eq!(unsafe { slot.data() }, Some(&b"hello"[..]));
-        slot.publish(4, 65, &[7u8; 64 - HEAD + 1]);
+        slot.publish(4, 65, &[&[7u8; 64 - HEAD + 1]]);
         assert_eq!(slot.seq().load(Ordering::Acquire), 4);
         // SAFETY: as above, call 4.
         assert_eq!(unsafe { slot.data() }, None);
