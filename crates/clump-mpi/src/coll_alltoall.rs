@@ -1,7 +1,7 @@
 //! `MPI_Alltoall(v)`: rank `i` sends its block `j` to rank `j` and gets block `i` of every
 //! rank. On one host in one step through the shared-memory slots: each rank publishes the
-//! lengths of its blocks, then the blocks, and copies its own block out of every member's
-//! slot. Else by messages, every receive posted first.
+//! lengths of its blocks, then the blocks (but the one it keeps), and copies its own block
+//! out of every other member's slot. Else by messages, every receive posted first.
 
 use crate::coll::{cirecv, cisend, cwait, one_host, TAG_ALLTOALL};
 use crate::coll_gather::{check_lens, wait_all};
@@ -21,8 +21,7 @@ pub fn alltoall(blocks: &[&[u8]], recv_lens: &[usize], comm: &Comm) -> Result<Ve
         ));
     }
     let mut out: Vec<Vec<u8>> = recv_lens.iter().map(|&l| vec![0u8; l]).collect();
-    let lens = blocks.iter().map(|b| b.len());
-    if !through_slots(lens, blocks, comm, |j, block| place(&mut out[j], j, block))? {
+    if !through_slots(|j| blocks[j], comm, |j, block| place(&mut out[j], j, block))? {
         let mut views: Vec<&mut [u8]> = out.iter_mut().map(Vec::as_mut_slice).collect();
         by_messages(blocks, &mut views, comm)?;
     }
@@ -44,12 +43,12 @@ pub fn alltoall_contiguous(send: &[u8], recv: &mut [u8], comm: &Comm) -> Result<
         ));
     }
     let (sb, rb) = (send.len() / n, recv.len() / n);
-    let lens = std::iter::repeat_n(sb, n);
-    let done = through_slots(lens, &[send], comm, |j, block| {
-        place(&mut recv[j * rb..(j + 1) * rb], j, block)
+    let block = |j: usize| &send[j * sb..(j + 1) * sb];
+    let done = through_slots(block, comm, |j, got| {
+        place(&mut recv[j * rb..(j + 1) * rb], j, got)
     })?;
     if !done {
-        let blocks: Vec<&[u8]> = (0..n).map(|j| &send[j * sb..(j + 1) * sb]).collect();
+        let blocks: Vec<&[u8]> = (0..n).map(block).collect();
         let mut views = Vec::with_capacity(n);
         let mut rest = recv;
         for _ in 0..n {
@@ -67,17 +66,17 @@ fn place(to: &mut [u8], j: usize, block: &[u8]) -> Result<()> {
     if block.len() != to.len() {
         return Err(coll_shm::length_mismatch(j, block.len(), to.len()));
     }
-    to.copy_from_slice(block);
+    coll_shm::copy(to, block);
     Ok(())
 }
 
-/// In one step through the slots: publishes the lengths of this rank's blocks (`lens`),
-/// then `body` (the blocks one after the other), and gives `place(j, block)` this rank's
+/// In one step through the slots: publishes the lengths of this rank's blocks (`block(j)`
+/// for rank `j`), then the blocks one after the other, all but its own (published as
+/// empty: this rank takes it from `block` itself), and gives `place(j, block)` this rank's
 /// block from each member `j`. False when the slots do not serve `comm` or some member's
 /// blocks did not fit.
-fn through_slots(
-    lens: impl Iterator<Item = usize>,
-    body: &[&[u8]],
+fn through_slots<'a>(
+    block: impl Fn(usize) -> &'a [u8],
     comm: &Comm,
     mut place: impl FnMut(usize, &[u8]) -> Result<()>,
 ) -> Result<bool> {
@@ -86,19 +85,25 @@ fn through_slots(
         return Ok(false);
     }
     let (me, n) = (comm.rank() as usize, comm.size() as usize);
-    let head: Vec<u8> = lens.flat_map(|l| (l as u64).to_le_bytes()).collect();
-    let mut pieces = Vec::with_capacity(1 + body.len());
+    let sent = |j: usize| if j == me { &[][..] } else { block(j) };
+    let head: Vec<u8> = (0..n)
+        .flat_map(|j| (sent(j).len() as u64).to_le_bytes())
+        .collect();
+    let mut pieces = Vec::with_capacity(1 + n);
     pieces.push(&head[..]);
-    pieces.extend_from_slice(body);
+    pieces.extend((0..n).map(sent));
     let whole = pieces.iter().map(|p| p.len()).sum();
     coll_shm::exchange(&rt, comm, whole, &pieces, |j, _, data| {
-        let block = block_of(data, n, me).ok_or_else(|| {
+        if j == me {
+            return place(j, block(me));
+        }
+        let got = block_of(data, n, me).ok_or_else(|| {
             Error::new(
                 ErrorClass::Count,
                 format!("rank {j} has no block for rank {me}: do all ranks pass the same counts?"),
             )
         })?;
-        place(j, block)
+        place(j, got)
     })
 }
 

@@ -163,7 +163,7 @@ impl Reduction<'_> {
             return Err(coll_shm::length_mismatch(rank, data.len(), acc.len()));
         }
         if rank == 0 {
-            acc.copy_from_slice(data);
+            coll_shm::copy(acc, data);
         } else if self.op.is_commutative() {
             // acc op data, computed as data op acc: the same for a commutative operation.
             self.combine(data, acc)?;
@@ -171,7 +171,7 @@ impl Reduction<'_> {
             next.clear();
             next.extend_from_slice(data);
             self.combine(acc, next)?;
-            acc.copy_from_slice(next);
+            coll_shm::copy(acc, next);
         }
         Ok(())
     }
