@@ -37,9 +37,9 @@ impl Reduction<'_> {
                 &mut spare[..]
             }
         };
-        let large = mine.len() > rt.slots.room(comm);
-        let done = (large && self.by_reads(&rt, mine, acc, comm)?)
-            || self.in_parts(&rt, mine, acc, comm)?;
+        let room = rt.slots.room(comm);
+        let done = (mine.len() > room && self.by_reads(&rt, mine, acc, comm)?)
+            || self.in_parts(&rt, room, mine, acc, comm)?;
         if done && small {
             return Err(Error::new(
                 ErrorClass::Buffer,
@@ -49,12 +49,19 @@ impl Reduction<'_> {
         Ok(done)
     }
 
-    /// Through the slots, in parts of whole elements that fit every member's slot.
-    fn in_parts(&self, rt: &Runtime, mine: &[u8], acc: &mut [u8], comm: &Comm) -> Result<bool> {
+    /// Through the slots, in parts of whole elements that fit every member's slot (`room`).
+    fn in_parts(
+        &self,
+        rt: &Runtime,
+        room: usize,
+        mine: &[u8],
+        acc: &mut [u8],
+        comm: &Comm,
+    ) -> Result<bool> {
         let elem = self.dt.bytes(1)?;
         let step = match elem {
             0 => mine.len().max(1),
-            e => rt.slots.room(comm) / e * e,
+            e => room / e * e,
         };
         if step == 0 {
             return Ok(false);
@@ -149,6 +156,7 @@ impl Reduction<'_> {
     }
 
     /// The reduction of `len` bytes of this one's data (`elem` bytes an element).
+    #[inline]
     fn part(&self, len: usize, elem: usize) -> Reduction<'_> {
         Reduction {
             dt: self.dt,
@@ -158,6 +166,7 @@ impl Reduction<'_> {
     }
 
     /// Folds member `rank`'s `data` into `acc` (the combination of the lower ranks').
+    #[inline]
     fn fold(&self, rank: usize, data: &[u8], acc: &mut [u8], next: &mut Vec<u8>) -> Result<()> {
         if data.len() != acc.len() {
             return Err(coll_shm::length_mismatch(rank, data.len(), acc.len()));

@@ -262,7 +262,12 @@ pub fn exchange(
 /// `rep movsb`, which some processors (AMD's) run many times slower when the two addresses
 /// are nearly a multiple of 4 KiB apart: as a send buffer and a receive buffer, or a slot,
 /// often are (each page-aligned).
+#[inline]
 pub fn copy(to: &mut [u8], from: &[u8]) {
+    if from.len() <= COPY_PIECE {
+        to.copy_from_slice(from);
+        return;
+    }
     for (to, from) in to.chunks_mut(COPY_PIECE).zip(from.chunks(COPY_PIECE)) {
         to.copy_from_slice(from);
     }

@@ -106,7 +106,9 @@ macro_rules! each_as {
 }
 
 /// `higher[i] = f(lower[i], higher[i])` over elements of `N` bytes read as `T`; true.
-#[inline(always)]
+/// A function of its own for each type and operation: its loop vectorizes, and the match
+/// that picks it stays small (inlined, the loops made it slow for a few elements).
+#[inline(never)]
 fn each<const N: usize, T: Copy>(
     lower: &[u8],
     higher: &mut [u8],
