@@ -7,29 +7,27 @@ use crate::coll::{
     TAG_BCAST, TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
 };
 use crate::coll_gather::scatter;
-use crate::coll_shm;
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass, Result};
 use crate::op::Op;
 use crate::p2p::wait;
-use crate::runtime;
 
 /// What one reduction combines: `count` packed elements of `dt` with `op`.
-struct Reduction<'a> {
-    dt: &'a Datatype,
-    count: usize,
-    op: &'a Op,
+pub(crate) struct Reduction<'a> {
+    pub dt: &'a Datatype,
+    pub count: usize,
+    pub op: &'a Op,
 }
 
 impl Reduction<'_> {
     /// `higher = lower op higher`.
-    fn combine(&self, lower: &[u8], higher: &mut [u8]) -> Result<()> {
+    pub fn combine(&self, lower: &[u8], higher: &mut [u8]) -> Result<()> {
         self.op.combine(self.dt, self.count, lower, higher)
     }
 
     /// The packed data of `send`, checked for length.
-    fn input<'a>(&self, send: &'a [u8]) -> Result<&'a [u8]> {
+    pub fn input<'a>(&self, send: &'a [u8]) -> Result<&'a [u8]> {
         self.op.check(self.dt)?;
         let len = self.dt.bytes(self.count)?;
         send.get(..len)
@@ -39,53 +37,6 @@ impl Reduction<'_> {
     /// A copy of the packed data of `send` to combine into.
     fn start(&self, send: &[u8]) -> Result<Vec<u8>> {
         self.input(send).map(<[u8]>::to_vec)
-    }
-
-    /// Writes the combination of every member's `mine` in rank order into `recv`, in one
-    /// step through the shared-memory slots; false when they do not serve `comm` or the
-    /// data did not fit.
-    fn through_slots(&self, mine: &[u8], recv: &mut [u8], comm: &Comm) -> Result<bool> {
-        let rt = runtime::get()?;
-        if !rt.slots.serve(comm, one_host(comm)?) {
-            return Ok(false);
-        }
-        // A receive buffer too small still takes part (the others wait for this rank's
-        // contribution), into spare bytes, and fails after.
-        let small = recv.len() < mine.len();
-        let mut spare = Vec::new();
-        let acc = match recv.get_mut(..mine.len()) {
-            Some(acc) => acc,
-            None => {
-                spare.resize(mine.len(), 0);
-                &mut spare[..]
-            }
-        };
-        let commutative = self.op.is_commutative();
-        let mut next = Vec::new();
-        let done = coll_shm::exchange(&rt, comm, mine, |rank, data| {
-            if data.len() != acc.len() {
-                return Err(coll_shm::length_mismatch(rank, data.len(), acc.len()));
-            }
-            if rank == 0 {
-                acc.copy_from_slice(data);
-            } else if commutative {
-                // acc op data, computed as data op acc: the same for a commutative operation.
-                self.combine(data, acc)?;
-            } else {
-                next.clear();
-                next.extend_from_slice(data);
-                self.combine(acc, &mut next)?;
-                acc.copy_from_slice(&next);
-            }
-            Ok(())
-        })?;
-        if done && small {
-            return Err(Error::new(
-                ErrorClass::Buffer,
-                "reduction receive buffer too small",
-            ));
-        }
-        Ok(done)
     }
 }
 
@@ -206,8 +157,8 @@ pub fn reduce(
     Ok(())
 }
 
-/// `MPI_Allreduce`: small data on one host in one step through shared memory (in rank
-/// order, for any operation); else recursive doubling on one host (or one rank per host); else within
+/// `MPI_Allreduce`: on one host without messages, through shared memory (in rank order,
+/// for any operation); else recursive doubling on one host (or one rank per host); else within
 /// hosts, doubling across their leaders, and back within hosts. A non-commutative
 /// operation reduces in rank order and broadcasts.
 pub fn allreduce(
@@ -219,7 +170,7 @@ pub fn allreduce(
     comm: &Comm,
 ) -> Result<()> {
     let red = Reduction { dt, count, op };
-    if red.through_slots(red.input(send)?, recv, comm)? {
+    if red.through_shm(red.input(send)?, recv, comm)? {
         return Ok(());
     }
     let acc = red.start(send)?;

@@ -4,7 +4,8 @@
 //! round trip, as vendor MPIs do within a node for small data (Open MPI's `coll/sm`).
 //!
 //! Each segment holds, for each of the first [`AREAS`] communicator contexts, two slots
-//! that the context's successive collectives use in turn: `[seq][len][data]`. A slot is
+//! that the context's successive collectives use in turn: `[seq][len][whole][data]`
+//! (`whole`: the length of the contribution a part belongs to, for data sent in parts). A slot is
 //! written again two calls later, and by then every member has published the call in
 //! between, which it does only after it has read this one: no acknowledgement is needed.
 //! A contribution larger than the slot is published as "does not fit", and then every
@@ -25,9 +26,9 @@ use crate::runtime::Runtime;
 const AREAS: usize = 16;
 /// Slots per context: successive calls alternate between them.
 const TURNS: usize = 2;
-/// The sequence number and the length ahead of a slot's data (the data starts in the same
+/// The sequence number and the lengths ahead of a slot's data (the data starts in the same
 /// cache line, so a small contribution travels in one line).
-const HEAD: usize = 16;
+const HEAD: usize = 24;
 const LINE: usize = 64;
 /// The length published by a rank whose contribution does not fit its slot.
 const TOO_BIG: u64 = u64::MAX;
@@ -117,6 +118,16 @@ impl Slots {
                 .all(|&r| self.ready.get(r as usize) == Some(&true))
     }
 
+    /// The most bytes every member of `comm` can publish in one step (its smallest slot).
+    pub fn room(&self, comm: &Comm) -> usize {
+        let room = |&r: &u32| {
+            self.sizes
+                .get(r as usize)
+                .map_or(0, |s| s.saturating_sub(HEAD))
+        };
+        comm.group().iter().map(room).min().unwrap_or(0)
+    }
+
     /// The slot of job rank `r` for call `k` of context `ctx`.
     fn slot(&self, r: u32, ctx: usize, k: u64) -> Slot {
         let size = self.sizes[r as usize];
@@ -145,17 +156,32 @@ impl Slot {
         self.word(0)
     }
 
-    /// Writes `data` (or that it does not fit) and publishes call `k`.
-    fn publish(&self, k: u64, data: &[u8]) {
-        let fits = HEAD + data.len() <= self.size;
+    /// Writes `pieces` one after the other, a part of a contribution of `whole` bytes (or
+    /// that it does not fit), and publishes call `k`.
+    fn publish(&self, k: u64, whole: usize, pieces: &[&[u8]]) {
+        let len: usize = pieces.iter().map(|p| p.len()).sum();
+        let fits = HEAD + len <= self.size;
         if fits {
-            // SAFETY: this process alone writes its slot, and no member reads it now: the
-            // last reader of its previous contents published the call in between.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.at.add(HEAD), data.len()) };
+            let mut at = HEAD;
+            for p in pieces {
+                // SAFETY: this process alone writes its slot, and no member reads it now:
+                // the last reader of its previous contents published the call in between.
+                // The pieces end within the slot (checked above). One memcpy each (not
+                // `copy`): its `rep movsb` writes whole lines without first fetching them
+                // from the peers' caches, where the slot was last read.
+                unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), self.at.add(at), p.len()) };
+                at += p.len();
+            }
         }
-        let len = if fits { data.len() as u64 } else { TOO_BIG };
+        let len = if fits { len as u64 } else { TOO_BIG };
         self.word(1).store(len, Ordering::Relaxed);
+        self.word(2).store(whole as u64, Ordering::Relaxed);
         self.seq().store(k, Ordering::Release);
+    }
+
+    /// The length of the whole contribution the published part belongs to.
+    fn whole(&self) -> u64 {
+        self.word(2).load(Ordering::Relaxed)
     }
 
     /// The published data, `None` if it did not fit.
@@ -193,15 +219,19 @@ fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     Ok(())
 }
 
-/// One collective step: publishes `mine`, waits for every member of `comm`, then gives
-/// `each(rank, data)` each member's contribution in rank order. `Ok(false)` when some
-/// contribution did not fit: the caller then runs the message algorithm (every member
-/// finds the same). Only for communicators [`Slots::serve`] admits.
+/// One collective step: publishes this member's part of a contribution of `whole` bytes,
+/// `pieces` one after the other (no copy to join them first), waits for every member of
+/// `comm`, then gives `each(rank, whole, data)` each member's part and whole length in rank
+/// order (members that disagree on the whole, and so on the number of parts in which they
+/// send it, find out at the first part). `Ok(false)` when some part did not fit: the caller
+/// then runs the message algorithm (every member finds the same). Only for communicators
+/// [`Slots::serve`] admits.
 pub fn exchange(
     rt: &Runtime,
     comm: &Comm,
-    mine: &[u8],
-    mut each: impl FnMut(usize, &[u8]) -> Result<()>,
+    whole: usize,
+    pieces: &[&[u8]],
+    mut each: impl FnMut(usize, u64, &[u8]) -> Result<()>,
 ) -> Result<bool> {
     let slots = &rt.slots;
     let ctx = comm.ctx();
@@ -209,7 +239,7 @@ pub fn exchange(
     slots.calls[ctx].set(k);
     let group = comm.group();
     let me = group[comm.rank() as usize];
-    slots.slot(me, ctx, k).publish(k, mine);
+    slots.slot(me, ctx, k).publish(k, whole, pieces);
     for &r in group.iter() {
         await_call(rt, &slots.slot(r, ctx, k), k)?;
     }
@@ -223,10 +253,28 @@ pub fn exchange(
     for (i, &r) in group.iter().enumerate() {
         let slot = slots.slot(r, ctx, k);
         // SAFETY: as above.
-        each(i, unsafe { slot.data() }.unwrap_or_default())?;
+        each(i, slot.whole(), unsafe { slot.data() }.unwrap_or_default())?;
     }
     Ok(true)
 }
+
+/// Copies `from` into `to` (as long) in pieces below the size where memcpy turns to
+/// `rep movsb`, which some processors (AMD's) run many times slower when the two addresses
+/// are nearly a multiple of 4 KiB apart: as a send buffer and a receive buffer, or a slot,
+/// often are (each page-aligned).
+#[inline]
+pub fn copy(to: &mut [u8], from: &[u8]) {
+    if from.len() <= COPY_PIECE {
+        to.copy_from_slice(from);
+        return;
+    }
+    for (to, from) in to.chunks_mut(COPY_PIECE).zip(from.chunks(COPY_PIECE)) {
+        to.copy_from_slice(from);
+    }
+}
+
+/// A piece of a collective's copy: below glibc's smallest threshold for `rep movsb`.
+const COPY_PIECE: usize = 1024;
 
 /// The error of a member whose contribution has another length than this one's.
 pub fn length_mismatch(rank: usize, got: usize, want: usize) -> Error {
@@ -246,8 +294,8 @@ mod tests {
     fn slots_are_whole_cache_lines_with_room_for_the_head() {
         assert_eq!(slot_size(0), 0);
         assert_eq!(slot_size(8), 64);
-        assert_eq!(slot_size(48), 64);
-        assert_eq!(slot_size(49), 128);
+        assert_eq!(slot_size(40), 64);
+        assert_eq!(slot_size(41), 128);
         assert_eq!(slot_size(4096), 4096 + 64);
     }
 
@@ -258,11 +306,12 @@ mod tests {
             at: mem.as_mut_ptr().cast(),
             size: 64,
         };
-        slot.publish(3, b"hello");
+        slot.publish(3, 9, &[b"hel", b"", b"lo"]);
         assert_eq!(slot.seq().load(Ordering::Acquire), 3);
+        assert_eq!(slot.whole(), 9);
         // SAFETY: call 3 was published just above by this thread.
         assert_eq!(unsafe { slot.data() }, Some(&b"hello"[..]));
-        slot.publish(4, &[7u8; 64 - HEAD + 1]);
+        slot.publish(4, 65, &[&[7u8; 64 - HEAD + 1]]);
         assert_eq!(slot.seq().load(Ordering::Acquire), 4);
         // SAFETY: as above, call 4.
         assert_eq!(unsafe { slot.data() }, None);

@@ -8,8 +8,10 @@
 
 mod bind;
 mod coll;
+mod coll_alltoall;
 mod coll_gather;
 mod coll_reduce;
+mod coll_reduce_shm;
 mod coll_shm;
 mod comm;
 mod comm_create;
@@ -33,7 +35,8 @@ mod status;
 mod unexpected;
 
 pub use coll::{barrier, bcast};
-pub use coll_gather::{allgather, alltoall, gather, scatter};
+pub use coll_alltoall::{alltoall, alltoall_contiguous};
+pub use coll_gather::{allgather, gather, scatter};
 pub use coll_reduce::{allreduce, exscan, reduce, reduce_scatter, scan};
 pub use comm::Comm;
 pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};

@@ -54,75 +54,74 @@ impl fmt::Debug for Op {
     }
 }
 
-/// Combines an integer pair (`$a` from the lower ranks); `None` when `$op` does not apply.
+/// Combines `lower` into `higher` as elements of `$t` with an integer operation; false
+/// when `$op` does not apply. The operation is chosen once, outside the loop, so that each
+/// arm's loop is a plain element-wise one the compiler turns into vector instructions.
 macro_rules! int_op {
-    ($op:expr, $a:expr, $b:expr) => {
+    ($t:ty, $op:expr, $lower:expr, $higher:expr) => {{
         match $op {
-            Op::Sum => Some($a.wrapping_add($b)),
-            Op::Prod => Some($a.wrapping_mul($b)),
-            Op::Min => Some(if $b < $a { $b } else { $a }),
-            Op::Max => Some(if $b > $a { $b } else { $a }),
-            Op::Land => Some(((($a != 0) && ($b != 0)) as u8) as _),
-            Op::Lor => Some(((($a != 0) || ($b != 0)) as u8) as _),
-            Op::Lxor => Some(((($a != 0) != ($b != 0)) as u8) as _),
-            Op::Band => Some($a & $b),
-            Op::Bor => Some($a | $b),
-            Op::Bxor => Some($a ^ $b),
-            Op::Replace => Some($b),
-            Op::NoOp => Some($a),
-            _ => None,
+            Op::Sum => each_as!($t, $lower, $higher, |a, b| a.wrapping_add(b)),
+            Op::Prod => each_as!($t, $lower, $higher, |a, b| a.wrapping_mul(b)),
+            Op::Min => each_as!($t, $lower, $higher, |a, b| if b < a { b } else { a }),
+            Op::Max => each_as!($t, $lower, $higher, |a, b| if b > a { b } else { a }),
+            Op::Land => each_as!($t, $lower, $higher, |a, b| ((a != 0) && (b != 0)) as $t),
+            Op::Lor => each_as!($t, $lower, $higher, |a, b| ((a != 0) || (b != 0)) as $t),
+            Op::Lxor => each_as!($t, $lower, $higher, |a, b| ((a != 0) != (b != 0)) as $t),
+            Op::Band => each_as!($t, $lower, $higher, |a, b| a & b),
+            Op::Bor => each_as!($t, $lower, $higher, |a, b| a | b),
+            Op::Bxor => each_as!($t, $lower, $higher, |a, b| a ^ b),
+            Op::Replace => each_as!($t, $lower, $higher, |_, b| b),
+            Op::NoOp => each_as!($t, $lower, $higher, |a, _| a),
+            _ => false,
         }
-    };
+    }};
 }
 
-/// Combines a floating-point pair; `None` for the bitwise and location operations.
+/// The same with a floating-point operation (none of the bitwise or location ones).
 macro_rules! float_op {
-    ($op:expr, $a:expr, $b:expr) => {
+    ($t:ty, $op:expr, $lower:expr, $higher:expr) => {{
         match $op {
-            Op::Sum => Some($a + $b),
-            Op::Prod => Some($a * $b),
-            Op::Min => Some(if $b < $a { $b } else { $a }),
-            Op::Max => Some(if $b > $a { $b } else { $a }),
-            Op::Land => Some((($a != 0.0) && ($b != 0.0)) as u8 as _),
-            Op::Lor => Some((($a != 0.0) || ($b != 0.0)) as u8 as _),
-            Op::Lxor => Some((($a != 0.0) != ($b != 0.0)) as u8 as _),
-            Op::Replace => Some($b),
-            Op::NoOp => Some($a),
-            _ => None,
+            Op::Sum => each_as!($t, $lower, $higher, |a, b| a + b),
+            Op::Prod => each_as!($t, $lower, $higher, |a, b| a * b),
+            Op::Min => each_as!($t, $lower, $higher, |a, b| if b < a { b } else { a }),
+            Op::Max => each_as!($t, $lower, $higher, |a, b| if b > a { b } else { a }),
+            Op::Land => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) && (b != 0.0)) as u8
+                as $t),
+            Op::Lor => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) || (b != 0.0)) as u8
+                as $t),
+            Op::Lxor => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) != (b != 0.0)) as u8
+                as $t),
+            Op::Replace => each_as!($t, $lower, $higher, |_, b| b),
+            Op::NoOp => each_as!($t, $lower, $higher, |a, _| a),
+            _ => false,
         }
+    }};
+}
+
+/// `higher[i] = f(lower[i], higher[i])` over elements of `$t`; true.
+macro_rules! each_as {
+    ($t:ty, $lower:expr, $higher:expr, $f:expr) => {
+        each($lower, $higher, <$t>::from_ne_bytes, <$t>::to_ne_bytes, $f)
     };
 }
 
-/// `higher[i] = f(lower[i], higher[i])` over elements of `N` bytes read as `T`.
-fn combine_as<const N: usize, T: Copy>(
+/// `higher[i] = f(lower[i], higher[i])` over elements of `N` bytes read as `T`; true.
+/// A function of its own for each type and operation: its loop vectorizes, and the match
+/// that picks it stays small (inlined, the loops made it slow for a few elements).
+#[inline(never)]
+fn each<const N: usize, T: Copy>(
     lower: &[u8],
     higher: &mut [u8],
     from: fn([u8; N]) -> T,
     to: fn(T) -> [u8; N],
-    f: impl Fn(T, T) -> Option<T>,
+    f: impl Fn(T, T) -> T,
 ) -> bool {
     for (a, b) in lower.chunks_exact(N).zip(higher.chunks_exact_mut(N)) {
         let x = from(a.try_into().expect("chunk of N"));
         let y = from(b.try_into().expect("chunk of N"));
-        match f(x, y) {
-            Some(r) => b.copy_from_slice(&to(r)),
-            None => return false,
-        }
+        b.copy_from_slice(&to(f(x, y)));
     }
     true
-}
-
-/// Combines `lower` into `higher` as elements of `$t` with `$pair` (`int_op` or `float_op`).
-macro_rules! typed {
-    ($pair:ident, $t:ty, $op:expr, $lower:expr, $higher:expr) => {
-        combine_as(
-            $lower,
-            $higher,
-            <$t>::from_ne_bytes,
-            <$t>::to_ne_bytes,
-            |a: $t, b: $t| $pair!($op, a, b),
-        )
-    };
 }
 
 /// `MPI_MAXLOC` (`max`) or `MPI_MINLOC` on packed (value, int index) pairs whose value is
@@ -229,21 +228,21 @@ impl Op {
                 true
             }
             _ if loc => false,
-            Char | SignedChar | Int8 => typed!(int_op, i8, self, lower, higher),
-            Byte | Packed | UnsignedChar | Uint8 | CBool => typed!(int_op, u8, self, lower, higher),
-            Short | Int16 => typed!(int_op, i16, self, lower, higher),
-            UnsignedShort | Uint16 => typed!(int_op, u16, self, lower, higher),
-            Int | Int32 | Wchar => typed!(int_op, i32, self, lower, higher),
-            Unsigned | Uint32 => typed!(int_op, u32, self, lower, higher),
+            Char | SignedChar | Int8 => int_op!(i8, self, lower, higher),
+            Byte | Packed | UnsignedChar | Uint8 | CBool => int_op!(u8, self, lower, higher),
+            Short | Int16 => int_op!(i16, self, lower, higher),
+            UnsignedShort | Uint16 => int_op!(u16, self, lower, higher),
+            Int | Int32 | Wchar => int_op!(i32, self, lower, higher),
+            Unsigned | Uint32 => int_op!(u32, self, lower, higher),
             Long | LongLong | Int64 | Aint | Offset | Count => {
-                typed!(int_op, i64, self, lower, higher)
+                int_op!(i64, self, lower, higher)
             }
-            UnsignedLong | UnsignedLongLong | Uint64 => typed!(int_op, u64, self, lower, higher),
-            Float => typed!(float_op, f32, self, lower, higher),
-            Double => typed!(float_op, f64, self, lower, higher),
+            UnsignedLong | UnsignedLongLong | Uint64 => int_op!(u64, self, lower, higher),
+            Float => float_op!(f32, self, lower, higher),
+            Double => float_op!(f64, self, lower, higher),
             // A complex sum is the sum of the parts; other operations do not apply.
-            FloatComplex if matches!(self, Op::Sum) => typed!(float_op, f32, self, lower, higher),
-            DoubleComplex if matches!(self, Op::Sum) => typed!(float_op, f64, self, lower, higher),
+            FloatComplex if matches!(self, Op::Sum) => float_op!(f32, self, lower, higher),
+            DoubleComplex if matches!(self, Op::Sum) => float_op!(f64, self, lower, higher),
             FloatComplex | DoubleComplex => false,
         }
     }

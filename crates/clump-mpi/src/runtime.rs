@@ -76,7 +76,7 @@ impl Thresholds {
             eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
             eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
             unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
-            shm_coll: read("CLUMP_MPI_SHM_COLL", 4096)?,
+            shm_coll: read("CLUMP_MPI_SHM_COLL", 64 * 1024)?,
             spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
                 Err(_) => None,
                 Ok(v) => Some(v.trim().parse().map_err(|_| {

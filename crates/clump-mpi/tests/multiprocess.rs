@@ -1,4 +1,4 @@
-//! The MPI checks through the real launcher: 1, 2 and 4 processes over shared memory, over
+//! The MPI checks through the real launcher: 1 to 4 processes over shared memory, over
 //! UDP, and on 2 virtual hosts; and with thresholds moved so other sizes cross them.
 
 fn run(n: u32, placement: &[&str], env: &[(&str, &str)]) {
@@ -6,10 +6,14 @@ fn run(n: u32, placement: &[&str], env: &[(&str, &str)]) {
     clump_testkit::run_job(n, placement, program, env, "mpi-check ok");
 }
 
+/// On one host the shared-memory collectives check that every rank passes the same count
+/// before anything else (the message algorithms cannot all tell).
+const COUNT_MISMATCH: (&str, &str) = ("CLUMP_TEST_COUNT_MISMATCH", "1");
+
 #[test]
-fn shared_memory_1_2_4() {
-    for n in [1, 2, 4] {
-        run(n, &[], &[]);
+fn shared_memory_1_to_4() {
+    for n in [1, 2, 3, 4] {
+        run(n, &[], &[COUNT_MISMATCH]);
     }
 }
 
@@ -52,4 +56,7 @@ fn moved_thresholds() {
     // Collectives on one host by messages instead of the shared-memory slots, on a number
     // of processes that is no power of two (recursive doubling's odd path).
     run(3, &[], &[("CLUMP_MPI_SHM_COLL", "0")]);
+    // Slots of 100 bytes: large reductions read the members' buffers, and those that fit
+    // take one step or a few parts cut on whole elements.
+    run(3, &[], &[("CLUMP_MPI_SHM_COLL", "100"), COUNT_MISMATCH]);
 }

@@ -187,6 +187,33 @@ fn alltoall_into(
     Ok(())
 }
 
+/// A send buffer to read and a receive buffer to write, apart.
+type Separate<'a> = (&'a [u8], &'a mut [u8]);
+
+/// The C buffers of an alltoall themselves, when no packing is needed: contiguous types
+/// in two separate buffers (not `MPI_IN_PLACE`), each `n` blocks of its count.
+fn contiguous_blocks<'a>(
+    sbuf: *const c_void,
+    sn: c_int,
+    st: Handle,
+    rbuf: *mut c_void,
+    rn: c_int,
+    rt: Handle,
+    n: usize,
+) -> Result<Option<Separate<'a>>, Failure> {
+    if is_in_place(sbuf) {
+        return Ok(None);
+    }
+    let (sdt, rdt) = (datatype(st)?, datatype(rt)?);
+    if !sdt.is_contiguous() || !rdt.is_contiguous() {
+        return Ok(None);
+    }
+    // A count is at most `c_int::MAX` and `n` a communicator's size: no overflow.
+    let slen = sdt.bytes(count(sn)? * n).map_err(err)?;
+    let rlen = rdt.bytes(count(rn)? * n).map_err(err)?;
+    Ok(separate_buffers(sbuf, slen, rbuf, rlen))
+}
+
 /// `n` blocks of `per` elements each, back to back: counts and displacements.
 fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
     (vec![per; n], (0..n).map(|i| i * per).collect())
@@ -259,19 +286,33 @@ fn unpacked_buffers<'a>(
     rbuf: *mut c_void,
     len: usize,
     dt: &Datatype,
-) -> Option<(&'a [u8], &'a mut [u8])> {
-    let (s, r) = (sbuf as usize, rbuf as usize);
-    let apart = s.checked_add(len)? <= r || r.checked_add(len)? <= s;
-    if !dt.is_contiguous() || is_in_place(sbuf) || len == 0 || s == 0 || r == 0 || !apart {
+) -> Option<Separate<'a>> {
+    if !dt.is_contiguous() || is_in_place(sbuf) {
         return None;
     }
-    // SAFETY: mpi.h's contract: `sbuf` holds the `len` bytes of `count` elements of a
-    // contiguous type to read and `rbuf` as many to write, valid for the call; the two
-    // ranges do not overlap (checked above).
+    separate_buffers(sbuf, len, rbuf, len)
+}
+
+/// `slen` bytes at `sbuf` to read and `rlen` at `rbuf` to write, when neither is empty or
+/// null and they do not overlap.
+fn separate_buffers<'a>(
+    sbuf: *const c_void,
+    slen: usize,
+    rbuf: *mut c_void,
+    rlen: usize,
+) -> Option<Separate<'a>> {
+    let (s, r) = (sbuf as usize, rbuf as usize);
+    let apart = s.checked_add(slen)? <= r || r.checked_add(rlen)? <= s;
+    if slen == 0 || rlen == 0 || s == 0 || r == 0 || !apart {
+        return None;
+    }
+    // SAFETY: mpi.h's contract: `sbuf` holds `slen` bytes of elements of a contiguous type
+    // to read and `rbuf` `rlen` bytes to write, valid for the call; the two ranges do not
+    // overlap (checked above).
     unsafe {
         Some((
-            std::slice::from_raw_parts(sbuf.cast::<u8>(), len),
-            std::slice::from_raw_parts_mut(rbuf.cast::<u8>(), len),
+            std::slice::from_raw_parts(sbuf.cast::<u8>(), slen),
+            std::slice::from_raw_parts_mut(rbuf.cast::<u8>(), rlen),
         ))
     }
 }
@@ -412,6 +453,9 @@ mpi_functions! {
         on(c, || {
             let comm = comm(c)?;
             let n = comm.size() as usize;
+            if let Some((send, recv)) = contiguous_blocks(sbuf, sn, st, rbuf, rn, rt, n)? {
+                return clump_mpi::alltoall_contiguous(send, recv, &comm).map_err(err);
+            }
             let (scounts, sdispls) = regular(n, if is_in_place(sbuf) { 0 } else { count(sn)? });
             let (rcounts, rdispls) = regular(n, count(rn)?);
             alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, &rcounts, &rdispls, rt, &comm)

@@ -130,14 +130,17 @@ static void gather_scatter(void) {
 }
 
 static void alltoall_reduce_scatter(void) {
-    int counts[2] = {1, 20000};
-    for (int c = 0; c < 2; c++) {
+    /* Around the size where a rank's blocks (and their lengths) stop fitting its 64 KiB
+     * shared-memory slot, and far past it; every element checked. */
+    int fit = (65536 - 8 * size) / (4 * size);
+    int counts[7] = {1, 2, fit, fit + 2, fit + 4, fit + 8, 20000};
+    for (int c = 0; c < 7; c++) {
         int n = counts[c];
         int *s = malloc(size * n * sizeof(int)), *r = malloc(size * n * sizeof(int));
         for (int i = 0; i < size * n; i++) s[i] = rank * 1000000 + i;
         CHECK_OK(MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD));
         for (int i = 0; i < size; i++)
-            CHECK(r[i * n] == i * 1000000 + rank * n && r[i * n + n - 1] == i * 1000000 + rank * n + n - 1);
+            for (int k = 0; k < n; k++) CHECK(r[i * n + k] == i * 1000000 + rank * n + k);
         free(s), free(r);
     }
     /* alltoallv: rank i sends j+1 elements to rank j. */

@@ -7,6 +7,8 @@ use clump_mpi::{
 
 #[path = "clump_test_mpi/blocks.rs"]
 mod blocks;
+#[path = "clump_test_mpi/large.rs"]
+mod large;
 #[path = "clump_test_mpi/refuse.rs"]
 mod refuse;
 #[path = "clump_test_mpi/rendezvous.rs"]
@@ -527,6 +529,8 @@ fn main() {
     blocks::block_collectives(&world);
     blocks::reductions_in_order(&world);
     blocks::derived_point_to_point(&world);
+    large::large_reductions(&world);
+    large::large_reductions(&me);
     slots::one_step_collectives(&world);
     slots::one_step_collectives(&me);
     ok(mpi::finalize(), "finalize");

@@ -38,20 +38,53 @@ fn rounds(comm: &Comm, rounds: i64) {
     }
 }
 
+/// Alltoall of contiguous buffers with blocks around the size where a rank's contribution
+/// stops fitting its slot, every byte checked.
+fn contiguous_alltoall(comm: &Comm) {
+    let (r, n) = (comm.rank() as usize, comm.size() as usize);
+    let fit = ok(mpi::Thresholds::from_env(), "thresholds")
+        .shm_coll
+        .saturating_sub(8 * n)
+        / n;
+    let byte = |from: usize, to: usize, k: usize| (from * 7 + to * 3 + k) as u8;
+    for len in [0, 1, fit, fit + 8, fit + 64, 3 * fit + 5] {
+        let send: Vec<u8> = (0..n * len).map(|i| byte(r, i / len, i % len)).collect();
+        let mut recv = vec![0u8; n * len];
+        ok(
+            mpi::alltoall_contiguous(&send, &mut recv, comm),
+            "contiguous alltoall",
+        );
+        for (i, &b) in recv.iter().enumerate() {
+            let (from, k) = (i / len, i % len);
+            check!(
+                b == byte(from, r, k),
+                "contiguous alltoall of {len}: byte {k} from {from}"
+            );
+        }
+    }
+    let e = mpi::alltoall_contiguous(&[0u8; 3], &mut [0u8; 3], comm);
+    check!(
+        n == 1 || n == 3 || e.is_err(),
+        "alltoall of 3 bytes among {n} ranks gave {e:?}"
+    );
+}
+
 pub fn one_step_collectives(world: &Comm) {
     rounds(world, 300);
+    contiguous_alltoall(world);
 
-    // Rank r sends blocks of r * 3000 bytes: rank 0's contribution fits a slot, the others'
-    // do not (at the default of 4096), so every rank must take the messages.
+    // Rank r sends blocks of r * 3/4 of a slot: rank 0's contribution fits its slot, the
+    // others' do not, so every rank must take the messages.
+    let unit = ok(mpi::Thresholds::from_env(), "thresholds").shm_coll * 3 / 4;
     let (r, n) = (world.rank() as usize, world.size() as usize);
     let block = |from: usize, to: usize| -> Vec<u8> {
-        (0..from * 3000)
+        (0..from * unit)
             .map(|k| (k + 5 * to + from) as u8)
             .collect()
     };
     let mine: Vec<Vec<u8>> = (0..n).map(|to| block(r, to)).collect();
     let refs: Vec<&[u8]> = mine.iter().map(|b| &b[..]).collect();
-    let lens: Vec<usize> = (0..n).map(|from| from * 3000).collect();
+    let lens: Vec<usize> = (0..n).map(|from| from * unit).collect();
     let got = ok(mpi::alltoall(&refs, &lens, world), "uneven alltoall");
     for (from, b) in got.iter().enumerate() {
         check!(*b == block(from, r), "uneven alltoall from {from}");
