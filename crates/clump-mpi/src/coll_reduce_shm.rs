@@ -12,6 +12,7 @@ use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::single_copy::{self, Source, Way};
+use std::ops::Range;
 
 /// The most bytes combined per cross-memory read: the read, the data it combines with and
 /// the result stay in this core's cache.
@@ -92,64 +93,75 @@ impl Reduction<'_> {
         }
     }
 
-    /// By cross-memory reads of the members' buffers, named through the slots; a second
-    /// step keeps every buffer in place until all have read it. False (on every member)
-    /// when some member cannot read or be read: the caller then goes through the slots.
+    /// By cross-memory reads of the members' buffers, named through the slots. Among more
+    /// than two, as a reduce-scatter and an allgather: each member folds its own slice of
+    /// everyone's data (in rank order), then reads the others' finished slices, so each
+    /// moves twice its data whatever their number (reading every member's whole buffer
+    /// would move n - 1 times it); two fold everything. A step after each phase keeps every buffer in place until
+    /// all have read it. False (on every member) when some member cannot read or be read:
+    /// the caller then goes through the slots.
     fn by_reads(&self, rt: &Runtime, mine: &[u8], acc: &mut [u8], comm: &Comm) -> Result<bool> {
         let whole = mine.len();
-        let mut head = [0u8; 13];
-        head[..4].copy_from_slice(&rt.pid.to_le_bytes());
-        head[4..12].copy_from_slice(&(mine.as_ptr() as u64).to_le_bytes());
-        head[12] = rt.single_copy.get() as u8;
-        let mut sources = Vec::with_capacity(comm.size() as usize);
+        let head = name(rt, mine, acc);
+        let mut members = Vec::with_capacity(comm.size() as usize);
         let named = coll_shm::exchange(rt, comm, whole, &[&head], |rank, w, data| {
             check_whole(rank, w, whole)?;
-            sources.push(source(data));
+            members.push(member(data));
             Ok(())
         })?;
-        if !named || sources.iter().any(Option::is_none) {
+        if !named || members.iter().any(Option::is_none) {
             return Ok(false);
         }
-        let sources: Vec<Source> = sources.into_iter().flatten().collect();
-        let read = self.fold_reads(mine, acc, &sources, comm.rank() as usize);
-        if read.is_err() {
-            // Refused (or worse): this rank offers no more reads, and all go through slots.
-            rt.single_copy.set(false);
+        let members: Vec<Member> = members.into_iter().flatten().collect();
+        let me = comm.rank() as usize;
+        let elem = self.dt.bytes(1)?.max(1);
+        let slice = |i| slice_of(whole, elem, members.len(), i);
+        // Two members move as much either way, and folding it all saves them a step
+        // (256 KiB: 38 against 46 us); three save a fifth, four half.
+        let split = members.len() > 2;
+        let own = if split { slice(me) } else { 0..whole };
+        let folded = self.fold_reads(mine, &mut acc[own.clone()], own, &members, me);
+        let all_folded = all_read(rt, comm, whole, &folded)?;
+        if !split || !all_folded {
+            return Ok(all_folded);
         }
-        let mut all_read = true;
-        let synced =
-            coll_shm::exchange(rt, comm, whole, &[&[read.is_ok() as u8]], |_, _, data| {
-                all_read &= data == [1];
-                Ok(())
-            })?;
-        Ok(synced && all_read)
+        let gathered = (0..members.len()).filter(|&q| q != me).try_for_each(|q| {
+            let range = slice(q);
+            read(shifted(members[q].acc, range.start), &mut acc[range])
+        });
+        all_read(rt, comm, whole, &gathered)
     }
 
-    /// Combines every member's data into `acc` piece by piece, in rank order, reading the
-    /// others' from `sources` (the lowest rank's straight into `acc`).
-    fn fold_reads(&self, mine: &[u8], acc: &mut [u8], sources: &[Source], me: usize) -> Result<()> {
+    /// Combines every member's bytes `range` into `acc` (as long) piece by piece, in rank
+    /// order, reading the others' from their send buffers (the lowest rank's straight into
+    /// `acc`).
+    fn fold_reads(
+        &self,
+        mine: &[u8],
+        acc: &mut [u8],
+        range: Range<usize>,
+        members: &[Member],
+        me: usize,
+    ) -> Result<()> {
         let elem = self.dt.bytes(1)?.max(1);
         let piece = (PIECE / elem).max(1) * elem;
-        let mut scratch = vec![0u8; piece.min(mine.len())];
+        let mut scratch = vec![0u8; piece.min(range.len())];
         let mut next = Vec::new();
-        for at in (0..mine.len()).step_by(piece) {
-            let end = (at + piece).min(mine.len());
+        for at in range.clone().step_by(piece) {
+            let end = (at + piece).min(range.end);
             let part = self.part(end - at, elem);
-            for (rank, src) in sources.iter().enumerate() {
-                let from = Source {
-                    pid: src.pid,
-                    addr: src.addr + at as u64,
-                };
+            let to = &mut acc[at - range.start..end - range.start];
+            for (rank, m) in members.iter().enumerate() {
                 let data: &[u8] = if rank == me {
                     &mine[at..end]
                 } else if rank == 0 {
-                    read(from, &mut acc[at..end])?;
+                    read(shifted(m.send, at), to)?;
                     continue;
                 } else {
-                    read(from, &mut scratch[..end - at])?;
+                    read(shifted(m.send, at), &mut scratch[..end - at])?;
                     &scratch[..end - at]
                 };
-                part.fold(rank, data, &mut acc[at..end], &mut next)?;
+                part.fold(rank, data, to, &mut next)?;
             }
         }
         Ok(())
@@ -195,13 +207,70 @@ fn check_whole(rank: usize, whole: u64, mine: usize) -> Result<()> {
     }
 }
 
-/// A member's buffer as it named it: `None` when it offers no cross-memory reads.
-fn source(head: &[u8]) -> Option<Source> {
-    let head: &[u8; 13] = head.try_into().ok()?;
-    (head[12] == 1).then(|| Source {
-        pid: u32::from_le_bytes(head[..4].try_into().expect("4 bytes")),
-        addr: u64::from_le_bytes(head[4..12].try_into().expect("8 bytes")),
+/// A member's buffers as it named them for cross-memory reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Member {
+    send: Source,
+    /// Where it combines, and at the end holds the result.
+    acc: Source,
+}
+
+/// The length of a member's name: process, send buffer, result buffer, reads offered.
+const NAME: usize = 21;
+
+/// This member's name for `mine` and `acc` (see [`member`]).
+fn name(rt: &Runtime, mine: &[u8], acc: &[u8]) -> [u8; NAME] {
+    let mut head = [0u8; NAME];
+    head[..4].copy_from_slice(&rt.pid.to_le_bytes());
+    head[4..12].copy_from_slice(&(mine.as_ptr() as u64).to_le_bytes());
+    head[12..20].copy_from_slice(&(acc.as_ptr() as u64).to_le_bytes());
+    head[20] = rt.single_copy.get() as u8;
+    head
+}
+
+/// A member's buffers as it named them: `None` when it offers no cross-memory reads.
+fn member(head: &[u8]) -> Option<Member> {
+    let head: &[u8; NAME] = head.try_into().ok()?;
+    let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().expect("8 bytes"));
+    let pid = u32::from_le_bytes(head[..4].try_into().expect("4 bytes"));
+    (head[20] == 1).then(|| Member {
+        send: Source { pid, addr: word(4) },
+        acc: Source {
+            pid,
+            addr: word(12),
+        },
     })
+}
+
+/// The bytes of a member's buffer `by` bytes into `src`.
+fn shifted(src: Source, by: usize) -> Source {
+    Source {
+        pid: src.pid,
+        addr: src.addr + by as u64,
+    }
+}
+
+/// Member `i`'s slice of `len` bytes of `elem`-byte elements shared by `n` members: whole
+/// elements, the slices together the whole.
+fn slice_of(len: usize, elem: usize, n: usize, i: usize) -> Range<usize> {
+    let elems = len / elem;
+    let edge = |k: usize| if k >= n { len } else { elems * k / n * elem };
+    edge(i)..edge(i + 1)
+}
+
+/// Tells every member whether this one's reads went well and learns whether all did.
+/// A member whose read was refused (or worse) offers no more reads, and then all go
+/// through the slots.
+fn all_read(rt: &Runtime, comm: &Comm, whole: usize, read: &Result<()>) -> Result<bool> {
+    if read.is_err() {
+        rt.single_copy.set(false);
+    }
+    let mut all = true;
+    let synced = coll_shm::exchange(rt, comm, whole, &[&[read.is_ok() as u8]], |_, _, data| {
+        all &= data == [1];
+        Ok(())
+    })?;
+    Ok(synced && all)
 }
 
 /// Reads `buf.len()` bytes of a member's buffer at `from` into `buf`.
@@ -220,19 +289,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_member_names_its_buffer_or_that_it_offers_no_reads() {
-        let mut head = [0u8; 13];
+    fn a_member_names_its_buffers_or_that_it_offers_no_reads() {
+        let mut head = [0u8; NAME];
         head[..4].copy_from_slice(&7u32.to_le_bytes());
         head[4..12].copy_from_slice(&0x1234u64.to_le_bytes());
-        assert_eq!(source(&head), None);
-        head[12] = 1;
+        head[12..20].copy_from_slice(&0x5678u64.to_le_bytes());
+        assert_eq!(member(&head), None);
+        head[20] = 1;
         assert_eq!(
-            source(&head),
-            Some(Source {
-                pid: 7,
-                addr: 0x1234
+            member(&head),
+            Some(Member {
+                send: Source {
+                    pid: 7,
+                    addr: 0x1234
+                },
+                acc: Source {
+                    pid: 7,
+                    addr: 0x5678
+                },
             })
         );
-        assert_eq!(source(&head[..12]), None);
+        assert_eq!(member(&head[..NAME - 1]), None);
+    }
+
+    #[test]
+    fn slices_are_whole_elements_that_together_make_the_whole() {
+        for (len, elem, n) in [
+            (0, 4, 3),
+            (4, 4, 3),
+            (12, 12, 2),
+            (1200, 12, 7),
+            (800_024, 8, 4),
+        ] {
+            let slices: Vec<_> = (0..n).map(|i| slice_of(len, elem, n, i)).collect();
+            assert_eq!(slices[0].start, 0);
+            assert_eq!(slices[n - 1].end, len);
+            for w in slices.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+            }
+            for s in &slices {
+                assert_eq!(s.start % elem, 0, "{len} {elem} {n}");
+                assert!(s.len() <= len / n + elem);
+            }
+        }
     }
 }
