@@ -7,14 +7,14 @@
 //! next read or poll after it (see [`Cursor`]), so that handing it back never holds up
 //! the handler's reply. Bulk blocks are held until the handler returns.
 
-use crate::endpoint::handlers::{Answer, Origin, Reply};
+use crate::endpoint::handlers::{Answer, Reply};
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned, MAX_ARGS};
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::ring::Cursor;
-use crate::shm::send::{flush_acks, flush_deferred, return_request};
+use crate::shm::send::{deliver_request, flush_acks, flush_deferred, return_request};
 use crate::shm::short;
 use std::rc::Rc;
 
@@ -140,11 +140,6 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
         },
         _ => &[],
     };
-    let origin = Origin::Request {
-        src: p.src,
-        src_tag: p.src_tag,
-        credit_slot: p.credit_slot,
-    };
     let msg = Message {
         kind,
         handler: p.handler,
@@ -152,11 +147,7 @@ fn run_request(ep: &Rc<EndpointCore>, p: &Packet, medium: Option<&[u8]>) {
         payload,
         offset: p.used_offset(),
     };
-    match ep.call_request_handler(origin, &msg) {
-        Ok(true) => {}
-        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
-        Err(reason) => return_request(ep, p, reason, medium.unwrap_or(&[])),
-    }
+    deliver_request(ep, p, &msg, medium.unwrap_or(&[]));
 }
 
 #[inline(never)]

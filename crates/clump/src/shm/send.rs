@@ -13,7 +13,8 @@ use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
-use crate::message::{copy_args, ArgBuf, Kind, Outgoing};
+use crate::endpoint::handlers::Origin;
+use crate::message::{copy_args, ArgBuf, Kind, Message, Outgoing};
 use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
 use crate::shm::bulk::home_block;
@@ -243,8 +244,24 @@ pub(crate) fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: 
 /// Whether no answer of this endpoint waits to go out (owed acks or deferred answers),
 /// so that a new one may go straight into its queue and still keep the order.
 #[inline]
-fn nothing_queued_before(ep: &EndpointCore) -> bool {
+pub(crate) fn nothing_queued_before(ep: &EndpointCore) -> bool {
     ep.shm.acks.borrow().is_empty() && ep.shm.deferred.borrow().is_empty()
+}
+
+/// Runs request `p` as `msg`: its credit is owed if the handler did not reply, and it
+/// goes back to its sender (with `medium`, its payload) if the handler cannot run.
+#[inline(always)]
+pub(crate) fn deliver_request(ep: &Rc<EndpointCore>, p: &Packet, msg: &Message<'_>, medium: &[u8]) {
+    let origin = Origin::Request {
+        src: p.src,
+        src_tag: p.src_tag,
+        credit_slot: p.credit_slot,
+    };
+    match ep.call_request_handler(origin, msg) {
+        Ok(true) => {}
+        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
+        Err(reason) => return_request(ep, p, reason, medium),
+    }
 }
 
 /// Sends request `p` that cannot be delivered back to its sender's handler 0, with its

@@ -17,7 +17,7 @@ use crate::name::EndpointId;
 use crate::shm::packet::{Packet, PacketKind};
 use crate::shm::remote::Remote;
 use crate::shm::ring::PushError;
-use crate::shm::send::{return_request, write_reply, write_request};
+use crate::shm::send::{deliver_request, nothing_queued_before, write_reply, write_request};
 use std::rc::Rc;
 
 /// Sends short request `o` through translation `dest` if it can go at once; `false`,
@@ -81,16 +81,7 @@ pub(crate) fn run_request(ep: &Rc<EndpointCore>, p: &Packet) {
         payload: &[],
         offset: 0,
     };
-    let origin = Origin::Request {
-        src: p.src,
-        src_tag: p.src_tag,
-        credit_slot: p.credit_slot,
-    };
-    match ep.call_request_handler(origin, &msg) {
-        Ok(true) => {}
-        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
-        Err(reason) => return_request(ep, p, reason, &[]),
-    }
+    deliver_request(ep, p, &msg, &[]);
 }
 
 /// Runs short reply `p` (see [`is_short`]): its credit comes back first (the handler may
@@ -139,10 +130,7 @@ pub(crate) fn try_reply(
     credit_slot: u32,
     o: &Outgoing<'_>,
 ) -> bool {
-    if o.kind != Kind::Short
-        || !ep.shm.acks.borrow().is_empty()
-        || !ep.shm.deferred.borrow().is_empty()
-    {
+    if o.kind != Kind::Short || !nothing_queued_before(ep) {
         return false;
     }
     let last = ep.shm.last_source.borrow();
