@@ -31,45 +31,54 @@ enum Command {
     Config(config_cmd::ConfigArgs),
     /// Print the version, the effective CLUMP_* settings and what this machine allows.
     Info(info::InfoArgs),
-    /// Compile and link an MPI C program against clump (cc with `clump config` flags).
+    /// Compile and link an MPI C program against clump (`mpicc --help` tells more).
     #[command(disable_help_flag = true)]
-    Mpicc {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<std::ffi::OsString>,
-    },
-    /// Compile and link an OpenSHMEM C program against clump (cc with `clump config` flags).
+    Mpicc(WrapperArgs),
+    /// Compile and link an MPI C++ program against clump.
+    #[command(visible_alias = "mpic++", disable_help_flag = true)]
+    Mpicxx(WrapperArgs),
+    /// Compile and link an OpenSHMEM C program against clump.
     #[command(disable_help_flag = true)]
-    Oshcc {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<std::ffi::OsString>,
-    },
+    Oshcc(WrapperArgs),
+    /// Compile and link an OpenSHMEM C++ program against clump.
+    #[command(name = "oshc++", alias = "oshcxx", disable_help_flag = true)]
+    Oshcxx(WrapperArgs),
+    /// Start an MPI program: `mpiexec -n N PROGRAM` (also `-np N`) as `clump run`.
+    #[command(disable_help_flag = true)]
+    Mpiexec(WrapperArgs),
+    /// Start an MPI program: `mpirun -n N PROGRAM` (also `-np N`) as `clump run`.
+    #[command(disable_help_flag = true)]
+    Mpirun(WrapperArgs),
     /// Start an OpenSHMEM program: `oshrun -n N PROGRAM` (also `-np N`) as `clump run`.
     #[command(disable_help_flag = true)]
-    Oshrun {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<std::ffi::OsString>,
-    },
-    /// Start an MPI program: `mpiexec -n N PROGRAM` (also `-np N`) as `clump run`.
-    #[command(visible_alias = "mpirun", disable_help_flag = true)]
-    Mpiexec {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<std::ffi::OsString>,
-    },
+    Oshrun(WrapperArgs),
+}
+
+/// A wrapper's arguments, all of them its own (`--help` too).
+#[derive(clap::Args)]
+struct WrapperArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<std::ffi::OsString>,
 }
 
 fn main() -> ExitCode {
     let mut argv = std::env::args_os();
-    if let Some(wrapper) = argv.next().as_ref().and_then(mpi_wrappers::by_link_name) {
-        return wrapper(argv.collect());
+    if let Some(argv0) = argv.next() {
+        if let Some(code) = mpi_wrappers::by_link_name(&argv0, argv.collect()) {
+            return code;
+        }
     }
     match Cli::parse_from(run::mpirun_spellings(std::env::args_os().collect())).command {
         Command::Run(args) => run::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Config(args) => config_cmd::main(args),
         Command::Info(args) => info::main(args),
-        Command::Mpicc { args } => mpi_wrappers::mpicc(args),
-        Command::Mpiexec { args } => mpi_wrappers::mpiexec(args),
-        Command::Oshcc { args } => mpi_wrappers::oshcc(args),
-        Command::Oshrun { args } => mpi_wrappers::mpiexec(args),
+        Command::Mpicc(w) => mpi_wrappers::compile(&mpi_wrappers::MPICC, w.args),
+        Command::Mpicxx(w) => mpi_wrappers::compile(&mpi_wrappers::MPICXX, w.args),
+        Command::Oshcc(w) => mpi_wrappers::compile(&mpi_wrappers::OSHCC, w.args),
+        Command::Oshcxx(w) => mpi_wrappers::compile(&mpi_wrappers::OSHCXX, w.args),
+        Command::Mpiexec(w) => mpi_wrappers::launch("mpiexec", w.args),
+        Command::Mpirun(w) => mpi_wrappers::launch("mpirun", w.args),
+        Command::Oshrun(w) => mpi_wrappers::launch("oshrun", w.args),
     }
 }

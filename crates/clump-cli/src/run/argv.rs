@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 /// Launcher options that take a value (the next argument unless written `--opt=value`).
-const TAKES_VALUE: &[&str] = &["-n", "--np", "--hosts", "--transport", "-x", "--env"];
+pub const TAKES_VALUE: &[&str] = &["-n", "--np", "--hosts", "--transport", "-x", "--env"];
 
 /// Rewrites `argv` (the whole command line) when its subcommand is `run`.
 pub fn rewrite(argv: Vec<OsString>) -> Vec<OsString> {

@@ -20,6 +20,7 @@ use std::time::Duration;
 use supervise::Supervisor;
 
 pub use argv::rewrite as mpirun_spellings;
+pub use argv::TAKES_VALUE as OPTIONS_WITH_VALUES;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
