@@ -175,15 +175,14 @@ pub fn main(wrapper: &Wrapper, args: Vec<OsString>) -> ExitCode {
             .map(|w| w.strip_prefix(':').unwrap_or(w).into())
             .collect()
     };
-    let part = match request {
-        Request::Show(part) => part,
-        _ => {
-            let words = command(&compiler, &flags, &args, link, true);
-            let mut cmd = Command::new(&words[0]);
-            cmd.args(&words[1..]).env(RUNNING, who);
-            let err = cmd.exec();
-            return fail(who, &format!("cannot run {}: {err}", compiler.describe()));
-        }
+    let Request::Show(part) = request else {
+        // Run: the compiler takes this process's place.
+        let words = command(&compiler, &flags, &args, link, true);
+        let err = Command::new(&words[0])
+            .args(&words[1..])
+            .env(RUNNING, who)
+            .exec();
+        return fail(who, &format!("cannot run {}: {err}", compiler.describe()));
     };
     let nonempty = !args.is_empty();
     match part {
@@ -257,7 +256,7 @@ Options the wrapper answers (all others go to the compiler):
   -showme:command            print the compiler
   -showme:incdirs, -showme:libdirs, -showme:libs, -showme:version
   --version                  print the compiler's version, then the wrapper's
-  --help, -help              print this help
+  --help, -help              print this help (also -showme:help)
 ",
         iface = wrapper.interface,
         label = lang.label(),

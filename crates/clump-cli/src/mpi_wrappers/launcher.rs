@@ -27,7 +27,8 @@ fn question(args: &[OsString]) -> Option<Question> {
             "--help" | "-help" | "-h" => return Some(Question::Help),
             "--" => return None,
             _ if !text.starts_with('-') => return None,
-            _ if OPTIONS_WITH_VALUES.contains(&text) => {
+            // `-np` is mpirun's `--np`, which clump run rewrites only later.
+            _ if text == "-np" || OPTIONS_WITH_VALUES.contains(&text) => {
                 words.next();
             }
             _ => {}
