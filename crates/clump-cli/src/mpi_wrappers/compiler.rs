@@ -2,11 +2,12 @@
 //!
 //! | language | variables                          | default |
 //! |----------|------------------------------------|---------|
-//! | C        | `CLUMP_CC`, `MPICH_CC`, `OMPI_CC`   | `cc`    |
+//! | C        | `CLUMP_CC`, `MPICH_CC`, `OMPI_CC`, `MPICC_CC`, `OSHCC_CC` | `cc` |
 //! | C++      | `CLUMP_CXX`, `MPICH_CXX`, `OMPI_CXX` | `c++`   |
 //!
 //! Never `CC`/`CXX`: `./configure CC=mpicc` and Makefiles set `CC` to the wrapper itself,
-//! which is why Open MPI and MPICH read variables of their own too. A value may carry
+//! which is why Open MPI and MPICH read variables of their own too. `MPICC_CC` and
+//! `OSHCC_CC` are the names earlier clump releases read; they still work. A value may carry
 //! words (`CLUMP_CC="gcc -m64"`, split at white space). A value naming a compiler wrapper
 //! or the clump binary is an error, and so is a wrapper started by the compiler it runs
 //! (a script that calls `mpicc` again): either would run forever.
@@ -25,7 +26,7 @@ pub enum Language {
 impl Language {
     pub fn variables(self) -> &'static [&'static str] {
         match self {
-            Language::C => &["CLUMP_CC", "MPICH_CC", "OMPI_CC"],
+            Language::C => &["CLUMP_CC", "MPICH_CC", "OMPI_CC", "MPICC_CC", "OSHCC_CC"],
             Language::Cxx => &["CLUMP_CXX", "MPICH_CXX", "OMPI_CXX"],
         }
     }
