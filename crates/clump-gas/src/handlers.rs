@@ -39,7 +39,8 @@ fn args<const N: usize>(
 ) -> Option<[u32; N]> {
     let args = msg.args.get(..N).and_then(|a| a.try_into().ok());
     if args.is_none() {
-        s.fail(|| malformed(token, msg, &format!("{} arguments, {N} expected", msg.args.len())));
+        let why = format!("{} arguments, {N} expected", msg.args.len());
+        s.fail(|| malformed(token, msg, &why));
     }
     args
 }
@@ -195,7 +196,13 @@ mod tests {
     #[test]
     fn a_message_with_too_few_arguments_is_reported_not_a_panic() {
         let (bundle, shared, forger) = target(4096);
-        let short = [(H_READ, 3), (H_REPLY, 1), (H_ATOMIC, 7), (H_COLL, 5), (H_RPC, 0)];
+        let short = [
+            (H_READ, 3),
+            (H_REPLY, 1),
+            (H_ATOMIC, 7),
+            (H_COLL, 5),
+            (H_RPC, 0),
+        ];
         for (handler, n) in short {
             forger
                 .request_medium(0, handler, &vec![1; n], &[0; 8])

@@ -763,16 +763,27 @@ mod tests {
         post_any(&mut e, ra);
         eager(&mut e, 3, 5, 0, b"rogue");
         let r = &e.reqs[&ra];
-        assert!(r.done && r.status.error == Some(ErrorClass::Rank), "{:?}", r.status);
+        assert!(
+            r.done && r.status.error == Some(ErrorClass::Rank),
+            "{:?}",
+            r.status
+        );
         assert_ne!(r.status.source, 0);
         assert_eq!((&a, r.status.count_bytes), (&[0u8; 5], 0));
-        assert!(e.fault.take().is_some_and(|f| f.to_string().contains("job rank 3")));
+        assert!(e
+            .fault
+            .take()
+            .is_some_and(|f| f.to_string().contains("job rank 3")));
         // A request to send from outside: refused the same way, and no clear to send.
         let rb = recv(&mut e, &mut b);
         post_any(&mut e, rb);
         e.arrive_rts(envelope(3, 6), 1, (10, 77), b"hello", None);
         let r = &e.reqs[&rb];
-        assert!(r.done && r.status.error == Some(ErrorClass::Rank), "{:?}", r.status);
+        assert!(
+            r.done && r.status.error == Some(ErrorClass::Rank),
+            "{:?}",
+            r.status
+        );
         assert!(e.actions.is_empty() && e.fault.is_some());
     }
 
