@@ -762,12 +762,9 @@ mod tests {
         let ra = recv(&mut e, &mut a);
         post_any(&mut e, ra);
         eager(&mut e, 3, 5, 0, b"rogue");
+        let refused = |r: &Req| r.done && r.status.error == Some(ErrorClass::Rank);
         let r = &e.reqs[&ra];
-        assert!(
-            r.done && r.status.error == Some(ErrorClass::Rank),
-            "{:?}",
-            r.status
-        );
+        assert!(refused(r), "{:?}", r.status);
         assert_ne!(r.status.source, 0);
         assert_eq!((&a, r.status.count_bytes), (&[0u8; 5], 0));
         assert!(e
@@ -779,11 +776,7 @@ mod tests {
         post_any(&mut e, rb);
         e.arrive_rts(envelope(3, 6), 1, (10, 77), b"hello", None);
         let r = &e.reqs[&rb];
-        assert!(
-            r.done && r.status.error == Some(ErrorClass::Rank),
-            "{:?}",
-            r.status
-        );
+        assert!(refused(r), "{:?}", r.status);
         assert!(e.actions.is_empty() && e.fault.is_some());
     }
 
