@@ -3,6 +3,8 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use support::{assert_ok, compile, run, tree, HOSTS};
 
 #[test]
@@ -171,12 +173,10 @@ fn bulk_transfer_checks_every_byte() {
     }
 }
 
-/// `scripts/install` lays out a prefix that `pkg-config` and a static link both use.
-#[test]
-fn installed_prefix_works_with_pkg_config_and_static_linking() {
-    use std::process::Command;
+/// A fresh `scripts/install` of this build under the tests' folder `name`.
+fn install(name: &str) -> PathBuf {
     let t = tree();
-    let prefix = t.out.join("prefix");
+    let prefix = t.out.join(name);
     let _ = std::fs::remove_dir_all(&prefix);
     let status = Command::new(t.repo.join("scripts/install"))
         .args([
@@ -188,6 +188,14 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
         .status()
         .expect("scripts/install runs");
     assert!(status.success());
+    prefix
+}
+
+/// `scripts/install` lays out a prefix that `pkg-config` and a static link both use.
+#[test]
+fn installed_prefix_works_with_pkg_config_and_static_linking() {
+    let t = tree();
+    let prefix = install("prefix");
     let flags = |package: &str| {
         let pc = Command::new("pkg-config")
             .args(["--cflags", "--libs", package])
@@ -214,7 +222,7 @@ fn installed_prefix_works_with_pkg_config_and_static_linking() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let needs_libclump = |exe: &std::path::Path| {
+    let needs_libclump = |exe: &Path| {
         let out = Command::new("readelf")
             .arg("-d")
             .arg(exe)
@@ -283,5 +291,42 @@ fn amudp_program_builds_unchanged_and_runs_on_one_and_two_hosts() {
             !stderr.contains("aborted"),
             "SPMDExit(0) is no abort:\n{stderr}"
         );
+    }
+}
+
+/// An AMUDP program (`#include <amudp.h>`, `<amudp_spmd.h>`, GASNet's `amx_` names) builds
+/// with nothing but `clump config --cflags --libs`, from the source tree and from an
+/// installed prefix, and runs.
+#[test]
+fn amudp_program_builds_with_only_clump_config_flags_in_the_tree_and_installed() {
+    let t = tree();
+    let prefix = install("prefix-amudp");
+    for (clump, exe) in [
+        (t.bin.join("clump"), t.out.join("amudp_tree")),
+        (prefix.join("bin/clump"), t.out.join("amudp_installed")),
+    ] {
+        let config = Command::new(&clump)
+            .args(["config", "--cflags", "--libs"])
+            .output()
+            .expect("clump config runs");
+        assert!(config.status.success(), "{config:?}");
+        let flags = String::from_utf8(config.stdout).unwrap();
+        let out = Command::new("cc")
+            .args(["-Wall", "-Werror"])
+            .arg(t.repo.join("crates/clump-capi/tests/c/amudp_program.c"))
+            .arg("-o")
+            .arg(&exe)
+            .args(flags.split_whitespace())
+            .output()
+            .expect("cc runs");
+        assert!(
+            out.status.success(),
+            "{} with {flags}:\n{}",
+            clump.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut cmd = Command::new(&clump);
+        cmd.args(["run".as_ref(), "-n".as_ref(), "2".as_ref(), exe.as_os_str()]);
+        assert_ok(&support::wait_with_timeout(cmd), "amudp ok rank", 2);
     }
 }

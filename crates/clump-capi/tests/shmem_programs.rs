@@ -153,3 +153,11 @@ fn bench_shmem_reports_every_figure_beside_its_am_reference() {
         assert_eq!(rows.iter().filter(|r| r["transport"] == t).count(), 6);
     }
 }
+
+/// Puts into a new `shmem_calloc` block right after the call returns are never wiped by a
+/// slower PE's zeroing, on 2 and 4 PEs and every placement.
+#[test]
+fn calloc_zeroes_before_any_pe_can_put() {
+    let exe = oshcc("calloc", "shmem_calloc");
+    everywhere(&exe, "calloc ok");
+}

@@ -108,7 +108,7 @@ impl Gas {
     /// Waits until `bytes` more bytes have been stored into this rank, and consumes them.
     pub fn store_sync(&self, bytes: usize) -> Result<()> {
         let target = self.consumed_stores.get() + bytes as u64;
-        self.wait_until(|| self.stored_here().is_ok_and(|landed| landed >= target))?;
+        self.wait_for(|| Ok(self.stored_here()? >= target))?;
         self.consumed_stores.set(target);
         Ok(())
     }

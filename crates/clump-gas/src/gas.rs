@@ -262,8 +262,13 @@ impl Gas {
 
     /// Polls until `done` holds; an undelivered message ends the wait with its error.
     pub(crate) fn wait_until(&self, mut done: impl FnMut() -> bool) -> Result<()> {
+        self.wait_for(|| Ok(done()))
+    }
+
+    /// [`Gas::wait_until`] for a condition that may fail to be read: its error ends the wait.
+    pub(crate) fn wait_for(&self, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
         let mut idle = 0u32;
-        while !done() {
+        while !done()? {
             self.check_failure()?;
             if self.spmd.bundle.poll()? == 0 {
                 idle += 1;

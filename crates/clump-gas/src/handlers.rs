@@ -3,7 +3,7 @@
 use crate::atomic::{apply, AtomicOp};
 use crate::rpc::RpcContext;
 use crate::shared::{join, Shared};
-use clump::{Endpoint, Kind, MAX_MEDIUM};
+use clump::{Endpoint, Kind, Message, MAX_MEDIUM};
 use std::rc::Rc;
 
 pub(crate) const H_READ: u8 = 1;
@@ -29,21 +29,46 @@ fn reply(token: &mut clump::Token<'_>, args: &[u32], payload: &[u8]) {
     let _ = token.reply_medium(H_REPLY, args, payload);
 }
 
+/// The `N` arguments every message to `handler` carries. A message with fewer did not come
+/// from this layer: like a reply the AM layer cannot run, it is reported where this rank
+/// hears of undeliverable messages (its next wait ends with the error), and dropped.
+fn args<const N: usize>(
+    s: &Shared,
+    token: &clump::Token<'_>,
+    msg: &Message<'_>,
+) -> Option<[u32; N]> {
+    let args = msg.args.get(..N).and_then(|a| a.try_into().ok());
+    if args.is_none() {
+        let why = format!("{} arguments, {N} expected", msg.args.len());
+        s.fail(|| malformed(token, msg, &why));
+    }
+    args
+}
+
+fn malformed(token: &clump::Token<'_>, msg: &Message<'_>, why: &str) -> String {
+    format!(
+        "a {:?} message from {:?} to global-address-space handler {} cannot run ({why}); dropped",
+        msg.kind,
+        token.source(),
+        msg.handler
+    )
+}
+
 pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     let s = shared.clone();
     ep.set_return_handler(move |r| {
-        let mut failure = s.failure.borrow_mut();
-        if failure.is_none() {
-            *failure = Some(format!(
+        s.fail(|| {
+            format!(
                 "{:?} message to rank {:?} (handler {}): {:?}",
                 r.kind, r.translation, r.handler, r.reason
-            ));
-        }
+            )
+        })
     })?;
 
     // args: request, offset lo, offset hi, length. Replies with the bytes.
-    ep.set_handler(H_READ as usize, |token, msg| {
-        let [req, lo, hi, len] = msg.args[..4] else {
+    let s = shared.clone();
+    ep.set_handler(H_READ as usize, move |token, msg| {
+        let Some([req, lo, hi, len]) = args(&s, token, msg) else {
             return;
         };
         let mut buf = vec![0; (len as usize).min(MAX_MEDIUM)];
@@ -56,8 +81,10 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     })?;
 
     let s = shared.clone();
-    ep.set_handler(H_REPLY as usize, move |_token, msg| {
-        let [req, status] = msg.args[..2] else { return };
+    ep.set_handler(H_REPLY as usize, move |token, msg| {
+        let Some([req, status]) = args(&s, token, msg) else {
+            return;
+        };
         s.replies
             .borrow_mut()
             .insert(req, (status, msg.payload.to_vec()));
@@ -76,22 +103,24 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         s.pending.set(s.pending.get().saturating_sub(1));
     })?;
 
-    // A store's payload already lies in the segment: count it where store_sync looks.
-    ep.set_handler(H_STORE as usize, |token, msg| {
-        if msg.kind == Kind::Long {
-            let ep = token.endpoint();
-            let _ = apply(
-                &ep,
-                STORED_COUNTER,
-                AtomicOp::FetchAdd(msg.payload.len() as u64),
-            );
+    // A store's payload already lies in the segment: count it where store_sync looks. A
+    // store that cannot be counted would leave store_sync waiting for it: report it instead.
+    let s = shared.clone();
+    ep.set_handler(H_STORE as usize, move |token, msg| {
+        if msg.kind != Kind::Long {
+            return s.fail(|| malformed(token, msg, "a store is a long message"));
+        }
+        let bytes = msg.payload.len() as u64;
+        if let Err(e) = apply(&token.endpoint(), STORED_COUNTER, AtomicOp::FetchAdd(bytes)) {
+            s.fail(|| format!("a store of {bytes} bytes landed but could not be counted: {e}"));
         }
     })?;
 
     // args: request, op, offset lo, hi, operand lo, hi, expected lo, hi. Replies the old value
     // (atomic instructions, so direct same-host atomics on the same word stay correct).
-    ep.set_handler(H_ATOMIC as usize, |token, msg| {
-        let [req, op, lo, hi, a_lo, a_hi, b_lo, b_hi] = msg.args[..8] else {
+    let s = shared.clone();
+    ep.set_handler(H_ATOMIC as usize, move |token, msg| {
+        let Some([req, op, lo, hi, a_lo, a_hi, b_lo, b_hi]) = args(&s, token, msg) else {
             return;
         };
         let op = AtomicOp::decode(op, join(a_lo, a_hi), join(b_lo, b_hi));
@@ -105,8 +134,8 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: group key lo, hi, sequence, source, total length, chunk offset; the payload is
     // the chunk.
     let s = shared.clone();
-    ep.set_handler(H_COLL as usize, move |_token, msg| {
-        let [k_lo, k_hi, seq, src, total, at] = msg.args[..6] else {
+    ep.set_handler(H_COLL as usize, move |token, msg| {
+        let Some([k_lo, k_hi, seq, src, total, at]) = args(&s, token, msg) else {
             return;
         };
         let key = (join(k_lo, k_hi), seq, src);
@@ -116,7 +145,7 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: request, function, source rank; the payload is the argument.
     let s = shared.clone();
     ep.set_handler(H_RPC as usize, move |token, msg| {
-        let [req, id, source] = msg.args[..3] else {
+        let Some([req, id, source]) = args(&s, token, msg) else {
             return;
         };
         let f = s.rpcs.borrow().get(id as usize).cloned();
@@ -131,4 +160,74 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         }
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clump::Bundle;
+
+    const TAG: u64 = 0x6a5;
+
+    /// An endpoint with this layer's handlers and a segment of `segment` bytes, the state
+    /// they share, and an endpoint of the same bundle whose translation 0 reaches it.
+    fn target(segment: usize) -> (Bundle, Rc<Shared>, Endpoint) {
+        let bundle = Bundle::new().unwrap();
+        let gas = bundle.create_endpoint(TAG).unwrap();
+        gas.set_segment(segment).unwrap();
+        let shared = Rc::new(Shared::default());
+        install(&gas, &shared).unwrap();
+        let forger = bundle.create_endpoint(TAG).unwrap();
+        forger.map(0, gas.name(), TAG).unwrap();
+        (bundle, shared, forger)
+    }
+
+    /// Polls until the target has recorded a failure; returns it.
+    fn failure(bundle: &Bundle, shared: &Shared) -> String {
+        for _ in 0..100_000 {
+            bundle.poll().unwrap();
+            if let Some(why) = shared.failure.borrow_mut().take() {
+                return why;
+            }
+        }
+        panic!("no failure recorded");
+    }
+
+    #[test]
+    fn a_message_with_too_few_arguments_is_reported_not_a_panic() {
+        let (bundle, shared, forger) = target(4096);
+        let short = [
+            (H_READ, 3),
+            (H_REPLY, 1),
+            (H_ATOMIC, 7),
+            (H_COLL, 5),
+            (H_RPC, 0),
+        ];
+        for (handler, n) in short {
+            forger
+                .request_medium(0, handler, &vec![1; n], &[0; 8])
+                .unwrap();
+            let why = failure(&bundle, &shared);
+            assert!(
+                why.contains(&format!("handler {handler} cannot run ({n} arguments")),
+                "{why}"
+            );
+        }
+        // A store that is not a long message carries no bytes to count.
+        forger.request(0, H_STORE, &[]).unwrap();
+        let why = failure(&bundle, &shared);
+        assert!(why.contains("a store is a long message"), "{why}");
+    }
+
+    #[test]
+    fn a_store_that_cannot_be_counted_is_reported() {
+        // Too small a segment for the stored-bytes counter: the store lands, the count fails.
+        let (bundle, shared, forger) = target(4);
+        forger.request_long(0, H_STORE, &[], &[7; 2], 0).unwrap();
+        let why = failure(&bundle, &shared);
+        assert!(
+            why.contains("a store of 2 bytes landed but could not be counted"),
+            "{why}"
+        );
+    }
 }

@@ -25,12 +25,21 @@ pub(crate) struct Shared {
     pub pending: Cell<usize>,
     /// Collective messages by (group key, sequence number, source rank).
     pub mailbox: RefCell<HashMap<MailKey, Partial>>,
-    /// The first message that came back undelivered.
+    /// The first message that came back undelivered, or that arrived and could not run;
+    /// the rank's next wait ends with it.
     pub failure: RefCell<Option<String>>,
     pub rpcs: RefCell<Vec<RpcFn>>,
 }
 
 impl Shared {
+    /// Records why a message failed, unless an earlier failure is still unreported.
+    pub fn fail(&self, why: impl FnOnce() -> String) {
+        let mut failure = self.failure.borrow_mut();
+        if failure.is_none() {
+            *failure = Some(why());
+        }
+    }
+
     /// Files one chunk of a collective message.
     pub fn deposit(&self, key: MailKey, total: usize, at: usize, chunk: &[u8]) {
         let mut mailbox = self.mailbox.borrow_mut();

@@ -16,9 +16,22 @@ use crate::single_copy::Source;
 use crate::status::Status;
 use crate::unexpected::{Stored, UnexpectedStore};
 
-/// The communicator rank of job rank `src` in `group`.
-fn rank_in(group: &[u32], src: u32) -> i32 {
-    group.iter().position(|&r| r == src).unwrap_or(0) as i32
+/// The communicator rank of job rank `src` in `group`; `None` for a process outside it.
+pub(crate) fn rank_in(group: &[u32], src: u32) -> Option<i32> {
+    group.iter().position(|&r| r == src).map(|i| i as i32)
+}
+
+/// Receive `req` matched a message from job rank `src`, which is not a member of its
+/// communicator. Only members may send in a communicator's context, so the message is no
+/// member's: the receive fails (`MPI_ERR_RANK`) and takes nothing; the engine's fault says why.
+fn refuse_outsider(req: &mut Req, src: u32) -> Error {
+    req.status.error = Some(ErrorClass::Rank);
+    req.status.count_bytes = 0;
+    req.done = true;
+    Error::new(
+        ErrorClass::Rank,
+        format!("a message from job rank {src}, not a member of the receiving communicator"),
+    )
 }
 
 /// The first posted receive `env` matches, taken off the queue.
@@ -482,6 +495,7 @@ impl Engine {
                 prefix,
                 from,
             } => {
+                let mut outsider = None;
                 let done = self.req_mut(id).and_then(|req| {
                     let ReqKind::Recv {
                         cap,
@@ -492,7 +506,11 @@ impl Engine {
                     else {
                         return None;
                     };
-                    req.status.source = rank_in(group, m.env.src);
+                    let Some(source) = rank_in(group, m.env.src) else {
+                        outsider = Some(refuse_outsider(req, m.env.src));
+                        return None;
+                    };
+                    req.status.source = source;
                     req.status.tag = m.env.tag;
                     *expected = Some(len);
                     if len > *cap {
@@ -502,6 +520,9 @@ impl Engine {
                     Some(())
                 });
                 if done.is_none() {
+                    if let Some(e) = outsider {
+                        self.fault.get_or_insert(e);
+                    }
                     self.store.release(prefix);
                     return;
                 }
@@ -540,7 +561,12 @@ impl Engine {
         else {
             return;
         };
-        req.status.source = rank_in(group, env.src);
+        let Some(source) = rank_in(group, env.src) else {
+            let e = refuse_outsider(req, env.src);
+            self.fault.get_or_insert(e);
+            return;
+        };
+        req.status.source = source;
         req.status.tag = env.tag;
         let n = data.len().min(*cap);
         // SAFETY: the receive's contract keeps `buf` valid for `cap` bytes until it
@@ -726,6 +752,32 @@ mod tests {
                 tag: None,
             },
         )
+    }
+
+    #[test]
+    fn a_message_from_outside_the_communicator_is_never_received_as_rank_0() {
+        // A job of 4; the receives' communicator holds job ranks 0, 1 and 2.
+        let mut e = Engine::new(1 << 20, 4);
+        let (mut a, mut b) = ([0u8; 5], [0u8; 5]);
+        let ra = recv(&mut e, &mut a);
+        post_any(&mut e, ra);
+        eager(&mut e, 3, 5, 0, b"rogue");
+        let refused = |r: &Req| r.done && r.status.error == Some(ErrorClass::Rank);
+        let r = &e.reqs[&ra];
+        assert!(refused(r), "{:?}", r.status);
+        assert_ne!(r.status.source, 0);
+        assert_eq!((&a, r.status.count_bytes), (&[0u8; 5], 0));
+        assert!(e
+            .fault
+            .take()
+            .is_some_and(|f| f.to_string().contains("job rank 3")));
+        // A request to send from outside: refused the same way, and no clear to send.
+        let rb = recv(&mut e, &mut b);
+        post_any(&mut e, rb);
+        e.arrive_rts(envelope(3, 6), 1, (10, 77), b"hello", None);
+        let r = &e.reqs[&rb];
+        assert!(refused(r), "{:?}", r.status);
+        assert!(e.actions.is_empty() && e.fault.is_some());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{Engine, ReqKind, Unpack, SENT};
+use crate::engine::{rank_in, Engine, ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
@@ -441,11 +441,18 @@ fn pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
 /// The status of the first stored message `pat` matches.
 fn peek_status(rt: &runtime::Runtime, pat: &Pattern, comm: &Comm) -> Option<Status> {
     let found = rt.engine.borrow().peek(pat);
-    found.map(|(env, len)| Status {
-        source: comm.group().iter().position(|&r| r == env.src).unwrap_or(0) as i32,
-        tag: env.tag,
-        count_bytes: len,
-        ..Status::empty()
+    found.map(|(env, len)| match rank_in(comm.group(), env.src) {
+        Some(source) => Status {
+            source,
+            tag: env.tag,
+            count_bytes: len,
+            ..Status::empty()
+        },
+        // No member sent it: a receive would fail on it (see the engine).
+        None => Status {
+            error: Some(ErrorClass::Rank),
+            ..Status::empty()
+        },
     })
 }
 

@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Defined by AMUDP's header, so programs can test for the AMUDP interface. */
+#ifndef AMUDP
+#define AMUDP 1
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,6 +39,11 @@ typedef enum {
     amudp_NumCategories = 3
 } amudp_category_t;
 typedef amudp_category_t amx_category_t;
+/* The categories under GASNet's AMX names, which AMUDP's tests use. */
+#define amx_Short amudp_Short
+#define amx_Medium amudp_Medium
+#define amx_Long amudp_Long
+#define amx_NumCategories amudp_NumCategories
 
 /* Nonzero when two endpoint names are the same endpoint. */
 static inline int AMX_enEqual(en_t a, en_t b) {

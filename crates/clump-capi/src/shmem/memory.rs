@@ -17,15 +17,28 @@ impl State {
 
     /// A block of `size` bytes aligned to `align`; NULL for size 0 or when the heap is full.
     fn allocate(&self, size: usize, align: usize) -> Res<*mut c_void> {
+        self.allocate_filled(size, align, false)
+    }
+
+    /// [`State::allocate`], the block zeroed when `zero`. The zeroing comes before the
+    /// barrier: once any PE returns, every PE may put into the block, and a put must not
+    /// be wiped by a slower PE still clearing its copy.
+    fn allocate_filled(&self, size: usize, align: usize, zero: bool) -> Res<*mut c_void> {
         if size == 0 {
             return Ok(std::ptr::null_mut());
         }
         let off = self.alloc.borrow_mut().alloc(size, align);
-        self.barrier_all()?;
-        Ok(match off {
-            Some(off) => self.heap_base.wrapping_add(off).cast(),
+        let block = match off {
+            Some(off) => self.heap_base.wrapping_add(off).cast::<c_void>(),
             None => std::ptr::null_mut(),
-        })
+        };
+        if zero && !block.is_null() {
+            // SAFETY: a fresh block of `size` bytes in this PE's heap, which no other PE
+            // can address before the barrier below.
+            unsafe { std::ptr::write_bytes(block.cast::<u8>(), 0, size) };
+        }
+        self.barrier_all()?;
+        Ok(block)
     }
 
     /// The heap offset of a block `shmem_malloc` returned.
@@ -62,12 +75,7 @@ pub extern "C" fn shmem_malloc_with_hints(size: usize, _hints: c_long) -> *mut c
 pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
     run("shmem_calloc", |s| {
         let bytes = super::runtime::byte_len(count, size)?;
-        let p = s.allocate(bytes, MIN_ALIGN)?;
-        if !p.is_null() {
-            // SAFETY: a fresh block of `bytes` bytes in this PE's heap.
-            unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, bytes) };
-        }
-        Ok(p)
+        s.allocate_filled(bytes, MIN_ALIGN, true)
     })
 }
 
@@ -105,6 +113,8 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
         unsafe {
             std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), old_len.min(size))
         };
+        // The release's barrier follows the copy, so no PE puts into the new block
+        // before every PE has copied into it.
         s.release(ptr)?;
         Ok(new)
     })

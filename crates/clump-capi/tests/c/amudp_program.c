@@ -4,8 +4,8 @@
  * rank 0's. Prints "amudp ok rank R" and, from the exit callback, "amudp exit 0".
  * Usage: clump run -n N ./amudp_program [net]   (net: the job spans hosts) */
 #define _POSIX_C_SOURCE 200809L
-#include <clump/amudp.h>
-#include <clump/amudp_spmd.h>
+#include <amudp.h>
+#include <amudp_spmd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +26,14 @@ enum { H_PING = 1, H_PONG = 2, H_MED = 3, ITERS = 50 };
 static ep_t ep;
 static int replies, served, mediums;
 
+#ifndef AMUDP
+#error amudp.h defines AMUDP
+#endif
+
 /* AMX_GetTokenInfo names the handler, category and direction of the running message. */
-static void check_info(void *token, handler_t handler, amudp_category_t category, int is_req) {
+static void check_info(void *token, handler_t handler, amx_category_t category, int is_req) {
     handler_t h = 0;
-    amudp_category_t c = amudp_NumCategories;
+    amx_category_t c = amx_NumCategories;
     int r = -1;
     AM_Safe(AMX_GetTokenInfo(token, &h, &c, &r));
     Require(h == handler && c == category && r == is_req);
@@ -50,20 +54,21 @@ static void check_source(void *token, int sender) {
 
 static void ping(void *token, int sender) {
     check_source(token, sender);
-    check_info(token, H_PING, amudp_Short, 1);
+    check_info(token, H_PING, amx_Short, 1);
     served++;
     AM_Safe(AM_Reply1(token, H_PONG, MyProc()));
 }
 
 static void pong(void *token, int sender) {
     check_source(token, sender);
-    check_info(token, H_PONG, amudp_Short, 0);
+    check_info(token, H_PONG, amx_Short, 0);
     replies++;
 }
 
 static void medium(void *token, void *buf, size_t nbytes, int sender) {
     check_source(token, sender);
     check_info(token, H_MED, amudp_Medium, 1);
+    Require(amx_Medium == amudp_Medium && amx_Long == amudp_Long);
     Require(nbytes == 5 && memcmp(buf, "hello", 5) == 0);
     mediums++;
 }
