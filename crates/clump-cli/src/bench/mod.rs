@@ -201,6 +201,7 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     let worker: Vec<&str> = worker.iter().map(String::as_str).collect();
     let results = job::run(2, launcher, &env, &worker);
     finish(results.and_then(|v| {
+        let v = job::stamped(v);
         if let Some(dir) = &args.plot {
             let file = loggp_plot::write(dir, &v)?;
             eprintln!("clump bench loggp: wrote {}", file.display());
