@@ -4,7 +4,9 @@
 //!
 //! Each benchmark starts its own job through the real launcher (`clump run -n N -- clump
 //! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
-//! this side parses and prints as a table or as JSON.
+//! this side parses and prints as a table or as JSON. Every benchmark's `--json` is one
+//! object with `benchmark`, `quick` and `run` (job.rs); `--plot DIR` charts go through
+//! plot.rs.
 
 mod apps;
 mod baseline;
