@@ -159,7 +159,7 @@ pub fn print_table(figures: &[Figure], out: &mut impl Write) -> io::Result<()> {
         match found {
             Some(f) => writeln!(
                 out,
-                "  {what:<44} {:>6.2}x  need >= {need:.2}x  {}",
+                "  {what:<47} {:>6.2}x  need >= {need:.2}x  {}",
                 f.speedup(),
                 if f.speedup() >= *need {
                     "met"
@@ -167,7 +167,7 @@ pub fn print_table(figures: &[Figure], out: &mut impl Write) -> io::Result<()> {
                     "NOT MET"
                 }
             )?,
-            None => writeln!(out, "  {what:<44} not measured")?,
+            None => writeln!(out, "  {what:<47} not measured")?,
         }
     }
     Ok(())
