@@ -120,9 +120,11 @@ fn shmem_then_mpi_share_one_job_and_shmem_outlives_mpi() {
 }
 
 /// `clump bench shmem --quick --json` (it builds its program with `clump oshcc`, so it
-/// lives beside these tests, which have libclump built): every figure over both
-/// transports, each a positive number beside its AM reference. Only shape and sanity: the
-/// figures themselves are the benchmark's report, not a timed test.
+/// lives beside these tests, which have libclump built): one object, `benchmark`, `quick`
+/// and `run` beside every figure over both transports, each a positive number beside its
+/// AM reference with OpenSHMEM's speedup over it (above 1: OpenSHMEM faster, for times and
+/// rates alike). Only shape and sanity: the figures themselves are the benchmark's report,
+/// not a timed test.
 #[test]
 fn bench_shmem_reports_every_figure_beside_its_am_reference() {
     let out = Command::new(tree().bin.join("clump"))
@@ -135,19 +137,25 @@ fn bench_shmem_reports_every_figure_beside_its_am_reference() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(
+        (doc["benchmark"].as_str(), doc["quick"].as_bool()),
+        (Some("shmem"), Some(true))
+    );
+    assert!(doc["run"]["cores"].as_u64().unwrap() >= 1, "{doc}");
+    let rows = doc["figures"].as_array().unwrap();
     assert_eq!(rows.len(), 12, "{stdout}");
-    for r in &rows {
-        let (shmem, am, ratio) = (
+    for r in rows {
+        let (shmem, am, speedup) = (
             r["shmem"].as_f64().unwrap(),
             r["am"].as_f64().unwrap(),
-            r["ratio"].as_f64().unwrap(),
+            r["speedup"].as_f64().unwrap(),
         );
         assert!(shmem > 0.0 && am > 0.0 && shmem.is_finite(), "{r}");
-        assert!((ratio - shmem / am).abs() <= 1e-9 * ratio.abs(), "{r}");
+        let time = r["unit"].as_str().unwrap().starts_with("us");
+        let expected = if time { am / shmem } else { shmem / am };
+        assert!((speedup - expected).abs() <= 1e-9 * speedup.abs(), "{r}");
     }
     for t in ["shm", "udp"] {
         assert_eq!(rows.iter().filter(|r| r["transport"] == t).count(), 6);

@@ -12,8 +12,8 @@ use super::baseline;
 use super::control::{self, Control, REGION_LEN};
 use super::progress::Progress;
 use super::rank::{self, barrier, err, gather_u64};
-use super::report::{self, Reference, Results};
-use super::stream::{self, SizeResult, Stream};
+use super::report::{self, Reference, Results, Samples};
+use super::stream::{self, Pace, SizeResult, Stream};
 use super::udp_baseline::BareUdp;
 use super::wait::{drain, poll_until};
 use super::LoggpArgs;
@@ -73,7 +73,7 @@ struct Plan {
     /// One-way messages per batch for g.
     gap: Batches,
     /// Bandwidth: warm-up per size and kind, then batches of memcpy, medium and long.
-    stream_warm: Duration,
+    stream: Pace,
     stream_batches: u32,
     stream_batch: Duration,
     /// Under `--loss`, the longest an RTT, o_s, g or o_r batch runs: a lost datagram costs a whole
@@ -82,8 +82,46 @@ struct Plan {
     batch_budget: Option<Duration>,
 }
 
+/// Streamed messages between reads of the clock without loss (see [`Pace::per_check`]).
+const PER_CHECK: u64 = 64;
+/// The most messages of a quick run's streaming batch under no loss to speak of (see
+/// [`Plan::under_loss`]).
+const QUICK_LOSSY_STREAM: u64 = 16;
+
 impl Plan {
-    fn new(quick: bool) -> Plan {
+    /// The plan of a run, `quick` or not, with `loss` percent of datagrams dropped each way.
+    fn new(quick: bool, loss: Option<f64>) -> Plan {
+        let mut plan = Plan::lossless(quick);
+        if let Some(p) = loss.filter(|&p| p > 0.0) {
+            plan.under_loss(p);
+        }
+        plan
+    }
+
+    /// Under loss each lost datagram costs a retransmission timeout (1 to 200 ms), so
+    /// every batch of RTT, o_s, g and o_r ends on time and its mean is taken over the
+    /// rounds it finished; a quick run also times fewer batches and streams one batch of
+    /// each size, without warm-up, of fewer messages the heavier the loss (a message and
+    /// its answer both pass with a chance of (1 - loss)^2). The samples each figure
+    /// rests on are reported.
+    fn under_loss(&mut self, percent: f64) {
+        self.stream.per_check = 1;
+        if self.quick {
+            let through = (1.0 - percent / 100.0).powi(2);
+            self.stream.most = (QUICK_LOSSY_STREAM as f64 * through).ceil() as u64;
+            self.batch_budget = Some(Duration::from_millis(500));
+            for b in [&mut self.rtt, &mut self.bursts, &mut self.gap] {
+                b.warm = 1;
+                b.timed = 3;
+            }
+            self.stream.warm = Duration::ZERO;
+            self.stream_batches = 1;
+        } else {
+            self.batch_budget = Some(Duration::from_secs(10));
+        }
+    }
+
+    fn lossless(quick: bool) -> Plan {
         let ms = Duration::from_millis;
         if quick {
             Plan {
@@ -105,7 +143,11 @@ impl Plan {
                     timed: 5,
                     iters: 4_000,
                 },
-                stream_warm: ms(1),
+                stream: Pace {
+                    warm: ms(1),
+                    per_check: PER_CHECK,
+                    most: u64::MAX,
+                },
                 stream_batches: 3,
                 stream_batch: ms(2),
                 batch_budget: None,
@@ -130,7 +172,11 @@ impl Plan {
                     timed: 8,
                     iters: 25_000,
                 },
-                stream_warm: ms(10),
+                stream: Pace {
+                    warm: ms(10),
+                    per_check: PER_CHECK,
+                    most: u64::MAX,
+                },
                 stream_batches: 5,
                 stream_batch: ms(20),
                 batch_budget: None,
@@ -225,10 +271,7 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     if rank == 0 {
-        let mut plan = Plan::new(args.quick);
-        if args.loss.is_some() {
-            plan.batch_budget = Some(Duration::from_secs(if args.quick { 2 } else { 10 }));
-        }
+        let plan = Plan::new(args.quick, args.loss);
         let mut results = measure(sp, args, &plan, &region, cpus, sides)?;
         results.check_failures += returned.get();
         results.seconds = started.elapsed().as_secs_f64();
@@ -314,7 +357,7 @@ fn goes_on(done: u64, iters: u64, start: Instant, budget: Option<Duration>) -> b
 }
 
 /// One batch of `iters` short round trips on `ep` (translation 1) with `args`, or as
-/// many as fit in `budget`; mean µs.
+/// many as fit in `budget`; mean µs and the round trips made.
 fn rtt_batch(
     bundle: &Bundle,
     ep: &Endpoint,
@@ -322,7 +365,7 @@ fn rtt_batch(
     args: &[u32],
     iters: u64,
     budget: Option<Duration>,
-) -> Result<f64, String> {
+) -> Result<(f64, u64), String> {
     let t0 = Instant::now();
     let mut done = 0;
     while goes_on(done, iters, t0, budget) {
@@ -331,7 +374,7 @@ fn rtt_batch(
         poll_until(bundle, "an echo", || replies.get() >= want)?;
         done += 1;
     }
-    Ok(t0.elapsed().as_secs_f64() * 1e6 / done as f64)
+    Ok((t0.elapsed().as_secs_f64() * 1e6 / done as f64, done))
 }
 
 /// Rank 0.
@@ -377,13 +420,14 @@ fn measure(
     let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
         RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
     let mut ref_rtt_us = Vec::new();
+    let mut samples = Samples::default();
     let progress = Progress::new("loggp: rtt", plan.rtt.all() as usize);
     for batch in 0..plan.rtt.all() {
         progress.step(batch as usize, "batch");
         let raw = ping_baseline(&mut ctl, &mut sides, plan.raw_warm, plan.raw_iters)?;
         for (n, out) in rtt_by_args.iter_mut() {
             let args: Vec<u32> = (0..*n as u32).collect();
-            let us = rtt_batch(
+            let (us, rounds) = rtt_batch(
                 &bundle,
                 &ep,
                 &replies,
@@ -399,12 +443,15 @@ fn measure(
             }
             if batch >= plan.rtt.warm {
                 out.push(us);
+                if *n == RTT_ARGS[0] {
+                    samples.rtt_rounds += rounds;
+                }
             }
         }
         // --with-network: the same round trip with the network off, beside it.
         if let (true, Some((rb, re))) = (args.with_network, &sides.reference) {
             ctl.select(1)?;
-            let us = rtt_batch(rb, re, &replies, &[], plan.rtt.iters, plan.batch_budget)?;
+            let (us, _) = rtt_batch(rb, re, &replies, &[], plan.rtt.iters, plan.batch_budget)?;
             ctl.select(0)?;
             if batch >= plan.rtt.warm {
                 ref_rtt_us.push(us);
@@ -416,7 +463,7 @@ fn measure(
     }
 
     eprintln!("loggp: o_s...");
-    let os_us = timed_batches(plan.bursts, plan.batch_budget, BURST, || {
+    let (os_us, os_bursts) = timed_batches(plan.bursts, plan.batch_budget, BURST, || {
         let t0 = Instant::now();
         for _ in 0..BURST {
             ep.request(1, H_ONEWAY, &[]).map_err(err)?;
@@ -454,6 +501,7 @@ fn measure(
         let us = t0.elapsed().as_secs_f64() * 1e6 / sent as f64;
         if batch >= plan.gap.warm {
             g_us.push(us);
+            samples.g_messages += sent;
             ring_ns.extend(ring);
         }
     }
@@ -481,6 +529,7 @@ fn measure(
         }
         if batch >= plan.bursts.warm {
             or_us.push(busy.as_secs_f64() * 1e6 / (done * BURST) as f64);
+            samples.or_messages += done * BURST;
         }
     }
     ctl.await_bursts_answered(&bundle)?;
@@ -552,7 +601,10 @@ fn measure(
         os_us,
         or_us,
         g_us,
-        g_messages: plan.gap.iters * plan.gap.timed as u64,
+        samples: Samples {
+            os_messages: os_bursts * BURST,
+            ..samples
+        },
         ring_ns,
         bandwidth: medium.into_iter().chain(long).collect(),
         checks,
@@ -586,9 +638,9 @@ fn goodput(
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
     let mut buf = vec![0u8; GOODPUT_BYTES];
     ctl.select(1)?;
-    let mut clean = Stream::start(rb, re, 1, Kind::Long, &mut buf, plan.stream_warm)?;
+    let mut clean = Stream::start(rb, re, 1, Kind::Long, &mut buf, plan.stream)?;
     ctl.select(0)?;
-    let mut lossy = Stream::start(bundle, ep, 1, Kind::Long, &mut buf, plan.stream_warm)?;
+    let mut lossy = Stream::start(bundle, ep, 1, Kind::Long, &mut buf, plan.stream)?;
     for _ in 0..plan.stream_batches {
         ctl.select(1)?;
         clean.batch(&buf, plan.stream_batch)?;
@@ -631,20 +683,13 @@ fn bandwidth(
             Some(bare) => ctl.udp_stream_batch(bare, n, time),
             None => Ok(baseline::memcpy_mb_s(s, d, time)),
         };
-        base_batch(ctl, plan.stream_warm)?;
+        base_batch(ctl, plan.stream.warm)?;
         let mut med = if n <= MAX_MEDIUM {
-            Some(Stream::start(
-                bundle,
-                ep,
-                1,
-                Kind::Medium,
-                b,
-                plan.stream_warm,
-            )?)
+            Some(Stream::start(bundle, ep, 1, Kind::Medium, b, plan.stream)?)
         } else {
             None
         };
-        let mut lng = Stream::start(bundle, ep, 1, Kind::Long, b, plan.stream_warm)?;
+        let mut lng = Stream::start(bundle, ep, 1, Kind::Long, b, plan.stream)?;
         let mut copies = Vec::new();
         for _ in 0..plan.stream_batches {
             copies.push(base_batch(ctl, plan.stream_batch)?);
@@ -664,14 +709,16 @@ fn bandwidth(
 }
 
 /// Runs `once` (which returns the time to count) `plan.iters` times per batch; returns
-/// each timed batch's microseconds per message, `once` standing for `per_call` messages.
+/// each timed batch's microseconds per message, `once` standing for `per_call` messages,
+/// and how many times it ran in the timed batches.
 fn timed_batches(
     plan: Batches,
     budget: Option<Duration>,
     per_call: u64,
     mut once: impl FnMut() -> Result<Duration, String>,
-) -> Result<Vec<f64>, String> {
+) -> Result<(Vec<f64>, u64), String> {
     let mut out = Vec::new();
+    let mut calls = 0;
     for batch in 0..plan.all() {
         let t0 = Instant::now();
         let mut busy = Duration::ZERO;
@@ -682,9 +729,10 @@ fn timed_batches(
         }
         if batch >= plan.warm {
             out.push(busy.as_secs_f64() * 1e6 / (done * per_call) as f64);
+            calls += done;
         }
     }
-    Ok(out)
+    Ok((out, calls))
 }
 
 #[cfg(test)]
@@ -712,6 +760,34 @@ mod tests {
             Instant::now(),
             Some(Duration::from_secs(60))
         ));
+    }
+
+    #[test]
+    fn a_quick_run_under_loss_times_fewer_shorter_batches_and_one_stream_batch() {
+        use super::Plan;
+        use std::time::Duration;
+        let clean = Plan::new(true, None);
+        assert!(clean.batch_budget.is_none() && clean.stream.per_check > 1);
+        assert_eq!(Plan::new(true, Some(0.0)).batch_budget, None);
+        let lossy = Plan::new(true, Some(50.0));
+        assert_eq!(lossy.batch_budget, Some(Duration::from_millis(500)));
+        for (b, was) in [
+            (lossy.rtt, clean.rtt),
+            (lossy.bursts, clean.bursts),
+            (lossy.gap, clean.gap),
+        ] {
+            assert!(b.all() < was.all() && b.timed >= 3, "{b:?}");
+        }
+        assert_eq!((lossy.stream_batches, lossy.stream.per_check), (1, 1));
+        // Fewer streamed messages the heavier the loss.
+        assert_eq!(lossy.stream.most, 4);
+        assert_eq!(Plan::new(true, Some(1.0)).stream.most, 16);
+        assert_eq!(clean.stream.most, u64::MAX);
+        assert!(lossy.stream.warm.is_zero());
+        // A full run keeps its batches, each within its budget.
+        let full = Plan::new(false, Some(50.0));
+        assert_eq!(full.batch_budget, Some(Duration::from_secs(10)));
+        assert_eq!(full.rtt.timed, Plan::new(false, None).rtt.timed);
     }
 
     #[test]

@@ -1,12 +1,18 @@
 //! `clump bench loggp --plot DIR`: DIR/loggp-bandwidth.png, medium and long bandwidth
 //! against message size beside the baseline's curve, from the results' JSON.
 
-use super::plot::{self, Axis, Series};
+use super::plot::{self, Axis, Chart, Scale, Series, Style};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub fn write(dir: &Path, results: &Value) -> Result<PathBuf, String> {
+    let chart = chart(results)?;
     plot::prepare(dir)?;
+    plot::draw(dir, &chart)
+}
+
+/// The chart of `results` (the benchmark's JSON document).
+fn chart(results: &Value) -> Result<Chart<'static>, String> {
     let curve = |list: Option<&Vec<Value>>, kind: Option<&str>| -> Vec<(f64, f64)> {
         list.into_iter()
             .flatten()
@@ -22,39 +28,35 @@ pub fn write(dir: &Path, results: &Value) -> Result<PathBuf, String> {
         Series {
             name: "medium".into(),
             points: curve(measured, Some("medium")),
-            reference: false,
+            style: Style::Line,
         },
         Series {
             name: "long".into(),
             points: curve(measured, Some("long")),
-            reference: false,
+            style: Style::Line,
         },
         Series {
             name: baseline.to_string(),
             points: curve(results["baseline"]["curve"].as_array(), None),
-            reference: true,
+            style: Style::Reference,
         },
     ];
     if series.iter().any(|s| s.points.is_empty()) {
         return Err("the results hold no bandwidth curve to plot".into());
     }
     let transport = results["transport"].as_str().unwrap_or("?");
-    plot::line_chart(
-        dir,
-        "loggp-bandwidth",
-        &format!("loggp ({transport}): bandwidth against message size"),
-        (
-            Axis {
-                desc: "message size (bytes)",
-                ticks: 8,
-                log: true,
-            },
-            Axis {
-                desc: "MB/s",
-                ticks: 8,
-                log: true,
-            },
-        ),
-        &series,
-    )
+    Ok(Chart {
+        name: "loggp-bandwidth",
+        title: format!("loggp ({transport}): bandwidth against message size"),
+        subtitle: plot::subtitle(results),
+        x: Axis {
+            desc: "message size",
+            scale: Scale::Bytes,
+        },
+        y: Axis {
+            desc: "MB/s",
+            scale: Scale::Log,
+        },
+        series,
+    })
 }

@@ -4,7 +4,9 @@
 //!
 //! Each benchmark starts its own job through the real launcher (`clump run -n N -- clump
 //! bench worker BENCH ...`, see job.rs); rank 0 measures and prints one JSON line, which
-//! this side parses and prints as a table or as JSON.
+//! this side parses and prints as a table or as JSON. Every benchmark's `--json` is one
+//! object with `benchmark`, `quick` and `run` (job.rs); `--plot DIR` charts go through
+//! plot.rs.
 
 mod apps;
 mod baseline;
@@ -196,11 +198,15 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     };
     if let Some(p) = args.loss {
         env.push(("CLUMP_NET_LOSS", p.to_string()));
+        if let Some(notice) = loss_notice(p, args.quick) {
+            eprintln!("clump bench loggp: {notice}");
+        }
     }
     let worker = args.worker_args();
     let worker: Vec<&str> = worker.iter().map(String::as_str).collect();
     let results = job::run(2, launcher, &env, &worker);
     finish(results.and_then(|v| {
+        let v = job::stamped(v);
         if let Some(dir) = &args.plot {
             let file = loggp_plot::write(dir, &v)?;
             eprintln!("clump bench loggp: wrote {}", file.display());
@@ -209,9 +215,49 @@ fn loggp_parent(args: &LoggpArgs) -> ExitCode {
     }))
 }
 
+/// Up front, at heavy loss: why the run is slow and about how long it takes. A quick run's
+/// time grows with the tries a message and its answer need, 1 / (1 - loss)^2 (fit to a
+/// quick run at 50%: 174 s, on a loaded 2-core machine).
+fn loss_notice(percent: f64, quick: bool) -> Option<String> {
+    if percent < 10.0 {
+        return None;
+    }
+    let why = format!(
+        "at {percent}% loss each way every lost datagram costs a retransmission timeout (1 to \
+         200 ms): batches end on time and the table counts the samples each figure rests on"
+    );
+    if !quick {
+        return Some(format!(
+            "{why}; a full run takes tens of minutes (batches of up to 10 s), --quick a few"
+        ));
+    }
+    let tries = 1.0 / (1.0 - percent / 100.0).powi(2);
+    let seconds = 15.0 + 50.0 * (tries - 1.0);
+    let time = if seconds < 90.0 {
+        format!("{:.0} seconds", (seconds / 10.0).ceil() * 10.0)
+    } else {
+        format!("{:.0} minutes", (seconds / 60.0).ceil())
+    };
+    Some(format!("{why}; this quick run takes about {time}"))
+}
+
 fn finish(outcome: Result<(), String>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => fail(1, &msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn heavy_loss_is_announced_with_the_time_it_takes() {
+        use super::loss_notice;
+        assert_eq!(loss_notice(1.0, true), None);
+        let at50 = loss_notice(50.0, true).unwrap();
+        assert!(at50.ends_with("this quick run takes about 3 minutes"), "{at50}");
+        assert!(at50.contains("counts the samples"), "{at50}");
+        assert!(loss_notice(20.0, true).unwrap().ends_with("about 50 seconds"));
+        assert!(loss_notice(50.0, false).unwrap().contains("tens of minutes"));
     }
 }

@@ -12,15 +12,22 @@ pub struct Progress {
     phase: String,
     steps: usize,
     started: Instant,
+    quiet_for: Duration,
 }
 
 impl Progress {
     /// A phase of `steps` steps, named like "loggp: bandwidth", starting now.
     pub fn new(phase: impl Into<String>, steps: usize) -> Progress {
+        Progress::quiet_for(phase, steps, QUIET_FOR)
+    }
+
+    /// The same, announcing steps only once the phase has run for `quiet_for`.
+    pub fn quiet_for(phase: impl Into<String>, steps: usize, quiet_for: Duration) -> Progress {
         Progress {
             phase: phase.into(),
             steps,
             started: Instant::now(),
+            quiet_for,
         }
     }
 
@@ -31,8 +38,15 @@ impl Progress {
         }
     }
 
+    /// Something within the current step, `what`, has happened (no count).
+    pub fn note(&self, what: impl Display) {
+        if self.started.elapsed() >= self.quiet_for {
+            eprintln!("{} {what}", self.phase);
+        }
+    }
+
     fn line(&self, elapsed: Duration, index: usize, step: impl Display) -> Option<String> {
-        (elapsed >= QUIET_FOR)
+        (elapsed >= self.quiet_for)
             .then(|| format!("{} {step} ({}/{})...", self.phase, index + 1, self.steps))
     }
 }

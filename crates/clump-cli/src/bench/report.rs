@@ -66,6 +66,17 @@ fn datagram_mode(v: &Value) -> String {
     format!("{bytes}-B datagrams {how}")
 }
 
+/// How many timed samples each figure rests on, summed over its timed batches: under
+/// `--loss` a batch ends on time and may hold few.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Samples {
+    /// Round trips of the headline RTT (0 arguments).
+    pub rtt_rounds: u64,
+    pub os_messages: u64,
+    pub or_messages: u64,
+    pub g_messages: u64,
+}
+
 /// Everything rank 0 measured; per-batch figures, summarised here.
 pub struct Results {
     pub transport: &'static str,
@@ -92,7 +103,7 @@ pub struct Results {
     pub os_us: Vec<f64>,
     pub or_us: Vec<f64>,
     pub g_us: Vec<f64>,
-    pub g_messages: u64,
+    pub samples: Samples,
     /// Shared memory: ns per message of the bare one-way stream, a batch before each of g.
     pub ring_ns: Vec<f64>,
     pub bandwidth: Vec<SizeResult>,
@@ -389,7 +400,10 @@ pub fn to_json(r: &Results) -> Value {
             "os": r.os_us.len(),
             "or": r.or_us.len(),
             "g": r.g_us.len(),
-            "g_messages": r.g_messages,
+            "rtt_rounds": r.samples.rtt_rounds,
+            "os_messages": r.samples.os_messages,
+            "or_messages": r.samples.or_messages,
+            "g_messages": r.samples.g_messages,
         },
         "verified": {"checks": r.checks, "failures": r.check_failures},
         "seconds": r.seconds,
@@ -426,8 +440,10 @@ pub(super) fn size(bytes: f64) -> String {
 
 /// One line per figure: what it is and which way is good; what a missed target means.
 const LOGGP_LEGEND: &str = "
-What the figures mean (times: lower is better; bandwidth: higher is better; a ratio
-compares clump with the bare baseline measured beside it, 1.00x being the hardware):
+What the figures mean (times: lower is better; bandwidth: higher is better):
+  clump/base clump's figure divided by the bare baseline's measured beside it, 1.00x being
+             the hardware: for times (RTT, g) above 1x is clump slower, for bandwidth below
+             1x is; each target says which way it bounds its ratio (<= or >=).
   RTT        a short request and its reply, there and back: the latency a program waits.
   o_s, o_r   processor time to send, to receive one message: time the program cannot compute.
   g          the shortest interval between messages sent back to back: 1/g is the message rate
@@ -482,6 +498,7 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         out,
         "Figures are medians across batches [best batch]; times in microseconds."
     )?;
+    writeln!(out, "{}", samples_line(&v["batches"]))?;
     writeln!(out)?;
     let raw = f(v, &["baseline", "raw_rtt_us"]);
     let raw_name = v["baseline"]["rtt_name"].as_str().unwrap_or("baseline");
@@ -490,7 +507,7 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         .unwrap_or("baseline");
     writeln!(
         out,
-        "LogGP                      clump            baseline                       ratio"
+        "LogGP                      clump            baseline                  clump/base"
     )?;
     for a in v["rtt_by_args"].as_array().into_iter().flatten() {
         let rtt = f(a, &["rtt_us"]);
@@ -553,19 +570,20 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   baseline MB/s   ratio  bare RTT us"
+        "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   baseline MB/s  clump/base  bare RTT us  messages"
     )?;
     for b in v["bandwidth"].as_array().into_iter().flatten() {
         writeln!(
             out,
-            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>14.0} {:>8.2} {:>12.3}",
+            "  {:<6} {:>8}        {:>10.0} {:>9.0} {:>14.0} {:>10.2}x {:>12.3} {:>9}",
             b["kind"].as_str().unwrap_or("?"),
             size(f(b, &["bytes"])),
             f(b, &["mb_s"]),
             f(b, &["mb_s_best"]),
             f(b, &["baseline_mb_s"]),
             f(b, &["ratio"]),
-            f(b, &["raw_rtt_us"])
+            f(b, &["raw_rtt_us"]),
+            b["messages"].as_u64().unwrap_or(0)
         )?;
     }
     let reference = &v["reference"];
@@ -630,9 +648,36 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
+/// What the figures rest on, from the JSON's `batches`: "Timed samples: RTT 2500 round
+/// trips in 5 batches, o_s 4000 messages, ...".
+fn samples_line(b: &Value) -> String {
+    let n = |k: &str| b[k].as_u64().unwrap_or(0);
+    format!(
+        "Timed samples: RTT {} round trips in {} batches, o_s {} messages, g {}, o_r {}; \
+         bandwidth: messages per size in its last column.",
+        n("rtt_rounds"),
+        n("rtt"),
+        n("os_messages"),
+        n("g_messages"),
+        n("or_messages"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under loss a batch ends on time: the table says how many samples each figure has.
+    #[test]
+    fn the_table_says_how_many_samples_the_figures_rest_on() {
+        let b = json!({"rtt": 3, "rtt_rounds": 7, "os_messages": 16, "g_messages": 40,
+            "or_messages": 24});
+        assert_eq!(
+            samples_line(&b),
+            "Timed samples: RTT 7 round trips in 3 batches, o_s 16 messages, g 40, o_r 24; \
+             bandwidth: messages per size in its last column."
+        );
+    }
 
     #[test]
     fn sizes_print_in_their_natural_unit() {

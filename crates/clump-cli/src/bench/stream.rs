@@ -87,6 +87,19 @@ pub fn install_receiver(ep: &Endpoint) -> clump::Result<Rc<Checks>> {
     Ok(checks)
 }
 
+/// How a stream runs before and between its timed batches.
+#[derive(Clone, Copy, Debug)]
+pub struct Pace {
+    /// Untimed streaming after the first message; none if zero.
+    pub warm: Duration,
+    /// The most messages sent between two reads of the clock. Under loss a send may wait
+    /// for credit a retransmission timeout, so one at a time keeps a batch near its time.
+    pub per_check: u64,
+    /// The most messages a batch sends (at least one `per_check`): under loss, waiting
+    /// for the answers costs retransmission timeouts, the more the more messages.
+    pub most: u64,
+}
+
 /// The sender's side (rank 0) of a stream of `kind` messages of one size to translation
 /// `dest`: [`Stream::start`], timed [`Stream::batch`]es, [`Stream::finish`].
 pub struct Stream<'a> {
@@ -95,19 +108,21 @@ pub struct Stream<'a> {
     dest: u32,
     kind: Kind,
     iter: u32,
+    per_check: u64,
+    most: u64,
     mb_s: Vec<f64>,
 }
 
 impl<'a> Stream<'a> {
-    /// Sends the first message (checked) and waits for its answer, then warms up for
-    /// `warm`. The size is `buf.len()`; `buf` is overwritten.
+    /// Sends the first message (checked) and waits for its answer, then warms up as
+    /// `pace` says. The size is `buf.len()`; `buf` is overwritten.
     pub fn start(
         bundle: &'a Bundle,
         ep: &'a Endpoint,
         dest: u32,
         kind: Kind,
         buf: &mut [u8],
-        warm: Duration,
+        pace: Pace,
     ) -> Result<Stream<'a>, String> {
         let mut s = Stream {
             bundle,
@@ -115,12 +130,16 @@ impl<'a> Stream<'a> {
             dest,
             kind,
             iter: 0,
+            per_check: pace.per_check.max(1),
+            most: pace.most,
             mb_s: Vec::new(),
         };
         fill(buf, 0);
         s.send(buf, true)?;
         drain(bundle, ep)?;
-        s.run_for(buf, warm)?;
+        if !pace.warm.is_zero() {
+            s.run_for(buf, pace.warm)?;
+        }
         Ok(s)
     }
 
@@ -159,7 +178,8 @@ impl<'a> Stream<'a> {
     /// Streams unchecked messages for at least `time`, then waits for every answer.
     /// Returns the messages sent and the time from the first send to the last answer.
     fn run_for(&mut self, payload: &[u8], time: Duration) -> Result<(u64, Duration), String> {
-        let chunk = ((256usize << 10) / payload.len().max(1)).clamp(1, 64) as u64;
+        let chunk =
+            (((256usize << 10) / payload.len().max(1)).clamp(1, 64) as u64).min(self.per_check);
         let t0 = Instant::now();
         let mut sent = 0u64;
         loop {
@@ -167,7 +187,7 @@ impl<'a> Stream<'a> {
                 self.send(payload, false)?;
             }
             sent += chunk;
-            if t0.elapsed() >= time {
+            if sent >= self.most || t0.elapsed() >= time {
                 break;
             }
         }

@@ -7,6 +7,7 @@ mod plot;
 mod report;
 mod runs;
 
+use super::job;
 use runs::{Config, Run};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -179,16 +180,15 @@ fn run(args: &AppsArgs) -> Result<(), String> {
             }
         }
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::about::cores();
+    let doc = job::document("apps", args.quick, report::to_json(&results, cores));
     if let Some(dir) = &args.plot {
-        for file in plot::write(dir, &results)? {
+        for file in plot::write(dir, &results, &doc)? {
             eprintln!("clump bench apps: wrote {}", file.display());
         }
     }
-    if args.json {
-        report::print_json(&results, cores, args.quick)
-    } else {
+    job::print(&doc, args.json, |_, _| {
         report::print_tables(&results, cores);
         Ok(())
-    }
+    })
 }

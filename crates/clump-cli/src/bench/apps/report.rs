@@ -68,7 +68,8 @@ pub fn print_tables(runs: &[Run], cores: usize) {
     }
 }
 
-pub fn print_json(runs: &[Run], cores: usize, quick: bool) -> Result<(), String> {
+/// The figures of `--json` (see [`crate::bench::job::document`] for the rest of the object).
+pub fn to_json(runs: &[Run], cores: usize) -> serde_json::Value {
     let rows: Vec<_> = runs
         .iter()
         .map(|r| {
@@ -91,8 +92,28 @@ pub fn print_json(runs: &[Run], cores: usize, quick: bool) -> Result<(), String>
             })
         })
         .collect();
-    let doc = json!({ "cores": cores, "quick": quick, "runs": rows });
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-    println!("{text}");
-    Ok(())
+    json!({ "cores": cores, "runs": rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::runs::{sample, Config};
+    use super::*;
+
+    #[test]
+    fn the_json_has_one_row_per_run_with_its_speedup() {
+        let runs = [
+            sample("fft", Config::Smp, 1, 0.2),
+            sample("fft", Config::Now, 2, 0.1),
+        ];
+        let v = to_json(&runs, 2);
+        assert_eq!(v["cores"], 2);
+        let rows = v["runs"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[1]["config"].as_str(), rows[1]["speedup"].as_f64()),
+            (Some("NOW"), Some(2.0))
+        );
+        assert_eq!(rows[1]["comm_share"], 0.5);
+    }
 }

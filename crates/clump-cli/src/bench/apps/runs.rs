@@ -128,6 +128,25 @@ fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Ru
     })
 }
 
+/// A run of `app` that took `time_s` and sent nothing, for the tests of what is made of runs.
+#[cfg(test)]
+pub fn sample(app: &'static str, config: Config, procs: u32, time_s: f64) -> Run {
+    Run {
+        app,
+        config,
+        procs,
+        time_s,
+        comm_s: time_s / 2.0,
+        compute_s: time_s / 2.0,
+        shm_messages: 0,
+        shm_bytes: 0,
+        net_messages: 0,
+        net_bytes: 0,
+        direct_accesses: 0,
+        direct_bytes: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,7 +95,7 @@ pub fn parent(args: &ContentionArgs) -> Result<(), String> {
         worker.push("--quick");
     }
     let launcher = args.transport.launcher_args();
-    let results = job::run(args.clients + 1, launcher, &[], &worker)?;
+    let results = job::stamped(job::run(args.clients + 1, launcher, &[], &worker)?);
     if let Some(dir) = &args.plot {
         let file = plot::write(dir, &results)?;
         eprintln!("clump bench contention: wrote {}", file.display());

@@ -1,8 +1,9 @@
 //! The figures of `clump bench mpi`: parsed from the benchmark's JSON lines, paired
-//! clump against Open MPI, printed with ratios and the targets.
+//! clump against Open MPI, printed with clump's speedup and the targets.
 
 use crate::bench::stats::median;
 use serde_json::Value;
+use std::io::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
@@ -11,7 +12,7 @@ pub enum Side {
 }
 
 impl Side {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Side::Shm => "shm",
             Side::Network => "network",
@@ -30,9 +31,15 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// How much better clump is: > 1 means better (times: theirs / ours; rates: ours / theirs).
-    pub fn advantage(&self) -> f64 {
-        if self.unit == "MB/s" {
+    /// Higher is better (MB/s), rather than a time.
+    pub fn is_rate(&self) -> bool {
+        self.unit == "MB/s"
+    }
+
+    /// How many times faster clump is than Open MPI: above 1, clump ahead (times: Open
+    /// MPI's / clump's; rates: clump's / Open MPI's).
+    pub fn speedup(&self) -> f64 {
+        if self.is_rate() {
             self.clump / self.openmpi
         } else {
             self.openmpi / self.clump
@@ -41,7 +48,7 @@ impl Figure {
 }
 
 /// One benchmark line: (bench, bytes, value, unit).
-fn parse_line(line: &str) -> Option<(String, u64, f64, String)> {
+pub fn parse_line(line: &str) -> Option<(String, u64, f64, String)> {
     let v: Value = serde_json::from_str(line).ok()?;
     Some((
         v["bench"].as_str()?.to_owned(),
@@ -109,57 +116,69 @@ pub fn median_of_rounds(rounds: Vec<Vec<Figure>>) -> Result<Vec<Figure>, String>
     Ok(out)
 }
 
-pub fn print_json(figures: &[Figure]) {
-    for f in figures {
-        println!(
-            "{}",
+/// The figures of `--json` (see [`crate::bench::job::document`] for the rest of the object).
+pub fn to_json(figures: &[Figure]) -> Value {
+    let list: Vec<Value> = figures
+        .iter()
+        .map(|f| {
             serde_json::json!({
                 "transport": f.side.name(), "bench": f.bench, "bytes": f.bytes,
                 "unit": f.unit, "clump": f.clump, "openmpi": f.openmpi,
-                "advantage": f.advantage(),
+                "speedup": f.speedup(),
             })
-        );
-    }
+        })
+        .collect();
+    serde_json::json!({ "figures": list })
 }
 
-pub fn print_table(figures: &[Figure]) {
-    println!(
-        "{:<8} {:<10} {:>9} {:>12} {:>12} {:>6} {:>10}",
-        "over", "bench", "bytes", "clump", "Open MPI", "unit", "clump/OMPI"
-    );
+pub fn print_table(figures: &[Figure], out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<8} {:<10} {:>9} {:>12} {:>12} {:>6} {:>8}",
+        "over", "bench", "bytes", "clump", "Open MPI", "unit", "speedup"
+    )?;
     for f in figures {
-        println!(
-            "{:<8} {:<10} {:>9} {:>12.3} {:>12.3} {:>6} {:>9.2}x",
+        writeln!(
+            out,
+            "{:<8} {:<10} {:>9} {:>12.3} {:>12.3} {:>6} {:>7.2}x",
             f.side.name(),
             f.bench,
             f.bytes,
             f.clump,
             f.openmpi,
             f.unit,
-            f.advantage()
-        );
+            f.speedup()
+        )?;
     }
-    println!("\ntargets (advantage: > 1 is clump ahead):");
+    writeln!(out, "{MPI_LEGEND}")?;
+    writeln!(out, "\ntargets (speedup over Open MPI):")?;
     for (side, bench, bytes, need, what) in TARGETS {
         let found = figures
             .iter()
             .find(|f| f.side == *side && f.bench == *bench && f.bytes == *bytes);
         match found {
-            Some(f) => println!(
-                "  {what:<44} {:>6.2}x  need >= {need:.2}x  {}",
-                f.advantage(),
-                if f.advantage() >= *need {
+            Some(f) => writeln!(
+                out,
+                "  {what:<47} {:>6.2}x  need >= {need:.2}x  {}",
+                f.speedup(),
+                if f.speedup() >= *need {
                     "met"
                 } else {
                     "NOT MET"
                 }
-            ),
-            None => println!("  {what:<44} not measured"),
+            )?,
+            None => writeln!(out, "  {what:<47} not measured")?,
         }
     }
+    Ok(())
 }
 
-/// (transport, bench, bytes, least advantage, description).
+const MPI_LEGEND: &str = "
+speedup: how many times faster clump is than Open MPI, for times (latency, allreduce,
+  alltoall: Open MPI's time / clump's) and rates (bandwidth: clump's / Open MPI's) alike.
+  Above 1x clump is ahead; below 1x Open MPI is (0.50x: clump takes twice as long).";
+
+/// (transport, bench, bytes, least speedup, description).
 const TARGETS: &[(Side, &str, u64, f64, &str)] = &[
     (
         Side::Shm,
@@ -203,8 +222,49 @@ mod tests {
                       {\"bench\":\"latency\",\"bytes\":8,\"value\":0.2,\"unit\":\"us\"}";
         let f = pair(Side::Shm, ours, theirs).unwrap();
         assert_eq!(f.len(), 2);
-        assert!((f[0].advantage() - 2.0).abs() < 1e-9);
-        assert!((f[1].advantage() - 3.0).abs() < 1e-9);
+        assert!((f[0].speedup() - 2.0).abs() < 1e-9);
+        assert!((f[1].speedup() - 3.0).abs() < 1e-9);
+    }
+
+    /// The column says what it shows: clump twice as fast in latency (half Open MPI's
+    /// time) reads 2.00x under "speedup", and so does twice Open MPI's bandwidth; a clump
+    /// twice as slow reads 0.50x. No "clump/OMPI" heading over Open MPI / clump.
+    #[test]
+    fn the_table_and_json_name_the_speedup_and_agree_on_its_direction() {
+        let fig = |bench: &str, unit: &str, clump: f64, openmpi: f64| Figure {
+            side: Side::Shm,
+            bench: bench.into(),
+            bytes: 8,
+            unit: unit.into(),
+            clump,
+            openmpi,
+        };
+        let figures = [
+            fig("latency", "us", 1.0, 2.0),
+            fig("bandwidth", "MB/s", 200.0, 100.0),
+            fig("allreduce", "us", 4.0, 2.0),
+        ];
+        let mut table = Vec::new();
+        print_table(&figures, &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        let mut lines = table.lines();
+        assert!(lines.next().unwrap().ends_with("speedup"), "{table}");
+        assert!(!table.contains("clump/OMPI"), "{table}");
+        let speedups: Vec<&str> = lines
+            .take(3)
+            .map(|l| l.split_whitespace().last().unwrap())
+            .collect();
+        assert_eq!(speedups, ["2.00x", "2.00x", "0.50x"]);
+        assert!(table.contains("Above 1x clump is ahead"), "{table}");
+        let v = to_json(&figures);
+        let json: Vec<f64> = v["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["speedup"].as_f64().unwrap())
+            .collect();
+        assert_eq!(json, [2.0, 2.0, 0.5]);
+        assert_eq!(v["figures"][0]["openmpi"], 2.0);
     }
 
     #[test]

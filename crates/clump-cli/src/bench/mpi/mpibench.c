@@ -1,28 +1,33 @@
 /* The MPI benchmarks of `clump bench mpi`, one program built twice (against clump and
  * against another MPI) so both run the very same code. Rank 0 prints one JSON line per
  * figure: {"bench":..., "bytes":..., "value":..., "unit":...}.
- *   latency    ping-pong between ranks 0 and 1, half the round trip (us), 8 B .. 1 MiB
- *   bandwidth  rank 0 streams a window of non-blocking sends to rank 1 (MB/s)
+ *   latency    ping-pong between ranks 0 and 1, half the round trip (us), MIN .. MAX
+ *   bandwidth  rank 0 streams a window of non-blocking sends to rank 1 (MB/s), MIN .. MAX
  *   allreduce  MPI_SUM of doubles on every rank, the slowest rank's time (us)
  *   alltoall   bytes per pair, the slowest rank's time (us)
- * Usage: mpibench [--quick]. Each figure is the median of several timed repetitions. */
+ * Usage: mpibench [--quick] [--min BYTES] [--max BYTES] (8 B and 1 MiB by default).
+ * Each figure is the median of several timed repetitions. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BYTES (1 << 20)
+#define MOST_BYTES (16 << 20)
 #define WINDOW 64
 #define REPS 5
 
 static int rank, size, quick;
+static int min_bytes = 8, max_bytes = 1 << 20;
 
-/* The message sizes: 8 B, then times STEP (4, or 16 with --quick), and 1 MiB last. */
+/* The message sizes: MIN, then times 4 (16 with --quick), and MAX last. */
 static int next_size(int bytes) {
-    if (bytes >= MAX_BYTES) return MAX_BYTES + 1;
+    if (bytes >= max_bytes) return max_bytes + 1;
     bytes *= quick ? 16 : 4;
-    return bytes > MAX_BYTES ? MAX_BYTES : bytes;
+    return bytes > max_bytes ? max_bytes : bytes;
 }
+
+/* Sizes of doubles for allreduce: from MIN rounded up to 8 B, times 8 (64 with --quick). */
+static int first_doubles(void) { return (min_bytes + 7) / 8 * 8; }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -49,7 +54,7 @@ static void report(const char *bench, int bytes, double value, const char *unit)
 }
 
 static void latency(char *buf) {
-    for (int bytes = 8; bytes <= MAX_BYTES; bytes = next_size(bytes)) {
+    for (int bytes = min_bytes; bytes <= max_bytes; bytes = next_size(bytes)) {
         int iters = iterations(bytes);
         double t[REPS];
         for (int r = 0; r < REPS; r++) {
@@ -73,7 +78,7 @@ static void latency(char *buf) {
 
 static void bandwidth(char *buf) {
     MPI_Request reqs[WINDOW];
-    for (int bytes = 8; bytes <= MAX_BYTES; bytes = next_size(bytes)) {
+    for (int bytes = min_bytes; bytes <= max_bytes; bytes = next_size(bytes)) {
         int rounds = iterations(bytes) / 8 + 1;
         double t[REPS];
         for (int r = 0; r < REPS; r++) {
@@ -107,9 +112,9 @@ static double slowest(double mine) {
 }
 
 static void allreduce(void) {
-    double *in = malloc(MAX_BYTES), *out = malloc(MAX_BYTES);
-    for (int i = 0; i < MAX_BYTES / 8; i++) in[i] = i;
-    for (int bytes = 8; bytes <= MAX_BYTES; bytes *= (quick ? 64 : 8)) {
+    double *in = malloc(max_bytes), *out = malloc(max_bytes);
+    for (int i = 0; i < max_bytes / 8; i++) in[i] = i;
+    for (int bytes = first_doubles(); bytes <= max_bytes; bytes *= (quick ? 64 : 8)) {
         int iters = iterations(bytes), n = bytes / 8;
         double t[REPS];
         for (int r = 0; r < REPS; r++) {
@@ -129,10 +134,11 @@ static void allreduce(void) {
 }
 
 static void alltoall(void) {
-    int most = MAX_BYTES / size / 4;
+    int most = max_bytes / size / 4;
+    if (most < 1) return;
     char *in = malloc((size_t)most * size), *out = malloc((size_t)most * size);
     memset(in, rank, (size_t)most * size);
-    for (int bytes = 8; bytes <= most; bytes *= (quick ? 64 : 8)) {
+    for (int bytes = min_bytes; bytes <= most; bytes *= (quick ? 64 : 8)) {
         int iters = iterations(bytes * size);
         double t[REPS];
         for (int r = 0; r < REPS; r++) {
@@ -155,13 +161,28 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (i + 1 < argc && strcmp(argv[i], "--min") == 0) {
+            min_bytes = atoi(argv[++i]);
+        } else if (i + 1 < argc && strcmp(argv[i], "--max") == 0) {
+            max_bytes = atoi(argv[++i]);
+        } else {
+            if (rank == 0) fprintf(stderr, "mpibench: unknown argument %s\n", argv[i]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (min_bytes < 1 || max_bytes < min_bytes || max_bytes > MOST_BYTES) {
+        if (rank == 0) fprintf(stderr, "mpibench: sizes run from 1 B to 16 MiB, min <= max\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (size < 2) {
         if (rank == 0) fprintf(stderr, "mpibench needs at least 2 processes\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char *buf = malloc(MAX_BYTES);
-    memset(buf, 7, MAX_BYTES);
+    char *buf = malloc(max_bytes);
+    memset(buf, 7, max_bytes);
     latency(buf);
     bandwidth(buf);
     allreduce();

@@ -1,14 +1,17 @@
 //! `clump bench shmem`: OpenSHMEM between two PEs (`shmembench.c`, built with `clump
 //! oshcc`): 8-byte put (with quiet) and get latency, 1 MiB put and get bandwidth, the
 //! fetch-add rate and the barrier time, over shared memory and over UDP. Beside each, the
-//! Active Message figure it rests on, measured in the same run ([`am`]), and the ratio.
+//! Active Message figure it rests on, measured in the same run ([`am`]), and the speedup
+//! (how many times faster OpenSHMEM is than that figure; below 1, what it costs over AM).
 
 mod am;
 
 pub use am::worker;
 
+use super::progress::Progress;
 use super::transport::BenchTransport;
 use serde_json::Value;
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::Command;
 
@@ -23,19 +26,71 @@ pub struct ShmemArgs {
     /// Fewer repetitions (seconds instead of a minute).
     #[arg(long)]
     quick: bool,
-    /// Print the figures as JSON lines instead of a table.
+    /// Print the results as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
 }
 
-/// One line of the results: the OpenSHMEM figure, its AM reference, their ratio.
+/// One line of the results: the OpenSHMEM figure, its AM reference, the speedup.
 struct Row {
     transport: &'static str,
     figure: &'static str,
     unit: &'static str,
+    /// A time (lower is better) rather than a rate.
+    time: bool,
     shmem: f64,
     am: f64,
 }
+
+impl Row {
+    /// How many times faster OpenSHMEM is than its AM reference: above 1, OpenSHMEM ahead
+    /// (times: AM / OpenSHMEM; rates: OpenSHMEM / AM).
+    fn speedup(&self) -> f64 {
+        if self.time {
+            self.am / self.shmem
+        } else {
+            self.shmem / self.am
+        }
+    }
+}
+
+/// The figures of `--json` (see [`super::job::document`] for the rest of the object).
+fn to_json(rows: &[Row]) -> Value {
+    let figures: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({"transport": r.transport, "figure": r.figure, "unit": r.unit,
+                "shmem": r.shmem, "am": r.am, "speedup": r.speedup()})
+        })
+        .collect();
+    serde_json::json!({ "figures": figures })
+}
+
+fn print_table(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<4} {:<24} {:>14} {:>14} {:>8}  unit",
+        "", "figure", "OpenSHMEM", "AM reference", "speedup"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<4} {:<24} {:>14.3} {:>14.3} {:>7.2}x  {}",
+            r.transport,
+            r.figure,
+            r.shmem,
+            r.am,
+            r.speedup(),
+            r.unit
+        )?;
+    }
+    writeln!(out, "{SHMEM_LEGEND}")
+}
+
+const SHMEM_LEGEND: &str = "
+speedup: how many times faster OpenSHMEM is than the Active Message figure it rests on
+  (times: AM / OpenSHMEM; rates: OpenSHMEM / AM). Above 1x OpenSHMEM is ahead; below 1x,
+  0.80x say, it runs at 80% of the speed of the messages beneath it.";
 
 pub fn main(args: &ShmemArgs) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("clump-bench-shmem-{}", std::process::id()));
@@ -43,26 +98,8 @@ pub fn main(args: &ShmemArgs) -> Result<(), String> {
     let outcome = measure(args, &dir);
     let _ = std::fs::remove_dir_all(&dir);
     let rows = outcome?;
-    for r in &rows {
-        if args.json {
-            println!(
-                "{}",
-                serde_json::json!({"transport": r.transport, "figure": r.figure, "unit": r.unit,
-                    "shmem": r.shmem, "am": r.am, "ratio": r.shmem / r.am})
-            );
-        } else {
-            println!(
-                "{:<4} {:<24} {:>14.3} {:>14.3} {:>8.2}  {}",
-                r.transport,
-                r.figure,
-                r.shmem,
-                r.am,
-                r.shmem / r.am,
-                r.unit
-            );
-        }
-    }
-    Ok(())
+    let doc = super::job::document("shmem", args.quick, to_json(&rows));
+    super::job::print(&doc, args.json, |_, out| print_table(&rows, out))
 }
 
 fn measure(args: &ShmemArgs, dir: &Path) -> Result<Vec<Row>, String> {
@@ -72,16 +109,16 @@ fn measure(args: &ShmemArgs, dir: &Path) -> Result<Vec<Row>, String> {
     let exe = dir.join("shmembench");
     super::mpi::compile(Command::new(&clump).arg("oshcc"), &src, &exe)?;
     let quick: &[&str] = if args.quick { &["--quick"] } else { &[] };
-    if !args.json {
-        println!(
-            "{:<4} {:<24} {:>14} {:>14} {:>8}  unit",
-            "", "figure", "OpenSHMEM", "AM reference", "ratio"
-        );
-    }
     let mut rows = Vec::new();
-    for t in [BenchTransport::Shm, BenchTransport::Udp] {
+    let progress = Progress::new("shmem:", 4);
+    for (i, t) in [BenchTransport::Shm, BenchTransport::Udp]
+        .into_iter()
+        .enumerate()
+    {
+        progress.step(2 * i, format_args!("{}, AM reference", t.name()));
         let worker: Vec<&str> = ["shmem-am"].iter().chain(quick).copied().collect();
         let am = super::job::run(2, t.launcher_args(), &[], &worker)?;
+        progress.step(2 * i + 1, format_args!("{}, OpenSHMEM", t.name()));
         let out = super::mpi::run(
             Command::new(&clump)
                 .args(["run", "-n", "2"])
@@ -104,34 +141,21 @@ fn rows_of(transport: &'static str, shmem: &Value, am: &Value) -> Result<Vec<Row
     let get = |v: &Value, k: &str| v[k].as_f64().ok_or_else(|| format!("no figure {k} in {v}"));
     let rtt = get(am, "rtt_us")?;
     let long = get(am, "long_mb_s")?;
+    const TIME: &str = "us (AM: round trip)";
+    const BULK: &str = "MB/s (AM: long + reply)";
     // (figure, unit, the key shmembench.c prints it under, the AM figure it rests on)
     let table = [
-        (
-            "put 8 B + quiet",
-            "us (AM: round trip)",
-            "put_latency_us",
-            rtt,
-        ),
-        ("get 8 B", "us (AM: round trip)", "get_latency_us", rtt),
-        (
-            "put 1 MiB + quiet",
-            "MB/s (AM: long + reply)",
-            "put_mb_s",
-            long,
-        ),
-        ("get 1 MiB", "MB/s (AM: long + reply)", "get_mb_s", long),
+        ("put 8 B + quiet", TIME, "put_latency_us", rtt),
+        ("get 8 B", TIME, "get_latency_us", rtt),
+        ("put 1 MiB + quiet", BULK, "put_mb_s", long),
+        ("get 1 MiB", BULK, "get_mb_s", long),
         (
             "fetch-add",
             "per s (AM: round trips)",
             "atomics_per_s",
             1e6 / rtt,
         ),
-        (
-            "barrier_all, 2 PEs",
-            "us (AM: round trip)",
-            "barrier_us",
-            rtt,
-        ),
+        ("barrier_all, 2 PEs", TIME, "barrier_us", rtt),
     ];
     table
         .into_iter()
@@ -140,9 +164,45 @@ fn rows_of(transport: &'static str, shmem: &Value, am: &Value) -> Result<Vec<Row
                 transport,
                 figure,
                 unit,
+                time: unit == TIME,
                 shmem: get(shmem, key)?,
                 am,
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speedups_are_above_one_where_openshmem_is_faster_for_times_and_rates_alike() {
+        let shmem = serde_json::json!({"put_latency_us": 2.0, "get_latency_us": 0.5,
+            "put_mb_s": 500.0, "get_mb_s": 2000.0, "atomics_per_s": 250_000.0, "barrier_us": 1.0});
+        let am = serde_json::json!({"rtt_us": 1.0, "long_mb_s": 1000.0});
+        let rows = rows_of("shm", &shmem, &am).unwrap();
+        let speedups: Vec<f64> = rows.iter().map(Row::speedup).collect();
+        // put: twice the round trip (half the speed); get: half of it (twice); bandwidths;
+        // fetch-adds: a quarter of the rate of round trips; barrier: as fast.
+        assert_eq!(speedups, [0.5, 2.0, 0.5, 2.0, 0.25, 1.0]);
+        let v = to_json(&rows);
+        let figures = v["figures"].as_array().unwrap();
+        assert_eq!(figures.len(), 6);
+        assert_eq!(
+            (
+                figures[0]["transport"].as_str(),
+                figures[0]["speedup"].as_f64()
+            ),
+            (Some("shm"), Some(0.5))
+        );
+        let mut table = Vec::new();
+        print_table(&rows, &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(
+            table.lines().next().unwrap().contains("speedup") && !table.contains("ratio"),
+            "{table}"
+        );
+        assert!(rows_of("shm", &serde_json::json!({}), &am).is_err());
+    }
 }

@@ -1,0 +1,77 @@
+//! `clump bench mpi` end to end (it builds its program with `clump mpicc`, so it lives
+//! beside these tests, which have libclump built): one JSON object with `run`, every
+//! figure's speedup in the direction its name says, the size range chosen, one plot per
+//! benchmark. Shape only, never times. Skips where Open MPI is not installed.
+
+#[allow(dead_code)] // not every helper serves this test
+mod support;
+
+use std::process::Command;
+use support::tree;
+
+#[test]
+fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots() {
+    let plots = tree().out.join("bench-mpi-plots");
+    let _ = std::fs::remove_dir_all(&plots);
+    let out = Command::new(tree().bin.join("clump"))
+        .args(["bench", "mpi", "--quick", "--json", "--rounds", "1"])
+        .args(["--min-bytes", "64", "--max-bytes", "64K", "--plot"])
+        .arg(&plots)
+        .output()
+        .expect("clump bench runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    if stdout.contains("skipped: Open MPI is not installed") {
+        eprintln!("skipped: Open MPI is not installed");
+        return;
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(doc["benchmark"], "mpi");
+    assert_eq!(doc["quick"], true);
+    assert_eq!(
+        (doc["min_bytes"].as_u64(), doc["max_bytes"].as_u64()),
+        (Some(64), Some(64 << 10))
+    );
+    assert!(doc["run"]["cores"].as_u64().unwrap() >= 1, "{doc}");
+    let figures = doc["figures"].as_array().unwrap();
+    for bench in ["latency", "bandwidth", "allreduce", "alltoall"] {
+        for t in ["shm", "network"] {
+            assert!(
+                figures
+                    .iter()
+                    .any(|f| f["bench"] == bench && f["transport"] == t),
+                "no {bench} over {t}: {doc}"
+            );
+        }
+    }
+    for f in figures {
+        let bytes = f["bytes"].as_u64().unwrap();
+        assert!((64..=64 << 10).contains(&bytes), "{f}");
+        let (clump, openmpi) = (f["clump"].as_f64().unwrap(), f["openmpi"].as_f64().unwrap());
+        assert!(clump > 0.0 && openmpi > 0.0, "{f}");
+        let expected = if f["unit"] == "MB/s" {
+            clump / openmpi
+        } else {
+            openmpi / clump
+        };
+        let speedup = f["speedup"].as_f64().unwrap();
+        assert!((speedup - expected).abs() <= 1e-9 * expected, "{f}");
+    }
+    let sizes: Vec<u64> = figures
+        .iter()
+        .filter(|f| f["bench"] == "latency" && f["transport"] == "shm")
+        .map(|f| f["bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        sizes,
+        [64, 1024, 16384, 65536],
+        "quick: times 16 from the least, the most last"
+    );
+    for name in ["latency", "bandwidth", "allreduce", "alltoall"] {
+        let png = std::fs::read(plots.join(format!("mpi-{name}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+    }
+    std::fs::remove_dir_all(&plots).unwrap();
+}
