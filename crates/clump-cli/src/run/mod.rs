@@ -119,6 +119,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
     let placement = args.placement().map_err(|e| (2, e))?;
     let env = passed_env(&args.env).map_err(|e| (2, e))?;
+    warn_unknown_settings(&env);
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
@@ -159,6 +160,17 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     scratch::sweep_shm();
     drop(scratch);
     Ok(code)
+}
+
+/// Once for the whole job (its ranks, started by this launcher, stay quiet): the
+/// `CLUMP_*` names of the launcher's environment and of `-x` that no layer reads.
+fn warn_unknown_settings(passed: &[(OsString, OsString)]) {
+    use clump::config::unknown;
+    let names = std::env::vars_os().map(|(k, _)| k);
+    let names = names.chain(passed.iter().map(|(k, _)| k.clone()));
+    for name in unknown::unknown_names(names) {
+        say(&unknown::warning(&name));
+    }
 }
 
 /// The status and message for a program that could not be started, as a shell says it.
