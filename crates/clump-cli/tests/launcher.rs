@@ -293,7 +293,8 @@ fn program_arguments_are_passed_through() {
         Duration::from_secs(10),
     );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert_eq!(o.stdout, "x -- -yx -- -y");
+    // Each rank's unfinished line is ended, not joined to the other's.
+    assert_eq!(o.stdout, "x -- -y\nx -- -y\n");
 }
 
 #[test]

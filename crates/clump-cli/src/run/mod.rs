@@ -28,7 +28,8 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..=MAX_JOB_SIZE as i64))]
     np: u32,
 
-    /// Prefix every line the processes print with "[RANK] ".
+    /// Prefix every line the processes print with "[RANK] " (lines of different
+    /// processes never mix, tagged or not).
     #[arg(long)]
     tag_output: bool,
 
@@ -124,8 +125,8 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
         .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
-    let per_rank = if args.tag_output { 5 } else { 1 };
-    sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
+    // A socket and two pipes per rank, and the pipes' other ends while it starts.
+    sys::ensure_fd_limit(64 + 5 * args.np as u64).map_err(|e| (1, e))?;
     // The job's secret (its endpoints' tag): from the kernel's random source, and passed
     // to the ranks only in their environment, which other users cannot read.
     let job_id = clump::config::random_job_id();
