@@ -401,7 +401,7 @@ fn the_job_id_and_key_are_nowhere_another_user_can_read_them() {
 #[test]
 fn a_thousand_and_twenty_four_ranks_start() {
     if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
-        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to start 1024 processes");
+        clump_testkit::skip("set CLUMP_SCALE_TESTS=1 to start 1024 processes");
         return;
     }
     let o = run(
@@ -440,7 +440,7 @@ fn the_hello_example_runs_as_a_job_of_64() {
 #[test]
 fn the_hello_example_runs_as_a_job_of_1024() {
     if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
-        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to run 1024 processes of examples/hello");
+        clump_testkit::skip("set CLUMP_SCALE_TESTS=1 to run 1024 processes of examples/hello");
         return;
     }
     hello_job(1024, Duration::from_secs(900));
