@@ -411,6 +411,54 @@ mod tests {
         assert_eq!(show_bytes(4 << 10), "4K");
     }
 
+    /// Every `CLUMP_*` or `SHMEM_*` variable any crate's code reads by name (through
+    /// `env::var`, `var_os` or the table's own readers) is a row of the table.
+    #[test]
+    fn every_variable_read_anywhere_is_in_the_table() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        sources(&crates, &mut files);
+        let mut read = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for call in [
+                "var(\"",
+                "var_os(\"",
+                "number(\"",
+                "choice(\"",
+                "lookup, \"",
+                "None, \"",
+                "flag(\"",
+                "percent(\"",
+            ] {
+                for after in text.split(call).skip(1) {
+                    let name = &after[..after.find('"').unwrap()];
+                    if name.starts_with("SHMEM_")
+                        || name.starts_with("CLUMP_") && !name.starts_with(TEST_PREFIX)
+                    {
+                        assert!(
+                            TABLE.iter().any(|v| v.name == name),
+                            "{} reads {name}, which the table lacks",
+                            file.display()
+                        );
+                        read += 1;
+                    }
+                }
+            }
+        }
+        assert!(read > 40, "only {read} reads found: is the pattern stale?");
+    }
+
     /// README's Configuration section lists exactly this table, row for row.
     #[test]
     fn readme_configuration_is_the_table() {
