@@ -356,7 +356,7 @@ fn either(words: &[&str]) -> String {
 /// A byte count in the largest unit that divides it (`4K`, `1G`).
 fn show_bytes(n: u64) -> String {
     for (shift, unit) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n & ((1 << shift) - 1) == 0 {
             return format!("{}{unit}", n >> shift);
         }
     }
