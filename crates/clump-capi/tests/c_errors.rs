@@ -22,25 +22,31 @@ fn readme_c_example_is_hello_c_and_runs() {
 }
 
 /// README's C example with more ranks than cores: its `AM_Poll` loop must leave the
-/// core to the others. 1024 ranks with `CLUMP_SCALE_TESTS=1` (seconds on 2 cores).
+/// core to the others.
 #[test]
 fn readme_c_example_runs_with_many_ranks() {
-    let exe = compile("examples/c/hello.c", "hello");
-    let mut sizes = vec![64];
-    if std::env::var_os("CLUMP_SCALE_TESTS").is_some() {
-        sizes.push(1024);
-    } else {
-        eprintln!("1024 ranks skipped: set CLUMP_SCALE_TESTS=1");
+    hello_ranks(64);
+}
+
+/// The same with 1024 ranks: `CLUMP_SCALE_TESTS=1` (seconds on 2 cores).
+#[test]
+fn readme_c_example_runs_with_1024_ranks() {
+    if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
+        clump_testkit::skip("set CLUMP_SCALE_TESTS=1 to run 1024 ranks");
+        return;
     }
-    for n in sizes {
-        let out = run(n, 1, &exe, &[], &[]);
-        let stdout = assert_ok(&out, "got 42", n as usize);
-        for r in 0..n {
-            assert!(
-                stdout.contains(&format!("rank {r} got 42\n")),
-                "rank {r} missing"
-            );
-        }
+    hello_ranks(1024);
+}
+
+fn hello_ranks(n: u32) {
+    let exe = compile("examples/c/hello.c", "hello");
+    let out = run(n, 1, &exe, &[], &[]);
+    let stdout = assert_ok(&out, "got 42", n as usize);
+    for r in 0..n {
+        assert!(
+            stdout.contains(&format!("rank {r} got 42\n")),
+            "rank {r} missing"
+        );
     }
 }
 

@@ -80,7 +80,7 @@ fn the_header_compiles_as_cpp() {
     if have_cxx {
         check(&cxx, &["-x", "c++"], &src);
     } else {
-        eprintln!("skipped: no C++ compiler ({cxx})");
+        clump_testkit::skip(&format!("no C++ compiler ({cxx})"));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

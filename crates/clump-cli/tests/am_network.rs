@@ -135,8 +135,9 @@ fn requests_to_a_killed_peer_come_back_outcome_unknown_within_the_timeout() {
     config.net.timeout = Duration::from_millis(300);
     let r =
         support::requests_to_a_killed_peer(&[("CLUMP_JOB_ID", job), ("CLUMP_HOST", "1")], config);
-    // The timeout plus the coarse timer's last backoff, with room for a loaded machine.
-    assert!(r.waited < Duration::from_secs(3), "took {:?}", r.waited);
+    // The configured 300 ms, not the default 10 s: the timeout plus the coarse timer's
+    // last backoff, with room for a machine loaded twentyfold.
+    assert!(r.waited < Duration::from_secs(9), "took {:?}", r.waited);
     // No launcher to ask: the five left and no answer came, so whether they ran is not
     // known; a send after that never leaves.
     r.check(

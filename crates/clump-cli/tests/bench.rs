@@ -119,6 +119,7 @@ fn quick_loggp_over_udp_under_loss_reports_the_same_figures() {
 #[test]
 fn quick_loggp_over_udp_completes_at_heavy_loss() {
     if std::env::var("CLUMP_SOAK").as_deref() != Ok("1") {
+        clump_testkit::skip("minutes long: set CLUMP_SOAK=1");
         return;
     }
     for loss in ["20", "50"] {

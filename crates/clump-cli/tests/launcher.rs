@@ -9,6 +9,11 @@ use std::time::{Duration, Instant};
 const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
 const PROBE: &str = env!("CARGO_BIN_EXE_clump-test-boot");
 
+/// How long a job may take before the test calls it hung. Only a guard: what a test
+/// checks is which events ended the job (its messages), never how fast, so that a
+/// machine loaded twentyfold passes as an idle one does.
+const HANG: Duration = Duration::from_secs(600);
+
 struct Outcome {
     code: Option<i32>,
     stdout: String,
@@ -113,7 +118,7 @@ fn probe(n: u32, extra: &[&str]) -> Outcome {
     let n = n.to_string();
     let mut args = vec!["-n", &n, PROBE];
     args.extend_from_slice(extra);
-    run(&args, Duration::from_secs(60))
+    run(&args, HANG)
 }
 
 /// The `rank R/N ok ...` lines, checked to come from one job and one private socket directory.
@@ -151,20 +156,13 @@ fn a_sigkilled_launchers_scratch_directory_is_removed_by_the_next_run() {
     let started = Instant::now();
     let mut child = launcher(&tmp, &["-n", "1", "sleep", "30"]);
     while std::fs::read_dir(&tmp).unwrap().next().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no scratch directory"
-        );
+        assert!(started.elapsed() < HANG, "no scratch directory");
         std::thread::sleep(Duration::from_millis(10));
     }
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
     assert!(std::fs::read_dir(&tmp).unwrap().next().is_some());
-    let o = finish(
-        launcher(&tmp, &["-n", "1", "true"]),
-        Instant::now(),
-        Duration::from_secs(20),
-    );
+    let o = finish(launcher(&tmp, &["-n", "1", "true"]), Instant::now(), HANG);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_empty(&tmp);
 }
@@ -182,7 +180,6 @@ fn sixteen_ranks_on_two_cores_finish_quickly() {
     let o = probe(16, &["--barriers", "30"]);
     assert_eq!(o.code, Some(0), "stderr: {}", o.stderr);
     ok_lines(&o, 16);
-    assert!(o.elapsed < Duration::from_secs(60), "took {:?}", o.elapsed);
 }
 
 #[test]
@@ -208,9 +205,13 @@ fn a_failing_rank_ends_the_job_with_its_status() {
 fn a_killed_rank_ends_the_job_quickly() {
     let o = probe(4, &["--kill", "1"]);
     assert_eq!(o.code, Some(128 + 9), "stderr: {}", o.stderr);
-    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 2, "{}", o.stderr);
+    // Quickly: the launcher ended the others on the kill, before any gave up by itself.
+    assert_eq!(
+        lines[1],
+        "clump run: summary: rank 1 failed, ranks 0,2-3 ended by the launcher; exit status 137"
+    );
     assert!(
         lines[0].contains("rank 1 (pid ") && lines[0].contains("signal 9 (SIGKILL)"),
         "{}",
@@ -222,7 +223,6 @@ fn a_killed_rank_ends_the_job_quickly() {
 fn a_rank_leaving_without_joining_the_barrier_ends_the_job() {
     let o = probe(3, &["--exit", "1:0"]);
     assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
-    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     let lines = o.launcher_lines();
     assert_eq!(lines.len(), 2, "{}", o.stderr);
     assert!(
@@ -247,10 +247,10 @@ fn abort_ends_the_job_with_its_status_and_reason() {
 
 #[test]
 fn ranks_that_ignore_sigterm_are_killed_after_the_grace() {
-    let script = "trap '' TERM; [ $CLUMP_RANK = 1 ] && exit 5; sleep 30";
-    let o = run(&["-n", "3", "sh", "-c", script], Duration::from_secs(20));
+    // Only SIGKILL ends the others: the job's end is the proof, however long it took.
+    let script = "trap '' TERM; [ $CLUMP_RANK = 1 ] && exit 5; exec sleep 100000";
+    let o = run(&["-n", "3", "sh", "-c", script], HANG);
     assert_eq!(o.code, Some(5), "stderr: {}", o.stderr);
-    assert!(o.elapsed < Duration::from_secs(10), "took {:?}", o.elapsed);
     assert_eq!(o.launcher_lines().len(), 2, "{}", o.stderr);
     assert_eq!(
         o.launcher_lines()[1],
@@ -260,10 +260,7 @@ fn ranks_that_ignore_sigterm_are_killed_after_the_grace() {
 
 #[test]
 fn a_missing_program_is_a_clear_error() {
-    let o = run(
-        &["-n", "2", "/nonexistent/clump-program"],
-        Duration::from_secs(10),
-    );
+    let o = run(&["-n", "2", "/nonexistent/clump-program"], HANG);
     assert_eq!(o.code, Some(127));
     assert_eq!(
         o.stderr.trim(),
@@ -274,7 +271,7 @@ fn a_missing_program_is_a_clear_error() {
 #[test]
 fn bad_process_counts_are_refused() {
     for n in ["0", "4097", "many"] {
-        let o = run(&["-n", n, PROBE], Duration::from_secs(10));
+        let o = run(&["-n", n, PROBE], HANG);
         assert_eq!(o.code, Some(2), "-n {n}: {}", o.stderr);
         assert!(
             o.stderr.contains(&format!("invalid value '{n}'")),
@@ -282,18 +279,16 @@ fn bad_process_counts_are_refused() {
             o.stderr
         );
     }
-    let o = run(&["--np", "2"], Duration::from_secs(10));
+    let o = run(&["--np", "2"], HANG);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
 }
 
 #[test]
 fn program_arguments_are_passed_through() {
-    let o = run(
-        &["--np", "2", "echo", "-n", "x", "--", "-y"],
-        Duration::from_secs(10),
-    );
+    let o = run(&["--np", "2", "echo", "-n", "x", "--", "-y"], HANG);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert_eq!(o.stdout, "x -- -yx -- -y");
+    // Each rank's unfinished line is ended, not joined to the other's.
+    assert_eq!(o.stdout, "x -- -y\nx -- -y\n");
 }
 
 #[test]
@@ -307,7 +302,7 @@ fn tagged_output_names_the_rank() {
             "-c",
             "echo out; echo err >&2",
         ],
-        Duration::from_secs(10),
+        HANG,
     );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     for r in 0..2 {
@@ -348,7 +343,7 @@ fn interrupt(sig: i32) {
     // SAFETY: kill(2) has no memory-safety preconditions.
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
     child.stdout = None;
-    let o = finish(child, started, Duration::from_secs(20));
+    let o = finish(child, started, HANG);
     assert_eq!(o.code, Some(128 + sig), "stderr: {}", o.stderr);
     assert!(
         o.launcher_lines()[0].contains("interrupted by SIG"),
@@ -400,7 +395,7 @@ fn the_job_id_and_key_are_nowhere_another_user_can_read_them() {
 #[test]
 fn a_thousand_and_twenty_four_ranks_start() {
     if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
-        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to start 1024 processes");
+        clump_testkit::skip("set CLUMP_SCALE_TESTS=1 to start 1024 processes");
         return;
     }
     let o = run(
@@ -431,7 +426,7 @@ fn hello_job(n: u32, limit: Duration) {
 /// More ranks than cores, each mapping every other at start-up (a second or so).
 #[test]
 fn the_hello_example_runs_as_a_job_of_64() {
-    hello_job(64, Duration::from_secs(120));
+    hello_job(64, HANG);
 }
 
 /// Opt-in (`CLUMP_SCALE_TESTS=1`, seconds on 2 cores): the real AM program with 1024
@@ -439,7 +434,7 @@ fn the_hello_example_runs_as_a_job_of_64() {
 #[test]
 fn the_hello_example_runs_as_a_job_of_1024() {
     if std::env::var_os("CLUMP_SCALE_TESTS").is_none() {
-        eprintln!("skipped: set CLUMP_SCALE_TESTS=1 to run 1024 processes of examples/hello");
+        clump_testkit::skip("set CLUMP_SCALE_TESTS=1 to run 1024 processes of examples/hello");
         return;
     }
     hello_job(1024, Duration::from_secs(900));

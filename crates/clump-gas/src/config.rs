@@ -1,11 +1,9 @@
-//! Every tunable of the global address space, read from the environment in this one place.
-//!
-//! - `CLUMP_GAS_LOCAL` = `direct` (default) | `am`: same-host accesses go straight through
-//!   the peer's mapped segment (one copy, no message), or as Active Messages (Split-C's way).
-//! - `CLUMP_GAS_SEGMENT` = bytes per rank of the global segment (suffix K, M or G allowed;
-//!   default 64M, at least 4K, at most 1G).
+//! The global address space's tunables, `CLUMP_GAS_LOCAL` (how ranks of this host are
+//! reached) and `CLUMP_GAS_SEGMENT` (bytes per rank), read through clump's one
+//! configuration table (`clump::config::table`), where their defaults and ranges live.
 
 use crate::error::{Error, Result};
+use clump::config::table;
 
 /// How accesses to a rank on this host travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,20 +24,13 @@ const MAX_SEGMENT_BYTES: usize = 1 << 30;
 
 impl GasConfig {
     pub fn from_env() -> Result<GasConfig> {
-        let local = match std::env::var("CLUMP_GAS_LOCAL").ok().as_deref() {
-            None | Some("direct") => LocalMode::Direct,
+        let local = match table::choice("CLUMP_GAS_LOCAL").map_err(config_error)? {
             Some("am") => LocalMode::Am,
-            Some(other) => {
-                return Err(Error::Config(format!(
-                    "CLUMP_GAS_LOCAL={other}: expected direct or am"
-                )))
-            }
+            _ => LocalMode::Direct,
         };
-        let segment_bytes = match std::env::var("CLUMP_GAS_SEGMENT").ok() {
-            None => DEFAULT_SEGMENT_BYTES,
-            Some(v) => parse_bytes(&v)
-                .ok_or_else(|| Error::Config(format!("CLUMP_GAS_SEGMENT={v}: not a size")))?,
-        };
+        let segment_bytes = table::number("CLUMP_GAS_SEGMENT")
+            .map_err(config_error)?
+            .map_or(DEFAULT_SEGMENT_BYTES, |n| n as usize);
         GasConfig {
             segment_bytes,
             local,
@@ -58,15 +49,8 @@ impl GasConfig {
     }
 }
 
-/// A byte count with an optional K, M or G suffix (`64M`), as the segment size is given.
-pub fn parse_bytes(v: &str) -> Option<usize> {
-    let (digits, shift) = match v.as_bytes().last()? {
-        b'K' | b'k' => (&v[..v.len() - 1], 10),
-        b'M' | b'm' => (&v[..v.len() - 1], 20),
-        b'G' | b'g' => (&v[..v.len() - 1], 30),
-        _ => (v, 0),
-    };
-    digits.parse::<usize>().ok()?.checked_mul(1 << shift)
+fn config_error(e: clump::config::ConfigError) -> Error {
+    Error::Config(e.to_string())
 }
 
 #[cfg(test)]
@@ -74,13 +58,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_parse_with_suffixes() {
-        assert_eq!(parse_bytes("4096"), Some(4096));
-        assert_eq!(parse_bytes("8K"), Some(8192));
-        assert_eq!(parse_bytes("2M"), Some(2 << 20));
-        assert_eq!(parse_bytes("1G"), Some(1 << 30));
-        assert_eq!(parse_bytes("x"), None);
-        assert_eq!(parse_bytes(""), None);
+    fn the_default_segment_is_the_tables() {
+        let d = table::number_in(&|_| None, "CLUMP_GAS_SEGMENT").unwrap();
+        assert_eq!(d, Some(DEFAULT_SEGMENT_BYTES as u64));
+        let min = table::var("CLUMP_GAS_SEGMENT")
+            .check("4K".as_ref())
+            .unwrap();
+        assert_eq!(min, Some(MIN_SEGMENT_BYTES as u64));
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod reduce;
 mod rpc;
 mod shared;
 
-pub use config::{parse_bytes, GasConfig, LocalMode, DEFAULT_SEGMENT_BYTES};
+pub use config::{GasConfig, LocalMode, DEFAULT_SEGMENT_BYTES};
 pub use error::{Error, Result};
 pub use gas::{Exchange, Gas, GasStats};
 pub use group::Group;

@@ -7,14 +7,9 @@ use crate::error::{Error, ErrorClass, Result};
 
 /// Whether to bind, from `CLUMP_MPI_BIND` (`core`, the default, or `none`).
 pub fn wanted() -> Result<bool> {
-    match std::env::var("CLUMP_MPI_BIND").as_deref() {
-        Err(_) | Ok("core") => Ok(true),
-        Ok("none") => Ok(false),
-        Ok(v) => Err(Error::new(
-            ErrorClass::Arg,
-            format!("CLUMP_MPI_BIND={v} is neither core nor none"),
-        )),
-    }
+    clump::config::table::choice("CLUMP_MPI_BIND")
+        .map(|v| v != Some("none"))
+        .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
 /// The CPUs this process may run on.

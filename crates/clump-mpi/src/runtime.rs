@@ -4,6 +4,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use clump::config::table;
 use clump::spmd::Spmd;
 
 use crate::coll_shm::{self, Slots};
@@ -63,43 +64,23 @@ const RTS_ARGS: usize = 8;
 pub(crate) const CHUNK: usize = clump::MAX_MEDIUM;
 
 impl Thresholds {
+    /// Reads `CLUMP_MPI_*` through clump's configuration table, which bounds each.
     pub fn from_env() -> Result<Thresholds> {
-        let read = |name: &str, default: usize| -> Result<usize> {
-            match std::env::var(name) {
-                Err(_) => Ok(default),
-                Ok(v) => v.trim().parse().map_err(|_| {
-                    Error::new(ErrorClass::Arg, format!("{name}={v} is not a byte count"))
-                }),
-            }
+        let read = |name: &str| -> Result<Option<usize>> {
+            table::number(name)
+                .map(|v| v.map(|n| n as usize))
+                .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
         };
-        let t = Thresholds {
-            eager_shm: read("CLUMP_MPI_EAGER_SHM", 16 * 1024)?,
-            eager_net: read("CLUMP_MPI_EAGER_NET", 8 * 1024)?,
-            unexpected_bytes: read("CLUMP_MPI_UNEXPECTED_BYTES", 256 << 20)?,
-            shm_coll: read("CLUMP_MPI_SHM_COLL", 64 * 1024)?,
-            spin_us: match std::env::var("CLUMP_MPI_SPIN_US") {
-                Err(_) => None,
-                Ok(v) => Some(v.trim().parse().map_err(|_| {
-                    Error::new(
-                        ErrorClass::Arg,
-                        format!("CLUMP_MPI_SPIN_US={v} is not a number of microseconds"),
-                    )
-                })?),
-            },
+        let given = |name: &str| -> Result<usize> {
+            Ok(read(name)?.expect("the table gives this variable a default"))
         };
-        for (name, v) in [
-            ("CLUMP_MPI_EAGER_SHM", t.eager_shm),
-            ("CLUMP_MPI_EAGER_NET", t.eager_net),
-            ("CLUMP_MPI_SHM_COLL", t.shm_coll),
-        ] {
-            if v > CHUNK {
-                return Err(Error::new(
-                    ErrorClass::Arg,
-                    format!("{name}={v} exceeds {CHUNK} bytes"),
-                ));
-            }
-        }
-        Ok(t)
+        Ok(Thresholds {
+            eager_shm: given("CLUMP_MPI_EAGER_SHM")?,
+            eager_net: given("CLUMP_MPI_EAGER_NET")?,
+            unexpected_bytes: given("CLUMP_MPI_UNEXPECTED_BYTES")?,
+            shm_coll: given("CLUMP_MPI_SHM_COLL")?,
+            spin_us: read("CLUMP_MPI_SPIN_US")?,
+        })
     }
 }
 

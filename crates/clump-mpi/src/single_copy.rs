@@ -24,14 +24,9 @@ pub struct Source {
 
 /// Whether single copy is wanted: `CLUMP_MPI_SINGLE_COPY` (`1`, the default, or `0`).
 pub fn wanted() -> Result<bool> {
-    match std::env::var("CLUMP_MPI_SINGLE_COPY").as_deref() {
-        Err(_) | Ok("1") => Ok(true),
-        Ok("0") => Ok(false),
-        Ok(v) => Err(Error::new(
-            ErrorClass::Arg,
-            format!("CLUMP_MPI_SINGLE_COPY={v} is neither 1 nor 0"),
-        )),
-    }
+    clump::config::table::number("CLUMP_MPI_SINGLE_COPY")
+        .map(|v| v != Some(0))
+        .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
 /// Lets this job's processes (descendants of the launcher, this process's parent) read

@@ -46,3 +46,17 @@ pub fn run_job(n: u32, placement: &[&str], program: &str, env: &[(&str, &str)], 
         "{context}\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
 }
+
+/// What a skipped test writes; `scripts/test` counts these lines as skipped, not passed.
+pub const SKIP_MARKER: &str = "clump-test-skipped: ";
+
+/// Marks the running test as skipped (the caller then returns): one line naming the
+/// test and why, written to stderr past the test harness's capture so that it shows and
+/// `scripts/test` counts it.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let line = format!("{SKIP_MARKER}{test}: {why}\n");
+    // One write: the line stays whole among the harness's own output.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}

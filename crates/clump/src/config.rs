@@ -1,40 +1,14 @@
-//! Every `CLUMP_*` environment variable clump reads, in one place.
-//!
-//! | variable        | meaning                                                   | default | range            |
-//! |-----------------|-----------------------------------------------------------|---------|------------------|
-//! | `CLUMP_RANK`    | this process's rank in the job (set by `clump run`)       | 0       | 0 ..= size-1     |
-//! | `CLUMP_SIZE`    | number of processes in the job (set by `clump run`)       | 1       | 1 ..= 4096       |
-//! | `CLUMP_BOOT`    | how a process joins its job: `clump` (the `clump run` launcher), `pmi2` (Slurm's `srun --mpi=pmi2`), `pmix` (`srun --mpi=pmix`, Open MPI's `mpirun`) | chosen from the environment: `CLUMP_BOOT_SOCKET`, then `PMIX_NAMESPACE`, then `PMI_FD`, else a job of one | `clump`, `pmi2`, `pmix` |
-//! | `CLUMP_BOOT_SOCKET` | path of the launcher's bootstrap socket (set by `clump run`) | unset | a socket path |
-//! | `CLUMP_BOOT_TIMEOUT` | seconds start-up waits while the launcher or process manager says nothing | 60 | 1 ..= 86400 |
-//! | `CLUMP_JOB_ID`  | the job's secret identifier and default endpoint tag, 16 hex digits (set by `clump run`; under a process manager rank 0 draws it) | random (getrandom) | any 64-bit value |
-//! | `CLUMP_JOB_KEY` | the job's secret key for `CLUMP_NET_AUTH`, 32 hex digits (set by `clump run`; under a process manager rank 0 draws it); never on the wire | random (getrandom) | any 128-bit value |
-//! | `CLUMP_CREDITS` | requests one endpoint may have outstanding to one destination | 16 | 1 ..= 64       |
-//! | `CLUMP_SPIN_US` | how long `wait` polls before it sleeps, in microseconds   | 50      | 0 ..= 1000000    |
-//! | `CLUMP_HOST`    | this process's virtual host (set by `clump run --hosts`): processes of one host use shared memory, of different hosts UDP | 0 | 0 ..= 4095 |
-//! | `CLUMP_NET`     | whether endpoints get a UDP socket and poll the network   | 1       | 0 or 1           |
-//! | `CLUMP_NET_IP`  | the IPv4 address endpoints' UDP sockets bind to          | 127.0.0.1; under a process manager with more than one node, the address of the interface of the route to the other nodes | an IPv4 address |
-//! | `CLUMP_NET_IFACE` | the network interface whose IPv4 address endpoints bind to (instead of `CLUMP_NET_IP`) | unset | an interface name |
-//! | `CLUMP_NET_DATAGRAM` | largest UDP datagram sent, in bytes (a message larger than one is sent in fragments) | unset: what the path to each peer carries (its interface MTU less the IP and UDP headers: 65507 on loopback, 1472 on Ethernet) | 256 ..= 65507 |
-//! | `CLUMP_NET_OFFLOAD` | whether runs of datagrams to one peer leave as one segmentation-offload super-datagram (`UDP_SEGMENT`) and arrive coalesced (`UDP_GRO`), where the kernel has them | 1 | 0 or 1 |
-//! | `CLUMP_NET_TIMEOUT_MS` | how long a peer that owes an ack or an answer may stay silent before it is judged: under `clump run` the launcher is asked, and a peer whose process lives but does not poll (stopped, computing) is waited for, one that polls yet is not heard (a cut link) is unreachable, one whose process exited is gone; without a launcher (PMIx, PMI-2) it is unreachable. Its messages then return: `Unreachable` those never sent, `OutcomeUnknown` the others. Also the longest a free waits for acks of what its endpoint sent (`net/linger.rs`) | 10000 | 10 ..= 3600000 |
-//! | `CLUMP_NET_HEARTBEAT` | whether a process under `clump run` tells the launcher, every `CLUMP_NET_TIMEOUT_MS`/8 (10 ms ..= 1 s) while it polls the network, that it lives and polls: the evidence that tells a cut link from a stopped peer | 1 | 0 or 1 |
-//! | `CLUMP_NET_DOORBELL` | whether each socket gets a doorbell (an eBPF counter of queued datagrams, needs BPF rights) so that polls read it only when something came; without one the polls below ration their reads | 1 | 0 or 1 |
-//! | `CLUMP_NET_REORDER_BYTES` | bytes of datagrams that arrived ahead of a missing one kept per peer (both channels); more are dropped and sent again by the peer | 4194304 (a full window both ways) | 0 ..= 1073741824 |
-//! | `CLUMP_NET_REORDER_TOTAL` | the same over all peers of an endpoint, so that no volume of traffic grows it further | 33554432 | 0 ..= 17179869184 |
-//! | `CLUMP_NET_AUTH` | whether every datagram carries a 128-bit SipHash-2-4 tag under the job's key, and datagrams without a right one are dropped (all ranks must agree) | 0 | 0 or 1 |
-//! | `CLUMP_NET_POLL_IDLE` | an idle network is polled once every this many polls (001: 32) | 32 | 1 ..= 1024 |
-//! | `CLUMP_NET_POLL_BUSY` | a busy network is polled once every this many polls (001: 8) | 8 | 1 ..= `CLUMP_NET_POLL_IDLE` |
-//! | `CLUMP_NET_LOSS` | fault injection: percent of datagrams dropped on send    | 0       | 0 ..= 100 (decimals allowed) |
-//! | `CLUMP_NET_DUP` | fault injection: percent of datagrams sent twice          | 0       | 0 ..= 100        |
-//! | `CLUMP_NET_REORDER` | fault injection: percent of datagrams held back and sent after later ones | 0 | 0 ..= 100 |
-//! | `CLUMP_NET_CORRUPT` | fault injection: percent of datagrams with one byte flipped | 0   | 0 ..= 100        |
-//! | `CLUMP_NET_REPLAY` | fault injection: the first this many datagrams an endpoint sends are captured and sent again verbatim a batch later, from its socket and from a second socket (a replay by someone who captured the start of its streams) | 0 | 0 ..= 1000000 |
-//! | `CLUMP_NET_SEED` | seed of the fault injector                               | the process id | any 64-bit value |
+//! Every environment variable clump and its layers read, in one place: [`table::TABLE`]
+//! names each with its layer, default and range (README's Configuration section is that
+//! table), the layers read their own variables through [`table::number`] and
+//! [`table::choice`], and [`unknown`] finds `CLUMP_*` names no layer knows.
 //!
 //! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
 
-use std::ffi::OsStr;
+pub mod table;
+pub mod unknown;
+
+use std::ffi::{OsStr, OsString};
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
@@ -164,48 +138,33 @@ impl Config {
     }
 
     /// Reads every variable through `lookup`, so tests need not touch the real environment.
-    pub fn from_lookup(
-        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
-    ) -> Result<Config, ConfigError> {
-        let size = parse_u64(&lookup, "CLUMP_SIZE", 1, 1, MAX_JOB_SIZE as u64)? as u32;
-        let rank = parse_u64(&lookup, "CLUMP_RANK", 0, 0, size as u64 - 1)? as u32;
-        let boot = match lookup("CLUMP_BOOT") {
-            None => BootMode::Auto,
-            Some(v) => match text("CLUMP_BOOT", &v)?.trim() {
-                "" | "auto" => BootMode::Auto,
-                "clump" => BootMode::Clump,
-                "pmi2" => BootMode::Pmi2,
-                "pmix" => BootMode::Pmix,
-                other => {
-                    return Err(ConfigError {
-                        name: "CLUMP_BOOT",
-                        value: other.to_owned(),
-                        why: "expected clump, pmi2 or pmix".into(),
-                    })
-                }
-            },
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Config, ConfigError> {
+        let size = num(&lookup, "CLUMP_SIZE")? as u32;
+        let rank = num(&lookup, "CLUMP_RANK")? as u32;
+        if rank >= size {
+            return Err(ConfigError {
+                name: "CLUMP_RANK",
+                value: rank.to_string(),
+                why: format!("must be between 0 and {}", size - 1),
+            });
+        }
+        let boot = match optional_text(&lookup, "CLUMP_BOOT")?.as_deref() {
+            None | Some("auto") => BootMode::Auto,
+            Some("clump") => BootMode::Clump,
+            Some("pmi2") => BootMode::Pmi2,
+            Some("pmix") => BootMode::Pmix,
+            Some(other) => unreachable!("CLUMP_BOOT={other} passed the table's check"),
         };
         let boot_socket = optional_text(&lookup, "CLUMP_BOOT_SOCKET")?;
-        let boot_timeout =
-            Duration::from_secs(parse_u64(&lookup, "CLUMP_BOOT_TIMEOUT", 60, 1, 86_400)?);
+        let boot_timeout = Duration::from_secs(num(&lookup, "CLUMP_BOOT_TIMEOUT")?);
         let net_iface = optional_text(&lookup, "CLUMP_NET_IFACE")?;
         let net_ip_given = lookup("CLUMP_NET_IP").is_some();
         let net_given = lookup("CLUMP_NET").is_some();
-        let job_id = match secret_hex(&lookup, "CLUMP_JOB_ID", 16)? {
+        let job_id = match secret_hex(&lookup, "CLUMP_JOB_ID")? {
             None => random_job_id(),
             Some(v) => v as u64,
         };
-        let job_key = secret_hex(&lookup, "CLUMP_JOB_KEY", 32)?.unwrap_or_else(random_job_key);
-        let credits = parse_u64(
-            &lookup,
-            "CLUMP_CREDITS",
-            DEFAULT_CREDITS as u64,
-            1,
-            MAX_CREDITS as u64,
-        )? as u32;
-        let spin_us = parse_u64(&lookup, "CLUMP_SPIN_US", 50, 0, 1_000_000)?;
-        let host = parse_u64(&lookup, "CLUMP_HOST", 0, 0, MAX_JOB_SIZE as u64 - 1)? as u32;
-        let net = NetConfig::from_lookup(&lookup)?;
+        let job_key = secret_hex(&lookup, "CLUMP_JOB_KEY")?.unwrap_or_else(random_job_key);
         Ok(Config {
             job: JobConfig {
                 rank,
@@ -219,129 +178,88 @@ impl Config {
                 net_ip_given,
                 net_given,
             },
-            credits,
-            spin_before_sleep: Duration::from_micros(spin_us),
-            host,
-            net,
+            credits: num(&lookup, "CLUMP_CREDITS")? as u32,
+            spin_before_sleep: Duration::from_micros(num(&lookup, "CLUMP_SPIN_US")?),
+            host: num(&lookup, "CLUMP_HOST")? as u32,
+            net: NetConfig::from_lookup(&lookup)?,
         })
     }
 }
 
 impl NetConfig {
-    fn from_lookup(
-        lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    ) -> Result<NetConfig, ConfigError> {
-        let enabled = parse_u64(lookup, "CLUMP_NET", 1, 0, 1)? == 1;
-        let bind_ip = match lookup("CLUMP_NET_IP") {
+    fn from_lookup(lookup: &impl Fn(&str) -> Option<OsString>) -> Result<NetConfig, ConfigError> {
+        let bind_ip = match optional_text(lookup, "CLUMP_NET_IP")? {
             None => Ipv4Addr::LOCALHOST,
-            Some(v) => {
-                let s = text("CLUMP_NET_IP", &v)?.trim();
-                s.parse().map_err(|e| ConfigError {
-                    name: "CLUMP_NET_IP",
-                    value: s.to_owned(),
-                    why: format!("expected an IPv4 address ({e})"),
-                })?
-            }
+            Some(s) => s.parse().expect("checked by the table"),
         };
-        let max_datagram = match lookup("CLUMP_NET_DATAGRAM") {
-            None => None,
-            Some(_) => Some(parse_u64(lookup, "CLUMP_NET_DATAGRAM", 0, 256, 65_507)? as usize),
-        };
-        let offload = parse_u64(lookup, "CLUMP_NET_OFFLOAD", 1, 0, 1)? == 1;
-        let timeout_ms = parse_u64(lookup, "CLUMP_NET_TIMEOUT_MS", 10_000, 10, 3_600_000)?;
-        let poll_every_idle = parse_u64(lookup, "CLUMP_NET_POLL_IDLE", 32, 1, 1024)? as u32;
-        let poll_every_busy =
-            parse_u64(lookup, "CLUMP_NET_POLL_BUSY", 8, 1, poll_every_idle as u64)? as u32;
-        let doorbell = parse_u64(lookup, "CLUMP_NET_DOORBELL", 1, 0, 1)? == 1;
-        let auth = parse_u64(lookup, "CLUMP_NET_AUTH", 0, 0, 1)? == 1;
-        let reorder_peer = parse_u64(
-            lookup,
-            "CLUMP_NET_REORDER_BYTES",
-            DEFAULT_REORDER_PEER_BYTES as u64,
-            0,
-            1 << 30,
-        )? as usize;
-        let reorder_total = parse_u64(
-            lookup,
-            "CLUMP_NET_REORDER_TOTAL",
-            DEFAULT_REORDER_TOTAL_BYTES as u64,
-            0,
-            16 << 30,
-        )? as usize;
-        let heartbeat = parse_u64(lookup, "CLUMP_NET_HEARTBEAT", 1, 0, 1)? == 1;
+        let flag = |name| num(lookup, name).map(|v| v == 1);
+        let poll_every_idle = num(lookup, "CLUMP_NET_POLL_IDLE")? as u32;
+        let poll_every_busy = num(lookup, "CLUMP_NET_POLL_BUSY")? as u32;
+        if poll_every_busy > poll_every_idle {
+            return Err(ConfigError {
+                name: "CLUMP_NET_POLL_BUSY",
+                value: poll_every_busy.to_string(),
+                why: format!("must be between 1 and CLUMP_NET_POLL_IDLE ({poll_every_idle})"),
+            });
+        }
         let percent = |name| parse_percent(lookup, name);
         let faults = Faults {
             loss: percent("CLUMP_NET_LOSS")?,
             duplicate: percent("CLUMP_NET_DUP")?,
             reorder: percent("CLUMP_NET_REORDER")?,
             corrupt: percent("CLUMP_NET_CORRUPT")?,
-            replay: parse_u64(lookup, "CLUMP_NET_REPLAY", 0, 0, 1_000_000)?,
-            seed: parse_u64(
-                lookup,
-                "CLUMP_NET_SEED",
-                std::process::id() as u64,
-                0,
-                u64::MAX,
-            )?,
+            replay: num(lookup, "CLUMP_NET_REPLAY")?,
+            seed: table::number_in(lookup, "CLUMP_NET_SEED")?.unwrap_or(std::process::id() as u64),
         };
         Ok(NetConfig {
-            enabled,
+            enabled: flag("CLUMP_NET")?,
             bind_ip,
-            max_datagram,
-            offload,
-            timeout: Duration::from_millis(timeout_ms),
+            max_datagram: table::number_in(lookup, "CLUMP_NET_DATAGRAM")?.map(|n| n as usize),
+            offload: flag("CLUMP_NET_OFFLOAD")?,
+            timeout: Duration::from_millis(num(lookup, "CLUMP_NET_TIMEOUT_MS")?),
             poll_every_idle,
             poll_every_busy,
-            doorbell,
-            auth,
-            reorder_peer,
-            reorder_total,
-            heartbeat,
+            doorbell: flag("CLUMP_NET_DOORBELL")?,
+            auth: flag("CLUMP_NET_AUTH")?,
+            reorder_peer: num(lookup, "CLUMP_NET_REORDER_BYTES")? as usize,
+            reorder_total: num(lookup, "CLUMP_NET_REORDER_TOTAL")? as usize,
+            heartbeat: flag("CLUMP_NET_HEARTBEAT")?,
             faults,
         })
     }
 }
 
-/// A secret of up to `digits` hex digits; `None` when unset. A bad value's error does
-/// not repeat it: it may be most of a secret.
+/// A numeric variable with a default value in the table, checked against its range there.
+fn num(lookup: &impl Fn(&str) -> Option<OsString>, name: &str) -> Result<u64, ConfigError> {
+    Ok(table::number_in(lookup, name)?.expect("the table gives this variable a default"))
+}
+
+/// A secret of hex digits, checked by the table (whose errors do not repeat it); `None`
+/// when unset.
 fn secret_hex(
-    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    name: &'static str,
-    digits: usize,
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
 ) -> Result<Option<u128>, ConfigError> {
     let Some(raw) = lookup(name) else {
         return Ok(None);
     };
-    let s = text(name, &raw)?.trim();
-    let bad = |why: String| ConfigError {
-        name,
-        value: "(secret)".into(),
-        why: format!("expected up to {digits} hex digits{why}"),
-    };
-    if s.len() > digits {
-        return Err(bad(String::new()));
-    }
-    u128::from_str_radix(s, 16)
-        .map(Some)
-        .map_err(|e| bad(format!(" ({e})")))
+    table::var(name).check(&raw)?;
+    let digits = text(table::var(name).name, &raw)?.trim();
+    Ok(Some(
+        u128::from_str_radix(digits, 16).expect("checked by the table"),
+    ))
 }
 
 fn parse_percent(
-    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    name: &'static str,
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
 ) -> Result<f64, ConfigError> {
     let Some(raw) = lookup(name) else {
         return Ok(0.0);
     };
-    let s = text(name, &raw)?.trim();
-    match s.parse::<f64>() {
-        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
-        _ => Err(ConfigError {
-            name,
-            value: s.to_owned(),
-            why: "expected a percentage between 0 and 100".into(),
-        }),
-    }
+    table::var(name).check(&raw)?;
+    let value = text(table::var(name).name, &raw)?.trim();
+    Ok(value.parse().expect("checked by the table"))
 }
 
 impl Default for Config {
@@ -350,14 +268,22 @@ impl Default for Config {
     }
 }
 
-/// A variable's text, `None` when unset or empty.
+/// A variable's text, checked by the table; `None` when unset or empty.
 fn optional_text(
-    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    name: &'static str,
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
 ) -> Result<Option<String>, ConfigError> {
+    let var = table::var(name);
     match lookup(name) {
         None => Ok(None),
-        Some(v) => Ok(Some(text(name, &v)?.trim().to_owned()).filter(|s| !s.is_empty())),
+        Some(v) => {
+            let t = text(var.name, &v)?.trim().to_owned();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            var.check(&v)?;
+            Ok(Some(t))
+        }
     }
 }
 
@@ -367,31 +293,6 @@ fn text<'a>(name: &'static str, value: &'a OsStr) -> Result<&'a str, ConfigError
         value: value.to_string_lossy().into_owned(),
         why: "not valid UTF-8".into(),
     })
-}
-
-fn parse_u64(
-    lookup: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    name: &'static str,
-    default: u64,
-    min: u64,
-    max: u64,
-) -> Result<u64, ConfigError> {
-    let Some(raw) = lookup(name) else {
-        return Ok(default);
-    };
-    let s = text(name, &raw)?.trim();
-    let bad = |why: String| ConfigError {
-        name,
-        value: s.to_owned(),
-        why,
-    };
-    let v: u64 = s
-        .parse()
-        .map_err(|e| bad(format!("expected a whole number ({e})")))?;
-    if v < min || v > max {
-        return Err(bad(format!("must be between {min} and {max}")));
-    }
-    Ok(v)
 }
 
 /// 64 bits from the kernel's secure random source (getrandom(2)): a job id is the key
@@ -440,10 +341,16 @@ mod tests {
         .unwrap();
         assert_eq!(c.job.job_key, 1 << 64 | 255);
         assert!(c.net.auth && !with(&[]).unwrap().net.auth);
-        assert_ne!(with(&[]).unwrap().job.job_key, with(&[]).unwrap().job.job_key);
+        assert_ne!(
+            with(&[]).unwrap().job.job_key,
+            with(&[]).unwrap().job.job_key
+        );
         let bad = with(&[("CLUMP_JOB_KEY", "secret-but-not-hex")]).unwrap_err();
         assert_eq!(bad.name, "CLUMP_JOB_KEY");
-        assert!(!bad.to_string().contains("secret-but"), "a key is never echoed: {bad}");
+        assert!(
+            !bad.to_string().contains("secret-but"),
+            "a key is never echoed: {bad}"
+        );
         assert_eq!(c.job.rank, 3);
         assert_eq!(c.job.size, 4);
         assert_eq!(c.job.boot_socket.as_deref(), Some("/tmp/x.sock"));
@@ -541,7 +448,10 @@ mod tests {
             ("CLUMP_NET_REPLAY", "2"),
         ])
         .unwrap();
-        assert_eq!((bounded.net.reorder_peer, bounded.net.reorder_total), (0, 65536));
+        assert_eq!(
+            (bounded.net.reorder_peer, bounded.net.reorder_total),
+            (0, 65536)
+        );
         assert!(bounded.net.faults.replay == 2 && bounded.net.faults.any());
         let defaults = with(&[]).unwrap().net;
         assert_eq!(

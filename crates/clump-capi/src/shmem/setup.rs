@@ -7,6 +7,7 @@ use super::runtime::{fatal, gas_err, install, installed, run, Res, State};
 use super::statics::Statics;
 use super::symmetric::Place;
 use super::teams::Teams;
+use am::config::table;
 use clump_gas::{Gas, GasConfig};
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -17,9 +18,8 @@ use std::rc::Rc;
 /// global address space's own setting), the heap over all of it, the program's data.
 fn start() -> Res<State> {
     let mut config = GasConfig::from_env().map_err(gas_err)?;
-    if let Ok(v) = std::env::var("SHMEM_SYMMETRIC_SIZE") {
-        config.segment_bytes = clump_gas::parse_bytes(&v)
-            .ok_or_else(|| format!("SHMEM_SYMMETRIC_SIZE={v}: not a size (like 64M)"))?;
+    if let Some(bytes) = table::number("SHMEM_SYMMETRIC_SIZE").map_err(|e| e.to_string())? {
+        config.segment_bytes = bytes as usize;
     }
     // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
     let mut gas = Gas::init_with(config).map_err(gas_err)?;

@@ -1,14 +1,13 @@
 //! Starting the ranks, reaping them, and signalling the ones still alive.
 
-use super::output;
+use super::output::{Forwarder, To};
 use super::sys;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What the launcher passes on to every rank.
 pub struct Launch<'a> {
@@ -48,7 +47,7 @@ struct Rank {
 
 pub struct Children {
     ranks: Vec<Rank>,
-    output: Vec<JoinHandle<()>>,
+    output: Forwarder,
 }
 
 impl Children {
@@ -61,7 +60,7 @@ impl Children {
     pub fn spawn(l: &Launch, between: &mut dyn FnMut() -> bool) -> io::Result<Children> {
         let mut me = Children {
             ranks: Vec::new(),
-            output: Vec::new(),
+            output: Forwarder::start(l.tag_output),
         };
         // Only rank 0 may read stdin, and only when it is not a terminal: a background
         // process group reading the terminal would be stopped (SIGTTIN).
@@ -87,9 +86,8 @@ impl Children {
                 cmd.env("CLUMP_NET", if net { "1" } else { "0" });
             }
             sys::die_with_parent(&mut cmd);
-            if l.tag_output {
-                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-            }
+            // Through the launcher, which passes on whole lines (`output.rs`).
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
             let mut child = match cmd.spawn() {
                 Ok(c) => c,
                 Err(e) => {
@@ -98,10 +96,10 @@ impl Children {
                 }
             };
             if let Some(out) = child.stdout.take() {
-                me.output.push(output::forward(rank, out, false));
+                me.output.add(rank, To::Stdout, out);
             }
             if let Some(err) = child.stderr.take() {
-                me.output.push(output::forward(rank, err, true));
+                me.output.add(rank, To::Stderr, err);
             }
             me.ranks.push(Rank {
                 pid: child.id(),
@@ -156,18 +154,9 @@ impl Children {
         }
     }
 
-    /// Waits up to `timeout` for the tagged-output threads to pass on the last lines
-    /// (a leftover grandchild may hold a pipe open forever: then we stop waiting).
+    /// Waits up to `timeout` for the ranks' last lines to be passed on.
     pub fn finish_output(self, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        for t in self.output {
-            while !t.is_finished() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if t.is_finished() {
-                let _ = t.join();
-            }
-        }
+        self.output.finish(timeout);
     }
 }
 

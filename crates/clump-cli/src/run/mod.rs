@@ -29,7 +29,8 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..=MAX_JOB_SIZE as i64))]
     np: u32,
 
-    /// Prefix every line the processes print with "[RANK] ".
+    /// Prefix every line the processes print with "[RANK] " (lines of different
+    /// processes never mix, tagged or not).
     #[arg(long)]
     tag_output: bool,
 
@@ -120,12 +121,13 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
     let placement = args.placement().map_err(|e| (2, e))?;
     let env = passed_env(&args.env).map_err(|e| (2, e))?;
+    warn_unknown_settings(&env);
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
         .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
-    let per_rank = if args.tag_output { 5 } else { 1 };
-    sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
+    // A socket and two pipes per rank, and the pipes' other ends while it starts.
+    sys::ensure_fd_limit(64 + 5 * args.np as u64).map_err(|e| (1, e))?;
     // The job's secret (its endpoints' tag): from the kernel's random source, and passed
     // to the ranks only in their environment, which other users cannot read.
     let job_id = clump::config::random_job_id();
@@ -160,6 +162,17 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     scratch::sweep_shm();
     drop(scratch);
     Ok(code)
+}
+
+/// Once for the whole job (its ranks, started by this launcher, stay quiet): the
+/// `CLUMP_*` names of the launcher's environment and of `-x` that no layer reads.
+fn warn_unknown_settings(passed: &[(OsString, OsString)]) {
+    use clump::config::unknown;
+    let names = std::env::vars_os().map(|(k, _)| k);
+    let names = names.chain(passed.iter().map(|(k, _)| k.clone()));
+    for name in unknown::unknown_names(names) {
+        say(&unknown::warning(&name));
+    }
 }
 
 /// The status and message for a program that could not be started, as a shell says it.

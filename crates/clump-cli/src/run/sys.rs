@@ -113,7 +113,7 @@ pub fn signal_group(pid: u32, sig: i32) {
 }
 
 /// Raises the soft open-file limit towards `needed` (the launcher holds a socket per
-/// rank, plus two pipes with `--tag-output`); an error says what the limit is.
+/// rank, plus two output pipes); an error says what the limit is.
 pub fn ensure_fd_limit(needed: u64) -> Result<(), String> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,

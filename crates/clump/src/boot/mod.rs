@@ -102,12 +102,17 @@ impl Member {
             BootMode::Auto => detect(job, &|name| std::env::var_os(name)),
             forced => forced,
         };
-        match mode {
+        let me = match mode {
             BootMode::Clump => Member::with_launcher(job),
             BootMode::Pmi2 => Member::with_manager(job, pmi2::Pmi2::init(job.boot_timeout)?),
             BootMode::Pmix => Member::with_manager(job, pmix::Pmix::init(job.boot_timeout)?),
             BootMode::Auto => Member::alone(job),
+        }?;
+        // `clump run` warns once for its whole job; without it, rank 0 does.
+        if mode != BootMode::Clump && me.rank == 0 {
+            crate::config::unknown::warn_unknown_env("clump");
         }
+        Ok(me)
     }
 
     fn blank(rank: u32, size: u32, job_id: u64, job: &JobConfig) -> Member {
