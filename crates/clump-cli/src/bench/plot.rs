@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn the_subtitle_says_quick_mode_cores_and_load() {
-        let doc = serde_json::json!({"quick": true, "run": {"cores": 2, "load_average": [3.14, 2.0, 1.0],
+        let doc = serde_json::json!({"quick": true, "run": {"cores": 2, "load_average": [3.12, 2.0, 1.0],
             "host": "h", "date": "2026-11-26T04:00:00Z"}});
         assert_eq!(
             subtitle(&doc),
