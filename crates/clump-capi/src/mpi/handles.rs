@@ -17,8 +17,8 @@ pub const COMM_WORLD: Handle = 0x101;
 pub const COMM_SELF: Handle = 0x102;
 pub const REQUEST_NULL: Handle = 0x180;
 pub const ERRORS_ARE_FATAL: Handle = 0x141;
-pub const ERRORS_RETURN: Handle = 0x142;
-pub const ERRORS_ABORT: Handle = 0x143;
+pub const ERRORS_ABORT: Handle = 0x142;
+pub const ERRORS_RETURN: Handle = 0x143;
 /// `MPI_IN_PLACE`.
 pub const IN_PLACE: usize = 1;
 /// User request handles start here, far above every predefined handle value.
@@ -180,7 +180,7 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
     }
     REGISTRY
         .with_borrow(|r| r.groups.get(&h).cloned())
-        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
 pub fn put_group(g: Group) -> Handle {
@@ -198,7 +198,7 @@ pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.groups.remove(&h))
         .map(drop)
-        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
 pub fn predef(h: Handle) -> Option<Predef> {
@@ -240,6 +240,19 @@ pub fn predef(h: Handle) -> Option<Predef> {
         0x251 => Uint32,
         0x258 => Int64,
         0x259 => Uint64,
+        // Fortran's types, as a Fortran compiler with 4-byte default INTEGER, LOGICAL and
+        // REAL lays them out (what MPI_Abi_get_fortran_info reports); a LOGICAL is the
+        // integer of its size.
+        0x218 | 0x219 | 0x2d0 | 0x2d1 => Int32,
+        0x21a | 0x2d2 => Float,
+        0x21b | 0x2db => FloatComplex,
+        0x21c | 0x2da => Double,
+        0x21d | 0x2e3 => DoubleComplex,
+        0x21e => Char,
+        0x232 => TwoInt,
+        0x2c0 | 0x2c1 => Int8,
+        0x2c8 | 0x2c9 => Int16,
+        0x2d8 | 0x2d9 => Int64,
         _ => return None,
     })
 }
