@@ -182,3 +182,46 @@ fn a_program_of_mpi_and_openshmem_holds_one_runtime() {
         "{stdout}"
     );
 }
+
+/// What the MPI compiler wrappers link: `clump config --mpi --cflags --libs`.
+#[test]
+fn clump_config_mpi_links_the_abi_library() {
+    let t = tree();
+    let flags = Command::new(t.bin.join("clump"))
+        .args(["config", "--mpi", "--cflags", "--libs"])
+        .output()
+        .expect("clump config runs");
+    assert!(flags.status.success(), "{flags:?}");
+    let flags = String::from_utf8(flags.stdout).unwrap();
+    assert!(
+        flags.contains("-lmpi_abi") && !flags.contains("-lclump"),
+        "{flags}"
+    );
+    let exe = t.out.join("mpi_abi_config_local");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mpi_abi/local.c");
+    let built = Command::new("cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .args(flags.split_whitespace())
+        .output()
+        .expect("cc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let dynamic = dynamic_section(&exe);
+    assert!(
+        dynamic.contains("[libmpi_abi.so.1]") && !dynamic.contains("libclump"),
+        "{dynamic}"
+    );
+    let out = Command::new(&exe)
+        .env("LD_BIND_NOW", "1")
+        .output()
+        .expect("runs");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("local ok"),
+        "{out:?}"
+    );
+}
