@@ -11,8 +11,11 @@ use std::sync::Mutex;
 /// The LOGICAL sizes a Fortran compiler may have.
 const LOGICAL_SIZES: [c_int; 5] = [1, 2, 4, 8, 16];
 
-/// The true and false bit patterns set for each LOGICAL size.
-static BOOLEANS: Mutex<Option<HashMap<c_int, (Vec<u8>, Vec<u8>)>>> = Mutex::new(None);
+/// A LOGICAL's true and false bit patterns.
+type Booleans = (Vec<u8>, Vec<u8>);
+
+/// The booleans set for each LOGICAL size.
+static BOOLEANS: Mutex<Option<HashMap<c_int, Booleans>>> = Mutex::new(None);
 
 fn checked_size(size: c_int) -> Result<usize, c_int> {
     if LOGICAL_SIZES.contains(&size) {
