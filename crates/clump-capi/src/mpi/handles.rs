@@ -240,19 +240,36 @@ pub fn predef(h: Handle) -> Option<Predef> {
         0x251 => Uint32,
         0x258 => Int64,
         0x259 => Uint64,
-        // Fortran's types, as a Fortran compiler with 4-byte default INTEGER, LOGICAL and
-        // REAL lays them out (what MPI_Abi_get_fortran_info reports); a LOGICAL is the
-        // integer of its size.
-        0x218 | 0x219 | 0x2d0 | 0x2d1 => Int32,
-        0x21a | 0x2d2 => Float,
-        0x21b | 0x2db => FloatComplex,
-        0x21c | 0x2da => Double,
-        0x21d | 0x2e3 => DoubleComplex,
-        0x21e => Char,
-        0x232 => TwoInt,
-        0x2c0 | 0x2c1 => Int8,
-        0x2c8 | 0x2c9 => Int16,
-        0x2d8 | 0x2d9 => Int64,
+        _ => return None,
+    })
+}
+
+/// Fortran's datatypes, each as the C type of its layout under a Fortran compiler with
+/// 4-byte default INTEGER, LOGICAL and REAL (what `MPI_Abi_get_fortran_info` reports; a
+/// LOGICAL is the integer of its size), and its name.
+fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
+    use Predef::*;
+    Some(match h {
+        0x218 => (Int32, "MPI_LOGICAL"),
+        0x219 => (Int32, "MPI_INTEGER"),
+        0x21a => (Float, "MPI_REAL"),
+        0x21b => (FloatComplex, "MPI_COMPLEX"),
+        0x21c => (Double, "MPI_DOUBLE_PRECISION"),
+        0x21d => (DoubleComplex, "MPI_DOUBLE_COMPLEX"),
+        0x21e => (Char, "MPI_CHARACTER"),
+        0x232 => (TwoInt, "MPI_2INTEGER"),
+        0x2c0 => (Int8, "MPI_LOGICAL1"),
+        0x2c1 => (Int8, "MPI_INTEGER1"),
+        0x2c8 => (Int16, "MPI_LOGICAL2"),
+        0x2c9 => (Int16, "MPI_INTEGER2"),
+        0x2d0 => (Int32, "MPI_LOGICAL4"),
+        0x2d1 => (Int32, "MPI_INTEGER4"),
+        0x2d2 => (Float, "MPI_REAL4"),
+        0x2d8 => (Int64, "MPI_LOGICAL8"),
+        0x2d9 => (Int64, "MPI_INTEGER8"),
+        0x2da => (Double, "MPI_REAL8"),
+        0x2db => (FloatComplex, "MPI_COMPLEX8"),
+        0x2e3 => (DoubleComplex, "MPI_COMPLEX16"),
         _ => return None,
     })
 }
@@ -289,9 +306,16 @@ fn build_predefined(
     h: Handle,
     i: usize,
 ) -> Result<(), (c_int, String)> {
-    let t = predef(h)
-        .map(Datatype::predefined)
-        .ok_or_else(|| unknown_datatype(h))?;
+    let t = match fortran(h) {
+        Some((layout, name)) => {
+            let mut t = Datatype::predefined(layout);
+            t.set_name(name);
+            t
+        }
+        None => predef(h)
+            .map(Datatype::predefined)
+            .ok_or_else(|| unknown_datatype(h))?,
+    };
     if predefined.len() <= i {
         predefined.resize(i + 1, None);
     }

@@ -6,6 +6,8 @@
  * and the handle conversions. Each rank prints "abi ok". */
 #include "../mpi/check.h"
 
+#include <string.h>
+
 static void thread_levels(void) {
     int queried = -1;
     CHECK_OK(MPI_Query_thread(&queried));
@@ -77,6 +79,10 @@ static void fortran_types_and_conversions(void) {
     CHECK(size == 4);
     CHECK_OK(MPI_Type_size(MPI_DOUBLE_PRECISION, &size));
     CHECK(size == 8);
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    CHECK_OK(MPI_Type_get_name(MPI_INTEGER8, name, &len));
+    CHECK(strcmp(name, "MPI_INTEGER8") == 0 && len == 12);
     int major = 0, minor = -1;
     CHECK_OK(MPI_Abi_get_version(&major, &minor));
     CHECK(major == MPI_ABI_VERSION && minor == MPI_ABI_SUBVERSION);
