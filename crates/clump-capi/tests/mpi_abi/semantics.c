@@ -69,6 +69,17 @@ static void errors_return(int size) {
     err = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
+    /* An unsupported call's error goes to the handler of the communicator it names, even
+     * as its eleventh argument (passed on the stack): world's stays fatal meanwhile. */
+    MPI_Comm dup;
+    MPI_Request req;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+    err = MPI_Isendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0, dup,
+                        &req);
+    CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_OK(MPI_Comm_free(&dup));
 }
 
 static void fortran_types_and_conversions(void) {
