@@ -225,3 +225,41 @@ fn clump_config_mpi_links_the_abi_library() {
         "{out:?}"
     );
 }
+
+/// `scripts/install` puts both names of the ABI library in `PREFIX/lib`, and a program
+/// linked there with `-lmpi_abi` runs under the installed `mpiexec`.
+#[test]
+fn an_installed_prefix_serves_the_abi_library() {
+    let t = tree();
+    let prefix = t.out.join("abi-prefix");
+    let _ = std::fs::remove_dir_all(&prefix);
+    let status = Command::new(t.repo.join("scripts/install"))
+        .arg("--prefix")
+        .arg(&prefix)
+        .arg("--no-build")
+        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
+        .status()
+        .expect("scripts/install runs");
+    assert!(status.success());
+    let lib = prefix.join("lib");
+    let exe = t.out.join("mpi_abi_installed");
+    let built = Command::new("cc")
+        .arg(format!("-I{}", prefix.join("include").display()))
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mpi_abi/semantics.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lmpi_abi")
+        .output()
+        .expect("cc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    assert!(dynamic_section(&exe).contains("[libmpi_abi.so.1]"));
+    let mut cmd = Command::new(prefix.join("bin/mpiexec"));
+    cmd.args(["-n", "2"]).arg(&exe);
+    assert_ok(&wait_with_timeout(cmd), "abi ok", 2);
+}
