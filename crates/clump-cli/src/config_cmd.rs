@@ -13,6 +13,10 @@ pub struct ConfigArgs {
     /// Print the linker flags (-L... -lclump, with an rpath to the library).
     #[arg(long)]
     libs: bool,
+    /// Link the MPI standard ABI's library (-lmpi_abi: programs need libmpi_abi.so.1 and
+    /// run on any implementation of the ABI) instead of -lclump.
+    #[arg(long)]
+    mpi: bool,
 }
 
 /// Where the headers and the libraries are.
@@ -58,9 +62,14 @@ pub fn main(args: ConfigArgs) -> ExitCode {
     } else {
         (true, true)
     };
-    if libs && !layout.lib.join("libclump.so").is_file() {
+    let (library, flag) = if args.mpi {
+        ("libmpi_abi.so.1", "-lmpi_abi")
+    } else {
+        ("libclump.so", "-lclump")
+    };
+    if libs && !layout.lib.join(library).is_file() {
         eprintln!(
-            "clump config: warning: no libclump.so in {} (build it: cargo build --release)",
+            "clump config: warning: no {library} in {} (build it: cargo build --release)",
             layout.lib.display()
         );
     }
@@ -70,7 +79,7 @@ pub fn main(args: ConfigArgs) -> ExitCode {
     }
     if libs {
         let lib = layout.lib.display();
-        flags.push(format!("-L{lib} -Wl,-rpath,{lib} -lclump"));
+        flags.push(format!("-L{lib} -Wl,-rpath,{lib} {flag}"));
     }
     println!("{}", flags.join(" "));
     ExitCode::SUCCESS

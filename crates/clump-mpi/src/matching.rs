@@ -4,9 +4,10 @@
 pub const ANY_SOURCE: i32 = -1;
 /// Matches a message with any tag (`MPI_ANY_TAG`; the standard ABI's value, so that C
 /// passes tags through unchanged).
-pub const ANY_TAG: i32 = -31;
-/// The rank whose sends and receives complete at once and move nothing (`MPI_PROC_NULL`).
-pub const PROC_NULL: i32 = -2;
+pub const ANY_TAG: i32 = -2;
+/// The rank whose sends and receives complete at once and move nothing (`MPI_PROC_NULL`,
+/// the standard ABI's value too).
+pub const PROC_NULL: i32 = -3;
 /// Largest tag a program may use (`MPI_TAG_UB`).
 pub const TAG_UB: i32 = i32::MAX;
 

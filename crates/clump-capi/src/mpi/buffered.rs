@@ -2,7 +2,7 @@
 //! plus `MPI_BSEND_OVERHEAD` of it until the message has left, and a send that does not
 //! fit is an `MPI_ERR_BUFFER`. The copy itself lives in clump-mpi's request.
 
-use super::abi::MPI_ERR_ARG;
+use super::abi::{MPI_ERR_ARG, MPI_ERR_BUFFER};
 use super::buffers::pack;
 use super::export::{mpi_functions, out};
 use super::handles::*;
@@ -13,7 +13,6 @@ use std::os::raw::{c_int, c_void};
 
 /// `MPI_BSEND_OVERHEAD` (mpi.h).
 const OVERHEAD: usize = 512;
-const MPI_ERR_BUFFER: c_int = 1;
 
 #[derive(Default)]
 struct Attached {

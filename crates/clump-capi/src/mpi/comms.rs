@@ -11,20 +11,12 @@ use clump_mpi::{Comparison, Group};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::AtomicI32;
 
-const MPI_TAG_UB: c_int = 10001;
-const MPI_IO: c_int = 10002;
-const MPI_HOST: c_int = 10003;
-const MPI_WTIME_IS_GLOBAL: c_int = 10004;
-const MPI_APPNUM: c_int = 10005;
-const MPI_LASTUSEDCODE: c_int = 10006;
-const MPI_UNIVERSE_SIZE: c_int = 10007;
-
 /// The values the predefined attributes point at (the standard hands out addresses).
 static TAG_UB: c_int = clump_mpi::TAG_UB;
 /// `MPI_PROC_NULL`: no process is the host.
-static HOST: c_int = -2;
+static HOST: c_int = clump_mpi::PROC_NULL;
 /// `MPI_ANY_SOURCE`: every process can do I/O.
-static IO: c_int = -1;
+static IO: c_int = clump_mpi::ANY_SOURCE;
 static WTIME_IS_GLOBAL: c_int = 0;
 static APPNUM: c_int = 0;
 static LASTUSEDCODE: c_int = LAST_STANDARD_CLASS;
@@ -33,10 +25,10 @@ static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
 
 fn comparison(c: Comparison) -> c_int {
     match c {
-        Comparison::Ident => 101,
-        Comparison::Congruent => 102,
-        Comparison::Similar => 103,
-        Comparison::Unequal => 104,
+        Comparison::Ident => MPI_IDENT,
+        Comparison::Congruent => MPI_CONGRUENT,
+        Comparison::Similar => MPI_SIMILAR,
+        Comparison::Unequal => MPI_UNEQUAL,
     }
 }
 

@@ -8,9 +8,6 @@ use super::wired::{count, on, Failure};
 use clump_mpi::{Request, Status};
 use std::os::raw::c_int;
 
-/// `MPI_UNDEFINED`: the index or count when every request was null.
-const UNDEFINED: c_int = -32766;
-
 /// Writes `s` into entry `i` of a C status array, unless it is `MPI_STATUSES_IGNORE`.
 fn write_nth(statuses: *mut MpiStatus, i: usize, s: &Status) {
     if !statuses.is_null() {
@@ -24,7 +21,7 @@ fn flag_out(flag: *mut c_int, v: bool) -> Result<(), Failure> {
 }
 
 fn index_out(index: *mut c_int, i: Option<usize>) -> Result<(), Failure> {
-    out(index, i.map_or(UNDEFINED, |i| i as c_int)).map_err(|e| (e, "NULL index".into()))
+    out(index, i.map_or(MPI_UNDEFINED, |i| i as c_int)).map_err(|e| (e, "NULL index".into()))
 }
 
 /// Writes the completed entries of a some-form.
@@ -60,7 +57,7 @@ fn some_form(
 ) -> Result<(), Failure> {
     let n = count(n)?;
     if all_null(reqs, n) {
-        return out(outcount, UNDEFINED).map_err(|e| (e, "NULL outcount".into()));
+        return out(outcount, MPI_UNDEFINED).map_err(|e| (e, "NULL outcount".into()));
     }
     let done = with_requests(reqs, n, complete)?;
     some_out(&done, outcount, indices, statuses)

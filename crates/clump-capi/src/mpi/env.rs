@@ -47,6 +47,12 @@ mpi_functions! {
         })
     }
 
+    fn Pcontrol() -> c_int {
+        // Profiling control: a request to tools, which clump itself has nothing to do for
+        // (variadic in C; the callee reads no argument).
+        MPI_SUCCESS
+    }
+
     fn Free_mem(base: *mut c_void) -> c_int {
         call(|| {
             // SAFETY: the caller's contract is that `base` came from MPI_Alloc_mem (malloc)
@@ -56,9 +62,6 @@ mpi_functions! {
         })
     }
 }
-
-/// `MPI_Aint`: the platform's pointer-sized signed integer.
-type MpiAint = isize;
 
 #[cfg(test)]
 mod tests {

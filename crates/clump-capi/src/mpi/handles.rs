@@ -17,8 +17,8 @@ pub const COMM_WORLD: Handle = 0x101;
 pub const COMM_SELF: Handle = 0x102;
 pub const REQUEST_NULL: Handle = 0x180;
 pub const ERRORS_ARE_FATAL: Handle = 0x141;
-pub const ERRORS_RETURN: Handle = 0x142;
-pub const ERRORS_ABORT: Handle = 0x143;
+pub const ERRORS_ABORT: Handle = 0x142;
+pub const ERRORS_RETURN: Handle = 0x143;
 /// `MPI_IN_PLACE`.
 pub const IN_PLACE: usize = 1;
 /// User request handles start here, far above every predefined handle value.
@@ -180,7 +180,7 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
     }
     REGISTRY
         .with_borrow(|r| r.groups.get(&h).cloned())
-        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
 pub fn put_group(g: Group) -> Handle {
@@ -198,7 +198,7 @@ pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| r.groups.remove(&h))
         .map(drop)
-        .ok_or_else(|| (9, format!("invalid group handle {h:#x}")))
+        .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
 pub fn predef(h: Handle) -> Option<Predef> {
@@ -244,6 +244,36 @@ pub fn predef(h: Handle) -> Option<Predef> {
     })
 }
 
+/// Fortran's datatypes, each as the C type of its layout under a Fortran compiler with
+/// 4-byte default INTEGER, LOGICAL and REAL (what `MPI_Abi_get_fortran_info` reports; a
+/// LOGICAL is the integer of its size), and its name.
+fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
+    use Predef::*;
+    Some(match h {
+        0x218 => (Int32, "MPI_LOGICAL"),
+        0x219 => (Int32, "MPI_INTEGER"),
+        0x21a => (Float, "MPI_REAL"),
+        0x21b => (FloatComplex, "MPI_COMPLEX"),
+        0x21c => (Double, "MPI_DOUBLE_PRECISION"),
+        0x21d => (DoubleComplex, "MPI_DOUBLE_COMPLEX"),
+        0x21e => (Char, "MPI_CHARACTER"),
+        0x232 => (TwoInt, "MPI_2INTEGER"),
+        0x2c0 => (Int8, "MPI_LOGICAL1"),
+        0x2c1 => (Int8, "MPI_INTEGER1"),
+        0x2c8 => (Int16, "MPI_LOGICAL2"),
+        0x2c9 => (Int16, "MPI_INTEGER2"),
+        0x2d0 => (Int32, "MPI_LOGICAL4"),
+        0x2d1 => (Int32, "MPI_INTEGER4"),
+        0x2d2 => (Float, "MPI_REAL4"),
+        0x2d8 => (Int64, "MPI_LOGICAL8"),
+        0x2d9 => (Int64, "MPI_INTEGER8"),
+        0x2da => (Double, "MPI_REAL8"),
+        0x2db => (FloatComplex, "MPI_COMPLEX8"),
+        0x2e3 => (DoubleComplex, "MPI_COMPLEX16"),
+        _ => return None,
+    })
+}
+
 pub const DATATYPE_NULL: Handle = 0x200;
 
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
@@ -276,9 +306,16 @@ fn build_predefined(
     h: Handle,
     i: usize,
 ) -> Result<(), (c_int, String)> {
-    let t = predef(h)
-        .map(Datatype::predefined)
-        .ok_or_else(|| unknown_datatype(h))?;
+    let t = match fortran(h) {
+        Some((layout, name)) => {
+            let mut t = Datatype::predefined(layout);
+            t.set_name(name);
+            t
+        }
+        None => predef(h)
+            .map(Datatype::predefined)
+            .ok_or_else(|| unknown_datatype(h))?,
+    };
     if predefined.len() <= i {
         predefined.resize(i + 1, None);
     }

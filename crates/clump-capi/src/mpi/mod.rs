@@ -5,15 +5,18 @@
 //! registry of [`handles`].
 
 mod abi;
+mod abi_queries;
 mod buffered;
 mod buffers;
 mod collectives;
 mod comms;
 mod completion;
+mod conversions;
 mod env;
 mod errors;
 mod export;
 mod handles;
+mod info;
 mod persistent;
 mod types;
 mod unsupported;

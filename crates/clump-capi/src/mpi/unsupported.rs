@@ -1,36 +1,184 @@
 //! Every function of `mpi.h` that clump does not implement yet still exists, so programs
-//! that merely link it build; a call fails with `MPI_ERR_UNSUPPORTED_OPERATION` through
-//! the error handler of `MPI_COMM_WORLD` (fatal by default, with the function's name).
+//! built against the standard ABI load and link; a call fails with
+//! `MPI_ERR_UNSUPPORTED_OPERATION` through the error handler the standard routes it to:
+//! the communicator's where the call names one, the `MPI_FILE_NULL` handler (errors
+//! return) for files, none for the tool interface (`MPI_T_*` functions return their
+//! error), and `MPI_COMM_WORLD`'s for the rest (windows and sessions cannot exist here).
 //!
-//! They are defined without parameters: under the C calling convention the caller places
-//! and removes the arguments, so a callee that reads none is sound for any argument list.
+//! They are defined with no parameters, or with those up to the communicator: under the C
+//! calling convention the caller places and removes the arguments, and each is in an
+//! integer register or an 8-byte stack slot of its own (no MPI function takes a floating
+//! argument), so a callee that reads only the first few is sound for any argument list.
 
 use super::abi::MPI_ERR_UNSUPPORTED_OPERATION;
 use super::export::{call, mpi_functions};
-use super::handles::{handle_error, COMM_WORLD};
+use super::handles::{handle_error, Handle, COMM_WORLD};
 use std::os::raw::c_int;
 
-fn refuse(name: &str) -> c_int {
+/// Where an unsupported call's error goes.
+enum Route {
+    /// Through this communicator's handler (`MPI_COMM_WORLD`'s if it names none).
+    Comm(Handle),
+    /// Straight back to the caller.
+    Returned,
+}
+
+fn refuse(route: Route, name: &str) -> c_int {
     call(|| {
         let why = format!("MPI_{name} is not supported by clump");
-        Err(handle_error(
-            COMM_WORLD,
-            (MPI_ERR_UNSUPPORTED_OPERATION, why),
-        ))
+        Err(match route {
+            Route::Comm(comm) => handle_error(comm, (MPI_ERR_UNSUPPORTED_OPERATION, why)),
+            Route::Returned => MPI_ERR_UNSUPPORTED_OPERATION,
+        })
     })
 }
 
-/// Defines each named function as one that refuses.
+/// Defines each named function as one that refuses, its error routed as its group says
+/// (`comm after (a b)`: the communicator is the third parameter).
 macro_rules! unsupported {
-    ($($name:ident)*) => {
+    (world: $($w:ident)*; returned: $($r:ident)*; $(comm after $skip:tt: $($c:ident)*;)*) => {
         mpi_functions! {
-            $(fn $name() -> c_int { refuse(stringify!($name)) })*
+            $(fn $w() -> c_int { refuse(Route::Comm(COMM_WORLD), stringify!($w)) })*
+            $(fn $r() -> c_int { refuse(Route::Returned, stringify!($r)) })*
+        }
+        $($(unsupported!(@comm $skip $c);)*)*
+    };
+    (@comm ($($skip:ident)*) $name:ident) => {
+        mpi_functions! {
+            fn $name($($skip: usize,)* comm: Handle) -> c_int {
+                refuse(Route::Comm(comm), stringify!($name))
+            }
         }
     };
 }
 
 unsupported! {
-    Comm_spawn File_close File_open Win_create Win_free
+    world:
+        Accumulate Accumulate_c Add_error_class Add_error_code Add_error_string
+        Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
+        Comm_create_errhandler Comm_create_from_group Comm_create_keyval Comm_disconnect
+        Comm_free_keyval Comm_get_parent Comm_join Compare_and_swap Dims_create Fetch_and_op
+        Get Get_accumulate Get_accumulate_c Get_c Get_count_c Get_elements_c Get_elements_x
+        Get_hw_resource_info Grequest_complete Grequest_start Group_difference
+        Group_from_session_pset Group_intersection Group_union Imrecv Imrecv_c
+        Intercomm_create_from_groups Keyval_create Keyval_free Lookup_name Mrecv Mrecv_c
+        Op_commutative Op_create_c Open_port Pack_external Pack_external_c
+        Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
+        Publish_name Put Put_c Raccumulate Raccumulate_c Reduce_local Reduce_local_c
+        Register_datarep Register_datarep_c Remove_error_class Remove_error_code
+        Remove_error_string Request_get_status Request_get_status_all Request_get_status_any
+        Request_get_status_some Rget Rget_accumulate Rget_accumulate_c Rget_c Rput Rput_c
+        Session_attach_buffer Session_attach_buffer_c Session_call_errhandler
+        Session_create_errhandler Session_detach_buffer Session_detach_buffer_c
+        Session_finalize Session_flush_buffer Session_get_errhandler Session_get_info
+        Session_get_nth_pset Session_get_num_psets Session_get_pset_info
+        Session_iflush_buffer Session_init Session_set_errhandler Status_get_error
+        Status_get_source Status_get_tag Status_set_cancelled Status_set_elements
+        Status_set_elements_c Status_set_elements_x Status_set_error Status_set_source
+        Status_set_tag Type_contiguous_c Type_create_darray Type_create_darray_c
+        Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
+        Type_create_hindexed_block Type_create_hindexed_block_c Type_create_hindexed_c
+        Type_create_hvector_c Type_create_indexed_block_c Type_create_keyval
+        Type_create_resized_c Type_create_struct_c Type_create_subarray
+        Type_create_subarray_c Type_delete_attr Type_dup Type_free_keyval Type_get_attr
+        Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
+        Type_get_extent_c Type_get_extent_x Type_get_true_extent Type_get_true_extent_c
+        Type_get_true_extent_x Type_get_value_index Type_indexed_c Type_match_size
+        Type_set_attr Type_size_c Type_size_x Type_vector_c Unpack_external
+        Unpack_external_c Unpublish_name Win_attach Win_call_errhandler Win_complete
+        Win_create_errhandler Win_create_keyval Win_delete_attr Win_detach Win_fence
+        Win_flush Win_flush_all Win_flush_local Win_flush_local_all Win_free Win_free_keyval
+        Win_get_attr Win_get_errhandler Win_get_group Win_get_info Win_get_name Win_lock
+        Win_lock_all Win_post Win_set_attr Win_set_errhandler Win_set_info Win_set_name
+        Win_shared_query Win_shared_query_c Win_start Win_sync Win_test Win_unlock
+        Win_unlock_all Win_wait;
+    returned:
+        File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
+        File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group
+        File_get_info File_get_position File_get_position_shared File_get_size
+        File_get_type_extent File_get_type_extent_c File_get_view File_iread File_iread_all
+        File_iread_all_c File_iread_at File_iread_at_all File_iread_at_all_c File_iread_at_c
+        File_iread_c File_iread_shared File_iread_shared_c File_iwrite File_iwrite_all
+        File_iwrite_all_c File_iwrite_at File_iwrite_at_all File_iwrite_at_all_c
+        File_iwrite_at_c File_iwrite_c File_iwrite_shared File_iwrite_shared_c File_open
+        File_preallocate File_read File_read_all File_read_all_begin File_read_all_begin_c
+        File_read_all_c File_read_all_end File_read_at File_read_at_all
+        File_read_at_all_begin File_read_at_all_begin_c File_read_at_all_c
+        File_read_at_all_end File_read_at_c File_read_c File_read_ordered
+        File_read_ordered_begin File_read_ordered_begin_c File_read_ordered_c
+        File_read_ordered_end File_read_shared File_read_shared_c File_seek File_seek_shared
+        File_set_atomicity File_set_errhandler File_set_info File_set_size File_set_view
+        File_sync File_write File_write_all File_write_all_begin File_write_all_begin_c
+        File_write_all_c File_write_all_end File_write_at File_write_at_all
+        File_write_at_all_begin File_write_at_all_begin_c File_write_at_all_c
+        File_write_at_all_end File_write_at_c File_write_c File_write_ordered
+        File_write_ordered_begin File_write_ordered_begin_c File_write_ordered_c
+        File_write_ordered_end File_write_shared File_write_shared_c T_category_changed
+        T_category_get_categories T_category_get_cvars T_category_get_events
+        T_category_get_index T_category_get_info T_category_get_num
+        T_category_get_num_events T_category_get_pvars T_cvar_get_index T_cvar_get_info
+        T_cvar_get_num T_cvar_handle_alloc T_cvar_handle_free T_cvar_read T_cvar_write
+        T_enum_get_info T_enum_get_item T_event_callback_get_info T_event_callback_set_info
+        T_event_copy T_event_get_index T_event_get_info T_event_get_num T_event_get_source
+        T_event_get_timestamp T_event_handle_alloc T_event_handle_free
+        T_event_handle_get_info T_event_handle_set_info T_event_read
+        T_event_register_callback T_event_set_dropped_handler T_finalize T_init_thread
+        T_pvar_get_index T_pvar_get_info T_pvar_get_num T_pvar_handle_alloc
+        T_pvar_handle_free T_pvar_read T_pvar_readreset T_pvar_reset T_pvar_session_create
+        T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
+        T_source_get_num T_source_get_timestamp;
+    comm after ():
+        Attr_delete Attr_get Attr_put Barrier_init Cart_coords Cart_create Cart_get Cart_map
+        Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
+        Comm_call_errhandler Comm_create_group Comm_delete_attr Comm_detach_buffer
+        Comm_detach_buffer_c Comm_dup_with_info Comm_flush_buffer Comm_get_info Comm_idup
+        Comm_idup_with_info Comm_iflush_buffer Comm_remote_group Comm_remote_size
+        Comm_set_attr Comm_set_info Comm_split_type Comm_test_inter Dist_graph_create
+        Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
+        Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
+        Ibarrier Intercomm_create Intercomm_merge Topo_test;
+    comm after (_a0):
+        Win_create_dynamic;
+    comm after (_a0 _a1):
+        Improbe Mprobe Pack_size_c;
+    comm after (_a0 _a1 _a2):
+        Comm_accept Comm_connect Win_allocate Win_allocate_c Win_allocate_shared
+        Win_allocate_shared_c;
+    comm after (_a0 _a1 _a2 _a3):
+        Bcast_c Bcast_init Bcast_init_c Ibcast Ibcast_c Win_create Win_create_c;
+    comm after (_a0 _a1 _a2 _a3 _a4):
+        Allreduce_c Allreduce_init Allreduce_init_c Bsend_c Bsend_init_c Comm_spawn Exscan_c
+        Exscan_init Exscan_init_c Iallreduce Iallreduce_c Ibsend_c Iexscan Iexscan_c Irecv_c
+        Ireduce_scatter Ireduce_scatter_block Ireduce_scatter_block_c Ireduce_scatter_c
+        Irsend_c Iscan Iscan_c Isend_c Issend_c Recv_c Recv_init_c Reduce_scatter_block_c
+        Reduce_scatter_block_init Reduce_scatter_block_init_c Reduce_scatter_c
+        Reduce_scatter_init Reduce_scatter_init_c Rsend_c Rsend_init_c Scan_c Scan_init
+        Scan_init_c Send_c Send_init_c Ssend_c Ssend_init_c;
+    comm after (_a0 _a1 _a2 _a3 _a4 _a5):
+        Allgather_c Allgather_init Allgather_init_c Alltoall_c Alltoall_init Alltoall_init_c
+        Comm_spawn_multiple Iallgather Iallgather_c Ialltoall Ialltoall_c
+        Ineighbor_allgather Ineighbor_allgather_c Ineighbor_alltoall Ineighbor_alltoall_c
+        Ireduce Ireduce_c Neighbor_allgather Neighbor_allgather_c Neighbor_allgather_init
+        Neighbor_allgather_init_c Neighbor_alltoall Neighbor_alltoall_c
+        Neighbor_alltoall_init Neighbor_alltoall_init_c Pack_c Precv_init Precv_init_c
+        Psend_init Psend_init_c Reduce_c Reduce_init Reduce_init_c Unpack_c;
+    comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
+        Allgatherv_c Allgatherv_init Allgatherv_init_c Gather_c Gather_init Gather_init_c
+        Iallgatherv Iallgatherv_c Igather Igather_c Ineighbor_allgatherv
+        Ineighbor_allgatherv_c Iscatter Iscatter_c Isendrecv_replace Isendrecv_replace_c
+        Neighbor_allgatherv Neighbor_allgatherv_c Neighbor_allgatherv_init
+        Neighbor_allgatherv_init_c Scatter_c Scatter_init Scatter_init_c Sendrecv_replace_c;
+    comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
+        Alltoallv_c Alltoallv_init Alltoallv_init_c Alltoallw Alltoallw_c Alltoallw_init
+        Alltoallw_init_c Gatherv_c Gatherv_init Gatherv_init_c Ialltoallv Ialltoallv_c
+        Ialltoallw Ialltoallw_c Igatherv Igatherv_c Ineighbor_alltoallv
+        Ineighbor_alltoallv_c Ineighbor_alltoallw Ineighbor_alltoallw_c Iscatterv
+        Iscatterv_c Neighbor_alltoallv Neighbor_alltoallv_c Neighbor_alltoallv_init
+        Neighbor_alltoallv_init_c Neighbor_alltoallw Neighbor_alltoallw_c
+        Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c Scatterv_init
+        Scatterv_init_c;
+    comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7 _a8 _a9):
+        Isendrecv Isendrecv_c Sendrecv_c;
 }
 
 #[cfg(test)]
@@ -41,7 +189,22 @@ mod tests {
     #[test]
     fn an_unsupported_call_returns_its_class_under_errors_return() {
         set_errhandler(COMM_WORLD, ERRORS_RETURN);
-        assert_eq!(MPI_Comm_spawn(), MPI_ERR_UNSUPPORTED_OPERATION);
+        assert_eq!(
+            MPI_Comm_spawn(0, 0, 0, 0, 0, COMM_WORLD),
+            MPI_ERR_UNSUPPORTED_OPERATION
+        );
         assert_eq!(PMPI_Win_free(), MPI_ERR_UNSUPPORTED_OPERATION);
+        assert_eq!(MPI_Cart_create(COMM_WORLD), MPI_ERR_UNSUPPORTED_OPERATION);
+        assert_eq!(
+            MPI_Ibcast(0, 0, 0, 0, COMM_WORLD),
+            MPI_ERR_UNSUPPORTED_OPERATION
+        );
+    }
+
+    #[test]
+    fn files_and_the_tool_interface_return_their_error_whatever_the_handler() {
+        // World's handler stays fatal here: these must not consult it.
+        assert_eq!(MPI_File_open(), MPI_ERR_UNSUPPORTED_OPERATION);
+        assert_eq!(PMPI_T_init_thread(), MPI_ERR_UNSUPPORTED_OPERATION);
     }
 }

@@ -91,6 +91,16 @@ fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
     out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
+/// The thread level clump provides for `required`: funneled at most, since the MPI state
+/// belongs to the thread that initialised it.
+fn thread_level(required: c_int) -> c_int {
+    if required >= MPI_THREAD_FUNNELED {
+        MPI_THREAD_FUNNELED
+    } else {
+        MPI_THREAD_SINGLE
+    }
+}
+
 fn init() -> Result<(), Failure> {
     clump_mpi::init().map_err(err)
 }
@@ -103,7 +113,7 @@ mpi_functions! {
     fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) -> c_int {
         on(COMM_WORLD, || {
             init()?;
-            out(provided, required.clamp(0, MPI_THREAD_FUNNELED)).map_err(|c| (c, "NULL provided".into()))
+            out(provided, thread_level(required)).map_err(|c| (c, "NULL provided".into()))
         })
     }
 
@@ -148,7 +158,7 @@ mpi_functions! {
         on(c, || {
             comm(c)?;
             if ![ERRORS_ARE_FATAL, ERRORS_RETURN, ERRORS_ABORT].contains(&h) {
-                return Err((61, format!("unknown error handler {h:#x}")));
+                return Err((MPI_ERR_ERRHANDLER, format!("unknown error handler {h:#x}")));
             }
             set_errhandler(c, h);
             Ok(())

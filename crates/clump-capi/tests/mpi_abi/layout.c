@@ -27,11 +27,11 @@ _Static_assert(sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8, "64-bit offset
 _Static_assert(sizeof(MPI_Comm) == sizeof(void *) && sizeof(MPI_Request) == sizeof(void *),
                "handles are pointers");
 
-_Static_assert(MPI_ANY_SOURCE == -1 && MPI_PROC_NULL == -2 && MPI_ROOT == -3, "ranks");
-_Static_assert(MPI_ANY_TAG == -31 && MPI_UNDEFINED == -32766, "sentinels");
-_Static_assert(MPI_ERR_TRUNCATE == 15 && MPI_ERR_UNSUPPORTED_OPERATION == 58, "classes");
-_Static_assert(MPI_IDENT == 101 && MPI_UNEQUAL == 104 && MPI_TAG_UB == 10001, "constants");
-_Static_assert(MPI_THREAD_FUNNELED == 1 && MPI_THREAD_MULTIPLE == 7, "thread levels");
+_Static_assert(MPI_ANY_SOURCE == -1 && MPI_PROC_NULL == -3 && MPI_ROOT == -4, "ranks");
+_Static_assert(MPI_ANY_TAG == -2 && MPI_UNDEFINED == -32766, "sentinels");
+_Static_assert(MPI_ERR_TRUNCATE == 15 && MPI_ERR_UNSUPPORTED_OPERATION == 55, "classes");
+_Static_assert(MPI_IDENT == 201 && MPI_UNEQUAL == 204 && MPI_TAG_UB == 501, "constants");
+_Static_assert(MPI_THREAD_FUNNELED == 1024 && MPI_THREAD_MULTIPLE == 4096, "thread levels");
 
 int main(void) {
     SAME(MPI_OP_NULL, 0x20);
@@ -44,7 +44,8 @@ int main(void) {
     SAME(MPI_GROUP_EMPTY, 0x109);
     SAME(MPI_INFO_NULL, 0x130);
     SAME(MPI_ERRORS_ARE_FATAL, 0x141);
-    SAME(MPI_ERRORS_RETURN, 0x142);
+    SAME(MPI_ERRORS_ABORT, 0x142);
+    SAME(MPI_ERRORS_RETURN, 0x143);
     SAME(MPI_REQUEST_NULL, 0x180);
     SAME(MPI_DATATYPE_NULL, 0x200);
     SAME(MPI_INT, 0x209);

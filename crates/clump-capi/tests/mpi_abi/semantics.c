@@ -1,0 +1,130 @@
+/* A program as another implementation's ABI wrapper builds it: only the standard ABI's
+ * values and names, linked against libmpi_abi.so.1. It checks what such programs rely on
+ * and what went wrong when clump's values were its own: the thread level, the MPI_TAG_UB
+ * attribute, MPI_ANY_TAG and MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ERRORS_RETURN (with a
+ * supported call's error and an unsupported one's), Fortran datatypes, the ABI version
+ * and the handle conversions. Each rank prints "abi ok". */
+#include "../mpi/check.h"
+
+#include <string.h>
+
+static void thread_levels(void) {
+    int queried = -1;
+    CHECK_OK(MPI_Query_thread(&queried));
+    CHECK(queried == MPI_THREAD_FUNNELED);
+    int main_thread = 0;
+    CHECK_OK(MPI_Is_thread_main(&main_thread));
+    CHECK(main_thread);
+}
+
+static void attributes(int size) {
+    int *value = NULL, flag = 0;
+    CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag));
+    CHECK(flag && value && *value >= 32767);
+    CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &value, &flag));
+    CHECK(flag && *value == MPI_PROC_NULL);
+    CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &value, &flag));
+    CHECK(!flag || *value >= size);
+}
+
+/* Each rank sends its right neighbour a message tagged with its own rank + 7; each
+ * receives with both wildcards and learns the sender and tag from the status. */
+static void wildcards(int rank, int size) {
+    int out = 100 + rank, in = -1, count = -1;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Request req;
+    MPI_Status st;
+    CHECK_OK(MPI_Isend(&out, 1, MPI_INT, right, rank + 7, MPI_COMM_WORLD, &req));
+    CHECK_OK(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(in == 100 + left && st.MPI_SOURCE == left && st.MPI_TAG == left + 7);
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 1);
+}
+
+static void proc_null(void) {
+    int x = 5, count = -1;
+    MPI_Status st;
+    CHECK_OK(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    CHECK(x == 5 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 0);
+    CHECK_OK(MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 1, &x, 1, MPI_INT, MPI_PROC_NULL,
+                          MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+}
+
+static void errors_return(int size) {
+    MPI_Errhandler eh;
+    int x = 0, cls = -1;
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN);
+    int err = MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_RANK);
+    int dims[1] = {size}, periods[1] = {0};
+    MPI_Comm cart;
+    err = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
+    /* An unsupported call's error goes to the handler of the communicator it names, even
+     * as its eleventh argument (passed on the stack): world's stays fatal meanwhile. */
+    MPI_Comm dup;
+    MPI_Request req;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+    err = MPI_Isendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0, dup,
+                        &req);
+    CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK_OK(MPI_Comm_free(&dup));
+}
+
+static void fortran_types_and_conversions(void) {
+    int size = 0;
+    CHECK_OK(MPI_Type_size(MPI_INTEGER8, &size));
+    CHECK(size == 8);
+    CHECK_OK(MPI_Type_size(MPI_INTEGER, &size));
+    CHECK(size == 4);
+    CHECK_OK(MPI_Type_size(MPI_DOUBLE_PRECISION, &size));
+    CHECK(size == 8);
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    CHECK_OK(MPI_Type_get_name(MPI_INTEGER8, name, &len));
+    CHECK(strcmp(name, "MPI_INTEGER8") == 0 && len == 12);
+    int major = 0, minor = -1;
+    CHECK_OK(MPI_Abi_get_version(&major, &minor));
+    CHECK(major == MPI_ABI_VERSION && minor == MPI_ABI_SUBVERSION);
+    CHECK(MPI_Type_fromint(MPI_Type_toint(MPI_DOUBLE)) == MPI_DOUBLE);
+    MPI_Comm dup;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK(MPI_Comm_fromint(MPI_Comm_toint(dup)) == dup);
+    int result = -1;
+    CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
+    CHECK(result == MPI_CONGRUENT);
+    CHECK_OK(MPI_Comm_free(&dup));
+    long long sum = 0, one = 1;
+    int nprocs = 0;
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
+    CHECK_OK(MPI_Allreduce(&one, &sum, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(sum == nprocs);
+}
+
+int main(int argc, char **argv) {
+    int provided = -1, rank, size;
+    CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    CHECK(provided == MPI_THREAD_FUNNELED);
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    thread_levels();
+    attributes(size);
+    wildcards(rank, size);
+    proc_null();
+    errors_return(size);
+    fortran_types_and_conversions();
+    CHECK_OK(MPI_Finalize());
+    printf("abi ok\n");
+    return 0;
+}
