@@ -17,9 +17,22 @@ fn a_cxx_mpi_program_builds_with_mpicxx_and_runs() {
         "crates/clump-capi/tests/cxx/mpi_ring.cpp",
         "cxx_mpi_ring",
     );
+    // An MPI program needs the standard ABI's library only, and binds every symbol it
+    // names at load time (LD_BIND_NOW) without a missing one.
+    let dynamic = Command::new("readelf")
+        .arg("-d")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+    assert!(
+        dynamic.contains("[libmpi_abi.so.1]") && !dynamic.contains("libclump"),
+        "{dynamic}"
+    );
     for &hosts in HOSTS {
         for n in [1, 2, 4].into_iter().filter(|&n| n >= hosts) {
-            assert_ok(&run(n, hosts, &exe, &[], &[]), "cxx ring ok", n as usize);
+            let out = run(n, hosts, &exe, &[], &[("LD_BIND_NOW", "1")]);
+            assert_ok(&out, "cxx ring ok", n as usize);
         }
     }
 }

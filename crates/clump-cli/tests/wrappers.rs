@@ -88,8 +88,8 @@ fn the_compiler_comes_from_the_wrappers_variables_never_from_cc() {
     let dir = bin_dir("variables");
     let fake = dir.join("fakecc");
     let fake = fake.to_str().unwrap();
-    let c_vars = ["CLUMP_CC", "MPICH_CC", "OMPI_CC"];
-    let cxx_vars = ["CLUMP_CXX", "MPICH_CXX", "OMPI_CXX"];
+    let c_vars = &["CLUMP_CC", "MPICH_CC", "OMPI_CC", "MPICC_CC", "OSHCC_CC"][..];
+    let cxx_vars = &["CLUMP_CXX", "MPICH_CXX", "OMPI_CXX"][..];
     for name in COMPILERS {
         let (vars, default) = if name.contains("cc") && !name.contains("cxx") {
             (c_vars, "cc")
@@ -107,8 +107,14 @@ fn the_compiler_comes_from_the_wrappers_variables_never_from_cc() {
                 shown.starts_with(&format!("{default} -I")),
                 "{name}: {shown}"
             );
+            // MPI programs need only the standard ABI's library; OpenSHMEM ones libclump.
+            let library = if name.starts_with("mpi") {
+                "-lmpi_abi"
+            } else {
+                "-lclump"
+            };
             assert!(
-                shown.contains(" a.c -L") && shown.trim_end().ends_with("-lclump"),
+                shown.contains(" a.c -L") && shown.trim_end().ends_with(library),
                 "{shown}"
             );
         }
@@ -187,7 +193,7 @@ fn show_options_answer_as_open_mpis_and_mpichs_do() {
     };
     let whole = show(&["-show", "a.c", "-o", "a"]);
     assert!(
-        whole.starts_with("gcc -m64 -I") && whole.ends_with("-lclump"),
+        whole.starts_with("gcc -m64 -I") && whole.ends_with("-lmpi_abi"),
         "{whole}"
     );
     assert_eq!(show(&["-showme", "a.c", "-o", "a"]), whole);
@@ -201,7 +207,7 @@ fn show_options_answer_as_open_mpis_and_mpichs_do() {
     assert_eq!(show(&["--showme:compile"]), compile);
     let link = show(&["-showme:link"]);
     assert!(
-        link.starts_with("-L") && link.ends_with("-lclump"),
+        link.starts_with("-L") && link.ends_with("-lmpi_abi"),
         "{link}"
     );
     assert_eq!(
@@ -214,7 +220,7 @@ fn show_options_answer_as_open_mpis_and_mpichs_do() {
     );
     assert_eq!(show(&["-show"]), format!("gcc -m64 {compile} {link}"));
     assert_eq!(show(&["-showme:command"]), "gcc -m64");
-    assert_eq!(show(&["-showme:libs"]), "clump");
+    assert_eq!(show(&["-showme:libs"]), "mpi_abi");
     assert!(show(&["-showme:version"]).starts_with("mpicc: clump "));
     let o = run(&dir, "mpicc", &["-showme:bogus"], &env);
     assert!(

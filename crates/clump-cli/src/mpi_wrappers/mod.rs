@@ -23,8 +23,9 @@ pub struct Wrapper {
     link_query: &'static [&'static str],
 }
 
-/// What MPI programs link: `clump config`'s answer to this query.
-const MPI_LINK_QUERY: &[&str] = &["--libs"];
+/// What MPI programs link: libmpi_abi.so.1, the standard ABI's library name (a link to
+/// libclump), so that they run on any implementation of the ABI.
+const MPI_LINK_QUERY: &[&str] = &["--mpi", "--libs"];
 /// What OpenSHMEM programs link (libclump).
 const SHMEM_LINK_QUERY: &[&str] = &["--libs"];
 
