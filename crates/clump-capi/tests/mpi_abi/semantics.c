@@ -3,9 +3,11 @@
  * and what went wrong when clump's values were its own: the thread level, the MPI_TAG_UB
  * attribute, MPI_ANY_TAG and MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ERRORS_RETURN (with a
  * supported call's error and an unsupported one's), Fortran datatypes, the ABI version
- * and the handle conversions. Each rank prints "abi ok". */
+ * and the handle conversions (toint/fromint, and mpi_fortran.h's c2f/f2c names). Each rank
+ * prints "abi ok". */
 #include "../mpi/check.h"
 
+#include <mpi_fortran.h>
 #include <string.h>
 
 static void thread_levels(void) {
@@ -101,6 +103,19 @@ static void fortran_types_and_conversions(void) {
     MPI_Comm dup;
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     CHECK(MPI_Comm_fromint(MPI_Comm_toint(dup)) == dup);
+    /* The classic names of mpi_fortran.h. */
+    MPI_Fint f_type = MPI_Type_c2f(MPI_INTEGER8);
+    CHECK(MPI_Type_f2c(f_type) == MPI_INTEGER8);
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(dup)) == dup);
+    CHECK(PMPI_Op_f2c(PMPI_Op_c2f(MPI_SUM)) == MPI_SUM);
+    MPI_Status c_status = {.MPI_SOURCE = 3, .MPI_TAG = 7, .MPI_ERROR = MPI_ERR_TAG,
+                           .MPI_internal = {1, 2, 3, 4, 5}};
+    MPI_Fint f_status[8];
+    MPI_Status back;
+    CHECK_OK(MPI_Status_c2f(&c_status, f_status));
+    CHECK(f_status[0] == 3 && f_status[1] == 7 && f_status[2] == MPI_ERR_TAG && f_status[7] == 5);
+    CHECK_OK(MPI_Status_f2c(f_status, &back));
+    CHECK(memcmp(&back, &c_status, sizeof back) == 0);
     int result = -1;
     CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
     CHECK(result == MPI_CONGRUENT);
