@@ -265,6 +265,21 @@ fn every_rank_exiting_after_a_last_barrier_ends_the_job_with_all_its_output() {
     }
 }
 
+/// Rank 0 exits owing the credit of a request that ran (its handler did not reply): over
+/// the network the close at exit sends it, without a panic, and the request never comes
+/// back to rank 1's handler 0.
+#[test]
+fn exit_owing_an_ack_over_the_network_sends_it_and_returns_nothing() {
+    let exe = compile("crates/clump-capi/tests/c/exit_owed.c", "exit_owed");
+    for _ in 0..3 {
+        let out = run(2, 2, &exe, &[], &[]);
+        assert_ok(&out, ": exits", 2);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panic"), "stderr:\n{stderr}");
+        assert!(!stderr.contains("handler 0"), "stderr:\n{stderr}");
+    }
+}
+
 #[test]
 fn amudp_program_builds_unchanged_and_runs_on_one_and_two_hosts() {
     let exe = compile("crates/clump-capi/tests/c/amudp_program.c", "amudp_program");
