@@ -8,7 +8,7 @@ use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
-use crate::net::reliable::{Event, Inbound};
+use crate::net::reliable::{Event, Inbound, Liveness};
 use crate::net::credit::{is_credit_answer, requests_settled};
 use crate::net::send::{flush_acks, flush_or_hold_acks, message_kind, return_request, send_answer};
 use crate::net::wire::{Channel, Header, PacketKind};
@@ -115,10 +115,11 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     }
 }
 
-/// Peers silent for the network timeout, judged by what the launcher knows: one whose
-/// process lives but does not poll (stopped, computing) is waited for; one whose process
-/// exited is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet
-/// is not heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
+/// Peers silent for the network timeout, judged by what the launcher knows (the rules
+/// are `Reliable::judge`'s): one whose process lives but does not poll (stopped,
+/// computing) is waited for, and so is one that just resumed; one whose process exited
+/// is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet is not
+/// heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
 pub(crate) fn handle_events(ep: &EndpointCore) {
     loop {
         let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
@@ -132,13 +133,16 @@ pub(crate) fn handle_events(ep: &EndpointCore) {
             continue;
         };
         let verdict = crate::boot::watch::judge(peer.id.pid, timeout / 2);
-        if verdict == Some(PeerState::Quiet) {
-            if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-                port.keep_waiting(peer);
-            }
-            continue;
+        let process = match verdict {
+            Some(PeerState::Gone) => Liveness::Exited,
+            Some(PeerState::Quiet) => Liveness::Stopped,
+            Some(PeerState::Polling) => Liveness::Polling,
+            Some(PeerState::Unknown) | None => Liveness::Unknown,
+        };
+        let wait = ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.judge(peer, process));
+        if !wait {
+            give_up(ep, peer, process == Liveness::Exited);
         }
-        give_up(ep, peer, verdict == Some(PeerState::Gone));
     }
 }
 
