@@ -36,7 +36,7 @@ fn handler_0_receives_each_returned_message_status() {
                     "EBADHANDLER",
                     "EBADSEGOFF",
                     "EOUTCOMEUNKNOWN",
-                    "EUNREACHABLE",
+                    "EOUTCOMEUNKNOWN (its process exited)",
                 ],
             )
         } else {
@@ -48,7 +48,7 @@ fn handler_0_receives_each_returned_message_status() {
                     "EBADSEGOFF",
                     "EBADENDPOINT",
                     "EREPLYREJECTED",
-                    "EUNREACHABLE",
+                    "EOUTCOMEUNKNOWN (its process exited)",
                 ],
             )
         };

@@ -6,6 +6,7 @@
 //! at the next poll, never silently lost.
 
 use super::endpoint::Endpoint;
+use crate::endpoint::handlers::in_reply_handler;
 use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::error::{Error, Result, ReturnReason};
@@ -20,6 +21,9 @@ impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
     #[inline]
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
+        if in_reply_handler() {
+            return Err(Error::RequestFromReplyHandler);
+        }
         let o = Outgoing {
             kind: Kind::Short,
             handler,
@@ -113,6 +117,9 @@ fn send_short(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
 
 #[inline]
 fn send_request(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
+    if in_reply_handler() {
+        return Err(Error::RequestFromReplyHandler);
+    }
     ep.check_live()?;
     o.validate()?;
     match resolve(ep, dest)? {
@@ -139,6 +146,9 @@ fn get(
     len: usize,
     dst_offset: usize,
 ) -> Result<()> {
+    if in_reply_handler() {
+        return Err(Error::RequestFromReplyHandler);
+    }
     ep.check_live()?;
     o.validate()?;
     if len > MAX_LONG {
@@ -224,10 +234,7 @@ fn dest_segment(
             }
         }
         Ok(None) => Err(ReturnReason::BadSegmentOffset),
-        Err(_) => Err(if remote.alive() {
-            ReturnReason::Unreachable
-        } else {
-            ReturnReason::PeerGone
-        }),
+        // Alive or gone, the peer's segment cannot be reached: the message never leaves.
+        Err(_) => Err(ReturnReason::Unreachable),
     }
 }

@@ -72,7 +72,9 @@ pub(crate) struct Reply<'a> {
 }
 
 thread_local! {
+    /// Handlers running on this thread, and how many of them are reply handlers.
     static HANDLER_DEPTH: Cell<u32> = const { Cell::new(0) };
+    static REPLY_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether the current thread is inside a handler.
@@ -80,16 +82,31 @@ pub(crate) fn in_handler() -> bool {
     HANDLER_DEPTH.with(|d| d.get() > 0)
 }
 
-struct InHandler;
+/// Whether the current thread is inside a reply handler, which sends nothing (AM-II:
+/// what keeps bounded queues free of deadlock).
+#[inline]
+pub(crate) fn in_reply_handler() -> bool {
+    REPLY_DEPTH.with(|d| d.get() > 0)
+}
+
+struct InHandler {
+    reply: bool,
+}
 impl InHandler {
-    fn enter() -> InHandler {
+    fn enter(reply: bool) -> InHandler {
         HANDLER_DEPTH.with(|d| d.set(d.get() + 1));
-        InHandler
+        if reply {
+            REPLY_DEPTH.with(|d| d.set(d.get() + 1));
+        }
+        InHandler { reply }
     }
 }
 impl Drop for InHandler {
     fn drop(&mut self) {
         HANDLER_DEPTH.with(|d| d.set(d.get() - 1));
+        if self.reply {
+            REPLY_DEPTH.with(|d| d.set(d.get() - 1));
+        }
     }
 }
 
@@ -124,12 +141,13 @@ impl EndpointCore {
         origin: Origin,
         msg: &Message<'_>,
     ) -> bool {
+        let reply = matches!(origin, Origin::Reply { .. });
         let mut token = Token {
             ep: self,
             origin,
             replied: false,
         };
-        let _depth = InHandler::enter();
+        let _depth = InHandler::enter(reply);
         handler(&mut token, msg);
         token.replied
     }
@@ -257,7 +275,7 @@ impl EndpointCore {
         let handler = self.tables.on_return.borrow().clone();
         match handler {
             Some(h) => {
-                let _depth = InHandler::enter();
+                let _depth = InHandler::enter(false);
                 h(r)
             }
             None => eprintln!(

@@ -146,22 +146,19 @@ pub(crate) fn handle_events(ep: &EndpointCore) {
     }
 }
 
-/// Gives up on `peer`: its requests in flight return to handler 0, as `PeerGone` if
-/// its process is `gone`, else as `Unreachable` if the transport never sent them and
-/// `OutcomeUnknown` if it did (they may have run there).
+/// Gives up on `peer`: its requests in flight return to handler 0, as `Unreachable` if
+/// the transport never sent them, else (they may have run there) as `PeerGone` if its
+/// process is `gone` and `OutcomeUnknown` if not known.
 pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
     let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
         return;
     };
     let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
     ep.flow.borrow_mut().forget(&peer);
+    let left = if gone { ReturnReason::PeerGone } else { ReturnReason::OutcomeUnknown };
     for dest in translations_to(ep, &peer) {
-        let lost = if gone {
-            ep.flow.borrow_mut().lose(dest, ReturnReason::PeerGone)
-        } else {
-            let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
-            ep.flow.borrow_mut().lose_split(dest, unsent)
-        };
+        let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
+        let lost = ep.flow.borrow_mut().lose_split(dest, unsent, left);
         for r in lost {
             ep.return_locally(r);
         }
