@@ -437,14 +437,21 @@ fn a_reply_handler_may_not_send_requests(via: Via) {
     a.request(0, 1, &[0]).unwrap();
     poll_until(&bundle, || refused.borrow().len() == 5);
     assert!(
-        refused.borrow().iter().all(|e| e == "RequestFromReplyHandler"),
+        refused
+            .borrow()
+            .iter()
+            .all(|e| e == "RequestFromReplyHandler"),
         "{:?}",
         refused.borrow()
     );
     // Outside the reply handler the same request goes.
     a.request(0, 1, &[3]).unwrap();
     poll_until(&bundle, || ran.borrow().len() == 2);
-    assert_eq!(*ran.borrow(), [0, 3], "nothing the reply handler tried was sent");
+    assert_eq!(
+        *ran.borrow(),
+        [0, 3],
+        "nothing the reply handler tried was sent"
+    );
 }
 
 fn freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic(via: Via) {

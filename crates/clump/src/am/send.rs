@@ -22,7 +22,7 @@ impl Endpoint {
     #[inline]
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
         if in_reply_handler() {
-            return Err(Error::RequestFromReplyHandler);
+            return from_reply_handler();
         }
         let o = Outgoing {
             kind: Kind::Short,
@@ -108,6 +108,14 @@ impl Endpoint {
     }
 }
 
+/// The refusal of a request from a reply handler, out of line: the check sits on the
+/// fastest path there is.
+#[cold]
+#[inline(never)]
+fn from_reply_handler() -> Result<()> {
+    Err(Error::RequestFromReplyHandler)
+}
+
 /// A short request the fast path could not send: waits for credit or room, maps the
 /// translation, or returns it. Out of line: the caller inlines only the fast path.
 #[inline(never)]
@@ -118,7 +126,7 @@ fn send_short(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
 #[inline]
 fn send_request(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
     if in_reply_handler() {
-        return Err(Error::RequestFromReplyHandler);
+        return from_reply_handler();
     }
     ep.check_live()?;
     o.validate()?;
@@ -147,7 +155,7 @@ fn get(
     dst_offset: usize,
 ) -> Result<()> {
     if in_reply_handler() {
-        return Err(Error::RequestFromReplyHandler);
+        return from_reply_handler();
     }
     ep.check_live()?;
     o.validate()?;

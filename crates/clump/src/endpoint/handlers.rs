@@ -72,41 +72,36 @@ pub(crate) struct Reply<'a> {
 }
 
 thread_local! {
-    /// Handlers running on this thread, and how many of them are reply handlers.
-    static HANDLER_DEPTH: Cell<u32> = const { Cell::new(0) };
-    static REPLY_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Twice the number of handlers running on this thread, plus 1 if the innermost is a
+    /// reply handler: one cell, read and written once per handler.
+    static HANDLERS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether the current thread is inside a handler.
 pub(crate) fn in_handler() -> bool {
-    HANDLER_DEPTH.with(|d| d.get() > 0)
+    HANDLERS.with(|h| h.get() >= 2)
 }
 
-/// Whether the current thread is inside a reply handler, which sends nothing (AM-II:
-/// what keeps bounded queues free of deadlock).
+/// Whether the handler the current thread runs is a reply handler, which sends nothing
+/// (AM-II: what keeps bounded queues free of deadlock).
 #[inline]
 pub(crate) fn in_reply_handler() -> bool {
-    REPLY_DEPTH.with(|d| d.get() > 0)
+    HANDLERS.with(|h| h.get() & 1 == 1)
 }
 
+/// A handler's run: restores the state it found when it ends.
 struct InHandler {
-    reply: bool,
+    outer: u32,
 }
 impl InHandler {
     fn enter(reply: bool) -> InHandler {
-        HANDLER_DEPTH.with(|d| d.set(d.get() + 1));
-        if reply {
-            REPLY_DEPTH.with(|d| d.set(d.get() + 1));
-        }
-        InHandler { reply }
+        let outer = HANDLERS.with(|h| h.replace(((h.get() >> 1) + 1) << 1 | u32::from(reply)));
+        InHandler { outer }
     }
 }
 impl Drop for InHandler {
     fn drop(&mut self) {
-        HANDLER_DEPTH.with(|d| d.set(d.get() - 1));
-        if self.reply {
-            REPLY_DEPTH.with(|d| d.set(d.get() - 1));
-        }
+        HANDLERS.with(|h| h.set(self.outer));
     }
 }
 
