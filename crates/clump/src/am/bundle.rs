@@ -6,7 +6,8 @@ use crate::config::Config;
 use crate::endpoint::{EndpointCore, Owner};
 use crate::error::{Error, Result};
 use crate::net;
-use crate::net::send::owed::Held;
+use crate::net::send::owed;
+use crate::proto::held::Held;
 use crate::poll::NetPollPolicy;
 use crate::shm::wake::{readable, wait_readable, WakeSocket};
 use crate::sync::Ordering;
@@ -33,7 +34,7 @@ pub(crate) struct BundleCore {
     net_policy: Cell<NetPollPolicy>,
     /// The credits the thread's endpoints hold back (`net/send/owed.rs`), shared with
     /// them and with the thread's other bundles.
-    held: Rc<Held>,
+    held: Rc<Held<EndpointCore>>,
     config: Config,
 }
 
@@ -62,7 +63,7 @@ impl Bundle {
                     config.net.poll_every_busy,
                     config.net.poll_every_idle,
                 )),
-                held: Held::of_this_thread(),
+                held: owed::of_this_thread(),
                 config,
             }),
         })
@@ -119,7 +120,7 @@ impl Bundle {
         for ep in self.core.endpoints.borrow().iter() {
             crate::shm::poll::return_credits(ep);
         }
-        self.core.held.send_all();
+        owed::send_all(&self.core.held);
         let start = Instant::now();
         let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
         let mut spins = 0u32;
@@ -207,7 +208,7 @@ impl BundleCore {
     #[inline(never)]
     fn poll_all_with_network(&self) -> usize {
         // Credits held back on any endpoint of the thread go once due (`net/send/owed.rs`).
-        self.held.send_due();
+        owed::send_due(&self.held);
         let mut policy = self.net_policy.get();
         let tick = policy.tick();
         self.net_policy.set(policy);

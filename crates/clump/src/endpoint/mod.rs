@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::message::{ArgBuf, Message, Returned, ReturnedMessage, MAX_HANDLERS};
 use crate::name::{host_id, EndpointId, EndpointName, IdMap, NO_ADDR};
 use crate::net::port::NetPort;
-use crate::net::send::owed::Held;
+use crate::proto::held::Held;
 use crate::net::NetPeer;
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
@@ -110,7 +110,7 @@ pub(crate) struct NetSide {
     pub acks: RefCell<AckRuns<NetPeer>>,
     /// The thread's endpoints that hold such credits back, this one among them when it
     /// does (`net/send/owed.rs`): owned here too, so it outlives the endpoint's close.
-    pub held: Rc<Held>,
+    pub held: Rc<Held<EndpointCore>>,
 }
 
 /// What an endpoint needs of the bundle it belongs to, which lives on the AM floor above.
@@ -183,7 +183,7 @@ impl EndpointCore {
         tag: u64,
         config: &Config,
         bundle: Weak<dyn Owner>,
-        held: &Rc<Held>,
+        held: &Rc<Held<EndpointCore>>,
     ) -> Result<Rc<Self>> {
         let nonce = fresh_nonce();
         let block = MappedBlock::create(tag, nonce)

@@ -236,7 +236,7 @@ pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
     if must_go {
         flush_acks(ep);
     } else {
-        ep.net.held.hold(ep);
+        ep.net.held.hold(ep, std::time::Instant::now());
     }
 }
 
