@@ -10,6 +10,7 @@ pub const AM_ERR_BAD_ARG: c_int = 2;
 pub const AM_ERR_RESOURCE: c_int = 3;
 pub const AM_ERR_NOT_SENT: c_int = 4;
 pub const AM_ERR_IN_USE: c_int = 5;
+pub const AM_ERR_IN_REPLY_HANDLER: c_int = 6;
 
 pub const EBADARGS: c_int = 1;
 pub const EBADTAG: c_int = 3;
@@ -74,6 +75,7 @@ impl From<Error> for Code {
             | Error::EndpointFreed
             | Error::NoEvents => AM_ERR_BAD_ARG,
             Error::InUse(_) => AM_ERR_IN_USE,
+            Error::RequestFromReplyHandler => AM_ERR_IN_REPLY_HANDLER,
             Error::Congestion(_) | Error::ReturnsPending(_) => AM_ERR_NOT_SENT,
             Error::Boot(_) | Error::Io { .. } => AM_ERR_RESOURCE,
         })
@@ -89,9 +91,10 @@ pub fn status_of(reason: ReturnReason) -> c_int {
         ReturnReason::BadSegmentOffset => EBADSEGOFF,
         ReturnReason::BadLength => EBADLENGTH,
         ReturnReason::EndpointGone => EBADENDPOINT,
-        ReturnReason::PeerGone | ReturnReason::Unreachable => EUNREACHABLE,
+        ReturnReason::Unreachable => EUNREACHABLE,
         ReturnReason::ReplyRejected => EREPLYREJECTED,
-        ReturnReason::OutcomeUnknown => EOUTCOMEUNKNOWN,
+        // EUNREACHABLE promises the message never left; these left and may have run.
+        ReturnReason::PeerGone | ReturnReason::OutcomeUnknown => EOUTCOMEUNKNOWN,
     }
 }
 

@@ -3,9 +3,9 @@
 //! not just a number).
 
 use crate::codes::{
-    AM_ERR_BAD_ARG, AM_ERR_IN_USE, AM_ERR_NOT_INIT, AM_ERR_NOT_SENT, AM_ERR_RESOURCE, AM_OK,
-    EBADARGS, EBADENDPOINT, EBADHANDLER, EBADLENGTH, EBADSEGOFF, EBADTAG, EOUTCOMEUNKNOWN,
-    EREPLYREJECTED, EUNREACHABLE,
+    AM_ERR_BAD_ARG, AM_ERR_IN_REPLY_HANDLER, AM_ERR_IN_USE, AM_ERR_NOT_INIT, AM_ERR_NOT_SENT,
+    AM_ERR_RESOURCE, AM_OK, EBADARGS, EBADENDPOINT, EBADHANDLER, EBADLENGTH, EBADSEGOFF, EBADTAG,
+    EOUTCOMEUNKNOWN, EREPLYREJECTED, EUNREACHABLE,
 };
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
@@ -20,6 +20,10 @@ fn text(code: c_int) -> (&'static CStr, &'static CStr) {
         AM_ERR_RESOURCE => (c"AM_ERR_RESOURCE", c"a resource is missing or exhausted"),
         AM_ERR_NOT_SENT => (c"AM_ERR_NOT_SENT", c"the message could not be sent"),
         AM_ERR_IN_USE => (c"AM_ERR_IN_USE", c"the resource is in use"),
+        AM_ERR_IN_REPLY_HANDLER => (
+            c"AM_ERR_IN_REPLY_HANDLER",
+            c"a reply handler may not send requests (AM-II: a reply handler sends nothing)",
+        ),
         _ => (c"AM_ERR_UNKNOWN", c"not a return code of clump"),
     }
 }
@@ -51,12 +55,12 @@ fn status_text(status: c_int) -> (&'static CStr, &'static CStr) {
         8 => (c"ECONGESTION", c"congestion at the destination"),
         EUNREACHABLE => (
             c"EUNREACHABLE",
-            c"destination unreachable, or its process gone",
+            c"destination unreachable (or its process gone): the message never left",
         ),
         EREPLYREJECTED => (c"EREPLYREJECTED", c"reply rejected by the requester"),
         EOUTCOMEUNKNOWN => (
             c"EOUTCOMEUNKNOWN",
-            c"destination stopped answering after the message was sent: it may have run",
+            c"destination stopped answering, or its process exited, after the message was sent: it may have run",
         ),
         _ => (c"E_UNKNOWN", c"not a status of clump"),
     }

@@ -96,6 +96,29 @@ fn a_fatal_error_ends_the_job_with_its_message() {
     }
 }
 
+/// A program that returns from main without MPI_Finalize, owing credits over UDP, ends
+/// with status 0 and no panic (the close at exit sends what it owes).
+#[test]
+fn ending_without_finalize_over_udp_exits_cleanly() {
+    let exe = mpicc(
+        "crates/clump-capi/tests/mpi/no_finalize.c",
+        "mpi_no_finalize",
+    );
+    for placement in [&["--transport", "udp"][..], &["--hosts", "2"]] {
+        for _ in 0..3 {
+            let mut cmd = Command::new(tree().bin.join("clump"));
+            cmd.args(["run", "-n", "2"])
+                .args(placement)
+                .arg("--")
+                .arg(&exe);
+            let out = wait_with_timeout(cmd);
+            assert_ok(&out, "no_finalize ok", 2);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panic"), "{placement:?}:\n{stderr}");
+        }
+    }
+}
+
 #[test]
 fn amii_spmd_then_mpi_share_one_job_and_amii_outlives_mpi() {
     runs_everywhere(

@@ -157,6 +157,32 @@ fn a_rank_stopped_for_twice_the_timeout_is_waited_for_and_the_job_completes() {
     assert_ok(&out, 2, "stop-resume ok");
 }
 
+/// A stop of a whole number of timeouts ends when the peer judges the silence again:
+/// the resumed rank has told the launcher it polls before its datagrams arrive. It is
+/// still waited for. Under `CLUMP_SOAK=1`, 30 runs in a row of each, and of a 20 s stop
+/// at the default timeout (10 s).
+#[test]
+fn a_rank_stopped_for_two_three_and_four_timeouts_is_waited_for() {
+    let soak = std::env::var("CLUMP_SOAK").as_deref() == Ok("1");
+    let runs = if soak { 30 } else { 1 };
+    let mut cases = vec![("300", "2"), ("300", "3"), ("300", "4")];
+    if soak {
+        cases.push(("10000", "2"));
+    }
+    for (timeout_ms, timeouts) in cases {
+        for run in 0..runs {
+            let out = clump_run(
+                2,
+                &["--transport", "udp"],
+                &["stop-resume", timeouts],
+                &[("CLUMP_NET_TIMEOUT_MS", timeout_ms)],
+            );
+            eprintln!("stop of {timeouts} x {timeout_ms} ms, run {run}: {:?}", out.status);
+            assert_ok(&out, 2, "stop-resume ok");
+        }
+    }
+}
+
 #[test]
 fn requests_to_a_killed_rank_come_back_peer_gone_before_the_timeout() {
     // A timeout far longer than the test may take: only the launcher's word that the

@@ -13,6 +13,8 @@ pub enum Error {
     BadHandlerIndex(usize),
     #[error("a reply handler may not send")]
     ReplyFromReplyHandler,
+    #[error("a reply handler may not send requests (AM-II: it sends nothing)")]
+    RequestFromReplyHandler,
     #[error("this request has already been replied to")]
     AlreadyReplied,
     #[error("the resource is in use: {0}")]
@@ -64,9 +66,11 @@ pub enum ReturnReason {
     BadLength = 5,
     /// The destination endpoint was freed (`EBADENDPOINT`).
     EndpointGone = 6,
-    /// The destination's process exited (`EUNREACHABLE`).
+    /// The destination's process exited while the message was in flight: it may have
+    /// run there before (`EOUTCOMEUNKNOWN`). A message for a process already gone never
+    /// leaves: `Unreachable`.
     PeerGone = 7,
-    /// The destination could not be reached (`EUNREACHABLE`).
+    /// The destination could not be reached: the message never left (`EUNREACHABLE`).
     Unreachable = 8,
     /// A reply could not be delivered to the requester (`EREPLYREJECTED`).
     ReplyRejected = 9,
@@ -107,7 +111,9 @@ impl fmt::Display for ReturnReason {
             }
             ReturnReason::BadLength => "payload longer than the limit",
             ReturnReason::EndpointGone => "destination endpoint was freed",
-            ReturnReason::PeerGone => "destination process is gone",
+            ReturnReason::PeerGone => {
+                "destination process exited after the message was sent: it may have run"
+            }
             ReturnReason::Unreachable => "destination unreachable",
             ReturnReason::ReplyRejected => "reply rejected by the requester",
             ReturnReason::OutcomeUnknown => {

@@ -2,7 +2,7 @@
 //! create an endpoint, and map every rank's endpoint so that translation `i` reaches
 //! rank `i`.
 
-use crate::boot::Job;
+use crate::boot::{BootError, Job};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::{Bundle, Endpoint, EndpointName};
@@ -48,22 +48,12 @@ impl Spmd {
 
     /// Waits until every rank arrives, running handlers meanwhile.
     pub fn barrier(&mut self) -> Result<()> {
-        let bundle = &self.bundle;
-        self.job
-            .barrier(&mut || {
-                let _ = bundle.poll();
-            })
-            .map_err(|e| Error::Boot(e.to_string()))
+        polling(&self.bundle, |progress| self.job.barrier(progress))
     }
 
     /// Every rank's `mine`, indexed by rank, running handlers meanwhile.
     pub fn allgather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let bundle = &self.bundle;
-        self.job
-            .allgather(mine, &mut || {
-                let _ = bundle.poll();
-            })
-            .map_err(|e| Error::Boot(e.to_string()))
+        polling(&self.bundle, |progress| self.job.allgather(mine, progress))
     }
 
     /// Polls until every request this endpoint sent has been answered.
@@ -78,17 +68,33 @@ impl Spmd {
     }
 }
 
+/// Runs the collective `wait` with `bundle`'s polls as its progress. The first error a
+/// poll returns is the call's, once the collective is over (the other ranks need this
+/// one to get there).
+fn polling<T>(
+    bundle: &Bundle,
+    wait: impl FnOnce(&mut dyn FnMut()) -> std::result::Result<T, BootError>,
+) -> Result<T> {
+    let mut failed = None;
+    let out = wait(&mut || {
+        if let Err(e) = bundle.poll() {
+            failed.get_or_insert(e);
+        }
+    })
+    .map_err(|e| Error::Boot(e.to_string()))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
 /// Creates a bundle and an endpoint under the job's tag, and maps every rank's.
 fn join(job: &mut Job, mut config: Config) -> Result<(Bundle, Endpoint)> {
     job.adapt(&mut config);
     let bundle = Bundle::with_config(config)?;
     let tag = job.job_id();
     let ep = bundle.create_endpoint(tag)?;
-    let names = job
-        .allgather(&ep.name().to_bytes(), &mut || {
-            let _ = bundle.poll();
-        })
-        .map_err(|e| Error::Boot(e.to_string()))?;
+    let names = polling(&bundle, |progress| job.allgather(&ep.name().to_bytes(), progress))?;
     for (rank, bytes) in names.iter().enumerate() {
         let name = EndpointName::from_bytes(bytes)
             .ok_or_else(|| Error::Boot(format!("rank {rank} sent a malformed endpoint name")))?;

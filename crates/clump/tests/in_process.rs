@@ -404,6 +404,57 @@ fn a_request_handler_may_send_requests(via: Via) {
     );
 }
 
+/// AM-II: a reply handler sends nothing. Every kind of request from one is refused with
+/// its own error (and sends nothing); the same requests outside it go.
+fn a_reply_handler_may_not_send_requests(via: Via) {
+    let (bundle, a, b) = pair(via);
+    a.set_segment(64).unwrap();
+    b.set_segment(64).unwrap();
+    let ran: Log<u32> = log();
+    let r = ran.clone();
+    b.set_handler(1, move |t, m| {
+        r.borrow_mut().push(m.args[0]);
+        if m.args[0] == 0 {
+            t.reply(2, &[]).unwrap();
+        }
+    })
+    .unwrap();
+    let refused: Log<String> = log();
+    let (o, from) = (refused.clone(), a.clone());
+    a.set_handler(2, move |t, _| {
+        let ep = t.endpoint();
+        let tries = [
+            from.request(0, 1, &[1]),
+            ep.request(0, 1, &[1]),
+            from.request_medium(0, 1, &[1], b"abc"),
+            from.request_long(0, 1, &[1], b"abc", 0),
+            from.get(0, 1, &[1], 0, 8, 0),
+        ];
+        for e in tries {
+            o.borrow_mut().push(format!("{:?}", e.unwrap_err()));
+        }
+    })
+    .unwrap();
+    a.request(0, 1, &[0]).unwrap();
+    poll_until(&bundle, || refused.borrow().len() == 5);
+    assert!(
+        refused
+            .borrow()
+            .iter()
+            .all(|e| e == "RequestFromReplyHandler"),
+        "{:?}",
+        refused.borrow()
+    );
+    // Outside the reply handler the same request goes.
+    a.request(0, 1, &[3]).unwrap();
+    poll_until(&bundle, || ran.borrow().len() == 2);
+    assert_eq!(
+        *ran.borrow(),
+        [0, 3],
+        "nothing the reply handler tried was sent"
+    );
+}
+
 fn freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic(via: Via) {
     let c = Config {
         credits: 1,
@@ -490,7 +541,10 @@ fn a_translation_is_mapped_on_first_use_and_returns_what_cannot_arrive() {
         .collect();
     assert_eq!(
         reasons,
-        [(1, ReturnReason::EndpointGone), (2, ReturnReason::PeerGone)]
+        [
+            (1, ReturnReason::EndpointGone),
+            (2, ReturnReason::Unreachable)
+        ]
     );
 }
 
@@ -578,6 +632,7 @@ over_each!(
     one_way_requests_beyond_the_credit_window_all_arrive,
     virtual_networks_do_not_see_each_other,
     a_request_handler_may_send_requests,
+    a_reply_handler_may_not_send_requests,
     freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic,
     wait_sleeps_until_a_message_arrives,
     a_same_host_peer_segment_is_directly_accessible_and_range_checked,

@@ -85,6 +85,8 @@ typedef int op_t;
 #define AM_ERR_RESOURCE 3 /* a resource is missing or exhausted */
 #define AM_ERR_NOT_SENT 4 /* the message could not be sent */
 #define AM_ERR_IN_USE   5 /* the resource is in use */
+#define AM_ERR_IN_REPLY_HANDLER 6 /* clump: a request from a reply handler, which
+                                   * sends nothing */
 
 /* The name ("AM_ERR_BAD_ARG") and meaning ("an argument is invalid") of a return code;
  * static strings ("AM_ERR_UNKNOWN" for a value that is no code). */
@@ -100,11 +102,12 @@ const char *clump_error_desc(int code);
 #define EBADLENGTH     6  /* payload longer than the limit */
 #define EBADENDPOINT   7  /* the destination endpoint was freed */
 #define ECONGESTION    8  /* congestion at the destination */
-#define EUNREACHABLE   9  /* the destination (or its process) cannot be reached */
+#define EUNREACHABLE   9  /* the destination (or its process) cannot be reached: the
+                           * message never left */
 #define EREPLYREJECTED 10 /* the requester refused the reply */
-#define EOUTCOMEUNKNOWN 11 /* the destination stopped answering after the message was
-                             * sent: it may have run there or not (EUNREACHABLE says it
-                             * never left) */
+#define EOUTCOMEUNKNOWN 11 /* the destination stopped answering, or its process exited,
+                             * after the message was sent: it may have run there or not
+                             * (EUNREACHABLE says it never left) */
 
 /* The name ("EUNREACHABLE") and meaning of a status handler 0 receives; static strings
  * ("E_UNKNOWN" for a value that is no status). */

@@ -35,10 +35,13 @@ static void req(void *token, int32_t a0) {
     IS(clump_returned_msg(token, NULL, NULL, NULL, NULL), AM_ERR_BAD_ARG); /* not handler 0 */
 }
 
-/* A reply handler may not send. */
+/* A reply handler may not send: no reply, and no request of any kind (its own code). */
 static void rep(void *token, int32_t a0) {
     (void)a0;
     IS(AM_Reply0(token, H_REP), AM_ERR_BAD_ARG);
+    IS(AM_Request1(ep, 0, H_NOREPLY, 1), AM_ERR_IN_REPLY_HANDLER);
+    IS(AM_RequestI0(ep, 0, H_NOREPLY, "abc", 3), AM_ERR_IN_REPLY_HANDLER);
+    if (strstr(clump_error_desc(AM_ERR_IN_REPLY_HANDLER), "reply handler") == NULL) exit(1);
     replies++;
 }
 

@@ -6,6 +6,8 @@ use crate::config::Config;
 use crate::endpoint::{EndpointCore, Owner};
 use crate::error::{Error, Result};
 use crate::net;
+use crate::net::send::owed;
+use crate::proto::held::Held;
 use crate::poll::NetPollPolicy;
 use crate::shm::wake::{readable, wait_readable, WakeSocket};
 use crate::sync::Ordering;
@@ -30,6 +32,9 @@ pub(crate) struct BundleCore {
     mask: Cell<EventMask>,
     /// When polls look at the network (001's adaptive policy).
     net_policy: Cell<NetPollPolicy>,
+    /// The credits the thread's endpoints hold back (`net/send/owed.rs`), shared with
+    /// them and with the thread's other bundles.
+    held: Rc<Held<EndpointCore>>,
     config: Config,
 }
 
@@ -58,6 +63,7 @@ impl Bundle {
                     config.net.poll_every_busy,
                     config.net.poll_every_idle,
                 )),
+                held: owed::of_this_thread(),
                 config,
             }),
         })
@@ -66,7 +72,7 @@ impl Bundle {
     /// Creates an endpoint with tag `tag` in this bundle (`AM_AllocateEndpoint`).
     pub fn create_endpoint(&self, tag: u64) -> Result<Endpoint> {
         let owner: Weak<dyn Owner> = Rc::downgrade(&self.core) as Weak<BundleCore>;
-        let core = EndpointCore::new(tag, &self.core.config, owner)?;
+        let core = EndpointCore::new(tag, &self.core.config, owner, &self.core.held)?;
         self.core.adopt(&core);
         Ok(Endpoint { core })
     }
@@ -114,7 +120,7 @@ impl Bundle {
         for ep in self.core.endpoints.borrow().iter() {
             crate::shm::poll::return_credits(ep);
         }
-        net::send::owed::send_all();
+        owed::send_all(&self.core.held);
         let start = Instant::now();
         let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
         let mut spins = 0u32;
@@ -202,7 +208,7 @@ impl BundleCore {
     #[inline(never)]
     fn poll_all_with_network(&self) -> usize {
         // Credits held back on any endpoint of the thread go once due (`net/send/owed.rs`).
-        net::send::owed::send_due();
+        owed::send_due(&self.held);
         let mut policy = self.net_policy.get();
         let tick = policy.tick();
         self.net_policy.set(policy);

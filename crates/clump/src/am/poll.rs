@@ -130,7 +130,7 @@ pub(crate) fn progress_while_waiting(
     poll_bundle: impl FnOnce() -> crate::error::Result<usize>,
 ) -> crate::error::Result<()> {
     // The peer may be waiting for the credits this thread holds back (`net/send/owed.rs`).
-    net::send::owed::send_all();
+    net::send::owed::send_all(&ep.net.held);
     if in_handler() {
         ep.poll_replies();
         net::poll::poll(ep, BASE_BATCH, false);

@@ -6,6 +6,7 @@
 //! at the next poll, never silently lost.
 
 use super::endpoint::Endpoint;
+use crate::endpoint::handlers::in_reply_handler;
 use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::error::{Error, Result, ReturnReason};
@@ -20,6 +21,9 @@ impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
     #[inline]
     pub fn request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<()> {
+        if in_reply_handler() {
+            return from_reply_handler();
+        }
         let o = Outgoing {
             kind: Kind::Short,
             handler,
@@ -104,6 +108,14 @@ impl Endpoint {
     }
 }
 
+/// The refusal of a request from a reply handler, out of line: the check sits on the
+/// fastest path there is.
+#[cold]
+#[inline(never)]
+fn from_reply_handler() -> Result<()> {
+    Err(Error::RequestFromReplyHandler)
+}
+
 /// A short request the fast path could not send: waits for credit or room, maps the
 /// translation, or returns it. Out of line: the caller inlines only the fast path.
 #[inline(never)]
@@ -113,6 +125,9 @@ fn send_short(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
 
 #[inline]
 fn send_request(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
+    if in_reply_handler() {
+        return from_reply_handler();
+    }
     ep.check_live()?;
     o.validate()?;
     match resolve(ep, dest)? {
@@ -139,6 +154,9 @@ fn get(
     len: usize,
     dst_offset: usize,
 ) -> Result<()> {
+    if in_reply_handler() {
+        return from_reply_handler();
+    }
     ep.check_live()?;
     o.validate()?;
     if len > MAX_LONG {
@@ -224,10 +242,7 @@ fn dest_segment(
             }
         }
         Ok(None) => Err(ReturnReason::BadSegmentOffset),
-        Err(_) => Err(if remote.alive() {
-            ReturnReason::Unreachable
-        } else {
-            ReturnReason::PeerGone
-        }),
+        // Alive or gone, the peer's segment cannot be reached: the message never leaves.
+        Err(_) => Err(ReturnReason::Unreachable),
     }
 }

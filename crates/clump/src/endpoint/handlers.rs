@@ -72,24 +72,36 @@ pub(crate) struct Reply<'a> {
 }
 
 thread_local! {
-    static HANDLER_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Twice the number of handlers running on this thread, plus 1 if the innermost is a
+    /// reply handler: one cell, read and written once per handler.
+    static HANDLERS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether the current thread is inside a handler.
 pub(crate) fn in_handler() -> bool {
-    HANDLER_DEPTH.with(|d| d.get() > 0)
+    HANDLERS.with(|h| h.get() >= 2)
 }
 
-struct InHandler;
+/// Whether the handler the current thread runs is a reply handler, which sends nothing
+/// (AM-II: what keeps bounded queues free of deadlock).
+#[inline]
+pub(crate) fn in_reply_handler() -> bool {
+    HANDLERS.with(|h| h.get() & 1 == 1)
+}
+
+/// A handler's run: restores the state it found when it ends.
+struct InHandler {
+    outer: u32,
+}
 impl InHandler {
-    fn enter() -> InHandler {
-        HANDLER_DEPTH.with(|d| d.set(d.get() + 1));
-        InHandler
+    fn enter(reply: bool) -> InHandler {
+        let outer = HANDLERS.with(|h| h.replace(((h.get() >> 1) + 1) << 1 | u32::from(reply)));
+        InHandler { outer }
     }
 }
 impl Drop for InHandler {
     fn drop(&mut self) {
-        HANDLER_DEPTH.with(|d| d.set(d.get() - 1));
+        HANDLERS.with(|h| h.set(self.outer));
     }
 }
 
@@ -124,12 +136,13 @@ impl EndpointCore {
         origin: Origin,
         msg: &Message<'_>,
     ) -> bool {
+        let reply = matches!(origin, Origin::Reply { .. });
         let mut token = Token {
             ep: self,
             origin,
             replied: false,
         };
-        let _depth = InHandler::enter();
+        let _depth = InHandler::enter(reply);
         handler(&mut token, msg);
         token.replied
     }
@@ -257,7 +270,7 @@ impl EndpointCore {
         let handler = self.tables.on_return.borrow().clone();
         match handler {
             Some(h) => {
-                let _depth = InHandler::enter();
+                let _depth = InHandler::enter(false);
                 h(r)
             }
             None => eprintln!(

@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::message::{ArgBuf, Message, Returned, ReturnedMessage, MAX_HANDLERS};
 use crate::name::{host_id, EndpointId, EndpointName, IdMap, NO_ADDR};
 use crate::net::port::NetPort;
+use crate::proto::held::Held;
 use crate::net::NetPeer;
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
@@ -107,6 +108,9 @@ pub(crate) struct NetSide {
     pub port: RefCell<Option<NetPort>>,
     /// Credits owed to network requesters whose handlers did not reply.
     pub acks: RefCell<AckRuns<NetPeer>>,
+    /// The thread's endpoints that hold such credits back, this one among them when it
+    /// does (`net/send/owed.rs`): owned here too, so it outlives the endpoint's close.
+    pub held: Rc<Held<EndpointCore>>,
 }
 
 /// What an endpoint needs of the bundle it belongs to, which lives on the AM floor above.
@@ -175,7 +179,12 @@ pub struct EndpointStats {
 }
 
 impl EndpointCore {
-    pub(crate) fn new(tag: u64, config: &Config, bundle: Weak<dyn Owner>) -> Result<Rc<Self>> {
+    pub(crate) fn new(
+        tag: u64,
+        config: &Config,
+        bundle: Weak<dyn Owner>,
+        held: &Rc<Held<EndpointCore>>,
+    ) -> Result<Rc<Self>> {
         let nonce = fresh_nonce();
         let block = MappedBlock::create(tag, nonce)
             .map_err(|e| Error::io("cannot create the endpoint's shared queue block", e))?;
@@ -230,6 +239,7 @@ impl EndpointCore {
             net: NetSide {
                 port: RefCell::new(port),
                 acks: RefCell::new(AckRuns::default()),
+                held: held.clone(),
             },
         }))
     }

@@ -59,7 +59,8 @@ impl EndpointCore {
                 Err(Error::io(format!("cannot map endpoint {name}"), e))
             }
             Err(_) if process_exists(name.id.pid) => Ok(Err(ReturnReason::EndpointGone)),
-            Err(_) => Ok(Err(ReturnReason::PeerGone)),
+            // Its process is gone: nothing sent there can leave.
+            Err(_) => Ok(Err(ReturnReason::Unreachable)),
         }
     }
 }

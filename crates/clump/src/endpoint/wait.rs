@@ -127,7 +127,8 @@ impl EndpointCore {
             *next_check = now + LIVENESS_PERIOD;
             if !route.alive() {
                 self.peer_lost(dest, ReturnReason::PeerGone);
-                return Ok(StallOutcome::Gone(ReturnReason::PeerGone));
+                // The message that waited never left.
+                return Ok(StallOutcome::Gone(ReturnReason::Unreachable));
             }
             if in_handler() && now - *since > HANDLER_STALL_LIMIT {
                 return Err(Error::Congestion(HANDLER_STALL_LIMIT.as_millis() as u64));

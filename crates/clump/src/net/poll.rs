@@ -8,7 +8,7 @@ use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
-use crate::net::reliable::{Event, Inbound};
+use crate::net::reliable::{Event, Inbound, Liveness};
 use crate::net::credit::{is_credit_answer, requests_settled};
 use crate::net::send::{flush_acks, flush_or_hold_acks, message_kind, return_request, send_answer};
 use crate::net::wire::{Channel, Header, PacketKind};
@@ -115,10 +115,11 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     }
 }
 
-/// Peers silent for the network timeout, judged by what the launcher knows: one whose
-/// process lives but does not poll (stopped, computing) is waited for; one whose process
-/// exited is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet
-/// is not heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
+/// Peers silent for the network timeout, judged by what the launcher knows (the rules
+/// are `Reliable::judge`'s): one whose process lives but does not poll (stopped,
+/// computing) is waited for, and so is one that just resumed; one whose process exited
+/// is gone, its requests in flight return as `PeerGone`; otherwise (it polls yet is not
+/// heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
 pub(crate) fn handle_events(ep: &EndpointCore) {
     loop {
         let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
@@ -132,32 +133,32 @@ pub(crate) fn handle_events(ep: &EndpointCore) {
             continue;
         };
         let verdict = crate::boot::watch::judge(peer.id.pid, timeout / 2);
-        if verdict == Some(PeerState::Quiet) {
-            if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-                port.keep_waiting(peer);
-            }
-            continue;
+        let process = match verdict {
+            Some(PeerState::Gone) => Liveness::Exited,
+            Some(PeerState::Quiet) => Liveness::Stopped,
+            Some(PeerState::Polling) => Liveness::Polling,
+            Some(PeerState::Unknown) | None => Liveness::Unknown,
+        };
+        let wait = ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.judge(peer, process));
+        if !wait {
+            give_up(ep, peer, process == Liveness::Exited);
         }
-        give_up(ep, peer, verdict == Some(PeerState::Gone));
     }
 }
 
-/// Gives up on `peer`: its requests in flight return to handler 0, as `PeerGone` if
-/// its process is `gone`, else as `Unreachable` if the transport never sent them and
-/// `OutcomeUnknown` if it did (they may have run there).
+/// Gives up on `peer`: its requests in flight return to handler 0, as `Unreachable` if
+/// the transport never sent them, else (they may have run there) as `PeerGone` if its
+/// process is `gone` and `OutcomeUnknown` if not known.
 pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
     let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
         return;
     };
     let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
     ep.flow.borrow_mut().forget(&peer);
+    let left = if gone { ReturnReason::PeerGone } else { ReturnReason::OutcomeUnknown };
     for dest in translations_to(ep, &peer) {
-        let lost = if gone {
-            ep.flow.borrow_mut().lose(dest, ReturnReason::PeerGone)
-        } else {
-            let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
-            ep.flow.borrow_mut().lose_split(dest, unsent)
-        };
+        let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
+        let lost = ep.flow.borrow_mut().lose_split(dest, unsent, left);
         for r in lost {
             ep.return_locally(r);
         }

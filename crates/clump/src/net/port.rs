@@ -5,7 +5,7 @@ use crate::config::{JobConfig, NetConfig};
 use crate::net::auth::{DatagramKey, TAG_LEN};
 use crate::net::fragment::Fragment;
 use crate::name::EndpointId;
-use crate::net::reliable::{Event, Inbound, Reliable, ReliableConfig, SendError};
+use crate::net::reliable::{Event, Inbound, Liveness, Reliable, ReliableConfig, SendError};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
 use crate::net::wire::{Channel, Header};
 use crate::net::NetPeer;
@@ -259,9 +259,10 @@ impl NetPort {
         self.machine.is_silent(peer)
     }
 
-    /// A silent `peer` lives (the launcher says so): its silence counts afresh.
-    pub fn keep_waiting(&mut self, peer: NetPeer) {
-        self.machine.keep_waiting(self.now, peer);
+    /// Judges a silent `peer` by what the launcher says of its process; returns whether
+    /// it is waited for (else the caller gives it up).
+    pub fn judge(&mut self, peer: NetPeer, process: Liveness) -> bool {
+        self.machine.judge(self.now, peer, process)
     }
 
     /// Declares a silent `peer` unreachable; returns how many of the requests queued to

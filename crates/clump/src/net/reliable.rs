@@ -52,8 +52,8 @@
 //!   out every `cfg.probe` of silence, so that a peer that holds our requests unanswered
 //!   is still heard from. A peer that owes and has sent no valid datagram for
 //!   `cfg.timeout` is reported once as [`Event::Silent`]; the caller judges it with what
-//!   it knows (a launcher that says the process lives) and answers
-//!   [`Reliable::keep_waiting`] or [`Reliable::give_up`]. Given up, the peer is
+//!   it knows (a launcher that says the process lives), through [`Reliable::judge`],
+//!   and gives it up ([`Reliable::give_up`]) unless that says to wait. Given up, the peer is
 //!   unreachable: its send state is dropped, sends to it fail with
 //!   [`SendError::Unreachable`], and its datagrams are ignored from then on (messages from
 //!   it already complete stay in the inbound queues).
@@ -214,8 +214,21 @@ pub struct Inbound<A> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event<A> {
     /// The peer owes this endpoint something and has been silent for `cfg.timeout`:
-    /// answer with [`Reliable::keep_waiting`] or [`Reliable::give_up`].
+    /// judge it with [`Reliable::judge`].
     Silent(Peer<A>),
+}
+
+/// What the caller knows of a silent peer's process, for [`Reliable::judge`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    /// It exited.
+    Exited,
+    /// It lives and has not polled lately: stopped, or computing without polling.
+    Stopped,
+    /// It lives and polls.
+    Polling,
+    /// Nobody to ask.
+    Unknown,
 }
 
 /// The sequence number of an ack that asks the peer to answer with an ack at once.
@@ -321,6 +334,9 @@ struct PeerState<A> {
     probe_due: bool,
     /// Reported silent and not judged yet.
     silent: bool,
+    /// `heard_at` as the last judgement left it, if that judged the peer stopped: while
+    /// `heard_at` still equals it, nothing was heard from the peer since.
+    stopped_at: Option<Micros>,
 }
 
 impl<A> PeerState<A> {
@@ -462,6 +478,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             probed_at: 0,
             probe_due: false,
             silent: false,
+            stopped_at: None,
         });
         self.index.insert(peer, i);
         self.last = Some((peer, i));
@@ -1023,12 +1040,38 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             .is_some_and(|st| st.silent)
     }
 
-    /// The caller judged a silent `peer` alive (its process lives and does not poll):
-    /// its silence is counted afresh from `now`, and reported again after `cfg.timeout`.
-    pub fn keep_waiting(&mut self, now: Micros, peer: Peer<A>) {
+    /// Judges a peer reported [`Event::Silent`] by what the caller knows of its process;
+    /// returns whether it is waited for (its silence counted afresh from `now`, and
+    /// reported again after `cfg.timeout`). If not, the caller gives it up
+    /// ([`Reliable::give_up`]).
+    ///
+    /// A stopped process is waited for. One that polls and is not heard is given up
+    /// (a cut link), except right after a judgement that found it stopped, with nothing
+    /// heard from it since: it has just resumed, and it tells the caller's informant
+    /// that it polls (its first poll) before its datagrams arrive here, so it is waited
+    /// for once more. Without that, a stop that ends just before a judgement (at a
+    /// multiple of `cfg.timeout`) lost the peer, and, its datagrams ignored, the peer
+    /// lost this endpoint too.
+    pub fn judge(&mut self, now: Micros, peer: Peer<A>, process: Liveness) -> bool {
         let Some(p) = self.lookup(&peer) else {
-            return;
+            return false;
         };
+        let st = &self.peers[p];
+        let wait = match process {
+            Liveness::Stopped => true,
+            Liveness::Polling => st.stopped_at == Some(st.heard_at),
+            Liveness::Exited | Liveness::Unknown => false,
+        };
+        if wait {
+            self.keep_waiting(now, p);
+            let st = &mut self.peers[p];
+            st.stopped_at = (process == Liveness::Stopped).then_some(st.heard_at);
+        }
+        wait
+    }
+
+    /// Counts the silence of peer `p` afresh from `now`.
+    fn keep_waiting(&mut self, now: Micros, p: usize) {
         let st = &mut self.peers[p];
         if st.dead {
             return;

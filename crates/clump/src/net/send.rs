@@ -220,7 +220,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
         send_on_reply_channel(ep, peer, credit_answer(count), Vec::new());
     }
     ep.net.acks.borrow_mut().give_back(acks);
-    owed::released(ep);
+    ep.net.held.released(ep);
 }
 
 /// At the end of a poll: the credits owed go now if half a window is owed, else they
@@ -236,7 +236,7 @@ pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
     if must_go {
         flush_acks(ep);
     } else {
-        owed::hold(ep);
+        ep.net.held.hold(ep, std::time::Instant::now());
     }
 }
 

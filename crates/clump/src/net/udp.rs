@@ -52,6 +52,9 @@ pub struct UdpStats {
     pub send_calls: u64,
     /// Datagrams that came up coalesced behind the first of their receive buffer.
     pub coalesced: u64,
+    /// Reads of the socket that failed other than for want of a datagram (an ICMP report
+    /// of an earlier send, a broken socket); the first is said on stderr.
+    pub receive_errors: u64,
 }
 
 /// One endpoint's socket with its send and receive batches.
@@ -300,9 +303,13 @@ impl UdpPort {
             None => 0,
         };
         self.skipped = 0;
-        // EAGAIN (nothing there) and transient errors (ICMP reports of earlier sends)
-        // read as an empty socket: what matters comes again.
-        let buffers = self.rx.receive(&self.socket, max).unwrap_or_default();
+        let buffers = match self.rx.receive(&self.socket, max) {
+            Ok(buffers) => buffers,
+            Err(e) => {
+                self.receive_failed(&e);
+                0
+            }
+        };
         if let Some(bell) = &mut self.doorbell {
             bell.read(counted, buffers);
         }
@@ -315,6 +322,23 @@ impl UdpPort {
     /// Datagram `i` of the last [`UdpPort::receive`]: its sender and bytes.
     pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
         self.rx.received(i)
+    }
+
+    /// A read that found no datagram: EAGAIN and EINTR are an empty socket; anything
+    /// else is counted and, the first time, said (the protocol recovers what it lost, so
+    /// the poll goes on).
+    #[cold]
+    fn receive_failed(&mut self, e: &io::Error) {
+        if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) {
+            return;
+        }
+        self.stats.receive_errors += 1;
+        if self.stats.receive_errors == 1 {
+            eprintln!(
+                "clump: reading the socket {} failed: {e} (later failures are counted in its statistics)",
+                self.local
+            );
+        }
     }
 }
 
@@ -360,6 +384,27 @@ mod tests {
             }
         }
         got
+    }
+
+    /// A failed read other than an empty socket is counted, not taken for no datagram:
+    /// here the kernel's report that an earlier datagram found its port closed.
+    #[test]
+    fn a_failed_read_is_counted_and_an_empty_socket_is_not() {
+        let mut p = port(Faults::default());
+        assert_eq!(p.receive(BATCH), 0);
+        assert_eq!(p.stats().receive_errors, 0, "an empty socket is no failure");
+        let closed = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let closed_addr = closed.local_addr().unwrap();
+        drop(closed);
+        // A connected UDP socket hears of the ICMP "port unreachable" at its next read.
+        p.socket.connect(closed_addr).unwrap();
+        p.socket.send(b"nobody").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while p.stats().receive_errors == 0 && std::time::Instant::now() < deadline {
+            assert_eq!(p.receive(BATCH), 0);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(p.stats().receive_errors, 1);
     }
 
     #[test]

@@ -160,13 +160,17 @@ impl<P: Copy + Eq + Hash> Flow<P> {
         self.flights.contains_key(peer)
     }
 
-    /// The destination of `dest` is lost for `reason`: later sends return at once, and
-    /// its requests in flight come back, oldest first.
+    /// The destination of `dest` is lost for `reason`: later sends return at once (as
+    /// `Unreachable` if its process is gone: they never leave), and its requests in
+    /// flight come back for `reason`, oldest first.
     pub fn lose(&mut self, dest: u32, reason: ReturnReason) -> Vec<ReturnedMessage> {
         let Some(lane) = self.lanes.get_mut(dest as usize) else {
             return Vec::new();
         };
-        lane.dead = Some(reason);
+        lane.dead = Some(match reason {
+            ReturnReason::PeerGone => ReturnReason::Unreachable,
+            other => other,
+        });
         let lost: Vec<SavedRequest> = lane.outstanding.take_all();
         self.total -= lost.len();
         lost.into_iter()
@@ -199,13 +203,13 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     }
 
     /// As [`Flow::lose`], for a destination some of whose requests may have arrived: the
-    /// `unsent` newest come back as `Unreachable` (they never left), the older ones as
-    /// `OutcomeUnknown`; later sends return as `Unreachable`.
-    pub fn lose_split(&mut self, dest: u32, unsent: usize) -> Vec<ReturnedMessage> {
+    /// `unsent` newest come back as `Unreachable` (they never left), the older ones for
+    /// `left` (`OutcomeUnknown`, or `PeerGone`); later sends return as `Unreachable`.
+    pub fn lose_split(&mut self, dest: u32, unsent: usize, left: ReturnReason) -> Vec<ReturnedMessage> {
         let mut lost = self.lose(dest, ReturnReason::Unreachable);
         let sent = lost.len().saturating_sub(unsent);
         for r in &mut lost[..sent] {
-            r.reason = ReturnReason::OutcomeUnknown;
+            r.reason = left;
         }
         lost
     }
@@ -320,7 +324,8 @@ mod tests {
         let handlers: Vec<u8> = back.iter().map(|r| r.handler).collect();
         assert_eq!(handlers, vec![7, 8]);
         assert!(back.iter().all(|r| r.translation == Some(1) && r.request));
-        assert_eq!(f.dead(1), Some(ReturnReason::PeerGone));
+        assert_eq!(back[0].reason, ReturnReason::PeerGone, "in flight: it may have run");
+        assert_eq!(f.dead(1), Some(ReturnReason::Unreachable), "later sends never leave");
         assert_eq!(f.total(), 1);
         assert_eq!(f.busy().collect::<Vec<_>>(), vec![2]);
         f.reset(1);
@@ -355,7 +360,7 @@ mod tests {
         assert_eq!(newest, vec![(1, 1), (2, 1)]);
         let mut back: Vec<(u8, ReturnReason)> = Vec::new();
         for (dest, unsent) in [(1, 1), (2, 1)] {
-            back.extend(f.lose_split(dest, unsent).iter().map(|r| (r.handler, r.reason)));
+            back.extend(f.lose_split(dest, unsent, ReturnReason::OutcomeUnknown).iter().map(|r| (r.handler, r.reason)));
         }
         back.sort_by_key(|b| b.0);
         use ReturnReason::{OutcomeUnknown as Unknown, Unreachable};

@@ -186,12 +186,13 @@ impl SegMapping {
     }
 }
 
-/// Why a message whose segment copy failed with `e` comes back.
+/// Why a message whose segment copy failed with `e` comes back: it never left, whether
+/// the peer's process is gone (`ESRCH`) or refuses the copy.
 pub fn return_reason(e: &io::Error) -> ReturnReason {
-    match e.raw_os_error() {
-        Some(libc::ESRCH) => ReturnReason::PeerGone,
-        _ if cma::refused(e) => ReturnReason::Unreachable,
-        _ => ReturnReason::BadSegmentOffset,
+    if e.raw_os_error() == Some(libc::ESRCH) || cma::refused(e) {
+        ReturnReason::Unreachable
+    } else {
+        ReturnReason::BadSegmentOffset
     }
 }
 

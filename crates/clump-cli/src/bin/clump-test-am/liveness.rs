@@ -21,10 +21,10 @@ fn net_timeout() -> Result<Duration, String> {
         .timeout)
 }
 
-/// Rank 0 streams requests to rank 1, which stops itself (SIGSTOP) midway for twice
-/// the network timeout; a helper process resumes it. Every request must be answered
+/// Rank 0 streams requests to rank 1, which stops itself (SIGSTOP) midway for `timeouts`
+/// network timeouts; a helper process resumes it. Every request must be answered
 /// exactly once and none returned: a stopped process is not a dead one.
-pub fn stop_resume() -> Result<String, String> {
+pub fn stop_resume(timeouts: u32) -> Result<String, String> {
     let mut spmd = Spmd::init().map_err(|e| e.to_string())?;
     let ran = Rc::new(Cell::new(0u32));
     let answered = Rc::new(Cell::new(0u32));
@@ -41,7 +41,7 @@ pub fn stop_resume() -> Result<String, String> {
         .ep
         .set_return_handler(move |m| back.borrow_mut().push((m.reason, m.args[0]))))?;
     spmd.barrier().map_err(|e| e.to_string())?;
-    let stop = 2 * net_timeout()?;
+    let stop = timeouts * net_timeout()?;
     let start = Instant::now();
     if spmd.rank() == 1 {
         // Answer a first share, then stop; the helper resumes this process.

@@ -31,10 +31,14 @@ fn main() -> ExitCode {
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
         Some("cut-link") => victim::survive_cut_link(),
-        Some("stop-resume") => liveness::stop_resume(),
+        Some("stop-resume") => match args.get(1).map(|k| k.parse()) {
+            None => liveness::stop_resume(2),
+            Some(Ok(k)) => liveness::stop_resume(k),
+            Some(Err(e)) => Err(format!("stop-resume TIMEOUTS: {e}")),
+        },
         Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume|peer-gone".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
         ),
     };
     match result {

@@ -1021,7 +1021,7 @@ fn a_silent_peer_kept_waiting_on_is_served_when_it_resumes() {
         { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
         while let Some(Event::Silent(p)) = a.poll_event() {
             silences += 1;
-            a.keep_waiting(now, p);
+            assert!(a.judge(now, p, Liveness::Stopped));
         }
         now += c.probe;
     }
@@ -1035,6 +1035,45 @@ fn a_silent_peer_kept_waiting_on_is_served_when_it_resumes() {
     assert_eq!(inbound_args(&mut a, Channel::Reply), vec![8]);
     assert!(!a.is_unreachable(&peer(2)));
     assert_eq!(a.stats().kept_waiting, silences);
+}
+
+/// A peer judged stopped, then found polling at the next judgement with nothing heard
+/// from it in between, has just resumed (it told the launcher before its datagrams came):
+/// it is waited for once more. Still unheard at the judgement after, it is given up.
+#[test]
+fn a_peer_found_polling_right_after_a_stop_is_waited_for_once_more() {
+    let c = cfg();
+    let (mut a, _b) = request_acknowledged_answer_awaited();
+    let mut now = 20;
+    let mut verdicts = [Liveness::Stopped, Liveness::Polling, Liveness::Polling].into_iter();
+    let mut judged = Vec::new();
+    while judged.len() < 3 && now < 20 + 4 * c.timeout {
+        { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+        while let Some(Event::Silent(p)) = a.poll_event() {
+            judged.push(a.judge(now, p, verdicts.next().unwrap()));
+        }
+        now += c.probe;
+    }
+    assert_eq!(judged, [true, true, false], "stopped, resumed, then a cut link");
+    // Heard from between the stop and the next judgement: found polling, it is given up.
+    let (mut a, mut b) = request_acknowledged_answer_awaited();
+    let mut now = 20;
+    let mut judged = Vec::new();
+    while judged.len() < 2 && now < 20 + 3 * c.timeout {
+        { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+        while let Some(Event::Silent(p)) = a.poll_event() {
+            let verdict = if judged.is_empty() { Liveness::Stopped } else { Liveness::Polling };
+            judged.push(a.judge(now, p, verdict));
+            if judged.len() == 1 {
+                // It answers one probe, then falls silent again.
+                let probes = { let until = now + c.probe; run_timers(&mut a, &mut now, until) };
+                deliver(&mut b, now, 1, &probes);
+                deliver(&mut a, now, 2, &drain(&mut b, now));
+            }
+        }
+        now += c.probe;
+    }
+    assert_eq!(judged, [true, false]);
 }
 
 #[test]

@@ -172,7 +172,7 @@ impl Sim<'_> {
             let t = usize::from(p.addr);
             for dest in [translation(p.addr, 0), translation(p.addr, 1)] {
                 let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
-                for r in mc.flow.lose_split(dest, unsent) {
+                for r in mc.flow.lose_split(dest, unsent, ReturnReason::OutcomeUnknown) {
                     // Each names the translation it went through.
                     assert_eq!(r.translation, Some(dest));
                     assert_eq!(translation(p.addr, r.offset), dest);

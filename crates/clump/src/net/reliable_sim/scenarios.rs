@@ -51,6 +51,7 @@ fn scenario(
         initial_seq: 1,
         cut: None,
         stall: None,
+        stop: None,
         paths: None,
     }
 }
@@ -172,6 +173,27 @@ fn sim_mixed_paths_large_and_ethernet_datagrams_under_faults() {
     let out = go(&s);
     let large = out.net.largest;
     assert!(large > 60_000, "full-sized datagrams travelled ({large})");
+}
+
+/// A machine whose process is stopped (SIGSTOP) for 2, 3 and 4 timeouts is waited for,
+/// wherever in its peer's cycle of judgements (one per timeout of silence) it resumes.
+/// Resumed just before a judgement, it has told the launcher that it polls before its
+/// datagrams arrive: that judgement once found it "polling but not heard" and gave it
+/// up, and the peer, its datagrams ignored, then gave up the other side too.
+#[test]
+fn sim_a_process_stopped_for_whole_timeouts_is_waited_for() {
+    for k in 2..=4 {
+        for j in 0..40 {
+            let mut s = scenario("stop", 0x5709_0000 + 100 * k + j, 2, 2_000, faults(0.0, 0.0, 0.0, 0.0));
+            let from = 300;
+            // Resumes within 100 us either side of k timeouts: the judgement falls there,
+            // give or take the one-way latency of the last datagram before the stop.
+            let until = from + k * s.cfg.timeout - 100 + 5 * j;
+            s.stop = Some(Stall { machine: 1, from, until });
+            let out = go(&s);
+            assert!(out.stats[0].kept_waiting >= k - 1, "judged stopped: {:?}", out.stats[0]);
+        }
+    }
 }
 
 #[test]

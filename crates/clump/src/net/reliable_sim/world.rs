@@ -6,7 +6,7 @@ use super::rng::mix;
 use super::spec::{self, Ids, Spec, SEGMENT};
 use crate::name::EndpointId;
 use crate::net::reliable::{
-    Event, Inbound, Micros, Peer, Reliable, ReliableConfig, SendError, Stats,
+    Event, Inbound, Liveness, Micros, Peer, Reliable, ReliableConfig, SendError, Stats,
 };
 use crate::net::wire::{Channel, Header, MAX_DATAGRAM};
 use std::collections::HashMap;
@@ -34,6 +34,10 @@ pub struct Scenario {
     pub initial_seq: u32,
     pub cut: Option<Cut>,
     pub stall: Option<Stall>,
+    /// The machine's process is stopped (SIGSTOP) during `[from, until)`: it runs
+    /// nothing, and datagrams to it wait in its socket. Its peers judge its silence
+    /// as the launcher would tell them (see [`World::liveness`]).
+    pub stop: Option<Stall>,
     /// The largest datagram between two machines, as their path's MTU would give it
     /// (`cfg.max_datagram` for every pair if `None`).
     pub paths: Option<fn(u8, u8) -> usize>,
@@ -105,6 +109,11 @@ struct World<'a> {
     unreachable: Vec<(u8, u8, Micros)>,
     cut_pending: Vec<(u8, u8, Micros)>,
     buf: Vec<u8>,
+    /// Datagrams waiting in a stopped machine's socket, oldest first.
+    parked: Vec<Vec<(u8, Vec<u8>)>>,
+    /// When each machine last told the launcher it polls, and when it tells it next
+    /// (as `net/port.rs` beats: eight times per timeout, after its datagrams and timers).
+    beats: Vec<(Option<Micros>, Micros)>,
 }
 
 /// Checks a long or get-reply fragment as the machine lands it.
@@ -195,6 +204,8 @@ impl World<'_> {
             unreachable: Vec::new(),
             cut_pending: Vec::new(),
             buf: vec![0; MAX_DATAGRAM],
+            parked: vec![Vec::new(); n],
+            beats: vec![(None, 0); n],
         }
     }
 
@@ -202,6 +213,46 @@ impl World<'_> {
         self.s
             .cut
             .is_some_and(|c| (a, b) == (c.a, c.b) || (a, b) == (c.b, c.a))
+    }
+
+    fn stopped(&self, m: u8) -> bool {
+        self.s
+            .stop
+            .is_some_and(|st| st.machine == m && (st.from..st.until).contains(&self.now))
+    }
+
+    /// What the launcher tells `m` of its silent peer `p`'s process: it polls if it beat
+    /// within half a timeout (`net/poll.rs` asks so), else it is stopped.
+    fn liveness(&self, p: u8) -> Liveness {
+        let within = self.s.cfg.timeout / 2;
+        match self.beats[usize::from(p)].0 {
+            Some(at) if self.now - at <= within => Liveness::Polling,
+            _ => Liveness::Stopped,
+        }
+    }
+
+    /// Machine `m` runs its receive side as a port does: datagrams, timers, a beat.
+    fn receive(&mut self, m: usize) {
+        for (from, data) in std::mem::take(&mut self.parked[m]) {
+            self.handle_datagram(from, m as u8, data);
+        }
+        let r = &mut self.rels[m];
+        if r.poll_timeout().is_some_and(|t| t <= self.now) {
+            r.handle_timeout(self.now);
+        }
+        let beat = &mut self.beats[m];
+        if self.now >= beat.1 {
+            *beat = (Some(self.now), self.now + self.s.cfg.timeout / 8);
+        }
+    }
+
+    fn handle_datagram(&mut self, from: u8, to: u8, data: Vec<u8>) {
+        let t = usize::from(to);
+        let (salt, app) = (self.salt, &mut self.apps[t]);
+        self.rels[t].handle_datagram(self.now, from, &data, &mut |h, d| {
+            land(salt, to, &mut app.landing, h, d)
+        });
+        self.net.recycle(data);
     }
 
     fn stalled(&self, m: u8) -> bool {
@@ -287,6 +338,10 @@ impl World<'_> {
         let m = usize::from(me);
         while let Some(event) = self.rels[m].poll_event() {
             let Event::Silent(p) = event;
+            let process = self.liveness(p.addr);
+            if self.rels[m].judge(self.now, p, process) {
+                continue;
+            }
             self.rels[m].give_up(p);
             assert!(
                 self.is_cut(me, p.addr),
@@ -377,11 +432,15 @@ impl World<'_> {
     }
 
     fn next_time(&self) -> Option<Micros> {
-        let timers = self.rels.iter().filter_map(|r| r.poll_timeout());
+        // A stopped machine's timers wait for it to resume.
+        let timers = (0..self.s.machines)
+            .filter(|&m| !self.stopped(m))
+            .filter_map(|m| self.rels[usize::from(m)].poll_timeout());
         let stall = self
             .s
             .stall
             .iter()
+            .chain(&self.s.stop)
             .flat_map(|st| [st.from, st.until])
             .filter(|&t| t > self.now);
         self.net
@@ -398,22 +457,16 @@ impl World<'_> {
         let mut same_time = 0;
         loop {
             while let Some((from, to, data)) = self.net.pop_due(self.now) {
-                let t = usize::from(to);
-                let (salt, app) = (self.salt, &mut self.apps[t]);
-                self.rels[t].handle_datagram(self.now, from, &data, &mut |h, d| {
-                    land(salt, to, &mut app.landing, h, d)
-                });
-                self.net.recycle(data);
+                self.parked[usize::from(to)].push((from, data));
             }
-            for r in &mut self.rels {
-                if r.poll_timeout().is_some_and(|t| t <= self.now) {
-                    r.handle_timeout(self.now);
-                }
+            let running: Vec<u8> = (0..self.s.machines).filter(|&m| !self.stopped(m)).collect();
+            for &me in &running {
+                self.receive(usize::from(me));
             }
-            for me in 0..self.s.machines {
+            for &me in &running {
                 self.step(me);
             }
-            for me in 0..self.s.machines {
+            for &me in &running {
                 self.transmit(me);
             }
             self.watch_cut();
