@@ -1,12 +1,13 @@
 //! Starting the ranks, reaping them, and signalling the ones still alive.
 
-use super::output;
-use super::sys;
+use super::hosts::Layout;
+use super::{output, remote, sys};
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -20,30 +21,37 @@ pub struct Launch<'a> {
     pub job_key: u128,
     pub socket: &'a Path,
     pub tag_output: bool,
-    pub placement: Placement,
+    pub layout: &'a Layout,
     /// Variables passed with `-x`/`--env`.
     pub env: &'a [(OsString, OsString)],
+    /// How ranks on other hosts are started; `None` when every rank is on this machine.
+    pub remote: Option<&'a Remote>,
 }
 
-/// Where the ranks run: on how many virtual hosts, and whether they get the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Placement {
-    /// Virtual hosts; ranks fill them in blocks (rank r of N on host r*K/N).
-    pub hosts: u32,
-    /// `CLUMP_NET` for every rank; `None` leaves the launcher's environment alone.
-    pub net: Option<bool>,
-}
-
-impl Placement {
-    pub fn host_of(&self, rank: u32, size: u32) -> u32 {
-        (rank as u64 * self.hosts as u64 / size as u64) as u32
-    }
+/// What starting ranks on other hosts takes.
+pub struct Remote {
+    /// The launcher's TCP bootstrap service.
+    pub service: SocketAddr,
+    pub token: u128,
+    /// `CLUMP_RSH`.
+    pub rsh: Option<OsString>,
+    /// This clump, which the other hosts have at the same path.
+    pub clump: PathBuf,
+    pub cwd: OsString,
+    /// The launcher's `CLUMP_*` settings, which ssh does not carry.
+    pub forwarded: Vec<(OsString, OsString)>,
+    /// `CLUMP_NET_IP` for this machine's ranks when the user set none.
+    pub local_ip: Option<Ipv4Addr>,
 }
 
 struct Rank {
     pid: u32,
     child: Child,
     status: Option<ExitStatus>,
+    /// The remote host it runs on, if any.
+    host: Option<String>,
+    /// A remote rank's agent reads this until the launcher closes it or exits.
+    _agent_stdin: Option<ChildStdin>,
 }
 
 pub struct Children {
@@ -67,25 +75,46 @@ impl Children {
         // process group reading the terminal would be stopped (SIGTTIN).
         let stdin_to_rank0 = !io::stdin().is_terminal();
         for rank in 0..l.size {
-            let mut cmd = Command::new(l.program);
-            cmd.args(l.args)
-                .envs(l.env.iter().map(|(k, v)| (k, v)))
-                .env("CLUMP_RANK", rank.to_string())
-                .env("CLUMP_SIZE", l.size.to_string())
-                .env("CLUMP_BOOT", "clump")
-                .env("CLUMP_BOOT_SOCKET", l.socket)
-                .env("CLUMP_JOB_ID", format!("{:016x}", l.job_id))
-                .env("CLUMP_JOB_KEY", format!("{:032x}", l.job_key))
-                .env("CLUMP_HOST", l.placement.host_of(rank, l.size).to_string())
-                .process_group(0)
-                .stdin(if rank == 0 && stdin_to_rank0 {
-                    Stdio::inherit()
-                } else {
-                    Stdio::null()
-                });
-            if let Some(net) = l.placement.net {
-                cmd.env("CLUMP_NET", if net { "1" } else { "0" });
+            let spot = l.layout.ranks[rank as usize];
+            let mut env: Vec<(OsString, OsString)> = l.env.to_vec();
+            let mut set = |k: &str, v: String| env.push((k.into(), v.into()));
+            set("CLUMP_RANK", rank.to_string());
+            set("CLUMP_SIZE", l.size.to_string());
+            set("CLUMP_BOOT", "clump".into());
+            set("CLUMP_JOB_ID", format!("{:016x}", l.job_id));
+            set("CLUMP_JOB_KEY", format!("{:032x}", l.job_key));
+            set("CLUMP_HOST", spot.vhost.to_string());
+            if let Some(net) = l.layout.net {
+                set("CLUMP_NET", if net { "1" } else { "0" }.into());
             }
+            let host = l.layout.remote_name(rank);
+            let (mut cmd, setup) = match (host, l.remote) {
+                (Some(host), Some(remote)) => {
+                    let (cmd, setup) = remote_rank(l, remote, rank, host, env)?;
+                    (cmd, Some(setup))
+                }
+                _ => {
+                    let mut cmd = Command::new(l.program);
+                    cmd.args(l.args)
+                        .envs(env)
+                        .env("CLUMP_BOOT_SOCKET", l.socket);
+                    let ip = l.remote.and_then(|r| r.local_ip);
+                    if let Some(ip) = ip.filter(|_| !l.env.iter().any(|(k, _)| k == "CLUMP_NET_IP"))
+                    {
+                        cmd.env("CLUMP_NET_IP", ip.to_string());
+                    }
+                    if let Some(core) = spot.core {
+                        sys::bind_to_cpu(&mut cmd, core)?;
+                    }
+                    cmd.stdin(if rank == 0 && stdin_to_rank0 {
+                        Stdio::inherit()
+                    } else {
+                        Stdio::null()
+                    });
+                    (cmd, None)
+                }
+            };
+            cmd.process_group(0);
             sys::die_with_parent(&mut cmd);
             if l.tag_output {
                 cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -97,6 +126,11 @@ impl Children {
                     return Err(e);
                 }
             };
+            let mut agent_stdin = child.stdin.take();
+            if let (Some(setup), Some(stdin)) = (&setup, &mut agent_stdin) {
+                // A failure here is ssh's: it exits, and says why.
+                let _ = remote::send(stdin, setup);
+            }
             if let Some(out) = child.stdout.take() {
                 me.output.push(output::forward(rank, out, false));
             }
@@ -107,6 +141,8 @@ impl Children {
                 pid: child.id(),
                 child,
                 status: None,
+                _agent_stdin: agent_stdin,
+                host: host.map(str::to_owned),
             });
             if !between() {
                 break;
@@ -141,6 +177,11 @@ impl Children {
         self.ranks[rank as usize].pid
     }
 
+    /// The remote host `rank` runs on, if it is not this machine.
+    pub fn host(&self, rank: u32) -> Option<&str> {
+        self.ranks[rank as usize].host.as_deref()
+    }
+
     /// Signals every rank not yet reaped (a reaped pid may already belong to someone else).
     pub fn signal_living(&self, sig: i32) {
         for r in self.ranks.iter().filter(|r| r.status.is_none()) {
@@ -169,6 +210,31 @@ impl Children {
             }
         }
     }
+}
+
+/// The remote shell that starts `rank` on `host`, and the setup its agent reads.
+fn remote_rank(
+    l: &Launch,
+    r: &Remote,
+    rank: u32,
+    host: &str,
+    env: Vec<(OsString, OsString)>,
+) -> io::Result<(Command, remote::Setup)> {
+    let mut cmd = remote::rsh_command(r.rsh.as_deref(), host).map_err(io::Error::other)?;
+    cmd.arg(remote::agent_command_line(&r.clump).map_err(io::Error::other)?)
+        .stdin(Stdio::piped());
+    let setup = remote::Setup {
+        host: host.to_owned(),
+        rank,
+        launcher: r.service,
+        token: r.token,
+        cwd: r.cwd.clone(),
+        program: l.program.clone(),
+        args: l.args.to_vec(),
+        env: r.forwarded.iter().cloned().chain(env).collect(),
+        core_index: l.layout.ranks[rank as usize].core,
+    };
+    Ok((cmd, setup))
 }
 
 /// The job's exit code for a rank's status, and the words for it.
