@@ -6,6 +6,7 @@
 //! the rank dies with it. Nothing is left on the host: the scratch directory goes with
 //! the agent, the rank's shared memory with its processes.
 
+use super::children::await_threads;
 use super::remote::Setup;
 use super::scratch::Scratch;
 use super::{relay, sys};
@@ -13,10 +14,13 @@ use std::io::BufRead;
 use std::os::unix::net::UnixListener;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Time the rank gets between SIGTERM and SIGKILL once the launcher is gone.
 const GRACE: Duration = Duration::from_secs(2);
+/// Longest wait, once the rank has exited, for its connections to carry their last bytes.
+const LAST_WORDS: Duration = Duration::from_secs(1);
 
 pub fn main() -> ExitCode {
     let mut stdin = std::io::BufReader::new(std::io::stdin());
@@ -53,13 +57,18 @@ fn run(s: &Setup, mut stdin: impl BufRead + Send + 'static) -> Result<u8, (u8, S
     let listener = UnixListener::bind(&socket)
         .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
     let (launcher, token, host) = (s.launcher, s.token, s.host.clone());
+    let carriers = Arc::new(Mutex::new(Vec::new()));
+    let carriers2 = carriers.clone();
     std::thread::spawn(move || {
         for conn in listener.incoming().flatten() {
-            let carried = relay::connect(launcher, token).and_then(|tcp| relay::splice(conn, tcp));
-            if let Err(e) = carried {
-                super::say(&format!(
+            match relay::connect(launcher, token).and_then(|tcp| relay::splice(conn, tcp)) {
+                Ok(threads) => carriers2
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(threads),
+                Err(e) => super::say(&format!(
                     "rank agent on host {host}: cannot reach the launcher at {launcher}: {e}"
-                ));
+                )),
             }
         }
     });
@@ -87,6 +96,9 @@ fn run(s: &Setup, mut stdin: impl BufRead + Send + 'static) -> Result<u8, (u8, S
     let status = child
         .wait()
         .map_err(|e| (1, format!("cannot wait for rank {}: {e}", s.rank)))?;
+    // What the rank sent last (an abort, say) reaches the launcher before its status.
+    let threads = std::mem::take(&mut *carriers.lock().unwrap_or_else(|e| e.into_inner()));
+    await_threads(threads, LAST_WORDS);
     drop(scratch);
     Ok(match (status.code(), status.signal()) {
         (Some(code), _) => code as u8,

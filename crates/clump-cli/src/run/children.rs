@@ -200,14 +200,19 @@ impl Children {
     /// Waits up to `timeout` for the tagged-output threads to pass on the last lines
     /// (a leftover grandchild may hold a pipe open forever: then we stop waiting).
     pub fn finish_output(self, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        for t in self.output {
-            while !t.is_finished() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if t.is_finished() {
-                let _ = t.join();
-            }
+        await_threads(self.output, timeout);
+    }
+}
+
+/// Waits up to `timeout` in all for `threads` to end, joining those that did.
+pub fn await_threads(threads: impl IntoIterator<Item = JoinHandle<()>>, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    for t in threads {
+        while !t.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if t.is_finished() {
+            let _ = t.join();
         }
     }
 }

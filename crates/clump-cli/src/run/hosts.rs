@@ -39,8 +39,13 @@ pub fn layout(args: &RunArgs) -> Result<Layout, String> {
     let listed = match (&args.hostfile, args.host.is_empty()) {
         (Some(_), false) => return Err("give --hostfile or --host, not both".into()),
         (Some(path), true) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read hostfile {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!(
+                    "cannot read hostfile {}: {}",
+                    path.display(),
+                    super::os_error_text(&e)
+                )
+            })?;
             Some(hostfile::parse_file(&text, &path.display().to_string())?)
         }
         (None, false) => Some(hostfile::parse_list(&args.host)?),

@@ -10,6 +10,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// How long a new connection may take to present the token.
@@ -41,11 +42,13 @@ impl Duplex for TcpStream {
 
 /// Carries bytes both ways between `a` and `b` until both directions end; an end or a
 /// failure on one side half-closes the other, so each peer sees what it would directly.
-pub fn splice(a: impl Duplex, b: impl Duplex) -> io::Result<()> {
+/// Returns the two threads, which end with their direction.
+pub fn splice(a: impl Duplex, b: impl Duplex) -> io::Result<[JoinHandle<()>; 2]> {
     let (a2, b2) = (a.twin()?, b.twin()?);
-    std::thread::spawn(move || one_way(a, b));
-    std::thread::spawn(move || one_way(b2, a2));
-    Ok(())
+    Ok([
+        std::thread::spawn(move || one_way(a, b)),
+        std::thread::spawn(move || one_way(b2, a2)),
+    ])
 }
 
 fn one_way(mut from: impl Duplex, mut to: impl Duplex) {
@@ -79,7 +82,7 @@ fn admit(mut conn: TcpStream, token: u128, socket: &PathBuf) -> io::Result<()> {
     }
     conn.set_read_timeout(None)?;
     conn.set_nodelay(true)?;
-    splice(conn, UnixStream::connect(socket)?)
+    splice(conn, UnixStream::connect(socket)?).map(drop)
 }
 
 /// The agent's side: opens a connection to the launcher and presents the token.
