@@ -1,8 +1,9 @@
 //! `clump rank-agent`: what the launcher's ssh starts on another host, one per rank.
 //! It reads the rank's setup from stdin, starts the rank with a bootstrap socket of its
 //! own whose connections it carries to the launcher over TCP, and exits with the rank's
-//! status. When its stdin ends (the launcher is gone, or ended the job by ending ssh)
-//! it ends the rank: SIGTERM, then SIGKILL after a grace. If the agent itself is killed,
+//! status. When its stdin ends (the launcher is gone, or ended the job by ending ssh),
+//! or a connection to the launcher fails (its host no longer answers), it ends the
+//! rank: SIGTERM, then SIGKILL after a grace. If the agent itself is killed,
 //! the rank dies with it. Nothing is left on the host: the scratch directory goes with
 //! the agent, the rank's shared memory with its processes.
 
@@ -14,7 +15,7 @@ use std::io::BufRead;
 use std::os::unix::net::UnixListener;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::Duration;
 
 /// Time the rank gets between SIGTERM and SIGKILL once the launcher is gone.
@@ -59,9 +60,18 @@ fn run(s: &Setup, mut stdin: impl BufRead + Send + 'static) -> Result<u8, (u8, S
     let (launcher, token, host) = (s.launcher, s.token, s.host.clone());
     let carriers = Arc::new(Mutex::new(Vec::new()));
     let carriers2 = carriers.clone();
+    // The rank's pid, once it runs: a connection to the launcher that fails ends it.
+    let rank_pid = Arc::new(OnceLock::new());
+    let pid_for_relay = rank_pid.clone();
+    let on_broken: relay::OnBroken = Arc::new(move || {
+        if let Some(&pid) = pid_for_relay.get() {
+            end_rank(pid);
+        }
+    });
     std::thread::spawn(move || {
         for conn in listener.incoming().flatten() {
-            match relay::connect(launcher, token).and_then(|tcp| relay::splice(conn, tcp)) {
+            let broken = Some(on_broken.clone());
+            match relay::connect(launcher, token).and_then(|tcp| relay::splice(conn, tcp, broken)) {
                 Ok(threads) => carriers2
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -86,12 +96,11 @@ fn run(s: &Setup, mut stdin: impl BufRead + Send + 'static) -> Result<u8, (u8, S
         .spawn()
         .map_err(|e| super::cannot_start(&s.program, &e))?;
     let pid = child.id();
+    let _ = rank_pid.set(pid);
     std::thread::spawn(move || {
         // Anything after the setup is unexpected; the end is what counts.
         let _ = std::io::copy(&mut stdin, &mut std::io::sink());
-        sys::signal_group(pid, libc::SIGTERM);
-        std::thread::sleep(GRACE);
-        sys::signal_group(pid, libc::SIGKILL);
+        end_rank(pid);
     });
     let status = child
         .wait()
@@ -113,6 +122,18 @@ fn run(s: &Setup, mut stdin: impl BufRead + Send + 'static) -> Result<u8, (u8, S
             (128 + sig) as u8
         }
     })
+}
+
+/// Ends the rank (once, whoever asks first): SIGTERM, then SIGKILL after the grace.
+fn end_rank(pid: u32) {
+    static ENDING: Once = Once::new();
+    ENDING.call_once(|| {
+        std::thread::spawn(move || {
+            sys::signal_group(pid, libc::SIGTERM);
+            std::thread::sleep(GRACE);
+            sys::signal_group(pid, libc::SIGKILL);
+        });
+    });
 }
 
 /// The address the rank's endpoints bind to: that of `CLUMP_NET_IFACE` when passed on,

@@ -10,11 +10,16 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::thread::JoinHandle;
+
+use super::sys;
 use std::time::Duration;
 
 /// How long a new connection may take to present the token.
 const TOKEN_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the launcher's host may leave the agent's connection unanswered.
+const UNANSWERED: Duration = Duration::from_secs(5);
 
 /// A byte stream that can be read and written from two threads and half-closed.
 pub trait Duplex: Read + Write + Send + Sized + 'static {
@@ -40,21 +45,33 @@ impl Duplex for TcpStream {
     }
 }
 
+/// Called when a spliced connection fails (rather than ends): the far side is gone.
+pub type OnBroken = Arc<dyn Fn() + Send + Sync>;
+
 /// Carries bytes both ways between `a` and `b` until both directions end; an end or a
 /// failure on one side half-closes the other, so each peer sees what it would directly.
-/// Returns the two threads, which end with their direction.
-pub fn splice(a: impl Duplex, b: impl Duplex) -> io::Result<[JoinHandle<()>; 2]> {
+/// A failure also calls `on_broken`. Returns the two threads, which end with their
+/// direction.
+pub fn splice(
+    a: impl Duplex,
+    b: impl Duplex,
+    on_broken: Option<OnBroken>,
+) -> io::Result<[JoinHandle<()>; 2]> {
     let (a2, b2) = (a.twin()?, b.twin()?);
+    let on_broken2 = on_broken.clone();
     Ok([
-        std::thread::spawn(move || one_way(a, b)),
-        std::thread::spawn(move || one_way(b2, a2)),
+        std::thread::spawn(move || one_way(a, b, on_broken)),
+        std::thread::spawn(move || one_way(b2, a2, on_broken2)),
     ])
 }
 
-fn one_way(mut from: impl Duplex, mut to: impl Duplex) {
-    let _ = io::copy(&mut from, &mut to);
+fn one_way(mut from: impl Duplex, mut to: impl Duplex, on_broken: Option<OnBroken>) {
+    let failed = io::copy(&mut from, &mut to).is_err();
     to.close(Shutdown::Write);
     from.close(Shutdown::Read);
+    if let Some(f) = on_broken.filter(|_| failed) {
+        f();
+    }
 }
 
 /// Listens on `ip` (any free port) and carries every connection that presents `token`
@@ -82,13 +99,16 @@ fn admit(mut conn: TcpStream, token: u128, socket: &PathBuf) -> io::Result<()> {
     }
     conn.set_read_timeout(None)?;
     conn.set_nodelay(true)?;
-    splice(conn, UnixStream::connect(socket)?).map(drop)
+    splice(conn, UnixStream::connect(socket)?, None).map(drop)
 }
 
-/// The agent's side: opens a connection to the launcher and presents the token.
+/// The agent's side: opens a connection to the launcher and presents the token. The
+/// connection fails within seconds once the launcher's host stops answering (a cut
+/// link, a host powered off), where ssh's own end would never reach the agent.
 pub fn connect(launcher: SocketAddr, token: u128) -> io::Result<TcpStream> {
     let mut conn = TcpStream::connect_timeout(&launcher, TOKEN_TIMEOUT)?;
     conn.set_nodelay(true)?;
+    sys::fail_unanswered(&conn, UNANSWERED)?;
     conn.write_all(&token.to_le_bytes())?;
     Ok(conn)
 }

@@ -151,7 +151,7 @@ pub fn rsh_command(rsh: Option<&OsStr>, host: &str) -> Result<Command, String> {
     let mut cmd = Command::new(program);
     if std::path::Path::new(program).file_name() == Some(OsStr::new("ssh")) {
         cmd.args(["-x", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"]);
-        cmd.args(["-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"]);
+        cmd.args(["-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3"]);
     }
     cmd.args(args).arg(host);
     Ok(cmd)

@@ -235,3 +235,39 @@ pub fn bind_to_cpu(cmd: &mut std::process::Command, index: u32) -> io::Result<()
     }
     Ok(())
 }
+
+/// Makes a TCP connection fail once its peer leaves it unanswered for about `limit`:
+/// data unacknowledged that long (`TCP_USER_TIMEOUT`), or, while idle, keepalive probes
+/// from a third of it on, one a second.
+pub fn fail_unanswered(conn: &std::net::TcpStream, limit: Duration) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let idle = (limit.as_secs() / 3).max(1) as libc::c_int;
+    let probes = (limit.as_secs() as libc::c_int - idle).max(1);
+    let options = [
+        (libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, idle),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, 1),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPCNT, probes),
+        (
+            libc::IPPROTO_TCP,
+            libc::TCP_USER_TIMEOUT,
+            limit.as_millis() as libc::c_int,
+        ),
+    ];
+    for (level, name, value) in options {
+        // SAFETY: setsockopt reads one c_int from the live local, of the size given.
+        let r = unsafe {
+            libc::setsockopt(
+                conn.as_raw_fd(),
+                level,
+                name,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
