@@ -44,6 +44,22 @@ pub struct Remote {
     pub local_ip: Option<Ipv4Addr>,
 }
 
+/// What the launcher does while it starts the ranks (see `Children::spawn`).
+pub trait Between {
+    /// Serves the ranks already running; false once no more ranks may start (Ctrl-C).
+    fn serve(&mut self) -> bool;
+    /// Whether `rank` has joined the job (said hello to the bootstrap).
+    fn joined(&self, rank: u32) -> bool;
+}
+
+/// Ranks of one host that may be logging in over ssh at once: sshd refuses logins beyond
+/// its `MaxStartups` (10 by default) that have not authenticated yet. A rank counts as
+/// logged in once it joins the job.
+const MAX_LOGINS: usize = 8;
+/// Longest wait for an earlier rank of the host to join before starting the next anyway
+/// (a program may do much before it joins).
+const LOGIN_WAIT: Duration = Duration::from_secs(2);
+
 struct Rank {
     pid: u32,
     child: Child,
@@ -65,17 +81,28 @@ impl Children {
     /// ends the job in order. If one rank cannot start, those already started are killed.
     /// `between` runs after each start: the launcher serves the ranks already running,
     /// so that with a thousand ranks the first ones are welcomed at once, not after all
-    /// have started. When it returns false (Ctrl-C), no more ranks start.
-    pub fn spawn(l: &Launch, between: &mut dyn FnMut() -> bool) -> io::Result<Children> {
+    /// have started. When it says stop (Ctrl-C), no more ranks start.
+    pub fn spawn(l: &Launch, between: &mut dyn Between) -> io::Result<Children> {
         let mut me = Children {
             ranks: Vec::new(),
             output: Vec::new(),
         };
+        // The ranks started on each remote host, for `MAX_LOGINS`.
+        let mut logins: Vec<Vec<u32>> = vec![Vec::new(); l.layout.remote.len()];
         // Only rank 0 may read stdin, and only when it is not a terminal: a background
         // process group reading the terminal would be stopped (SIGTTIN).
         let stdin_to_rank0 = !io::stdin().is_terminal();
         for rank in 0..l.size {
             let spot = l.layout.ranks[rank as usize];
+            if let Some(h) = spot.remote {
+                let on_host = &mut logins[h as usize];
+                if let Some(&earlier) = on_host.len().checked_sub(MAX_LOGINS).map(|i| &on_host[i]) {
+                    if !me.await_login(earlier, between) {
+                        break;
+                    }
+                }
+                on_host.push(rank);
+            }
             let mut env: Vec<(OsString, OsString)> = l.env.to_vec();
             let mut set = |k: &str, v: String| env.push((k.into(), v.into()));
             set("CLUMP_RANK", rank.to_string());
@@ -144,11 +171,28 @@ impl Children {
                 _agent_stdin: agent_stdin,
                 host: host.map(str::to_owned),
             });
-            if !between() {
+            if !between.serve() {
                 break;
             }
         }
         Ok(me)
+    }
+
+    /// Waits (serving) until `rank` has joined the job, its remote shell has ended, or
+    /// `LOGIN_WAIT` has passed; false when no more ranks may start.
+    fn await_login(&mut self, rank: u32, between: &mut dyn Between) -> bool {
+        let deadline = Instant::now() + LOGIN_WAIT;
+        let child = &mut self.ranks[rank as usize].child;
+        while !between.joined(rank) && Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            if !between.serve() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        true
     }
 
     /// Ranks that exited since the last call, with their status.

@@ -17,7 +17,7 @@ mod supervise;
 mod sys;
 
 pub use agent::main as rank_agent;
-use children::{Children, Launch, Remote};
+use children::{Between, Children, Launch, Remote};
 use clump::config::MAX_JOB_SIZE;
 use hosts::Layout;
 use mapping::MapBy;
@@ -161,12 +161,13 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     };
     let mut server = Server::new(listener, args.np, job_id)
         .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
-    let mut early = Vec::new();
-    let mut children = Children::spawn(&launch, &mut || {
-        early.extend(server.serve_now());
-        sys::term_signal().is_none() // the supervisor then ends those started
-    })
-    .map_err(|e| cannot_start(program, &e))?;
+    let mut welcome = Welcome {
+        server: &mut server,
+        early: Vec::new(),
+    };
+    let mut children =
+        Children::spawn(&launch, &mut welcome).map_err(|e| cannot_start(program, &e))?;
+    let early = welcome.early;
     let code = Supervisor::new(&mut children, server, signal_fd, early).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm();
@@ -215,6 +216,24 @@ fn remote_service(layout: &Layout, socket: &Path) -> Result<Option<Remote>, Stri
         forwarded,
         local_ip: var("CLUMP_NET_IP").is_none().then_some(ip),
     }))
+}
+
+/// The launcher's work while it starts the ranks: welcoming those already running.
+struct Welcome<'a> {
+    server: &'a mut Server,
+    /// Events to act on once all have started.
+    early: Vec<server::Event>,
+}
+
+impl Between for Welcome<'_> {
+    fn serve(&mut self) -> bool {
+        self.early.extend(self.server.serve_now());
+        sys::term_signal().is_none() // the supervisor then ends those started
+    }
+
+    fn joined(&self, rank: u32) -> bool {
+        self.server.joined(rank)
+    }
 }
 
 /// The status and message for a program that could not be started, as a shell says it.
