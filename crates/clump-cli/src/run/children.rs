@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -33,10 +33,7 @@ pub struct Remote {
     /// The launcher's TCP bootstrap service.
     pub service: SocketAddr,
     pub token: u128,
-    /// `CLUMP_RSH`.
-    pub rsh: Option<OsString>,
-    /// This clump, which the other hosts have at the same path.
-    pub clump: PathBuf,
+    pub shell: remote::Shell,
     pub cwd: OsString,
     /// The launcher's `CLUMP_*` settings, which ssh does not carry.
     pub forwarded: Vec<(OsString, OsString)>,
@@ -96,58 +93,15 @@ impl Children {
             let spot = l.layout.ranks[rank as usize];
             if let Some(h) = spot.remote {
                 let on_host = &mut logins[h as usize];
-                if let Some(&earlier) = on_host.len().checked_sub(MAX_LOGINS).map(|i| &on_host[i]) {
-                    if !me.await_login(earlier, between) {
-                        break;
-                    }
+                let earlier = on_host.len().checked_sub(MAX_LOGINS).map(|i| on_host[i]);
+                if earlier.is_some_and(|e| !me.await_login(e, between)) {
+                    break;
                 }
                 on_host.push(rank);
             }
-            let mut env: Vec<(OsString, OsString)> = l.env.to_vec();
-            let mut set = |k: &str, v: String| env.push((k.into(), v.into()));
-            set("CLUMP_RANK", rank.to_string());
-            set("CLUMP_SIZE", l.size.to_string());
-            set("CLUMP_BOOT", "clump".into());
-            set("CLUMP_JOB_ID", format!("{:016x}", l.job_id));
-            set("CLUMP_JOB_KEY", format!("{:032x}", l.job_key));
-            set("CLUMP_HOST", spot.vhost.to_string());
-            if let Some(net) = l.layout.net {
-                set("CLUMP_NET", if net { "1" } else { "0" }.into());
-            }
-            let host = l.layout.remote_name(rank);
-            let (mut cmd, setup) = match (host, l.remote) {
-                (Some(host), Some(remote)) => {
-                    let (cmd, setup) = remote_rank(l, remote, rank, host, env)?;
-                    (cmd, Some(setup))
-                }
-                _ => {
-                    let mut cmd = Command::new(l.program);
-                    cmd.args(l.args)
-                        .envs(env)
-                        .env("CLUMP_BOOT_SOCKET", l.socket);
-                    let ip = l.remote.and_then(|r| r.local_ip);
-                    if let Some(ip) = ip.filter(|_| !l.env.iter().any(|(k, _)| k == "CLUMP_NET_IP"))
-                    {
-                        cmd.env("CLUMP_NET_IP", ip.to_string());
-                    }
-                    if let Some(core) = spot.core {
-                        sys::bind_to_cpu(&mut cmd, core)?;
-                    }
-                    cmd.stdin(if rank == 0 && stdin_to_rank0 {
-                        Stdio::inherit()
-                    } else {
-                        Stdio::null()
-                    });
-                    (cmd, None)
-                }
-            };
-            cmd.process_group(0);
-            sys::die_with_parent(&mut cmd);
-            if l.tag_output {
-                cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-            }
-            let mut child = match cmd.spawn() {
-                Ok(c) => c,
+            let made = rank_command(l, rank, stdin_to_rank0);
+            let (mut child, setup) = match made.and_then(|(mut cmd, s)| Ok((cmd.spawn()?, s))) {
+                Ok(started) => started,
                 Err(e) => {
                     me.kill_now();
                     return Err(e);
@@ -169,7 +123,7 @@ impl Children {
                 child,
                 status: None,
                 _agent_stdin: agent_stdin,
-                host: host.map(str::to_owned),
+                host: l.layout.remote_name(rank).map(str::to_owned),
             });
             if !between.serve() {
                 break;
@@ -261,28 +215,66 @@ pub fn await_threads(threads: impl IntoIterator<Item = JoinHandle<()>>, timeout:
     }
 }
 
-/// The remote shell that starts `rank` on `host`, and the setup its agent reads.
-fn remote_rank(
+/// The command that starts `rank`, here or through the remote shell (then with the
+/// setup its agent reads).
+fn rank_command(
     l: &Launch,
-    r: &Remote,
     rank: u32,
-    host: &str,
-    env: Vec<(OsString, OsString)>,
-) -> io::Result<(Command, remote::Setup)> {
-    let mut cmd = remote::rsh_command(r.rsh.as_deref(), host).map_err(io::Error::other)?;
-    cmd.arg(remote::agent_command_line(&r.clump).map_err(io::Error::other)?)
-        .stdin(Stdio::piped());
-    let setup = remote::Setup {
-        host: host.to_owned(),
-        rank,
-        launcher: r.service,
-        token: r.token,
-        cwd: r.cwd.clone(),
-        program: l.program.clone(),
-        args: l.args.to_vec(),
-        env: r.forwarded.iter().cloned().chain(env).collect(),
-        core_index: l.layout.ranks[rank as usize].core,
+    stdin_to_rank0: bool,
+) -> io::Result<(Command, Option<remote::Setup>)> {
+    let spot = l.layout.ranks[rank as usize];
+    let mut env: Vec<(OsString, OsString)> = l.env.to_vec();
+    let mut set = |k: &str, v: String| env.push((k.into(), v.into()));
+    set("CLUMP_RANK", rank.to_string());
+    set("CLUMP_SIZE", l.size.to_string());
+    set("CLUMP_BOOT", "clump".into());
+    set("CLUMP_JOB_ID", format!("{:016x}", l.job_id));
+    set("CLUMP_JOB_KEY", format!("{:032x}", l.job_key));
+    set("CLUMP_HOST", spot.vhost.to_string());
+    if let Some(net) = l.layout.net {
+        set("CLUMP_NET", if net { "1" } else { "0" }.into());
+    }
+    let (mut cmd, setup) = match (l.layout.remote_name(rank), l.remote) {
+        (Some(host), Some(r)) => {
+            let setup = remote::Setup {
+                host: host.to_owned(),
+                rank,
+                launcher: r.service,
+                token: r.token,
+                cwd: r.cwd.clone(),
+                program: l.program.clone(),
+                args: l.args.to_vec(),
+                env: r.forwarded.iter().cloned().chain(env).collect(),
+                core_index: spot.core,
+            };
+            (r.shell.command(host), Some(setup))
+        }
+        _ => {
+            let mut cmd = Command::new(l.program);
+            cmd.args(l.args)
+                .envs(env)
+                .env("CLUMP_BOOT_SOCKET", l.socket);
+            // In a job across hosts, this host's ranks bind where the others reach it.
+            let user_ip = l.env.iter().any(|(k, _)| k == "CLUMP_NET_IP");
+            if let Some(ip) = l.remote.and_then(|r| r.local_ip).filter(|_| !user_ip) {
+                cmd.env("CLUMP_NET_IP", ip.to_string());
+            }
+            if let Some(core) = spot.core {
+                sys::bind_to_cpu(&mut cmd, core)?;
+            }
+            cmd.stdin(if rank == 0 && stdin_to_rank0 {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            });
+            (cmd, None)
+        }
     };
+    cmd.process_group(0);
+    sys::die_with_parent(&mut cmd);
+    if l.tag_output {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    }
     Ok((cmd, setup))
 }
 

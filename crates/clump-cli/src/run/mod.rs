@@ -195,6 +195,7 @@ fn remote_service(layout: &Layout, socket: &Path) -> Result<Option<Remote>, Stri
         .map_err(|e| format!("cannot listen on {ip} for the other hosts: {e}"))?;
     let clump = std::env::current_exe()
         .map_err(|e| format!("cannot find this clump's path for the other hosts: {e}"))?;
+    let shell = remote::Shell::new(std::env::var_os("CLUMP_RSH").as_deref(), &clump)?;
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string())
         .unwrap_or_default();
@@ -210,8 +211,7 @@ fn remote_service(layout: &Layout, socket: &Path) -> Result<Option<Remote>, Stri
     Ok(Some(Remote {
         service,
         token,
-        rsh: std::env::var_os("CLUMP_RSH"),
-        clump,
+        shell,
         cwd,
         forwarded,
         local_ip: var("CLUMP_NET_IP").is_none().then_some(ip),

@@ -8,7 +8,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// First line of a setup; a mismatch means a different clump on the other host.
 const VERSION_LINE: &str = concat!("clump-rank-agent ", env!("CARGO_PKG_VERSION"));
@@ -135,30 +136,55 @@ fn os(text: &str) -> Option<OsString> {
     unhex(text).map(OsString::from_vec)
 }
 
-/// The remote shell: `CLUMP_RSH` split at white space, or `ssh`. OpenSSH's client gets
-/// options that make failures quick and clear: no password prompt (a background
-/// launcher cannot answer one), a bounded connect, and a lost host noticed in seconds.
-pub fn rsh_command(rsh: Option<&OsStr>, host: &str) -> Result<Command, String> {
-    let words: Vec<&str> = match rsh {
-        Some(v) => v
-            .to_str()
-            .ok_or("CLUMP_RSH is not UTF-8")?
-            .split_whitespace()
-            .collect(),
-        None => vec!["ssh"],
-    };
-    let (program, args) = words.split_first().ok_or("CLUMP_RSH is empty")?;
-    let mut cmd = Command::new(program);
-    if std::path::Path::new(program).file_name() == Some(OsStr::new("ssh")) {
-        cmd.args(["-x", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"]);
-        cmd.args(["-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3"]);
-    }
-    cmd.args(args).arg(host);
-    Ok(cmd)
+/// How ranks are started on other hosts: the remote shell, and the agent's command line.
+pub struct Shell {
+    words: Vec<String>,
+    agent: String,
 }
 
-/// The command line the remote shell runs: this clump, at the same path, as the agent.
-pub fn agent_command_line(clump: &std::path::Path) -> Result<String, String> {
+impl Shell {
+    /// The remote shell is `CLUMP_RSH` split at white space, or `ssh`; the agent is
+    /// `clump` (this one, which the other hosts have at the same path).
+    pub fn new(rsh: Option<&OsStr>, clump: &Path) -> Result<Shell, String> {
+        let words: Vec<String> = match rsh {
+            Some(v) => v
+                .to_str()
+                .ok_or("CLUMP_RSH is not UTF-8")?
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            None => vec!["ssh".to_owned()],
+        };
+        if words.is_empty() {
+            return Err("CLUMP_RSH is empty".into());
+        }
+        Ok(Shell {
+            words,
+            agent: agent_command_line(clump)?,
+        })
+    }
+
+    /// The command that starts an agent on `host`, its stdin a pipe for the setup.
+    /// OpenSSH's client gets options that make failures quick and clear: no password
+    /// prompt (a background launcher cannot answer one), a bounded connect, and a lost
+    /// host noticed in seconds.
+    pub fn command(&self, host: &str) -> Command {
+        let (program, args) = self.words.split_first().expect("checked in Shell::new");
+        let mut cmd = Command::new(program);
+        if Path::new(program).file_name() == Some(OsStr::new("ssh")) {
+            cmd.args(["-x", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"]);
+            cmd.args(["-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3"]);
+        }
+        cmd.args(args)
+            .arg(host)
+            .arg(&self.agent)
+            .stdin(Stdio::piped());
+        cmd
+    }
+}
+
+/// The command line the remote shell runs: `clump` at this path, as the agent.
+fn agent_command_line(clump: &Path) -> Result<String, String> {
     let path = clump
         .to_str()
         .ok_or_else(|| format!("{} is not UTF-8", clump.display()))?;
@@ -209,8 +235,28 @@ mod tests {
     }
 
     #[test]
+    fn ssh_gets_options_for_clear_failures_other_shells_do_not() {
+        let argv = |rsh: Option<&str>| {
+            let shell = Shell::new(rsh.map(OsStr::new), Path::new("/c")).unwrap();
+            let cmd = shell.command("h");
+            let mut all = vec![cmd.get_program().to_string_lossy().into_owned()];
+            all.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+            all.join(" ")
+        };
+        let ssh = argv(Some("/usr/bin/ssh -F cfg"));
+        assert!(
+            ssh.starts_with("/usr/bin/ssh -x -T -o BatchMode=yes"),
+            "{ssh}"
+        );
+        assert!(ssh.ends_with("-F cfg h '/c' rank-agent"), "{ssh}");
+        assert_eq!(argv(Some(" rsh  -l u ")), "rsh -l u h '/c' rank-agent");
+        assert!(argv(None).starts_with("ssh -x"));
+        assert!(Shell::new(Some(OsStr::new("  ")), Path::new("/c")).is_err());
+    }
+
+    #[test]
     fn the_agent_path_is_quoted_for_the_remote_shell() {
-        let line = agent_command_line(std::path::Path::new("/opt/it's/clump")).unwrap();
+        let line = agent_command_line(Path::new("/opt/it's/clump")).unwrap();
         assert_eq!(line, r"'/opt/it'\''s/clump' rank-agent");
     }
 }
