@@ -46,6 +46,7 @@ fn settings() -> bool {
         Layer::Gas,
         Layer::Shmem,
         Layer::Mpi,
+        Layer::Command,
         Layer::Tests,
     ] {
         println!("  {}:", layer.name());

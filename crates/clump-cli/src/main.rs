@@ -52,6 +52,9 @@ enum Command {
     /// Start an OpenSHMEM program: `oshrun -n N PROGRAM` (also `-np N`) as `clump run`.
     #[command(disable_help_flag = true)]
     Oshrun(WrapperArgs),
+    /// What `clump run` starts over ssh on another host: one rank, set up from stdin.
+    #[command(hide = true)]
+    RankAgent,
 }
 
 /// A wrapper's arguments, all of them its own (`--help` too).
@@ -80,5 +83,6 @@ fn main() -> ExitCode {
         Command::Mpiexec(w) => mpi_wrappers::launch("mpiexec", w.args),
         Command::Mpirun(w) => mpi_wrappers::launch("mpirun", w.args),
         Command::Oshrun(w) => mpi_wrappers::launch("oshrun", w.args),
+        Command::RankAgent => run::rank_agent(),
     }
 }

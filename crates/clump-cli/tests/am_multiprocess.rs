@@ -113,5 +113,8 @@ fn a_killed_process_ends_the_job_quickly_and_leaves_no_shared_memory() {
 fn requests_to_a_process_that_dies_come_back_as_peer_gone() {
     let r = support::requests_to_a_killed_peer(&[], clump::config::Config::default());
     // In flight when it died, they may have run; a later send never leaves.
-    r.check(clump::ReturnReason::PeerGone, clump::ReturnReason::Unreachable);
+    r.check(
+        clump::ReturnReason::PeerGone,
+        clump::ReturnReason::Unreachable,
+    );
 }

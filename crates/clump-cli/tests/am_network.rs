@@ -177,7 +177,10 @@ fn a_rank_stopped_for_two_three_and_four_timeouts_is_waited_for() {
                 &["stop-resume", timeouts],
                 &[("CLUMP_NET_TIMEOUT_MS", timeout_ms)],
             );
-            eprintln!("stop of {timeouts} x {timeout_ms} ms, run {run}: {:?}", out.status);
+            eprintln!(
+                "stop of {timeouts} x {timeout_ms} ms, run {run}: {:?}",
+                out.status
+            );
             assert_ok(&out, 2, "stop-resume ok");
         }
     }

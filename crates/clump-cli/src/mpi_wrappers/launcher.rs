@@ -27,8 +27,11 @@ fn question(args: &[OsString]) -> Option<Question> {
             "--help" | "-help" | "-h" => return Some(Question::Help),
             "--" => return None,
             _ if !text.starts_with('-') => return None,
-            // `-np` is mpirun's `--np`, which clump run rewrites only later.
-            _ if text == "-np" || OPTIONS_WITH_VALUES.contains(&text) => {
+            // `-np` is mpirun's `--np` and `-hostfile` its `--hostfile`, which clump run
+            // rewrites only later.
+            _ if OPTIONS_WITH_VALUES.contains(&text)
+                || OPTIONS_WITH_VALUES.contains(&format!("-{text}").as_str()) =>
+            {
                 words.next();
             }
             _ => {}
@@ -82,5 +85,10 @@ mod tests {
         assert_eq!(ask("-np 2 ./prog --help"), None);
         assert_eq!(ask("-n 2 -- --version"), None);
         assert_eq!(ask("--transport udp -V"), Some(Question::Version));
+        assert_eq!(ask("-hostfile -h -np 2 p"), None);
+        assert_eq!(
+            ask("-host a,b --hostfile hf -map-by node -V"),
+            Some(Question::Version)
+        );
     }
 }

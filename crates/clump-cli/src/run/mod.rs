@@ -1,20 +1,32 @@
-//! `clump run`: starts N processes of a program on this host as one job and serves
-//! their bootstrap (rank, size, allgather, barrier, abort) until they have all exited.
+//! `clump run`: starts N processes of a program as one job, on this host or over ssh on
+//! the hosts of a hostfile, and serves their bootstrap (rank, size, allgather, barrier,
+//! abort) until they have all exited.
 
+mod agent;
 mod argv;
 mod children;
+mod hostfile;
+mod hosts;
+mod mapping;
 mod output;
+mod relay;
+mod remote;
 mod scratch;
 mod server;
 mod supervise;
 mod sys;
 
-use children::{Children, Launch, Placement};
+pub use agent::main as rank_agent;
+use children::{Between, Children, Launch, Remote};
 use clump::config::MAX_JOB_SIZE;
+use hosts::Layout;
+use mapping::MapBy;
 use scratch::Scratch;
 use server::Server;
 use std::ffi::OsString;
+use std::net::Ipv4Addr;
 use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use supervise::Supervisor;
@@ -51,9 +63,38 @@ pub struct RunArgs {
     #[arg(short = 'x', long = "env", value_name = "VAR[=value]")]
     env: Vec<OsString>,
 
+    /// Start the processes on the hosts of FILE, over ssh (`CLUMP_RSH` names another
+    /// remote shell): one host a line, `host slots=N [max_slots=M]` or `host:N`.
+    #[arg(long, short = 'f', visible_alias = "machinefile", value_name = "FILE")]
+    hostfile: Option<PathBuf>,
+
+    /// Start the processes on these hosts: `a,b:2` (one slot without `:N`). May be repeated.
+    #[arg(long, short = 'H', value_name = "HOST[:N],...")]
+    host: Vec<String>,
+
+    /// How processes fill the listed hosts: `slot` (each host's slots in turn) or `node`
+    /// (one per host, round robin).
+    #[arg(long, value_enum, default_value_t = MapBy::Slot)]
+    map_by: MapBy,
+
+    /// Bind each process to a core of its host (`core`), or not (`none`).
+    #[arg(long, value_enum, default_value_t = BindTo::None)]
+    bind_to: BindTo,
+
+    /// Place more processes than the listed hosts have slots (round robin, within
+    /// each host's `max_slots`).
+    #[arg(long)]
+    oversubscribe: bool,
+
     /// The program to start, followed by its arguments.
     #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true)]
     command: Vec<OsString>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindTo {
+    Core,
+    None,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,38 +102,6 @@ pub enum Transport {
     Auto,
     Shm,
     Udp,
-}
-
-impl RunArgs {
-    /// Where the ranks go. With one host the network stays off (nothing in the job needs
-    /// it, and polling it would cost every poll), unless `CLUMP_NET` says otherwise.
-    fn placement(&self) -> Result<Placement, String> {
-        if self.hosts > self.np {
-            return Err(format!(
-                "--hosts {} exceeds the {} processes",
-                self.hosts, self.np
-            ));
-        }
-        let hosts = match self.transport {
-            Transport::Auto => self.hosts,
-            Transport::Shm if self.hosts > 1 => {
-                return Err(format!(
-                    "--transport shm puts every process on one host; --hosts {} contradicts it",
-                    self.hosts
-                ))
-            }
-            Transport::Shm => 1,
-            Transport::Udp => self.np,
-        };
-        let user_net = std::env::var_os("CLUMP_NET").is_some();
-        let net = match self.transport {
-            Transport::Shm => Some(false),
-            _ if hosts > 1 => Some(true),
-            _ if user_net => None,
-            _ => Some(false),
-        };
-        Ok(Placement { hosts, net })
-    }
 }
 
 /// Exit status when the program is not found, as shells use.
@@ -119,15 +128,17 @@ fn say(line: &str) {
 
 fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
-    let placement = args.placement().map_err(|e| (2, e))?;
+    let layout = hosts::layout(args).map_err(|e| (2, e))?;
     let env = passed_env(&args.env).map_err(|e| (2, e))?;
     warn_unknown_settings(&env);
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
     let signal_fd = sys::install_signal_pipe()
         .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
-    // A socket and two pipes per rank, and the pipes' other ends while it starts.
-    sys::ensure_fd_limit(64 + 5 * args.np as u64).map_err(|e| (1, e))?;
+    // A socket and two pipes per rank, and the pipes' other ends while it starts; and for
+    // a rank on another host, its ssh's pipes and connections.
+    let per_rank = 5 + if layout.remote.is_empty() { 0 } else { 6 };
+    sys::ensure_fd_limit(64 + per_rank * args.np as u64).map_err(|e| (1, e))?;
     // The job's secret (its endpoints' tag): from the kernel's random source, and passed
     // to the ranks only in their environment, which other users cannot read.
     let job_id = clump::config::random_job_id();
@@ -138,6 +149,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let socket = scratch.socket_path();
     let listener = UnixListener::bind(&socket)
         .map_err(|e| (1, format!("cannot listen on {}: {e}", socket.display())))?;
+    let remote = remote_service(&layout, &socket).map_err(|e| (1, e))?;
     let launch = Launch {
         program,
         args: program_args,
@@ -146,17 +158,19 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         job_key,
         socket: &socket,
         tag_output: args.tag_output,
-        placement,
+        layout: &layout,
         env: &env,
+        remote: remote.as_ref(),
     };
     let mut server = Server::new(listener, args.np, job_id)
         .map_err(|e| (1, format!("bootstrap socket: {e}")))?;
-    let mut early = Vec::new();
-    let mut children = Children::spawn(&launch, &mut || {
-        early.extend(server.serve_now());
-        sys::term_signal().is_none() // the supervisor then ends those started
-    })
-    .map_err(|e| cannot_start(program, &e))?;
+    let mut welcome = Welcome {
+        server: &mut server,
+        early: Vec::new(),
+    };
+    let mut children =
+        Children::spawn(&launch, &mut welcome).map_err(|e| cannot_start(program, &e))?;
+    let early = welcome.early;
     let code = Supervisor::new(&mut children, server, signal_fd, early).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm();
@@ -172,6 +186,67 @@ fn warn_unknown_settings(passed: &[(OsString, OsString)]) {
     let names = names.chain(passed.iter().map(|(k, _)| k.clone()));
     for name in unknown::unknown_names(names) {
         say(&unknown::warning(&name));
+    }
+}
+
+/// The TCP bootstrap service for ranks on other hosts, bound to `CLUMP_NET_IP`, or to
+/// `CLUMP_NET_IFACE`'s address, or to the address this machine reaches the first of them
+/// from; `None` when every rank runs here.
+fn remote_service(layout: &Layout, socket: &Path) -> Result<Option<Remote>, String> {
+    let Some(first) = layout.remote.first() else {
+        return Ok(None);
+    };
+    let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    let ip = match var("CLUMP_NET_IP") {
+        Some(ip) => ip
+            .parse::<Ipv4Addr>()
+            .map_err(|_| format!("CLUMP_NET_IP={ip:?} is not an IPv4 address"))?,
+        None => clump::boot::source_toward(first, var("CLUMP_NET_IFACE").as_deref())
+            .map_err(|e| format!("cannot choose an address the hosts reach: {e}"))?,
+    };
+    let token = clump::config::random_job_key();
+    let service = relay::serve(ip, token, socket.to_owned())
+        .map_err(|e| format!("cannot listen on {ip} for the other hosts: {e}"))?;
+    let clump = std::env::current_exe()
+        .map_err(|e| format!("cannot find this clump's path for the other hosts: {e}"))?;
+    let shell = remote::Shell::new(std::env::var_os("CLUMP_RSH").as_deref(), &clump)?;
+    let cwd = std::env::current_dir()
+        .map(|d| d.into_os_string())
+        .unwrap_or_default();
+    // ssh carries no environment: the launcher's clump settings go along, except an
+    // address of this machine and the launcher's own.
+    let own = ["CLUMP_NET_IP", "CLUMP_RSH", "CLUMP_BOOT_SOCKET"];
+    let forwarded = std::env::vars_os()
+        .filter(|(k, _)| {
+            k.to_str()
+                .is_some_and(|k| k.starts_with("CLUMP_") && !own.contains(&k))
+        })
+        .collect();
+    Ok(Some(Remote {
+        service,
+        token,
+        shell,
+        cwd,
+        forwarded,
+        local_ip: var("CLUMP_NET_IP").is_none().then_some(ip),
+    }))
+}
+
+/// The launcher's work while it starts the ranks: welcoming those already running.
+struct Welcome<'a> {
+    server: &'a mut Server,
+    /// Events to act on once all have started.
+    early: Vec<server::Event>,
+}
+
+impl Between for Welcome<'_> {
+    fn serve(&mut self) -> bool {
+        self.early.extend(self.server.serve_now());
+        sys::term_signal().is_none() // the supervisor then ends those started
+    }
+
+    fn joined(&self, rank: u32) -> bool {
+        self.server.joined(rank)
     }
 }
 

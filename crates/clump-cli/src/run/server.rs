@@ -275,6 +275,11 @@ impl Server {
         })
     }
 
+    /// Whether `rank` has said hello (it may have left since).
+    pub fn joined(&self, rank: u32) -> bool {
+        !matches!(self.ranks[rank as usize], Slot::NotYet)
+    }
+
     /// When `rank` closed its connection, if it did.
     pub fn closed_since(&self, rank: u32) -> Option<Instant> {
         match self.ranks[rank as usize] {

@@ -16,6 +16,8 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// How long a live rank may stay disconnected while others wait for it: long enough
 /// that a dying rank's exit status is seen first and reported instead.
 const DISCONNECT_GRACE: Duration = Duration::from_millis(500);
+/// ssh's exit status for its own failures (also a remote command's `exit 255`).
+const SSH_FAILED: i32 = 255;
 /// Longest sleep in poll(2): a safety net, every real event wakes it sooner.
 const IDLE: Duration = Duration::from_secs(1);
 
@@ -153,7 +155,10 @@ impl<'a> Supervisor<'a> {
     }
 
     fn who(&self, rank: u32) -> String {
-        format!("rank {rank} (pid {})", self.children.pid(rank))
+        match self.children.host(rank) {
+            Some(host) => format!("rank {rank} (on host {host})"),
+            None => format!("rank {rank} (pid {})", self.children.pid(rank)),
+        }
     }
 
     fn check_signals(&mut self) {
@@ -189,7 +194,12 @@ impl<'a> Supervisor<'a> {
             self.on_events(events);
             if !status.success() {
                 self.failed.push(rank);
-                let (code, what) = describe(status);
+                let (code, mut what) = describe(status);
+                if self.children.host(rank).is_some() && status.code() == Some(SSH_FAILED) {
+                    what.push_str(
+                        " (ssh's status when it cannot reach the host, is refused, or loses it)",
+                    );
+                }
                 // The others heard of it (`rank_exited`): they get the grace to return
                 // what they sent it and say so before they are ended.
                 self.end_after(code, format!("{} {what}", self.who(rank)), EXIT_GRACE);

@@ -201,3 +201,73 @@ pub fn signal_name(sig: i32) -> &'static str {
         .filter(|n| !n.is_empty())
         .unwrap_or("a real-time signal")
 }
+
+/// `--bind-to core`: the child runs only on the `index`-th CPU this process may use
+/// (modulo their number), from its first instruction on.
+pub fn bind_to_cpu(cmd: &mut std::process::Command, index: u32) -> io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: a zeroed cpu_set_t is the empty set; sched_getaffinity fills the live local.
+    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: as above, with the set's true size.
+    if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: CPU_ISSET reads bit `c` of the live set, `c` below CPU_SETSIZE.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &allowed) })
+        .collect();
+    let Some(&cpu) = cpus.get(index as usize % cpus.len().max(1)) else {
+        return Err(io::Error::other("no CPU to bind to"));
+    };
+    // SAFETY: as above; CPU_SET writes bit `cpu` (below CPU_SETSIZE) of the live local.
+    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut one) };
+    // SAFETY: the closure runs between fork and exec and makes one async-signal-safe
+    // system call on a set copied into it; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok(())
+}
+
+/// Makes a TCP connection fail once its peer leaves it unanswered for about `limit`:
+/// data unacknowledged that long (`TCP_USER_TIMEOUT`), or, while idle, keepalive probes
+/// from a third of it on, one a second.
+pub fn fail_unanswered(conn: &std::net::TcpStream, limit: Duration) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let idle = (limit.as_secs() / 3).max(1) as libc::c_int;
+    let probes = (limit.as_secs() as libc::c_int - idle).max(1);
+    let options = [
+        (libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, idle),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, 1),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPCNT, probes),
+        (
+            libc::IPPROTO_TCP,
+            libc::TCP_USER_TIMEOUT,
+            limit.as_millis() as libc::c_int,
+        ),
+    ];
+    for (level, name, value) in options {
+        // SAFETY: setsockopt reads one c_int from the live local, of the size given.
+        let r = unsafe {
+            libc::setsockopt(
+                conn.as_raw_fd(),
+                level,
+                name,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

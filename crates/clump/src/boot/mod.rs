@@ -22,6 +22,7 @@ use crate::config::{BootMode, Config, ConfigError, JobConfig};
 use frame::{Op, MAX_CONTRIBUTION};
 use kvs::Manager;
 use launcher::Launcher;
+pub use place::source_toward;
 pub use shared::Job;
 use std::time::Duration;
 

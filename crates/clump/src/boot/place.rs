@@ -59,18 +59,26 @@ pub fn bind_ip(rank: u32, intros: &[Intro], iface: Option<&str>) -> Result<Ipv4A
                 "the process manager reports several nodes, but every rank is on this one".into(),
             )
         })?;
-    let addr = resolve(&peer.host).map_err(|why| {
+    source_toward(&peer.host, iface).map_err(|e| match e {
+        BootError::Config(why) => net_error(format!("toward rank {peer_rank}: {why}")),
+        other => other,
+    })
+}
+
+/// The address this machine reaches `host` from: that of `iface` when one is named,
+/// else the source of the route to `host`. Used by `clump run` across hosts, which has no
+/// process manager to say where the others are.
+pub fn source_toward(host: &str, iface: Option<&str>) -> Result<Ipv4Addr, BootError> {
+    let addr = resolve(host).map_err(|why| {
         net_error(format!(
-            "cannot find the address of rank {peer_rank}'s host {:?}: {why}; set CLUMP_NET_IP \
-             or CLUMP_NET_IFACE",
-            peer.host
+            "cannot find the address of host {host:?}: {why}; set CLUMP_NET_IP or CLUMP_NET_IFACE"
         ))
     })?;
     match iface {
         Some(name) => iface_ip(name, Some(addr)),
         None => route_source(addr, None).map_err(|e| {
             net_error(format!(
-                "no route to rank {peer_rank} at {addr}: {e}; set CLUMP_NET_IP or CLUMP_NET_IFACE"
+                "no route to host {host} at {addr}: {e}; set CLUMP_NET_IP or CLUMP_NET_IFACE"
             ))
         }),
     }

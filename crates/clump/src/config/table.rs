@@ -13,6 +13,8 @@ pub enum Layer {
     Gas,
     Mpi,
     Shmem,
+    /// Read by the `clump` command: the launcher and the compiler wrappers.
+    Command,
     /// Read by the test suite only (`scripts/test`).
     Tests,
     /// Set by the build for the programs cargo starts.
@@ -26,6 +28,7 @@ impl Layer {
             Layer::Gas => "gas",
             Layer::Mpi => "mpi",
             Layer::Shmem => "shmem",
+            Layer::Command => "command",
             Layer::Tests => "tests",
             Layer::Build => "build",
         }
@@ -109,7 +112,7 @@ const fn v(
         meaning,
     }
 }
-use Layer::{Build, Core, Gas, Mpi, Shmem, Tests};
+use Layer::{Build, Command, Core, Gas, Mpi, Shmem, Tests};
 use Unset::{Chosen, Value};
 
 const MEDIUM: u64 = crate::MAX_MEDIUM as u64;
@@ -196,6 +199,14 @@ pub static TABLE: &[Var] = &[
       "core: bind each process to a core of its own when its machine has one for each of the job's processes there; none: leave placement to the system"),
     v("CLUMP_MPI_SINGLE_COPY", Mpi, FLAG, Value("1"),
       "1: rendezvous on one host copies by cross-memory attach (from 64 KiB with a core each, sender and receiver each copying half); 0: medium chunks"),
+    v("CLUMP_RSH", Command, Kind::Text, Chosen("ssh"),
+      "the remote shell `clump run --hostfile`/`--host` starts ranks on other hosts with (split at spaces)"),
+    v("CLUMP_CC", Command, Kind::Text, Chosen("cc"),
+      "the C compiler of `mpicc` and `oshcc` (may have words: `gcc -m64`); after it `MPICH_CC`, `OMPI_CC`, `MPICC_CC`, `OSHCC_CC`"),
+    v("CLUMP_CXX", Command, Kind::Text, Chosen("c++"),
+      "the C++ compiler of `mpicxx`/`mpic++` and `oshc++`; after it `MPICH_CXX`, `OMPI_CXX`"),
+    v("CLUMP_WRAPPER_RUNNING", Command, Kind::Text, Chosen("unset"),
+      "set by a compiler wrapper for the compiler it runs, so that a wrapper started by it refuses to run again"),
     v("CLUMP_SOAK", Tests, FLAG, Value("0"),
       "`scripts/test` adds the long runs: the seeded simulation ten times longer, heavy-loss benchmarks"),
     v("CLUMP_SIM_SEED", Tests, Kind::Text, Chosen("each scenario's own"),

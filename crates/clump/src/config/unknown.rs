@@ -76,6 +76,9 @@ mod tests {
             "PATH",
             "CLUMP_TEST_VAR",
             "CLUMP_GAS_SEGMENT",
+            // The clump command's own: the compiler wrappers' and the launcher's.
+            "CLUMP_CC",
+            "CLUMP_RSH",
         ]
         .map(OsString::from);
         assert_eq!(unknown_names(names), ["CLUMP_NET_TIMEOUT"]);
