@@ -47,6 +47,9 @@ pub fn stop_resume(timeouts: u32) -> Result<String, String> {
         // Answer a first share, then stop; the helper resumes this process.
         while ran.get() < REQUESTS / 4 {
             spmd.bundle.poll().map_err(|e| e.to_string())?;
+            if start.elapsed() > Duration::from_secs(60) {
+                return Err(format!("rank 1: {} requests ran: stuck", ran.get()));
+            }
         }
         let resume = format!(
             "sleep {}; kill -CONT {}",
@@ -70,6 +73,10 @@ pub fn stop_resume(timeouts: u32) -> Result<String, String> {
             if start.elapsed() > stop + Duration::from_secs(60) {
                 return Err(format!("{} answered of {REQUESTS}: stuck", answered.get()));
             }
+        }
+        // Said now, not after the barrier: a peer given up never reaches it.
+        if !returned.borrow().is_empty() {
+            return Err(format!("rank 0: came back: {:?}", returned.borrow()));
         }
     }
     spmd.barrier().map_err(|e| e.to_string())?;
