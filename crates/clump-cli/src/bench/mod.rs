@@ -255,9 +255,16 @@ mod tests {
         use super::loss_notice;
         assert_eq!(loss_notice(1.0, true), None);
         let at50 = loss_notice(50.0, true).unwrap();
-        assert!(at50.ends_with("this quick run takes about 3 minutes"), "{at50}");
+        assert!(
+            at50.ends_with("this quick run takes about 3 minutes"),
+            "{at50}"
+        );
         assert!(at50.contains("counts the samples"), "{at50}");
-        assert!(loss_notice(20.0, true).unwrap().ends_with("about 50 seconds"));
-        assert!(loss_notice(50.0, false).unwrap().contains("tens of minutes"));
+        assert!(loss_notice(20.0, true)
+            .unwrap()
+            .ends_with("about 50 seconds"));
+        assert!(loss_notice(50.0, false)
+            .unwrap()
+            .contains("tens of minutes"));
     }
 }

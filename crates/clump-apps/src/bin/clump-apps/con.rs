@@ -4,7 +4,7 @@
 //! components at once), then lowers remote ends' labels with compare-and-swap. Rounds end when
 //! no label changed anywhere; every vertex then holds its component's smallest id.
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::con::{ConParams, UnionFind};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_gas::{Gas, GlobalPtr, ReduceOp, Spread};
@@ -31,7 +31,7 @@ pub fn run(gas: &mut Gas, params: ConParams) -> AppResult<()> {
     let group_of: Vec<usize> = (0..n).map(|v| groups.find(v)).collect();
     let ghost = gas.alloc::<u64>(remote.len().max(1))?;
     let at = |b: u64| labels.at((b / n as u64) as u32, (b % n as u64) as usize);
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let mut times = PhaseTimes::default();
     loop {
@@ -65,7 +65,7 @@ pub fn run(gas: &mut Gas, params: ConParams) -> AppResult<()> {
     }
     let reference = params.reference(size);
     let check = clump_apps::con::check(&reference, me, n, gas.local(&labels).as_slice());
-    finish(gas, "con", &times, check)
+    finish(gas, "con", begun, &times, check)
 }
 
 /// Lowers each vertex to the smallest label among itself, its remote ends and its local group;

@@ -7,7 +7,7 @@
 //!   one bulk get per owner;
 //! - `store`: each owner stores the packed values straight into the requester's ghost area.
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::em3d::{Edge, Em3dParams};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_gas::{Gas, ReduceOp, Spread};
@@ -218,7 +218,7 @@ pub fn run(gas: &mut Gas, params: Em3dParams, version: Version) -> AppResult<()>
     gas.all_reduce(&mut lens, ReduceOp::Max)?;
     let ghost = gas.alloc::<f64>(lens[0].max(1) as usize)?;
     let pack = gas.alloc::<f64>(lens[1].max(1) as usize)?;
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let mut times = PhaseTimes::default();
     for _ in 0..params.steps {
@@ -239,5 +239,5 @@ pub fn run(gas: &mut Gas, params: Em3dParams, version: Version) -> AppResult<()>
         gas.local(&e).as_slice(),
         gas.local(&h).as_slice(),
     );
-    finish(gas, "em3d", &times, check)
+    finish(gas, "em3d", begun, &times, check)
 }

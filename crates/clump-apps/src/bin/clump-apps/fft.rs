@@ -2,7 +2,7 @@
 //! transforms along z and y, then one all-to-all transpose by bulk stores gives rank q the
 //! lines y in q's block as `[y][x][z]`, where the transform along x finishes the job.
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::fft::{fft_1d, input, Complex};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_gas::Gas;
@@ -49,7 +49,7 @@ pub fn run(gas: &mut Gas, n: usize, seed: u64) -> AppResult<()> {
     for (i, v) in gas.local(&slab).as_mut_slice().iter_mut().enumerate() {
         *v = to_pair(input(seed, n, x0 + i / (n * n), (i / n) % n, i % n));
     }
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let mut times = PhaseTimes::default();
     times.time(Phase::Compute, || {
@@ -93,5 +93,5 @@ pub fn run(gas: &mut Gas, n: usize, seed: u64) -> AppResult<()> {
         .map(|&p| from_pair(p))
         .collect();
     let check = clump_apps::fft::check(&expected, &got, "transformed [y][x][z]");
-    finish(gas, "fft", &times, check)
+    finish(gas, "fft", begun, &times, check)
 }

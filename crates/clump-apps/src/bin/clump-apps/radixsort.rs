@@ -2,7 +2,7 @@
 //! counts the rank's digits, all-gathers the counts, and stores each run of equal digits straight
 //! to its global place (split at rank boundaries) with bulk stores into the other buffer.
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_apps::sort::{digit, histogram, SortParams};
 use clump_gas::Gas;
@@ -19,7 +19,7 @@ pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
     gas.local(&buffers[0])
         .as_mut_slice()
         .copy_from_slice(&params.generate(me as u32));
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let radix = 1usize << BITS;
     let mut times = PhaseTimes::default();
@@ -62,5 +62,5 @@ pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
     let sorted = &buffers[(u64::BITS / BITS) as usize % 2];
     let reference = params.reference(size as u32);
     let check = clump_apps::sort::check_part(&reference, me * n, gas.local(sorted).as_slice());
-    finish(gas, "radixsort", &times, check)
+    finish(gas, "radixsort", begun, &times, check)
 }

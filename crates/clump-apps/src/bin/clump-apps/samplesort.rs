@@ -1,7 +1,7 @@
 //! Sample sort on the global address space: sort locally, all-gather a regular sample of every
 //! rank's keys, pick P-1 splitters, send each key range to its rank (all-to-all), merge-sort.
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_apps::sort::SortParams;
 use clump_gas::Gas;
@@ -12,7 +12,7 @@ const OVERSAMPLE: usize = 32;
 pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
     let (me, size) = (gas.rank(), gas.size() as usize);
     let mut keys = params.generate(me);
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let mut times = PhaseTimes::default();
     times.time(Phase::Compute, || keys.sort_unstable());
@@ -54,5 +54,5 @@ pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
     } else {
         clump_apps::sort::check_part(&reference, offset, &mine)
     };
-    finish(gas, "samplesort", &times, check)
+    finish(gas, "samplesort", begun, &times, check)
 }

@@ -6,6 +6,7 @@
 mod plot;
 mod report;
 mod runs;
+mod traffic;
 
 use super::job;
 use runs::{Config, Run};
@@ -190,5 +191,11 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     job::print(&doc, args.json, |_, _| {
         report::print_tables(&results, cores);
         Ok(())
-    })
+    })?;
+    match results.iter().filter(|r| !r.verified).count() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} run(s) computed a wrong result (verified: false)"
+        )),
+    }
 }

@@ -1,6 +1,7 @@
 //! The benchmark's output: one table per application (the papers' layout), or one JSON object.
 
 use super::runs::Run;
+use super::traffic::Traffic;
 use serde_json::json;
 
 /// Time of the same application on one SMP process, the speedup baseline.
@@ -37,34 +38,62 @@ pub fn print_tables(runs: &[Run], cores: usize) {
         };
         println!("\n{app} ({kind})");
         println!(
-            "{:<6} {:>5} {:>10} {:>8} {:>6} {:>10} {:>12} {:>10} {:>12} {:>10}",
-            "config",
-            "procs",
-            "time_ms",
-            "speedup",
-            "comm%",
-            "shm_msgs",
-            "shm_bytes",
-            "net_msgs",
-            "net_bytes",
-            "direct"
+            "{:<6} {:>5} {:>10} {:>8} {:>6} {:>17} {:>8}",
+            "config", "procs", "time_ms", "speedup", "comm%", "comm_ms min..max", "verified"
         );
         for r in runs.iter().filter(|r| r.app == app) {
             let speedup = speedup(runs, r).map_or("-".to_string(), |s| format!("{s:.2}"));
+            let t = Traffic::of(&r.ranks);
             println!(
-                "{:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>10} {:>12} {:>10} {:>12} {:>10}",
+                "{:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>17} {:>8}",
                 r.config.name(),
                 r.procs,
                 r.time_s * 1e3,
                 speedup,
                 comm_share(r) * 100.0,
-                r.shm_messages,
-                r.shm_bytes,
-                r.net_messages,
-                r.net_bytes,
-                r.direct_accesses
+                format!("{:.2}..{:.2}", t.comm_s.min * 1e3, t.comm_s.max * 1e3),
+                if r.verified { "ok" } else { "FAILED" }
             );
         }
+        print_traffic(runs.iter().filter(|r| r.app == app));
+    }
+}
+
+/// Paper 001's Table 4 for each run: per-processor short messages (mean, min, max) and bulk
+/// data (mean messages x mean size), network and local apart, and the local share of the
+/// messages to other processes.
+fn print_traffic<'a>(runs: impl Iterator<Item = &'a Run>) {
+    println!("per processor, messages to other processes:");
+    println!(
+        "{:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6}",
+        "config",
+        "procs",
+        "network short mean min max",
+        "network bulk",
+        "local short mean min max",
+        "local bulk",
+        "%local"
+    );
+    for r in runs {
+        let t = Traffic::of(&r.ranks);
+        let short = |s: super::traffic::Spread| format!("{:.0} {:.0} {:.0}", s.mean, s.min, s.max);
+        let bulk = |(n, b): (f64, f64)| {
+            if n == 0.0 {
+                "none".to_string()
+            } else {
+                format!("{n:.0} x {b:.0} B")
+            }
+        };
+        println!(
+            "{:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6.1}",
+            r.config.name(),
+            r.procs,
+            short(t.net_short),
+            bulk(t.net_bulk),
+            short(t.local_short),
+            bulk(t.local_bulk),
+            t.local_percent
+        );
     }
 }
 
@@ -89,6 +118,8 @@ pub fn to_json(runs: &[Run], cores: usize) -> serde_json::Value {
                 "net_bytes": r.net_bytes,
                 "direct_accesses": r.direct_accesses,
                 "direct_bytes": r.direct_bytes,
+                "per_processor": Traffic::of(&r.ranks).json(),
+                "verified": r.verified,
             })
         })
         .collect();
