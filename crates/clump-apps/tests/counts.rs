@@ -6,6 +6,7 @@
 //! it is a rank's traffic to itself.
 
 use clump_apps::em3d::{Edge, Em3dParams};
+use clump_apps::layout::{Grid, Layout};
 use std::collections::HashSet;
 use std::process::Command;
 
@@ -13,6 +14,7 @@ const PARAMS: Em3dParams = Em3dParams {
     nodes: 120,
     degree: 5,
     remote: 0.3,
+    span: 1,
     steps: 3,
     seed: 1,
 };
@@ -30,7 +32,8 @@ fn distinct_remote(edges: &[Edge], me: u32) -> u64 {
 fn expected(ranks: u32) -> Vec<u64> {
     (0..ranks)
         .map(|r| {
-            let part = PARAMS.generate(r, ranks);
+            let grid = Grid::new(ranks as usize, 1, Layout::Naive).unwrap();
+            let part = PARAMS.generate(r, &grid);
             let fetched = distinct_remote(&part.e_edges, r) + distinct_remote(&part.h_edges, r);
             PARAMS.steps as u64 * (2 * fetched + 2)
         })

@@ -39,8 +39,14 @@ fn verify(app: &[&str]) {
 }
 
 fn em3d(version: &str) {
+    em3d_laid_out(version, "naive");
+}
+
+fn em3d_laid_out(version: &str, layout: &str) {
     verify(&[
         "em3d",
+        "--layout",
+        layout,
         "--nodes",
         "200",
         "--degree",
@@ -72,6 +78,16 @@ fn em3d_bulk_ghost_gets() {
 #[test]
 fn em3d_stores() {
     em3d("store");
+}
+
+#[test]
+fn em3d_packed_stores() {
+    em3d("store-packed");
+}
+
+#[test]
+fn em3d_good_layout() {
+    em3d_laid_out("get", "good");
 }
 
 #[test]

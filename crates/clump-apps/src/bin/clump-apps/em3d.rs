@@ -5,10 +5,13 @@
 //! - `get`: a split-phase get per remote neighbour, one sync;
 //! - `bulk`: each owner packs the values a requester needs, the requester fetches them with
 //!   one bulk get per owner;
-//! - `store`: each owner stores the packed values straight into the requester's ghost area.
+//! - `store`: each owner stores every value a requester needs straight into its ghost area,
+//!   one value a message, as Split-C's `:-` does;
+//! - `store-packed`: the same values in one bulk store per requester.
 
 use crate::run::{begin, finish, AppResult};
 use clump_apps::em3d::{Edge, Em3dParams};
+use clump_apps::layout::{Grid, Layout};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_gas::{Gas, ReduceOp, Spread};
 use std::collections::HashMap;
@@ -19,6 +22,7 @@ pub enum Version {
     Get,
     Bulk,
     Store,
+    StorePacked,
 }
 
 /// One direction of the update: nodes of one kind reading neighbours of the other kind.
@@ -154,6 +158,15 @@ impl HalfStep {
             }
             Version::Store => {
                 let values = gas.local(other).to_vec();
+                for (q, (list, at, _)) in self.requested.iter().enumerate() {
+                    for (k, &i) in list.iter().enumerate() {
+                        gas.store(ghost.at(q as u32, at + k), values[i as usize])?;
+                    }
+                }
+                gas.all_store_sync()?;
+            }
+            Version::StorePacked => {
+                let values = gas.local(other).to_vec();
                 for (q, (list, at, _)) in self
                     .requested
                     .iter()
@@ -202,9 +215,30 @@ impl HalfStep {
     }
 }
 
-pub fn run(gas: &mut Gas, params: Em3dParams, version: Version) -> AppResult<()> {
-    let (me, size) = (gas.rank(), gas.size());
-    let part = params.generate(me, size);
+/// The processes' grid: `host_ranks` to a host, or as many as share rank 0's host (every
+/// rank agrees on the smallest count it sees).
+fn grid(gas: &mut Gas, layout: Layout, host_ranks: Option<usize>) -> AppResult<Grid> {
+    let host_ranks = match host_ranks {
+        Some(h) => h,
+        None => {
+            let mut h = [(0..gas.size()).filter(|&r| gas.is_local(r)).count() as u64];
+            gas.all_reduce(&mut h, ReduceOp::Min)?;
+            h[0] as usize
+        }
+    };
+    Ok(Grid::new(gas.size() as usize, host_ranks, layout)?)
+}
+
+pub fn run(
+    gas: &mut Gas,
+    params: Em3dParams,
+    version: Version,
+    layout: Layout,
+    host_ranks: Option<usize>,
+) -> AppResult<()> {
+    let me = gas.rank();
+    let grid = grid(gas, layout, host_ranks)?;
+    let part = params.generate(me, &grid);
     let e = gas.alloc::<f64>(params.nodes)?;
     let h = gas.alloc::<f64>(params.nodes)?;
     gas.local(&e).as_mut_slice().copy_from_slice(&part.e);
@@ -233,7 +267,7 @@ pub fn run(gas: &mut Gas, params: Em3dParams, version: Version) -> AppResult<()>
             times.time(Phase::Comm, || gas.barrier())?;
         }
     }
-    let reference = &params.reference(size)[me as usize];
+    let reference = &params.reference(&grid)[me as usize];
     let check = clump_apps::em3d::check(
         reference,
         gas.local(&e).as_slice(),

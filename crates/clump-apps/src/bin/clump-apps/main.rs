@@ -12,6 +12,7 @@ mod run;
 mod samplesort;
 
 use clap::{Parser, Subcommand};
+use clump_apps::layout::Layout;
 use clump_apps::{con::ConParams, em3d::Em3dParams, matmul::MatmulParams, sort::SortParams};
 
 #[derive(Parser)]
@@ -29,20 +30,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum App {
-    /// Bipartite E/H graph relaxation (paper 001).
+    /// Bipartite E/H graph relaxation on a 3-D spatial graph (paper 001; its defaults).
     Em3d {
         /// E nodes (and H nodes) per rank.
-        #[arg(long, default_value_t = 1000)]
+        #[arg(long, default_value_t = 2500)]
         nodes: usize,
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 20)]
         degree: usize,
         /// Fraction of edges to another rank's nodes.
-        #[arg(long, default_value_t = 0.2)]
+        #[arg(long, default_value_t = 0.4)]
         remote: f64,
+        /// How many blocks away a remote neighbour's process may be, in each dimension.
+        #[arg(long, default_value_t = 1)]
+        span: usize,
         #[arg(long, default_value_t = 10)]
         steps: usize,
         #[arg(long, value_enum, default_value_t = em3d::Version::Bulk)]
         version: em3d::Version,
+        /// How processes fill the space: naive (row-major) or good (a host's processes in
+        /// a block as near a cube as possible).
+        #[arg(long, value_enum, default_value_t = Layout::Naive)]
+        layout: Layout,
+        /// Processes to a host for the layout (default: as many as share rank 0's host).
+        #[arg(long)]
+        host_ranks: Option<usize>,
     },
     /// Connected components of a random graph (paper 001).
     Con {
@@ -100,8 +111,11 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             nodes,
             degree,
             remote,
+            span,
             steps,
             version,
+            layout,
+            host_ranks,
         } => {
             if !(0.0..=1.0).contains(&remote) || degree == 0 || nodes == 0 {
                 return Err("em3d: needs nodes > 0, degree > 0 and 0 <= remote <= 1".into());
@@ -112,10 +126,13 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
                     nodes,
                     degree,
                     remote,
+                    span,
                     steps,
                     seed,
                 },
                 version,
+                layout,
+                host_ranks,
             )
         }
         App::Con {
