@@ -40,7 +40,8 @@ enum App {
         /// Fraction of edges to another rank's nodes.
         #[arg(long, default_value_t = 0.4)]
         remote: f64,
-        /// How many blocks away a remote neighbour's process may be, in each dimension.
+        /// How many blocks away a remote neighbour's process may be, counting steps along the
+        /// axes (1: the blocks sharing a face).
         #[arg(long, default_value_t = 1)]
         span: usize,
         #[arg(long, default_value_t = 10)]
