@@ -91,9 +91,37 @@ fn em3d_good_layout() {
 }
 
 #[test]
+fn connected_components_on_a_2d_lattice() {
+    verify(&[
+        "con",
+        "--graph",
+        "lattice2d",
+        "--vertices",
+        "400",
+        "--present",
+        "0.4",
+    ]);
+}
+
+#[test]
+fn connected_components_on_a_3d_lattice() {
+    verify(&[
+        "con",
+        "--graph",
+        "lattice3d",
+        "--vertices",
+        "343",
+        "--present",
+        "0.25",
+    ]);
+}
+
+#[test]
 fn connected_components() {
     verify(&[
         "con",
+        "--graph",
+        "random",
         "--vertices",
         "400",
         "--edges",
@@ -115,12 +143,22 @@ fn blocked_matrix_multiply() {
 
 #[test]
 fn sample_sort() {
-    verify(&["samplesort", "--keys", "3000"]);
+    verify(&["samplesort", "--keys", "3000", "--version", "bulk"]);
+}
+
+#[test]
+fn sample_sort_key_by_key() {
+    verify(&["samplesort", "--keys", "3000", "--version", "small"]);
 }
 
 #[test]
 fn radix_sort() {
-    verify(&["radixsort", "--keys", "3000"]);
+    verify(&["radixsort", "--keys", "3000", "--version", "bulk"]);
+}
+
+#[test]
+fn radix_sort_key_by_key() {
+    verify(&["radixsort", "--keys", "3000", "--version", "small"]);
 }
 
 #[test]

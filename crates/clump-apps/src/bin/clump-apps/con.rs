@@ -63,9 +63,10 @@ pub fn run(gas: &mut Gas, params: ConParams) -> AppResult<()> {
             break;
         }
     }
+    let counted = begun.end(gas);
     let reference = params.reference(size);
     let check = clump_apps::con::check(&reference, me, n, gas.local(&labels).as_slice());
-    finish(gas, "con", begun, &times, check)
+    finish(gas, "con", counted, &times, check)
 }
 
 /// Lowers each vertex to the smallest label among itself, its remote ends and its local group;

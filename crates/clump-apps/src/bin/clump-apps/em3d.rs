@@ -267,11 +267,12 @@ pub fn run(
             times.time(Phase::Comm, || gas.barrier())?;
         }
     }
+    let counted = begun.end(gas);
     let reference = &params.reference(&grid)[me as usize];
     let check = clump_apps::em3d::check(
         reference,
         gas.local(&e).as_slice(),
         gas.local(&h).as_slice(),
     );
-    finish(gas, "em3d", begun, &times, check)
+    finish(gas, "em3d", counted, &times, check)
 }

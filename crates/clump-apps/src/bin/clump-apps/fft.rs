@@ -82,6 +82,7 @@ pub fn run(gas: &mut Gas, n: usize, seed: u64) -> AppResult<()> {
         );
     });
 
+    let counted = begun.end(gas);
     let reference = clump_apps::fft::reference(seed, n);
     let expected: Vec<Complex> = (0..planes * n * n)
         .map(|i| reference[((i / n) % n * n + me * planes + i / (n * n)) * n + i % n])
@@ -93,5 +94,5 @@ pub fn run(gas: &mut Gas, n: usize, seed: u64) -> AppResult<()> {
         .map(|&p| from_pair(p))
         .collect();
     let check = clump_apps::fft::check(&expected, &got, "transformed [y][x][z]");
-    finish(gas, "fft", begun, &times, check)
+    finish(gas, "fft", counted, &times, check)
 }

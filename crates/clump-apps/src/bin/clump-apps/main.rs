@@ -12,6 +12,7 @@ mod run;
 mod samplesort;
 
 use clap::{Parser, Subcommand};
+use clump_apps::con::Graph;
 use clump_apps::layout::Layout;
 use clump_apps::{con::ConParams, em3d::Em3dParams, matmul::MatmulParams, sort::SortParams};
 
@@ -26,6 +27,20 @@ struct Cli {
     /// Seed of the generated input.
     #[arg(long, global = true, default_value_t = 1)]
     seed: u64,
+}
+
+/// Paper 004's two versions of the sorts: every key its own message, or keys in bulk.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Grain {
+    Small,
+    Bulk,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum GraphKind {
+    Random,
+    Lattice2d,
+    Lattice3d,
 }
 
 #[derive(Subcommand)]
@@ -58,12 +73,20 @@ enum App {
     },
     /// Connected components of a random graph (paper 001).
     Con {
-        /// Vertices per rank.
-        #[arg(long, default_value_t = 10000)]
+        /// Vertices per rank (a lattice's: a square or a cube; the default is the paper's
+        /// communication-bound run, 80^3).
+        #[arg(long, default_value_t = 512_000)]
         vertices: usize,
-        /// Edges generated per rank.
+        /// The graph: a 2-D or 3-D lattice (the paper's) or a random graph.
+        #[arg(long, value_enum, default_value_t = GraphKind::Lattice3d)]
+        graph: GraphKind,
+        /// A lattice's share of neighbouring sites joined by an edge.
+        #[arg(long, default_value_t = 0.25)]
+        present: f64,
+        /// A random graph's edges per rank.
         #[arg(long, default_value_t = 8000)]
         edges: usize,
+        /// A random graph's share of edges to another rank's vertices.
         #[arg(long, default_value_t = 0.1)]
         remote: f64,
     },
@@ -87,12 +110,16 @@ enum App {
         /// Keys per rank.
         #[arg(long, default_value_t = 100000)]
         keys: usize,
+        #[arg(long, value_enum, default_value_t = Grain::Bulk)]
+        version: Grain,
     },
     /// Radix sort of 64-bit keys, 8 bits a pass (paper 004).
     Radixsort {
         /// Keys per rank.
         #[arg(long, default_value_t = 100000)]
         keys: usize,
+        #[arg(long, value_enum, default_value_t = Grain::Bulk)]
+        version: Grain,
     },
 }
 
@@ -138,21 +165,30 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
         }
         App::Con {
             vertices,
+            graph,
+            present,
             edges,
             remote,
         } => {
-            if !(0.0..=1.0).contains(&remote) || vertices == 0 {
-                return Err("con: needs vertices > 0 and 0 <= remote <= 1".into());
+            if !(0.0..=1.0).contains(&remote) || !(0.0..=1.0).contains(&present) || vertices == 0 {
+                return Err(
+                    "con: needs vertices > 0, 0 <= remote <= 1 and 0 <= present <= 1".into(),
+                );
             }
-            con::run(
-                &mut gas,
-                ConParams {
-                    vertices,
-                    edges,
-                    remote,
-                    seed,
-                },
-            )
+            let graph = match graph {
+                GraphKind::Random => Graph::Random { edges, remote },
+                GraphKind::Lattice2d => Graph::Lattice { dims: 2, present },
+                GraphKind::Lattice3d => Graph::Lattice { dims: 3, present },
+            };
+            let params = ConParams {
+                vertices,
+                graph,
+                seed,
+            };
+            if let Graph::Lattice { .. } = graph {
+                params.side().map_err(|e| format!("con: {e}"))?;
+            }
+            con::run(&mut gas, params)
         }
         App::Fft { n } => fft::run(&mut gas, n, seed),
         App::Matmul { blocks, block } => matmul::run(
@@ -163,7 +199,11 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
                 seed,
             },
         ),
-        App::Samplesort { keys } => samplesort::run(&mut gas, SortParams { keys, seed }),
-        App::Radixsort { keys } => radixsort::run(&mut gas, SortParams { keys, seed }),
+        App::Samplesort { keys, version } => {
+            samplesort::run(&mut gas, SortParams { keys, seed }, version)
+        }
+        App::Radixsort { keys, version } => {
+            radixsort::run(&mut gas, SortParams { keys, seed }, version)
+        }
     }
 }

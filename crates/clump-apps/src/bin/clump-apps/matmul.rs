@@ -59,9 +59,10 @@ pub fn run(gas: &mut Gas, params: MatmulParams) -> AppResult<()> {
         results.push((bi, bj, c));
     }
     times.time(Phase::Comm, || gas.barrier())?;
+    let counted = begun.end(gas);
     let check = results
         .iter()
         .try_for_each(|(bi, bj, c)| clump_apps::matmul::check(&params, *bi, *bj, c))
         .map_err(|m| Mismatch(format!("rank {me}: {m}")));
-    finish(gas, "matmul", begun, &times, check)
+    finish(gas, "matmul", counted, &times, check)
 }

@@ -1,15 +1,17 @@
 //! Radix sort on the global address space, 8 bits a pass from the least significant: each pass
 //! counts the rank's digits, all-gathers the counts, and stores each run of equal digits straight
-//! to its global place (split at rank boundaries) with bulk stores into the other buffer.
+//! to its global place (split at rank boundaries) with bulk stores into the other buffer, in the
+//! `bulk` version ("lg" in paper 004); the `small` version ("sm") stores each key on its own.
 
 use crate::run::{begin, finish, AppResult};
+use crate::Grain;
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_apps::sort::{digit, histogram, SortParams};
 use clump_gas::Gas;
 
 const BITS: u32 = 8;
 
-pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
+pub fn run(gas: &mut Gas, params: SortParams, grain: Grain) -> AppResult<()> {
     let (me, size) = (gas.rank() as usize, gas.size() as usize);
     let n = params.keys;
     if n == 0 {
@@ -49,7 +51,10 @@ pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
                 let mut run = &keys[run_start..run_start + counts[d] as usize];
                 run_start += run.len();
                 while !run.is_empty() {
-                    let chunk = run.len().min(n - place % n);
+                    let chunk = match grain {
+                        Grain::Bulk => run.len().min(n - place % n),
+                        Grain::Small => 1,
+                    };
                     gas.store_bulk(to.at((place / n) as u32, place % n), &run[..chunk])?;
                     place += chunk;
                     run = &run[chunk..];
@@ -60,7 +65,8 @@ pub fn run(gas: &mut Gas, params: SortParams) -> AppResult<()> {
         })?;
     }
     let sorted = &buffers[(u64::BITS / BITS) as usize % 2];
+    let counted = begun.end(gas);
     let reference = params.reference(size as u32);
     let check = clump_apps::sort::check_part(&reference, me * n, gas.local(sorted).as_slice());
-    finish(gas, "radixsort", begun, &times, check)
+    finish(gas, "radixsort", counted, &times, check)
 }

@@ -44,27 +44,37 @@ fn counts(s: GasStats) -> [u64; 14] {
     ]
 }
 
-/// Ends the set-up: every rank has its input and its allocations. Returns the counts so far,
-/// which [`finish`] leaves out (the set-up's collectives are not the application's traffic).
-pub fn begin(gas: &mut Gas) -> AppResult<GasStats> {
+/// The counts at the start of the application's own part.
+pub struct Begun(GasStats);
+
+/// The application's own traffic, per count of [`COUNT_NAMES`].
+pub struct Counted([u64; 14]);
+
+/// Ends the set-up: every rank has its input and its allocations. The set-up's collectives
+/// are not the application's traffic, nor are the check's: count from here to [`Begun::end`].
+pub fn begin(gas: &mut Gas) -> AppResult<Begun> {
     gas.barrier()?;
-    Ok(gas.stats())
+    Ok(Begun(gas.stats()))
 }
 
-/// Reports the run on rank 0 and fails every rank when any rank's check failed. Traffic is
-/// counted from `begun` (see [`begin`]) to here, before the report's own collectives, so the
-/// figures are the application's. Rank 0 prints one `RANK` line per rank (its counts and phase
+impl Begun {
+    /// Ends the application's own part (before any collective its check needs).
+    pub fn end(self, gas: &Gas) -> Counted {
+        let (now, before) = (counts(gas.stats()), counts(self.0));
+        Counted(std::array::from_fn(|i| now[i] - before[i]))
+    }
+}
+
+/// Reports the run on rank 0 and fails every rank when any rank's check failed. Rank 0 prints one `RANK` line per rank (its counts and phase
 /// times) and a `RESULT` line (counts summed, times of the slowest rank, the check's verdict).
 pub fn finish(
     gas: &mut Gas,
     app: &str,
-    begun: GasStats,
+    counted: Counted,
     times: &PhaseTimes,
     check: Result<(), Mismatch>,
 ) -> AppResult<()> {
-    let (now, before) = (counts(gas.stats()), counts(begun));
-    let mine: Vec<u64> = now.iter().zip(before).map(|(n, b)| n - b).collect();
-    let all = gas.all_gather(&mine)?;
+    let all = gas.all_gather(&counted.0)?;
     let secs = [
         times.total().as_secs_f64(),
         times.comm.as_secs_f64(),
