@@ -39,8 +39,13 @@ pub struct GasStats {
     pub self_messages: u64,
     pub self_bulk_messages: u64,
     pub self_bulk_bytes: u64,
-    /// Of `direct_accesses`: this rank's accesses to its own memory.
+    /// Of `direct_accesses`/`direct_bytes`: those of more than [`SHORT_BYTES`] bytes.
+    pub direct_bulk_accesses: u64,
+    pub direct_bulk_bytes: u64,
+    /// Of `direct_accesses`: this rank's accesses to its own memory, and the bulk ones.
     pub self_direct: u64,
+    pub self_direct_bulk: u64,
+    pub self_direct_bulk_bytes: u64,
 }
 
 /// Payload bytes a short message carries at most (one word: a request, an acknowledgement,
@@ -369,9 +374,16 @@ impl Gas {
 
     pub(crate) fn count_direct(&self, rank: u32, bytes: usize) {
         let mut s = self.stats.get();
+        let bulk = u64::from(bytes > SHORT_BYTES);
         s.direct_accesses += 1;
         s.direct_bytes += bytes as u64;
-        s.self_direct += u64::from(rank == self.rank());
+        s.direct_bulk_accesses += bulk;
+        s.direct_bulk_bytes += bulk * bytes as u64;
+        if rank == self.rank() {
+            s.self_direct += 1;
+            s.self_direct_bulk += bulk;
+            s.self_direct_bulk_bytes += bulk * bytes as u64;
+        }
         self.stats.set(s);
     }
 

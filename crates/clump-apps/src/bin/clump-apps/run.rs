@@ -8,7 +8,7 @@ use clump_gas::{Gas, GasStats, ReduceOp};
 pub type AppResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// The per-rank counts rank 0 prints, by name, in the order of [`counts`].
-const COUNT_NAMES: [&str; 14] = [
+const COUNT_NAMES: [&str; N] = [
     "shm_messages",
     "shm_bytes",
     "net_messages",
@@ -22,10 +22,15 @@ const COUNT_NAMES: [&str; 14] = [
     "self_messages",
     "self_bulk_messages",
     "self_bulk_bytes",
+    "direct_bulk_accesses",
+    "direct_bulk_bytes",
     "self_direct",
+    "self_direct_bulk",
+    "self_direct_bulk_bytes",
 ];
+const N: usize = 18;
 
-fn counts(s: GasStats) -> [u64; 14] {
+fn counts(s: GasStats) -> [u64; N] {
     [
         s.shm_messages,
         s.shm_bytes,
@@ -40,7 +45,11 @@ fn counts(s: GasStats) -> [u64; 14] {
         s.self_messages,
         s.self_bulk_messages,
         s.self_bulk_bytes,
+        s.direct_bulk_accesses,
+        s.direct_bulk_bytes,
         s.self_direct,
+        s.self_direct_bulk,
+        s.self_direct_bulk_bytes,
     ]
 }
 
@@ -48,7 +57,7 @@ fn counts(s: GasStats) -> [u64; 14] {
 pub struct Begun(GasStats);
 
 /// The application's own traffic, per count of [`COUNT_NAMES`].
-pub struct Counted([u64; 14]);
+pub struct Counted([u64; N]);
 
 /// Ends the set-up: every rank has its input and its allocations. The set-up's collectives
 /// are not the application's traffic, nor are the check's: count from here to [`Begun::end`].
@@ -87,9 +96,9 @@ pub fn finish(
     }
     gas.all_reduce(&mut failed, ReduceOp::Sum)?;
     if gas.rank() == 0 {
-        let mut sums = [0u64; 14];
+        let mut sums = [0u64; N];
         let mut slowest = [0f64; 3];
-        for (rank, (c, t)) in all.chunks(14).zip(all_secs.chunks(3)).enumerate() {
+        for (rank, (c, t)) in all.chunks(N).zip(all_secs.chunks(3)).enumerate() {
             println!("RANK rank={rank} {}", line(c, t));
             for (s, v) in sums.iter_mut().zip(c) {
                 *s += v;

@@ -4,22 +4,22 @@ use super::runs::Run;
 use super::traffic::Traffic;
 use serde_json::json;
 
-/// Time of the same application on one SMP process, the speedup baseline.
-fn one_process_time(runs: &[Run], app: &str) -> Option<f64> {
+/// Time of the same run and version on one SMP process, the speedup baseline.
+fn one_process_time(runs: &[Run], r: &Run) -> Option<f64> {
     runs.iter()
-        .find(|r| r.app == app && r.procs == 1)
-        .map(|r| r.time_s)
+        .find(|o| o.app == r.app && o.version == r.version && o.procs == 1)
+        .map(|o| o.time_s)
 }
 
 /// Speedup against one process: t(1)/t(P) for a fixed total size, and the scaled speedup
 /// P·t(1)/t(P) for applications whose size is per process (P processes do P times the work).
-fn speedup(runs: &[Run], r: &Run) -> Option<f64> {
+pub fn speedup(runs: &[Run], r: &Run) -> Option<f64> {
     let work = if super::size_per_rank(r.app) {
         f64::from(r.procs)
     } else {
         1.0
     };
-    one_process_time(runs, r.app).map(|t1| work * t1 / r.time_s.max(1e-12))
+    one_process_time(runs, r).map(|t1| work * t1 / r.time_s.max(1e-12))
 }
 
 fn comm_share(r: &Run) -> f64 {
@@ -36,16 +36,25 @@ pub fn print_tables(runs: &[Run], cores: usize) {
         } else {
             "fixed total size: speedup t(1)/t(P)"
         };
-        println!("\n{app} ({kind})");
+        let input = runs.iter().find(|r| r.app == app).map_or("", |r| &r.input);
+        println!("\n{app} ({kind})\ninput: clump-apps {input}");
         println!(
-            "{:<6} {:>5} {:>10} {:>8} {:>6} {:>17} {:>8}",
-            "config", "procs", "time_ms", "speedup", "comm%", "comm_ms min..max", "verified"
+            "{:<12} {:<6} {:>5} {:>10} {:>8} {:>6} {:>17} {:>8}",
+            "version",
+            "config",
+            "procs",
+            "time_ms",
+            "speedup",
+            "comm%",
+            "comm_ms min..max",
+            "verified"
         );
         for r in runs.iter().filter(|r| r.app == app) {
             let speedup = speedup(runs, r).map_or("-".to_string(), |s| format!("{s:.2}"));
             let t = Traffic::of(&r.ranks);
             println!(
-                "{:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>17} {:>8}",
+                "{:<12} {:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>17} {:>8}",
+                r.version.unwrap_or("-"),
                 r.config.name(),
                 r.procs,
                 r.time_s * 1e3,
@@ -56,6 +65,40 @@ pub fn print_tables(runs: &[Run], cores: usize) {
             );
         }
         print_traffic(runs.iter().filter(|r| r.app == app));
+        print_versions(runs.iter().filter(|r| r.app == app).collect());
+    }
+}
+
+/// Paper 004's Table 5 shape: one row per configuration and process count, one time per
+/// version; nothing when the run has fewer than two versions.
+fn print_versions(runs: Vec<&Run>) {
+    let mut versions: Vec<&str> = runs.iter().filter_map(|r| r.version).collect();
+    versions.dedup();
+    if versions.len() < 2 {
+        return;
+    }
+    println!("time (s) per version:");
+    print!("{:<6} {:>5}", "config", "procs");
+    for v in &versions {
+        print!(" {v:>12}");
+    }
+    println!();
+    let mut rows: Vec<(&str, u32)> = runs.iter().map(|r| (r.config.name(), r.procs)).collect();
+    rows.dedup();
+    rows.sort_by_key(|&(c, p)| (p, c));
+    rows.dedup();
+    for (config, procs) in rows {
+        print!("{config:<6} {procs:>5}");
+        for v in &versions {
+            let t = runs
+                .iter()
+                .find(|r| r.config.name() == config && r.procs == procs && r.version == Some(*v));
+            match t {
+                Some(r) => print!(" {:>12.3}", r.time_s),
+                None => print!(" {:>12}", "-"),
+            }
+        }
+        println!();
     }
 }
 
@@ -65,7 +108,8 @@ pub fn print_tables(runs: &[Run], cores: usize) {
 fn print_traffic<'a>(runs: impl Iterator<Item = &'a Run>) {
     println!("per processor, messages to other processes:");
     println!(
-        "{:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6}",
+        "{:<12} {:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6}",
+        "version",
         "config",
         "procs",
         "network short mean min max",
@@ -85,7 +129,8 @@ fn print_traffic<'a>(runs: impl Iterator<Item = &'a Run>) {
             }
         };
         println!(
-            "{:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6.1}",
+            "{:<12} {:<6} {:>5} | {:>26} {:>16} | {:>26} {:>16} | {:>6.1}",
+            r.version.unwrap_or("-"),
             r.config.name(),
             r.procs,
             short(t.net_short),
@@ -104,6 +149,8 @@ pub fn to_json(runs: &[Run], cores: usize) -> serde_json::Value {
         .map(|r| {
             json!({
                 "app": r.app,
+                "version": r.version,
+                "input": r.input,
                 "config": r.config.name(),
                 "procs": r.procs,
                 "time_s": r.time_s,

@@ -11,37 +11,62 @@ pub enum Config {
     Smp,
     /// Every process its own virtual host: the network only.
     Now,
-    /// Two virtual hosts: shared memory within, the network between.
-    Clump,
+    /// This many virtual hosts: shared memory within, the network between.
+    Clump(u32),
 }
 
 impl Config {
-    pub const ALL: [Config; 3] = [Config::Smp, Config::Now, Config::Clump];
+    /// The configurations `--configs` names (`all`: every one), the Clump on `hosts` hosts.
+    pub fn chosen(names: &[String], hosts: u32) -> Result<Vec<Config>, String> {
+        let all = [Config::Smp, Config::Now, Config::Clump(hosts)];
+        if names.iter().any(|n| n == "all") {
+            return Ok(all.to_vec());
+        }
+        names
+            .iter()
+            .map(|n| {
+                all.into_iter()
+                    .find(|c| c.name().eq_ignore_ascii_case(n))
+                    .ok_or_else(|| format!("unknown configuration {n} (smp, now, clump or all)"))
+            })
+            .collect()
+    }
 
     pub fn name(self) -> &'static str {
         match self {
             Config::Smp => "SMP",
             Config::Now => "NOW",
-            Config::Clump => "Clump",
+            Config::Clump(_) => "Clump",
         }
     }
 
-    fn launcher_args(self) -> &'static [&'static str] {
+    fn launcher_args(self) -> Vec<String> {
         match self {
-            Config::Smp => &[],
-            Config::Now => &["--transport", "udp"],
-            Config::Clump => &["--hosts", "2"],
+            Config::Smp => vec![],
+            Config::Now => vec!["--transport".into(), "udp".into()],
+            Config::Clump(hosts) => vec!["--hosts".into(), hosts.to_string()],
         }
     }
 
-    /// A NOW or a Clump of one process would be an SMP; a Clump needs a process per host.
+    /// A NOW of one process would be an SMP; a Clump needs a process per host.
     pub fn allows(self, procs: u32) -> bool {
         match self {
             Config::Smp => true,
             Config::Now => procs >= 2,
-            Config::Clump => procs >= 2,
+            Config::Clump(hosts) => procs >= hosts,
         }
     }
+}
+
+/// One run to make: a case of cases.rs in one version, configuration and process count.
+pub struct Job<'a> {
+    pub case: &'static str,
+    pub version: Option<&'static str>,
+    pub args: &'a [String],
+    pub config: Config,
+    pub procs: u32,
+    /// `CLUMP_GAS_LOCAL` for the run (direct or am).
+    pub local: &'a str,
 }
 
 /// What one run measured (times are the slowest rank's; counts are summed over ranks, and
@@ -49,6 +74,9 @@ impl Config {
 #[derive(Debug, Clone)]
 pub struct Run {
     pub app: &'static str,
+    pub version: Option<&'static str>,
+    /// The `clump-apps` arguments it ran with.
+    pub input: String,
     pub config: Config,
     pub procs: u32,
     pub time_s: f64,
@@ -65,20 +93,15 @@ pub struct Run {
     pub verified: bool,
 }
 
-pub fn run(
-    clump: &Path,
-    apps: &Path,
-    app: &'static str,
-    args: &[&str],
-    config: Config,
-    procs: u32,
-) -> Result<Run, String> {
+pub fn run(clump: &Path, apps: &Path, job: &Job) -> Result<Run, String> {
+    let (app, config, procs) = (job.case, job.config, job.procs);
     let out = Command::new(clump)
         .args(["run", "-n", &procs.to_string()])
         .args(config.launcher_args())
         .arg("--")
         .arg(apps)
-        .args(args)
+        .args(job.args)
+        .env("CLUMP_GAS_LOCAL", job.local)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
@@ -93,6 +116,8 @@ pub fn run(
         ));
     };
     let mut run = parse(line, app, config, procs)?;
+    run.version = job.version;
+    run.input = job.args.join(" ");
     run.verified &= out.status.success();
     run.ranks = stdout
         .lines()
@@ -127,6 +152,8 @@ fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Ru
     };
     Ok(Run {
         app,
+        version: None,
+        input: String::new(),
         config,
         procs,
         time_s: float("time_s")?,
@@ -148,6 +175,8 @@ fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Ru
 pub fn sample(app: &'static str, config: Config, procs: u32, time_s: f64) -> Run {
     Run {
         app,
+        version: None,
+        input: String::new(),
         config,
         procs,
         time_s,
@@ -174,7 +203,7 @@ mod tests {
 
     #[test]
     fn parses_every_field_of_the_result_line() {
-        let r = parse(LINE, "fft", Config::Clump, 2).unwrap();
+        let r = parse(LINE, "fft", Config::Clump(2), 2).unwrap();
         assert_eq!((r.time_s, r.comm_s, r.compute_s), (0.5, 0.25, 0.3));
         assert_eq!(
             (r.shm_messages, r.shm_bytes, r.net_messages, r.net_bytes),

@@ -16,10 +16,14 @@ pub struct RankCounts {
     pub shm_bulk_messages: u64,
     pub shm_bulk_bytes: u64,
     pub direct_accesses: u64,
+    pub direct_bulk_accesses: u64,
+    pub direct_bulk_bytes: u64,
     pub self_messages: u64,
     pub self_bulk_messages: u64,
     pub self_bulk_bytes: u64,
     pub self_direct: u64,
+    pub self_direct_bulk: u64,
+    pub self_direct_bulk_bytes: u64,
 }
 
 impl RankCounts {
@@ -46,10 +50,14 @@ impl RankCounts {
             shm_bulk_messages: count("shm_bulk_messages")?,
             shm_bulk_bytes: count("shm_bulk_bytes")?,
             direct_accesses: count("direct_accesses")?,
+            direct_bulk_accesses: count("direct_bulk_accesses")?,
+            direct_bulk_bytes: count("direct_bulk_bytes")?,
             self_messages: count("self_messages")?,
             self_bulk_messages: count("self_bulk_messages")?,
             self_bulk_bytes: count("self_bulk_bytes")?,
             self_direct: count("self_direct")?,
+            self_direct_bulk: count("self_direct_bulk")?,
+            self_direct_bulk_bytes: count("self_direct_bulk_bytes")?,
         })
     }
 
@@ -61,13 +69,18 @@ impl RankCounts {
     pub fn local_short(&self) -> u64 {
         let shm = self.shm_messages - self.shm_bulk_messages;
         let own = self.self_messages - self.self_bulk_messages;
-        shm - own + self.direct_accesses - self.self_direct
+        let direct = self.direct_accesses - self.direct_bulk_accesses;
+        let own_direct = self.self_direct - self.self_direct_bulk;
+        shm - own + direct - own_direct
     }
 
+    /// Bulk messages and direct accesses to other processes of the host, and their bytes.
     pub fn local_bulk(&self) -> (u64, u64) {
         (
-            self.shm_bulk_messages - self.self_bulk_messages,
-            self.shm_bulk_bytes - self.self_bulk_bytes,
+            self.shm_bulk_messages - self.self_bulk_messages + self.direct_bulk_accesses
+                - self.self_direct_bulk,
+            self.shm_bulk_bytes - self.self_bulk_bytes + self.direct_bulk_bytes
+                - self.self_direct_bulk_bytes,
         )
     }
 
@@ -173,11 +186,13 @@ mod tests {
                     net_messages=6 net_bytes=0 direct_accesses=3 direct_bytes=0 \
                     shm_bulk_messages=4 shm_bulk_bytes=400 net_bulk_messages=2 \
                     net_bulk_bytes=100 self_messages=5 self_bulk_messages=1 \
-                    self_bulk_bytes=100 self_direct=1";
+                    self_bulk_bytes=100 self_direct=1 direct_bulk_accesses=2 \
+                    direct_bulk_bytes=64 self_direct_bulk=1 self_direct_bulk_bytes=16";
         let a = RankCounts::parse(line).unwrap();
+        // Local short: 6 shm - 4 own, 1 direct - 0 own; bulk: 3 shm and 1 direct to others.
         assert_eq!(
             (a.net_short(), a.local_short(), a.local_bulk()),
-            (4, 4, (3, 300))
+            (4, 3, (4, 348))
         );
         let b = RankCounts {
             comm_s: 1.5,
@@ -194,7 +209,7 @@ mod tests {
             }
         );
         assert_eq!(t.net_bulk, (1.0, 50.0));
-        assert_eq!(t.local_bulk, (1.5, 100.0));
+        assert_eq!(t.local_bulk, (2.0, 87.0));
         // 7 local of 7 + 8 network messages to other processes.
         assert!((t.local_percent - 700.0 / 15.0).abs() < 1e-9);
         assert_eq!((t.comm_s.min, t.comm_s.max), (0.5, 1.5));
