@@ -172,3 +172,25 @@ fn bad_arguments_fail_the_job_with_a_message() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("power of two"));
 }
+
+/// The checks that scale (each rank its own part) pass wherever the full ones do.
+#[test]
+fn each_rank_checks_its_own_part() {
+    verify(&["--check", "part", "fft", "--n", "8"]);
+    verify(&[
+        "--check", "part", "em3d", "--nodes", "100", "--degree", "4", "--steps", "2",
+    ]);
+    for sort in ["samplesort", "radixsort"] {
+        for version in ["small", "bulk"] {
+            verify(&[
+                "--check",
+                "part",
+                sort,
+                "--keys",
+                "2000",
+                "--version",
+                version,
+            ]);
+        }
+    }
+}

@@ -10,6 +10,7 @@ mod matmul;
 mod radixsort;
 mod run;
 mod samplesort;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use clump_apps::con::Graph;
@@ -27,6 +28,10 @@ struct Cli {
     /// Seed of the generated input.
     #[arg(long, global = true, default_value_t = 1)]
     seed: u64,
+    /// How the result is checked: in full (every rank recomputes the whole problem), each
+    /// rank its own part (scales), or auto: in full while the problem is small.
+    #[arg(long, global = true, value_enum, default_value_t = verify::Check::Auto)]
+    check: verify::Check,
 }
 
 /// Paper 004's two versions of the sorts: every key its own message, or keys in bulk.
@@ -132,8 +137,20 @@ fn main() {
 }
 
 fn run_app(cli: Cli) -> run::AppResult<()> {
-    let mut gas = clump_gas::Gas::init()?;
-    let seed = cli.seed;
+    let mut config = clump_gas::GasConfig::from_env()?;
+    if std::env::var_os("CLUMP_GAS_SEGMENT").is_none() {
+        // The FFT's two arrays outgrow the default segment at the papers' size (256³: 512 MiB
+        // on one process); pages are only taken where the arrays lie.
+        if let App::Fft { n } = cli.app {
+            let need = n
+                .saturating_pow(3)
+                .saturating_mul(32)
+                .saturating_add(1 << 20);
+            config.segment_bytes = config.segment_bytes.max(need.min(1 << 30));
+        }
+    }
+    let mut gas = clump_gas::Gas::init_with(config)?;
+    let (seed, check) = (cli.seed, cli.check);
     match cli.app {
         App::Em3d {
             nodes,
@@ -161,6 +178,7 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
                 version,
                 layout,
                 host_ranks,
+                check,
             )
         }
         App::Con {
@@ -190,7 +208,7 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             }
             con::run(&mut gas, params)
         }
-        App::Fft { n } => fft::run(&mut gas, n, seed),
+        App::Fft { n } => fft::run(&mut gas, n, seed, check),
         App::Matmul { blocks, block } => matmul::run(
             &mut gas,
             MatmulParams {
@@ -200,10 +218,10 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             },
         ),
         App::Samplesort { keys, version } => {
-            samplesort::run(&mut gas, SortParams { keys, seed }, version)
+            samplesort::run(&mut gas, SortParams { keys, seed }, version, check)
         }
         App::Radixsort { keys, version } => {
-            radixsort::run(&mut gas, SortParams { keys, seed }, version)
+            radixsort::run(&mut gas, SortParams { keys, seed }, version, check)
         }
     }
 }
