@@ -202,6 +202,36 @@ pub fn check(
     }
 }
 
+/// The part of a labelling one rank checks: its `labels` (of vertices `first..`) and its
+/// `edges`, with `label` giving any vertex's label. Both ends of every edge carry one label,
+/// no label exceeds its vertex, and the vertex a label names carries that label itself.
+pub fn check_labels(
+    first: u64,
+    edges: &[(u64, u64)],
+    labels: &[u64],
+    label: impl Fn(u64) -> u64,
+) -> Result<(), Mismatch> {
+    for &(a, b) in edges {
+        if label(a) != label(b) {
+            return Err(Mismatch(format!(
+                "edge {a}-{b} joins labels {} and {}",
+                label(a),
+                label(b)
+            )));
+        }
+    }
+    for (i, &l) in labels.iter().enumerate() {
+        let v = first + i as u64;
+        if l > v || label(l) != l {
+            return Err(Mismatch(format!(
+                "vertex {v} labelled {l}, which is above it or labelled {}",
+                label(l)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Number of components in a labelling (each label is its component's smallest vertex).
 pub fn components(labels: &[u64]) -> usize {
     labels
@@ -258,6 +288,24 @@ mod tests {
         let mut bad = r[50..].to_vec();
         bad[3] = 99;
         assert!(check(&r, 1, 50, &bad).unwrap_err().0.contains("vertex 53"));
+    }
+
+    #[test]
+    fn the_part_check_finds_split_raised_and_dangling_labels() {
+        // 0-1-2 and 3-4: labels 0 0 0 3 3, checked as the rank holding 2..5.
+        let all = [0u64, 0, 0, 3, 3];
+        let edges = [(2, 1), (3, 4)];
+        let ok = |labels: &[u64]| {
+            let full: Vec<u64> = all[..2].iter().chain(labels).copied().collect();
+            check_labels(2, &edges, labels, |v| full[v as usize])
+        };
+        ok(&[0, 3, 3]).unwrap();
+        assert!(ok(&[2, 3, 3]).unwrap_err().0.contains("edge 2-1"));
+        assert!(ok(&[0, 4, 4])
+            .unwrap_err()
+            .0
+            .contains("vertex 3 labelled 4"));
+        assert!(ok(&[0, 2, 2]).unwrap_err().0.contains("labelled 0"));
     }
 
     #[test]

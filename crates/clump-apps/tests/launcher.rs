@@ -180,6 +180,17 @@ fn each_rank_checks_its_own_part() {
     verify(&[
         "--check", "part", "em3d", "--nodes", "100", "--degree", "4", "--steps", "2",
     ]);
+    for graph in ["lattice2d", "random"] {
+        verify(&[
+            "--check",
+            "part",
+            "con",
+            "--graph",
+            graph,
+            "--vertices",
+            "400",
+        ]);
+    }
     for sort in ["samplesort", "radixsort"] {
         for version in ["small", "bulk"] {
             verify(&[

@@ -206,7 +206,7 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             if let Graph::Lattice { .. } = graph {
                 params.side().map_err(|e| format!("con: {e}"))?;
             }
-            con::run(&mut gas, params)
+            con::run(&mut gas, params, check)
         }
         App::Fft { n } => fft::run(&mut gas, n, seed, check),
         App::Matmul { blocks, block } => matmul::run(

@@ -113,3 +113,44 @@ pub fn sorted_part(gas: &mut Gas, input: &[u64], part: &[u64]) -> AppResult<Resu
         &summaries,
     ))
 }
+
+/// The check that scales for CON, on rank `me`'s `labels` (vertices `me * n ..`) and its
+/// `edges`: both ends of every edge carry one label, no label exceeds its vertex, and the
+/// vertex a label names carries that label itself. The labels of other ranks' vertices come
+/// by two all-to-all exchanges, apart from the run's gets and compare-and-swaps. A correct
+/// labelling passes; any other passes only if it labels two components with one vertex of
+/// one of them, a fault this check does not see (the full check does).
+pub fn labels_part(
+    gas: &mut Gas,
+    n: usize,
+    edges: &[(u64, u64)],
+    labels: &[u64],
+) -> AppResult<Result<(), Mismatch>> {
+    let (me, size) = (gas.rank() as u64, gas.size() as usize);
+    let first = me * n as u64;
+    let mut wanted: Vec<Vec<u64>> = vec![Vec::new(); size];
+    let owner = |v: u64| (v / n as u64) as usize;
+    for v in edges.iter().map(|e| e.1).chain(labels.iter().copied()) {
+        if owner(v) != me as usize {
+            wanted[owner(v)].push(v);
+        }
+    }
+    for w in wanted.iter_mut() {
+        w.sort_unstable();
+        w.dedup();
+    }
+    let asked = gas.all_to_allv(&wanted)?;
+    let answers: Vec<Vec<u64>> = asked
+        .iter()
+        .map(|vs| vs.iter().map(|&v| labels[(v - first) as usize]).collect())
+        .collect();
+    let got = gas.all_to_allv(&answers)?;
+    let label = |v: u64| -> u64 {
+        if owner(v) == me as usize {
+            return labels[(v - first) as usize];
+        }
+        let (list, values) = (&wanted[owner(v)], &got[owner(v)]);
+        list.binary_search(&v).map_or(u64::MAX, |i| values[i])
+    };
+    Ok(clump_apps::con::check_labels(first, edges, labels, label))
+}
