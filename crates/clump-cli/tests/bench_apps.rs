@@ -147,6 +147,26 @@ fn em3d_good_layout_keeps_more_traffic_local_than_naive() {
     );
 }
 
+/// A run whose job fails is reported under `failed` and the command fails, but the other
+/// runs go on and are reported.
+#[test]
+fn a_failed_run_is_reported_and_the_others_go_on() {
+    // An FFT of side 12 is refused (not a power of two); a radix sort of 12 keys runs.
+    let out = Command::new(CLUMP)
+        .args(["bench", "apps", "--apps", "fft,radixsort", "--size", "12", "--procs", "1"])
+        .args(["--configs", "smp", "--versions", "bulk", "--json"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"][0]["app"], "radixsort", "{v}");
+    assert_eq!(v["failed"][0]["app"], "fft", "{v}");
+    assert!(v["failed"][0]["error"].as_str().unwrap().contains("no RESULT line"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("power of two") && stderr.contains("1 failed without results"));
+}
+
 #[test]
 fn an_unknown_application_is_a_clear_error() {
     let out = Command::new(CLUMP)

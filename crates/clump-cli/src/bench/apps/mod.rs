@@ -112,6 +112,8 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     let apps_bin = apps_binary()?;
     let clump = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut results: Vec<Run> = Vec::new();
+    // A run that ends without results (the job failed) is reported, and the others go on.
+    let mut failed: Vec<serde_json::Value> = Vec::new();
     for case in CASES
         .iter()
         .filter(|c| args.apps.is_empty() || args.apps.iter().any(|a| c.selected_by(a)))
@@ -134,7 +136,19 @@ fn run(args: &AppsArgs) -> Result<(), String> {
                         procs,
                         local: &args.local,
                     };
-                    results.push(runs::run(&clump, &apps_bin, &job)?);
+                    match runs::run(&clump, &apps_bin, &job) {
+                        Ok(run) => results.push(run),
+                        Err(error) => {
+                            eprintln!("clump bench apps: {error}");
+                            failed.push(serde_json::json!({
+                                "app": case.name,
+                                "version": version,
+                                "config": config.name(),
+                                "procs": procs,
+                                "error": error,
+                            }));
+                        }
+                    }
                 }
             }
         }
@@ -143,6 +157,7 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     let mut fields = report::to_json(&results, cores);
     fields["size"] = serde_json::json!(format!("{size:?}").to_lowercase());
     fields["local"] = serde_json::json!(args.local);
+    fields["failed"] = serde_json::json!(failed);
     let doc = job::document("apps", size == cases::Size::Quick, fields);
     if let Some(dir) = &args.plot {
         for file in plot::write(dir, &results, &doc)? {
@@ -153,10 +168,11 @@ fn run(args: &AppsArgs) -> Result<(), String> {
         report::print_tables(&results, cores);
         Ok(())
     })?;
-    match results.iter().filter(|r| !r.verified).count() {
-        0 => Ok(()),
-        n => Err(format!(
-            "{n} run(s) computed a wrong result (verified: false)"
+    let wrong = results.iter().filter(|r| !r.verified).count();
+    match (wrong, failed.len()) {
+        (0, 0) => Ok(()),
+        (w, f) => Err(format!(
+            "{w} run(s) computed a wrong result (verified: false), {f} failed without results (failed)"
         )),
     }
 }
