@@ -8,6 +8,16 @@ use std::process::{Command, Stdio};
 
 const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
 
+/// `clump bench apps` with `args` (split at spaces).
+fn bench_apps(args: &str) -> std::process::Output {
+    Command::new(CLUMP)
+        .args(["bench", "apps"])
+        .args(args.split(' '))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
     let apps = Path::new(CLUMP).with_file_name("clump-apps");
@@ -106,22 +116,8 @@ fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
 /// Messages: the good layout keeps more of the traffic on the host than the naive one.
 #[test]
 fn em3d_good_layout_keeps_more_traffic_local_than_naive() {
-    let out = Command::new(CLUMP)
-        .args([
-            "bench", "apps", "--apps", "em3d", "--size", "100", "--procs", "16",
-        ])
-        .args([
-            "--configs",
-            "clump",
-            "--hosts",
-            "2",
-            "--local",
-            "am",
-            "--json",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out =
+        bench_apps("--apps em3d --size 100 --procs 16 --configs clump --hosts 2 --local am --json");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -152,28 +148,23 @@ fn em3d_good_layout_keeps_more_traffic_local_than_naive() {
 #[test]
 fn a_failed_run_is_reported_and_the_others_go_on() {
     // An FFT of side 12 is refused (not a power of two); a radix sort of 12 keys runs.
-    let out = Command::new(CLUMP)
-        .args(["bench", "apps", "--apps", "fft,radixsort", "--size", "12", "--procs", "1"])
-        .args(["--configs", "smp", "--versions", "bulk", "--json"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out =
+        bench_apps("--apps fft,radixsort --size 12 --procs 1 --configs smp --versions bulk --json");
     assert!(!out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["runs"][0]["app"], "radixsort", "{v}");
     assert_eq!(v["failed"][0]["app"], "fft", "{v}");
-    assert!(v["failed"][0]["error"].as_str().unwrap().contains("no RESULT line"));
+    assert!(v["failed"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no RESULT line"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("power of two") && stderr.contains("1 failed without results"));
 }
 
 #[test]
 fn an_unknown_application_is_a_clear_error() {
-    let out = Command::new(CLUMP)
-        .args(["bench", "apps", "--apps", "nbody"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = bench_apps("--apps nbody");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown application nbody"));
 }

@@ -27,119 +27,97 @@ pub struct Case {
 const EM3D_VERSIONS: &[&str] = &["read", "get", "bulk", "store", "store-packed"];
 const SORT_VERSIONS: &[&str] = &["small", "bulk"];
 
+/// A run with one version and no arguments but its size (`sizes`: the paper's, the quick).
+const fn plain(
+    name: &'static str,
+    size_per_rank: bool,
+    args: &'static [&'static str],
+    size_arg: &'static str,
+    sizes: (&'static str, &'static str),
+) -> Case {
+    Case {
+        name,
+        size_per_rank,
+        args,
+        size_arg,
+        paper: sizes.0,
+        quick: sizes.1,
+        paper_extra: &[],
+        quick_extra: &[],
+        versions: &[],
+        default_versions: &[],
+    }
+}
+
+/// An EM3D run of paper 001: 2,500 nodes a process and 10 steps (500 and 2 when quick).
+const fn em3d(name: &'static str, args: &'static [&'static str]) -> Case {
+    Case {
+        name,
+        size_per_rank: true,
+        args,
+        size_arg: "--nodes",
+        paper: "2500",
+        quick: "500",
+        paper_extra: &["--steps", "10"],
+        quick_extra: &["--steps", "2"],
+        versions: EM3D_VERSIONS,
+        default_versions: &["get"],
+    }
+}
+
+/// A sort of paper 004: 512K keys a process (20,000 when quick), in both versions.
+const fn sort(name: &'static str, args: &'static [&'static str]) -> Case {
+    Case {
+        versions: SORT_VERSIONS,
+        default_versions: SORT_VERSIONS,
+        ..plain(name, true, args, "--keys", ("524288", "20000"))
+    }
+}
+
 pub const CASES: &[Case] = &[
-    Case {
-        name: "fft",
-        size_per_rank: false,
-        args: &["fft"],
-        size_arg: "--n",
-        paper: "256",
-        quick: "32",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: &[],
-        default_versions: &[],
-    },
-    Case {
-        name: "con/comm",
-        size_per_rank: true,
-        args: &["con", "--graph", "lattice3d", "--present", "0.25"],
-        size_arg: "--vertices",
-        paper: "512000",
-        quick: "8000",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: &[],
-        default_versions: &[],
-    },
-    Case {
-        name: "con/comp",
-        size_per_rank: true,
-        args: &["con", "--graph", "lattice2d", "--present", "0.4"],
-        size_arg: "--vertices",
-        paper: "640000",
-        quick: "10000",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: &[],
-        default_versions: &[],
-    },
-    Case {
-        name: "em3d/naive",
-        size_per_rank: true,
-        args: &[
+    plain("fft", false, &["fft"], "--n", ("256", "32")),
+    plain(
+        "con/comm",
+        true,
+        &["con", "--graph", "lattice3d", "--present", "0.25"],
+        "--vertices",
+        ("512000", "8000"),
+    ),
+    plain(
+        "con/comp",
+        true,
+        &["con", "--graph", "lattice2d", "--present", "0.4"],
+        "--vertices",
+        ("640000", "10000"),
+    ),
+    em3d(
+        "em3d/naive",
+        &[
             "em3d", "--layout", "naive", "--degree", "20", "--remote", "0.4",
         ],
-        size_arg: "--nodes",
-        paper: "2500",
-        quick: "500",
-        paper_extra: &["--steps", "10"],
-        quick_extra: &["--steps", "2"],
-        versions: EM3D_VERSIONS,
-        default_versions: &["get"],
-    },
-    Case {
-        name: "em3d/good",
-        size_per_rank: true,
-        args: &[
+    ),
+    em3d(
+        "em3d/good",
+        &[
             "em3d", "--layout", "good", "--degree", "20", "--remote", "0.4",
         ],
-        size_arg: "--nodes",
-        paper: "2500",
-        quick: "500",
-        paper_extra: &["--steps", "10"],
-        quick_extra: &["--steps", "2"],
-        versions: EM3D_VERSIONS,
-        default_versions: &["get"],
-    },
-    Case {
-        name: "matmul/128",
-        size_per_rank: false,
-        args: &["matmul", "--blocks", "4"],
-        size_arg: "--block",
-        paper: "128",
-        quick: "32",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: &[],
-        default_versions: &[],
-    },
-    Case {
-        name: "matmul/16",
-        size_per_rank: false,
-        args: &["matmul", "--block", "16"],
-        size_arg: "--blocks",
-        paper: "16",
-        quick: "8",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: &[],
-        default_versions: &[],
-    },
-    Case {
-        name: "samplesort",
-        size_per_rank: true,
-        args: &["samplesort"],
-        size_arg: "--keys",
-        paper: "524288",
-        quick: "20000",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: SORT_VERSIONS,
-        default_versions: SORT_VERSIONS,
-    },
-    Case {
-        name: "radixsort",
-        size_per_rank: true,
-        args: &["radixsort"],
-        size_arg: "--keys",
-        paper: "524288",
-        quick: "20000",
-        paper_extra: &[],
-        quick_extra: &[],
-        versions: SORT_VERSIONS,
-        default_versions: SORT_VERSIONS,
-    },
+    ),
+    plain(
+        "matmul/128",
+        false,
+        &["matmul", "--blocks", "4"],
+        "--block",
+        ("128", "32"),
+    ),
+    plain(
+        "matmul/16",
+        false,
+        &["matmul", "--block", "16"],
+        "--blocks",
+        ("16", "8"),
+    ),
+    sort("samplesort", &["samplesort"]),
+    sort("radixsort", &["radixsort"]),
 ];
 
 /// `--size`: the papers' inputs, quick ones, or one number for every case's size argument.

@@ -133,23 +133,28 @@ pub fn run(clump: &Path, apps: &Path, job: &Job) -> Result<Run, String> {
     Ok(run)
 }
 
+/// The text of `key=...` on a `RESULT` or `RANK` line.
+pub fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+        .ok_or_else(|| format!("no {key} in {line:?}"))
+}
+
+/// The number `key=...` on a `RESULT` or `RANK` line.
+pub fn value<T: std::str::FromStr>(line: &str, key: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    field(line, key)?
+        .parse()
+        .map_err(|e| format!("{key} in {line:?}: {e}"))
+}
+
 /// The `RESULT` line's figures (`ranks` is left empty).
 fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Run, String> {
-    let field = |key: &str| -> Result<&str, String> {
-        line.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-            .ok_or_else(|| format!("no {key} in {line:?}"))
-    };
-    let float = |key: &str| {
-        field(key)?
-            .parse::<f64>()
-            .map_err(|e| format!("{key} in {line:?}: {e}"))
-    };
-    let count = |key: &str| {
-        field(key)?
-            .parse::<u64>()
-            .map_err(|e| format!("{key} in {line:?}: {e}"))
-    };
+    let field = |key: &str| field(line, key);
+    let float = |key: &str| value::<f64>(line, key);
+    let count = |key: &str| value::<u64>(line, key);
     Ok(Run {
         app,
         version: None,

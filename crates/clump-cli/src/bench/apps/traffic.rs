@@ -3,6 +3,7 @@
 //! apart, mean, minimum and maximum across processors, and the share that stayed local. A
 //! rank's traffic to itself is neither: it never leaves the processor.
 
+use super::runs::value;
 use serde_json::{json, Value};
 
 /// What one rank reported (see `clump-apps`'s `run.rs` for the fields).
@@ -29,20 +30,9 @@ pub struct RankCounts {
 impl RankCounts {
     /// Reads the fields of a `RANK` line.
     pub fn parse(line: &str) -> Result<RankCounts, String> {
-        let field = |key: &str| -> Result<&str, String> {
-            line.split_whitespace()
-                .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-                .ok_or_else(|| format!("no {key} in {line:?}"))
-        };
-        let count = |key: &str| {
-            field(key)?
-                .parse::<u64>()
-                .map_err(|e| format!("{key} in {line:?}: {e}"))
-        };
+        let count = |key: &str| value::<u64>(line, key);
         Ok(RankCounts {
-            comm_s: field("comm_s")?
-                .parse()
-                .map_err(|e| format!("comm_s in {line:?}: {e}"))?,
+            comm_s: value(line, "comm_s")?,
             net_messages: count("net_messages")?,
             net_bulk_messages: count("net_bulk_messages")?,
             net_bulk_bytes: count("net_bulk_bytes")?,
