@@ -75,7 +75,7 @@ impl RankCounts {
     }
 
     /// Messages and accesses to other processes, local or not.
-    fn to_others(&self) -> (u64, u64) {
+    fn towards_others(&self) -> (u64, u64) {
         let local = self.local_short() + self.local_bulk().0;
         (local, local + self.net_messages)
     }
@@ -138,7 +138,7 @@ impl Traffic {
     pub fn of(ranks: &[RankCounts]) -> Traffic {
         let (local, all) = ranks
             .iter()
-            .map(RankCounts::to_others)
+            .map(RankCounts::towards_others)
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
         Traffic {
             net_short: Spread::of(ranks.iter().map(|r| r.net_short() as f64)),
