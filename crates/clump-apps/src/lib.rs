@@ -9,6 +9,7 @@
 pub mod con;
 pub mod em3d;
 pub mod fft;
+pub mod layout;
 pub mod matmul;
 pub mod phase;
 pub mod rng;

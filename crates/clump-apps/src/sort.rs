@@ -61,6 +61,62 @@ pub fn radix_sort(keys: &mut Vec<u64>, bits: u32) {
     }
 }
 
+/// A fingerprint of a multiset of keys: the wrapping sum of a mix of each. Equal multisets
+/// have equal fingerprints; a multiset with keys lost, added or changed has the same one only
+/// by a collision of 64-bit mixes (about 2^-64 for a random change).
+pub fn fingerprint(keys: &[u64]) -> u64 {
+    keys.iter().fold(0u64, |acc, &k| {
+        let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        acc.wrapping_add(z ^ (z >> 31))
+    })
+}
+
+/// What a rank's sorted part tells the others: `[first, last, len, fingerprint of the part,
+/// fingerprint of the rank's input]` (first and last are 0 for an empty part).
+pub fn summary(input: &[u64], part: &[u64]) -> [u64; 5] {
+    [
+        part.first().copied().unwrap_or(0),
+        part.last().copied().unwrap_or(0),
+        part.len() as u64,
+        fingerprint(part),
+        fingerprint(input),
+    ]
+}
+
+/// The check that scales: `part` (rank `rank`'s) is in order, and every rank's `summary`
+/// (concatenated by rank) says the parts follow each other in order and hold, together, the
+/// multiset of the inputs. Each rank's work is its own keys.
+pub fn check_distributed(rank: usize, part: &[u64], summaries: &[u64]) -> Result<(), Mismatch> {
+    if let Some(i) = part.windows(2).position(|w| w[0] > w[1]) {
+        return Err(Mismatch(format!(
+            "rank {rank}: key {} ({:#x}) after {:#x}",
+            i + 1,
+            part[i + 1],
+            part[i]
+        )));
+    }
+    let rows: Vec<&[u64]> = summaries.chunks(5).collect();
+    let mut last: Option<u64> = None;
+    for (r, row) in rows.iter().enumerate().filter(|(_, row)| row[2] > 0) {
+        if let Some(prev) = last.filter(|&p| p > row[0]) {
+            return Err(Mismatch(format!(
+                "rank {r} starts at {:#x}, below an earlier rank's last key {prev:#x}",
+                row[0]
+            )));
+        }
+        last = Some(row[1]);
+    }
+    let sum = |k: usize| rows.iter().fold(0u64, |a, row| a.wrapping_add(row[k]));
+    if sum(3) != sum(4) {
+        return Err(Mismatch(
+            "the sorted keys are not the input's: their fingerprints differ".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the ranks' outputs, concatenated by rank, against the sorted input.
 pub fn check(reference: &[u64], parts: &[Vec<u64>]) -> Result<(), Mismatch> {
     let total: usize = parts.iter().map(Vec::len).sum();
@@ -102,6 +158,33 @@ pub fn check_part(reference: &[u64], offset: usize, part: &[u64]) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_distributed_check_finds_disorder_lost_keys_and_overlaps() {
+        let inputs = [vec![5u64, 1, 9], vec![3, 7, 2]];
+        let parts = [vec![1u64, 2, 3], vec![5, 7, 9]];
+        let rows = |parts: &[Vec<u64>]| -> Vec<u64> {
+            inputs
+                .iter()
+                .zip(parts)
+                .flat_map(|(i, p)| summary(i, p))
+                .collect()
+        };
+        let good = rows(&parts);
+        check_distributed(0, &parts[0], &good).unwrap();
+        check_distributed(1, &parts[1], &good).unwrap();
+        assert!(check_distributed(0, &[2, 1, 3], &good).is_err());
+        let changed = rows(&[vec![1, 2, 3], vec![5, 7, 8]]);
+        assert!(check_distributed(1, &[5, 7, 8], &changed)
+            .unwrap_err()
+            .0
+            .contains("fingerprints"));
+        let overlap = rows(&[vec![1, 2, 5], vec![3, 7, 9]]);
+        assert!(check_distributed(1, &[3, 7, 9], &overlap)
+            .unwrap_err()
+            .0
+            .contains("rank 1 starts"));
+    }
 
     #[test]
     fn radix_sort_sorts() {

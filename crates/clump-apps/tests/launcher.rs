@@ -39,8 +39,14 @@ fn verify(app: &[&str]) {
 }
 
 fn em3d(version: &str) {
+    em3d_laid_out(version, "naive");
+}
+
+fn em3d_laid_out(version: &str, layout: &str) {
     verify(&[
         "em3d",
+        "--layout",
+        layout,
         "--nodes",
         "200",
         "--degree",
@@ -75,9 +81,47 @@ fn em3d_stores() {
 }
 
 #[test]
+fn em3d_packed_stores() {
+    em3d("store-packed");
+}
+
+#[test]
+fn em3d_good_layout() {
+    em3d_laid_out("get", "good");
+}
+
+#[test]
+fn connected_components_on_a_2d_lattice() {
+    verify(&[
+        "con",
+        "--graph",
+        "lattice2d",
+        "--vertices",
+        "400",
+        "--present",
+        "0.4",
+    ]);
+}
+
+#[test]
+fn connected_components_on_a_3d_lattice() {
+    verify(&[
+        "con",
+        "--graph",
+        "lattice3d",
+        "--vertices",
+        "343",
+        "--present",
+        "0.25",
+    ]);
+}
+
+#[test]
 fn connected_components() {
     verify(&[
         "con",
+        "--graph",
+        "random",
         "--vertices",
         "400",
         "--edges",
@@ -99,12 +143,22 @@ fn blocked_matrix_multiply() {
 
 #[test]
 fn sample_sort() {
-    verify(&["samplesort", "--keys", "3000"]);
+    verify(&["samplesort", "--keys", "3000", "--version", "bulk"]);
+}
+
+#[test]
+fn sample_sort_key_by_key() {
+    verify(&["samplesort", "--keys", "3000", "--version", "small"]);
 }
 
 #[test]
 fn radix_sort() {
-    verify(&["radixsort", "--keys", "3000"]);
+    verify(&["radixsort", "--keys", "3000", "--version", "bulk"]);
+}
+
+#[test]
+fn radix_sort_key_by_key() {
+    verify(&["radixsort", "--keys", "3000", "--version", "small"]);
 }
 
 #[test]
@@ -117,4 +171,37 @@ fn bad_arguments_fail_the_job_with_a_message() {
         .expect("clump run starts");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("power of two"));
+}
+
+/// The checks that scale (each rank its own part) pass wherever the full ones do.
+#[test]
+fn each_rank_checks_its_own_part() {
+    verify(&["--check", "part", "fft", "--n", "8"]);
+    verify(&[
+        "--check", "part", "em3d", "--nodes", "100", "--degree", "4", "--steps", "2",
+    ]);
+    for graph in ["lattice2d", "random"] {
+        verify(&[
+            "--check",
+            "part",
+            "con",
+            "--graph",
+            graph,
+            "--vertices",
+            "400",
+        ]);
+    }
+    for sort in ["samplesort", "radixsort"] {
+        for version in ["small", "bulk"] {
+            verify(&[
+                "--check",
+                "part",
+                sort,
+                "--keys",
+                "2000",
+                "--version",
+                version,
+            ]);
+        }
+    }
 }

@@ -8,6 +8,16 @@ use std::process::{Command, Stdio};
 
 const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
 
+/// `clump bench apps` with `args` (split at spaces).
+fn bench_apps(args: &str) -> std::process::Output {
+    Command::new(CLUMP)
+        .args(["bench", "apps"])
+        .args(args.split(' '))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
     let apps = Path::new(CLUMP).with_file_name("clump-apps");
@@ -79,21 +89,82 @@ fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
         }
         let share = r["comm_share"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&share), "{r}");
+        assert_eq!(r["verified"], true, "{r}");
+        let local = r["per_processor"]["local_percent"].as_f64().unwrap();
+        assert!((0.0..=100.0).contains(&local), "{r}");
     }
+    // The sorts run in both of paper 004's versions by default.
+    for version in ["small", "bulk"] {
+        assert!(runs
+            .iter()
+            .any(|r| r["app"] == "samplesort" && r["version"] == version));
+    }
+    assert_eq!(
+        (v["size"].as_str(), v["local"].as_str()),
+        (Some("quick"), Some("direct"))
+    );
     for app in ["fft", "samplesort"] {
-        let png = std::fs::read(plots.join(format!("{app}.png"))).unwrap();
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        for figure in ["time", "speedup", "local"] {
+            let png = std::fs::read(plots.join(format!("{app}-{figure}.png"))).unwrap();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        }
     }
     std::fs::remove_dir_all(&plots).unwrap();
 }
 
+/// Paper 001's EM3D runs at a small size on 16 processes of 2 hosts with accesses as Active
+/// Messages: the good layout keeps more of the traffic on the host than the naive one.
+#[test]
+fn em3d_good_layout_keeps_more_traffic_local_than_naive() {
+    let out =
+        bench_apps("--apps em3d --size 100 --procs 16 --configs clump --hosts 2 --local am --json");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let local = |case: &str| {
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["app"] == case)
+            .map(|r| r["per_processor"]["local_percent"].as_f64().unwrap())
+            .unwrap()
+    };
+    // A 4x2x2 grid: naive gives each host a 4x2x1 slab (2.5 of 3.5 neighbours on the host,
+    // 71%), good a 2x2x2 block (3 of 3.5, 86%).
+    let (naive, good) = (local("em3d/naive"), local("em3d/good"));
+    assert!(
+        (65.0..78.0).contains(&naive) && (80.0..92.0).contains(&good),
+        "{naive} {good}"
+    );
+}
+
+/// A run whose job fails is reported under `failed` and the command fails, but the other
+/// runs go on and are reported.
+#[test]
+fn a_failed_run_is_reported_and_the_others_go_on() {
+    // An FFT of side 12 is refused (not a power of two); a radix sort of 12 keys runs.
+    let out =
+        bench_apps("--apps fft,radixsort --size 12 --procs 1 --configs smp --versions bulk --json");
+    assert!(!out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"][0]["app"], "radixsort", "{v}");
+    assert_eq!(v["failed"][0]["app"], "fft", "{v}");
+    assert!(v["failed"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no RESULT line"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("power of two") && stderr.contains("1 failed without results"));
+}
+
 #[test]
 fn an_unknown_application_is_a_clear_error() {
-    let out = Command::new(CLUMP)
-        .args(["bench", "apps", "--apps", "nbody"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = bench_apps("--apps nbody");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown application nbody"));
 }

@@ -61,7 +61,7 @@ impl Gas {
         }
         if let Some(seg) = self.direct_to(src.rank) {
             self.copy_direct(seg, from, to, len)?;
-            self.count_direct(len);
+            self.count_direct(src.rank, len);
             return Ok(());
         }
         for at in (0..len).step_by(CHUNK) {
@@ -71,7 +71,7 @@ impl Gas {
                     .ep
                     .get(src.rank, H_GET_DONE, &[], from + at, piece, to + at)
             })?;
-            self.count_message(src.rank, piece);
+            self.count_exchange(src.rank, 0, piece);
         }
         Ok(())
     }
@@ -150,7 +150,7 @@ impl Gas {
             return Err(Error::Misaligned(offset));
         }
         if let Some(seg) = self.direct_to(p.rank) {
-            self.count_direct(8);
+            self.count_direct(p.rank, 8);
             return apply_at(seg.as_ptr(), seg.len(), offset, op);
         }
         let (code, a, b) = op.encode();
@@ -163,7 +163,7 @@ impl Gas {
             H_ATOMIC,
             &[req, code, o_lo, o_hi, a_lo, a_hi, b_lo, b_hi],
         )?;
-        self.count_message(p.rank, 0);
+        self.count_exchange(p.rank, 0, 8);
         let bytes = self.await_reply(req)?;
         let word: [u8; 8] = bytes
             .try_into()
@@ -185,7 +185,7 @@ impl Gas {
     fn read_bytes(&self, rank: u32, offset: usize, dst: &mut [u8]) -> Result<()> {
         if let Some(seg) = self.direct_to(rank) {
             seg.read(offset, dst)?;
-            self.count_direct(dst.len());
+            self.count_direct(rank, dst.len());
             return Ok(());
         }
         // Every chunk's request goes out before the first reply is awaited.
@@ -197,7 +197,7 @@ impl Gas {
             self.spmd
                 .ep
                 .request(rank, H_READ, &[req, lo, hi, piece as u32])?;
-            self.count_message(rank, 0);
+            self.count_exchange(rank, 0, piece);
             requests.push((req, at, piece));
         }
         for (req, at, piece) in requests {
@@ -213,7 +213,7 @@ impl Gas {
     fn send_bytes(&self, rank: u32, offset: usize, src: &[u8], landing: Landing) -> Result<()> {
         if let Some(seg) = self.direct_to(rank) {
             seg.write(offset, src)?;
-            self.count_direct(src.len());
+            self.count_direct(rank, src.len());
             if landing == Landing::Store {
                 apply_at(
                     seg.as_ptr(),
@@ -235,11 +235,17 @@ impl Gas {
                     .ep
                     .request_long(rank, handler, &[], piece, offset + at)
             };
+            // A put is acknowledged; a store is not.
             match landing {
-                Landing::Put => self.track(send)?,
-                Landing::Store => send()?,
+                Landing::Put => {
+                    self.track(send)?;
+                    self.count_exchange(rank, piece.len(), 0);
+                }
+                Landing::Store => {
+                    send()?;
+                    self.count_message(rank, piece.len());
+                }
             }
-            self.count_message(rank, piece.len());
         }
         Ok(())
     }

@@ -17,7 +17,10 @@ pub(crate) const HEADER_BYTES: usize = 64;
 /// Allocations start on cache-line boundaries.
 const ALLOC_ALIGN: usize = 64;
 
-/// Messages and bytes by the way they travelled, and accesses that needed no message.
+/// Messages and bytes by the way they travelled, and accesses that needed no message. A
+/// request and its reply (a read's or get's data, an atomic's old value, a put's
+/// acknowledgement) both count at the rank that asked, so its figures are the traffic its
+/// accesses cause. A message is bulk when it carries more than [`SHORT_BYTES`] bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GasStats {
     pub shm_messages: u64,
@@ -26,7 +29,28 @@ pub struct GasStats {
     pub net_bytes: u64,
     pub direct_accesses: u64,
     pub direct_bytes: u64,
+    /// Of `shm_messages`/`shm_bytes`: the bulk messages and their bytes.
+    pub shm_bulk_messages: u64,
+    pub shm_bulk_bytes: u64,
+    /// Of `net_messages`/`net_bytes`: the bulk messages and their bytes.
+    pub net_bulk_messages: u64,
+    pub net_bulk_bytes: u64,
+    /// Of the shared-memory figures above: this rank's traffic to itself.
+    pub self_messages: u64,
+    pub self_bulk_messages: u64,
+    pub self_bulk_bytes: u64,
+    /// Of `direct_accesses`/`direct_bytes`: those of more than [`SHORT_BYTES`] bytes.
+    pub direct_bulk_accesses: u64,
+    pub direct_bulk_bytes: u64,
+    /// Of `direct_accesses`: this rank's accesses to its own memory, and the bulk ones.
+    pub self_direct: u64,
+    pub self_direct_bulk: u64,
+    pub self_direct_bulk_bytes: u64,
 }
+
+/// Payload bytes a short message carries at most (one word: a request, an acknowledgement,
+/// a single value).
+pub const SHORT_BYTES: usize = 8;
 
 /// Where this rank stands: its bundle and endpoint (translation i reaches rank i), and the
 /// job when it joined the launcher itself.
@@ -317,23 +341,49 @@ impl Gas {
         r
     }
 
-    /// Counts one message of `bytes` to `rank`, by the protocol that carries it.
+    /// Counts one message of `bytes` to or from `rank` (a request, or the reply to one this
+    /// rank made), by the protocol that carries it.
     pub(crate) fn count_message(&self, rank: u32, bytes: usize) {
         let mut s = self.stats.get();
+        let bulk = u64::from(bytes > SHORT_BYTES);
+        let bulk_bytes = bulk * bytes as u64;
         if self.is_local(rank) {
             s.shm_messages += 1;
             s.shm_bytes += bytes as u64;
+            s.shm_bulk_messages += bulk;
+            s.shm_bulk_bytes += bulk_bytes;
         } else {
             s.net_messages += 1;
             s.net_bytes += bytes as u64;
+            s.net_bulk_messages += bulk;
+            s.net_bulk_bytes += bulk_bytes;
+        }
+        if rank == self.rank() {
+            s.self_messages += 1;
+            s.self_bulk_messages += bulk;
+            s.self_bulk_bytes += bulk_bytes;
         }
         self.stats.set(s);
     }
 
-    pub(crate) fn count_direct(&self, bytes: usize) {
+    /// Counts a request and its reply: `sent` bytes out, `returned` bytes back.
+    pub(crate) fn count_exchange(&self, rank: u32, sent: usize, returned: usize) {
+        self.count_message(rank, sent);
+        self.count_message(rank, returned);
+    }
+
+    pub(crate) fn count_direct(&self, rank: u32, bytes: usize) {
         let mut s = self.stats.get();
+        let bulk = u64::from(bytes > SHORT_BYTES);
         s.direct_accesses += 1;
         s.direct_bytes += bytes as u64;
+        s.direct_bulk_accesses += bulk;
+        s.direct_bulk_bytes += bulk * bytes as u64;
+        if rank == self.rank() {
+            s.self_direct += 1;
+            s.self_direct_bulk += bulk;
+            s.self_direct_bulk_bytes += bulk * bytes as u64;
+        }
         self.stats.set(s);
     }
 

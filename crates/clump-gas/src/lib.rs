@@ -33,7 +33,7 @@ mod shared;
 
 pub use config::{GasConfig, LocalMode, DEFAULT_SEGMENT_BYTES};
 pub use error::{Error, Result};
-pub use gas::{Exchange, Gas, GasStats};
+pub use gas::{Exchange, Gas, GasStats, SHORT_BYTES};
 pub use group::Group;
 pub use local_view::LocalView;
 pub use ptr::{GlobalPtr, Spread};

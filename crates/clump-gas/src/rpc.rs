@@ -51,6 +51,7 @@ impl Gas {
             .request_medium(rank, H_RPC, &[req, id.0, self.rank()], arg)?;
         self.count_message(rank, arg.len());
         let (status, bytes) = self.await_status(req)?;
+        self.count_message(rank, bytes.len());
         match status {
             STATUS_OK => Ok(bytes),
             STATUS_NO_SUCH_RPC => Err(Error::Rpc(format!("rank {rank} has no function {}", id.0))),

@@ -3,7 +3,7 @@
 //! every k it fetches A(i,k) and B(k,j) with bulk gets (communication) and multiplies them into
 //! C(i,j) (computation).
 
-use crate::run::{finish, AppResult};
+use crate::run::{begin, finish, AppResult};
 use clump_apps::matmul::{multiply_add, MatmulParams, Matrix};
 use clump_apps::phase::{Phase, PhaseTimes};
 use clump_apps::Mismatch;
@@ -34,7 +34,7 @@ pub fn run(gas: &mut Gas, params: MatmulParams) -> AppResult<()> {
             k % blocks,
         ));
     }
-    gas.barrier()?;
+    let begun = begin(gas)?;
 
     let block_at = |k: usize| ((k % size) as u32, k / size * area);
     let mut times = PhaseTimes::default();
@@ -59,9 +59,10 @@ pub fn run(gas: &mut Gas, params: MatmulParams) -> AppResult<()> {
         results.push((bi, bj, c));
     }
     times.time(Phase::Comm, || gas.barrier())?;
+    let counted = begun.end(gas);
     let check = results
         .iter()
         .try_for_each(|(bi, bj, c)| clump_apps::matmul::check(&params, *bi, *bj, c))
         .map_err(|m| Mismatch(format!("rank {me}: {m}")));
-    finish(gas, "matmul", &times, check)
+    finish(gas, "matmul", counted, &times, check)
 }

@@ -1,13 +1,17 @@
-//! `clump bench apps`: the Split-C evaluations' applications (the `clump-apps` binary) on an
-//! SMP (`clump run -n P`: shared memory only), a NOW (`--transport udp`: the network only) and
-//! a Clump (`--hosts 2`: both), for a range of process counts; the papers' kind of table (time,
-//! speedup against one process, communication share, messages and bytes by protocol).
+//! `clump bench apps`: the Split-C evaluations' applications (the `clump-apps` binary), run as
+//! the papers ran them (cases.rs), on an SMP (`clump run -n P`: shared memory only), a NOW
+//! (`--transport udp`: the network only) and a Clump (`--hosts K`: both), for a range of
+//! process counts; the papers' tables (report.rs): times, speedup and communication balance,
+//! per-processor traffic (traffic.rs), and times per version.
 
+mod cases;
 mod plot;
 mod report;
 mod runs;
+mod traffic;
 
 use super::job;
+use cases::{Case, CASES};
 use runs::{Config, Run};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,112 +22,45 @@ pub struct AppsArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,2,4",
           value_parser = clap::value_parser!(u32).range(1..=64))]
     procs: Vec<u32>,
-    /// Only these applications (em3d, con, fft, matmul, samplesort, radixsort).
+    /// Only these runs: an application (em3d, con, fft, matmul, samplesort, radixsort) or
+    /// one of its runs (em3d/naive, em3d/good, con/comm, con/comp, matmul/128, matmul/16).
     #[arg(long, value_delimiter = ',')]
     apps: Vec<String>,
+    /// Versions to run where an application has them (em3d: read, get, bulk, store,
+    /// store-packed; the sorts: small, bulk); others run their defaults (em3d: get; the
+    /// sorts: both).
+    #[arg(long, value_delimiter = ',')]
+    versions: Vec<String>,
+    /// Input sizes: the papers' (paper 001's Table 3, paper 004's Table 5), quick ones, or a
+    /// number for every run's size argument (EM3D nodes, CON sites and sort keys a process,
+    /// FFT side, matrix blocks or block side).
+    #[arg(long, default_value = "paper", conflicts_with = "quick")]
+    size: cases::Size,
+    /// The same as --size quick: the whole benchmark in well under a minute.
+    #[arg(long)]
+    quick: bool,
+    /// Configurations: smp (shared memory only), now (the network only), clump (both, on
+    /// --hosts virtual hosts), or all.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    configs: Vec<String>,
+    /// Virtual hosts of the Clump configuration.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=64))]
+    hosts: u32,
+    /// How the global address space reaches same-host processes: direct loads and stores,
+    /// or Active Messages through shared memory (as the papers' Split-C did).
+    #[arg(long, default_value = "direct", value_parser = ["direct", "am"])]
+    local: String,
     /// Print the results as one JSON object instead of tables.
     #[arg(long)]
     json: bool,
-    /// Small inputs: the whole benchmark in well under a minute.
-    #[arg(long)]
-    quick: bool,
-    /// Also write one PNG per application here (time against processes per configuration).
+    /// Also write PNGs here: per run, time, speedup and local share against processes.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
 }
 
-/// One application as the benchmark runs it: its name and its arguments (full, quick).
-struct App {
-    name: &'static str,
-    /// Whether its size arguments are per process (P processes do P times the work), so
-    /// that its speedup is the scaled one, P·t(1)/t(P), rather than t(1)/t(P).
-    size_per_rank: bool,
-    full: &'static [&'static str],
-    quick: &'static [&'static str],
-}
-
-const APPS: &[App] = &[
-    App {
-        name: "em3d",
-        size_per_rank: true,
-        full: &[
-            "em3d",
-            "--nodes",
-            "20000",
-            "--degree",
-            "10",
-            "--remote",
-            "0.2",
-            "--steps",
-            "10",
-            "--version",
-            "bulk",
-        ],
-        quick: &[
-            "em3d",
-            "--nodes",
-            "2000",
-            "--degree",
-            "10",
-            "--remote",
-            "0.2",
-            "--steps",
-            "5",
-            "--version",
-            "bulk",
-        ],
-    },
-    App {
-        name: "con",
-        size_per_rank: true,
-        full: &[
-            "con",
-            "--vertices",
-            "100000",
-            "--edges",
-            "80000",
-            "--remote",
-            "0.1",
-        ],
-        quick: &[
-            "con",
-            "--vertices",
-            "10000",
-            "--edges",
-            "8000",
-            "--remote",
-            "0.1",
-        ],
-    },
-    App {
-        name: "fft",
-        size_per_rank: false,
-        full: &["fft", "--n", "64"],
-        quick: &["fft", "--n", "16"],
-    },
-    App {
-        name: "matmul",
-        size_per_rank: false,
-        full: &["matmul", "--blocks", "8", "--block", "64"],
-        quick: &["matmul", "--blocks", "4", "--block", "32"],
-    },
-    App {
-        name: "samplesort",
-        size_per_rank: true,
-        full: &["samplesort", "--keys", "500000"],
-        quick: &["samplesort", "--keys", "20000"],
-    },
-    App {
-        name: "radixsort",
-        size_per_rank: true,
-        full: &["radixsort", "--keys", "500000"],
-        quick: &["radixsort", "--keys", "20000"],
-    },
-];
-
-/// Whether `app` takes its size per process (see [`App::size_per_rank`]).
-pub fn size_per_rank(app: &str) -> bool {
-    APPS.iter().any(|a| a.name == app && a.size_per_rank)
+/// Whether `case` takes its size per process (see [`cases::Case::size_per_rank`]).
+pub fn size_per_rank(case: &str) -> bool {
+    Case::find(case).is_some_and(|c| c.size_per_rank)
 }
 
 /// The `clump-apps` binary, built beside `clump`.
@@ -155,33 +92,73 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     if let Some(bad) = args
         .apps
         .iter()
-        .find(|a| !APPS.iter().any(|app| app.name == a.as_str()))
+        .find(|a| !CASES.iter().any(|c| c.selected_by(a)))
     {
         return Err(format!("unknown application {bad}"));
     }
+    if let Some(bad) = args
+        .versions
+        .iter()
+        .find(|v| !CASES.iter().any(|c| c.versions.contains(&v.as_str())))
+    {
+        return Err(format!("unknown version {bad}"));
+    }
+    let configs = Config::chosen(&args.configs, args.hosts)?;
+    let size = if args.quick {
+        cases::Size::Quick
+    } else {
+        args.size.clone()
+    };
     let apps_bin = apps_binary()?;
     let clump = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut results: Vec<Run> = Vec::new();
-    for app in APPS
+    // A run that ends without results (the job failed) is reported, and the others go on.
+    let mut failed: Vec<serde_json::Value> = Vec::new();
+    for case in CASES
         .iter()
-        .filter(|a| args.apps.is_empty() || args.apps.iter().any(|n| n == a.name))
+        .filter(|c| args.apps.is_empty() || args.apps.iter().any(|a| c.selected_by(a)))
     {
-        let app_args = if args.quick { app.quick } else { app.full };
-        for config in Config::ALL {
-            for &procs in args.procs.iter().filter(|&&p| config.allows(p)) {
-                eprintln!(
-                    "clump bench apps: {} on {} with {procs} process(es)",
-                    app.name,
-                    config.name()
-                );
-                results.push(runs::run(
-                    &clump, &apps_bin, app.name, app_args, config, procs,
-                )?);
+        for version in case.versions_to_run(&args.versions) {
+            let app_args = case.arguments(&size, version);
+            for &config in &configs {
+                for &procs in args.procs.iter().filter(|&&p| config.allows(p)) {
+                    eprintln!(
+                        "clump bench apps: {}{} on {} with {procs} process(es)",
+                        case.name,
+                        version.map_or(String::new(), |v| format!(" ({v})")),
+                        config.name()
+                    );
+                    let job = runs::Job {
+                        case: case.name,
+                        version,
+                        args: &app_args,
+                        config,
+                        procs,
+                        local: &args.local,
+                    };
+                    match runs::run(&clump, &apps_bin, &job) {
+                        Ok(run) => results.push(run),
+                        Err(error) => {
+                            eprintln!("clump bench apps: {error}");
+                            failed.push(serde_json::json!({
+                                "app": case.name,
+                                "version": version,
+                                "config": config.name(),
+                                "procs": procs,
+                                "error": error,
+                            }));
+                        }
+                    }
+                }
             }
         }
     }
     let cores = crate::about::cores();
-    let doc = job::document("apps", args.quick, report::to_json(&results, cores));
+    let mut fields = report::to_json(&results, cores);
+    fields["size"] = serde_json::json!(format!("{size:?}").to_lowercase());
+    fields["local"] = serde_json::json!(args.local);
+    fields["failed"] = serde_json::json!(failed);
+    let doc = job::document("apps", size == cases::Size::Quick, fields);
     if let Some(dir) = &args.plot {
         for file in plot::write(dir, &results, &doc)? {
             eprintln!("clump bench apps: wrote {}", file.display());
@@ -190,5 +167,12 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     job::print(&doc, args.json, |_, _| {
         report::print_tables(&results, cores);
         Ok(())
-    })
+    })?;
+    let wrong = results.iter().filter(|r| !r.verified).count();
+    match (wrong, failed.len()) {
+        (0, 0) => Ok(()),
+        (w, f) => Err(format!(
+            "{w} run(s) computed a wrong result (verified: false), {f} failed without results (failed)"
+        )),
+    }
 }

@@ -1,6 +1,7 @@
 //! One run of an application in one configuration, through the real launcher, and the figures
 //! its rank 0 reports on its `RESULT` line.
 
+use super::traffic::RankCounts;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -10,43 +11,72 @@ pub enum Config {
     Smp,
     /// Every process its own virtual host: the network only.
     Now,
-    /// Two virtual hosts: shared memory within, the network between.
-    Clump,
+    /// This many virtual hosts: shared memory within, the network between.
+    Clump(u32),
 }
 
 impl Config {
-    pub const ALL: [Config; 3] = [Config::Smp, Config::Now, Config::Clump];
+    /// The configurations `--configs` names (`all`: every one), the Clump on `hosts` hosts.
+    pub fn chosen(names: &[String], hosts: u32) -> Result<Vec<Config>, String> {
+        let all = [Config::Smp, Config::Now, Config::Clump(hosts)];
+        if names.iter().any(|n| n == "all") {
+            return Ok(all.to_vec());
+        }
+        names
+            .iter()
+            .map(|n| {
+                all.into_iter()
+                    .find(|c| c.name().eq_ignore_ascii_case(n))
+                    .ok_or_else(|| format!("unknown configuration {n} (smp, now, clump or all)"))
+            })
+            .collect()
+    }
 
     pub fn name(self) -> &'static str {
         match self {
             Config::Smp => "SMP",
             Config::Now => "NOW",
-            Config::Clump => "Clump",
+            Config::Clump(_) => "Clump",
         }
     }
 
-    fn launcher_args(self) -> &'static [&'static str] {
+    fn launcher_args(self) -> Vec<String> {
         match self {
-            Config::Smp => &[],
-            Config::Now => &["--transport", "udp"],
-            Config::Clump => &["--hosts", "2"],
+            Config::Smp => vec![],
+            Config::Now => vec!["--transport".into(), "udp".into()],
+            Config::Clump(hosts) => vec!["--hosts".into(), hosts.to_string()],
         }
     }
 
-    /// A NOW or a Clump of one process would be an SMP; a Clump needs a process per host.
+    /// A NOW of one process would be an SMP; a Clump needs a process per host.
     pub fn allows(self, procs: u32) -> bool {
         match self {
             Config::Smp => true,
             Config::Now => procs >= 2,
-            Config::Clump => procs >= 2,
+            Config::Clump(hosts) => procs >= hosts,
         }
     }
 }
 
-/// What one run measured (times are the slowest rank's; counts are summed over ranks).
+/// One run to make: a case of cases.rs in one version, configuration and process count.
+pub struct Job<'a> {
+    pub case: &'static str,
+    pub version: Option<&'static str>,
+    pub args: &'a [String],
+    pub config: Config,
+    pub procs: u32,
+    /// `CLUMP_GAS_LOCAL` for the run (direct or am).
+    pub local: &'a str,
+}
+
+/// What one run measured (times are the slowest rank's; counts are summed over ranks, and
+/// `ranks` has each rank's own).
 #[derive(Debug, Clone)]
 pub struct Run {
     pub app: &'static str,
+    pub version: Option<&'static str>,
+    /// The `clump-apps` arguments it ran with.
+    pub input: String,
     pub config: Config,
     pub procs: u32,
     pub time_s: f64,
@@ -58,62 +88,77 @@ pub struct Run {
     pub net_bytes: u64,
     pub direct_accesses: u64,
     pub direct_bytes: u64,
+    pub ranks: Vec<RankCounts>,
+    /// Whether every rank's result matched the reference.
+    pub verified: bool,
 }
 
-pub fn run(
-    clump: &Path,
-    apps: &Path,
-    app: &'static str,
-    args: &[&str],
-    config: Config,
-    procs: u32,
-) -> Result<Run, String> {
+pub fn run(clump: &Path, apps: &Path, job: &Job) -> Result<Run, String> {
+    let (app, config, procs) = (job.case, job.config, job.procs);
     let out = Command::new(clump)
         .args(["run", "-n", &procs.to_string()])
         .args(config.launcher_args())
         .arg("--")
         .arg(apps)
-        .args(args)
+        .args(job.args)
+        .env("CLUMP_GAS_LOCAL", job.local)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot start {} run: {e}", clump.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
+    // A wrong result still reports its figures; any other failure has none to report.
+    let Some(line) = stdout.lines().find(|l| l.starts_with("RESULT ")) else {
         return Err(format!(
-            "{app} on {} with {procs} process(es) failed ({}):\n{stdout}",
+            "{app} on {} with {procs} process(es) failed ({}) with no RESULT line:\n{stdout}",
             config.name(),
             out.status
         ));
-    }
-    let line = stdout
+    };
+    let mut run = parse(line, app, config, procs)?;
+    run.version = job.version;
+    run.input = job.args.join(" ");
+    run.verified &= out.status.success();
+    run.ranks = stdout
         .lines()
-        .find(|l| l.starts_with("RESULT "))
-        .ok_or_else(|| format!("{app} printed no RESULT line:\n{stdout}"))?;
-    parse(line, app, config, procs)
+        .filter(|l| l.starts_with("RANK "))
+        .map(RankCounts::parse)
+        .collect::<Result<_, _>>()?;
+    if run.ranks.len() != procs as usize {
+        return Err(format!(
+            "{app} reported {} of {procs} ranks:\n{stdout}",
+            run.ranks.len()
+        ));
+    }
+    Ok(run)
 }
 
+/// The text of `key=...` on a `RESULT` or `RANK` line.
+pub fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+        .ok_or_else(|| format!("no {key} in {line:?}"))
+}
+
+/// The number `key=...` on a `RESULT` or `RANK` line.
+pub fn value<T: std::str::FromStr>(line: &str, key: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    field(line, key)?
+        .parse()
+        .map_err(|e| format!("{key} in {line:?}: {e}"))
+}
+
+/// The `RESULT` line's figures (`ranks` is left empty).
 fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Run, String> {
-    let field = |key: &str| -> Result<&str, String> {
-        line.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-            .ok_or_else(|| format!("no {key} in {line:?}"))
-    };
-    let float = |key: &str| {
-        field(key)?
-            .parse::<f64>()
-            .map_err(|e| format!("{key} in {line:?}: {e}"))
-    };
-    let count = |key: &str| {
-        field(key)?
-            .parse::<u64>()
-            .map_err(|e| format!("{key} in {line:?}: {e}"))
-    };
-    if field("check")? != "ok" {
-        return Err(format!("{app}: wrong result: {line}"));
-    }
+    let field = |key: &str| field(line, key);
+    let float = |key: &str| value::<f64>(line, key);
+    let count = |key: &str| value::<u64>(line, key);
     Ok(Run {
         app,
+        version: None,
+        input: String::new(),
         config,
         procs,
         time_s: float("time_s")?,
@@ -125,6 +170,8 @@ fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Ru
         net_bytes: count("net_bytes")?,
         direct_accesses: count("direct_accesses")?,
         direct_bytes: count("direct_bytes")?,
+        ranks: Vec::new(),
+        verified: field("check")? == "ok",
     })
 }
 
@@ -133,6 +180,8 @@ fn parse(line: &str, app: &'static str, config: Config, procs: u32) -> Result<Ru
 pub fn sample(app: &'static str, config: Config, procs: u32, time_s: f64) -> Run {
     Run {
         app,
+        version: None,
+        input: String::new(),
         config,
         procs,
         time_s,
@@ -144,6 +193,8 @@ pub fn sample(app: &'static str, config: Config, procs: u32, time_s: f64) -> Run
         net_bytes: 0,
         direct_accesses: 0,
         direct_bytes: 0,
+        ranks: vec![RankCounts::default(); procs as usize],
+        verified: true,
     }
 }
 
@@ -157,7 +208,7 @@ mod tests {
 
     #[test]
     fn parses_every_field_of_the_result_line() {
-        let r = parse(LINE, "fft", Config::Clump, 2).unwrap();
+        let r = parse(LINE, "fft", Config::Clump(2), 2).unwrap();
         assert_eq!((r.time_s, r.comm_s, r.compute_s), (0.5, 0.25, 0.3));
         assert_eq!(
             (r.shm_messages, r.shm_bytes, r.net_messages, r.net_bytes),
@@ -167,14 +218,18 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_check_or_a_missing_field_is_an_error() {
-        assert!(parse(
-            &LINE.replace("check=ok", "check=FAILED"),
-            "fft",
-            Config::Smp,
-            2
-        )
-        .is_err());
+    fn a_failed_check_is_recorded_and_a_missing_field_is_an_error() {
+        assert!(parse(LINE, "fft", Config::Smp, 2).unwrap().verified);
+        assert!(
+            !parse(
+                &LINE.replace("check=ok", "check=FAILED"),
+                "fft",
+                Config::Smp,
+                2
+            )
+            .unwrap()
+            .verified
+        );
         assert!(
             parse(&LINE.replace("net_bytes=99 ", ""), "fft", Config::Smp, 2)
                 .unwrap_err()
