@@ -161,3 +161,29 @@ fn calloc_zeroes_before_any_pe_can_put() {
     let exe = oshcc("calloc", "shmem_calloc");
     everywhere(&exe, "calloc ok");
 }
+
+/// A PE spinning on local calls (an atomic fetch of its own static flag, `shmem_test_lock`
+/// of a static lock) still serves the others' operations on its static variables, and
+/// `_any` tests and waits return every satisfied index in turn.
+#[test]
+fn static_variables_progress_and_any_calls_are_fair() {
+    let exe = oshcc("progress", "shmem_progress");
+    everywhere(&exe, "progress ok");
+}
+
+/// `SHMEM_TEAM_INVALID` and `SHMEM_CTX_INVALID` give the specification's no-op or nonzero
+/// return, strided splits take negative strides, and a team's configuration is kept.
+#[test]
+fn teams_and_contexts_at_their_edges() {
+    let exe = oshcc("team_edges", "shmem_team_edges");
+    everywhere(&exe, "team edges ok");
+}
+
+/// `shmem_sync` in both forms, C11 bitwise reductions on the signed sized types, the
+/// deprecated short waits and pre-1.2 names, `shmem_pcontrol` and `shmem_team_ptr`
+/// build and do what they say.
+#[test]
+fn the_rest_of_the_interface_builds_and_works() {
+    let exe = oshcc("interface", "shmem_interface");
+    everywhere(&exe, "interface ok");
+}

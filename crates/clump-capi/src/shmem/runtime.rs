@@ -31,6 +31,9 @@ pub struct State {
     /// Contexts the program created and has not destroyed, with their teams.
     pub contexts: RefCell<HashMap<usize, usize>>,
     pub next_handle: std::cell::Cell<usize>,
+    /// Where the next `_any` wait or test starts looking, so that a series of calls
+    /// returns every index whose condition holds, not always the lowest.
+    pub next_any: std::cell::Cell<usize>,
 }
 
 thread_local! {
@@ -63,9 +66,15 @@ fn no_state() -> String {
 
 /// Runs the body of the call `what` with this thread's state. An error or a panic prints
 /// `what` and the reason and ends the whole job: OpenSHMEM calls have no error return.
+///
+/// Every call polls first: accesses to this PE's global and static variables, and to its
+/// heap from other hosts, are messages that complete only when it polls, and a program
+/// spinning on a local call (`shmem_int_atomic_fetch` of its own flag, `shmem_test_lock`)
+/// must still let them complete. An empty poll looks at a few queue heads.
 pub fn run<R>(what: &str, body: impl FnOnce(&State) -> Res<R>) -> R {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let state = installed().ok_or_else(no_state)?;
+        state.poll()?;
         body(&state)
     }));
     match outcome {

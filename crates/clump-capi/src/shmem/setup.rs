@@ -39,6 +39,7 @@ fn start() -> Res<State> {
         active_sets: RefCell::default(),
         contexts: RefCell::default(),
         next_handle: Cell::new(FIRST_HANDLE),
+        next_any: Cell::new(0),
     })
 }
 
@@ -127,20 +128,42 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     run("shmem_ptr", |s| {
         let pe = s.pe(pe)?;
-        let place = s.locate(dest, 1)?;
-        if pe == s.me() {
+        s.ptr(dest, pe)
+    })
+}
+
+/// [`shmem_ptr`] with `pe` numbered in `team` (OpenSHMEM 1.6); NULL for an invalid team
+/// or a PE outside it.
+#[no_mangle]
+pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) -> *mut c_void {
+    run("shmem_team_ptr", |s| {
+        let Ok(g) = s.team(team) else {
+            return Ok(std::ptr::null_mut());
+        };
+        match usize::try_from(pe).ok().and_then(|i| g.ranks().get(i)) {
+            Some(&world) => s.ptr(dest, world),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}
+
+impl State {
+    /// The address of `dest` on world PE `pe` for loads and stores here, or NULL.
+    fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
+        let place = self.locate(dest, 1)?;
+        if pe == self.me() {
             return Ok(dest.cast_mut());
         }
         let Place::Heap(off) = place else {
             return Ok(std::ptr::null_mut());
         };
-        let mapped = s.gas.borrow().direct_segment(pe);
+        let mapped = self.gas.borrow().direct_segment(pe);
         Ok(match mapped {
             // The heap starts at the same segment offset on every PE.
-            Some((base, _)) => base.wrapping_add(s.heap.offset() + off).cast(),
+            Some((base, _)) => base.wrapping_add(self.heap.offset() + off).cast(),
             None => std::ptr::null_mut(),
         })
-    })
+    }
 }
 
 #[no_mangle]

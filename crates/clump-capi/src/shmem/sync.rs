@@ -5,7 +5,7 @@
 use super::abi::*;
 use super::runtime::{gas_err, run, Res, State};
 use std::ffi::c_void;
-use std::os::raw::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};
+use std::os::raw::{c_int, c_long, c_longlong, c_short, c_uint, c_ulong, c_ulonglong, c_ushort};
 
 impl State {
     /// Polls until `done` holds, leaving the core to others while nothing arrives.
@@ -48,7 +48,7 @@ macro_rules! waitable {
         }
     )*};
 }
-waitable!(i32, u32, i64, u64, isize, usize);
+waitable!(i16, u16, i32, u32, i64, u64, isize, usize);
 
 /// The variables a wait or test call watches, and what each is compared with.
 pub struct Watch<T> {
@@ -151,8 +151,24 @@ pub fn watch<T: Waitable>(what: &str, w: Watch<T>, need: Need, block: bool) -> (
             result = (hits, met);
             Ok(met || !block)
         })?;
+        if need == Need::Any {
+            s.rotate_any(&mut result.0);
+        }
         Ok(result)
     })
+}
+
+impl State {
+    /// Puts first the hit an `_any` call returns: the first at or after where the last
+    /// such call's choice ended, wrapping around, so every satisfied index has its turn.
+    fn rotate_any(&self, hits: &mut [usize]) {
+        let from = self.next_any.get();
+        let k = hits.iter().position(|&i| i >= from).unwrap_or(0);
+        hits.rotate_left(k);
+        if let Some(&chosen) = hits.first() {
+            self.next_any.set(chosen + 1);
+        }
+    }
 }
 
 /// Writes the indices a `_some` call found into the caller's array.
@@ -239,7 +255,7 @@ macro_rules! point_to_point {
 }
 
 point_to_point! {
-    int: c_int, long: c_long, longlong: c_longlong, uint: c_uint, ulong: c_ulong,
+    short: c_short, ushort: c_ushort, int: c_int, long: c_long, longlong: c_longlong, uint: c_uint, ulong: c_ulong,
     ulonglong: c_ulonglong, int32: i32, int64: i64, uint32: u32, uint64: u64, size: usize,
     ptrdiff: isize,
 }
@@ -255,7 +271,7 @@ macro_rules! wait_changed {
         )*}
     };
 }
-wait_changed!(int: c_int, long: c_long, longlong: c_longlong);
+wait_changed!(short: c_short, int: c_int, long: c_long, longlong: c_longlong);
 
 #[no_mangle]
 pub extern "C" fn shmem_quiet() {
