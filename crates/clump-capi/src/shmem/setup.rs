@@ -13,13 +13,21 @@ use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 use std::rc::Rc;
 
-/// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else the
-/// global address space's own setting), the heap over all of it, the program's data.
+/// The heap per PE when neither `SHMEM_SYMMETRIC_SIZE` nor `CLUMP_GAS_SEGMENT` says: Sandia
+/// OpenSHMEM's default, room for OSU's message-rate benchmarks (~200 MiB). Only the pages
+/// a program touches take memory.
+const DEFAULT_HEAP_BYTES: usize = 512 << 20;
+
+/// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else from
+/// `CLUMP_GAS_SEGMENT`, else [`DEFAULT_HEAP_BYTES`]), the heap over all of it, the
+/// program's data.
 fn start() -> Res<State> {
     let mut config = GasConfig::from_env().map_err(gas_err)?;
     if let Ok(v) = std::env::var("SHMEM_SYMMETRIC_SIZE") {
         config.segment_bytes = clump_gas::parse_bytes(&v)
             .ok_or_else(|| format!("SHMEM_SYMMETRIC_SIZE={v}: not a size (like 64M)"))?;
+    } else if std::env::var_os("CLUMP_GAS_SEGMENT").is_none() {
+        config.segment_bytes = DEFAULT_HEAP_BYTES;
     }
     // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
     let mut gas = Gas::init_with(config).map_err(gas_err)?;

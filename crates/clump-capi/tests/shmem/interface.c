@@ -2,7 +2,8 @@
  * easy to leave out: shmem_sync in its team and deprecated active-set forms, the C11
  * bitwise reductions on int8_t..int64_t, the deprecated short waits (typed and C11), the
  * deprecated names from before 1.2, shmem_pcontrol, and shmem_team_ptr (1.6). Each is
- * used, and what it computes checked. Prints "interface ok" per PE. */
+ * used, and what it computes checked. And the default heap holds the 256 MiB that OSU's
+ * message-rate benchmarks need. Prints "interface ok" per PE. */
 #include "check.h"
 
 static long psync[SHMEM_BARRIER_SYNC_SIZE];
@@ -68,6 +69,17 @@ int main(void) {
     shmem_udcflush_line(block);
     shfree(aligned);
     shfree(block);
+
+    /* The default heap: a 256 MiB block, its last byte put to the next PE. */
+    size_t big = (size_t)256 << 20;
+    char *huge = shmem_malloc(big);
+    CHECK(huge != NULL);
+    huge[big - 1] = 0;
+    shmem_barrier_all();
+    shmem_char_p(&huge[big - 1], (char)(me + 1), (me + 1) % npes);
+    shmem_barrier_all();
+    CHECK(huge[big - 1] == (char)((me + npes - 1) % npes + 1));
+    shmem_free(huge);
 
     printf("interface ok\n");
     shmem_finalize();
