@@ -187,3 +187,11 @@ fn the_rest_of_the_interface_builds_and_works() {
     let exe = oshcc("interface", "shmem_interface");
     everywhere(&exe, "interface ok");
 }
+
+/// A fence orders each PE's puts to another (heap data, then a flag on the heap or in a
+/// static variable) without waiting for their completion.
+#[test]
+fn fence_orders_puts_to_each_pe() {
+    let exe = oshcc("fence", "shmem_fence");
+    everywhere(&exe, "fence ok");
+}

@@ -281,17 +281,23 @@ pub extern "C" fn shmem_quiet() {
 #[no_mangle]
 pub extern "C" fn shmem_ctx_quiet(ctx: usize) {
     run("shmem_ctx_quiet", |s| {
+        if ctx == CTX_INVALID {
+            return Ok(()); // the specification's no-op
+        }
         s.check_ctx(Some(ctx))?;
         s.quiet()
     })
 }
 
-// A fence orders puts to each PE. Puts to one PE travel two ways: stores straight into a
-// same-host segment, complete on return, and Active Messages (globals, other hosts), complete
-// when the target polls; a later direct store could overtake an earlier message. Ordering
-// them per PE would take per-PE completion counts in clump-gas, so a fence completes
-// everything, as quiet does; that waits only while messages are outstanding, so after
-// direct puts it costs nothing.
+// A fence orders this PE's puts and atomics to each PE; it need not complete them. Each
+// access to a PE takes one path, in order: a same-host heap is written directly (complete
+// on return), another PE's heap is reached by Active Messages on the one endpoint, which
+// run the requests from one sender in the order sent, and global and static variables by
+// remote calls that return only when done. So a fence could return at once. It completes
+// everything, as quiet does, because over the network a message sent while an earlier one
+// is still unacknowledged waits about 120 us in the Active Message layer, against a 47 us
+// round trip: put, fence, p took 257 us an iteration with a fence that returned at once,
+// 54 us with this one. Waiting costs nothing while no message is outstanding (on one host).
 #[no_mangle]
 pub extern "C" fn shmem_fence() {
     run("shmem_fence", |s| s.quiet())
@@ -300,6 +306,9 @@ pub extern "C" fn shmem_fence() {
 #[no_mangle]
 pub extern "C" fn shmem_ctx_fence(ctx: usize) {
     run("shmem_ctx_fence", |s| {
+        if ctx == CTX_INVALID {
+            return Ok(()); // the specification's no-op
+        }
         s.check_ctx(Some(ctx))?;
         s.quiet()
     })

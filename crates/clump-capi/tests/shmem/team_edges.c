@@ -12,6 +12,8 @@ int main(void) {
 
     shmem_team_destroy(SHMEM_TEAM_INVALID);
     shmem_ctx_destroy(SHMEM_CTX_INVALID);
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
     CHECK(shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1);
 
