@@ -195,3 +195,24 @@ fn fence_orders_puts_to_each_pe() {
     let exe = oshcc("fence", "shmem_fence");
     everywhere(&exe, "fence ok");
 }
+
+/// Asking for `SHMEM_THREAD_MULTIPLE` gives `SHMEM_THREAD_FUNNELED`, and the
+/// `shmem_global_exit` that follows ends the job with its status and no panic, on one
+/// host and two.
+#[test]
+fn thread_multiple_is_refused_cleanly() {
+    let exe = oshcc("thread_refused", "shmem_thread_refused");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["oshrun", "-n", "4"]).args(placement).arg(&exe);
+        let out = wait_with_timeout(cmd);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(3), "{placement:?}\n{stdout}\n{stderr}");
+        assert_eq!(stdout.matches("refused").count(), 4, "{placement:?}\n{stdout}");
+        assert!(!stderr.contains("panicked"), "{placement:?}\n{stderr}");
+    }
+}

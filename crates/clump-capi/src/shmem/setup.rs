@@ -104,6 +104,9 @@ pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
             gas.abort(status, &reason);
         }
     }
+    // The state goes now, while the thread's other locals it uses on the way out (the
+    // network's) still live: exit(3) would drop it among them, in no set order.
+    install(None);
     // exit(3) runs the program's atexit handlers and flushes its stdio.
     std::process::exit(status)
 }
