@@ -211,8 +211,16 @@ fn thread_multiple_is_refused_cleanly() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),
         );
-        assert_eq!(out.status.code(), Some(3), "{placement:?}\n{stdout}\n{stderr}");
-        assert_eq!(stdout.matches("refused").count(), 4, "{placement:?}\n{stdout}");
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{placement:?}\n{stdout}\n{stderr}"
+        );
+        assert_eq!(
+            stdout.matches("refused").count(),
+            4,
+            "{placement:?}\n{stdout}"
+        );
         assert!(!stderr.contains("panicked"), "{placement:?}\n{stderr}");
     }
 }

@@ -87,11 +87,9 @@ pub extern "C" fn shmem_sync_deprecated(
     size: c_int,
     p_sync: *mut c_long,
 ) {
-    on_set(
-        "shmem_sync",
-        (start, log_stride, size, p_sync),
-        |s, g| s.gas.borrow().group_barrier(g).map_err(gas_err),
-    )
+    on_set("shmem_sync", (start, log_stride, size, p_sync), |s, g| {
+        s.gas.borrow().group_barrier(g).map_err(gas_err)
+    })
 }
 
 macro_rules! sized_sets {

@@ -228,7 +228,11 @@ fn strided(ranks: &[u32], start: c_int, stride: c_int, size: c_int) -> Option<Ve
     if size < 1 || !inside(start) || !inside(last) || (stride == 0 && size > 1) {
         return None;
     }
-    Some((0..size).map(|i| ranks[(start + i * stride) as usize]).collect())
+    Some(
+        (0..size)
+            .map(|i| ranks[(start + i * stride) as usize])
+            .collect(),
+    )
 }
 
 #[no_mangle]
