@@ -48,6 +48,7 @@ fn start() -> Res<State> {
         contexts: RefCell::default(),
         next_handle: Cell::new(FIRST_HANDLE),
         next_any: Cell::new(0),
+        calls: Cell::new(0),
     })
 }
 
