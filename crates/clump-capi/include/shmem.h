@@ -87,6 +87,7 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe); /* OpenSHMEM 1.6 */
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
@@ -112,6 +113,13 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         long yaxis_mask, shmem_team_t *yaxis_team);
 void shmem_team_destroy(shmem_team_t team);
 int shmem_team_sync(shmem_team_t team);
+/* shmem_sync(team) is shmem_team_sync; the deprecated shmem_sync(PE_start, logPE_stride,
+ * PE_size, pSync) synchronises an active set. The macro picks by the number of arguments. */
+void shmem_sync_deprecated(int PE_start, int logPE_stride, int PE_size, long *pSync);
+int (shmem_sync)(shmem_team_t team);
+#define CLUMP_SHMEM_SYNC_PICK(a, b, c, d, f, ...) f
+#define shmem_sync(...) \
+    CLUMP_SHMEM_SYNC_PICK(__VA_ARGS__, shmem_sync_deprecated, 0, 0, shmem_team_sync, 0)(__VA_ARGS__)
 
 /* Contexts. */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
@@ -280,6 +288,7 @@ CLUMP_SHMEM_AMO_BITWISE(uint64, uint64_t)
 CLUMP_SHMEM_AMO_OLD(int, int)
 CLUMP_SHMEM_AMO_OLD(long, long)
 CLUMP_SHMEM_AMO_OLD(longlong, long long)
+void shmem_short_wait(short *ivar, short cmp_value);
 
 /* Point-to-point synchronisation on this PE's symmetric variables. */
 #define CLUMP_SHMEM_P2P(N, T) \
@@ -298,6 +307,9 @@ CLUMP_SHMEM_AMO_OLD(longlong, long long)
     size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
 CLUMP_SHMEM_AMO_TYPES(CLUMP_SHMEM_P2P)
+/* Deprecated in OpenSHMEM 1.4 and still specified. */
+CLUMP_SHMEM_P2P(short, short)
+CLUMP_SHMEM_P2P(ushort, unsigned short)
 
 /* Locks on a symmetric long, initially 0. */
 void shmem_set_lock(long *lock);
@@ -370,6 +382,25 @@ CLUMP_SHMEM_TO_ALL_ARITH(longdouble, long double)
 CLUMP_SHMEM_TO_ALL(complexd, double _Complex, sum) CLUMP_SHMEM_TO_ALL(complexd, double _Complex, prod)
 CLUMP_SHMEM_TO_ALL(complexf, float _Complex, sum) CLUMP_SHMEM_TO_ALL(complexf, float _Complex, prod)
 
+/* The profiling interface: libclump has no profiling of its own, so the level is for a
+ * tool that wraps this call. pshmem.h declares the pshmem_ name of every call. */
+void shmem_pcontrol(const int level, ...);
+
+/* Deprecated names from before OpenSHMEM 1.2, which 1.5 still lists. */
+void start_pes(int npes);
+int _my_pe(void);
+int _num_pes(void);
+void *shmalloc(size_t size);
+void shfree(void *ptr);
+void *shrealloc(void *ptr, size_t size);
+void *shmemalign(size_t alignment, size_t size);
+void shmem_set_cache_inv(void);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_clear_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
+
 /* C11 generic names (OpenSHMEM 1.5): shmem_put(dest, ...) or shmem_put(ctx, dest, ...)
  * selects shmem_[ctx_]TYPE_put by the type of dest; team collectives select by dest after
  * the team. A type the standard has no typed function for fails to compile with "too many
@@ -392,9 +423,15 @@ void clump_shmem_generic_no_such_type(void);
 #define CLUMP_C11_AMO_BITWISE(X, P, OP) \
     X(uint, unsigned int, P, OP) X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP) \
     X(int32, int, P, OP) X(int64, long, P, OP)
+/* The sized types that are other C types' twins (uint8_t is unsigned char) are reached
+ * through those; int8_t..int64_t are the signed types of their size. */
 #define CLUMP_C11_REDUCE_BITS(X, P, OP) \
     X(uchar, unsigned char, P, OP) X(ushort, unsigned short, P, OP) X(uint, unsigned int, P, OP) \
-    X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP)
+    X(ulong, unsigned long, P, OP) X(ulonglong, unsigned long long, P, OP) \
+    X(int8, int8_t, P, OP) X(int16, int16_t, P, OP) X(int32, int32_t, P, OP) X(int64, int64_t, P, OP)
+/* The point-to-point types, with the deprecated short ones. */
+#define CLUMP_C11_P2P(X, P, OP) \
+    CLUMP_C11_AMO(X, P, OP) X(short, short, P, OP) X(ushort, unsigned short, P, OP)
 #define CLUMP_C11_REDUCE_ORDER(X, P, OP) CLUMP_C11_RMA(X, P, OP)
 #define CLUMP_C11_REDUCE_ARITH(X, P, OP) \
     CLUMP_C11_RMA(X, P, OP) X(complexd, double _Complex, P, OP) X(complexf, float _Complex, P, OP)
@@ -448,20 +485,20 @@ void clump_shmem_generic_no_such_type(void);
 #define shmem_atomic_fetch_or_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, atomic_fetch_xor_nbi, __VA_ARGS__)
 
-#define shmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until, __VA_ARGS__)
-#define shmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_all, __VA_ARGS__)
-#define shmem_wait_until_any(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_any, __VA_ARGS__)
-#define shmem_wait_until_some(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_some, __VA_ARGS__)
-#define shmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_all_vector, __VA_ARGS__)
-#define shmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_any_vector, __VA_ARGS__)
-#define shmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, wait_until_some_vector, __VA_ARGS__)
-#define shmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test, __VA_ARGS__)
-#define shmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_all, __VA_ARGS__)
-#define shmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_any, __VA_ARGS__)
-#define shmem_test_some(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_some, __VA_ARGS__)
-#define shmem_test_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_all_vector, __VA_ARGS__)
-#define shmem_test_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_any_vector, __VA_ARGS__)
-#define shmem_test_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO, test_some_vector, __VA_ARGS__)
+#define shmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test, __VA_ARGS__)
+#define shmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_all, __VA_ARGS__)
+#define shmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_any, __VA_ARGS__)
+#define shmem_test_some(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, test_some_vector, __VA_ARGS__)
 
 #define shmem_broadcast(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, broadcast, __VA_ARGS__)
 #define shmem_collect(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, collect, __VA_ARGS__)

@@ -169,3 +169,66 @@ fn calloc_zeroes_before_any_pe_can_put() {
     let exe = oshcc("calloc", "shmem_calloc");
     everywhere(&exe, "calloc ok");
 }
+
+/// A PE spinning on local calls (an atomic fetch of its own static flag, `shmem_test_lock`
+/// of a static lock) still serves the others' operations on its static variables, and
+/// `_any` tests and waits return every satisfied index in turn.
+#[test]
+fn static_variables_progress_and_any_calls_are_fair() {
+    let exe = oshcc("progress", "shmem_progress");
+    everywhere(&exe, "progress ok");
+}
+
+/// `SHMEM_TEAM_INVALID` and `SHMEM_CTX_INVALID` give the specification's no-op or nonzero
+/// return, strided splits take negative strides, and a team's configuration is kept.
+#[test]
+fn teams_and_contexts_at_their_edges() {
+    let exe = oshcc("team_edges", "shmem_team_edges");
+    everywhere(&exe, "team edges ok");
+}
+
+/// `shmem_sync` in both forms, C11 bitwise reductions on the signed sized types, the
+/// deprecated short waits and pre-1.2 names, `shmem_pcontrol` and `shmem_team_ptr`
+/// build and do what they say.
+#[test]
+fn the_rest_of_the_interface_builds_and_works() {
+    let exe = oshcc("interface", "shmem_interface");
+    everywhere(&exe, "interface ok");
+}
+
+/// A fence orders each PE's puts to another (heap data, then a flag on the heap or in a
+/// static variable) without waiting for their completion.
+#[test]
+fn fence_orders_puts_to_each_pe() {
+    let exe = oshcc("fence", "shmem_fence");
+    everywhere(&exe, "fence ok");
+}
+
+/// Asking for `SHMEM_THREAD_MULTIPLE` gives `SHMEM_THREAD_FUNNELED`, and the
+/// `shmem_global_exit` that follows ends the job with its status and no panic, on one
+/// host and two.
+#[test]
+fn thread_multiple_is_refused_cleanly() {
+    let exe = oshcc("thread_refused", "shmem_thread_refused");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["oshrun", "-n", "4"]).args(placement).arg(&exe);
+        let out = wait_with_timeout(cmd);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{placement:?}\n{stdout}\n{stderr}"
+        );
+        assert_eq!(
+            stdout.matches("refused").count(),
+            4,
+            "{placement:?}\n{stdout}"
+        );
+        assert!(!stderr.contains("panicked"), "{placement:?}\n{stderr}");
+    }
+}

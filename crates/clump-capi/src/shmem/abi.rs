@@ -21,8 +21,13 @@ pub const CMP_LE: c_int = 6;
 pub const SIGNAL_SET: c_int = 0;
 pub const SIGNAL_ADD: c_int = 1;
 
+/// `SHMEM_TEAM_NUM_CONTEXTS`: the bit of a team configuration mask for `num_contexts`.
+pub const TEAM_NUM_CONTEXTS: std::os::raw::c_long = 1;
+
 /// The predefined handles (`SHMEM_CTX_DEFAULT`, `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED`);
 /// handles the program creates start at [`FIRST_HANDLE`]. 0 is `..._INVALID`.
+pub const CTX_INVALID: usize = 0;
+pub const TEAM_INVALID: usize = 0;
 pub const CTX_DEFAULT: usize = 1;
 pub const TEAM_WORLD: usize = 1;
 pub const TEAM_SHARED: usize = 2;

@@ -78,6 +78,20 @@ pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, p_
     )
 }
 
+/// `shmem_sync` on an active set (deprecated in 1.5; `shmem.h` maps the four-argument
+/// `shmem_sync` here): a barrier that does not complete this PE's puts.
+#[no_mangle]
+pub extern "C" fn shmem_sync_deprecated(
+    start: c_int,
+    log_stride: c_int,
+    size: c_int,
+    p_sync: *mut c_long,
+) {
+    on_set("shmem_sync", (start, log_stride, size, p_sync), |s, g| {
+        s.gas.borrow().group_barrier(g).map_err(gas_err)
+    })
+}
+
 macro_rules! sized_sets {
     ($($bits:literal),*) => {
         paste::paste! {$(

@@ -2,7 +2,7 @@
 //! context's quiet and fence complete the others' accesses too (more than the standard
 //! asks, never less); creating one always succeeds.
 
-use super::abi::{CTX_DEFAULT, TEAM_WORLD};
+use super::abi::{CTX_DEFAULT, CTX_INVALID, TEAM_INVALID, TEAM_WORLD};
 use super::runtime::{dst_slice, run, Res, State};
 use std::os::raw::{c_int, c_long};
 
@@ -33,6 +33,11 @@ pub extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut usize) -> c_int {
 #[no_mangle]
 pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut usize) -> c_int {
     run("shmem_team_create_ctx", |s| {
+        if team == TEAM_INVALID {
+            let slot = dst_slice(ctx.cast(), size_of::<usize>(), "ctx")?;
+            slot.copy_from_slice(&CTX_INVALID.to_ne_bytes());
+            return Ok(-1);
+        }
         s.team_members(team)?;
         s.create_ctx(ctx, team)
     })
@@ -41,6 +46,9 @@ pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut
 #[no_mangle]
 pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
     run("shmem_ctx_destroy", |s| {
+        if ctx == CTX_INVALID {
+            return Ok(()); // the specification's no-op
+        }
         if ctx == CTX_DEFAULT {
             return Err("the default context cannot be destroyed".into());
         }
@@ -54,8 +62,12 @@ pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
 #[no_mangle]
 pub extern "C" fn shmem_ctx_get_team(ctx: usize, team: *mut usize) -> c_int {
     run("shmem_ctx_get_team", |s| {
-        s.check_ctx(Some(ctx))?;
         let slot = dst_slice(team.cast(), size_of::<usize>(), "team")?;
+        if ctx == CTX_INVALID {
+            slot.copy_from_slice(&TEAM_INVALID.to_ne_bytes());
+            return Ok(-1);
+        }
+        s.check_ctx(Some(ctx))?;
         let t = s.contexts.borrow().get(&ctx).copied().unwrap_or(TEAM_WORLD);
         slot.copy_from_slice(&t.to_ne_bytes());
         Ok(0)

@@ -11,6 +11,7 @@ mod active_set;
 mod atomics;
 mod collectives;
 mod ctx;
+mod deprecated;
 mod extended;
 mod heap;
 mod locks;

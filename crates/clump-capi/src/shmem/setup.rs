@@ -14,12 +14,20 @@ use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 use std::rc::Rc;
 
-/// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else the
-/// global address space's own setting), the heap over all of it, the program's data.
+/// The heap per PE when neither `SHMEM_SYMMETRIC_SIZE` nor `CLUMP_GAS_SEGMENT` says: Sandia
+/// OpenSHMEM's default, room for OSU's message-rate benchmarks (~200 MiB). Only the pages
+/// a program touches take memory.
+const DEFAULT_HEAP_BYTES: usize = 512 << 20;
+
+/// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else from
+/// `CLUMP_GAS_SEGMENT`, else [`DEFAULT_HEAP_BYTES`]), the heap over all of it, the
+/// program's data.
 fn start() -> Res<State> {
     let mut config = GasConfig::from_env().map_err(gas_err)?;
     if let Some(bytes) = table::number("SHMEM_SYMMETRIC_SIZE").map_err(|e| e.to_string())? {
         config.segment_bytes = bytes as usize;
+    } else if std::env::var_os("CLUMP_GAS_SEGMENT").is_none() {
+        config.segment_bytes = DEFAULT_HEAP_BYTES;
     }
     // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
     let mut gas = Gas::init_with(config).map_err(gas_err)?;
@@ -39,6 +47,8 @@ fn start() -> Res<State> {
         active_sets: RefCell::default(),
         contexts: RefCell::default(),
         next_handle: Cell::new(FIRST_HANDLE),
+        next_any: Cell::new(0),
+        calls: Cell::new(0),
     })
 }
 
@@ -95,6 +105,9 @@ pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
             gas.abort(status, &reason);
         }
     }
+    // The state goes now, while the thread's other locals it uses on the way out (the
+    // network's) still live: exit(3) would drop it among them, in no set order.
+    install(None);
     // exit(3) runs the program's atexit handlers and flushes its stdio.
     std::process::exit(status)
 }
@@ -127,20 +140,42 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     run("shmem_ptr", |s| {
         let pe = s.pe(pe)?;
-        let place = s.locate(dest, 1)?;
-        if pe == s.me() {
+        s.ptr(dest, pe)
+    })
+}
+
+/// [`shmem_ptr`] with `pe` numbered in `team` (OpenSHMEM 1.6); NULL for an invalid team
+/// or a PE outside it.
+#[no_mangle]
+pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) -> *mut c_void {
+    run("shmem_team_ptr", |s| {
+        let Ok(g) = s.team(team) else {
+            return Ok(std::ptr::null_mut());
+        };
+        match usize::try_from(pe).ok().and_then(|i| g.ranks().get(i)) {
+            Some(&world) => s.ptr(dest, world),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}
+
+impl State {
+    /// The address of `dest` on world PE `pe` for loads and stores here, or NULL.
+    fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
+        let place = self.locate(dest, 1)?;
+        if pe == self.me() {
             return Ok(dest.cast_mut());
         }
         let Place::Heap(off) = place else {
             return Ok(std::ptr::null_mut());
         };
-        let mapped = s.gas.borrow().direct_segment(pe);
+        let mapped = self.gas.borrow().direct_segment(pe);
         Ok(match mapped {
             // The heap starts at the same segment offset on every PE.
-            Some((base, _)) => base.wrapping_add(s.heap.offset() + off).cast(),
+            Some((base, _)) => base.wrapping_add(self.heap.offset() + off).cast(),
             None => std::ptr::null_mut(),
         })
-    })
+    }
 }
 
 #[no_mangle]

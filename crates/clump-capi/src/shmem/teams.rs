@@ -3,7 +3,7 @@
 //! keeps its collectives apart from every other team's, is derived from its parent's key
 //! and how many splits the parent had, which every member computes alike.
 
-use super::abi::{TEAM_SHARED, TEAM_WORLD};
+use super::abi::{TEAM_INVALID, TEAM_NUM_CONTEXTS, TEAM_SHARED, TEAM_WORLD};
 use super::runtime::{dst_slice, gas_err, run, Res, State};
 use clump_gas::{Gas, Group};
 use std::cell::Cell;
@@ -14,6 +14,8 @@ use std::rc::Rc;
 pub struct Team {
     pub group: Rc<Group>,
     splits: Cell<u64>,
+    /// What the team was created with, as `shmem_team_get_config` returns it.
+    config: TeamConfig,
 }
 
 pub struct Teams {
@@ -32,10 +34,11 @@ pub fn mix(words: &[u64]) -> u64 {
 }
 
 impl Team {
-    fn new(group: Group) -> Team {
+    fn new(group: Group, config: TeamConfig) -> Team {
         Team {
             group: Rc::new(group),
             splits: Cell::new(0),
+            config,
         }
     }
 }
@@ -50,8 +53,8 @@ impl Teams {
         let shared = gas.group(here, mix(&[2])).map_err(gas_err)?;
         Ok(Teams {
             by_handle: HashMap::from([
-                (TEAM_WORLD, Team::new(world)),
-                (TEAM_SHARED, Team::new(shared)),
+                (TEAM_WORLD, Team::new(world, TeamConfig::default())),
+                (TEAM_SHARED, Team::new(shared, TeamConfig::default())),
             ]),
         })
     }
@@ -84,16 +87,16 @@ impl State {
     }
 
     /// Registers the group of `members` (world ranks) if this PE is one; its handle or 0.
-    fn add_team(&self, members: Vec<u32>, key: u64) -> Res<usize> {
+    fn add_team(&self, members: Vec<u32>, key: u64, config: TeamConfig) -> Res<usize> {
         if !members.contains(&self.me()) {
-            return Ok(0);
+            return Ok(TEAM_INVALID);
         }
         let group = self.gas.borrow().group(members, key).map_err(gas_err)?;
         let h = self.fresh_handle();
         self.teams
             .borrow_mut()
             .by_handle
-            .insert(h, Team::new(group));
+            .insert(h, Team::new(group, config));
         Ok(h)
     }
 }
@@ -119,22 +122,46 @@ pub extern "C" fn shmem_team_n_pes(team: usize) -> c_int {
 
 /// `shmem_team_config_t`: the one field of OpenSHMEM 1.5.
 #[repr(C)]
+#[derive(Clone, Copy, Default)]
 pub struct TeamConfig {
     pub num_contexts: c_int,
+}
+
+impl TeamConfig {
+    /// The fields of `config` that `mask` selects; the others keep their defaults.
+    fn from_c(config: *const TeamConfig, mask: c_long) -> Res<TeamConfig> {
+        if mask & TEAM_NUM_CONTEXTS == 0 {
+            return Ok(TeamConfig::default());
+        }
+        if config.is_null() {
+            return Err("config is NULL but config_mask selects fields of it".into());
+        }
+        // SAFETY: a non-NULL config points at a shmem_team_config_t (shmem.h).
+        let given = unsafe { config.read() };
+        if given.num_contexts < 0 {
+            return Err(format!("num_contexts {} is negative", given.num_contexts));
+        }
+        Ok(given)
+    }
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_team_get_config(
     team: usize,
-    _mask: c_long,
+    mask: c_long,
     config: *mut TeamConfig,
 ) -> c_int {
     run("shmem_team_get_config", |s| {
-        if s.team(team).is_err() || config.is_null() {
+        let Some(given) = s.teams.borrow().by_handle.get(&team).map(|t| t.config) else {
             return Ok(-1);
+        };
+        if mask & TEAM_NUM_CONTEXTS != 0 {
+            if config.is_null() {
+                return Ok(-1);
+            }
+            // SAFETY: a non-NULL config points at a shmem_team_config_t (shmem.h).
+            unsafe { (*config).num_contexts = given.num_contexts };
         }
-        // SAFETY: a non-NULL config points at a shmem_team_config_t (shmem.h).
-        unsafe { config.write(TeamConfig { num_contexts: 0 }) };
         Ok(0)
     })
 }
@@ -169,27 +196,43 @@ pub extern "C" fn shmem_team_split_strided(
     start: c_int,
     stride: c_int,
     size: c_int,
-    _config: *const TeamConfig,
-    _mask: c_long,
+    config: *const TeamConfig,
+    mask: c_long,
     new_team: *mut usize,
 ) -> c_int {
     run("shmem_team_split_strided", |s| {
-        let g = s.team(parent)?;
-        let key = s.split_key(parent, 0)?;
-        let n = g.size() as i64;
-        let (start, stride, size) = (start as i64, stride as i64, size as i64);
-        let last = start + stride * (size - 1);
-        if size < 1 || start < 0 || start >= n || last < 0 || last >= n || (stride < 1 && size > 1)
-        {
-            give_team(new_team, 0)?;
+        if parent == TEAM_INVALID {
+            give_team(new_team, TEAM_INVALID)?;
             return Ok(-1);
         }
-        let members = (0..size)
-            .map(|i| g.ranks()[(start + i * stride) as usize])
-            .collect();
-        give_team(new_team, s.add_team(members, key)?)?;
+        let g = s.team(parent)?;
+        let key = s.split_key(parent, 0)?;
+        let config = TeamConfig::from_c(config, mask)?;
+        let Some(members) = strided(g.ranks(), start, stride, size) else {
+            give_team(new_team, TEAM_INVALID)?;
+            return Ok(-1);
+        };
+        give_team(new_team, s.add_team(members, key, config)?)?;
         Ok(0)
     })
+}
+
+/// The members of `ranks` at `start`, `start + stride`, ... (`size` of them), if that is
+/// a valid triplet of OpenSHMEM 1.5: every index inside the parent, none twice; the
+/// stride may be negative, and zero only for a team of one.
+fn strided(ranks: &[u32], start: c_int, stride: c_int, size: c_int) -> Option<Vec<u32>> {
+    let (start, stride, size) = (i64::from(start), i64::from(stride), i64::from(size));
+    let n = ranks.len() as i64;
+    let last = start + stride * (size - 1);
+    let inside = |i: i64| (0..n).contains(&i);
+    if size < 1 || !inside(start) || !inside(last) || (stride == 0 && size > 1) {
+        return None;
+    }
+    Some(
+        (0..size)
+            .map(|i| ranks[(start + i * stride) as usize])
+            .collect(),
+    )
 }
 
 #[no_mangle]
@@ -197,22 +240,26 @@ pub extern "C" fn shmem_team_split_strided(
 pub extern "C" fn shmem_team_split_2d(
     parent: usize,
     xrange: c_int,
-    _xconfig: *const TeamConfig,
-    _xmask: c_long,
+    xconfig: *const TeamConfig,
+    xmask: c_long,
     xteam: *mut usize,
-    _yconfig: *const TeamConfig,
-    _ymask: c_long,
+    yconfig: *const TeamConfig,
+    ymask: c_long,
     yteam: *mut usize,
 ) -> c_int {
     run("shmem_team_split_2d", |s| {
-        let g = s.team(parent)?;
-        let (xkey, ykey) = (s.split_key(parent, 1)?, s.split_key(parent, 2)?);
-        let Ok(x) = u32::try_from(xrange) else {
+        let x = u32::try_from(xrange).ok().filter(|&x| x > 0);
+        let (Some(x), false) = (x, parent == TEAM_INVALID) else {
+            give_team(xteam, TEAM_INVALID)?;
+            give_team(yteam, TEAM_INVALID)?;
             return Ok(-1);
         };
-        if x == 0 {
-            return Ok(-1);
-        }
+        let g = s.team(parent)?;
+        let (xkey, ykey) = (s.split_key(parent, 1)?, s.split_key(parent, 2)?);
+        let (xconfig, yconfig) = (
+            TeamConfig::from_c(xconfig, xmask)?,
+            TeamConfig::from_c(yconfig, ymask)?,
+        );
         let (me, n) = (g.index(), g.size());
         let row: Vec<u32> = (me / x * x..((me / x + 1) * x).min(n))
             .map(|i| g.ranks()[i as usize])
@@ -221,8 +268,8 @@ pub extern "C" fn shmem_team_split_2d(
             .filter(|i| i % x == me % x)
             .map(|i| g.ranks()[i as usize])
             .collect();
-        give_team(xteam, s.add_team(row, xkey)?)?;
-        give_team(yteam, s.add_team(column, ykey)?)?;
+        give_team(xteam, s.add_team(row, xkey, xconfig)?)?;
+        give_team(yteam, s.add_team(column, ykey, yconfig)?)?;
         Ok(0)
     })
 }
@@ -230,6 +277,9 @@ pub extern "C" fn shmem_team_split_2d(
 #[no_mangle]
 pub extern "C" fn shmem_team_destroy(team: usize) {
     run("shmem_team_destroy", |s| {
+        if team == TEAM_INVALID {
+            return Ok(()); // the specification's no-op
+        }
         if team == TEAM_WORLD || team == TEAM_SHARED {
             return Err("a predefined team cannot be destroyed".into());
         }
@@ -243,15 +293,38 @@ pub extern "C" fn shmem_team_destroy(team: usize) {
 #[no_mangle]
 pub extern "C" fn shmem_team_sync(team: usize) -> c_int {
     run("shmem_team_sync", |s| {
+        if team == TEAM_INVALID {
+            return Ok(-1);
+        }
         let g = s.team(team)?;
         s.gas.borrow().group_barrier(&g).map_err(gas_err)?;
         Ok(0)
     })
 }
 
+/// `shmem_sync(team)`, OpenSHMEM 1.5's name for `shmem_team_sync` (`shmem.h` maps the
+/// one-argument `shmem_sync` here; the symbol serves programs that call it by address).
+#[no_mangle]
+pub extern "C" fn shmem_sync(team: usize) -> c_int {
+    shmem_team_sync(team)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::mix;
+    use super::{mix, strided};
+
+    #[test]
+    fn valid_triplets_go_either_way_and_stay_inside() {
+        let r = [10, 11, 12, 13];
+        assert_eq!(strided(&r, 3, -1, 4), Some(vec![13, 12, 11, 10]));
+        assert_eq!(strided(&r, 3, -2, 2), Some(vec![13, 11]));
+        assert_eq!(strided(&r, 2, 0, 1), Some(vec![12]));
+        assert_eq!(strided(&r, 0, 2, 2), Some(vec![10, 12]));
+        assert_eq!(strided(&r, 3, -2, 3), None, "below index 0");
+        assert_eq!(strided(&r, 0, 0, 2), None, "one PE twice");
+        assert_eq!(strided(&r, 4, 1, 1), None);
+        assert_eq!(strided(&r, 0, 1, 0), None);
+    }
 
     #[test]
     fn keys_differ_by_every_word_and_are_never_zero() {

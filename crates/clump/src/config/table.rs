@@ -183,7 +183,7 @@ pub static TABLE: &[Var] = &[
       "how the global address space reaches ranks of this host: straight through their mapped segment (one copy), or as Active Messages (Split-C's way)"),
     v("CLUMP_GAS_SEGMENT", Gas, bytes(4 << 10, 1 << 30), Value("64M"),
       "bytes of the global segment per rank, the same on every rank"),
-    v("SHMEM_SYMMETRIC_SIZE", Shmem, bytes(4 << 10, 1 << 30), Chosen("`CLUMP_GAS_SEGMENT`"),
+    v("SHMEM_SYMMETRIC_SIZE", Shmem, bytes(4 << 10, 1 << 30), Chosen("`CLUMP_GAS_SEGMENT` if set, else 512M"),
       "bytes of OpenSHMEM's symmetric heap per PE"),
     v("CLUMP_MPI_EAGER_SHM", Mpi, bytes(0, MEDIUM), Value("16K"),
       "largest MPI message sent eagerly to a rank of this host (larger ones go by rendezvous)"),
