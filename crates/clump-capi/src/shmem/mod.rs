@@ -12,7 +12,7 @@ mod atomics;
 mod collectives;
 mod ctx;
 mod extended;
-mod heap;
+pub(crate) mod heap;
 mod locks;
 mod memory;
 mod reduce;

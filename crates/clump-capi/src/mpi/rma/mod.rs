@@ -1,0 +1,15 @@
+//! MPI one-sided communication over clump-gas: windows ([`create`]), the RMA calls
+//! ([`access`]) and their synchronization ([`sync`]). Window memory that lies in the
+//! global address space's segment (`MPI_Win_allocate`, `MPI_Win_allocate_shared`) is
+//! reached by plain loads and stores from the processes of its host; everything else
+//! (other hosts, `MPI_Win_create`'s memory, and every accumulate, so that accumulates
+//! are atomic among themselves) goes as a remote procedure call the target's handler
+//! runs ([`target`]). Each call completes at the target before it returns.
+
+mod abi;
+mod access;
+mod create;
+mod space;
+mod sync;
+mod target;
+mod window;
