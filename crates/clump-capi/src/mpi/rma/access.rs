@@ -11,6 +11,7 @@ use super::super::export::{mpi_functions, out};
 use super::super::handles::{datatype, predef, put_request, Handle};
 use super::super::wired::{count, Failure};
 use super::abi::*;
+use super::guard::{guarded, GUARD_BYTES};
 use super::space::{self, Space};
 use super::target::{self, Kind, Request};
 use super::window::{self, on};
@@ -31,6 +32,8 @@ struct Reach {
     offset: usize,
     /// The target bytes' address here, when this process can reach them directly.
     direct: Option<usize>,
+    /// The window's guard word here, when it has one this process reaches.
+    guard: Option<usize>,
     /// The target is this process.
     me: bool,
 }
@@ -43,10 +46,7 @@ fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option
     }
     let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".to_owned()))?;
     window::with(win, |w| {
-        let t = usize::try_from(target)
-            .ok()
-            .filter(|&t| t < w.members.len())
-            .ok_or_else(|| (MPI_ERR_RANK, format!("invalid target rank {target}")))?;
+        let t = w.index(target)?;
         if !w.epoch.reaches(t) {
             return Err((
                 MPI_ERR_RMA_SYNC,
@@ -74,11 +74,15 @@ fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option
         } else {
             m.seg_off.and_then(|s| space.direct(m.rank, s + offset))
         };
+        let guard = m
+            .seg_off
+            .and_then(|s| space.direct(m.rank, s - GUARD_BYTES));
         Ok(Some(Reach {
             rank: m.rank,
             id: m.id,
             offset,
             direct,
+            guard,
             me,
             space: space.clone(),
         }))
@@ -86,6 +90,12 @@ fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option
 }
 
 impl Reach {
+    /// Where an accumulate may run in this process: target bytes it reaches directly,
+    /// behind the guard, or its own window without one (whose accumulates all run here).
+    fn local(&self) -> Option<usize> {
+        self.direct.filter(|_| self.guard.is_some() || self.me)
+    }
+
     /// Sends `req` (at `at` bytes past this access's start) and returns the reply's data.
     fn call(&self, mut req: Request, at: usize) -> Result<Vec<u8>, Failure> {
         req.id = self.id;
@@ -123,6 +133,40 @@ fn target_bytes(n: c_int, t: Handle, origin: usize) -> Result<(Datatype, usize),
     Ok((dt, len))
 }
 
+/// The byte count of `n` elements of `ot` at the origin and `tn` of `tt` at the target
+/// when both types are predefined and the counts agree: the common case, copied
+/// straight between the caller's buffer and the target without packing.
+fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
+    let (o, t) = (predef(ot)?, predef(tt)?);
+    let len = usize::try_from(n).ok()?.checked_mul(o.size())?;
+    (usize::try_from(tn).ok()?.checked_mul(t.size())? == len).then_some(len)
+}
+
+/// The caller's `len` bytes at `buf` (a predefined type's elements, contiguous).
+fn user_bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if buf.is_null() {
+        return Err((super::super::abi::MPI_ERR_BUFFER, "NULL buffer".into()));
+    }
+    // SAFETY: the caller's contract (mpi.h) is that `buf` holds the `len` bytes of its
+    // elements, unchanged during the call.
+    Ok(unsafe { std::slice::from_raw_parts(buf.cast(), len) })
+}
+
+/// Writes `data` at the target of `r`.
+fn put_bytes(r: &Reach, data: &[u8]) -> Result<(), Failure> {
+    if let Some(addr) = r.direct {
+        target::write_at(addr, data);
+        return Ok(());
+    }
+    for (i, chunk) in data.chunks(target::room()).enumerate() {
+        r.call(request(Kind::Put, [0; 3], chunk), i * target::room())?;
+    }
+    Ok(())
+}
+
 fn put(
     buf: *const c_void,
     n: c_int,
@@ -133,19 +177,18 @@ fn put(
     tt: Handle,
     win: Handle,
 ) -> Result<(), Failure> {
+    if let Some(len) = plain(n, ot, tn, tt) {
+        return match reach(win, target, disp, len)? {
+            Some(r) => put_bytes(&r, user_bytes(buf, len)?),
+            None => Ok(()),
+        };
+    }
     let data = pack(buf, count(n)?, &datatype(ot)?)?;
     target_bytes(tn, tt, data.len())?;
-    let Some(r) = reach(win, target, disp, data.len())? else {
-        return Ok(());
-    };
-    if let Some(addr) = r.direct {
-        target::write_at(addr, &data);
-        return Ok(());
+    match reach(win, target, disp, data.len())? {
+        Some(r) => put_bytes(&r, &data),
+        None => Ok(()),
     }
-    for (i, chunk) in data.chunks(target::room()).enumerate() {
-        r.call(request(Kind::Put, [0; 3], chunk), i * target::room())?;
-    }
-    Ok(())
 }
 
 /// The `len` target bytes of an access.
@@ -171,6 +214,18 @@ fn get(
     tt: Handle,
     win: Handle,
 ) -> Result<(), Failure> {
+    if let Some(len) = plain(n, ot, tn, tt) {
+        let Some(r) = reach(win, target, disp, len)? else {
+            return Ok(());
+        };
+        user_bytes(buf, len)?; // NULL is refused before anything is read
+        if let Some(addr) = r.direct {
+            target::copy(addr, buf as usize, len);
+        } else {
+            target::write_at(buf as usize, &fetch(&r, len)?);
+        }
+        return Ok(());
+    }
     let (n, odt) = (count(n)?, datatype(ot)?);
     let len = odt.bytes(n).map_err(super::super::handles::err)?;
     target_bytes(tn, tt, len)?;
@@ -217,8 +272,10 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         return Ok(());
     };
     let fetching = a.result.is_some();
-    let old = match r.direct.filter(|_| r.me) {
-        Some(addr) => target::accumulate_at(addr, &data, a.op, tt, fetching)?,
+    let old = match r.local() {
+        Some(addr) => guarded(r.guard, || {
+            target::accumulate_at(addr, &data, a.op, tt, fetching)
+        })?,
         None => {
             // Whole elements per request.
             let step = target::room() / tdt.size().max(1) * tdt.size().max(1);
@@ -257,8 +314,10 @@ fn compare_and_swap(
     let Some(r) = reach(win, target, disp, dt.size())? else {
         return Ok(());
     };
-    let old = match r.direct.filter(|_| r.me) {
-        Some(addr) => target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..]),
+    let old = match r.local() {
+        Some(addr) => guarded(r.guard, || {
+            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..])
+        }),
         None => r.call(request(Kind::CompareSwap, [0; 3], &data), 0)?,
     };
     unpack(&old, result, 1, &dt)

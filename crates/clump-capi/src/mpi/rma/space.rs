@@ -5,6 +5,7 @@
 use super::super::handles::{comm, err, COMM_WORLD};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
+use super::guard::{reset, GUARD_BYTES};
 use crate::shmem::heap::Heap;
 use clump_gas::{Gas, GasConfig, RpcId};
 use clump_mpi::Comm;
@@ -84,15 +85,22 @@ pub fn current() -> Option<Rc<Space>> {
 }
 
 impl Space {
-    /// `bytes` of this process's segment for a window: (address, segment offset).
+    /// `bytes` of this process's segment for a window, after its guard word: (address,
+    /// segment offset) of the memory.
     pub fn alloc(&self, bytes: usize) -> Option<(usize, usize)> {
-        let off = self.heap.borrow_mut().alloc(bytes, WINDOW_ALIGN)?;
-        let addr = self.heap_start + off;
+        let total = bytes.checked_add(GUARD_BYTES)?;
+        let off = self.heap.borrow_mut().alloc(total, WINDOW_ALIGN)?;
+        let guard = self.heap_start + off;
+        reset(guard);
+        let addr = guard + GUARD_BYTES;
         Some((addr, addr - self.seg_base))
     }
 
+    /// Returns the memory at `addr` that [`Space::alloc`] gave.
     pub fn free(&self, addr: usize) {
-        self.heap.borrow_mut().free(addr - self.heap_start);
+        self.heap
+            .borrow_mut()
+            .free(addr - GUARD_BYTES - self.heap_start);
     }
 
     /// Where segment offset `off` of job rank `rank` is mapped here, if it is.

@@ -85,12 +85,7 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
 }
 
 fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {
-    window::with(win, |w| {
-        usize::try_from(rank)
-            .ok()
-            .filter(|&r| r < w.members.len())
-            .ok_or_else(|| (MPI_ERR_RANK, format!("invalid rank {rank}")))
-    })
+    window::with(win, |w| w.index(rank))
 }
 
 fn lock(lock_type: c_int, rank: c_int, assert: c_int, win: usize) -> Result<(), Failure> {
@@ -182,10 +177,9 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
 /// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
 /// accesses themselves completed when their calls returned.
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
-    let t = rank.map(|r| member_index(win, r)).transpose()?;
     window::with(win, |w| {
-        let open = match t {
-            Some(t) => w.epoch.reaches(t),
+        let open = match rank {
+            Some(r) => w.epoch.reaches(w.index(r)?),
             None => w.epoch.is_open(),
         };
         if !open {

@@ -6,6 +6,7 @@ use super::super::abi::MPI_ERR_OTHER;
 use super::super::handles::{datatype, op, Handle};
 use super::super::wired::Failure;
 use super::abi::{MPI_ERR_RMA_RANGE, MPI_ERR_WIN};
+use super::guard::{guarded, GUARD_BYTES};
 use super::space::Space;
 use super::window;
 
@@ -126,7 +127,8 @@ pub fn serve(source: u32, arg: &[u8]) -> Vec<u8> {
 
 /// Where a request lands, or its answer when it needs no memory.
 enum Landing {
-    At(usize),
+    /// The address, and the window's guard word if it has one.
+    At(usize, Option<usize>),
     Answer(Vec<u8>),
 }
 
@@ -146,7 +148,8 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         }
         _ => match (req.offset as usize).checked_add(len) {
             Some(end) if end <= w.attrs.size as usize => {
-                Ok(Landing::At(w.attrs.base + req.offset as usize))
+                let guard = w.owned.map(|base| base - GUARD_BYTES);
+                Ok(Landing::At(w.attrs.base + req.offset as usize, guard))
             }
             _ => Err((
                 MPI_ERR_RMA_RANGE,
@@ -155,9 +158,9 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         },
     })
     .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
-    let addr = match landing {
+    let (addr, guard) = match landing {
         Landing::Answer(a) => return Ok(a),
-        Landing::At(addr) => addr,
+        Landing::At(addr, guard) => (addr, guard),
     };
     match req.kind {
         Kind::Put => {
@@ -165,31 +168,37 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             Ok(Vec::new())
         }
         Kind::Get => Ok(read_at(addr, len)),
-        Kind::Accumulate => accumulate_at(
-            addr,
-            req.data,
-            req.args[0] as Handle,
-            req.args[1] as Handle,
-            req.args[2] != 0,
-        ),
-        Kind::CompareSwap => Ok(compare_swap_at(addr, &req.data[..len], &req.data[len..])),
+        Kind::Accumulate => {
+            let [op, ty, fetch] = req.args;
+            guarded(guard, || {
+                accumulate_at(addr, req.data, op as Handle, ty as Handle, fetch != 0)
+            })
+        }
+        Kind::CompareSwap => Ok(guarded(guard, || {
+            compare_swap_at(addr, &req.data[..len], &req.data[len..])
+        })),
         Kind::Lock | Kind::Unlock => unreachable!("answered above"),
     }
 }
 
+/// Copies `len` bytes from `from` to `to`.
+pub fn copy(from: usize, to: usize, len: usize) {
+    // SAFETY: each side is window memory the caller checked against the window's size
+    // (the owner's own memory, or a same-host segment mapped here, valid until the
+    // collective MPI_Win_free, which no access outlives) or a caller's buffer of `len`
+    // bytes (mpi.h's contract).
+    unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) }
+}
+
 /// Copies `data` to `addr`.
 pub fn write_at(addr: usize, data: &[u8]) {
-    // SAFETY: `addr..addr + data.len()` is window memory (the caller checked it against
-    // the window's size): the owner's own memory, or a same-host segment mapped here,
-    // valid until the collective MPI_Win_free, which no access outlives.
-    unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) }
+    copy(data.as_ptr() as usize, addr, data.len())
 }
 
 /// The `len` bytes at `addr`.
 pub fn read_at(addr: usize, len: usize) -> Vec<u8> {
     let mut out = vec![0; len];
-    // SAFETY: as in `write_at`.
-    unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), len) };
+    copy(addr, out.as_mut_ptr() as usize, len);
     out
 }
 

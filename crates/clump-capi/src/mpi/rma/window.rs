@@ -7,8 +7,8 @@ use super::super::handles::{ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
 use clump_mpi::Comm;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::os::raw::c_int;
 
 /// Window handles are this plus the window's id in this process.
@@ -109,6 +109,16 @@ pub struct Window {
     pub served: Served,
     /// Memory this window took from the segment, returned when it is freed.
     pub owned: Option<usize>,
+}
+
+impl Window {
+    /// The member of communicator rank `rank`, checked.
+    pub fn index(&self, rank: c_int) -> Result<usize, Failure> {
+        usize::try_from(rank)
+            .ok()
+            .filter(|&r| r < self.members.len())
+            .ok_or_else(|| (MPI_ERR_RANK, format!("invalid rank {rank}")))
+    }
 }
 
 #[derive(Default)]
