@@ -8,6 +8,12 @@
 
 static int rank, size;
 
+/* Accumulates from each rank to one block of SPAN ints: enough for unguarded ones to
+ * collide. A window holds 8 ints of its own, then the block. */
+#define ACCUMULATES 500
+#define SPAN 256
+#define WORDS (8 + SPAN)
+
 static int class_of(int code) {
     int c = -1;
     CHECK_OK(MPI_Error_class(code, &c));
@@ -46,19 +52,26 @@ static void attributes(MPI_Win win, void *base, MPI_Aint bytes, int unit, int fl
 }
 
 /* Put to the right neighbour, get from it, and accumulate from every rank into rank 0,
- * all between fences; `a` is this rank's part of `win` (8 ints). */
+ * all between fences; `a` is this rank's part of `win` (WORDS ints). */
 static void fenced(MPI_Win win, int *a) {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
-    for (int i = 0; i < 8; i++) a[i] = -1;
+    for (int i = 0; i < WORDS; i++) a[i] = -1;
     a[1] = 0;
+    for (int i = 8; i < WORDS; i++) a[i] = 0;
     CHECK_OK(MPI_Win_fence(0, win));
     CHECK_OK(MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, win));
-    int one = 1;
-    for (int i = 0; i < 50; i++)
+    int one = 1, ones[SPAN];
+    for (int i = 0; i < SPAN; i++) ones[i] = 1;
+    for (int i = 0; i < ACCUMULATES; i++) {
         CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, 1, 1, MPI_INT, MPI_SUM, win));
+        CHECK_OK(MPI_Accumulate(ones, SPAN, MPI_INT, 0, 8, SPAN, MPI_INT, MPI_SUM, win));
+    }
     CHECK_OK(MPI_Win_fence(0, win));
     CHECK(a[0] == left);
-    if (rank == 0) CHECK(a[1] == 50 * size);
+    if (rank == 0) {
+        CHECK(a[1] == ACCUMULATES * size);
+        for (int i = 8; i < WORDS; i++) CHECK(a[i] == ACCUMULATES * size);
+    }
     int got = -2;
     CHECK_OK(MPI_Get(&got, 1, MPI_INT, right, 0, 1, MPI_INT, win));
     CHECK_OK(MPI_Win_fence(0, win));
@@ -80,7 +93,7 @@ static void fenced(MPI_Win win, int *a) {
 }
 
 /* Passive target: fetch-and-add, compare-and-swap and an exclusive read-modify-write
- * from every rank on rank 0's words; `a` is this rank's part (8 ints). */
+ * from every rank on rank 0's words; `a` is this rank's part (WORDS ints). */
 static void passive(MPI_Win win, int *a) {
     CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
     a[5] = 0;
@@ -158,7 +171,7 @@ static void misuse(MPI_Win win, int *a) {
     CHECK(class_of(MPI_Win_unlock(0, win)) == MPI_ERR_RMA_SYNC);
     CHECK(class_of(MPI_Win_lock(12345, 0, 0, win)) == MPI_ERR_LOCKTYPE);
     CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-    CHECK(class_of(MPI_Put(&v, 1, MPI_INT, 0, 8, 1, MPI_INT, win)) == MPI_ERR_RMA_RANGE);
+    CHECK(class_of(MPI_Put(&v, 1, MPI_INT, 0, WORDS, 1, MPI_INT, win)) == MPI_ERR_RMA_RANGE);
     CHECK(class_of(MPI_Put(&v, 1, MPI_INT, 0, -1, 1, MPI_INT, win)) == MPI_ERR_RMA_RANGE);
     CHECK(class_of(MPI_Put(two, 2, MPI_INT, 0, 0, 1, MPI_INT, win)) == MPI_ERR_TYPE);
     CHECK(class_of(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win)) == MPI_ERR_RANK);
@@ -208,9 +221,9 @@ int main(int argc, char **argv) {
 
     int *a = NULL;
     MPI_Win win;
-    CHECK_OK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &a,
+    CHECK_OK(MPI_Win_allocate(WORDS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &a,
                               &win));
-    attributes(win, a, 8 * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_ALLOCATE);
+    attributes(win, a, WORDS * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_ALLOCATE);
     fenced(win, a);
     passive(win, a);
     misuse(win, a);
@@ -218,7 +231,7 @@ int main(int argc, char **argv) {
     CHECK(win == MPI_WIN_NULL);
 
     /* The same over memory the program owns, reached by messages from every rank. */
-    int own[8];
+    static int own[WORDS];
     CHECK_OK(MPI_Win_create(own, sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     attributes(win, own, sizeof own, sizeof(int), MPI_WIN_FLAVOR_CREATE);
     fenced(win, own);
