@@ -16,6 +16,7 @@ use super::space::{self, Space};
 use super::target::{self, Kind, Request};
 use super::window::{self, on};
 use clump_mpi::Datatype;
+use std::borrow::Cow;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
@@ -259,24 +260,25 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     }
     let tdt = datatype(tt)?;
     let tlen = tdt.bytes(count(tn)?).map_err(super::super::handles::err)?;
+    let (buf, n, ot) = a.origin;
     let data = if a.op == NO_OP {
-        vec![0; tlen]
+        Cow::Owned(vec![0; tlen])
+    } else if plain(n, ot, tn, tt).is_some() {
+        Cow::Borrowed(user_bytes(buf, tlen)?)
     } else {
-        let (buf, n, ot) = a.origin;
-        pack(buf, count(n)?, &datatype(ot)?)?
+        Cow::Owned(pack(buf, count(n)?, &datatype(ot)?)?)
     };
     target_bytes(tn, tt, data.len())?;
     // The operation must apply to the type before any byte moves.
-    super::super::handles::op(a.op, tt)?
-        .check(&tdt)
-        .map_err(super::super::handles::err)?;
+    let op = super::super::handles::op(a.op, tt)?;
+    op.check(&tdt).map_err(super::super::handles::err)?;
     let Some(r) = reach(a.win, target, disp, tlen)? else {
         return Ok(());
     };
     let fetching = a.result.is_some();
     let old = match r.local() {
         Some(addr) => guarded(r.guard, || {
-            target::accumulate_at(addr, &data, a.op, tt, fetching)
+            target::accumulate_at(addr, &data, (&tdt, &op), fetching)
         })?,
         None => {
             // Whole elements per request.
@@ -289,8 +291,13 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
             old
         }
     };
-    if let Some((buf, n, rt)) = a.result {
-        unpack(&old, buf, count(n)?, &datatype(rt)?)?;
+    match a.result {
+        Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
+            user_bytes(res, old.len())?; // NULL is refused
+            target::write_at(res as usize, &old);
+        }
+        Some((res, rn, rt)) => unpack(&old, res, count(rn)?, &datatype(rt)?)?,
+        None => {}
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use super::abi::{MPI_ERR_RMA_RANGE, MPI_ERR_WIN};
 use super::guard::{guarded, GUARD_BYTES};
 use super::space::Space;
 use super::window;
+use clump_mpi::{Datatype, Op};
 
 /// What a request asks: the kind byte that starts it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -169,9 +170,10 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         }
         Kind::Get => Ok(read_at(addr, len)),
         Kind::Accumulate => {
-            let [op, ty, fetch] = req.args;
+            let [op_h, ty, fetch] = req.args;
+            let (dt, op) = (datatype(ty as Handle)?, op(op_h as Handle, ty as Handle)?);
             guarded(guard, || {
-                accumulate_at(addr, req.data, op as Handle, ty as Handle, fetch != 0)
+                accumulate_at(addr, req.data, (&dt, &op), fetch != 0)
             })
         }
         Kind::CompareSwap => Ok(guarded(guard, || {
@@ -207,16 +209,13 @@ pub fn read_at(addr: usize, len: usize) -> Vec<u8> {
 pub fn accumulate_at(
     addr: usize,
     data: &[u8],
-    op_h: Handle,
-    ty: Handle,
+    (dt, op): (&Datatype, &Op),
     fetch: bool,
 ) -> Result<Vec<u8>, Failure> {
-    let dt = datatype(ty)?;
-    let op = op(op_h, ty)?;
     let count = data.len() / dt.size().max(1);
     let old = read_at(addr, data.len());
     let mut new = data.to_vec();
-    op.combine(&dt, count, &old, &mut new)
+    op.combine(dt, count, &old, &mut new)
         .map_err(super::super::handles::err)?;
     write_at(addr, &new);
     Ok(if fetch { old } else { Vec::new() })
