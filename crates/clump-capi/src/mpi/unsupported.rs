@@ -85,8 +85,8 @@ unsupported! {
         Type_get_extent_c Type_get_extent_x Type_get_true_extent Type_get_true_extent_c
         Type_get_true_extent_x Type_get_value_index Type_indexed_c Type_match_size
         Type_set_attr Type_size_c Type_size_x Type_vector_c Unpack_external
-        Unpack_external_c Unpublish_name Win_attach Win_call_errhandler Win_complete
-        Win_create_errhandler Win_create_keyval Win_delete_attr Win_detach
+        Unpack_external_c Unpublish_name Win_call_errhandler Win_complete
+        Win_create_errhandler Win_create_keyval Win_delete_attr
         Win_free_keyval Win_get_info Win_post Win_set_attr Win_set_info Win_start Win_test
         Win_wait;
     returned:
@@ -134,8 +134,6 @@ unsupported! {
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
         Ibarrier Intercomm_create Intercomm_merge Topo_test;
-    comm after (_a0):
-        Win_create_dynamic;
     comm after (_a0 _a1):
         Improbe Mprobe Pack_size_c;
     comm after (_a0 _a1 _a2):

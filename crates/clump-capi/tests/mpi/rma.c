@@ -214,6 +214,38 @@ static void shared(void) {
     CHECK_OK(MPI_Win_free(&win));
 }
 
+/* A dynamic window: each rank attaches a buffer, the others address it by its address
+ * (MPI_Get_address); an address outside every attached region is MPI_ERR_RMA_RANGE. */
+static void dynamic(void) {
+    static int buf[4];
+    MPI_Aint mine, addrs[64];
+    MPI_Win win;
+    CHECK(size <= 64);
+    CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    int *f = NULL, flag = 0;
+    CHECK_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &f, &flag));
+    CHECK(flag && *f == MPI_WIN_FLAVOR_DYNAMIC);
+    for (int i = 0; i < 4; i++) buf[i] = 0;
+    CHECK_OK(MPI_Win_attach(win, buf, sizeof buf));
+    CHECK_OK(MPI_Get_address(buf, &mine));
+    CHECK_OK(MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, one = 1;
+    CHECK_OK(MPI_Win_fence(0, win));
+    CHECK_OK(MPI_Put(&rank, 1, MPI_INT, right, addrs[right] + sizeof(int), 1, MPI_INT, win));
+    CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, addrs[0] + 2 * sizeof(int), 1, MPI_INT,
+                            MPI_SUM, win));
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int v = 0;
+    CHECK(class_of(MPI_Put(&v, 1, MPI_INT, right, addrs[right] + sizeof buf, 1, MPI_INT,
+                           win)) == MPI_ERR_RMA_RANGE);
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(buf[1] == left);
+    if (rank == 0) CHECK(buf[2] == size);
+    CHECK(class_of(MPI_Win_detach(win, buf + 1)) == MPI_ERR_RMA_ATTACH);
+    CHECK_OK(MPI_Win_detach(win, buf));
+    CHECK_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -247,6 +279,7 @@ int main(int argc, char **argv) {
     }
 
     shared();
+    dynamic();
     MPI_Finalize();
     printf("rma ok\n");
     return 0;

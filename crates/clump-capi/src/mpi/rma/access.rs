@@ -55,25 +55,29 @@ fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option
             ));
         }
         let m = w.members[t];
+        let me = m.rank == space.gas.rank();
+        let range = || {
+            (
+                MPI_ERR_RMA_RANGE,
+                format!("{len} bytes at displacement {disp} leave rank {target}'s window"),
+            )
+        };
         let offset = usize::try_from(disp)
             .ok()
             .and_then(|d| d.checked_mul(m.disp_unit))
-            .filter(|o| o.checked_add(len).is_some_and(|end| end <= m.size))
-            .ok_or_else(|| {
-                (
-                    MPI_ERR_RMA_RANGE,
-                    format!(
-                        "{len} bytes at displacement {disp} leave rank {target}'s window of {} \
-                         bytes",
-                        m.size
-                    ),
-                )
-            })?;
-        let me = m.rank == space.gas.rank();
-        let direct = if me {
-            Some(m.addr + offset)
+            .ok_or_else(range)?;
+        let direct = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
+            // The displacement is an address; only the target knows what it attached.
+            me.then(|| w.locate(offset, len)).transpose()?
         } else {
-            m.seg_off.and_then(|s| space.direct(m.rank, s + offset))
+            if offset.checked_add(len).is_none_or(|end| end > m.size) {
+                return Err(range());
+            }
+            if me {
+                Some(m.addr + offset)
+            } else {
+                m.seg_off.and_then(|s| space.direct(m.rank, s + offset))
+            }
         };
         let guard = m
             .seg_off

@@ -18,6 +18,8 @@ enum Memory {
     Given(usize),
     /// This process's global address space segment.
     Segment { shared: bool },
+    /// None at first: the regions `MPI_Win_attach` adds (`MPI_Win_create_dynamic`).
+    Dynamic,
 }
 
 /// What each member sends the others: whether its part is ready, then a [`Member`].
@@ -75,6 +77,7 @@ fn make(
     let (size, disp_unit) = shape.unwrap_or((0, 1));
     let (addr, seg_off) = match memory {
         Memory::Given(addr) => (addr, None),
+        Memory::Dynamic => (0, None),
         Memory::Segment { .. } => match space.alloc(size) {
             Some((addr, off)) => (addr, Some(off)),
             None => {
@@ -112,6 +115,7 @@ fn make(
     };
     let flavor = match memory {
         Memory::Given(_) => MPI_WIN_FLAVOR_CREATE,
+        Memory::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
         Memory::Segment { shared: false } => MPI_WIN_FLAVOR_ALLOCATE,
         Memory::Segment { shared: true } => MPI_WIN_FLAVOR_SHARED,
     };
@@ -130,6 +134,7 @@ fn make(
         epoch: Epoch::default(),
         served: Served::default(),
         owned: seg_off.map(|_| addr),
+        attached: Vec::new(),
     });
     Ok((h, addr))
 }
@@ -176,7 +181,7 @@ fn create_out(
     win: *mut usize,
 ) -> c_int {
     wired::on(comm_h, || {
-        let given = matches!(memory, Memory::Given(_));
+        let given = matches!(memory, Memory::Given(_) | Memory::Dynamic);
         if win.is_null() || (!given && baseptr.is_null()) {
             return Err((MPI_ERR_ARG, "NULL win or baseptr".into()));
         }
@@ -299,6 +304,35 @@ mpi_functions! {
                 space.free(addr);
             }
             out(win, WIN_NULL).map_err(|e| (e, "NULL win".into()))
+        })
+    }
+
+    fn Win_create_dynamic(_info: usize, comm: usize, win: *mut usize) -> c_int {
+        create_out(comm, 0, 1, Memory::Dynamic, std::ptr::null_mut(), win)
+    }
+
+    fn Win_attach(win: usize, base: *mut c_void, size: MpiAint) -> c_int {
+        on(win, || {
+            let size = usize::try_from(size).map_err(|_| (MPI_ERR_SIZE, format!("size {size}")))?;
+            window::with(win, |w| {
+                if w.attrs.flavor != MPI_WIN_FLAVOR_DYNAMIC {
+                    return Err((MPI_ERR_RMA_FLAVOR, "attach to a window that is not dynamic".into()));
+                }
+                w.attached.push((base as usize, size));
+                Ok(())
+            })
+        })
+    }
+
+    fn Win_detach(win: usize, base: *const c_void) -> c_int {
+        on(win, || {
+            window::with(win, |w| {
+                let at = w.attached.iter().position(|&(b, _)| b == base as usize).ok_or_else(|| {
+                    (MPI_ERR_RMA_ATTACH, format!("no region is attached at {base:?}"))
+                })?;
+                w.attached.swap_remove(at);
+                Ok(())
+            })
         })
     }
 

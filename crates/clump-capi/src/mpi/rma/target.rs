@@ -5,7 +5,7 @@
 use super::super::abi::MPI_ERR_OTHER;
 use super::super::handles::{datatype, op, Handle};
 use super::super::wired::Failure;
-use super::abi::{MPI_ERR_RMA_RANGE, MPI_ERR_WIN};
+use super::abi::MPI_ERR_WIN;
 use super::guard::{guarded, GUARD_BYTES};
 use super::space::Space;
 use super::window;
@@ -147,16 +147,10 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             w.served.unlock(exclusive);
             Ok(Landing::Answer(Vec::new()))
         }
-        _ => match (req.offset as usize).checked_add(len) {
-            Some(end) if end <= w.attrs.size as usize => {
-                let guard = w.owned.map(|base| base - GUARD_BYTES);
-                Ok(Landing::At(w.attrs.base + req.offset as usize, guard))
-            }
-            _ => Err((
-                MPI_ERR_RMA_RANGE,
-                format!("{len} bytes at {} leave the target's window", req.offset),
-            )),
-        },
+        _ => {
+            let guard = w.owned.map(|base| base - GUARD_BYTES);
+            Ok(Landing::At(w.locate(req.offset as usize, len)?, guard))
+        }
     })
     .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
     let (addr, guard) = match landing {

@@ -109,9 +109,31 @@ pub struct Window {
     pub served: Served,
     /// Memory this window took from the segment, returned when it is freed.
     pub owned: Option<usize>,
+    /// The (address, length) regions attached to a dynamic window.
+    pub attached: Vec<(usize, usize)>,
 }
 
 impl Window {
+    /// The address here of `len` bytes at byte offset `offset` of this process's part:
+    /// for a dynamic window the offset is an address, which an attached region must hold.
+    pub fn locate(&self, offset: usize, len: usize) -> Result<usize, Failure> {
+        let end = offset.checked_add(len);
+        let inside = |(start, size): (usize, usize)| {
+            offset >= start && end.is_some_and(|e| e <= start + size)
+        };
+        if self.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
+            if self.attached.iter().any(|&r| inside(r)) {
+                return Ok(offset);
+            }
+        } else if inside((0, self.attrs.size as usize)) {
+            return Ok(self.attrs.base + offset);
+        }
+        Err((
+            MPI_ERR_RMA_RANGE,
+            format!("{len} bytes at {offset:#x} leave the target's window"),
+        ))
+    }
+
     /// The member of communicator rank `rank`, checked.
     pub fn index(&self, rank: c_int) -> Result<usize, Failure> {
         usize::try_from(rank)
