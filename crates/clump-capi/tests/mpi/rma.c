@@ -214,6 +214,35 @@ static void shared(void) {
     CHECK_OK(MPI_Win_free(&win));
 }
 
+/* General active target over a ring: each rank exposes its window to its left
+ * neighbour and accesses its right one, ended by a wait and then by a test loop. */
+static void active_target(MPI_Win win, int *a) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, flag = 0;
+    MPI_Group world, lg, rg;
+    CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    CHECK_OK(MPI_Group_incl(world, 1, &left, &lg));
+    CHECK_OK(MPI_Group_incl(world, 1, &right, &rg));
+    CHECK(class_of(MPI_Win_complete(win)) == MPI_ERR_RMA_SYNC);
+    CHECK(class_of(MPI_Win_wait(win)) == MPI_ERR_RMA_SYNC);
+    for (int round = 0; round < 2; round++) {
+        int v = 10 * round + rank;
+        CHECK_OK(MPI_Win_post(lg, 0, win));
+        CHECK_OK(MPI_Win_start(rg, 0, win));
+        CHECK_OK(MPI_Put(&v, 1, MPI_INT, right, 3, 1, MPI_INT, win));
+        CHECK_OK(MPI_Win_complete(win));
+        if (round == 0) {
+            CHECK_OK(MPI_Win_wait(win));
+        } else {
+            for (flag = 0; !flag;) CHECK_OK(MPI_Win_test(win, &flag));
+        }
+        CHECK(a[3] == 10 * round + left);
+    }
+    CHECK_OK(MPI_Group_free(&lg));
+    CHECK_OK(MPI_Group_free(&rg));
+    CHECK_OK(MPI_Group_free(&world));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* A dynamic window: each rank attaches a buffer, the others address it by its address
  * (MPI_Get_address); an address outside every attached region is MPI_ERR_RMA_RANGE. */
 static void dynamic(void) {
@@ -259,6 +288,7 @@ int main(int argc, char **argv) {
     fenced(win, a);
     passive(win, a);
     misuse(win, a);
+    active_target(win, a);
     CHECK_OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL);
 

@@ -135,6 +135,9 @@ fn make(
         served: Served::default(),
         owned: seg_off.map(|_| addr),
         attached: Vec::new(),
+        posts: vec![0; n],
+        completions: 0,
+        exposed: Vec::new(),
     });
     Ok((h, addr))
 }

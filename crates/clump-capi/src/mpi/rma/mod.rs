@@ -10,6 +10,7 @@ mod abi;
 mod access;
 mod create;
 mod guard;
+mod pscw;
 mod space;
 mod sync;
 mod target;

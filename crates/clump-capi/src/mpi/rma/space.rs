@@ -103,6 +103,23 @@ impl Space {
             .free(addr - GUARD_BYTES - self.heap_start);
     }
 
+    /// Polls (serving other processes' requests) until `done` holds.
+    pub fn wait_until(
+        &self,
+        mut done: impl FnMut() -> Result<bool, Failure>,
+    ) -> Result<(), Failure> {
+        let mut tries = 0u32;
+        while !done()? {
+            self.gas.poll().map_err(gas_failure)?;
+            tries += 1;
+            if tries > 16 {
+                // Leave the core to the process this one waits for.
+                std::thread::yield_now();
+            }
+        }
+        Ok(())
+    }
+
     /// Where segment offset `off` of job rank `rank` is mapped here, if it is.
     pub fn direct(&self, rank: u32, off: usize) -> Option<usize> {
         self.gas

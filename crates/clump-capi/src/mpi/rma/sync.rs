@@ -3,7 +3,6 @@
 //! only orders this process's memory accesses; a lock is taken in the target's handler
 //! (or here, when the target is this process) and held until the unlock.
 
-use super::super::abi::MPI_ERR_OTHER;
 use super::super::export::mpi_functions;
 use super::super::handles::err;
 use super::super::wired::Failure;
@@ -53,10 +52,9 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
         args: [exclusive as u64, 0, 0],
         data: &[],
     };
-    let mut tries = 0u32;
-    loop {
-        let granted = if m.rank == space.gas.rank() {
-            window::with(win, |w| {
+    space.wait_until(|| {
+        if m.rank == space.gas.rank() {
+            return window::with(win, |w| {
                 Ok(match kind {
                     Kind::Lock => w.served.try_lock(exclusive),
                     _ => {
@@ -64,24 +62,11 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
                         true
                     }
                 })
-            })?
-        } else {
-            let reply = target::send(&space, m.rank, &req)?;
-            kind != Kind::Lock || reply.first() == Some(&1)
-        };
-        if granted {
-            return Ok(());
+            });
         }
-        // Serve others (the holder's unlock may come through this process) and wait.
-        space
-            .gas
-            .poll()
-            .map_err(|e| (MPI_ERR_OTHER, e.to_string()))?;
-        tries += 1;
-        if tries > 16 {
-            std::thread::yield_now();
-        }
-    }
+        let reply = target::send(&space, m.rank, &req)?;
+        Ok(kind != Kind::Lock || reply.first() == Some(&1))
+    })
 }
 
 fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {

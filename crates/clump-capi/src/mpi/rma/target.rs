@@ -21,6 +21,10 @@ pub enum Kind {
     CompareSwap = 4,
     Lock = 5,
     Unlock = 6,
+    /// General active target: a target's `MPI_Win_post` to an origin.
+    Post = 7,
+    /// An origin's `MPI_Win_complete` to a target.
+    Complete = 8,
 }
 
 /// A request: its kind, the target's window id, the byte offset in the window, and the
@@ -67,6 +71,8 @@ impl Request<'_> {
             4 => Kind::CompareSwap,
             5 => Kind::Lock,
             6 => Kind::Unlock,
+            7 => Kind::Post,
+            8 => Kind::Complete,
             _ => return None,
         };
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
@@ -137,7 +143,7 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
     let len = match req.kind {
         Kind::Get => req.args[0] as usize,
         Kind::CompareSwap => req.data.len() / 2,
-        Kind::Lock | Kind::Unlock => 0,
+        Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => 0,
         Kind::Put | Kind::Accumulate => req.data.len(),
     };
     let exclusive = req.args[0] != 0;
@@ -145,6 +151,10 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Kind::Lock => Ok(Landing::Answer(vec![w.served.try_lock(exclusive) as u8])),
         Kind::Unlock => {
             w.served.unlock(exclusive);
+            Ok(Landing::Answer(Vec::new()))
+        }
+        Kind::Post | Kind::Complete => {
+            w.signal(req.kind, req.args[0] as usize);
             Ok(Landing::Answer(Vec::new()))
         }
         _ => {
@@ -173,7 +183,9 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Kind::CompareSwap => Ok(guarded(guard, || {
             compare_swap_at(addr, &req.data[..len], &req.data[len..])
         })),
-        Kind::Lock | Kind::Unlock => unreachable!("answered above"),
+        Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
+            unreachable!("answered above")
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 use super::super::handles::{ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
+use super::target::Kind;
 use clump_mpi::Comm;
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
@@ -49,15 +50,20 @@ pub struct Epoch {
     /// Every target is locked shared by `MPI_Win_lock_all`: whether the targets' locks
     /// were taken (not under `MPI_MODE_NOCHECK`).
     pub all: Option<bool>,
+    /// The targets of the open `MPI_Win_start`.
+    pub started: Vec<usize>,
 }
 
 impl Epoch {
     pub fn reaches(&self, target: usize) -> bool {
-        self.fence || self.all.is_some() || self.locked.contains_key(&target)
+        self.fence
+            || self.all.is_some()
+            || self.locked.contains_key(&target)
+            || self.started.contains(&target)
     }
 
     pub fn is_open(&self) -> bool {
-        self.fence || self.all.is_some() || !self.locked.is_empty()
+        self.fence || self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
     }
 }
 
@@ -111,9 +117,26 @@ pub struct Window {
     pub owned: Option<usize>,
     /// The (address, length) regions attached to a dynamic window.
     pub attached: Vec<(usize, usize)>,
+    /// General active target: posts received from each member and not yet started on,
+    /// completions received and not yet waited for, and the origins of the open post.
+    pub posts: Vec<u32>,
+    pub completions: usize,
+    pub exposed: Vec<usize>,
 }
 
 impl Window {
+    /// Counts a post or a completion from member `from`.
+    pub fn signal(&mut self, kind: Kind, from: usize) {
+        match kind {
+            Kind::Post => {
+                if let Some(p) = self.posts.get_mut(from) {
+                    *p += 1;
+                }
+            }
+            _ => self.completions += 1,
+        }
+    }
+
     /// The address here of `len` bytes at byte offset `offset` of this process's part:
     /// for a dynamic window the offset is an address, which an attached region must hold.
     pub fn locate(&self, offset: usize, len: usize) -> Result<usize, Failure> {
