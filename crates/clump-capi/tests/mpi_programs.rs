@@ -76,6 +76,14 @@ fn comms_run_over_shared_memory_udp_and_two_hosts() {
     );
 }
 
+#[test]
+fn rma_runs_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma.c", "mpi_rma"),
+        "rma",
+    );
+}
+
 /// MPI_ERRORS_ARE_FATAL ends the whole job, with the error's text, even with ranks blocked
 /// in a receive nothing will match.
 #[test]

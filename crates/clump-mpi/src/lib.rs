@@ -50,7 +50,8 @@ pub use p2p::{
     sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
-    finalize, init, is_finalized as finalized, is_initialized as initialized, SendMode, Thresholds,
+    bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
+    SendMode, Thresholds,
 };
 pub use status::Status;
 

@@ -30,6 +30,12 @@ impl Request {
     pub fn is_null(&self) -> bool {
         self.0 == 0
     }
+
+    /// A request complete from the start: an operation that finished when it began (a
+    /// one-sided call completes before it returns).
+    pub fn completed() -> Request {
+        Request(DONE_AT_ONCE)
+    }
 }
 
 fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {

@@ -344,6 +344,15 @@ pub fn finalize() -> Result<()> {
     Ok(())
 }
 
+/// The bundle this process's MPI polls and the job's tag: where another layer (the
+/// global address space under MPI's one-sided calls) creates its endpoint, so that
+/// every MPI wait also runs that layer's handlers.
+pub fn bundle_and_tag() -> Result<(clump::Bundle, u64)> {
+    let rt = get()?;
+    let spmd = rt.spmd.borrow();
+    Ok((spmd.bundle.clone(), spmd.job.job_id()))
+}
+
 impl Runtime {
     pub fn rank(&self) -> u32 {
         self.me

@@ -599,6 +599,11 @@ pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
     if errhandler(comm) == ERRORS_RETURN {
         return code;
     }
+    fatal((code, message))
+}
+
+/// Prints an error and ends the process (`MPI_ERRORS_ARE_FATAL`).
+pub fn fatal((code, message): (c_int, String)) -> ! {
     eprintln!("clump MPI: fatal error (class {code}): {message}");
     std::process::exit(code.max(1));
 }

@@ -18,6 +18,7 @@ mod export;
 mod handles;
 mod info;
 mod persistent;
+mod rma;
 mod types;
 mod unsupported;
 mod wired;

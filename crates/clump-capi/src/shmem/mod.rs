@@ -13,7 +13,7 @@ mod collectives;
 mod ctx;
 mod deprecated;
 mod extended;
-mod heap;
+pub(crate) mod heap;
 mod locks;
 mod memory;
 mod reduce;

@@ -1,0 +1,446 @@
+//! The RMA calls: put, get, the accumulates and their request-based forms. Each finds
+//! where its target bytes are ([`reach`]): memory this process can load and store (its
+//! own window, a same-host member's segment), or a remote procedure call to the target.
+//! Accumulates to segment memory this process maps run here under the window's guard;
+//! the others go to the target's handler. Each call completes at the target before it
+//! returns.
+
+use super::super::abi::MpiAint;
+use super::super::buffers::{pack, unpack};
+use super::super::export::{mpi_functions, out};
+use super::super::handles::{datatype, predef, put_request, Handle};
+use super::super::wired::{count, Failure};
+use super::abi::*;
+use super::guard::{guarded, GUARD_BYTES};
+use super::space::{self, Space};
+use super::target::{self, Kind, Request};
+use super::window::{self, on};
+use clump_mpi::Datatype;
+use std::borrow::Cow;
+use std::os::raw::{c_int, c_void};
+use std::rc::Rc;
+
+/// `MPI_NO_OP`.
+const NO_OP: Handle = 0x3d;
+
+/// Where an access lands.
+struct Reach {
+    space: Rc<Space>,
+    /// The target's job rank and window id.
+    rank: u32,
+    id: u32,
+    /// Byte offset in the target's window.
+    offset: usize,
+    /// The target bytes' address here, when this process can reach them directly.
+    direct: Option<usize>,
+    /// The window's guard word here, when it has one this process reaches.
+    guard: Option<usize>,
+    /// The target is this process.
+    me: bool,
+}
+
+/// Checks an access of `len` bytes at displacement `disp` of `target`'s part of `win`
+/// (epoch, rank, range); `None` for `MPI_PROC_NULL`, which moves nothing.
+fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option<Reach>, Failure> {
+    if target == clump_mpi::PROC_NULL {
+        return Ok(None);
+    }
+    let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".to_owned()))?;
+    window::with(win, |w| {
+        let t = w.index(target)?;
+        if !w.epoch.reaches(t) {
+            return Err((
+                MPI_ERR_RMA_SYNC,
+                format!("no access epoch to rank {target} is open (fence or lock first)"),
+            ));
+        }
+        let m = w.members[t];
+        let me = m.rank == space.gas.rank();
+        let range = || {
+            (
+                MPI_ERR_RMA_RANGE,
+                format!("{len} bytes at displacement {disp} leave rank {target}'s window"),
+            )
+        };
+        let offset = usize::try_from(disp)
+            .ok()
+            .and_then(|d| d.checked_mul(m.disp_unit))
+            .ok_or_else(range)?;
+        let direct = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
+            // The displacement is an address; only the target knows what it attached.
+            me.then(|| w.locate(offset, len)).transpose()?
+        } else {
+            if offset.checked_add(len).is_none_or(|end| end > m.size) {
+                return Err(range());
+            }
+            if me {
+                Some(m.addr + offset)
+            } else {
+                m.seg_off.and_then(|s| space.direct(m.rank, s + offset))
+            }
+        };
+        let guard = m
+            .seg_off
+            .and_then(|s| space.direct(m.rank, s - GUARD_BYTES));
+        Ok(Some(Reach {
+            rank: m.rank,
+            id: m.id,
+            offset,
+            direct,
+            guard,
+            me,
+            space: space.clone(),
+        }))
+    })
+}
+
+impl Reach {
+    /// Where an accumulate may run in this process: target bytes it reaches directly,
+    /// behind the guard, or its own window without one (whose accumulates all run here).
+    fn local(&self) -> Option<usize> {
+        self.direct.filter(|_| self.guard.is_some() || self.me)
+    }
+
+    /// Sends `req` (at `at` bytes past this access's start) and returns the reply's data.
+    fn call(&self, mut req: Request, at: usize) -> Result<Vec<u8>, Failure> {
+        req.id = self.id;
+        req.offset = (self.offset + at) as u64;
+        target::send(&self.space, self.rank, &req)
+    }
+}
+
+fn request(kind: Kind, args: [u64; 3], data: &[u8]) -> Request<'_> {
+    Request {
+        kind,
+        id: 0,
+        offset: 0,
+        args,
+        data,
+    }
+}
+
+/// The target side's datatype and byte count, which must match the origin's bytes.
+fn target_bytes(n: c_int, t: Handle, origin: usize) -> Result<(Datatype, usize), Failure> {
+    let dt = datatype(t)?;
+    let len = dt.bytes(count(n)?).map_err(super::super::handles::err)?;
+    if !dt.is_contiguous() {
+        return Err((
+            super::super::abi::MPI_ERR_TYPE,
+            "a non-contiguous target datatype is not supported yet".into(),
+        ));
+    }
+    if len != origin {
+        return Err((
+            super::super::abi::MPI_ERR_TYPE,
+            format!("the origin has {origin} bytes, the target {len}"),
+        ));
+    }
+    Ok((dt, len))
+}
+
+/// The byte count of `n` elements of `ot` at the origin and `tn` of `tt` at the target
+/// when both types are predefined and the counts agree: the common case, copied
+/// straight between the caller's buffer and the target without packing.
+fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
+    let (o, t) = (predef(ot)?, predef(tt)?);
+    let len = usize::try_from(n).ok()?.checked_mul(o.size())?;
+    (usize::try_from(tn).ok()?.checked_mul(t.size())? == len).then_some(len)
+}
+
+/// The caller's `len` bytes at `buf` (a predefined type's elements, contiguous).
+fn user_bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if buf.is_null() {
+        return Err((super::super::abi::MPI_ERR_BUFFER, "NULL buffer".into()));
+    }
+    // SAFETY: the caller's contract (mpi.h) is that `buf` holds the `len` bytes of its
+    // elements, unchanged during the call.
+    Ok(unsafe { std::slice::from_raw_parts(buf.cast(), len) })
+}
+
+/// Writes `data` at the target of `r`.
+fn put_bytes(r: &Reach, data: &[u8]) -> Result<(), Failure> {
+    if let Some(addr) = r.direct {
+        target::write_at(addr, data);
+        return Ok(());
+    }
+    for (i, chunk) in data.chunks(target::room()).enumerate() {
+        r.call(request(Kind::Put, [0; 3], chunk), i * target::room())?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+fn put(
+    buf: *const c_void,
+    n: c_int,
+    ot: Handle,
+    target: c_int,
+    disp: MpiAint,
+    tn: c_int,
+    tt: Handle,
+    win: Handle,
+) -> Result<(), Failure> {
+    if let Some(len) = plain(n, ot, tn, tt) {
+        return match reach(win, target, disp, len)? {
+            Some(r) => put_bytes(&r, user_bytes(buf, len)?),
+            None => Ok(()),
+        };
+    }
+    let data = pack(buf, count(n)?, &datatype(ot)?)?;
+    target_bytes(tn, tt, data.len())?;
+    match reach(win, target, disp, data.len())? {
+        Some(r) => put_bytes(&r, &data),
+        None => Ok(()),
+    }
+}
+
+/// The `len` target bytes of an access.
+fn fetch(r: &Reach, len: usize) -> Result<Vec<u8>, Failure> {
+    if let Some(addr) = r.direct {
+        return Ok(target::read_at(addr, len));
+    }
+    let mut data = Vec::with_capacity(len);
+    while data.len() < len {
+        let step = (len - data.len()).min(target::room());
+        data.extend(r.call(request(Kind::Get, [step as u64, 0, 0], &[]), data.len())?);
+    }
+    Ok(data)
+}
+
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+fn get(
+    buf: *mut c_void,
+    n: c_int,
+    ot: Handle,
+    target: c_int,
+    disp: MpiAint,
+    tn: c_int,
+    tt: Handle,
+    win: Handle,
+) -> Result<(), Failure> {
+    if let Some(len) = plain(n, ot, tn, tt) {
+        let Some(r) = reach(win, target, disp, len)? else {
+            return Ok(());
+        };
+        user_bytes(buf, len)?; // NULL is refused before anything is read
+        if let Some(addr) = r.direct {
+            target::copy(addr, buf as usize, len);
+        } else {
+            target::write_at(buf as usize, &fetch(&r, len)?);
+        }
+        return Ok(());
+    }
+    let (n, odt) = (count(n)?, datatype(ot)?);
+    let len = odt.bytes(n).map_err(super::super::handles::err)?;
+    target_bytes(tn, tt, len)?;
+    let Some(r) = reach(win, target, disp, len)? else {
+        return Ok(());
+    };
+    unpack(&fetch(&r, len)?, buf, n, &odt)
+}
+
+/// What an accumulate combines: the origin's operation, bytes and the target's type.
+struct Combine {
+    origin: (*const c_void, c_int, Handle),
+    /// Where the old contents go (get-accumulate), as (buffer, count, type).
+    result: Option<(*mut c_void, c_int, Handle)>,
+    target: (c_int, MpiAint, c_int, Handle),
+    op: Handle,
+    win: Handle,
+}
+
+fn accumulate(a: Combine) -> Result<(), Failure> {
+    let (target, disp, tn, tt) = a.target;
+    if predef(tt).is_none() {
+        return Err((
+            super::super::abi::MPI_ERR_TYPE,
+            "an accumulate's target datatype must be predefined (derived ones are not \
+             supported yet)"
+                .into(),
+        ));
+    }
+    let tdt = datatype(tt)?;
+    let tlen = tdt.bytes(count(tn)?).map_err(super::super::handles::err)?;
+    let (buf, n, ot) = a.origin;
+    let data = if a.op == NO_OP {
+        Cow::Owned(vec![0; tlen])
+    } else if plain(n, ot, tn, tt).is_some() {
+        Cow::Borrowed(user_bytes(buf, tlen)?)
+    } else {
+        Cow::Owned(pack(buf, count(n)?, &datatype(ot)?)?)
+    };
+    target_bytes(tn, tt, data.len())?;
+    // The operation must apply to the type before any byte moves.
+    let op = super::super::handles::op(a.op, tt)?;
+    op.check(&tdt).map_err(super::super::handles::err)?;
+    let Some(r) = reach(a.win, target, disp, tlen)? else {
+        return Ok(());
+    };
+    let fetching = a.result.is_some();
+    let old = match r.local() {
+        Some(addr) => guarded(r.guard, || {
+            target::accumulate_at(addr, &data, (&tdt, &op), fetching)
+        })?,
+        None => {
+            // Whole elements per request.
+            let step = target::room() / tdt.size().max(1) * tdt.size().max(1);
+            let mut old = Vec::new();
+            for (i, chunk) in data.chunks(step.max(1)).enumerate() {
+                let args = [a.op as u64, tt as u64, fetching as u64];
+                old.extend(r.call(request(Kind::Accumulate, args, chunk), i * step)?);
+            }
+            old
+        }
+    };
+    match a.result {
+        Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
+            user_bytes(res, old.len())?; // NULL is refused
+            target::write_at(res as usize, &old);
+        }
+        Some((res, rn, rt)) => unpack(&old, res, count(rn)?, &datatype(rt)?)?,
+        None => {}
+    }
+    Ok(())
+}
+
+fn compare_and_swap(
+    new: *const c_void,
+    expect: *const c_void,
+    result: *mut c_void,
+    t: Handle,
+    target: c_int,
+    disp: MpiAint,
+    win: Handle,
+) -> Result<(), Failure> {
+    if predef(t).is_none() {
+        return Err((
+            super::super::abi::MPI_ERR_TYPE,
+            "compare-and-swap takes a predefined datatype".into(),
+        ));
+    }
+    let dt = datatype(t)?;
+    let mut data = pack(expect, 1, &dt)?;
+    data.extend(pack(new, 1, &dt)?);
+    let Some(r) = reach(win, target, disp, dt.size())? else {
+        return Ok(());
+    };
+    let old = match r.local() {
+        Some(addr) => guarded(r.guard, || {
+            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..])
+        }),
+        None => r.call(request(Kind::CompareSwap, [0; 3], &data), 0)?,
+    };
+    unpack(&old, result, 1, &dt)
+}
+
+/// Writes a request complete from the start: the operation completed when it ran.
+fn done(request: *mut Handle) -> Result<(), Failure> {
+    out(request, put_request(clump_mpi::Request::completed()))
+        .map_err(|e| (e, "NULL request".into()))
+}
+
+fn combine(
+    origin: (*const c_void, c_int, Handle),
+    result: Option<(*mut c_void, c_int, Handle)>,
+    target: (c_int, MpiAint, c_int, Handle),
+    op: Handle,
+    win: Handle,
+) -> Combine {
+    Combine {
+        origin,
+        result,
+        target,
+        op,
+        win,
+    }
+}
+
+mpi_functions! {
+    fn Put(
+        buf: *const c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, win: Handle,
+    ) -> c_int {
+        on(win, || put(buf, n, ot, target, disp, tn, tt, win))
+    }
+
+    fn Rput(
+        buf: *const c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, win: Handle, req: *mut Handle,
+    ) -> c_int {
+        on(win, || {
+            put(buf, n, ot, target, disp, tn, tt, win)?;
+            done(req)
+        })
+    }
+
+    fn Get(
+        buf: *mut c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, win: Handle,
+    ) -> c_int {
+        on(win, || get(buf, n, ot, target, disp, tn, tt, win))
+    }
+
+    fn Rget(
+        buf: *mut c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, win: Handle, req: *mut Handle,
+    ) -> c_int {
+        on(win, || {
+            get(buf, n, ot, target, disp, tn, tt, win)?;
+            done(req)
+        })
+    }
+
+    fn Accumulate(
+        buf: *const c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, op: Handle, win: Handle,
+    ) -> c_int {
+        on(win, || accumulate(combine((buf, n, ot), None, (target, disp, tn, tt), op, win)))
+    }
+
+    fn Raccumulate(
+        buf: *const c_void, n: c_int, ot: Handle, target: c_int, disp: MpiAint, tn: c_int,
+        tt: Handle, op: Handle, win: Handle, req: *mut Handle,
+    ) -> c_int {
+        on(win, || {
+            accumulate(combine((buf, n, ot), None, (target, disp, tn, tt), op, win))?;
+            done(req)
+        })
+    }
+
+    fn Get_accumulate(
+        buf: *const c_void, n: c_int, ot: Handle, res: *mut c_void, rn: c_int, rt: Handle,
+        target: c_int, disp: MpiAint, tn: c_int, tt: Handle, op: Handle, win: Handle,
+    ) -> c_int {
+        on(win, || {
+            accumulate(combine((buf, n, ot), Some((res, rn, rt)), (target, disp, tn, tt), op, win))
+        })
+    }
+
+    fn Rget_accumulate(
+        buf: *const c_void, n: c_int, ot: Handle, res: *mut c_void, rn: c_int, rt: Handle,
+        target: c_int, disp: MpiAint, tn: c_int, tt: Handle, op: Handle, win: Handle,
+        req: *mut Handle,
+    ) -> c_int {
+        on(win, || {
+            accumulate(combine((buf, n, ot), Some((res, rn, rt)), (target, disp, tn, tt), op, win))?;
+            done(req)
+        })
+    }
+
+    fn Fetch_and_op(
+        buf: *const c_void, res: *mut c_void, t: Handle, target: c_int, disp: MpiAint,
+        op: Handle, win: Handle,
+    ) -> c_int {
+        on(win, || accumulate(combine((buf, 1, t), Some((res, 1, t)), (target, disp, 1, t), op, win)))
+    }
+
+    fn Compare_and_swap(
+        new: *const c_void, expect: *const c_void, res: *mut c_void, t: Handle, target: c_int,
+        disp: MpiAint, win: Handle,
+    ) -> c_int {
+        on(win, || compare_and_swap(new, expect, res, t, target, disp, win))
+    }
+}

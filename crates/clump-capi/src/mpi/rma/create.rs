@@ -1,0 +1,405 @@
+//! Creating and freeing windows, and what a window tells about itself: group,
+//! attributes, name, error handler, and the direct pointers of `MPI_Win_shared_query`.
+
+use super::super::abi::{MpiAint, MPI_ERR_ARG, MPI_ERR_NO_MEM};
+use super::super::buffers::{name_arg, MAX_OBJECT_NAME};
+use super::super::export::{mpi_functions, out, string_out};
+use super::super::handles::{comm, put_group, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::wired::{self, Failure};
+use super::abi::*;
+use super::space::{self, Space};
+use super::window::{self, on, Attrs, Epoch, Member, Served, Window};
+use std::os::raw::{c_char, c_int, c_void};
+
+/// Where a window's memory comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    /// The caller's, at this address (`MPI_Win_create`).
+    Given(usize),
+    /// This process's global address space segment.
+    Segment { shared: bool },
+    /// None at first: the regions `MPI_Win_attach` adds (`MPI_Win_create_dynamic`).
+    Dynamic,
+}
+
+/// What each member sends the others: whether its part is ready, then a [`Member`].
+const ENTRY: usize = 7 * 8;
+
+fn entry(ok: bool, m: &Member) -> Vec<u8> {
+    let words = [
+        ok as u64,
+        m.rank as u64,
+        m.id as u64,
+        m.addr as u64,
+        m.size as u64,
+        m.disp_unit as u64,
+        m.seg_off.map_or(u64::MAX, |o| o as u64),
+    ];
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn member(bytes: &[u8]) -> (bool, Member) {
+    let w = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap());
+    let m = Member {
+        rank: w(1) as u32,
+        id: w(2) as u32,
+        addr: w(3) as usize,
+        size: w(4) as usize,
+        disp_unit: w(5) as usize,
+        seg_off: (w(6) != u64::MAX).then_some(w(6) as usize),
+    };
+    (w(0) != 0, m)
+}
+
+/// The size and displacement unit from C, checked.
+fn shape(size: MpiAint, disp_unit: MpiAint) -> Result<(usize, usize), Failure> {
+    let size = usize::try_from(size).map_err(|_| (MPI_ERR_SIZE, format!("size {size}")))?;
+    let unit = usize::try_from(disp_unit)
+        .ok()
+        .filter(|&u| u > 0)
+        .ok_or_else(|| (MPI_ERR_DISP, format!("displacement unit {disp_unit}")))?;
+    Ok((size, unit))
+}
+
+/// Creates a window over communicator `comm_h` together with its other members; returns
+/// its handle and its memory's address here. A member that cannot take part makes every
+/// member fail (none waits for it).
+fn make(
+    comm_h: usize,
+    size: MpiAint,
+    disp_unit: MpiAint,
+    memory: Memory,
+) -> Result<(usize, usize), Failure> {
+    let c = comm(comm_h)?;
+    let space = space::joined(&c)?;
+    let mut problem = None;
+    let shape = shape(size, disp_unit).map_err(|e| problem = Some(e)).ok();
+    let (size, disp_unit) = shape.unwrap_or((0, 1));
+    let (addr, seg_off) = match memory {
+        Memory::Given(addr) => (addr, None),
+        Memory::Dynamic => (0, None),
+        Memory::Segment { .. } => match space.alloc(size) {
+            Some((addr, off)) => (addr, Some(off)),
+            None => {
+                problem.get_or_insert((
+                    MPI_ERR_NO_MEM,
+                    format!(
+                        "no room for {size} bytes in the global address space segment \
+                         (CLUMP_GAS_SEGMENT sets its size)"
+                    ),
+                ));
+                (0, None)
+            }
+        },
+    };
+    let mine = Member {
+        rank: space.gas.rank(),
+        id: window::next_id(),
+        addr,
+        size,
+        disp_unit,
+        seg_off,
+    };
+    let n = c.size() as usize;
+    let all = clump_mpi::allgather(&entry(problem.is_none(), &mine), &vec![ENTRY; n], &c)
+        .map_err(super::super::handles::err);
+    let outcome = all.and_then(|all| members(&space, &all, memory, problem));
+    let members = match outcome {
+        Ok(m) => m,
+        Err(e) => {
+            if seg_off.is_some() {
+                space.free(addr);
+            }
+            return Err(e);
+        }
+    };
+    let flavor = match memory {
+        Memory::Given(_) => MPI_WIN_FLAVOR_CREATE,
+        Memory::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
+        Memory::Segment { shared: false } => MPI_WIN_FLAVOR_ALLOCATE,
+        Memory::Segment { shared: true } => MPI_WIN_FLAVOR_SHARED,
+    };
+    let h = window::insert(Window {
+        comm: c,
+        members,
+        attrs: Box::new(Attrs {
+            base: addr,
+            size: size as isize,
+            disp_unit: disp_unit as c_int,
+            flavor,
+            model: MPI_WIN_UNIFIED,
+        }),
+        name: String::new(),
+        errhandler: ERRORS_ARE_FATAL,
+        epoch: Epoch::default(),
+        served: Served::default(),
+        owned: seg_off.map(|_| addr),
+        attached: Vec::new(),
+        posts: vec![0; n],
+        completions: 0,
+        exposed: Vec::new(),
+    });
+    Ok((h, addr))
+}
+
+/// The members from what they sent, or why the window cannot be.
+fn members(
+    space: &Space,
+    all: &[Vec<u8>],
+    memory: Memory,
+    problem: Option<Failure>,
+) -> Result<Vec<Member>, Failure> {
+    if let Some(p) = problem {
+        return Err(p);
+    }
+    let parsed: Vec<(bool, Member)> = all.iter().map(|b| member(b)).collect();
+    if let Some(r) = parsed.iter().position(|(ok, _)| !ok) {
+        return Err((
+            MPI_ERR_WIN,
+            format!("rank {r} of the communicator could not make its part"),
+        ));
+    }
+    let members: Vec<Member> = parsed.into_iter().map(|(_, m)| m).collect();
+    if memory == (Memory::Segment { shared: true }) {
+        if let Some(r) = members
+            .iter()
+            .position(|m| space.direct(m.rank, m.seg_off.unwrap_or(0)).is_none())
+        {
+            return Err((
+                MPI_ERR_RMA_SHARED,
+                format!("rank {r} of the communicator shares no memory with this process"),
+            ));
+        }
+    }
+    Ok(members)
+}
+
+/// Creates a window and writes its handle (and its memory's address) for C.
+fn create_out(
+    comm_h: usize,
+    size: MpiAint,
+    disp_unit: MpiAint,
+    memory: Memory,
+    baseptr: *mut c_void,
+    win: *mut usize,
+) -> c_int {
+    wired::on(comm_h, || {
+        let given = matches!(memory, Memory::Given(_) | Memory::Dynamic);
+        if win.is_null() || (!given && baseptr.is_null()) {
+            return Err((MPI_ERR_ARG, "NULL win or baseptr".into()));
+        }
+        let (h, addr) = make(comm_h, size, disp_unit, memory)?;
+        if !given {
+            out(baseptr.cast::<usize>(), addr).map_err(|e| (e, "NULL baseptr".into()))?;
+        }
+        out(win, h).map_err(|e| (e, "NULL win".into()))
+    })
+}
+
+/// The address of `rank`'s part of window `w` in this process, with its size and unit,
+/// when this process can load and store it (NULL and 0 when it cannot).
+fn query(w: &Window, rank: c_int) -> Result<(usize, usize, usize), Failure> {
+    let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".into()))?;
+    let m = if rank == clump_mpi::PROC_NULL {
+        // The lowest rank with memory, as MPI says.
+        w.members.iter().find(|m| m.size > 0).or(w.members.first())
+    } else {
+        usize::try_from(rank).ok().and_then(|r| w.members.get(r))
+    }
+    .ok_or_else(|| (MPI_ERR_RANK, format!("invalid rank {rank}")))?;
+    let here = if m.rank == space.gas.rank() {
+        Some(m.addr)
+    } else {
+        m.seg_off.and_then(|off| space.direct(m.rank, off))
+    };
+    Ok(match here {
+        Some(addr) => (addr, m.size, m.disp_unit),
+        None => (0, 0, m.disp_unit),
+    })
+}
+
+fn shared_query_out<U: TryFrom<usize>>(
+    win: usize,
+    rank: c_int,
+    size: *mut MpiAint,
+    disp_unit: *mut U,
+    baseptr: *mut c_void,
+) -> c_int {
+    on(win, || {
+        let (addr, len, unit) = window::with(win, |w| query(w, rank))?;
+        let unit = U::try_from(unit).map_err(|_| (MPI_ERR_DISP, "unit too large".into()))?;
+        let arg = |e| (e, "NULL size, disp_unit or baseptr".to_owned());
+        out(size, len as MpiAint).map_err(arg)?;
+        out(disp_unit, unit).map_err(arg)?;
+        out(baseptr.cast::<usize>(), addr).map_err(arg)
+    })
+}
+
+mpi_functions! {
+    fn Win_create(
+        base: *mut c_void, size: MpiAint, disp_unit: c_int, _info: usize, comm: usize,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit as MpiAint, Memory::Given(base as usize), std::ptr::null_mut(), win)
+    }
+
+    fn Win_create_c(
+        base: *mut c_void, size: MpiAint, disp_unit: MpiAint, _info: usize, comm: usize,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit, Memory::Given(base as usize), std::ptr::null_mut(), win)
+    }
+
+    fn Win_allocate(
+        size: MpiAint, disp_unit: c_int, _info: usize, comm: usize, baseptr: *mut c_void,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit as MpiAint, Memory::Segment { shared: false }, baseptr, win)
+    }
+
+    fn Win_allocate_c(
+        size: MpiAint, disp_unit: MpiAint, _info: usize, comm: usize, baseptr: *mut c_void,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit, Memory::Segment { shared: false }, baseptr, win)
+    }
+
+    fn Win_allocate_shared(
+        size: MpiAint, disp_unit: c_int, _info: usize, comm: usize, baseptr: *mut c_void,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit as MpiAint, Memory::Segment { shared: true }, baseptr, win)
+    }
+
+    fn Win_allocate_shared_c(
+        size: MpiAint, disp_unit: MpiAint, _info: usize, comm: usize, baseptr: *mut c_void,
+        win: *mut usize,
+    ) -> c_int {
+        create_out(comm, size, disp_unit, Memory::Segment { shared: true }, baseptr, win)
+    }
+
+    fn Win_shared_query(
+        win: usize, rank: c_int, size: *mut MpiAint, disp_unit: *mut c_int, baseptr: *mut c_void,
+    ) -> c_int {
+        shared_query_out(win, rank, size, disp_unit, baseptr)
+    }
+
+    fn Win_shared_query_c(
+        win: usize, rank: c_int, size: *mut MpiAint, disp_unit: *mut MpiAint, baseptr: *mut c_void,
+    ) -> c_int {
+        shared_query_out(win, rank, size, disp_unit, baseptr)
+    }
+
+    fn Win_free(win: *mut usize) -> c_int {
+        // SAFETY: a non-NULL window pointer from C points at a window handle.
+        let h = unsafe { win.as_ref() }.copied().unwrap_or(WIN_NULL);
+        on(h, || {
+            let c = window::with(h, |w| {
+                if w.epoch.is_open() {
+                    return Err((MPI_ERR_RMA_SYNC, "the window is freed inside an epoch".into()));
+                }
+                Ok(w.comm.clone())
+            })?;
+            // No member frees its memory while another may still reach it.
+            clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
+            let w = window::remove(h)?;
+            if let (Some(addr), Some(space)) = (w.owned, space::current()) {
+                space.free(addr);
+            }
+            out(win, WIN_NULL).map_err(|e| (e, "NULL win".into()))
+        })
+    }
+
+    fn Win_create_dynamic(_info: usize, comm: usize, win: *mut usize) -> c_int {
+        create_out(comm, 0, 1, Memory::Dynamic, std::ptr::null_mut(), win)
+    }
+
+    fn Win_attach(win: usize, base: *mut c_void, size: MpiAint) -> c_int {
+        on(win, || {
+            let size = usize::try_from(size).map_err(|_| (MPI_ERR_SIZE, format!("size {size}")))?;
+            window::with(win, |w| {
+                if w.attrs.flavor != MPI_WIN_FLAVOR_DYNAMIC {
+                    return Err((MPI_ERR_RMA_FLAVOR, "attach to a window that is not dynamic".into()));
+                }
+                w.attached.push((base as usize, size));
+                Ok(())
+            })
+        })
+    }
+
+    fn Win_detach(win: usize, base: *const c_void) -> c_int {
+        on(win, || {
+            window::with(win, |w| {
+                let at = w.attached.iter().position(|&(b, _)| b == base as usize).ok_or_else(|| {
+                    (MPI_ERR_RMA_ATTACH, format!("no region is attached at {base:?}"))
+                })?;
+                w.attached.swap_remove(at);
+                Ok(())
+            })
+        })
+    }
+
+    fn Win_get_group(win: usize, group: *mut usize) -> c_int {
+        on(win, || {
+            let g = window::with(win, |w| Ok(w.comm.get_group()))?;
+            out(group, put_group(g)).map_err(|e| (e, "NULL group".into()))
+        })
+    }
+
+    fn Win_get_attr(win: usize, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
+        on(win, || {
+            let v = window::with(win, |w| {
+                let a = &*w.attrs;
+                Ok(match keyval {
+                    MPI_WIN_BASE => Some(a.base),
+                    MPI_WIN_SIZE => Some(&a.size as *const isize as usize),
+                    MPI_WIN_DISP_UNIT => Some(&a.disp_unit as *const c_int as usize),
+                    MPI_WIN_CREATE_FLAVOR => Some(&a.flavor as *const c_int as usize),
+                    MPI_WIN_MODEL => Some(&a.model as *const c_int as usize),
+                    _ => None,
+                })
+            })?;
+            let arg = |e| (e, "NULL attribute_val or flag".to_owned());
+            if let Some(v) = v {
+                out(value.cast::<usize>(), v).map_err(arg)?;
+            }
+            out(flag, v.is_some() as c_int).map_err(arg)
+        })
+    }
+
+    fn Win_set_name(win: usize, name: *const c_char) -> c_int {
+        on(win, || {
+            let name = name_arg(name)?;
+            window::with(win, |w| {
+                w.name = name;
+                Ok(())
+            })
+        })
+    }
+
+    fn Win_get_name(win: usize, name: *mut c_char, len: *mut c_int) -> c_int {
+        on(win, || {
+            let text = window::with(win, |w| Ok(w.name.clone()))?;
+            string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
+        })
+    }
+
+    fn Win_set_errhandler(win: usize, handler: usize) -> c_int {
+        on(win, || {
+            if ![ERRORS_ARE_FATAL, ERRORS_ABORT, ERRORS_RETURN].contains(&handler) {
+                return Err((MPI_ERR_ARG, format!("unsupported error handler {handler:#x}")));
+            }
+            window::with(win, |w| {
+                w.errhandler = handler;
+                Ok(())
+            })
+        })
+    }
+
+    fn Win_get_errhandler(win: usize, handler: *mut usize) -> c_int {
+        on(win, || {
+            let h = window::with(win, |w| Ok(w.errhandler))?;
+            out(handler, h).map_err(|e| (e, "NULL errhandler".into()))
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! MPI one-sided communication over clump-gas: windows ([`create`]), the RMA calls
+//! ([`access`]) and their synchronization ([`sync`]). Window memory that lies in the
+//! global address space's segment (`MPI_Win_allocate`, `MPI_Win_allocate_shared`) is
+//! reached by plain loads and stores from the processes of its host; everything else
+//! (other hosts, `MPI_Win_create`'s memory) goes as a remote procedure call the target's
+//! handler runs ([`target`]). Accumulates to segment memory hold the window's [`guard`]
+//! word whichever way they come; the others run in the target's process, one at a time. Each call completes at the target before it returns.
+
+mod abi;
+mod access;
+mod create;
+mod guard;
+mod pscw;
+mod space;
+mod sync;
+mod target;
+mod window;

@@ -1,0 +1,129 @@
+//! The global address space under MPI's windows: joined on the first window, with an
+//! endpoint in the bundle MPI polls (so every MPI wait serves one-sided requests), its
+//! segment handed out to allocated windows by a first-fit heap.
+
+use super::super::handles::{comm, err, COMM_WORLD};
+use super::super::wired::Failure;
+use super::abi::MPI_ERR_WIN;
+use super::guard::{reset, GUARD_BYTES};
+use crate::shmem::heap::Heap;
+use clump_gas::{Gas, GasConfig, RpcId};
+use clump_mpi::Comm;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub struct Space {
+    pub gas: Gas,
+    /// The remote procedure every one-sided request runs at its target.
+    pub rpc: RpcId,
+    /// Where this process's segment is mapped, and the heap over its free part.
+    seg_base: usize,
+    heap_start: usize,
+    heap: RefCell<Heap>,
+}
+
+thread_local! {
+    static SPACE: RefCell<Option<Rc<Space>>> = const { RefCell::new(None) };
+}
+
+/// Alignment of allocated windows: enough for any predefined type and a cache line.
+const WINDOW_ALIGN: usize = 64;
+
+fn gas_failure(e: clump_gas::Error) -> Failure {
+    (super::super::abi::MPI_ERR_OTHER, e.to_string())
+}
+
+/// The space, joined first if this is the first window; `comm` is the communicator the
+/// window is created over (every member calls together).
+pub fn joined(over: &Comm) -> Result<Rc<Space>, Failure> {
+    if let Some(s) = SPACE.with_borrow(|s| s.clone()) {
+        return Ok(s);
+    }
+    let world = comm(COMM_WORLD)?;
+    if over.size() != world.size() {
+        return Err((
+            MPI_ERR_WIN,
+            "the first window of a job must be created over all processes (it joins the \
+             global address space)"
+                .into(),
+        ));
+    }
+    let (bundle, tag) = clump_mpi::bundle_and_tag().map_err(err)?;
+    let me = (world.rank() as u32, world.size() as u32);
+    let mut exchange = |mine: &[u8]| {
+        let lens = vec![mine.len(); world.size() as usize];
+        clump_mpi::allgather(mine, &lens, &world)
+            .map_err(|e| clump_gas::Error::Config(e.to_string()))
+    };
+    let config = GasConfig::from_env().map_err(gas_failure)?;
+    let mut gas = Gas::init_joined(bundle, me, tag, &mut exchange, config).map_err(gas_failure)?;
+    let rpc = gas
+        .register_rpc(|ctx, arg| super::target::serve(ctx.source, arg))
+        .map_err(gas_failure)?;
+    let region = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_failure)?;
+    let start = gas.local(&region).as_mut_slice().as_mut_ptr() as usize;
+    let (seg_base, _) = gas.direct_segment(gas.rank()).ok_or_else(|| {
+        (
+            MPI_ERR_WIN,
+            "this process's segment is not mapped".to_owned(),
+        )
+    })?;
+    let space = Rc::new(Space {
+        rpc,
+        seg_base: seg_base as usize,
+        heap_start: start,
+        heap: RefCell::new(Heap::new(start, region.len_per_rank())),
+        gas,
+    });
+    SPACE.with_borrow_mut(|s| *s = Some(space.clone()));
+    Ok(space)
+}
+
+/// The space if some window joined it.
+pub fn current() -> Option<Rc<Space>> {
+    SPACE.with_borrow(|s| s.clone())
+}
+
+impl Space {
+    /// `bytes` of this process's segment for a window, after its guard word: (address,
+    /// segment offset) of the memory.
+    pub fn alloc(&self, bytes: usize) -> Option<(usize, usize)> {
+        let total = bytes.checked_add(GUARD_BYTES)?;
+        let off = self.heap.borrow_mut().alloc(total, WINDOW_ALIGN)?;
+        let guard = self.heap_start + off;
+        reset(guard);
+        let addr = guard + GUARD_BYTES;
+        Some((addr, addr - self.seg_base))
+    }
+
+    /// Returns the memory at `addr` that [`Space::alloc`] gave.
+    pub fn free(&self, addr: usize) {
+        self.heap
+            .borrow_mut()
+            .free(addr - GUARD_BYTES - self.heap_start);
+    }
+
+    /// Polls (serving other processes' requests) until `done` holds.
+    pub fn wait_until(
+        &self,
+        mut done: impl FnMut() -> Result<bool, Failure>,
+    ) -> Result<(), Failure> {
+        let mut tries = 0u32;
+        while !done()? {
+            self.gas.poll().map_err(gas_failure)?;
+            tries += 1;
+            if tries > 16 {
+                // Leave the core to the process this one waits for.
+                std::thread::yield_now();
+            }
+        }
+        Ok(())
+    }
+
+    /// Where segment offset `off` of job rank `rank` is mapped here, if it is.
+    pub fn direct(&self, rank: u32, off: usize) -> Option<usize> {
+        self.gas
+            .direct_segment(rank)
+            .map(|(base, _)| base as usize + off)
+    }
+}

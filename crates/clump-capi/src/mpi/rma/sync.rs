@@ -1,0 +1,223 @@
+//! Synchronization: fence, passive-target locks (exclusive, shared, all), flushes and
+//! `MPI_Win_sync`. Every RMA call completes at its target before it returns, so a flush
+//! only orders this process's memory accesses; a lock is taken in the target's handler
+//! (or here, when the target is this process) and held until the unlock.
+
+use super::super::export::mpi_functions;
+use super::super::handles::err;
+use super::super::wired::Failure;
+use super::abi::*;
+use super::space;
+use super::target::{self, Kind, Request};
+use super::window::{self, on, Held};
+use std::os::raw::c_int;
+use std::sync::atomic::{fence, Ordering};
+
+fn sync_error(why: impl Into<String>) -> Failure {
+    (MPI_ERR_RMA_SYNC, why.into())
+}
+
+fn fence_call(assert: c_int, win: usize) -> Result<(), Failure> {
+    let known = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+    if assert & !known != 0 {
+        return Err((
+            MPI_ERR_ASSERT,
+            format!("assert {assert:#x} is not a fence's"),
+        ));
+    }
+    let c = window::with(win, |w| {
+        if w.epoch.all.is_some() || !w.epoch.locked.is_empty() {
+            return Err(sync_error("a fence inside a passive-target epoch"));
+        }
+        Ok(w.comm.clone())
+    })?;
+    fence(Ordering::SeqCst);
+    // Every member's accesses of the closing epoch are complete once all arrive.
+    clump_mpi::barrier(&c).map_err(err)?;
+    fence(Ordering::SeqCst);
+    window::with(win, |w| {
+        w.epoch.fence = assert & MPI_MODE_NOSUCCEED == 0;
+        Ok(())
+    })
+}
+
+/// Takes or releases the lock of member `t` of `win`, waiting while it is held.
+fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), Failure> {
+    let space = space::current().ok_or_else(|| sync_error("no window exists"))?;
+    let m = window::with(win, |w| Ok(w.members[t]))?;
+    let req = Request {
+        kind,
+        id: m.id,
+        offset: 0,
+        args: [exclusive as u64, 0, 0],
+        data: &[],
+    };
+    space.wait_until(|| {
+        if m.rank == space.gas.rank() {
+            return window::with(win, |w| {
+                Ok(match kind {
+                    Kind::Lock => w.served.try_lock(exclusive),
+                    _ => {
+                        w.served.unlock(exclusive);
+                        true
+                    }
+                })
+            });
+        }
+        let reply = target::send(&space, m.rank, &req)?;
+        Ok(kind != Kind::Lock || reply.first() == Some(&1))
+    })
+}
+
+fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {
+    window::with(win, |w| w.index(rank))
+}
+
+fn lock(lock_type: c_int, rank: c_int, assert: c_int, win: usize) -> Result<(), Failure> {
+    let exclusive = match lock_type {
+        MPI_LOCK_EXCLUSIVE => true,
+        MPI_LOCK_SHARED => false,
+        _ => return Err((MPI_ERR_LOCKTYPE, format!("lock type {lock_type}"))),
+    };
+    if assert & !MPI_MODE_NOCHECK != 0 {
+        return Err((
+            MPI_ERR_ASSERT,
+            format!("assert {assert:#x} is not a lock's"),
+        ));
+    }
+    let t = member_index(win, rank)?;
+    window::with(win, |w| {
+        if w.epoch.all.is_some() || w.epoch.locked.contains_key(&t) {
+            return Err(sync_error(format!("rank {rank} is locked already")));
+        }
+        Ok(())
+    })?;
+    let taken = assert & MPI_MODE_NOCHECK == 0;
+    if taken {
+        lock_member(win, t, Kind::Lock, exclusive)?;
+    }
+    window::with(win, |w| {
+        w.epoch.locked.insert(t, Held { exclusive, taken });
+        Ok(())
+    })
+}
+
+fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
+    let t = member_index(win, rank)?;
+    let held = window::with(win, |w| {
+        w.epoch
+            .locked
+            .remove(&t)
+            .ok_or_else(|| sync_error(format!("rank {rank} is not locked")))
+    })?;
+    fence(Ordering::SeqCst);
+    if held.taken {
+        lock_member(win, t, Kind::Unlock, held.exclusive)?;
+    }
+    Ok(())
+}
+
+fn lock_all(assert: c_int, win: usize) -> Result<(), Failure> {
+    if assert & !MPI_MODE_NOCHECK != 0 {
+        return Err((
+            MPI_ERR_ASSERT,
+            format!("assert {assert:#x} is not a lock's"),
+        ));
+    }
+    let n = window::with(win, |w| {
+        if w.epoch.all.is_some() || !w.epoch.locked.is_empty() {
+            return Err(sync_error("a lock_all inside a passive-target epoch"));
+        }
+        Ok(w.members.len())
+    })?;
+    if assert & MPI_MODE_NOCHECK == 0 {
+        for t in 0..n {
+            lock_member(win, t, Kind::Lock, false)?;
+        }
+    }
+    window::with(win, |w| {
+        w.epoch.all = Some(assert & MPI_MODE_NOCHECK == 0);
+        Ok(())
+    })
+}
+
+fn unlock_all(win: usize) -> Result<(), Failure> {
+    let (n, taken) = window::with(win, |w| {
+        let taken = w
+            .epoch
+            .all
+            .take()
+            .ok_or_else(|| sync_error("unlock_all without lock_all"))?;
+        Ok((w.members.len(), taken))
+    })?;
+    fence(Ordering::SeqCst);
+    if taken {
+        for t in 0..n {
+            lock_member(win, t, Kind::Unlock, false)?;
+        }
+    }
+    Ok(())
+}
+
+/// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
+/// accesses themselves completed when their calls returned.
+fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
+    window::with(win, |w| {
+        let open = match rank {
+            Some(r) => w.epoch.reaches(w.index(r)?),
+            None => w.epoch.is_open(),
+        };
+        if !open {
+            return Err(sync_error("a flush outside a passive-target epoch"));
+        }
+        Ok(())
+    })?;
+    fence(Ordering::SeqCst);
+    Ok(())
+}
+
+mpi_functions! {
+    fn Win_fence(assert: c_int, win: usize) -> c_int {
+        on(win, || fence_call(assert, win))
+    }
+
+    fn Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: usize) -> c_int {
+        on(win, || lock(lock_type, rank, assert, win))
+    }
+
+    fn Win_unlock(rank: c_int, win: usize) -> c_int {
+        on(win, || unlock(rank, win))
+    }
+
+    fn Win_lock_all(assert: c_int, win: usize) -> c_int {
+        on(win, || lock_all(assert, win))
+    }
+
+    fn Win_unlock_all(win: usize) -> c_int {
+        on(win, || unlock_all(win))
+    }
+
+    fn Win_flush(rank: c_int, win: usize) -> c_int {
+        on(win, || flush(Some(rank), win))
+    }
+
+    fn Win_flush_local(rank: c_int, win: usize) -> c_int {
+        on(win, || flush(Some(rank), win))
+    }
+
+    fn Win_flush_all(win: usize) -> c_int {
+        on(win, || flush(None, win))
+    }
+
+    fn Win_flush_local_all(win: usize) -> c_int {
+        on(win, || flush(None, win))
+    }
+
+    fn Win_sync(win: usize) -> c_int {
+        on(win, || {
+            window::with(win, |_| Ok(()))?;
+            fence(Ordering::SeqCst);
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,237 @@
+//! The target's side: the requests an origin's remote procedure call carries, encoded and
+//! served (by the handler, one at a time: what makes accumulates atomic), and the memory
+//! accesses both the handler and an origin with direct access make.
+
+use super::super::abi::MPI_ERR_OTHER;
+use super::super::handles::{datatype, op, Handle};
+use super::super::wired::Failure;
+use super::abi::MPI_ERR_WIN;
+use super::guard::{guarded, GUARD_BYTES};
+use super::space::Space;
+use super::window;
+use clump_mpi::{Datatype, Op};
+
+/// What a request asks: the kind byte that starts it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Kind {
+    Put = 1,
+    Get = 2,
+    Accumulate = 3,
+    CompareSwap = 4,
+    Lock = 5,
+    Unlock = 6,
+    /// General active target: a target's `MPI_Win_post` to an origin.
+    Post = 7,
+    /// An origin's `MPI_Win_complete` to a target.
+    Complete = 8,
+}
+
+/// A request: its kind, the target's window id, the byte offset in the window, and the
+/// kind's own arguments.
+pub struct Request<'a> {
+    pub kind: Kind,
+    pub id: u32,
+    pub offset: u64,
+    /// Put: nothing. Get: the length. Accumulate: the operation, the predefined type, and
+    /// whether the old contents come back. Compare-and-swap: the type. Lock and unlock:
+    /// whether exclusive.
+    pub args: [u64; 3],
+    pub data: &'a [u8],
+}
+
+const HEADER: usize = 1 + 4 + 8 + 3 * 8;
+
+/// Bytes of data one request can carry.
+pub fn room() -> usize {
+    am::MAX_MEDIUM - HEADER
+}
+
+impl Request<'_> {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER + self.data.len());
+        out.push(self.kind as u8);
+        out.extend_from_slice(&self.id.to_le_bytes());
+        out.extend_from_slice(&self.offset.to_le_bytes());
+        for a in self.args {
+            out.extend_from_slice(&a.to_le_bytes());
+        }
+        out.extend_from_slice(self.data);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Request<'_>> {
+        if bytes.len() < HEADER {
+            return None;
+        }
+        let kind = match bytes[0] {
+            1 => Kind::Put,
+            2 => Kind::Get,
+            3 => Kind::Accumulate,
+            4 => Kind::CompareSwap,
+            5 => Kind::Lock,
+            6 => Kind::Unlock,
+            7 => Kind::Post,
+            8 => Kind::Complete,
+            _ => return None,
+        };
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        Some(Request {
+            kind,
+            id: u32::from_le_bytes(bytes[1..5].try_into().unwrap()),
+            offset: word(5),
+            args: [word(13), word(21), word(29)],
+            data: &bytes[HEADER..],
+        })
+    }
+}
+
+/// A reply: the error code (0 for success) as 4 bytes, then the data.
+pub fn reply(outcome: Result<Vec<u8>, Failure>) -> Vec<u8> {
+    match outcome {
+        Ok(mut data) => {
+            data.splice(0..0, 0i32.to_le_bytes());
+            data
+        }
+        Err((code, why)) => {
+            let mut out = code.to_le_bytes().to_vec();
+            out.extend_from_slice(why.as_bytes());
+            out
+        }
+    }
+}
+
+/// The reply's data, or the target's error.
+pub fn unreply(bytes: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    if bytes.len() < 4 {
+        return Err((MPI_ERR_OTHER, "a one-sided reply was cut short".into()));
+    }
+    match i32::from_le_bytes(bytes[..4].try_into().unwrap()) {
+        0 => Ok(bytes[4..].to_vec()),
+        code => Err((code, String::from_utf8_lossy(&bytes[4..]).into_owned())),
+    }
+}
+
+/// Runs `req` at job rank `rank` and returns the reply's data.
+pub fn send(space: &Space, rank: u32, req: &Request) -> Result<Vec<u8>, Failure> {
+    let reply = space
+        .gas
+        .rpc(rank, space.rpc, &req.encode())
+        .map_err(|e| (MPI_ERR_OTHER, e.to_string()))?;
+    unreply(reply)
+}
+
+/// Runs a request at its target (in the handler of the remote procedure call).
+pub fn serve(source: u32, arg: &[u8]) -> Vec<u8> {
+    let Some(req) = Request::decode(arg) else {
+        return reply(Err((
+            MPI_ERR_OTHER,
+            format!("malformed request from rank {source}"),
+        )));
+    };
+    reply(apply(&req))
+}
+
+/// Where a request lands, or its answer when it needs no memory.
+enum Landing {
+    /// The address, and the window's guard word if it has one.
+    At(usize, Option<usize>),
+    Answer(Vec<u8>),
+}
+
+fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
+    let len = match req.kind {
+        Kind::Get => req.args[0] as usize,
+        Kind::CompareSwap => req.data.len() / 2,
+        Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => 0,
+        Kind::Put | Kind::Accumulate => req.data.len(),
+    };
+    let exclusive = req.args[0] != 0;
+    let landing = window::with_id(req.id, |w| match req.kind {
+        Kind::Lock => Ok(Landing::Answer(vec![w.served.try_lock(exclusive) as u8])),
+        Kind::Unlock => {
+            w.served.unlock(exclusive);
+            Ok(Landing::Answer(Vec::new()))
+        }
+        Kind::Post | Kind::Complete => {
+            w.signal(req.kind, req.args[0] as usize);
+            Ok(Landing::Answer(Vec::new()))
+        }
+        _ => {
+            let guard = w.owned.map(|base| base - GUARD_BYTES);
+            Ok(Landing::At(w.locate(req.offset as usize, len)?, guard))
+        }
+    })
+    .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
+    let (addr, guard) = match landing {
+        Landing::Answer(a) => return Ok(a),
+        Landing::At(addr, guard) => (addr, guard),
+    };
+    match req.kind {
+        Kind::Put => {
+            write_at(addr, req.data);
+            Ok(Vec::new())
+        }
+        Kind::Get => Ok(read_at(addr, len)),
+        Kind::Accumulate => {
+            let [op_h, ty, fetch] = req.args;
+            let (dt, op) = (datatype(ty as Handle)?, op(op_h as Handle, ty as Handle)?);
+            guarded(guard, || {
+                accumulate_at(addr, req.data, (&dt, &op), fetch != 0)
+            })
+        }
+        Kind::CompareSwap => Ok(guarded(guard, || {
+            compare_swap_at(addr, &req.data[..len], &req.data[len..])
+        })),
+        Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
+            unreachable!("answered above")
+        }
+    }
+}
+
+/// Copies `len` bytes from `from` to `to`.
+pub fn copy(from: usize, to: usize, len: usize) {
+    // SAFETY: each side is window memory the caller checked against the window's size
+    // (the owner's own memory, or a same-host segment mapped here, valid until the
+    // collective MPI_Win_free, which no access outlives) or a caller's buffer of `len`
+    // bytes (mpi.h's contract).
+    unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) }
+}
+
+/// Copies `data` to `addr`.
+pub fn write_at(addr: usize, data: &[u8]) {
+    copy(data.as_ptr() as usize, addr, data.len())
+}
+
+/// The `len` bytes at `addr`.
+pub fn read_at(addr: usize, len: usize) -> Vec<u8> {
+    let mut out = vec![0; len];
+    copy(addr, out.as_mut_ptr() as usize, len);
+    out
+}
+
+/// `target = target op data` for the elements of predefined type `ty` at `addr`; the old
+/// contents when `fetch`.
+pub fn accumulate_at(
+    addr: usize,
+    data: &[u8],
+    (dt, op): (&Datatype, &Op),
+    fetch: bool,
+) -> Result<Vec<u8>, Failure> {
+    let count = data.len() / dt.size().max(1);
+    let old = read_at(addr, data.len());
+    let mut new = data.to_vec();
+    op.combine(dt, count, &old, &mut new)
+        .map_err(super::super::handles::err)?;
+    write_at(addr, &new);
+    Ok(if fetch { old } else { Vec::new() })
+}
+
+/// Writes `new` at `addr` if it holds `expect`; the old contents.
+pub fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
+    let old = read_at(addr, expect.len());
+    if old == expect {
+        write_at(addr, new);
+    }
+    old
+}

@@ -1,0 +1,235 @@
+//! The windows of this process: what each member of a window told the others when it was
+//! created, this process's epochs as an origin and its locks as a target, in a per-thread
+//! registry keyed by handle. Nothing here is borrowed across a wait: a target's handler
+//! reads the registry while an origin waits.
+
+use super::super::handles::{ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::wired::Failure;
+use super::abi::*;
+use super::target::Kind;
+use clump_mpi::Comm;
+use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
+use std::os::raw::c_int;
+
+/// Window handles are this plus the window's id in this process.
+const FIRST_WIN: usize = 0x4000_0000;
+
+/// One member of a window as the others see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Member {
+    /// Its job rank (the global address space's rank).
+    pub rank: u32,
+    /// Its window's id in its own process.
+    pub id: u32,
+    /// Its window memory's address in its own process, and length.
+    pub addr: usize,
+    pub size: usize,
+    pub disp_unit: usize,
+    /// The memory's offset in its global address space segment (allocated windows).
+    pub seg_off: Option<usize>,
+}
+
+/// The values `MPI_Win_get_attr` hands out pointers to: they stay put while the window
+/// lives.
+pub struct Attrs {
+    pub base: usize,
+    pub size: isize,
+    pub disp_unit: c_int,
+    pub flavor: c_int,
+    pub model: c_int,
+}
+
+/// What this process may access now, as an origin.
+#[derive(Default)]
+pub struct Epoch {
+    /// Between fences (a fence without `MPI_MODE_NOSUCCEED` opens one).
+    pub fence: bool,
+    /// Targets (communicator ranks) locked by `MPI_Win_lock`.
+    pub locked: HashMap<usize, Held>,
+    /// Every target is locked shared by `MPI_Win_lock_all`: whether the targets' locks
+    /// were taken (not under `MPI_MODE_NOCHECK`).
+    pub all: Option<bool>,
+    /// The targets of the open `MPI_Win_start`.
+    pub started: Vec<usize>,
+}
+
+impl Epoch {
+    pub fn reaches(&self, target: usize) -> bool {
+        self.fence
+            || self.all.is_some()
+            || self.locked.contains_key(&target)
+            || self.started.contains(&target)
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.fence || self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
+    }
+}
+
+/// A lock this process holds on a target.
+#[derive(Clone, Copy)]
+pub struct Held {
+    pub exclusive: bool,
+    /// Whether the target's lock was taken (not under `MPI_MODE_NOCHECK`).
+    pub taken: bool,
+}
+
+/// This window's lock as a target: an exclusive holder, or a count of shared holders.
+#[derive(Default)]
+pub struct Served {
+    pub exclusive: bool,
+    pub shared: u32,
+}
+
+impl Served {
+    /// Takes the lock of `kind` if it is free for it.
+    pub fn try_lock(&mut self, exclusive: bool) -> bool {
+        if self.exclusive || (exclusive && self.shared > 0) {
+            return false;
+        }
+        if exclusive {
+            self.exclusive = true;
+        } else {
+            self.shared += 1;
+        }
+        true
+    }
+
+    pub fn unlock(&mut self, exclusive: bool) {
+        if exclusive {
+            self.exclusive = false;
+        } else {
+            self.shared = self.shared.saturating_sub(1);
+        }
+    }
+}
+
+pub struct Window {
+    pub comm: Comm,
+    pub members: Vec<Member>,
+    pub attrs: Box<Attrs>,
+    pub name: String,
+    pub errhandler: usize,
+    pub epoch: Epoch,
+    pub served: Served,
+    /// Memory this window took from the segment, returned when it is freed.
+    pub owned: Option<usize>,
+    /// The (address, length) regions attached to a dynamic window.
+    pub attached: Vec<(usize, usize)>,
+    /// General active target: posts received from each member and not yet started on,
+    /// completions received and not yet waited for, and the origins of the open post.
+    pub posts: Vec<u32>,
+    pub completions: usize,
+    pub exposed: Vec<usize>,
+}
+
+impl Window {
+    /// Counts a post or a completion from member `from`.
+    pub fn signal(&mut self, kind: Kind, from: usize) {
+        match kind {
+            Kind::Post => {
+                if let Some(p) = self.posts.get_mut(from) {
+                    *p += 1;
+                }
+            }
+            _ => self.completions += 1,
+        }
+    }
+
+    /// The address here of `len` bytes at byte offset `offset` of this process's part:
+    /// for a dynamic window the offset is an address, which an attached region must hold.
+    pub fn locate(&self, offset: usize, len: usize) -> Result<usize, Failure> {
+        let end = offset.checked_add(len);
+        let inside = |(start, size): (usize, usize)| {
+            offset >= start && end.is_some_and(|e| e <= start + size)
+        };
+        if self.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
+            if self.attached.iter().any(|&r| inside(r)) {
+                return Ok(offset);
+            }
+        } else if inside((0, self.attrs.size as usize)) {
+            return Ok(self.attrs.base + offset);
+        }
+        Err((
+            MPI_ERR_RMA_RANGE,
+            format!("{len} bytes at {offset:#x} leave the target's window"),
+        ))
+    }
+
+    /// The member of communicator rank `rank`, checked.
+    pub fn index(&self, rank: c_int) -> Result<usize, Failure> {
+        usize::try_from(rank)
+            .ok()
+            .filter(|&r| r < self.members.len())
+            .ok_or_else(|| (MPI_ERR_RANK, format!("invalid rank {rank}")))
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    windows: HashMap<u32, Window>,
+    next: u32,
+}
+
+thread_local! {
+    static WINDOWS: RefCell<Registry> = RefCell::default();
+}
+
+/// The id the next window of this process gets.
+pub fn next_id() -> u32 {
+    WINDOWS.with_borrow(|r| r.next)
+}
+
+/// Stores a window under the id [`next_id`] gave; returns its handle.
+pub fn insert(w: Window) -> usize {
+    WINDOWS.with_borrow_mut(|r| {
+        let id = r.next;
+        r.next += 1;
+        r.windows.insert(id, w);
+        FIRST_WIN + id as usize
+    })
+}
+
+fn id_of(h: usize) -> Option<u32> {
+    h.checked_sub(FIRST_WIN).and_then(|i| u32::try_from(i).ok())
+}
+
+fn invalid(h: usize) -> Failure {
+    (MPI_ERR_WIN, format!("invalid window handle {h:#x}"))
+}
+
+/// Runs `f` on window `h`.
+pub fn with<T>(h: usize, f: impl FnOnce(&mut Window) -> Result<T, Failure>) -> Result<T, Failure> {
+    let id = id_of(h).ok_or_else(|| invalid(h))?;
+    WINDOWS.with_borrow_mut(|r| match r.windows.get_mut(&id) {
+        Some(w) => f(w),
+        None => Err(invalid(h)),
+    })
+}
+
+/// Runs `f` on the window of this process with id `id` (a target's request names it so).
+pub fn with_id<T>(id: u32, f: impl FnOnce(&mut Window) -> T) -> Option<T> {
+    WINDOWS.with_borrow_mut(|r| r.windows.get_mut(&id).map(f))
+}
+
+pub fn remove(h: usize) -> Result<Window, Failure> {
+    let id = id_of(h).ok_or_else(|| invalid(h))?;
+    WINDOWS
+        .with_borrow_mut(|r| r.windows.remove(&id))
+        .ok_or_else(|| invalid(h))
+}
+
+/// Passes an error through window `h`'s handler (fatal unless set to return).
+pub fn handle_error(h: usize, failure: Failure) -> c_int {
+    let handler = with(h, |w| Ok(w.errhandler)).unwrap_or(ERRORS_ARE_FATAL);
+    if handler == ERRORS_RETURN {
+        return failure.0;
+    }
+    super::super::handles::fatal(failure)
+}
+
+/// Runs the body of a call on window `win`, its error through the window's handler.
+pub fn on(win: usize, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
+    super::super::export::call(|| body().map_err(|e| handle_error(win, e)))
+}
