@@ -103,3 +103,11 @@ fn amii_spmd_then_mpi_share_one_job_and_amii_outlives_mpi() {
         "spmd_mixed",
     );
 }
+
+#[test]
+fn intercommunicators_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/intercomm.c", "mpi_intercomm"),
+        "intercomm",
+    );
+}

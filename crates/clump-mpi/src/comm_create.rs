@@ -43,6 +43,9 @@ impl Comm {
 
     /// `MPI_Comm_dup`: the same members in a new context. Collective.
     pub fn dup(&self) -> Result<Comm> {
+        if self.is_inter() {
+            return self.dup_inter();
+        }
         let ctx = agree_ctx(self)?;
         Ok(Comm::from_parts(
             ctx,
@@ -54,6 +57,7 @@ impl Comm {
     /// `MPI_Comm_split`: one communicator per `color`, ranked by `key` then by rank here;
     /// `None` for [`UNDEFINED`] colors. Collective.
     pub fn split(&self, color: i32, key: i32) -> Result<Option<Comm>> {
+        self.refuse_inter("MPI_Comm_split")?;
         if color < 0 && color != UNDEFINED {
             return Err(Error::new(
                 ErrorClass::Arg,
@@ -86,6 +90,7 @@ impl Comm {
     /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this
     /// communicator; `None` on processes outside it. Collective, with the same group on all.
     pub fn create(&self, group: &Group) -> Result<Option<Comm>> {
+        self.refuse_inter("MPI_Comm_create")?;
         if let Some(m) = group.members().iter().find(|m| !self.group().contains(m)) {
             return Err(Error::new(
                 ErrorClass::Arg,

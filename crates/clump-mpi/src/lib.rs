@@ -21,6 +21,7 @@ mod engine;
 mod error;
 mod group;
 mod idle;
+mod intercomm;
 mod matching;
 mod op;
 mod p2p;
@@ -43,6 +44,7 @@ pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_som
 pub use datatype::{Datatype, Predef};
 pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
+pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use op::{Op, UserFn};
 pub use p2p::{

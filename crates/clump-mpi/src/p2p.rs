@@ -128,7 +128,7 @@ pub unsafe fn irecv(
         cap,
         expected: None,
         received: 0,
-        group: comm.group().clone(),
+        group: comm.peers().clone(),
         unpack,
     });
     e.post(id, pat);
@@ -178,7 +178,7 @@ pub unsafe fn recv_raw(
                 cap,
                 expected: None,
                 received: 0,
-                group: comm.group().clone(),
+                group: comm.peers().clone(),
                 unpack: None,
             },
             pat,
@@ -441,7 +441,7 @@ fn pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
 /// The status of the first stored message `pat` matches.
 fn peek_status(rt: &runtime::Runtime, pat: &Pattern, comm: &Comm) -> Option<Status> {
     let found = rt.engine.borrow().peek(pat);
-    found.map(|(env, len)| match rank_in(comm.group(), env.src) {
+    found.map(|(env, len)| match rank_in(comm.peers(), env.src) {
         Some(source) => Status {
             source,
             tag: env.tag,

@@ -17,6 +17,7 @@ mod errors;
 mod export;
 mod handles;
 mod info;
+mod intercomms;
 mod persistent;
 mod types;
 mod unsupported;

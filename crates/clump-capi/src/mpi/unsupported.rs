@@ -132,11 +132,11 @@ unsupported! {
         Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
         Comm_call_errhandler Comm_create_group Comm_delete_attr Comm_detach_buffer
         Comm_detach_buffer_c Comm_dup_with_info Comm_flush_buffer Comm_get_info Comm_idup
-        Comm_idup_with_info Comm_iflush_buffer Comm_remote_group Comm_remote_size
-        Comm_set_attr Comm_set_info Comm_split_type Comm_test_inter Dist_graph_create
+        Comm_idup_with_info Comm_iflush_buffer
+        Comm_set_attr Comm_set_info Comm_split_type Dist_graph_create
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
-        Ibarrier Intercomm_create Intercomm_merge Topo_test;
+        Ibarrier Topo_test;
     comm after (_a0):
         Win_create_dynamic;
     comm after (_a0 _a1):
