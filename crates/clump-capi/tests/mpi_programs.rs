@@ -111,3 +111,11 @@ fn intercommunicators_run_over_shared_memory_udp_and_two_hosts() {
         "intercomm",
     );
 }
+
+#[test]
+fn topologies_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/topology.c", "mpi_topology"),
+        "topology",
+    );
+}

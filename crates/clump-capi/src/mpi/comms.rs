@@ -3,7 +3,7 @@
 //! communicators inherit their parent's error handler.
 
 use super::abi::*;
-use super::buffers::{ints, name_arg, MAX_OBJECT_NAME};
+use super::buffers::{ints, ints_out, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
@@ -189,14 +189,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let n = count(n)?;
             let got = group(a)?.translate_ranks(&ints(ranks, n)?, &group(b)?).map_err(err)?;
-            if n > 0 && out_ranks.is_null() {
-                return Err((MPI_ERR_ARG, "NULL ranks2".into()));
-            }
-            for (i, r) in got.into_iter().enumerate() {
-                // SAFETY: the output array from C has an entry for each of the `n` ranks.
-                unsafe { *out_ranks.add(i) = r };
-            }
-            Ok(())
+            ints_out(out_ranks, &got)
         })
     }
 

@@ -19,6 +19,7 @@ mod handles;
 mod info;
 mod intercomms;
 mod persistent;
+mod topology;
 mod types;
 mod unsupported;
 mod wired;

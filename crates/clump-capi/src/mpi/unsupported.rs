@@ -57,7 +57,7 @@ unsupported! {
         Accumulate Accumulate_c Add_error_class Add_error_code Add_error_string
         Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
         Comm_create_errhandler Comm_create_from_group Comm_create_keyval Comm_disconnect
-        Comm_free_keyval Comm_get_parent Comm_join Compare_and_swap Dims_create Fetch_and_op
+        Comm_free_keyval Comm_get_parent Comm_join Compare_and_swap Fetch_and_op
         Get Get_accumulate Get_accumulate_c Get_c Get_count_c Get_elements_c Get_elements_x
         Get_hw_resource_info Grequest_complete Grequest_start Group_difference
         Group_from_session_pset Group_intersection Group_union Imrecv Imrecv_c
