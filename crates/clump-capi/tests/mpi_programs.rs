@@ -119,3 +119,11 @@ fn topologies_run_over_shared_memory_udp_and_two_hosts() {
         "topology",
     );
 }
+
+#[test]
+fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),
+        "comm_group",
+    );
+}

@@ -83,6 +83,13 @@ mpi_functions! {
         })
     }
 
+    fn Comm_create_group(c: Handle, g: Handle, _tag: c_int, newcomm: *mut Handle) -> c_int {
+        on(c, || {
+            let made = comm(c)?.create_group(&group(g)?).map_err(err)?;
+            handle_out(newcomm, put_comm(made, c), "newcomm")
+        })
+    }
+
     fn Comm_free(c: *mut Handle) -> c_int {
         let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
         on(h, || {

@@ -9,6 +9,7 @@ mod abi_queries;
 mod buffered;
 mod buffers;
 mod collectives;
+mod comm_hints;
 mod comms;
 mod completion;
 mod conversions;

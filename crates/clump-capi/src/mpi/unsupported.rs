@@ -130,10 +130,10 @@ unsupported! {
     comm after ():
         Attr_delete Attr_get Attr_put Barrier_init Cart_coords Cart_create Cart_get Cart_map
         Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
-        Comm_call_errhandler Comm_create_group Comm_delete_attr Comm_detach_buffer
-        Comm_detach_buffer_c Comm_dup_with_info Comm_flush_buffer Comm_get_info Comm_idup
+        Comm_call_errhandler Comm_delete_attr Comm_detach_buffer
+        Comm_detach_buffer_c Comm_flush_buffer Comm_idup
         Comm_idup_with_info Comm_iflush_buffer
-        Comm_set_attr Comm_set_info Comm_split_type Dist_graph_create
+        Comm_set_attr Comm_split_type Dist_graph_create
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
         Ibarrier Topo_test;
