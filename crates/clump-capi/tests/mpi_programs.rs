@@ -127,3 +127,11 @@ fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
         "comm_group",
     );
 }
+
+#[test]
+fn attributes_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/attrs.c", "mpi_attrs"),
+        "attrs",
+    );
+}

@@ -11,8 +11,7 @@ mpi_functions! {
     fn Comm_dup_with_info(c: Handle, info: Handle, newcomm: *mut Handle) -> c_int {
         on(c, || {
             check_hints(info)?;
-            let dup = comm(c)?.dup().map_err(err)?;
-            out(newcomm, put_comm(Some(dup), c)).map_err(|e| (e, "NULL newcomm".into()))
+            super::comms::dup_out(c, newcomm)
         })
     }
 

@@ -37,6 +37,25 @@ fn handle_out(ptr: *mut Handle, h: Handle, what: &str) -> Result<(), Failure> {
     out(ptr, h).map_err(|e| (e, format!("NULL {what}")))
 }
 
+/// Duplicates `c` into `*newcomm`, attributes copied by their callbacks.
+pub fn dup_out(c: Handle, newcomm: *mut Handle) -> Result<(), Failure> {
+    let dup = put_comm(Some(comm(c)?.dup().map_err(err)?), c);
+    super::attrs::copy_all(c, dup)?;
+    handle_out(newcomm, dup, "newcomm")
+}
+
+/// Answers a get of a user key: its value (a pointer-sized word) and whether it is set.
+fn user_attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Result<(), Failure> {
+    if let Some(v) = v {
+        if value.is_null() {
+            return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
+        }
+        // SAFETY: for MPI_Comm_get_attr, attribute_val is the address of a pointer.
+        unsafe { value.cast::<usize>().write(v) };
+    }
+    out(flag, v.is_some() as c_int).map_err(|e| (e, "NULL flag".into()))
+}
+
 /// Reads the handle an in-out pointer argument holds.
 fn handle_in(ptr: *mut Handle, what: &str) -> Result<Handle, Failure> {
     // SAFETY: a non-NULL handle pointer from C points at a handle.
@@ -63,10 +82,7 @@ fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Fail
 
 mpi_functions! {
     fn Comm_dup(c: Handle, newcomm: *mut Handle) -> c_int {
-        on(c, || {
-            let dup = comm(c)?.dup().map_err(err)?;
-            handle_out(newcomm, put_comm(Some(dup), c), "newcomm")
-        })
+        on(c, || dup_out(c, newcomm))
     }
 
     fn Comm_split(c: Handle, color: c_int, key: c_int, newcomm: *mut Handle) -> c_int {
@@ -93,6 +109,7 @@ mpi_functions! {
     fn Comm_free(c: *mut Handle) -> c_int {
         let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
         on(h, || {
+            super::attrs::delete_all(h)?;
             free_comm(h)?.free().map_err(err)?;
             handle_out(c, COMM_NULL, "communicator")
         })
@@ -125,8 +142,10 @@ mpi_functions! {
                     UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
                     UNIVERSE_SIZE.as_ptr()
                 }
-                // No user keys exist (mpi.h has no way to make one), so any other is unset.
-                _ => return out(flag, 0).map_err(|e| (e, "NULL flag".into())),
+                _ => {
+                    let v = super::attrs::get(c, keyval)?;
+                    return user_attr_out(v, value, flag);
+                }
             };
             if value.is_null() {
                 return Err((MPI_ERR_ARG, "NULL attribute_val".into()));

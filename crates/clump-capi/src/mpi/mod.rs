@@ -6,9 +6,11 @@
 
 mod abi;
 mod abi_queries;
+mod attrs;
 mod buffered;
 mod buffers;
 mod collectives;
+mod comm_attrs;
 mod comm_hints;
 mod comms;
 mod completion;

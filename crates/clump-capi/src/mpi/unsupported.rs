@@ -56,12 +56,12 @@ unsupported! {
     world:
         Accumulate Accumulate_c Add_error_class Add_error_code Add_error_string
         Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
-        Comm_create_errhandler Comm_create_from_group Comm_create_keyval Comm_disconnect
-        Comm_free_keyval Comm_get_parent Comm_join Compare_and_swap Fetch_and_op
+        Comm_create_errhandler Comm_create_from_group Comm_disconnect
+        Comm_get_parent Comm_join Compare_and_swap Fetch_and_op
         Get Get_accumulate Get_accumulate_c Get_c Get_count_c Get_elements_c Get_elements_x
         Get_hw_resource_info Grequest_complete Grequest_start Group_difference
         Group_from_session_pset Group_intersection Group_union Imrecv Imrecv_c
-        Intercomm_create_from_groups Keyval_create Keyval_free Lookup_name Mrecv Mrecv_c
+        Intercomm_create_from_groups Lookup_name Mrecv Mrecv_c
         Op_commutative Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
         Publish_name Put Put_c Raccumulate Raccumulate_c Reduce_local Reduce_local_c
@@ -128,12 +128,12 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Attr_delete Attr_get Attr_put Barrier_init Cart_coords Cart_create Cart_get Cart_map
+        Barrier_init Cart_coords Cart_create Cart_get Cart_map
         Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
-        Comm_call_errhandler Comm_delete_attr Comm_detach_buffer
+        Comm_call_errhandler Comm_detach_buffer
         Comm_detach_buffer_c Comm_flush_buffer Comm_idup
         Comm_idup_with_info Comm_iflush_buffer
-        Comm_set_attr Comm_split_type Dist_graph_create
+        Comm_split_type Dist_graph_create
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
         Ibarrier Topo_test;

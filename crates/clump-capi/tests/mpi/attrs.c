@@ -1,0 +1,99 @@
+/* Attribute caching on communicators: user keys with copy and delete callbacks (called
+ * by dup, set over a value, delete, free, and for MPI_COMM_SELF by MPI_Finalize), the
+ * predefined MPI_COMM_DUP_FN / MPI_COMM_NULL_COPY_FN, and the MPI-1 names. */
+#include "check.h"
+
+static int copies, deletes, self_deleted;
+
+static int copy_plus_one(MPI_Comm comm, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm; (void)key;
+    CHECK(*(int *)extra == 42);
+    copies++;
+    *(void **)out = (char *)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm; (void)key; (void)value; (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static int self_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)key; (void)value; (void)extra;
+    CHECK(comm == MPI_COMM_SELF);
+    self_deleted = 1;
+    return MPI_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    static int extra = 42;
+    int key, dupkey, nullkey, flag;
+    void *v;
+    CHECK_OK(MPI_Comm_create_keyval(copy_plus_one, count_delete, &key, &extra));
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dupkey, NULL));
+    CHECK_OK(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &nullkey, NULL));
+    CHECK(key != dupkey && key != nullkey && key != MPI_TAG_UB);
+
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    CHECK_OK(MPI_Comm_get_attr(a, key, &v, &flag));
+    CHECK(flag == 0);
+    CHECK_OK(MPI_Comm_set_attr(a, key, (void *)100));
+    CHECK_OK(MPI_Comm_set_attr(a, dupkey, (void *)200));
+    CHECK_OK(MPI_Attr_put(a, nullkey, (void *)300));
+    CHECK_OK(MPI_Comm_set_attr(a, key, (void *)10)); /* replaces: deletes the old */
+    CHECK(deletes == 1);
+    CHECK_OK(MPI_Comm_get_attr(a, key, &v, &flag));
+    CHECK(flag == 1 && v == (void *)10);
+
+    CHECK_OK(MPI_Comm_dup(a, &b));
+    CHECK(copies == 1);
+    CHECK_OK(MPI_Comm_get_attr(b, key, &v, &flag));
+    CHECK(flag == 1 && v == (void *)11);
+    CHECK_OK(MPI_Attr_get(b, dupkey, &v, &flag));
+    CHECK(flag == 1 && v == (void *)200);
+    CHECK_OK(MPI_Comm_get_attr(b, nullkey, &v, &flag));
+    CHECK(flag == 0);
+    /* Predefined attributes still answer. */
+    int *ub;
+    CHECK_OK(MPI_Comm_get_attr(b, MPI_TAG_UB, &ub, &flag));
+    CHECK(flag == 1 && *ub >= 32767);
+
+    CHECK_OK(MPI_Comm_delete_attr(b, key));
+    CHECK(deletes == 2);
+    CHECK_OK(MPI_Comm_get_attr(b, key, &v, &flag));
+    CHECK(flag == 0);
+
+    /* A freed key stays usable by the values that hold it. */
+    CHECK_OK(MPI_Comm_free_keyval(&key));
+    CHECK(key == MPI_KEYVAL_INVALID);
+    MPI_Comm_free(&b);
+    CHECK(deletes == 2);
+    MPI_Comm_free(&a);
+    CHECK(deletes == 3);
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int eclass;
+    MPI_Error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, (void *)1), &eclass);
+    CHECK(eclass == MPI_ERR_KEYVAL);
+
+    int selfkey;
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &selfkey, NULL));
+    CHECK_OK(MPI_Comm_set_attr(MPI_COMM_SELF, selfkey, (void *)1));
+    MPI_Keyval_free(&dupkey);
+    MPI_Keyval_free(&nullkey);
+    MPI_Finalize();
+    if (!self_deleted) {
+        fprintf(stderr, "MPI_Finalize did not delete MPI_COMM_SELF's attribute\n");
+        return 1;
+    }
+    printf("attrs ok\n");
+    return 0;
+}
