@@ -18,6 +18,7 @@ pub const MPI_ERR_INFO_NOKEY: c_int = 32;
 pub const MPI_ERR_INFO_VALUE: c_int = 33;
 pub const MPI_ERR_INFO: c_int = 34;
 pub const MPI_ERR_KEYVAL: c_int = 36;
+pub const MPI_ERR_LASTCODE: c_int = 16383;
 pub const MPI_KEYVAL_INVALID: c_int = 0;
 pub const MPI_ERR_NO_MEM: c_int = 39;
 pub const MPI_ERR_UNSUPPORTED_OPERATION: c_int = 55;

@@ -1,9 +1,10 @@
-//! Attribute caching on communicators from C ([`super::attrs`] keeps them): the MPI-2
-//! calls and their MPI-1 names, which mean the same for communicators.
+//! Attribute caching from C ([`super::attrs`] keeps them): on communicators, by the MPI-2
+//! calls and their MPI-1 names (which mean the same there), and on datatypes, with
+//! `MPI_Type_dup`, which copies them.
 
 use super::abi::*;
 use super::attrs;
-use super::comms::PMPI_Comm_get_attr;
+use super::comms::{attr_out, PMPI_Comm_get_attr};
 use super::export::{mpi_functions, out};
 use super::handles::*;
 use super::wired::{on, Failure};
@@ -45,7 +46,49 @@ fn delete(c: Handle, k: c_int) -> c_int {
     })
 }
 
+/// Sets key `k` on datatype `t` (errors go where the datatype calls' go).
+fn type_set(t: Handle, k: c_int, value: *mut c_void) -> c_int {
+    on(COMM_WORLD, || {
+        datatype(t)?;
+        attrs::set(t, k, value as usize)
+    })
+}
+
 mpi_functions! {
+    fn Type_create_keyval(copy: usize, delete: usize, k: *mut c_int, extra: *mut c_void) -> c_int {
+        create(copy, delete, k, extra)
+    }
+
+    fn Type_free_keyval(k: *mut c_int) -> c_int {
+        free(k)
+    }
+
+    fn Type_set_attr(t: Handle, k: c_int, value: *mut c_void) -> c_int {
+        type_set(t, k, value)
+    }
+
+    fn Type_get_attr(t: Handle, k: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            datatype(t)?;
+            attr_out(attrs::get(t, k)?, value, flag)
+        })
+    }
+
+    fn Type_delete_attr(t: Handle, k: c_int) -> c_int {
+        on(COMM_WORLD, || {
+            datatype(t)?;
+            attrs::delete(t, k)
+        })
+    }
+
+    fn Type_dup(t: Handle, newtype: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let dup = put_datatype(datatype(t)?);
+            attrs::copy_all(t, dup)?;
+            out(newtype, dup).map_err(|e| (e, "NULL newtype".into()))
+        })
+    }
+
     fn Comm_create_keyval(copy: usize, delete: usize, k: *mut c_int, extra: *mut c_void) -> c_int {
         create(copy, delete, k, extra)
     }

@@ -19,7 +19,9 @@ static HOST: c_int = clump_mpi::PROC_NULL;
 static IO: c_int = clump_mpi::ANY_SOURCE;
 static WTIME_IS_GLOBAL: c_int = 0;
 static APPNUM: c_int = 0;
-static LASTUSEDCODE: c_int = LAST_STANDARD_CLASS;
+/// No user error codes exist: the largest code is the header's `MPI_ERR_LASTCODE`,
+/// which this attribute may not be below.
+static LASTUSEDCODE: c_int = MPI_ERR_LASTCODE;
 /// The job's size, set when the attribute is read.
 static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
 
@@ -45,7 +47,7 @@ pub fn dup_out(c: Handle, newcomm: *mut Handle) -> Result<(), Failure> {
 }
 
 /// Answers a get of a user key: its value (a pointer-sized word) and whether it is set.
-fn user_attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Result<(), Failure> {
+pub fn attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Result<(), Failure> {
     if let Some(v) = v {
         if value.is_null() {
             return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
@@ -144,7 +146,7 @@ mpi_functions! {
                 }
                 _ => {
                     let v = super::attrs::get(c, keyval)?;
-                    return user_attr_out(v, value, flag);
+                    return attr_out(v, value, flag);
                 }
             };
             if value.is_null() {

@@ -78,13 +78,13 @@ unsupported! {
         Status_set_tag Type_contiguous_c Type_create_darray Type_create_darray_c
         Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
         Type_create_hindexed_block Type_create_hindexed_block_c Type_create_hindexed_c
-        Type_create_hvector_c Type_create_indexed_block_c Type_create_keyval
+        Type_create_hvector_c Type_create_indexed_block_c
         Type_create_resized_c Type_create_struct_c Type_create_subarray
-        Type_create_subarray_c Type_delete_attr Type_dup Type_free_keyval Type_get_attr
+        Type_create_subarray_c
         Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
         Type_get_extent_c Type_get_extent_x Type_get_true_extent Type_get_true_extent_c
         Type_get_true_extent_x Type_get_value_index Type_indexed_c Type_match_size
-        Type_set_attr Type_size_c Type_size_x Type_vector_c Unpack_external
+        Type_size_c Type_size_x Type_vector_c Unpack_external
         Unpack_external_c Unpublish_name Win_attach Win_call_errhandler Win_complete
         Win_create_errhandler Win_create_keyval Win_delete_attr Win_detach Win_fence
         Win_flush Win_flush_all Win_flush_local Win_flush_local_all Win_free Win_free_keyval

@@ -1,6 +1,7 @@
-/* Attribute caching on communicators: user keys with copy and delete callbacks (called
+/* Attribute caching on communicators and datatypes: user keys with copy and delete callbacks (called
  * by dup, set over a value, delete, free, and for MPI_COMM_SELF by MPI_Finalize), the
- * predefined MPI_COMM_DUP_FN / MPI_COMM_NULL_COPY_FN, and the MPI-1 names. */
+ * predefined MPI_COMM_DUP_FN / MPI_COMM_NULL_COPY_FN, the MPI-1 names, MPI_Type_dup,
+ * and MPI_LASTUSEDCODE's value. */
 #include "check.h"
 
 static int copies, deletes, self_deleted;
@@ -18,6 +19,23 @@ static int copy_plus_one(MPI_Comm comm, int key, void *extra, void *in, void *ou
 static int count_delete(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)key; (void)value; (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static int type_copy(MPI_Datatype t, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)t; (void)key;
+    CHECK(*(int *)extra == 42);
+    copies++;
+    *(void **)out = (char *)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int type_delete(MPI_Datatype t, int key, void *value, void *extra)
+{
+    (void)t; (void)key; (void)value; (void)extra;
     deletes++;
     return MPI_SUCCESS;
 }
@@ -83,6 +101,31 @@ int main(int argc, char **argv)
     int eclass;
     MPI_Error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, (void *)1), &eclass);
     CHECK(eclass == MPI_ERR_KEYVAL);
+
+    /* MPI_LASTUSEDCODE is at least MPI_ERR_LASTCODE. */
+    int *last;
+    CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag == 1 && *last >= MPI_ERR_LASTCODE);
+
+    /* On datatypes: MPI_Type_dup copies, MPI_Type_free deletes. */
+    int tkey;
+    MPI_Datatype t, t2;
+    CHECK_OK(MPI_Type_create_keyval(type_copy, type_delete, &tkey, &extra));
+    MPI_Type_contiguous(3, MPI_INT, &t);
+    CHECK_OK(MPI_Type_set_attr(t, tkey, (void *)20));
+    CHECK_OK(MPI_Type_dup(t, &t2));
+    CHECK_OK(MPI_Type_get_attr(t2, tkey, &v, &flag));
+    CHECK(flag == 1 && v == (void *)21 && copies == 2);
+    int tsize;
+    MPI_Type_size(t2, &tsize);
+    CHECK(tsize == 3 * (int)sizeof(int));
+    CHECK_OK(MPI_Type_delete_attr(t, tkey));
+    CHECK(deletes == 4);
+    MPI_Type_free(&t);
+    CHECK(deletes == 4);
+    MPI_Type_free(&t2);
+    CHECK(deletes == 5);
+    CHECK_OK(MPI_Type_free_keyval(&tkey));
 
     int selfkey;
     CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &selfkey, NULL));
