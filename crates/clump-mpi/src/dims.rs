@@ -70,7 +70,7 @@ impl Search {
                 break;
             }
             // The other k - 1 factors are at most d: d^(k-1) must reach rem / d.
-            if rem % d != 0 || !reaches(d, k - 1, rem / d) {
+            if !rem.is_multiple_of(d) || !reaches(d, k - 1, rem / d) {
                 continue;
             }
             if let (Some(best), Some(&first)) = (&self.best, self.acc.first()) {
@@ -100,7 +100,7 @@ impl Search {
 fn divisors(n: u64) -> Vec<u64> {
     let small: Vec<u64> = (1..)
         .take_while(|d| d * d <= n)
-        .filter(|d| n % d == 0)
+        .filter(|d| n.is_multiple_of(*d))
         .collect();
     let large = small.iter().rev().map(|d| n / d).filter(|&q| q * q != n);
     small.iter().copied().chain(large).collect()
