@@ -90,12 +90,14 @@ impl Comm {
     /// `MPI_Comm_split`: one communicator per `color`, ranked by `key` then by rank here;
     /// `None` for [`UNDEFINED`] colors. Collective.
     pub fn split(&self, color: i32, key: i32) -> Result<Option<Comm>> {
-        self.refuse_inter("MPI_Comm_split")?;
         if color < 0 && color != UNDEFINED {
             return Err(Error::new(
                 ErrorClass::Arg,
                 format!("color {color} is negative"),
             ));
+        }
+        if self.is_inter() {
+            return self.split_inter(color, key);
         }
         let ctx = agree_ctx(self)?;
         let mut mine = color.to_ne_bytes().to_vec();

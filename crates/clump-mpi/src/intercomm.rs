@@ -7,11 +7,12 @@
 use std::rc::Rc;
 
 use crate::coll::{bcast, cisend, crecv_vec};
+use crate::coll_gather::allgather;
 use crate::coll_reduce::allreduce;
 use crate::comm::Comm;
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
-use crate::group::Group;
+use crate::group::{Group, UNDEFINED};
 use crate::op::Op;
 use crate::p2p::{isend, probe, recv, wait};
 use crate::runtime;
@@ -105,6 +106,19 @@ pub fn intercomm_create(
         local.rank() as u32,
         Rc::new(remote.to_vec()),
     ))
+}
+
+/// The job ranks of `color` in a flattened (color, key, job rank) list, by key then by
+/// their place in it.
+fn of_color(listed: &[u32], color: i32) -> Vec<u32> {
+    let mut chosen: Vec<(i32, usize, u32)> = listed
+        .chunks_exact(3)
+        .enumerate()
+        .filter(|(_, e)| e[0] as i32 == color)
+        .map(|(i, e)| (e[1] as i32, i, e[2]))
+        .collect();
+    chosen.sort();
+    chosen.into_iter().map(|(_, _, job)| job).collect()
 }
 
 /// The leaders' exchange over `peer` (point-to-point, `tag`): sends `mine`, returns theirs.
@@ -207,6 +221,43 @@ impl Comm {
             self.rank() as u32,
             remote,
         ))
+    }
+
+    /// `MPI_Comm_split` of an intercommunicator: one intercommunicator per color, between
+    /// the members of that color on each side (ranked by key, then by rank); `None` for
+    /// [`UNDEFINED`] and for a color the other side lacks. Collective over both groups.
+    pub(crate) fn split_inter(&self, color: i32, key: i32) -> Result<Option<Comm>> {
+        let local = self.local_part();
+        let mut mine = color.to_ne_bytes().to_vec();
+        mine.extend(key.to_ne_bytes());
+        let all = allgather(&mine, &vec![8; self.size() as usize], &local)?.concat();
+        // (color, key, job rank) of each local member, flattened for the other side.
+        let listed: Vec<u32> = words(&all)
+            .chunks_exact(2)
+            .zip(self.group().iter())
+            .flat_map(|(ck, &job)| [ck[0], ck[1], job])
+            .collect();
+        let (ctx, theirs) = self.agree_inter(&listed)?;
+        let ctx = take_pair(ctx)?;
+        if color == UNDEFINED {
+            return Ok(None);
+        }
+        let ours = of_color(&listed, color);
+        let remote = of_color(&theirs, color);
+        if remote.is_empty() {
+            return Ok(None);
+        }
+        let me = self.group()[self.rank() as usize];
+        let rank = ours
+            .iter()
+            .position(|&m| m == me)
+            .expect("this process chose its color");
+        Ok(Some(Comm::inter_from_parts(
+            ctx,
+            Rc::new(ours),
+            rank as u32,
+            Rc::new(remote),
+        )))
     }
 
     /// `MPI_Intercomm_merge`: one intracommunicator of both groups, the group that

@@ -1,6 +1,6 @@
 /* Intercommunicators: created from the two halves of world, point-to-point across
- * them (ranks name the other group), a dup, the remote-group queries and a merge in
- * both orders; on one process, the queries' answers for an intracommunicator. */
+ * them (ranks name the other group), a dup, a split, the remote-group queries and a
+ * merge in both orders; on one process, the queries' answers for an intracommunicator. */
 #include "check.h"
 
 /* Every rank of one side sends its world rank to each rank of the other; each checks
@@ -78,6 +78,44 @@ int main(int argc, char **argv)
         CHECK_OK(MPI_Comm_test_inter(dup, &flag));
         CHECK(flag == 1);
         exchange(dup, remote_world);
+
+        /* Split by world parity: each color pairs its members on both sides; a color
+         * one side lacks gives MPI_COMM_NULL. */
+        MPI_Comm part;
+        CHECK_OK(MPI_Comm_split(inter, rank % 2, -rank, &part));
+        int mine = 0, other = 0;
+        for (int r = 0; r < size; r++) {
+            if (r % 2 != rank % 2)
+                continue;
+            if ((r < size / 2) == left)
+                mine++;
+            else
+                other++;
+        }
+        if (other == 0) {
+            CHECK(part == MPI_COMM_NULL);
+        } else {
+            CHECK_OK(MPI_Comm_test_inter(part, &flag));
+            CHECK(flag == 1);
+            int psize, prsize, prank, got;
+            MPI_Comm_size(part, &psize);
+            MPI_Comm_remote_size(part, &prsize);
+            MPI_Comm_rank(part, &prank);
+            CHECK(psize == mine && prsize == other);
+            /* Keys are -rank: the highest world rank of the color comes first. */
+            int above = 0;
+            for (int r = rank + 2; r < size; r += 2)
+                if ((r < size / 2) == left)
+                    above++;
+            CHECK(prank == above);
+            /* The first of each side swap world ranks. */
+            if (prank == 0) {
+                CHECK_OK(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 4, &got, 1, MPI_INT, 0, 4, part,
+                                      MPI_STATUS_IGNORE));
+                CHECK(got % 2 == rank % 2 && (got < size / 2) != left);
+            }
+            MPI_Comm_free(&part);
+        }
 
         /* A collective on an intercommunicator is refused, never run on one side. */
         MPI_Error_class(MPI_Barrier(inter), &eclass);
