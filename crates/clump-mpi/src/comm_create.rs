@@ -123,10 +123,18 @@ impl Comm {
     }
 
     /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this
-    /// communicator; `None` on processes outside it. Collective, with the same group on all.
+    /// communicator; `None` on processes outside it. Collective, with the same group on all
+    /// (on an intercommunicator, each side its own subgroup: the result joins the two).
     pub fn create(&self, group: &Group) -> Result<Option<Comm>> {
-        self.refuse_inter("MPI_Comm_create")?;
         self.check_subgroup(group)?;
+        if self.is_inter() {
+            // Each side names a group of its own: a split with the group's order as key.
+            let me = self.group()[self.rank() as usize];
+            return match group.members().iter().position(|&m| m == me) {
+                Some(at) => self.split_inter(0, at as i32),
+                None => self.split_inter(UNDEFINED, 0),
+            };
+        }
         let ctx = agree_ctx(self)?;
         let me = self.group()[self.rank() as usize];
         Ok(group

@@ -1,5 +1,5 @@
 /* Intercommunicators: created from the two halves of world, point-to-point across
- * them (ranks name the other group), a dup, a split, the remote-group queries and a
+ * them (ranks name the other group), a dup, a split, a create, the remote-group queries and a
  * merge in both orders; on one process, the queries' answers for an intracommunicator. */
 #include "check.h"
 
@@ -116,6 +116,26 @@ int main(int argc, char **argv)
             }
             MPI_Comm_free(&part);
         }
+
+        /* Create from each side's first member only: a 1-to-1 intercommunicator. */
+        MPI_Group lg, first;
+        MPI_Comm_group(inter, &lg);
+        int zero = 0;
+        MPI_Group_incl(lg, 1, &zero, &first);
+        CHECK_OK(MPI_Comm_create(inter, first, &part));
+        if (irank == 0) {
+            int got;
+            MPI_Comm_remote_size(part, &n);
+            CHECK(n == 1);
+            CHECK_OK(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, part,
+                                  MPI_STATUS_IGNORE));
+            CHECK(got == (left ? size / 2 : 0));
+            MPI_Comm_free(&part);
+        } else {
+            CHECK(part == MPI_COMM_NULL);
+        }
+        MPI_Group_free(&first);
+        MPI_Group_free(&lg);
 
         /* A collective on an intercommunicator is refused, never run on one side. */
         MPI_Error_class(MPI_Barrier(inter), &eclass);
