@@ -134,3 +134,35 @@ fn amii_spmd_then_mpi_share_one_job_and_amii_outlives_mpi() {
         "spmd_mixed",
     );
 }
+
+#[test]
+fn intercommunicators_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/intercomm.c", "mpi_intercomm"),
+        "intercomm",
+    );
+}
+
+#[test]
+fn topologies_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/topology.c", "mpi_topology"),
+        "topology",
+    );
+}
+
+#[test]
+fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),
+        "comm_group",
+    );
+}
+
+#[test]
+fn attributes_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/attrs.c", "mpi_attrs"),
+        "attrs",
+    );
+}

@@ -63,7 +63,7 @@ pub(crate) unsafe fn cirecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) ->
         cap: buf.len(),
         expected: None,
         received: 0,
-        group: comm.group().clone(),
+        group: comm.peers().clone(),
         unpack: None,
     });
     e.post(id, pattern(comm, src, tag));

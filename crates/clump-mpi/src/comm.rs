@@ -10,9 +10,12 @@ use crate::runtime;
 pub struct Comm {
     /// Point-to-point traffic uses context `2 * ctx`, collectives `2 * ctx + 1`.
     ctx: u32,
-    /// Job rank of each member, by communicator rank.
+    /// Job rank of each member, by communicator rank (the local group of an
+    /// intercommunicator).
     group: Rc<Vec<u32>>,
     rank: u32,
+    /// An intercommunicator's remote group: its point-to-point ranks name these.
+    remote: Option<Rc<Vec<u32>>>,
 }
 
 impl Comm {
@@ -23,6 +26,7 @@ impl Comm {
             ctx: 0,
             group: Rc::new((0..rt.size()).collect()),
             rank: rt.rank(),
+            remote: None,
         })
     }
 
@@ -33,6 +37,7 @@ impl Comm {
             ctx: 1,
             group: Rc::new(vec![rt.rank()]),
             rank: 0,
+            remote: None,
         })
     }
 
@@ -45,7 +50,52 @@ impl Comm {
     }
 
     pub(crate) fn from_parts(ctx: u32, group: Rc<Vec<u32>>, rank: u32) -> Comm {
-        Comm { ctx, group, rank }
+        Comm {
+            ctx,
+            group,
+            rank,
+            remote: None,
+        }
+    }
+
+    pub(crate) fn inter_from_parts(
+        ctx: u32,
+        group: Rc<Vec<u32>>,
+        rank: u32,
+        remote: Rc<Vec<u32>>,
+    ) -> Comm {
+        Comm {
+            ctx,
+            group,
+            rank,
+            remote: Some(remote),
+        }
+    }
+
+    /// `MPI_Comm_test_inter`.
+    pub fn is_inter(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Fails for an intercommunicator: `what` works on intracommunicators only here.
+    pub fn refuse_inter(&self, what: &str) -> Result<()> {
+        if self.is_inter() {
+            return Err(Error::new(
+                ErrorClass::Comm,
+                format!("{what} on an intercommunicator is not supported by clump"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The processes point-to-point ranks name: the remote group of an
+    /// intercommunicator, the group itself otherwise.
+    pub(crate) fn peers(&self) -> &Rc<Vec<u32>> {
+        self.remote.as_ref().unwrap_or(&self.group)
+    }
+
+    pub(crate) fn remote(&self) -> Option<&Rc<Vec<u32>>> {
+        self.remote.as_ref()
     }
 
     /// World or self, whose contexts are fixed.
@@ -70,19 +120,20 @@ impl Comm {
         &self.group
     }
 
-    /// The job rank of communicator rank `r`; `None` for `MPI_PROC_NULL`.
+    /// The job rank of peer rank `r` (in the remote group of an intercommunicator);
+    /// `None` for `MPI_PROC_NULL`.
     pub(crate) fn job_rank(&self, r: i32) -> Result<Option<u32>> {
         if r == PROC_NULL {
             return Ok(None);
         }
         usize::try_from(r)
             .ok()
-            .and_then(|i| self.group.get(i).copied())
+            .and_then(|i| self.peers().get(i).copied())
             .map(Some)
             .ok_or_else(|| {
                 Error::new(
                     ErrorClass::Rank,
-                    format!("rank {r} is not in a communicator of {}", self.group.len()),
+                    format!("rank {r} is not in a group of {}", self.peers().len()),
                 )
             })
     }

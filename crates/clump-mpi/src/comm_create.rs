@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use crate::coll::{crecv, csend};
 use crate::coll_gather::allgather;
 use crate::coll_reduce::allreduce;
 use crate::comm::Comm;
@@ -24,15 +25,47 @@ fn agree_ctx(parent: &Comm) -> Result<u32> {
     let mut agreed = [0u8; 4];
     let unsigned = Datatype::predefined(Predef::Unsigned);
     allreduce(&mine, &mut agreed, 1, &unsigned, &Op::Max, parent)?;
-    let ctx = u32::from_ne_bytes(agreed);
+    take_ctx(u32::from_ne_bytes(agreed))
+}
+
+/// Takes the agreed context `ctx` on this process.
+fn take_ctx(ctx: u32) -> Result<u32> {
     if ctx > MAX_CTX {
         return Err(Error::new(
             ErrorClass::Intern,
             "no communicator contexts are left",
         ));
     }
-    rt.next_ctx.set(ctx + 1);
+    runtime::get()?.next_ctx.set(ctx + 1);
     Ok(ctx)
+}
+
+/// The tag of `MPI_Comm_create_group`'s agreement in the parent's collective context.
+const TAG_CREATE_GROUP: i32 = 41;
+
+/// Agrees on a context among the members of `sub` only (a group of the parent, in the
+/// parent's collective context): the parent's other members take no part, so this goes
+/// by messages through `sub`'s first member, never the parent's collective slots.
+fn agree_ctx_in(sub: &Comm) -> Result<u32> {
+    let mine = runtime::get()?.next_ctx.get();
+    let word = |b: [u8; 4]| u32::from_ne_bytes(b);
+    let mut got = [0u8; 4];
+    let agreed = if sub.rank() == 0 {
+        let mut max = mine;
+        for r in 1..sub.size() {
+            crecv(sub, r, TAG_CREATE_GROUP, &mut got)?;
+            max = max.max(word(got));
+        }
+        for r in 1..sub.size() {
+            csend(sub, r, TAG_CREATE_GROUP, &max.to_ne_bytes())?;
+        }
+        max
+    } else {
+        csend(sub, 0, TAG_CREATE_GROUP, &mine.to_ne_bytes())?;
+        crecv(sub, 0, TAG_CREATE_GROUP, &mut got)?;
+        word(got)
+    };
+    take_ctx(agreed)
 }
 
 impl Comm {
@@ -43,6 +76,9 @@ impl Comm {
 
     /// `MPI_Comm_dup`: the same members in a new context. Collective.
     pub fn dup(&self) -> Result<Comm> {
+        if self.is_inter() {
+            return self.dup_inter();
+        }
         let ctx = agree_ctx(self)?;
         Ok(Comm::from_parts(
             ctx,
@@ -59,6 +95,9 @@ impl Comm {
                 ErrorClass::Arg,
                 format!("color {color} is negative"),
             ));
+        }
+        if self.is_inter() {
+            return self.split_inter(color, key);
         }
         let ctx = agree_ctx(self)?;
         let mut mine = color.to_ne_bytes().to_vec();
@@ -84,13 +123,17 @@ impl Comm {
     }
 
     /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this
-    /// communicator; `None` on processes outside it. Collective, with the same group on all.
+    /// communicator; `None` on processes outside it. Collective, with the same group on all
+    /// (on an intercommunicator, each side its own subgroup: the result joins the two).
     pub fn create(&self, group: &Group) -> Result<Option<Comm>> {
-        if let Some(m) = group.members().iter().find(|m| !self.group().contains(m)) {
-            return Err(Error::new(
-                ErrorClass::Arg,
-                format!("job rank {m} of the group is not in the communicator"),
-            ));
+        self.check_subgroup(group)?;
+        if self.is_inter() {
+            // Each side names a group of its own: a split with the group's order as key.
+            let me = self.group()[self.rank() as usize];
+            return match group.members().iter().position(|&m| m == me) {
+                Some(at) => self.split_inter(0, at as i32),
+                None => self.split_inter(UNDEFINED, 0),
+            };
         }
         let ctx = agree_ctx(self)?;
         let me = self.group()[self.rank() as usize];
@@ -99,6 +142,32 @@ impl Comm {
             .iter()
             .position(|&m| m == me)
             .map(|r| Comm::from_parts(ctx, group.members().clone(), r as u32)))
+    }
+
+    /// `MPI_Comm_create_group`: a communicator of `group`'s members, collective over them
+    /// only; `None` on a process outside the group.
+    pub fn create_group(&self, group: &Group) -> Result<Option<Comm>> {
+        self.refuse_inter("MPI_Comm_create_group")?;
+        self.check_subgroup(group)?;
+        let me = self.group()[self.rank() as usize];
+        let Some(r) = group.members().iter().position(|&m| m == me) else {
+            return Ok(None);
+        };
+        let members = group.members().clone();
+        let sub = Comm::from_parts(self.ctx() as u32, members.clone(), r as u32);
+        let ctx = agree_ctx_in(&sub)?;
+        Ok(Some(Comm::from_parts(ctx, members, r as u32)))
+    }
+
+    /// Fails unless every member of `group` belongs to this communicator.
+    fn check_subgroup(&self, group: &Group) -> Result<()> {
+        match group.members().iter().find(|m| !self.group().contains(m)) {
+            Some(m) => Err(Error::new(
+                ErrorClass::Arg,
+                format!("job rank {m} of the group is not in the communicator"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// `MPI_Comm_compare`.

@@ -134,7 +134,7 @@ pub unsafe fn irecv(
         cap,
         expected: None,
         received: 0,
-        group: comm.group().clone(),
+        group: comm.peers().clone(),
         unpack,
     });
     e.post(id, pat);
@@ -184,7 +184,7 @@ pub unsafe fn recv_raw(
                 cap,
                 expected: None,
                 received: 0,
-                group: comm.group().clone(),
+                group: comm.peers().clone(),
                 unpack: None,
             },
             pat,
@@ -447,7 +447,7 @@ fn pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
 /// The status of the first stored message `pat` matches.
 fn peek_status(rt: &runtime::Runtime, pat: &Pattern, comm: &Comm) -> Option<Status> {
     let found = rt.engine.borrow().peek(pat);
-    found.map(|(env, len)| match rank_in(comm.group(), env.src) {
+    found.map(|(env, len)| match rank_in(comm.peers(), env.src) {
         Some(source) => Status {
             source,
             tag: env.tag,

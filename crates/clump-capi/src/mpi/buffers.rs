@@ -58,6 +58,18 @@ pub fn ints(ptr: *const c_int, n: usize) -> Result<Vec<c_int>, Failure> {
 }
 
 /// A name argument (`MPI_*_set_name`), cut to fit `MPI_MAX_OBJECT_NAME` with its NUL.
+/// Writes `values` into the C array `ptr` (which must hold that many).
+pub fn ints_out(ptr: *mut c_int, values: &[c_int]) -> Result<(), Failure> {
+    if !values.is_empty() && ptr.is_null() {
+        return Err((super::abi::MPI_ERR_ARG, "NULL output array".into()));
+    }
+    for (i, &v) in values.iter().enumerate() {
+        // SAFETY: the caller's contract is that the C array has an entry for each value.
+        unsafe { *ptr.add(i) = v };
+    }
+    Ok(())
+}
+
 pub fn name_arg(name: *const std::os::raw::c_char) -> Result<String, Failure> {
     if name.is_null() {
         return Err((super::abi::MPI_ERR_ARG, "NULL name".into()));

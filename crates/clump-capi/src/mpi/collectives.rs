@@ -73,7 +73,7 @@ fn gather_into(
     root: c_int,
     c: Handle,
 ) -> Result<(), Failure> {
-    let comm = comm(c)?;
+    let comm = intracomm(c, "a collective")?;
     let me = comm.rank() as usize;
     if comm.rank() != root {
         let mine = pack(sbuf, count(sn)?, &datatype(st)?)?;
@@ -105,7 +105,7 @@ fn scatter_from(
     root: c_int,
     c: Handle,
 ) -> Result<(), Failure> {
-    let comm = comm(c)?;
+    let comm = intracomm(c, "a collective")?;
     let at_root = comm.rank() == root;
     let in_place = at_root && is_in_place(rbuf);
     let blocks = if at_root {
@@ -269,7 +269,7 @@ fn reduction(
 ) -> Result<(), Failure> {
     let (dt, n) = (datatype(t)?, count(n)?);
     let op = op(o, t)?;
-    let comm = comm(c)?;
+    let comm = intracomm(c, "a collective")?;
     if let Some((send, recv)) = unpacked_buffers(sbuf, rbuf, dt.bytes(n).map_err(err)?, &dt) {
         return f(send, recv, n, &dt, &op, &comm).map_err(err);
     }
@@ -336,12 +336,12 @@ mpi_functions! {
     }
 
     fn Barrier(c: Handle) -> c_int {
-        on(c, || clump_mpi::barrier(&comm(c)?).map_err(err))
+        on(c, || clump_mpi::barrier(&intracomm(c, "a collective")?).map_err(err))
     }
 
     fn Bcast(buf: *mut c_void, n: c_int, t: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (dt, n, comm) = (datatype(t)?, count(n)?, comm(c)?);
+            let (dt, n, comm) = (datatype(t)?, count(n)?, intracomm(c, "a collective")?);
             let mut data = if comm.rank() == root { pack(buf, n, &dt)? } else { vec![0u8; dt.bytes(n).map_err(err)?] };
             clump_mpi::bcast(&mut data, n, &dt, root, &comm).map_err(err)?;
             if comm.rank() != root {
@@ -353,7 +353,7 @@ mpi_functions! {
 
     fn Reduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (dt, n, op, comm) = (datatype(t)?, count(n)?, op(o, t)?, comm(c)?);
+            let (dt, n, op, comm) = (datatype(t)?, count(n)?, op(o, t)?, intracomm(c, "a collective")?);
             let at_root = comm.rank() == root;
             let send = if at_root { reduction_input(sbuf, rbuf, n, &dt)? } else { pack(sbuf, n, &dt)? };
             let mut out = vec![0u8; send.len()];
@@ -375,7 +375,7 @@ mpi_functions! {
 
     fn Exscan(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
-            let (dt, n, comm) = (datatype(t)?, count(n)?, comm(c)?);
+            let (dt, n, comm) = (datatype(t)?, count(n)?, intracomm(c, "a collective")?);
             let send = reduction_input(sbuf, rbuf, n, &dt)?;
             let mut out = send.clone();
             clump_mpi::exscan(&send, &mut out, n, &dt, &op(o, t)?, &comm).map_err(err)?;
@@ -389,7 +389,7 @@ mpi_functions! {
 
     fn Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
-            let (dt, comm) = (datatype(t)?, comm(c)?);
+            let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = counts(rcounts, comm.size() as usize)?;
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)
         })
@@ -397,7 +397,7 @@ mpi_functions! {
 
     fn Reduce_scatter_block(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
-            let (dt, comm) = (datatype(t)?, comm(c)?);
+            let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = vec![count(n)?; comm.size() as usize];
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)
         })
@@ -405,14 +405,14 @@ mpi_functions! {
 
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (rcounts, displs) = regular(comm(c)?.size() as usize, count(rn)?);
+            let (rcounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(rn)?);
             gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
         })
     }
 
     fn Gatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, size_if(&comm, comm.rank() == root))?;
             gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
         })
@@ -420,14 +420,14 @@ mpi_functions! {
 
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (scounts, displs) = regular(comm(c)?.size() as usize, count(sn)?);
+            let (scounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(sn)?);
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
         })
     }
 
     fn Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let (scounts, displs) = v_form(scounts, displs, size_if(&comm, comm.rank() == root))?;
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
         })
@@ -435,7 +435,7 @@ mpi_functions! {
 
     fn Allgather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
             allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
         })
@@ -443,7 +443,7 @@ mpi_functions! {
 
     fn Allgatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, comm.size() as usize)?;
             allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
         })
@@ -451,7 +451,7 @@ mpi_functions! {
 
     fn Alltoall(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             if let Some((send, recv)) = contiguous_blocks(sbuf, sn, st, rbuf, rn, rt, n)? {
                 return clump_mpi::alltoall_contiguous(send, recv, &comm).map_err(err);
@@ -464,7 +464,7 @@ mpi_functions! {
 
     fn Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
-            let comm = comm(c)?;
+            let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             let (scounts, sdispls) = v_form(scounts, sdispls, if is_in_place(sbuf) { 0 } else { n })?;
             let (rcounts, rdispls) = v_form(rcounts, rdispls, n)?;

@@ -3,7 +3,7 @@
 //! communicators inherit their parent's error handler.
 
 use super::abi::*;
-use super::buffers::{ints, name_arg, MAX_OBJECT_NAME};
+use super::buffers::{ints, ints_out, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
@@ -19,7 +19,9 @@ static HOST: c_int = clump_mpi::PROC_NULL;
 static IO: c_int = clump_mpi::ANY_SOURCE;
 static WTIME_IS_GLOBAL: c_int = 0;
 static APPNUM: c_int = 0;
-static LASTUSEDCODE: c_int = LAST_STANDARD_CLASS;
+/// No user error codes exist: the largest code is the header's `MPI_ERR_LASTCODE`,
+/// which this attribute may not be below.
+static LASTUSEDCODE: c_int = MPI_ERR_LASTCODE;
 /// The job's size, set when the attribute is read.
 static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
 
@@ -35,6 +37,25 @@ fn comparison(c: Comparison) -> c_int {
 /// Writes a new handle through an out-pointer argument.
 fn handle_out(ptr: *mut Handle, h: Handle, what: &str) -> Result<(), Failure> {
     out(ptr, h).map_err(|e| (e, format!("NULL {what}")))
+}
+
+/// Duplicates `c` into `*newcomm`, attributes copied by their callbacks.
+pub fn dup_out(c: Handle, newcomm: *mut Handle) -> Result<(), Failure> {
+    let dup = put_comm(Some(comm(c)?.dup().map_err(err)?), c);
+    super::attrs::copy_all(c, dup)?;
+    handle_out(newcomm, dup, "newcomm")
+}
+
+/// Answers a get of a user key: its value (a pointer-sized word) and whether it is set.
+pub fn attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Result<(), Failure> {
+    if let Some(v) = v {
+        if value.is_null() {
+            return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
+        }
+        // SAFETY: for MPI_Comm_get_attr, attribute_val is the address of a pointer.
+        unsafe { value.cast::<usize>().write(v) };
+    }
+    out(flag, v.is_some() as c_int).map_err(|e| (e, "NULL flag".into()))
 }
 
 /// Reads the handle an in-out pointer argument holds.
@@ -63,10 +84,7 @@ fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Fail
 
 mpi_functions! {
     fn Comm_dup(c: Handle, newcomm: *mut Handle) -> c_int {
-        on(c, || {
-            let dup = comm(c)?.dup().map_err(err)?;
-            handle_out(newcomm, put_comm(Some(dup), c), "newcomm")
-        })
+        on(c, || dup_out(c, newcomm))
     }
 
     fn Comm_split(c: Handle, color: c_int, key: c_int, newcomm: *mut Handle) -> c_int {
@@ -83,9 +101,17 @@ mpi_functions! {
         })
     }
 
+    fn Comm_create_group(c: Handle, g: Handle, _tag: c_int, newcomm: *mut Handle) -> c_int {
+        on(c, || {
+            let made = comm(c)?.create_group(&group(g)?).map_err(err)?;
+            handle_out(newcomm, put_comm(made, c), "newcomm")
+        })
+    }
+
     fn Comm_free(c: *mut Handle) -> c_int {
         let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
         on(h, || {
+            super::attrs::delete_all(h)?;
             free_comm(h)?.free().map_err(err)?;
             handle_out(c, COMM_NULL, "communicator")
         })
@@ -118,8 +144,10 @@ mpi_functions! {
                     UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
                     UNIVERSE_SIZE.as_ptr()
                 }
-                // No user keys exist (mpi.h has no way to make one), so any other is unset.
-                _ => return out(flag, 0).map_err(|e| (e, "NULL flag".into())),
+                _ => {
+                    let v = super::attrs::get(c, keyval)?;
+                    return attr_out(v, value, flag);
+                }
             };
             if value.is_null() {
                 return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
@@ -189,14 +217,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let n = count(n)?;
             let got = group(a)?.translate_ranks(&ints(ranks, n)?, &group(b)?).map_err(err)?;
-            if n > 0 && out_ranks.is_null() {
-                return Err((MPI_ERR_ARG, "NULL ranks2".into()));
-            }
-            for (i, r) in got.into_iter().enumerate() {
-                // SAFETY: the output array from C has an entry for each of the `n` ranks.
-                unsafe { *out_ranks.add(i) = r };
-            }
-            Ok(())
+            ints_out(out_ranks, &got)
         })
     }
 

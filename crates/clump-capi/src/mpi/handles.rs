@@ -133,6 +133,13 @@ pub fn comm(h: Handle) -> Result<Comm, (c_int, String)> {
     with_comm(h, |e| e.comm.clone())
 }
 
+/// The communicator of `h` for an operation clump has for intracommunicators only.
+pub fn intracomm(h: Handle, what: &str) -> Result<Comm, (c_int, String)> {
+    let c = comm(h)?;
+    c.refuse_inter(what).map_err(err)?;
+    Ok(c)
+}
+
 /// Stores a new communicator (`None` gives `MPI_COMM_NULL`); it inherits `parent`'s error
 /// handler, as MPI says.
 pub fn put_comm(c: Option<Comm>, parent: Handle) -> Handle {

@@ -66,6 +66,20 @@ fn create(entries: Entries) -> Result<Handle, Failure> {
     })
 }
 
+/// Fails unless `h` is an info object or `MPI_INFO_NULL`: what a call that takes hints
+/// checks before it ignores them.
+pub fn check_hints(h: Handle) -> Result<(), Failure> {
+    if h == INFO_NULL {
+        return Ok(());
+    }
+    with_infos(|infos| read(infos, h)).map(drop)
+}
+
+/// A new info object with no entries: the hints clump uses (none).
+pub fn no_hints() -> Result<Handle, Failure> {
+    create(Vec::new())
+}
+
 /// A string argument of at most `max - 1` bytes (the standard's limits include the NUL).
 fn text(s: *const c_char, max: usize, too_long: c_int, what: &str) -> Result<String, Failure> {
     if s.is_null() {

@@ -6,9 +6,12 @@
 
 mod abi;
 mod abi_queries;
+mod attrs;
 mod buffered;
 mod buffers;
 mod collectives;
+mod comm_attrs;
+mod comm_hints;
 mod comms;
 mod completion;
 mod conversions;
@@ -17,8 +20,10 @@ mod errors;
 mod export;
 mod handles;
 mod info;
+mod intercomms;
 mod persistent;
 mod rma;
+mod topology;
 mod types;
 mod unsupported;
 mod wired;

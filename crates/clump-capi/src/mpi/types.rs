@@ -181,6 +181,7 @@ mpi_functions! {
             // SAFETY: as in Type_commit.
             let h = unsafe { t.as_mut() }.ok_or_else(|| (MPI_ERR_ARG, "NULL datatype".to_string()))?;
             free_datatype(*h)?;
+            super::attrs::delete_all(*h)?;
             *h = DATATYPE_NULL;
             Ok(())
         })

@@ -56,12 +56,12 @@ unsupported! {
     world:
         Accumulate_c Add_error_class Add_error_code Add_error_string
         Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
-        Comm_create_errhandler Comm_create_from_group Comm_create_keyval Comm_disconnect
-        Comm_free_keyval Comm_get_parent Comm_join Dims_create
+        Comm_create_errhandler Comm_create_from_group Comm_disconnect
+        Comm_get_parent Comm_join
         Get_accumulate_c Get_c Get_count_c Get_elements_c Get_elements_x
         Get_hw_resource_info Grequest_complete Grequest_start Group_difference
         Group_from_session_pset Group_intersection Group_union Imrecv Imrecv_c
-        Intercomm_create_from_groups Keyval_create Keyval_free Lookup_name Mrecv Mrecv_c
+        Intercomm_create_from_groups Lookup_name Mrecv Mrecv_c
         Op_commutative Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
         Publish_name Put_c Raccumulate_c Reduce_local Reduce_local_c
@@ -78,13 +78,13 @@ unsupported! {
         Status_set_tag Type_contiguous_c Type_create_darray Type_create_darray_c
         Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
         Type_create_hindexed_block Type_create_hindexed_block_c Type_create_hindexed_c
-        Type_create_hvector_c Type_create_indexed_block_c Type_create_keyval
+        Type_create_hvector_c Type_create_indexed_block_c
         Type_create_resized_c Type_create_struct_c Type_create_subarray
-        Type_create_subarray_c Type_delete_attr Type_dup Type_free_keyval Type_get_attr
+        Type_create_subarray_c
         Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
         Type_get_extent_c Type_get_extent_x Type_get_true_extent Type_get_true_extent_c
         Type_get_true_extent_x Type_get_value_index Type_indexed_c Type_match_size
-        Type_set_attr Type_size_c Type_size_x Type_vector_c Unpack_external
+        Type_size_c Type_size_x Type_vector_c Unpack_external
         Unpack_external_c Unpublish_name Win_call_errhandler
         Win_create_errhandler Win_create_keyval Win_delete_attr
         Win_free_keyval Win_get_info Win_set_attr Win_set_info;
@@ -124,15 +124,15 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Attr_delete Attr_get Attr_put Barrier_init Cart_coords Cart_create Cart_get Cart_map
+        Barrier_init Cart_coords Cart_create Cart_get Cart_map
         Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
-        Comm_call_errhandler Comm_create_group Comm_delete_attr Comm_detach_buffer
-        Comm_detach_buffer_c Comm_dup_with_info Comm_flush_buffer Comm_get_info Comm_idup
-        Comm_idup_with_info Comm_iflush_buffer Comm_remote_group Comm_remote_size
-        Comm_set_attr Comm_set_info Comm_split_type Comm_test_inter Dist_graph_create
+        Comm_call_errhandler Comm_detach_buffer
+        Comm_detach_buffer_c Comm_flush_buffer Comm_idup
+        Comm_idup_with_info Comm_iflush_buffer
+        Comm_split_type Dist_graph_create
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get
-        Ibarrier Intercomm_create Intercomm_merge Topo_test;
+        Ibarrier Topo_test;
     comm after (_a0 _a1):
         Improbe Mprobe Pack_size_c;
     comm after (_a0 _a1 _a2):

@@ -136,6 +136,7 @@ mpi_functions! {
 
     fn Finalize() -> c_int {
         on(COMM_WORLD, || {
+            super::attrs::delete_all(COMM_SELF)?;
             super::buffered::flush()?;
             clump_mpi::finalize().map_err(err)
         })

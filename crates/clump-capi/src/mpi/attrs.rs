@@ -1,0 +1,180 @@
+//! Attribute caching on communicators: user keys (`MPI_Comm_create_keyval`, and the
+//! MPI-1 `MPI_Keyval_create`) with their copy and delete callbacks, values set on and
+//! read from a communicator, copied by `MPI_Comm_dup` and deleted by `MPI_Comm_free`
+//! (and, for `MPI_COMM_SELF`, first thing in `MPI_Finalize`, as MPI says).
+//!
+//! Callbacks run with no registry borrowed, so they may call MPI themselves.
+
+use super::abi::MPI_ERR_KEYVAL;
+use super::handles::Handle;
+use super::wired::Failure;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+
+/// User keys start above the predefined ones (`MPI_TAG_UB` … `MPI_UNIVERSE_SIZE`).
+const FIRST_KEYVAL: c_int = 1000;
+/// `MPI_COMM_NULL_COPY_FN` and `MPI_COMM_DUP_FN` (`mpi.h` defines them as 0 and 1).
+const NULL_COPY_FN: usize = 0;
+const DUP_FN: usize = 1;
+/// `MPI_COMM_NULL_DELETE_FN`.
+const NULL_DELETE_FN: usize = 0;
+
+type CopyFn =
+    extern "C" fn(Handle, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type DeleteFn = extern "C" fn(Handle, c_int, *mut c_void, *mut c_void) -> c_int;
+
+#[derive(Clone, Copy)]
+struct Keyval {
+    copy: usize,
+    delete: usize,
+    extra: usize,
+    /// Freed by the program: no new values, but it lives while values use it.
+    freed: bool,
+}
+
+#[derive(Default)]
+struct Attrs {
+    keyvals: HashMap<c_int, Keyval>,
+    next: c_int,
+    /// Each object's values, in the order they were set.
+    values: HashMap<Handle, Vec<(c_int, usize)>>,
+}
+
+thread_local! {
+    static ATTRS: RefCell<Attrs> = RefCell::new(Attrs { next: FIRST_KEYVAL, ..Attrs::default() });
+}
+
+fn keyval(k: c_int) -> Result<Keyval, Failure> {
+    ATTRS
+        .with_borrow(|a| a.keyvals.get(&k).copied())
+        .ok_or_else(|| (MPI_ERR_KEYVAL, format!("invalid keyval {k}")))
+}
+
+/// A new key with these callbacks (function addresses as C passed them).
+pub fn create_keyval(copy: usize, delete: usize, extra: usize) -> c_int {
+    ATTRS.with_borrow_mut(|a| {
+        let k = a.next;
+        a.next += 1;
+        let freed = false;
+        a.keyvals.insert(
+            k,
+            Keyval {
+                copy,
+                delete,
+                extra,
+                freed,
+            },
+        );
+        k
+    })
+}
+
+/// Frees key `k`; values set with it stay until deleted.
+pub fn free_keyval(k: c_int) -> Result<(), Failure> {
+    keyval(k)?;
+    ATTRS.with_borrow_mut(|a| {
+        a.keyvals.get_mut(&k).expect("checked above").freed = true;
+        drop_if_unused(a, k);
+    });
+    Ok(())
+}
+
+fn drop_if_unused(a: &mut Attrs, k: c_int) {
+    let used = a
+        .values
+        .values()
+        .any(|v| v.iter().any(|&(key, _)| key == k));
+    if !used && a.keyvals.get(&k).is_some_and(|kv| kv.freed) {
+        a.keyvals.remove(&k);
+    }
+}
+
+/// The value of key `k` on object `h`, if set.
+pub fn get(h: Handle, k: c_int) -> Result<Option<usize>, Failure> {
+    keyval(k)?;
+    Ok(ATTRS.with_borrow(|a| {
+        a.values
+            .get(&h)
+            .and_then(|v| v.iter().find(|e| e.0 == k).map(|e| e.1))
+    }))
+}
+
+/// Sets key `k` on `h` to `value`, deleting (with the callback) the value it had.
+pub fn set(h: Handle, k: c_int, value: usize) -> Result<(), Failure> {
+    if keyval(k)?.freed {
+        return Err((MPI_ERR_KEYVAL, format!("keyval {k} was freed")));
+    }
+    delete(h, k)?;
+    ATTRS.with_borrow_mut(|a| a.values.entry(h).or_default().push((k, value)));
+    Ok(())
+}
+
+/// Deletes key `k` from `h` (nothing if unset), calling its delete callback first; if that
+/// fails, the value stays and its error is the call's.
+pub fn delete(h: Handle, k: c_int) -> Result<(), Failure> {
+    let kv = keyval(k)?;
+    let Some(value) = get(h, k)? else {
+        return Ok(());
+    };
+    if kv.delete != NULL_DELETE_FN {
+        // SAFETY: `delete` is the address of the program's delete callback, of the
+        // MPI_Comm_delete_attr_function type mpi.h declares for it.
+        let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
+        let rc = f(h, k, value as *mut c_void, kv.extra as *mut c_void);
+        if rc != 0 {
+            return Err((rc, format!("the delete callback of keyval {k} failed")));
+        }
+    }
+    ATTRS.with_borrow_mut(|a| {
+        if let Some(v) = a.values.get_mut(&h) {
+            v.retain(|e| e.0 != k);
+        }
+        drop_if_unused(a, k);
+    });
+    Ok(())
+}
+
+/// Copies the values of `from` to the new `to` through each key's copy callback.
+pub fn copy_all(from: Handle, to: Handle) -> Result<(), Failure> {
+    let values = ATTRS.with_borrow(|a| a.values.get(&from).cloned().unwrap_or_default());
+    for (k, value) in values {
+        let kv = keyval(k)?;
+        let copied = match kv.copy {
+            NULL_COPY_FN => None,
+            DUP_FN => Some(value),
+            f => {
+                // SAFETY: `f` is the address of the program's copy callback, of the
+                // MPI_Comm_copy_attr_function type mpi.h declares for it.
+                let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
+                let (mut out, mut flag): (usize, c_int) = (0, 0);
+                let rc = f(
+                    from,
+                    k,
+                    kv.extra as *mut c_void,
+                    value as *mut c_void,
+                    (&mut out as *mut usize).cast(),
+                    &mut flag,
+                );
+                if rc != 0 {
+                    return Err((rc, format!("the copy callback of keyval {k} failed")));
+                }
+                (flag != 0).then_some(out)
+            }
+        };
+        if let Some(v) = copied {
+            ATTRS.with_borrow_mut(|a| a.values.entry(to).or_default().push((k, v)));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes every value on `h` (an object being freed), in the reverse order of setting.
+pub fn delete_all(h: Handle) -> Result<(), Failure> {
+    let values = ATTRS.with_borrow(|a| a.values.get(&h).cloned().unwrap_or_default());
+    for &(k, _) in values.iter().rev() {
+        delete(h, k)?;
+    }
+    ATTRS.with_borrow_mut(|a| a.values.remove(&h));
+    Ok(())
+}
