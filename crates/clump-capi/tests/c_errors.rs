@@ -2,6 +2,7 @@
 //! every call, and a bad `CLUMP_*` value stops it at start-up with the variable named
 //! instead of a hang; examples run with too few ranks say so.
 
+#[allow(dead_code)] // not every helper serves these tests
 mod support;
 
 use support::{assert_ok, compile, run, tree, HOSTS};

@@ -3,9 +3,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use support::{assert_ok, compile, run, tree, HOSTS};
+use support::{assert_ok, compile, install, run, tree, HOSTS};
 
 #[test]
 fn every_kind_with_0_to_16_arguments_and_every_size_limit() {
@@ -178,24 +178,6 @@ fn bulk_transfer_checks_every_byte() {
     for &hosts in HOSTS {
         assert_ok(&run(2, hosts, &exe, &[], &[]), "bulk ok", 1);
     }
-}
-
-/// A fresh `scripts/install` of this build under the tests' folder `name`.
-fn install(name: &str) -> PathBuf {
-    let t = tree();
-    let prefix = t.out.join(name);
-    let _ = std::fs::remove_dir_all(&prefix);
-    let status = Command::new(t.repo.join("scripts/install"))
-        .args([
-            "--prefix".as_ref(),
-            prefix.as_os_str(),
-            "--no-build".as_ref(),
-        ])
-        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
-        .status()
-        .expect("scripts/install runs");
-    assert!(status.success());
-    prefix
 }
 
 /// `scripts/install` lays out a prefix that `pkg-config` and a static link both use.

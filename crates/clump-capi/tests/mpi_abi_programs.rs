@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use support::{assert_ok, tree, wait_with_timeout};
+use support::{assert_ok, install, tree, wait_with_timeout};
 
 fn include() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include")
@@ -231,16 +231,7 @@ fn clump_config_mpi_links_the_abi_library() {
 #[test]
 fn an_installed_prefix_serves_the_abi_library() {
     let t = tree();
-    let prefix = t.out.join("abi-prefix");
-    let _ = std::fs::remove_dir_all(&prefix);
-    let status = Command::new(t.repo.join("scripts/install"))
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("--no-build")
-        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
-        .status()
-        .expect("scripts/install runs");
-    assert!(status.success());
+    let prefix = install("abi-prefix");
     let lib = prefix.join("lib");
     let exe = t.out.join("mpi_abi_installed");
     let built = Command::new("cc")

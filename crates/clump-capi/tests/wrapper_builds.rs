@@ -8,7 +8,7 @@ mod support;
 
 use std::os::unix::fs::symlink;
 use std::process::Command;
-use support::{assert_ok, compile_with, run, tree, wait_with_timeout, HOSTS};
+use support::{assert_ok, compile_with, install, run, tree, wait_with_timeout, HOSTS};
 
 #[test]
 fn a_cxx_mpi_program_builds_with_mpicxx_and_runs() {
@@ -113,16 +113,7 @@ fn configure_with_cc_clump_mpicc_finds_mpi_and_shmem() {
 #[test]
 fn installed_wrappers_build_against_the_prefix() {
     let t = tree();
-    let prefix = t.out.join("prefix-wrappers");
-    let _ = std::fs::remove_dir_all(&prefix);
-    let status = Command::new(t.repo.join("scripts/install"))
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("--no-build")
-        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
-        .status()
-        .expect("scripts/install runs");
-    assert!(status.success());
+    let prefix = install("prefix-wrappers");
     let bin = prefix.join("bin");
     for name in [
         "mpicc", "mpicxx", "mpic++", "oshcc", "oshc++", "mpiexec", "mpirun", "oshrun",

@@ -169,3 +169,21 @@ pub fn assert_ok(out: &Output, needle: &str, times: usize) -> String {
     );
     stdout
 }
+
+/// A fresh `scripts/install` of this build under the tests' folder `name`: its prefix.
+pub fn install(name: &str) -> PathBuf {
+    let t = tree();
+    let prefix = t.out.join(name);
+    let _ = std::fs::remove_dir_all(&prefix);
+    let status = Command::new(t.repo.join("scripts/install"))
+        .args([
+            "--prefix".as_ref(),
+            prefix.as_os_str(),
+            "--no-build".as_ref(),
+        ])
+        .env("CARGO_TARGET_DIR", t.bin.parent().unwrap())
+        .status()
+        .expect("scripts/install runs");
+    assert!(status.success());
+    prefix
+}
