@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -85,21 +86,35 @@ fn clump_flags() -> Vec<String> {
 /// Compiles `src` (relative to the repository) into program `name`, with warnings as errors.
 pub fn compile(src: &str, name: &str) -> PathBuf {
     let t = tree();
-    let exe = t.out.join(name);
-    let out = Command::new("cc")
-        .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"])
-        .arg(format!("-I{}", t.repo.join("examples/c").display()))
-        .arg(t.repo.join(src))
-        .arg("-o")
-        .arg(&exe)
-        .args(clump_flags())
-        .output()
-        .expect("cc runs");
-    assert!(
-        out.status.success(),
-        "cc {src} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    built_as(name, |exe| {
+        let out = Command::new("cc")
+            .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"])
+            .arg(format!("-I{}", t.repo.join("examples/c").display()))
+            .arg(t.repo.join(src))
+            .arg("-o")
+            .arg(exe)
+            .args(clump_flags())
+            .output()
+            .expect("cc runs");
+        assert!(
+            out.status.success(),
+            "cc {src} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    })
+}
+
+/// Builds program `name` through `build(path)` into a path of its own, then renames it
+/// into place: tests running at once build the same program, and one must never run
+/// (or overwrite) a file another is still writing.
+fn built_as(name: &str, build: impl FnOnce(&Path)) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let out = &tree().out;
+    let exe = out.join(name);
+    let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+    let partial = out.join(format!(".{name}.{}.{unique}", std::process::id()));
+    build(&partial);
+    std::fs::rename(&partial, &exe).expect("rename the built program into place");
     exe
 }
 
@@ -108,20 +123,20 @@ pub fn compile(src: &str, name: &str) -> PathBuf {
 #[allow(dead_code)] // only the tests of the MPI and OpenSHMEM wrappers build this way
 pub fn compile_with(wrapper: &str, src: &str, name: &str) -> PathBuf {
     let t = tree();
-    let exe = t.out.join(name);
-    let out = Command::new(t.bin.join("clump"))
-        .args([wrapper, "-O2", "-Wall", "-Werror"])
-        .arg(t.repo.join(src))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap_or_else(|e| panic!("clump {wrapper} runs: {e}"));
-    assert!(
-        out.status.success(),
-        "clump {wrapper} {src}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+    built_as(name, |exe| {
+        let out = Command::new(t.bin.join("clump"))
+            .args([wrapper, "-O2", "-Wall", "-Werror"])
+            .arg(t.repo.join(src))
+            .arg("-o")
+            .arg(exe)
+            .output()
+            .unwrap_or_else(|e| panic!("clump {wrapper} runs: {e}"));
+        assert!(
+            out.status.success(),
+            "clump {wrapper} {src}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    })
 }
 
 /// Runs `program args` as a job of `n` processes on `hosts` virtual hosts.
