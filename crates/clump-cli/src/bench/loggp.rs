@@ -584,6 +584,8 @@ fn measure(
                     bytes: s.datagram,
                     segmentation: s.offload.segmentation,
                     super_datagrams: s.socket.super_datagrams,
+                    coalesced: s.protocol.coalesced,
+                    sent: s.protocol.datagrams_sent,
                 },
                 bare.datagrams(),
             ]),

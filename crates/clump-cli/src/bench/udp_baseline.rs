@@ -94,6 +94,8 @@ impl BareUdp {
             bytes: self.per,
             segmentation: self.segmentation,
             super_datagrams: self.super_datagrams,
+            coalesced: 0,
+            sent: 0,
         }
     }
 

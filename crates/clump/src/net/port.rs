@@ -5,7 +5,9 @@ use crate::config::{JobConfig, NetConfig};
 use crate::net::auth::{DatagramKey, TAG_LEN};
 use crate::net::fragment::Fragment;
 use crate::name::EndpointId;
-use crate::net::reliable::{Event, Inbound, Liveness, Reliable, ReliableConfig, SendError};
+use crate::net::reliable::{
+    Event, Inbound, Liveness, Reliable, ReliableConfig, SendError, COALESCE_AT_MOST,
+};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
 use crate::net::wire::{Channel, Header};
 use crate::net::NetPeer;
@@ -55,6 +57,11 @@ pub(crate) struct NetPort {
     next_beat: u64,
     /// The launcher's count of deaths when this port last looked ([`NetPort::news_of_death`]).
     deaths_seen: u64,
+    /// A send transmitted since the last poll's transmission: small messages sent now are
+    /// held for the next poll, to leave together ([`NetPort::send`]).
+    sent_since_poll: bool,
+    /// Messages are held for the next poll.
+    holding: bool,
 }
 
 impl NetPort {
@@ -87,6 +94,7 @@ impl NetPort {
                 ack_delay: ACK_DELAY_US,
                 reorder_peer: cfg.reorder_peer,
                 reorder_total: cfg.reorder_total,
+                coalesce: true,
                 ..defaults
             },
         );
@@ -104,6 +112,8 @@ impl NetPort {
             beat_every: cfg.heartbeat.then(|| beat_period(cfg.timeout)),
             next_beat: 0,
             deaths_seen: crate::boot::watch::deaths(),
+            sent_since_poll: false,
+            holding: false,
         })
     }
 
@@ -129,12 +139,27 @@ impl NetPort {
         self.machine.copy_payload(bytes)
     }
 
-    /// Queues a message and sends what the window allows at once.
-    pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
+    /// Queues a message and sends what the window allows at once, unless the message is
+    /// small and a send went out since the last poll: then it is held until the next
+    /// poll ([`NetPort::transmit`]), so that a burst of small messages leaves in shared
+    /// datagrams while a lone one (the first since a poll) goes at once. Returns whether
+    /// it was held.
+    pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<bool, SendError> {
         self.read_clock();
+        let small = payload.len() <= COALESCE_AT_MOST;
         self.queue(to, header, payload)?;
-        self.transmit();
-        Ok(())
+        if small && self.sent_since_poll {
+            self.holding = true;
+        } else {
+            self.send_ready();
+            self.sent_since_poll = true;
+        }
+        Ok(self.holding)
+    }
+
+    /// Whether messages are held for the next poll.
+    pub fn holds(&self) -> bool {
+        self.holding
     }
 
     /// Queues a message for the next [`NetPort::transmit`]: answers produced during a
@@ -156,10 +181,18 @@ impl NetPort {
         self.machine.send(self.now, to, header, payload)
     }
 
+    /// A poll's transmission: every datagram the machine has ready, held messages among
+    /// them.
+    pub fn transmit(&mut self) {
+        self.send_ready();
+        self.sent_since_poll = false;
+        self.holding = false;
+    }
+
     /// Sends every datagram the machine has ready, in batches, as of the last poll or
     /// send's clock reading: each header from its buffer, each fragment of payload from
     /// the machine's copy of its message.
-    pub fn transmit(&mut self) {
+    fn send_ready(&mut self) {
         let now = self.now;
         loop {
             let buf = self.udp.tx_buffer();
