@@ -2,7 +2,7 @@
 //! with the clock the machine does not read itself.
 
 use crate::config::{JobConfig, NetConfig};
-use crate::net::auth::{DatagramKey, TAG_LEN};
+use crate::net::auth::{DatagramKey, SEAL_LEN};
 use crate::net::fragment::Fragment;
 use crate::name::EndpointId;
 use crate::net::reliable::{
@@ -27,7 +27,7 @@ pub struct NetStats {
     pub offload: Offload,
     /// The largest datagram sent to any peer so far (0 before the first send).
     pub datagram: usize,
-    /// Whether datagrams carry a MAC (`CLUMP_NET_AUTH`), and how many arrived without a
+    /// Whether datagrams are sealed (`CLUMP_NET_AUTH`), and how many arrived without a
     /// right one (dropped before the protocol saw them).
     pub auth: bool,
     pub unauthenticated: u64,
@@ -49,7 +49,7 @@ pub(crate) struct NetPort {
     sized: Option<NetPeer>,
     /// The largest datagram size the machine was told of.
     largest: usize,
-    /// The datagram MAC's key, with `CLUMP_NET_AUTH`.
+    /// The datagram seal's key, with `CLUMP_NET_AUTH`.
     key: Option<DatagramKey>,
     unauthenticated: u64,
     /// Microseconds between beats to the launcher (`None`: no beats), and the next one.
@@ -78,8 +78,8 @@ impl NetPort {
         }
         let defaults = ReliableConfig::default();
         let key = cfg.auth.then(|| DatagramKey::new(job.job_key));
-        // The machine's datagrams leave room for the tag.
-        let overhead = if key.is_some() { TAG_LEN } else { 0 };
+        // The machine's datagrams leave room for the seal.
+        let overhead = if key.is_some() { SEAL_LEN } else { 0 };
         let mut machine = Reliable::new(
             local,
             ReliableConfig {
@@ -119,7 +119,7 @@ impl NetPort {
 
     fn overhead(&self) -> usize {
         if self.key.is_some() {
-            TAG_LEN
+            SEAL_LEN
         } else {
             0
         }
@@ -172,7 +172,7 @@ impl NetPort {
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
         if self.sized != Some(to) {
-            // The wire carries the tag after what the machine makes.
+            // The wire carries the seal after what the machine makes.
             let datagram = self.udp.path_datagram(*to.addr.ip());
             self.machine.set_path_datagram(to, datagram - self.overhead());
             self.largest = self.largest.max(datagram);
@@ -199,9 +199,9 @@ impl NetPort {
             let Some((to, len, fragment)) = self.machine.poll_transmit_parts(now, buf) else {
                 break;
             };
-            match &self.key {
-                // The tag covers the whole datagram, so a sealed one is made whole in
-                // its buffer (the MAC reads every byte anyway).
+            match &mut self.key {
+                // The seal covers the whole datagram, so a sealed one is made whole in
+                // its buffer (the seal rewrites every byte anyway).
                 Some(key) => {
                     let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
                     buf[len..len + body.len()].copy_from_slice(body);
@@ -227,9 +227,9 @@ impl NetPort {
         let n = self.udp.receive(max);
         let now = self.read_clock();
         for i in 0..n {
-            let (addr, bytes) = self.udp.received(i);
+            let (addr, bytes) = self.udp.received_mut(i);
             let bytes = match &self.key {
-                None => bytes,
+                None => &*bytes,
                 Some(key) => match key.open(bytes) {
                     Some(body) => body,
                     None => {

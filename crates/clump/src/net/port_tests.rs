@@ -164,3 +164,42 @@ fn small_sends_after_the_first_are_held_for_the_next_poll_and_leave_together() {
     }
     assert_eq!(got, (0..12).collect::<Vec<_>>());
 }
+
+/// What someone who sniffs plain traffic can make: a request from the real peer's own
+/// port, with the job's id, the peer's endpoint, the next sequence number expected and a
+/// valid CRC, but no seal under the job's key. Sealing is on by default, so it is dropped
+/// and counted, never delivered; with `CLUMP_NET_AUTH=0` the same datagram is delivered
+/// (the trusted network that setting is for).
+#[test]
+fn forged_in_sequence_requests_from_the_peers_own_port_are_dropped_by_default() {
+    for sealed in [true, false] {
+        let mut c = config(Faults::default());
+        if !sealed {
+            c.net.auth = false;
+        }
+        let (mut a, mut b) = pair(&c, &c.net);
+        let mut h = Header::new(PacketKind::Short, Channel::Request);
+        h.job = c.job.job_id;
+        h.src = id(1);
+        h.dst = id(2);
+        h.seq = 1;
+        h.args = crate::net::wire::Args::new(&[0xf0f0_f0f0]).unwrap();
+        let len = crate::net::wire::encode_into(&h, &[], a.udp.tx_buffer()).unwrap();
+        a.udp.tx_commit(b.addr(), len);
+        a.udp.flush();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut delivered = None;
+        while delivered.is_none() && b.stats().unauthenticated == 0 {
+            assert!(std::time::Instant::now() < deadline, "the datagram arrives");
+            b.receive(64, &mut |_, _, _| false);
+            delivered = b.next_inbound(Channel::Request);
+        }
+        if sealed {
+            assert!(delivered.is_none(), "a forged request ran");
+            let st = b.stats();
+            assert_eq!((st.unauthenticated, st.protocol.datagrams_received), (1, 0), "{st:?}");
+        } else {
+            assert_eq!(delivered.unwrap().header.args[0], 0xf0f0_f0f0);
+        }
+    }
+}
