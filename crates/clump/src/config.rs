@@ -336,11 +336,12 @@ mod tests {
             ("CLUMP_BOOT_SOCKET", "/tmp/x.sock"),
             ("CLUMP_JOB_ID", "00000000000000ff"),
             ("CLUMP_JOB_KEY", "000000000000000100000000000000ff"),
-            ("CLUMP_NET_AUTH", "1"),
+            ("CLUMP_NET_AUTH", "0"),
         ])
         .unwrap();
         assert_eq!(c.job.job_key, 1 << 64 | 255);
-        assert!(c.net.auth && !with(&[]).unwrap().net.auth);
+        // Sealed by default; 0 turns it off.
+        assert!(!c.net.auth && with(&[]).unwrap().net.auth);
         assert_ne!(
             with(&[]).unwrap().job.job_key,
             with(&[]).unwrap().job.job_key

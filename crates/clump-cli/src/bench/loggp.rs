@@ -234,7 +234,7 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         b.connect(SocketAddrV4::new(
             Ipv4Addr::from(peer[0] as u32),
             peer[1] as u16,
-        ));
+        ))?;
         Some(b)
     } else {
         None
@@ -584,6 +584,8 @@ fn measure(
                     bytes: s.datagram,
                     segmentation: s.offload.segmentation,
                     super_datagrams: s.socket.super_datagrams,
+                    coalesced: s.protocol.coalesced,
+                    sent: s.protocol.datagrams_sent,
                 },
                 bare.datagrams(),
             ]),

@@ -43,6 +43,10 @@ pub struct Datagrams {
     pub segmentation: bool,
     /// Super-datagrams it sent.
     pub super_datagrams: u64,
+    /// Packets sent behind another in one datagram (clump's coalescing; 0 for the bare
+    /// stream, one message per datagram), and datagrams sent.
+    pub coalesced: u64,
+    pub sent: u64,
 }
 
 impl Datagrams {
@@ -51,6 +55,8 @@ impl Datagrams {
             "bytes": self.bytes,
             "segmentation": self.segmentation,
             "super_datagrams": self.super_datagrams,
+            "coalesced": self.coalesced,
+            "sent": self.sent,
         })
     }
 }
@@ -63,7 +69,11 @@ fn datagram_mode(v: &Value) -> String {
         (_, Some(true)) => "one per send (GSO there, runs too short or datagrams too large for it)",
         _ => "one per send (no GSO: the kernel lacks it, or CLUMP_NET_OFFLOAD=0)",
     };
-    format!("{bytes}-B datagrams {how}")
+    let (coalesced, sent) = (v["coalesced"].as_u64().unwrap_or(0), v["sent"].as_u64().unwrap_or(0));
+    if coalesced == 0 {
+        return format!("{bytes}-B datagrams {how}");
+    }
+    format!("{bytes}-B datagrams {how}, {} packets in {sent} datagrams", sent + coalesced)
 }
 
 /// How many timed samples each figure rests on, summed over its timed batches: under

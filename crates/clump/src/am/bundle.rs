@@ -119,6 +119,7 @@ impl Bundle {
         // Polls send owed credits once the queue is empty; no poll runs while this waits.
         for ep in self.core.endpoints.borrow().iter() {
             crate::shm::poll::return_credits(ep);
+            net::poll::send_held(ep);
         }
         owed::send_all(&self.core.held);
         let start = Instant::now();
@@ -222,6 +223,8 @@ impl BundleCore {
             // and the sockets without a doorbell).
             if tick || net::poll::rang(&ep) {
                 from_net += net::poll::poll(&ep, policy.batch(), true);
+            } else {
+                net::poll::send_held(&ep);
             }
             i += 1;
         }

@@ -71,6 +71,15 @@ pub(crate) fn pump(ep: &EndpointCore) {
     }
 }
 
+/// Sends the messages held for a poll (`NetPort::send`), when a poll does not look at the
+/// socket.
+#[inline]
+pub(crate) fn send_held(ep: &EndpointCore) {
+    if let Some(port) = ep.net.port.borrow_mut().as_mut().filter(|p| p.holds()) {
+        port.transmit();
+    }
+}
+
 /// Whether this endpoint's socket doorbell says datagrams wait.
 #[inline]
 pub(crate) fn rang(ep: &EndpointCore) -> bool {

@@ -2,10 +2,12 @@
 //! with the clock the machine does not read itself.
 
 use crate::config::{JobConfig, NetConfig};
-use crate::net::auth::{DatagramKey, TAG_LEN};
+use crate::net::auth::{DatagramKey, SEAL_LEN};
 use crate::net::fragment::Fragment;
 use crate::name::EndpointId;
-use crate::net::reliable::{Event, Inbound, Liveness, Reliable, ReliableConfig, SendError};
+use crate::net::reliable::{
+    Event, Inbound, Liveness, Reliable, ReliableConfig, SendError, COALESCE_AT_MOST,
+};
 use crate::net::udp::{Offload, UdpPort, UdpStats};
 use crate::net::wire::{Channel, Header};
 use crate::net::NetPeer;
@@ -25,7 +27,7 @@ pub struct NetStats {
     pub offload: Offload,
     /// The largest datagram sent to any peer so far (0 before the first send).
     pub datagram: usize,
-    /// Whether datagrams carry a MAC (`CLUMP_NET_AUTH`), and how many arrived without a
+    /// Whether datagrams are sealed (`CLUMP_NET_AUTH`), and how many arrived without a
     /// right one (dropped before the protocol saw them).
     pub auth: bool,
     pub unauthenticated: u64,
@@ -47,7 +49,7 @@ pub(crate) struct NetPort {
     sized: Option<NetPeer>,
     /// The largest datagram size the machine was told of.
     largest: usize,
-    /// The datagram MAC's key, with `CLUMP_NET_AUTH`.
+    /// The datagram seal's key, with `CLUMP_NET_AUTH`.
     key: Option<DatagramKey>,
     unauthenticated: u64,
     /// Microseconds between beats to the launcher (`None`: no beats), and the next one.
@@ -55,6 +57,11 @@ pub(crate) struct NetPort {
     next_beat: u64,
     /// The launcher's count of deaths when this port last looked ([`NetPort::news_of_death`]).
     deaths_seen: u64,
+    /// A send transmitted since the last poll's transmission: small messages sent now are
+    /// held for the next poll, to leave together ([`NetPort::send`]).
+    sent_since_poll: bool,
+    /// Messages are held for the next poll.
+    holding: bool,
 }
 
 impl NetPort {
@@ -71,8 +78,8 @@ impl NetPort {
         }
         let defaults = ReliableConfig::default();
         let key = cfg.auth.then(|| DatagramKey::new(job.job_key));
-        // The machine's datagrams leave room for the tag.
-        let overhead = if key.is_some() { TAG_LEN } else { 0 };
+        // The machine's datagrams leave room for the seal.
+        let overhead = if key.is_some() { SEAL_LEN } else { 0 };
         let mut machine = Reliable::new(
             local,
             ReliableConfig {
@@ -87,6 +94,7 @@ impl NetPort {
                 ack_delay: ACK_DELAY_US,
                 reorder_peer: cfg.reorder_peer,
                 reorder_total: cfg.reorder_total,
+                coalesce: true,
                 ..defaults
             },
         );
@@ -104,12 +112,14 @@ impl NetPort {
             beat_every: cfg.heartbeat.then(|| beat_period(cfg.timeout)),
             next_beat: 0,
             deaths_seen: crate::boot::watch::deaths(),
+            sent_since_poll: false,
+            holding: false,
         })
     }
 
     fn overhead(&self) -> usize {
         if self.key.is_some() {
-            TAG_LEN
+            SEAL_LEN
         } else {
             0
         }
@@ -129,12 +139,27 @@ impl NetPort {
         self.machine.copy_payload(bytes)
     }
 
-    /// Queues a message and sends what the window allows at once.
-    pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<(), SendError> {
+    /// Queues a message and sends what the window allows at once, unless the message is
+    /// small and a send went out since the last poll: then it is held until the next
+    /// poll ([`NetPort::transmit`]), so that a burst of small messages leaves in shared
+    /// datagrams while a lone one (the first since a poll) goes at once. Returns whether
+    /// it was held.
+    pub fn send(&mut self, to: NetPeer, header: Header, payload: Vec<u8>) -> Result<bool, SendError> {
         self.read_clock();
+        let small = payload.len() <= COALESCE_AT_MOST;
         self.queue(to, header, payload)?;
-        self.transmit();
-        Ok(())
+        if small && self.sent_since_poll {
+            self.holding = true;
+        } else {
+            self.send_ready();
+            self.sent_since_poll = true;
+        }
+        Ok(self.holding)
+    }
+
+    /// Whether messages are held for the next poll.
+    pub fn holds(&self) -> bool {
+        self.holding
     }
 
     /// Queues a message for the next [`NetPort::transmit`]: answers produced during a
@@ -147,7 +172,7 @@ impl NetPort {
         payload: Vec<u8>,
     ) -> Result<(), SendError> {
         if self.sized != Some(to) {
-            // The wire carries the tag after what the machine makes.
+            // The wire carries the seal after what the machine makes.
             let datagram = self.udp.path_datagram(*to.addr.ip());
             self.machine.set_path_datagram(to, datagram - self.overhead());
             self.largest = self.largest.max(datagram);
@@ -156,19 +181,27 @@ impl NetPort {
         self.machine.send(self.now, to, header, payload)
     }
 
+    /// A poll's transmission: every datagram the machine has ready, held messages among
+    /// them.
+    pub fn transmit(&mut self) {
+        self.send_ready();
+        self.sent_since_poll = false;
+        self.holding = false;
+    }
+
     /// Sends every datagram the machine has ready, in batches, as of the last poll or
     /// send's clock reading: each header from its buffer, each fragment of payload from
     /// the machine's copy of its message.
-    pub fn transmit(&mut self) {
+    fn send_ready(&mut self) {
         let now = self.now;
         loop {
             let buf = self.udp.tx_buffer();
             let Some((to, len, fragment)) = self.machine.poll_transmit_parts(now, buf) else {
                 break;
             };
-            match &self.key {
-                // The tag covers the whole datagram, so a sealed one is made whole in
-                // its buffer (the MAC reads every byte anyway).
+            match &mut self.key {
+                // The seal covers the whole datagram, so a sealed one is made whole in
+                // its buffer (the seal rewrites every byte anyway).
                 Some(key) => {
                     let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
                     buf[len..len + body.len()].copy_from_slice(body);
@@ -194,9 +227,9 @@ impl NetPort {
         let n = self.udp.receive(max);
         let now = self.read_clock();
         for i in 0..n {
-            let (addr, bytes) = self.udp.received(i);
+            let (addr, bytes) = self.udp.received_mut(i);
             let bytes = match &self.key {
-                None => bytes,
+                None => &*bytes,
                 Some(key) => match key.open(bytes) {
                     Some(body) => body,
                     None => {

@@ -74,6 +74,7 @@
 //!   [`Reliable::handle_timeout`] and [`Reliable::poll_transmit`] again.
 //! - Take [`Reliable::poll_event`]s to learn of silent peers, and judge each.
 
+mod coalesce;
 mod recv;
 mod rtt;
 mod send;
@@ -86,6 +87,8 @@ mod tests_bounds;
 mod tests_bundle;
 mod timers;
 
+use self::coalesce::{coalesce, Follow, Packed};
+pub(crate) use self::coalesce::COPY_AT_MOST as COALESCE_AT_MOST;
 use self::recv::{RecvChannel, Sink};
 use self::rtt::Rtt;
 use self::send::{timestamp, AckOut, Encoded, OutMsg, SendChannel};
@@ -151,6 +154,10 @@ pub struct ReliableConfig {
     /// header and bookkeeping (`EARLY_OVERHEAD` in `reliable/recv.rs`).
     pub reorder_peer: usize,
     pub reorder_total: usize,
+    /// Whether the new packets queued to a peer share datagrams, as many as fit
+    /// (`reliable/coalesce.rs`). Off (the default, which unit tests that steer single
+    /// datagrams keep), only a request rides behind a payload-less reply.
+    pub coalesce: bool,
 }
 
 /// The fewest resends or probes a peer leaves unanswered before it is judged silent:
@@ -175,6 +182,7 @@ impl Default for ReliableConfig {
             ack_delay: 0,
             reorder_peer: REORDER_PEER_BYTES,
             reorder_total: REORDER_TOTAL_BYTES,
+            coalesce: false,
         }
     }
 }
@@ -272,9 +280,9 @@ pub struct Stats {
     pub stray_fragments: u64,
     pub nacks_sent: u64,
     pub nacks_received: u64,
-    /// Requests sent in the datagram of the payload-less reply before them (a credit-only
-    /// answer riding on the next request).
-    pub bundled: u64,
+    /// Packets sent behind another in its datagram (`reliable/coalesce.rs`): packets sent
+    /// are `datagrams_sent + coalesced`.
+    pub coalesced: u64,
     pub acks_sent: u64,
     pub acks_received: u64,
     pub unreachable: u64,
@@ -884,23 +892,25 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
                         debug_assert!(false, "encoding a queued message failed: {e}");
                         continue;
                     }
-                    Some(Ok((mut encoded, deadline))) => {
+                    Some(Ok((encoded, deadline))) => {
                         if retx {
                             stats.retransmits += 1;
                         }
                         st.rx[back].ack_due = None;
                         self.timers.arm(&mut st.timer, p, deadline);
-                        if !retx && channel == Channel::Reply && encoded.1.is_none() {
-                            if let Some((both, deadline)) = bundle_request(st, now, encoded.0, buf) {
-                                stats.bundled += 1;
-                                encoded = both;
-                                self.timers.arm(&mut st.timer, p, deadline);
-                            }
-                        }
+                        let follow = if cfg.coalesce {
+                            Follow::All
+                        } else if !retx && channel == Channel::Reply && encoded.1.is_none() {
+                            Follow::OneRequest
+                        } else {
+                            Follow::Nothing
+                        };
+                        let mut packed = Packed::new(encoded);
+                        coalesce(st, now, follow, &mut packed, buf, stats, &mut self.timers, p);
                         if let Some(limit) = st.silence_deadline(cfg) {
                             self.timers.arm(&mut st.timer, p, limit);
                         }
-                        return Some(encoded);
+                        return Some(packed.into_encoded());
                     }
                 }
             }
@@ -1166,45 +1176,6 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
             ..self.stats
         }
     }
-}
-
-/// Puts the next new request to `st`'s peer behind the payload-less reply packet of
-/// `reply_len` bytes at the front of `buf`, if the window lets it go and both fit in one
-/// datagram of the peer's size: one datagram instead of two (a credit-only answer rides
-/// on the request that follows it), each packet still acknowledged, timed and resent on
-/// its own channel. Returns the datagram and the request's retransmission deadline.
-fn bundle_request<A>(
-    st: &mut PeerState<A>,
-    now: Micros,
-    reply_len: usize,
-    buf: &mut [u8],
-) -> Option<(Encoded, Micros)> {
-    let request = ix(Channel::Request);
-    let len = st.tx[request].next_new_len(st.window)?;
-    if reply_len.saturating_add(len) > st.datagram {
-        return None;
-    }
-    let (reply, rest) = buf.split_at_mut(reply_len);
-    let ack = AckOut {
-        ack: st.rx[ix(Channel::Reply)].expected(),
-        echo: st.rx[ix(Channel::Reply)].echo,
-    };
-    let ((head, fragment), deadline) =
-        match st.tx[request].send_new(now, st.rtt.rto(), st.window, ack, rest)? {
-            Ok(sent) => sent,
-            Err(e) => {
-                // Validated when queued, so this is a bug: the reply leaves alone.
-                debug_assert!(false, "encoding a queued request failed: {e}");
-                return None;
-            }
-        };
-    st.rx[ix(Channel::Reply)].ack_due = None;
-    if let Err(e) = wire::mark_followed(reply) {
-        // Encoded just now, so this is a bug: the request goes with its retransmission.
-        debug_assert!(false, "marking an encoded reply failed: {e}");
-        return None;
-    }
-    Some(((reply_len + head, fragment), deadline))
 }
 
 /// The least datagram the machine sends: the largest header and a few payload bytes.

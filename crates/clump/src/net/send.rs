@@ -151,7 +151,10 @@ fn send_request(
         None => return Err(Error::EndpointFreed),
     };
     match sent {
-        Ok(()) => {}
+        Ok(false) => {}
+        // Held for the next poll of its bundle, or of any bundle of the thread once
+        // the credit delay ran out, or before a wait sleeps (`send/owed.rs`).
+        Ok(true) => ep.net.held.hold(ep, std::time::Instant::now()),
         Err(SendError::Unreachable) => {
             ep.peer_lost(dest, ReturnReason::Unreachable);
             return ep.bounce(o, dest, ReturnReason::Unreachable);
@@ -240,12 +243,11 @@ pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
     }
 }
 
-/// Sends every credit `ep` owes now, in datagrams of their own.
+/// Sends every credit `ep` owes now, and the messages it holds.
 pub(crate) fn send_owed(ep: &EndpointCore) {
-    if ep.net.acks.borrow().is_empty() {
-        return;
+    if !ep.net.acks.borrow().is_empty() {
+        flush_acks(ep);
     }
-    flush_acks(ep);
     if let Some(port) = ep.net.port.borrow_mut().as_mut() {
         port.transmit();
     }

@@ -59,9 +59,11 @@
 //!   heavy loss, where nearly every acknowledgement covers a retransmitted datagram and
 //!   Karn's rule would leave no sample, the retransmission timeout still follows the path
 //!   instead of staying backed off at its cap.
-//! - **Packets share a datagram** when one is small: a credit-only answer travels in
-//!   front of the next request to the same peer, so that a ping-pong of requests whose
-//!   handlers do not reply costs one datagram per message instead of two. Each packet
+//! - **Packets share a datagram** when they are small: the messages queued to one peer
+//!   leave together (`reliable/coalesce.rs`), so that a stream of small messages costs a
+//!   datagram per datagram's worth of them, and a credit-only answer travels in front of
+//!   the next request, so that a ping-pong of requests whose handlers do not reply
+//!   costs one datagram per message instead of two. Each packet
 //!   keeps its own CRC, sequence number and ack, so the reliability layer sends it
 //!   again alone if the datagram is lost.
 //! - What the sequence and acknowledgement numbers mean (which channel an ack refers to)

@@ -27,6 +27,44 @@ pub(super) fn credit_then_request() -> Vec<u8> {
     d
 }
 
+/// What a coalescing sender puts in one datagram (also a fuzz seed): a reply, then
+/// requests of each kind that carries data, the last one with a payload of its own.
+pub(super) fn coalesced() -> Vec<u8> {
+    let mut reply = header(PacketKind::Short, 2, 0);
+    reply.channel = Channel::Reply;
+    let packets = [
+        (reply, &b""[..]),
+        (header(PacketKind::Short, 16, 0), b""),
+        (header(PacketKind::Medium, 3, 8), b"8 bytes!"),
+        (header(PacketKind::Medium, 0, 1), b"1"),
+        (header(PacketKind::Long, 1, 8), b"long 8 b"),
+    ];
+    let mut d = Vec::new();
+    for (i, (h, payload)) in packets.iter().enumerate() {
+        let mut packet = enc(h, payload);
+        if i + 1 < packets.len() {
+            mark_followed(&mut packet).unwrap();
+        }
+        d.extend(packet);
+    }
+    d
+}
+
+#[test]
+fn many_packets_of_every_data_kind_share_a_datagram() {
+    let d = coalesced();
+    let mut rest = &d[..];
+    let mut kinds = Vec::new();
+    while !rest.is_empty() {
+        let (h, payload, next) = decode_next(rest, JOB).unwrap();
+        assert_eq!(payload.len(), h.total_len as usize);
+        kinds.push(h.kind);
+        rest = next;
+    }
+    use PacketKind::{Long, Medium, Short};
+    assert_eq!(kinds, [Short, Short, Medium, Medium, Long]);
+}
+
 #[test]
 fn two_packets_share_a_datagram_each_decoded_in_turn() {
     let d = credit_then_request();

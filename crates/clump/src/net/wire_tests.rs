@@ -774,6 +774,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
     frag.frag_offset = 1400;
     out.push(("medium-fragment".into(), enc(&frag, &[7; 1400])));
     out.push(("credit-then-request".into(), super::bundle_tests::credit_then_request()));
+    out.push(("coalesced".into(), super::bundle_tests::coalesced()));
     out
 }
 

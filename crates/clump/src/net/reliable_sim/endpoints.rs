@@ -44,8 +44,8 @@ pub struct Scenario {
 /// What a run counted besides the settled requests.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
-    /// Requests that left in the datagram of a credit-only answer before them.
-    pub bundled: u64,
+    /// Packets that left behind another in its datagram (credit-only answers before requests).
+    pub coalesced: u64,
     /// The longest any owed credit waited (virtual microseconds).
     pub longest_hold: Micros,
 }
@@ -325,6 +325,8 @@ pub fn run_counting(s: &Scenario) -> (Vec<Vec<(u64, u64)>>, Counts) {
     let cfg = ReliableConfig {
         job: mix(s.seed),
         recv_queue: 4 * s.credits,
+        // As endpoints' ports send.
+        coalesce: true,
         ..ReliableConfig::default()
     };
     let machines = (0..s.machines)
@@ -354,7 +356,7 @@ pub fn run_counting(s: &Scenario) -> (Vec<Vec<(u64, u64)>>, Counts) {
     };
     let machines = sim.run();
     let counts = Counts {
-        bundled: machines.iter().map(|mc| mc.rel.stats().bundled).sum(),
+        coalesced: machines.iter().map(|mc| mc.rel.stats().coalesced).sum(),
         longest_hold: machines.iter().map(|mc| mc.longest_hold).max().unwrap_or(0),
     };
     let settled = machines

@@ -175,6 +175,26 @@ fn sim_mixed_paths_large_and_ethernet_datagrams_under_faults() {
     assert!(large > 60_000, "full-sized datagrams travelled ({large})");
 }
 
+/// Coalescing, as endpoints' ports do it: the small packets queued to a peer share
+/// datagrams, on mixed paths, while whole datagrams are lost, duplicated, reordered and
+/// corrupted (each packet of a lost one sent again on its own); light and heavy faults.
+#[test]
+fn sim_coalesced_datagrams_under_faults() {
+    for (name, seed_, f) in [
+        ("coalesce", 0xc0a1_0007, faults(0.05, 0.02, 0.10, 0.02)),
+        ("coalesce-heavy", 0xc0a1_0008, faults(0.20, 0.05, 0.20, 0.05)),
+    ] {
+        let mut s = scenario(name, seed_, 3, 12_000, f);
+        s.cfg.coalesce = true;
+        s.cfg.max_datagram = crate::net::wire::MAX_DATAGRAM;
+        s.paths = Some(|a, b| if a.max(b) < 2 { 65_507 } else { 1472 });
+        let out = go(&s);
+        let sum = |f: fn(&Stats) -> u64| out.stats.iter().map(f).sum::<u64>();
+        let (datagrams, coalesced) = (sum(|st| st.datagrams_sent), sum(|st| st.coalesced));
+        assert!(coalesced > datagrams / 4, "{coalesced} packets rode in {datagrams} datagrams");
+    }
+}
+
 /// A machine whose process is stopped (SIGSTOP) for 2, 3 and 4 timeouts is waited for,
 /// wherever in its peer's cycle of judgements (one per timeout of silence) it resumes.
 /// Resumed just before a judgement, it has told the launcher that it polls before its
@@ -322,7 +342,7 @@ fn whole_endpoints_with_held_credits_settle_every_request_once() {
                 }
             }
         }
-        assert!(counts.bundled > 0, "credit answers rode on requests: {counts:?}");
+        assert!(counts.coalesced > 0, "credit answers rode on requests: {counts:?}");
         assert!(
             counts.longest_hold <= crate::proto::held::CREDIT_DELAY.as_micros() as u64,
             "held credits went in bounded time: {counts:?}"

@@ -1,7 +1,7 @@
 //! Credit-only answers held back for a request to carry them. Sent at the end of every
 //! poll, each costs a datagram of its own: a ping-pong of requests whose handlers do not
 //! reply (MPI's eager messages) sends two datagrams per message, where the answer could
-//! ride in front of the request that follows it (`bundle_request` in `reliable.rs`).
+//! ride in front of the request that follows it (`reliable/coalesce.rs`).
 //!
 //! Held credits still go out in bounded time, whatever the program polls: the endpoints
 //! that hold some are listed per thread (an endpoint lives on one; the list is
@@ -10,6 +10,10 @@
 //! [`crate::proto::held::CREDIT_DELAY`]; so does any wait before it sleeps, and a sender
 //! waiting for credit at each round (its peer may be waiting for ours). Half a window
 //! owed goes at once (`AckRuns::half_window_owed`, the rule shared memory follows too).
+//!
+//! Small requests held for the next poll (`NetPort::send`) are listed here too, so that
+//! the same rules send them in bounded time when the program polls another bundle of the
+//! thread, or waits.
 
 use crate::endpoint::EndpointCore;
 use crate::proto::held::Held;

@@ -118,11 +118,20 @@ impl RxBatch {
     /// buffer is truncated: the length tells the decoder, which rejects it.
     pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
         let (entry, start, len) = self.datagrams[i];
+        (self.sender(entry), &self.bufs[entry][start..start + len])
+    }
+
+    /// [`RxBatch::received`], writable: a sealed datagram is opened in place.
+    pub fn received_mut(&mut self, i: usize) -> (SocketAddrV4, &mut [u8]) {
+        let (entry, start, len) = self.datagrams[i];
+        (self.sender(entry), &mut self.bufs[entry][start..start + len])
+    }
+
+    fn sender(&self, entry: usize) -> SocketAddrV4 {
         let a = &self.addrs[entry];
-        let from = SocketAddrV4::new(
+        SocketAddrV4::new(
             Ipv4Addr::from(a.sin_addr.s_addr.to_ne_bytes()),
             u16::from_be(a.sin_port),
-        );
-        (from, &self.bufs[entry][start..start + len])
+        )
     }
 }
