@@ -63,6 +63,11 @@ impl Predef {
         }
     }
 
+    /// Bytes one element spans in memory (more than its size for a padded pair type).
+    pub fn extent(self) -> usize {
+        self.layout().1
+    }
+
     /// The byte runs of one element in memory and its extent (a C struct's padding).
     fn layout(self) -> (Vec<Block>, usize) {
         let run = |disp, len| Block { disp, len };
@@ -380,7 +385,7 @@ impl Datatype {
 
     /// Each byte run of `count` elements: its offset from the buffer and its place in the
     /// packed bytes.
-    fn runs(&self, count: usize) -> impl Iterator<Item = (isize, usize, usize)> + '_ {
+    pub fn runs(&self, count: usize) -> impl Iterator<Item = (isize, usize, usize)> + '_ {
         let ext = self.extent();
         (0..count)
             .flat_map(move |i| {

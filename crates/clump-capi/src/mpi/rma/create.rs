@@ -2,9 +2,11 @@
 //! attributes, name, error handler, and the direct pointers of `MPI_Win_shared_query`.
 
 use super::super::abi::{MpiAint, MPI_ERR_ARG, MPI_ERR_NO_MEM};
+use super::super::attrs;
 use super::super::buffers::{name_arg, MAX_OBJECT_NAME};
+use super::super::comms::attr_out;
 use super::super::export::{mpi_functions, out, string_out};
-use super::super::handles::{comm, put_group, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
 use super::space::{self, Space};
@@ -302,6 +304,8 @@ mpi_functions! {
             })?;
             // No member frees its memory while another may still reach it.
             clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
+            // The program's attributes go first: a delete callback that fails fails the call.
+            attrs::delete_all(h)?;
             let w = window::remove(h)?;
             if let (Some(addr), Some(space)) = (w.owned, space::current()) {
                 space.free(addr);
@@ -356,14 +360,10 @@ mpi_functions! {
                     MPI_WIN_DISP_UNIT => Some(&a.disp_unit as *const c_int as usize),
                     MPI_WIN_CREATE_FLAVOR => Some(&a.flavor as *const c_int as usize),
                     MPI_WIN_MODEL => Some(&a.model as *const c_int as usize),
-                    _ => None,
+                    _ => return attrs::get(win, keyval),
                 })
             })?;
-            let arg = |e| (e, "NULL attribute_val or flag".to_owned());
-            if let Some(v) = v {
-                out(value.cast::<usize>(), v).map_err(arg)?;
-            }
-            out(flag, v.is_some() as c_int).map_err(arg)
+            attr_out(v, value, flag)
         })
     }
 
@@ -381,25 +381,6 @@ mpi_functions! {
         on(win, || {
             let text = window::with(win, |w| Ok(w.name.clone()))?;
             string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
-        })
-    }
-
-    fn Win_set_errhandler(win: usize, handler: usize) -> c_int {
-        on(win, || {
-            if ![ERRORS_ARE_FATAL, ERRORS_ABORT, ERRORS_RETURN].contains(&handler) {
-                return Err((MPI_ERR_ARG, format!("unsupported error handler {handler:#x}")));
-            }
-            window::with(win, |w| {
-                w.errhandler = handler;
-                Ok(())
-            })
-        })
-    }
-
-    fn Win_get_errhandler(win: usize, handler: *mut usize) -> c_int {
-        on(win, || {
-            let h = window::with(win, |w| Ok(w.errhandler))?;
-            out(handler, h).map_err(|e| (e, "NULL errhandler".into()))
         })
     }
 }

@@ -167,21 +167,29 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Landing::Answer(a) => return Ok(a),
         Landing::At(addr, guard) => (addr, guard),
     };
+    // Every access below is to the `len` bytes `w.locate` checked lie in this process's
+    // part of the window: memory that stays mapped until the collective MPI_Win_free,
+    // which no request outlives.
     match req.kind {
         Kind::Put => {
-            write_at(addr, req.data);
+            // SAFETY: `len` checked bytes at `addr`, and `len` is `req.data.len()`.
+            unsafe { write_at(addr, req.data) };
             Ok(Vec::new())
         }
-        Kind::Get => Ok(read_at(addr, len)),
+        // SAFETY: `len` checked bytes at `addr`.
+        Kind::Get => Ok(unsafe { read_at(addr, len) }),
         Kind::Accumulate => {
             let [op_h, ty, fetch] = req.args;
             let (dt, op) = (datatype(ty as Handle)?, op(op_h as Handle, ty as Handle)?);
-            guarded(guard, || {
+            // SAFETY: `len` (`req.data.len()`) checked bytes at `addr`, under the window's
+            // guard, or in its owner's handler, which runs one request at a time.
+            guarded(guard, || unsafe {
                 accumulate_at(addr, req.data, (&dt, &op), fetch != 0)
             })
         }
-        Kind::CompareSwap => Ok(guarded(guard, || {
-            compare_swap_at(addr, &req.data[..len], &req.data[len..])
+        // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
+        Kind::CompareSwap => Ok(guarded(guard, || unsafe {
+            compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len])
         })),
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
             unreachable!("answered above")
@@ -190,48 +198,71 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
 }
 
 /// Copies `len` bytes from `from` to `to`.
-pub fn copy(from: usize, to: usize, len: usize) {
-    // SAFETY: each side is window memory the caller checked against the window's size
-    // (the owner's own memory, or a same-host segment mapped here, valid until the
-    // collective MPI_Win_free, which no access outlives) or a caller's buffer of `len`
-    // bytes (mpi.h's contract).
+///
+/// # Safety
+/// `from` must be readable and `to` writable for `len` bytes: window memory checked
+/// against the window's bounds (the owner's own memory, or a same-host segment mapped
+/// here, valid until the collective MPI_Win_free, which no access outlives) or a
+/// caller's buffer of `len` bytes.
+pub unsafe fn copy(from: usize, to: usize, len: usize) {
+    // SAFETY: the caller's contract; `std::ptr::copy` allows the two to overlap.
     unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) }
 }
 
 /// Copies `data` to `addr`.
-pub fn write_at(addr: usize, data: &[u8]) {
-    copy(data.as_ptr() as usize, addr, data.len())
+///
+/// # Safety
+/// `addr` must be writable for `data.len()` bytes (as for [`copy`]).
+pub unsafe fn write_at(addr: usize, data: &[u8]) {
+    // SAFETY: `data` is a live slice; the caller vouches for `addr`.
+    unsafe { copy(data.as_ptr() as usize, addr, data.len()) }
 }
 
 /// The `len` bytes at `addr`.
-pub fn read_at(addr: usize, len: usize) -> Vec<u8> {
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes (as for [`copy`]).
+pub unsafe fn read_at(addr: usize, len: usize) -> Vec<u8> {
     let mut out = vec![0; len];
-    copy(addr, out.as_mut_ptr() as usize, len);
+    // SAFETY: `out` holds `len` bytes; the caller vouches for `addr`.
+    unsafe { copy(addr, out.as_mut_ptr() as usize, len) };
     out
 }
 
-/// `target = target op data` for the elements of predefined type `ty` at `addr`; the old
+/// `target = target op data` for the elements of predefined type `dt` at `addr`; the old
 /// contents when `fetch`.
-pub fn accumulate_at(
+///
+/// # Safety
+/// `addr` must be readable and writable for `data.len()` bytes (as for [`copy`]), and no
+/// other accumulate may run on them meanwhile (the caller holds the window's guard, or is
+/// the window's owner, whose accumulates run one at a time).
+pub unsafe fn accumulate_at(
     addr: usize,
     data: &[u8],
     (dt, op): (&Datatype, &Op),
     fetch: bool,
 ) -> Result<Vec<u8>, Failure> {
     let count = data.len() / dt.size().max(1);
-    let old = read_at(addr, data.len());
+    // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`.
+    let old = unsafe { read_at(addr, data.len()) };
     let mut new = data.to_vec();
     op.combine(dt, count, &old, &mut new)
         .map_err(super::super::handles::err)?;
-    write_at(addr, &new);
+    // SAFETY: as above.
+    unsafe { write_at(addr, &new) };
     Ok(if fetch { old } else { Vec::new() })
 }
 
 /// Writes `new` at `addr` if it holds `expect`; the old contents.
-pub fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
-    let old = read_at(addr, expect.len());
+///
+/// # Safety
+/// As for [`accumulate_at`], for `expect.len()` bytes (`new` is as long).
+pub unsafe fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
+    // SAFETY: the caller's contract covers the `expect.len()` bytes at `addr`.
+    let old = unsafe { read_at(addr, expect.len()) };
     if old == expect {
-        write_at(addr, new);
+        // SAFETY: as above; `new` has as many bytes as `expect`.
+        unsafe { write_at(addr, new) };
     }
     old
 }

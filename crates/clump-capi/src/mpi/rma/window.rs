@@ -3,7 +3,7 @@
 //! registry keyed by handle. Nothing here is borrowed across a wait: a target's handler
 //! reads the registry while an origin waits.
 
-use super::super::handles::{ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::handles::ERRORS_ARE_FATAL;
 use super::super::wired::Failure;
 use super::abi::*;
 use super::target::Kind;
@@ -220,13 +220,11 @@ pub fn remove(h: usize) -> Result<Window, Failure> {
         .ok_or_else(|| invalid(h))
 }
 
-/// Passes an error through window `h`'s handler (fatal unless set to return).
+/// Passes an error through window `h`'s handler (fatal unless set otherwise); an invalid
+/// window has none, so its errors are fatal.
 pub fn handle_error(h: usize, failure: Failure) -> c_int {
     let handler = with(h, |w| Ok(w.errhandler)).unwrap_or(ERRORS_ARE_FATAL);
-    if handler == ERRORS_RETURN {
-        return failure.0;
-    }
-    super::super::handles::fatal(failure)
+    super::errhandler::raise(h, handler, failure)
 }
 
 /// Runs the body of a call on window `win`, its error through the window's handler.
