@@ -122,7 +122,7 @@ fn make(
         Memory::Segment { shared: true } => MPI_WIN_FLAVOR_SHARED,
     };
     let h = window::insert(Window {
-        comm: c,
+        comm: c.clone(),
         members,
         attrs: Box::new(Attrs {
             base: addr,
@@ -141,6 +141,9 @@ fn make(
         completions: 0,
         exposed: Vec::new(),
     });
+    // No member may send a request to this window before every member has stored it:
+    // the allgather above returns to some members while others are still inside it.
+    clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
     Ok((h, addr))
 }
 
@@ -297,7 +300,8 @@ mpi_functions! {
         let h = unsafe { win.as_ref() }.copied().unwrap_or(WIN_NULL);
         on(h, || {
             let c = window::with(h, |w| {
-                if w.epoch.is_open() {
+                // A fence ends its epoch by itself: the window may be freed after one.
+                if w.epoch.needs_closing() {
                     return Err((MPI_ERR_RMA_SYNC, "the window is freed inside an epoch".into()));
                 }
                 Ok(w.comm.clone())

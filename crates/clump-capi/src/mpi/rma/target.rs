@@ -2,8 +2,8 @@
 //! served (by the handler, one at a time: what makes accumulates atomic), and the memory
 //! accesses both the handler and an origin with direct access make.
 
-use super::super::abi::MPI_ERR_OTHER;
-use super::super::handles::{datatype, op, Handle};
+use super::super::abi::{MPI_ERR_OP, MPI_ERR_OTHER, MPI_ERR_TYPE};
+use super::super::handles::{predef, predefined_op, Handle};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
 use super::guard::{guarded, GUARD_BYTES};
@@ -180,7 +180,7 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Kind::Get => Ok(unsafe { read_at(addr, len) }),
         Kind::Accumulate => {
             let [op_h, ty, fetch] = req.args;
-            let (dt, op) = (datatype(ty as Handle)?, op(op_h as Handle, ty as Handle)?);
+            let (dt, op) = basic_op(op_h, ty)?;
             // SAFETY: `len` (`req.data.len()`) checked bytes at `addr`, under the window's
             // guard, or in its owner's handler, which runs one request at a time.
             guarded(guard, || unsafe {
@@ -195,6 +195,21 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             unreachable!("answered above")
         }
     }
+}
+
+/// An accumulate's predefined element type and operation, found without the handle
+/// registry: the handler may run inside a blocking call that holds it.
+fn basic_op(op_h: u64, ty: u64) -> Result<(Datatype, Op), Failure> {
+    let dt = predef(ty as Handle)
+        .map(Datatype::predefined)
+        .ok_or_else(|| (MPI_ERR_TYPE, format!("{ty:#x} is no predefined datatype")))?;
+    let op = predefined_op(op_h as Handle).ok_or_else(|| {
+        (
+            MPI_ERR_OP,
+            format!("{op_h:#x} is no predefined operation (one-sided calls take no others)"),
+        )
+    })?;
+    Ok((dt, op))
 }
 
 /// Copies `len` bytes from `from` to `to`.

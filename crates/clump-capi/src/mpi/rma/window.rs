@@ -63,7 +63,13 @@ impl Epoch {
     }
 
     pub fn is_open(&self) -> bool {
-        self.fence || self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
+        self.fence || self.needs_closing()
+    }
+
+    /// An epoch the program must end itself (lock, lock_all, start); a fence's ends by
+    /// itself, so a window may be freed after one.
+    pub fn needs_closing(&self) -> bool {
+        self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
     }
 }
 
