@@ -15,7 +15,7 @@ use super::guard::{guarded, GUARD_BYTES};
 use super::space::{self, Space};
 use super::target::{self, Kind, Request};
 use super::window::{self, on};
-use clump_mpi::Predef;
+use clump_mpi::{Datatype, Predef};
 use std::borrow::Cow;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
@@ -320,18 +320,21 @@ fn basic_handle(p: Predef) -> Handle {
 
 fn accumulate(a: Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
+    let (buf, n, ot) = a.origin;
     let tdt = datatype(tt)?;
     // The operation combines the one predefined type the target's type is made of.
     let basic = tdt.element().ok_or_else(|| {
         type_error("an accumulate's target datatype must be made of one predefined type".into())
     })?;
-    let basic_h = predef(tt).map_or_else(|| basic_handle(basic), |_| tt);
-    let bdt = datatype(basic_h)?;
+    let (basic_h, bdt) = match predef(tt) {
+        Some(_) => (tt, tdt.clone()),
+        None => (basic_handle(basic), Datatype::predefined(basic)),
+    };
     let tlen = tdt.bytes(count(tn)?).map_err(err)?;
-    let (buf, n, ot) = a.origin;
+    let whole = plain(n, ot, tn, tt);
     let data = if a.op == NO_OP {
         Cow::Owned(vec![0; tlen])
-    } else if plain(n, ot, tn, tt).is_some() {
+    } else if whole.is_some() {
         Cow::Borrowed(user_bytes(buf, tlen)?)
     } else {
         let odt = datatype(ot)?;
@@ -343,7 +346,15 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         }
         Cow::Owned(pack(buf, count(n)?, &odt)?)
     };
-    let shape = target_shape(tn, tt, data.len())?;
+    let shape = match whole {
+        // Predefined on both sides: one run, nothing to walk.
+        Some(len) if len == data.len() => Shape {
+            runs: vec![(0, len)],
+            lo: 0,
+            span: len,
+        },
+        _ => target_shape(tn, tt, data.len())?,
+    };
     // The operation must apply to the type before any byte moves.
     let op = super::super::handles::op(a.op, basic_h)?;
     op.check(&bdt).map_err(err)?;
@@ -351,23 +362,30 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         return Ok(());
     };
     let fetching = a.result.is_some();
-    let mut old = Vec::with_capacity(if fetching { tlen } else { 0 });
+    let mut old = Vec::new();
     for (at, piece) in shape.pieces(&data) {
-        if let Some(addr) = r.local() {
+        let before = if let Some(addr) = r.local() {
             // SAFETY: `piece` lies in the span `reach` checked, mapped here until the
             // collective MPI_Win_free; the guard (or this process owning a window
             // without one) keeps other accumulates off it meanwhile.
-            old.extend(guarded(r.guard, || unsafe {
+            guarded(r.guard, || unsafe {
                 target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
-            })?);
-            continue;
-        }
-        // Whole elements per request.
-        let size = bdt.size().max(1);
-        let step = (target::room() / size * size).max(size);
-        for (i, chunk) in piece.chunks(step).enumerate() {
-            let args = [a.op as u64, basic_h as u64, fetching as u64];
-            old.extend(r.call(request(Kind::Accumulate, args, chunk), at + i * step)?);
+            })?
+        } else {
+            // Whole elements per request.
+            let size = bdt.size().max(1);
+            let step = (target::room() / size * size).max(size);
+            let mut before = Vec::new();
+            for (i, chunk) in piece.chunks(step).enumerate() {
+                let args = [a.op as u64, basic_h as u64, fetching as u64];
+                before.extend(r.call(request(Kind::Accumulate, args, chunk), at + i * step)?);
+            }
+            before
+        };
+        if old.is_empty() {
+            old = before;
+        } else {
+            old.extend(before);
         }
     }
     match a.result {

@@ -260,11 +260,20 @@ pub unsafe fn accumulate_at(
     let count = data.len() / dt.size().max(1);
     // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`.
     let old = unsafe { read_at(addr, data.len()) };
-    let mut new = data.to_vec();
-    op.combine(dt, count, &old, &mut new)
+    // One element (a fetch-and-op) combines on the stack: no allocation per call.
+    let mut small = [0u8; 16];
+    let mut heap = Vec::new();
+    let new: &mut [u8] = if data.len() <= small.len() {
+        &mut small[..data.len()]
+    } else {
+        heap.extend_from_slice(data);
+        &mut heap
+    };
+    new.copy_from_slice(data);
+    op.combine(dt, count, &old, new)
         .map_err(super::super::handles::err)?;
     // SAFETY: as above.
-    unsafe { write_at(addr, &new) };
+    unsafe { write_at(addr, new) };
     Ok(if fetch { old } else { Vec::new() })
 }
 
