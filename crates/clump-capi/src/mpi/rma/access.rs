@@ -239,10 +239,78 @@ fn put(
     let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
+    if r.direct.is_none() {
+        return send_runs(&r, (Kind::PutRuns, [0; 3], 1), &shape.runs, &data).map(drop);
+    }
     for (at, piece) in shape.pieces(&data) {
         put_bytes(&r, at, piece)?;
     }
     Ok(())
+}
+
+/// `runs` cut into requests whose count, table and bytes each fit one message (a run
+/// longer than that split over several, at a multiple of `unit` bytes), in order.
+fn batches(runs: &[(usize, usize)], unit: usize) -> Vec<Vec<(usize, usize)>> {
+    let room = target::room() - 8;
+    let (mut out, mut batch, mut used) = (Vec::new(), Vec::new(), 0);
+    for &(mut off, mut len) in runs {
+        while len > 0 {
+            if used + target::RUN_ENTRY + unit > room {
+                out.push(std::mem::take(&mut batch));
+                used = 0;
+            }
+            let fits = (room - used - target::RUN_ENTRY) / unit * unit;
+            let step = len.min(fits);
+            batch.push((off, step));
+            used += target::RUN_ENTRY + step;
+            (off, len) = (off + step, len - step);
+        }
+    }
+    if !batch.is_empty() {
+        out.push(batch);
+    }
+    out
+}
+
+/// A runs request's count and table for `batch`.
+fn table(batch: &[(usize, usize)], bytes: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(8 + batch.len() * target::RUN_ENTRY + bytes);
+    body.extend_from_slice(&(batch.len() as u64).to_le_bytes());
+    for &(off, len) in batch {
+        body.extend_from_slice(&(off as u64).to_le_bytes());
+        body.extend_from_slice(&(len as u64).to_le_bytes());
+    }
+    body
+}
+
+/// Puts (or accumulates, `kind` and `args` say) the packed `data` of a derived target
+/// type's `runs` through the target's handler, as many runs per message as fit, each
+/// split at a multiple of `unit` bytes; what comes back, in order.
+fn send_runs(
+    r: &Reach,
+    (kind, args, unit): (Kind, [u64; 3], usize),
+    runs: &[(usize, usize)],
+    data: &[u8],
+) -> Result<Vec<u8>, Failure> {
+    let (mut at, mut back) = (0, Vec::new());
+    for batch in batches(runs, unit) {
+        let bytes: usize = batch.iter().map(|b| b.1).sum();
+        let mut body = table(&batch, bytes);
+        body.extend_from_slice(&data[at..at + bytes]);
+        at += bytes;
+        back.extend(r.call(request(kind, args, &body), 0)?);
+    }
+    Ok(back)
+}
+
+/// Gets the bytes of a derived target type's `runs`, packed, as many per message as fit.
+fn get_runs(r: &Reach, runs: &[(usize, usize)]) -> Result<Vec<u8>, Failure> {
+    let mut data = Vec::new();
+    for batch in batches(runs, 1) {
+        let body = table(&batch, 0);
+        data.extend(r.call(request(Kind::GetRuns, [0; 3], &body), 0)?);
+    }
+    Ok(data)
 }
 
 /// The `len` target bytes at `at` bytes into the access `r` (within its checked span).
@@ -293,10 +361,15 @@ fn get(
     let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
-    let mut data = Vec::with_capacity(len);
-    for &(at, len) in &shape.runs {
-        data.extend(fetch(&r, at, len)?);
-    }
+    let data = if r.direct.is_none() {
+        get_runs(&r, &shape.runs)?
+    } else {
+        let mut data = Vec::with_capacity(len);
+        for &(at, len) in &shape.runs {
+            data.extend(fetch(&r, at, len)?);
+        }
+        data
+    };
     unpack(&data, buf, n, &odt)
 }
 
@@ -362,32 +435,45 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         return Ok(());
     };
     let fetching = a.result.is_some();
-    let mut old = Vec::new();
-    for (at, piece) in shape.pieces(&data) {
-        let before = if let Some(addr) = r.local() {
-            // SAFETY: `piece` lies in the span `reach` checked, mapped here until the
-            // collective MPI_Win_free; the guard (or this process owning a window
-            // without one) keeps other accumulates off it meanwhile.
-            guarded(r.guard, || unsafe {
-                target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
-            })?
-        } else {
-            // Whole elements per request.
-            let size = bdt.size().max(1);
-            let step = (target::room() / size * size).max(size);
-            let mut before = Vec::new();
-            for (i, chunk) in piece.chunks(step).enumerate() {
-                let args = [a.op as u64, basic_h as u64, fetching as u64];
-                before.extend(r.call(request(Kind::Accumulate, args, chunk), at + i * step)?);
+    let args = [a.op as u64, basic_h as u64, fetching as u64];
+    let old = match r.local() {
+        None if shape.runs.len() > 1 => send_runs(
+            &r,
+            (Kind::AccumulateRuns, args, bdt.size().max(1)),
+            &shape.runs,
+            &data,
+        )?,
+        local => {
+            let mut old = Vec::new();
+            for (at, piece) in shape.pieces(&data) {
+                let before = match local {
+                    // SAFETY: `piece` lies in the span `reach` checked, mapped here until
+                    // the collective MPI_Win_free; the guard (or this process owning a
+                    // window without one) keeps other accumulates off it meanwhile.
+                    Some(addr) => guarded(r.guard, || unsafe {
+                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
+                    })?,
+                    None => {
+                        // Whole elements per request.
+                        let size = bdt.size().max(1);
+                        let step = (target::room() / size * size).max(size);
+                        let mut before = Vec::new();
+                        for (i, chunk) in piece.chunks(step).enumerate() {
+                            let req = request(Kind::Accumulate, args, chunk);
+                            before.extend(r.call(req, at + i * step)?);
+                        }
+                        before
+                    }
+                };
+                if old.is_empty() {
+                    old = before;
+                } else {
+                    old.extend(before);
+                }
             }
-            before
-        };
-        if old.is_empty() {
-            old = before;
-        } else {
-            old.extend(before);
+            old
         }
-    }
+    };
     match a.result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
             user_bytes(res, old.len())?; // NULL is refused

@@ -25,7 +25,17 @@ pub enum Kind {
     Post = 7,
     /// An origin's `MPI_Win_complete` to a target.
     Complete = 8,
+    /// Several byte runs of a derived target datatype at once: the data starts with the
+    /// number of runs and a table of them, each (offset from the request's offset,
+    /// length), all little-endian words; a put's or an accumulate's bytes follow (an
+    /// accumulate's args as for [`Kind::Accumulate`]), a get's come back.
+    PutRuns = 9,
+    GetRuns = 10,
+    AccumulateRuns = 11,
 }
+
+/// Bytes of a runs request's table per run.
+pub const RUN_ENTRY: usize = 16;
 
 /// A request: its kind, the target's window id, the byte offset in the window, and the
 /// kind's own arguments.
@@ -73,6 +83,9 @@ impl Request<'_> {
             6 => Kind::Unlock,
             7 => Kind::Post,
             8 => Kind::Complete,
+            9 => Kind::PutRuns,
+            10 => Kind::GetRuns,
+            11 => Kind::AccumulateRuns,
             _ => return None,
         };
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
@@ -140,11 +153,15 @@ enum Landing {
 }
 
 fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
+    if matches!(req.kind, Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns) {
+        return runs(req);
+    }
     let len = match req.kind {
         Kind::Get => req.args[0] as usize,
         Kind::CompareSwap => req.data.len() / 2,
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => 0,
         Kind::Put | Kind::Accumulate => req.data.len(),
+        Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns => unreachable!("served above"),
     };
     let exclusive = req.args[0] != 0;
     let landing = window::with_id(req.id, |w| match req.kind {
@@ -194,7 +211,56 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
             unreachable!("answered above")
         }
+        Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns => unreachable!("served above"),
     }
+}
+
+/// Serves a [`Kind::PutRuns`], [`Kind::GetRuns`] or [`Kind::AccumulateRuns`] request,
+/// each run checked against the window on its own.
+fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
+    let malformed = || (MPI_ERR_OTHER, "a malformed runs request".to_owned());
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let (count, rest) = req.data.split_at_checked(8).ok_or_else(malformed)?;
+    let table = usize::try_from(word(count))
+        .ok()
+        .and_then(|k| k.checked_mul(RUN_ENTRY))
+        .filter(|&t| t <= rest.len())
+        .ok_or_else(malformed)?;
+    let (table, mut bytes) = rest.split_at(table);
+    let combine = match req.kind {
+        Kind::AccumulateRuns => Some(basic_op(req.args[0], req.args[1])?),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for entry in table.chunks_exact(RUN_ENTRY) {
+        let (off, len) = (word(&entry[..8]), word(&entry[8..]));
+        let at = req.offset.checked_add(off).and_then(|a| usize::try_from(a).ok());
+        let (Some(at), Ok(len)) = (at, usize::try_from(len)) else {
+            return Err(malformed());
+        };
+        let (addr, guard) = window::with_id(req.id, |w| {
+            Ok::<_, Failure>((w.locate(at, len)?, w.owned.map(|base| base - GUARD_BYTES)))
+        })
+        .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
+        if req.kind == Kind::GetRuns {
+            // SAFETY: `w.locate` checked that the `len` bytes at `addr` lie in this
+            // process's part of the window, mapped until the collective MPI_Win_free.
+            out.extend(unsafe { read_at(addr, len) });
+            continue;
+        }
+        let (now, rest) = bytes.split_at_checked(len).ok_or_else(malformed)?;
+        bytes = rest;
+        match &combine {
+            // SAFETY: as for a get; the guard, or this handler running one request at a
+            // time, keeps other accumulates off the bytes.
+            Some((dt, op)) => out.extend(guarded(guard, || unsafe {
+                accumulate_at(addr, now, (dt, op), req.args[2] != 0)
+            })?),
+            // SAFETY: as for a get, and `now` has `len` bytes.
+            None => unsafe { write_at(addr, now) },
+        }
+    }
+    Ok(out)
 }
 
 /// An accumulate's predefined element type and operation, found without the handle
