@@ -84,6 +84,30 @@ fn rma_runs_over_shared_memory_udp_and_two_hosts() {
     );
 }
 
+#[test]
+fn rma_target_datatypes_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_types.c", "mpi_rma_types"),
+        "rma_types",
+    );
+}
+
+#[test]
+fn rma_window_info_attributes_and_errhandlers_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_win.c", "mpi_rma_win"),
+        "rma_win",
+    );
+}
+
+#[test]
+fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_edges.c", "mpi_rma_edges"),
+        "rma_edges",
+    );
+}
+
 /// MPI_ERRORS_ARE_FATAL ends the whole job, with the error's text, even with ranks blocked
 /// in a receive nothing will match.
 #[test]

@@ -63,14 +63,24 @@ impl Predef {
         }
     }
 
+    /// Bytes one element spans in memory (more than its size for a padded pair type).
+    pub fn extent(self) -> usize {
+        match self {
+            Predef::DoubleInt | Predef::LongInt => 16,
+            Predef::ShortInt => 8,
+            p => p.size(),
+        }
+    }
+
     /// The byte runs of one element in memory and its extent (a C struct's padding).
     fn layout(self) -> (Vec<Block>, usize) {
         let run = |disp, len| Block { disp, len };
-        match self {
-            Predef::DoubleInt | Predef::LongInt => (vec![run(0, 12)], 16),
-            Predef::ShortInt => (vec![run(0, 2), run(4, 4)], 8),
-            p => (vec![run(0, p.size())], p.size()),
-        }
+        let blocks = match self {
+            Predef::DoubleInt | Predef::LongInt => vec![run(0, 12)],
+            Predef::ShortInt => vec![run(0, 2), run(4, 4)],
+            p => vec![run(0, p.size())],
+        };
+        (blocks, self.extent())
     }
 
     /// The C alignment of the type, which rounds a struct's extent.
@@ -380,7 +390,7 @@ impl Datatype {
 
     /// Each byte run of `count` elements: its offset from the buffer and its place in the
     /// packed bytes.
-    fn runs(&self, count: usize) -> impl Iterator<Item = (isize, usize, usize)> + '_ {
+    pub fn runs(&self, count: usize) -> impl Iterator<Item = (isize, usize, usize)> + '_ {
         let ext = self.extent();
         (0..count)
             .flat_map(move |i| {

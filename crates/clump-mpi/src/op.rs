@@ -203,6 +203,16 @@ impl Op {
     /// A predefined operation on elements of `t`; false when it does not apply to them.
     fn predefined_on(&self, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
         use Predef::*;
+        // Replace and no-op only move bytes, so they apply to every type (the pairs and
+        // complex types included, which one-sided calls may name with them).
+        match self {
+            Op::Replace => return true,
+            Op::NoOp => {
+                higher.copy_from_slice(lower);
+                return true;
+            }
+            _ => {}
+        }
         let loc = matches!(self, Op::MaxLoc | Op::MinLoc);
         let max = matches!(self, Op::MaxLoc);
         match t {
@@ -317,6 +327,20 @@ mod tests {
             let mut higher = ints(&[3, -3, 0]);
             op.combine(&int, 3, &ints(&[1, 2, 0]), &mut higher).unwrap();
             assert_eq!(back(&higher), want, "{op:?}");
+        }
+    }
+
+    #[test]
+    fn replace_and_no_op_apply_to_pairs_and_complex_types() {
+        for p in [Predef::TwoInt, Predef::DoubleInt, Predef::ShortInt, Predef::DoubleComplex] {
+            let dt = Datatype::predefined(p);
+            let lower: Vec<u8> = (0..2 * p.size() as u8).collect();
+            let new: Vec<u8> = lower.iter().map(|b| b + 100).collect();
+            let mut higher = new.clone();
+            Op::Replace.combine(&dt, 2, &lower, &mut higher).unwrap();
+            assert_eq!(higher, new, "{p:?}");
+            Op::NoOp.combine(&dt, 2, &lower, &mut higher).unwrap();
+            assert_eq!(higher, lower, "{p:?}");
         }
     }
 

@@ -398,7 +398,13 @@ pub fn op(h: Handle, t: Handle) -> Result<Op, (c_int, String)> {
             commute,
         });
     }
-    Ok(match h {
+    predefined_op(h).ok_or_else(|| (MPI_ERR_OP, format!("unsupported operation handle {h:#x}")))
+}
+
+/// The predefined operation of handle `h`, found without the registry (what a one-sided
+/// request's handler may use while a blocking call holds the registry).
+pub fn predefined_op(h: Handle) -> Option<Op> {
+    Some(match h {
         0x21 => Op::Sum,
         0x22 => Op::Min,
         0x23 => Op::Max,
@@ -413,7 +419,7 @@ pub fn op(h: Handle, t: Handle) -> Result<Op, (c_int, String)> {
         0x39 => Op::MaxLoc,
         0x3c => Op::Replace,
         0x3d => Op::NoOp,
-        _ => return Err((MPI_ERR_OP, format!("unsupported operation handle {h:#x}"))),
+        _ => return None,
     })
 }
 

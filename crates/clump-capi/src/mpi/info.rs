@@ -80,6 +80,11 @@ pub fn no_hints() -> Result<Handle, Failure> {
     create(Vec::new())
 }
 
+/// A new info object holding `pairs`: hints that describe what clump does.
+pub fn hints(pairs: &[(&str, &str)]) -> Result<Handle, Failure> {
+    create(pairs.iter().map(|&(k, v)| (k.into(), v.into())).collect())
+}
+
 /// A string argument of at most `max - 1` bytes (the standard's limits include the NUL).
 fn text(s: *const c_char, max: usize, too_long: c_int, what: &str) -> Result<String, Failure> {
     if s.is_null() {

@@ -8,14 +8,14 @@
 use super::super::abi::MpiAint;
 use super::super::buffers::{pack, unpack};
 use super::super::export::{mpi_functions, out};
-use super::super::handles::{datatype, predef, put_request, Handle};
+use super::super::handles::{datatype, err, predef, put_request, Handle, DATATYPE_NULL};
 use super::super::wired::{count, Failure};
 use super::abi::*;
 use super::guard::{guarded, GUARD_BYTES};
 use super::space::{self, Space};
 use super::target::{self, Kind, Request};
 use super::window::{self, on};
-use clump_mpi::Datatype;
+use clump_mpi::{Datatype, Predef};
 use std::borrow::Cow;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
@@ -29,9 +29,9 @@ struct Reach {
     /// The target's job rank and window id.
     rank: u32,
     id: u32,
-    /// Byte offset in the target's window.
+    /// Byte offset in the target's window of the access's lowest byte.
     offset: usize,
-    /// The target bytes' address here, when this process can reach them directly.
+    /// That byte's address here, when this process can reach the target bytes directly.
     direct: Option<usize>,
     /// The window's guard word here, when it has one this process reaches.
     guard: Option<usize>,
@@ -39,9 +39,15 @@ struct Reach {
     me: bool,
 }
 
-/// Checks an access of `len` bytes at displacement `disp` of `target`'s part of `win`
-/// (epoch, rank, range); `None` for `MPI_PROC_NULL`, which moves nothing.
-fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option<Reach>, Failure> {
+/// Checks an access of the `span` bytes that start `lo` bytes from displacement `disp`
+/// of `target`'s part of `win` (epoch, rank, range); `None` for `MPI_PROC_NULL`, which
+/// moves nothing.
+fn reach(
+    win: Handle,
+    target: c_int,
+    disp: MpiAint,
+    (lo, span): (isize, usize),
+) -> Result<Option<Reach>, Failure> {
     if target == clump_mpi::PROC_NULL {
         return Ok(None);
     }
@@ -59,18 +65,20 @@ fn reach(win: Handle, target: c_int, disp: MpiAint, len: usize) -> Result<Option
         let range = || {
             (
                 MPI_ERR_RMA_RANGE,
-                format!("{len} bytes at displacement {disp} leave rank {target}'s window"),
+                format!("{span} bytes at displacement {disp} leave rank {target}'s window"),
             )
         };
-        let offset = usize::try_from(disp)
+        let offset = isize::try_from(m.disp_unit)
             .ok()
-            .and_then(|d| d.checked_mul(m.disp_unit))
+            .and_then(|unit| disp.checked_mul(unit))
+            .and_then(|d| d.checked_add(lo))
+            .and_then(|d| usize::try_from(d).ok())
             .ok_or_else(range)?;
         let direct = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
             // The displacement is an address; only the target knows what it attached.
-            me.then(|| w.locate(offset, len)).transpose()?
+            me.then(|| w.locate(offset, span)).transpose()?
         } else {
-            if offset.checked_add(len).is_none_or(|end| end > m.size) {
+            if offset.checked_add(span).is_none_or(|end| end > m.size) {
                 return Err(range());
             }
             if me {
@@ -119,30 +127,65 @@ fn request(kind: Kind, args: [u64; 3], data: &[u8]) -> Request<'_> {
     }
 }
 
-/// The target side's datatype and byte count, which must match the origin's bytes.
-fn target_bytes(n: c_int, t: Handle, origin: usize) -> Result<(Datatype, usize), Failure> {
-    let dt = datatype(t)?;
-    let len = dt.bytes(count(n)?).map_err(super::super::handles::err)?;
-    if !dt.is_contiguous() {
-        return Err((
-            super::super::abi::MPI_ERR_TYPE,
-            "a non-contiguous target datatype is not supported yet".into(),
-        ));
+fn type_error(why: String) -> Failure {
+    (super::super::abi::MPI_ERR_TYPE, why)
+}
+
+/// The target bytes of an access: the byte runs its elements cover, each as (offset from
+/// the lowest of them, length) in type-map order; where that lowest byte lies from the
+/// displacement; and how far the runs reach from it.
+struct Shape {
+    runs: Vec<(usize, usize)>,
+    lo: isize,
+    span: usize,
+}
+
+impl Shape {
+    /// Each run with its part of the packed `data`.
+    fn pieces<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = (usize, &'a [u8])> {
+        self.runs.iter().scan(0, move |at, &(off, len)| {
+            let from = *at;
+            *at += len;
+            Some((off, &data[from..from + len]))
+        })
     }
+}
+
+/// The shape of `n` elements of the target datatype `t` (any committed one), whose data
+/// must be the origin's `origin` bytes.
+fn target_shape(n: c_int, t: Handle, origin: usize) -> Result<Shape, Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    let len = dt.bytes(n).map_err(err)?;
     if len != origin {
-        return Err((
-            super::super::abi::MPI_ERR_TYPE,
-            format!("the origin has {origin} bytes, the target {len}"),
-        ));
+        return Err(type_error(format!(
+            "the origin has {origin} bytes, the target {len}"
+        )));
     }
-    Ok((dt, len))
+    let mut raw: Vec<(isize, usize)> = Vec::new();
+    for (off, _, len) in dt.runs(n) {
+        match raw.last_mut() {
+            Some(last) if last.0 + last.1 as isize == off => last.1 += len,
+            _ if len > 0 => raw.push((off, len)),
+            _ => {}
+        }
+    }
+    let lo = raw.iter().map(|r| r.0).min().unwrap_or(0);
+    let hi = raw.iter().map(|r| r.0 + r.1 as isize).max().unwrap_or(0);
+    Ok(Shape {
+        runs: raw.iter().map(|&(off, len)| ((off - lo) as usize, len)).collect(),
+        lo,
+        span: (hi - lo) as usize,
+    })
 }
 
 /// The byte count of `n` elements of `ot` at the origin and `tn` of `tt` at the target
-/// when both types are predefined and the counts agree: the common case, copied
+/// when both types are predefined, unpadded and the counts agree: the common case, copied
 /// straight between the caller's buffer and the target without packing.
 fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
     let (o, t) = (predef(ot)?, predef(tt)?);
+    if o.extent() != o.size() || t.extent() != t.size() {
+        return None;
+    }
     let len = usize::try_from(n).ok()?.checked_mul(o.size())?;
     (usize::try_from(tn).ok()?.checked_mul(t.size())? == len).then_some(len)
 }
@@ -160,14 +203,16 @@ fn user_bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
     Ok(unsafe { std::slice::from_raw_parts(buf.cast(), len) })
 }
 
-/// Writes `data` at the target of `r`.
-fn put_bytes(r: &Reach, data: &[u8]) -> Result<(), Failure> {
+/// Writes `data` at `at` bytes into the access `r` (within the span `reach` checked).
+fn put_bytes(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
     if let Some(addr) = r.direct {
-        target::write_at(addr, data);
+        // SAFETY: `reach` checked the access's span against the target's part of the
+        // window, mapped here until the collective MPI_Win_free; `data` lies within it.
+        unsafe { target::write_at(addr + at, data) };
         return Ok(());
     }
     for (i, chunk) in data.chunks(target::room()).enumerate() {
-        r.call(request(Kind::Put, [0; 3], chunk), i * target::room())?;
+        r.call(request(Kind::Put, [0; 3], chunk), at + i * target::room())?;
     }
     Ok(())
 }
@@ -184,28 +229,101 @@ fn put(
     win: Handle,
 ) -> Result<(), Failure> {
     if let Some(len) = plain(n, ot, tn, tt) {
-        return match reach(win, target, disp, len)? {
-            Some(r) => put_bytes(&r, user_bytes(buf, len)?),
+        return match reach(win, target, disp, (0, len))? {
+            Some(r) => put_bytes(&r, 0, user_bytes(buf, len)?),
             None => Ok(()),
         };
     }
     let data = pack(buf, count(n)?, &datatype(ot)?)?;
-    target_bytes(tn, tt, data.len())?;
-    match reach(win, target, disp, data.len())? {
-        Some(r) => put_bytes(&r, &data),
-        None => Ok(()),
+    let shape = target_shape(tn, tt, data.len())?;
+    let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
+        return Ok(());
+    };
+    if r.direct.is_none() {
+        return send_runs(&r, (Kind::PutRuns, [0; 3], 1), &shape.runs, &data).map(drop);
     }
+    for (at, piece) in shape.pieces(&data) {
+        put_bytes(&r, at, piece)?;
+    }
+    Ok(())
 }
 
-/// The `len` target bytes of an access.
-fn fetch(r: &Reach, len: usize) -> Result<Vec<u8>, Failure> {
+/// `runs` cut into requests whose count, table and bytes each fit one message (a run
+/// longer than that split over several, at a multiple of `unit` bytes), in order.
+fn batches(runs: &[(usize, usize)], unit: usize) -> Vec<Vec<(usize, usize)>> {
+    let room = target::room() - 8;
+    let (mut out, mut batch, mut used) = (Vec::new(), Vec::new(), 0);
+    for &(mut off, mut len) in runs {
+        while len > 0 {
+            if used + target::RUN_ENTRY + unit > room {
+                out.push(std::mem::take(&mut batch));
+                used = 0;
+            }
+            let fits = (room - used - target::RUN_ENTRY) / unit * unit;
+            let step = len.min(fits);
+            batch.push((off, step));
+            used += target::RUN_ENTRY + step;
+            (off, len) = (off + step, len - step);
+        }
+    }
+    if !batch.is_empty() {
+        out.push(batch);
+    }
+    out
+}
+
+/// A runs request's count and table for `batch`.
+fn table(batch: &[(usize, usize)], bytes: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(8 + batch.len() * target::RUN_ENTRY + bytes);
+    body.extend_from_slice(&(batch.len() as u64).to_le_bytes());
+    for &(off, len) in batch {
+        body.extend_from_slice(&(off as u64).to_le_bytes());
+        body.extend_from_slice(&(len as u64).to_le_bytes());
+    }
+    body
+}
+
+/// Puts (or accumulates, `kind` and `args` say) the packed `data` of a derived target
+/// type's `runs` through the target's handler, as many runs per message as fit, each
+/// split at a multiple of `unit` bytes; what comes back, in order.
+fn send_runs(
+    r: &Reach,
+    (kind, args, unit): (Kind, [u64; 3], usize),
+    runs: &[(usize, usize)],
+    data: &[u8],
+) -> Result<Vec<u8>, Failure> {
+    let (mut at, mut back) = (0, Vec::new());
+    for batch in batches(runs, unit) {
+        let bytes: usize = batch.iter().map(|b| b.1).sum();
+        let mut body = table(&batch, bytes);
+        body.extend_from_slice(&data[at..at + bytes]);
+        at += bytes;
+        back.extend(r.call(request(kind, args, &body), 0)?);
+    }
+    Ok(back)
+}
+
+/// Gets the bytes of a derived target type's `runs`, packed, as many per message as fit.
+fn get_runs(r: &Reach, runs: &[(usize, usize)]) -> Result<Vec<u8>, Failure> {
+    let mut data = Vec::new();
+    for batch in batches(runs, 1) {
+        let body = table(&batch, 0);
+        data.extend(r.call(request(Kind::GetRuns, [0; 3], &body), 0)?);
+    }
+    Ok(data)
+}
+
+/// The `len` target bytes at `at` bytes into the access `r` (within its checked span).
+fn fetch(r: &Reach, at: usize, len: usize) -> Result<Vec<u8>, Failure> {
     if let Some(addr) = r.direct {
-        return Ok(target::read_at(addr, len));
+        // SAFETY: as in `put_bytes`.
+        return Ok(unsafe { target::read_at(addr + at, len) });
     }
     let mut data = Vec::with_capacity(len);
     while data.len() < len {
         let step = (len - data.len()).min(target::room());
-        data.extend(r.call(request(Kind::Get, [step as u64, 0, 0], &[]), data.len())?);
+        let req = request(Kind::Get, [step as u64, 0, 0], &[]);
+        data.extend(r.call(req, at + data.len())?);
     }
     Ok(data)
 }
@@ -222,24 +340,37 @@ fn get(
     win: Handle,
 ) -> Result<(), Failure> {
     if let Some(len) = plain(n, ot, tn, tt) {
-        let Some(r) = reach(win, target, disp, len)? else {
+        let Some(r) = reach(win, target, disp, (0, len))? else {
             return Ok(());
         };
         user_bytes(buf, len)?; // NULL is refused before anything is read
         if let Some(addr) = r.direct {
-            target::copy(addr, buf as usize, len);
+            // SAFETY: `buf` holds `len` bytes (mpi.h's contract); the target bytes are
+            // the span `reach` checked, mapped here until the collective MPI_Win_free.
+            unsafe { target::copy(addr, buf as usize, len) };
         } else {
-            target::write_at(buf as usize, &fetch(&r, len)?);
+            let data = fetch(&r, 0, len)?;
+            // SAFETY: `buf` holds `len` bytes (mpi.h's contract), and `data` has `len`.
+            unsafe { target::write_at(buf as usize, &data) };
         }
         return Ok(());
     }
     let (n, odt) = (count(n)?, datatype(ot)?);
-    let len = odt.bytes(n).map_err(super::super::handles::err)?;
-    target_bytes(tn, tt, len)?;
-    let Some(r) = reach(win, target, disp, len)? else {
+    let len = odt.bytes(n).map_err(err)?;
+    let shape = target_shape(tn, tt, len)?;
+    let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
-    unpack(&fetch(&r, len)?, buf, n, &odt)
+    let data = if r.direct.is_none() {
+        get_runs(&r, &shape.runs)?
+    } else {
+        let mut data = Vec::with_capacity(len);
+        for &(at, len) in &shape.runs {
+            data.extend(fetch(&r, at, len)?);
+        }
+        data
+    };
+    unpack(&data, buf, n, &odt)
 }
 
 /// What an accumulate combines: the origin's operation, bytes and the target's type.
@@ -252,45 +383,93 @@ struct Combine {
     win: Handle,
 }
 
+/// The handle of predefined type `p` (one of them, where several share a layout): what
+/// names an accumulate's elements to the target.
+fn basic_handle(p: Predef) -> Handle {
+    (DATATYPE_NULL..DATATYPE_NULL + 0x60)
+        .find(|&h| predef(h) == Some(p))
+        .expect("every predefined type has a handle")
+}
+
 fn accumulate(a: Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
-    if predef(tt).is_none() {
-        return Err((
-            super::super::abi::MPI_ERR_TYPE,
-            "an accumulate's target datatype must be predefined (derived ones are not \
-             supported yet)"
-                .into(),
-        ));
-    }
-    let tdt = datatype(tt)?;
-    let tlen = tdt.bytes(count(tn)?).map_err(super::super::handles::err)?;
     let (buf, n, ot) = a.origin;
+    let tdt = datatype(tt)?;
+    // The operation combines the one predefined type the target's type is made of.
+    let basic = tdt.element().ok_or_else(|| {
+        type_error("an accumulate's target datatype must be made of one predefined type".into())
+    })?;
+    let (basic_h, bdt) = match predef(tt) {
+        Some(_) => (tt, tdt.clone()),
+        None => (basic_handle(basic), Datatype::predefined(basic)),
+    };
+    let tlen = tdt.bytes(count(tn)?).map_err(err)?;
+    let whole = plain(n, ot, tn, tt);
     let data = if a.op == NO_OP {
         Cow::Owned(vec![0; tlen])
-    } else if plain(n, ot, tn, tt).is_some() {
+    } else if whole.is_some() {
         Cow::Borrowed(user_bytes(buf, tlen)?)
     } else {
-        Cow::Owned(pack(buf, count(n)?, &datatype(ot)?)?)
+        let odt = datatype(ot)?;
+        if odt.element() != Some(basic) {
+            return Err(type_error(format!(
+                "the origin's datatype is not made of the target's {}",
+                basic.name()
+            )));
+        }
+        Cow::Owned(pack(buf, count(n)?, &odt)?)
     };
-    target_bytes(tn, tt, data.len())?;
+    let shape = match whole {
+        // Predefined on both sides: one run, nothing to walk.
+        Some(len) if len == data.len() => Shape {
+            runs: vec![(0, len)],
+            lo: 0,
+            span: len,
+        },
+        _ => target_shape(tn, tt, data.len())?,
+    };
     // The operation must apply to the type before any byte moves.
-    let op = super::super::handles::op(a.op, tt)?;
-    op.check(&tdt).map_err(super::super::handles::err)?;
-    let Some(r) = reach(a.win, target, disp, tlen)? else {
+    let op = super::super::handles::op(a.op, basic_h)?;
+    op.check(&bdt).map_err(err)?;
+    let Some(r) = reach(a.win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
     let fetching = a.result.is_some();
+    let args = [a.op as u64, basic_h as u64, fetching as u64];
     let old = match r.local() {
-        Some(addr) => guarded(r.guard, || {
-            target::accumulate_at(addr, &data, (&tdt, &op), fetching)
-        })?,
-        None => {
-            // Whole elements per request.
-            let step = target::room() / tdt.size().max(1) * tdt.size().max(1);
+        None if shape.runs.len() > 1 => send_runs(
+            &r,
+            (Kind::AccumulateRuns, args, bdt.size().max(1)),
+            &shape.runs,
+            &data,
+        )?,
+        local => {
             let mut old = Vec::new();
-            for (i, chunk) in data.chunks(step.max(1)).enumerate() {
-                let args = [a.op as u64, tt as u64, fetching as u64];
-                old.extend(r.call(request(Kind::Accumulate, args, chunk), i * step)?);
+            for (at, piece) in shape.pieces(&data) {
+                let before = match local {
+                    // SAFETY: `piece` lies in the span `reach` checked, mapped here until
+                    // the collective MPI_Win_free; the guard (or this process owning a
+                    // window without one) keeps other accumulates off it meanwhile.
+                    Some(addr) => guarded(r.guard, || unsafe {
+                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
+                    })?,
+                    None => {
+                        // Whole elements per request.
+                        let size = bdt.size().max(1);
+                        let step = (target::room() / size * size).max(size);
+                        let mut before = Vec::new();
+                        for (i, chunk) in piece.chunks(step).enumerate() {
+                            let req = request(Kind::Accumulate, args, chunk);
+                            before.extend(r.call(req, at + i * step)?);
+                        }
+                        before
+                    }
+                };
+                if old.is_empty() {
+                    old = before;
+                } else {
+                    old.extend(before);
+                }
             }
             old
         }
@@ -298,7 +477,9 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     match a.result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
             user_bytes(res, old.len())?; // NULL is refused
-            target::write_at(res as usize, &old);
+            // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
+            // target's (mpi.h's contract; `plain` checked the two agree).
+            unsafe { target::write_at(res as usize, &old) };
         }
         Some((res, rn, rt)) => unpack(&old, res, count(rn)?, &datatype(rt)?)?,
         None => {}
@@ -324,11 +505,12 @@ fn compare_and_swap(
     let dt = datatype(t)?;
     let mut data = pack(expect, 1, &dt)?;
     data.extend(pack(new, 1, &dt)?);
-    let Some(r) = reach(win, target, disp, dt.size())? else {
+    let Some(r) = reach(win, target, disp, (0, dt.size()))? else {
         return Ok(());
     };
     let old = match r.local() {
-        Some(addr) => guarded(r.guard, || {
+        // SAFETY: as for an accumulate in `accumulate`, for the element's bytes.
+        Some(addr) => guarded(r.guard, || unsafe {
             target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..])
         }),
         None => r.call(request(Kind::CompareSwap, [0; 3], &data), 0)?,

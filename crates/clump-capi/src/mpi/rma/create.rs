@@ -2,9 +2,11 @@
 //! attributes, name, error handler, and the direct pointers of `MPI_Win_shared_query`.
 
 use super::super::abi::{MpiAint, MPI_ERR_ARG, MPI_ERR_NO_MEM};
+use super::super::attrs;
 use super::super::buffers::{name_arg, MAX_OBJECT_NAME};
+use super::super::comms::attr_out;
 use super::super::export::{mpi_functions, out, string_out};
-use super::super::handles::{comm, put_group, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
 use super::space::{self, Space};
@@ -120,7 +122,7 @@ fn make(
         Memory::Segment { shared: true } => MPI_WIN_FLAVOR_SHARED,
     };
     let h = window::insert(Window {
-        comm: c,
+        comm: c.clone(),
         members,
         attrs: Box::new(Attrs {
             base: addr,
@@ -139,6 +141,9 @@ fn make(
         completions: 0,
         exposed: Vec::new(),
     });
+    // No member may send a request to this window before every member has stored it:
+    // the allgather above returns to some members while others are still inside it.
+    clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
     Ok((h, addr))
 }
 
@@ -295,13 +300,16 @@ mpi_functions! {
         let h = unsafe { win.as_ref() }.copied().unwrap_or(WIN_NULL);
         on(h, || {
             let c = window::with(h, |w| {
-                if w.epoch.is_open() {
+                // A fence ends its epoch by itself: the window may be freed after one.
+                if w.epoch.needs_closing() {
                     return Err((MPI_ERR_RMA_SYNC, "the window is freed inside an epoch".into()));
                 }
                 Ok(w.comm.clone())
             })?;
             // No member frees its memory while another may still reach it.
             clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
+            // The program's attributes go first: a delete callback that fails fails the call.
+            attrs::delete_all(h)?;
             let w = window::remove(h)?;
             if let (Some(addr), Some(space)) = (w.owned, space::current()) {
                 space.free(addr);
@@ -356,14 +364,10 @@ mpi_functions! {
                     MPI_WIN_DISP_UNIT => Some(&a.disp_unit as *const c_int as usize),
                     MPI_WIN_CREATE_FLAVOR => Some(&a.flavor as *const c_int as usize),
                     MPI_WIN_MODEL => Some(&a.model as *const c_int as usize),
-                    _ => None,
+                    _ => return attrs::get(win, keyval),
                 })
             })?;
-            let arg = |e| (e, "NULL attribute_val or flag".to_owned());
-            if let Some(v) = v {
-                out(value.cast::<usize>(), v).map_err(arg)?;
-            }
-            out(flag, v.is_some() as c_int).map_err(arg)
+            attr_out(v, value, flag)
         })
     }
 
@@ -381,25 +385,6 @@ mpi_functions! {
         on(win, || {
             let text = window::with(win, |w| Ok(w.name.clone()))?;
             string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
-        })
-    }
-
-    fn Win_set_errhandler(win: usize, handler: usize) -> c_int {
-        on(win, || {
-            if ![ERRORS_ARE_FATAL, ERRORS_ABORT, ERRORS_RETURN].contains(&handler) {
-                return Err((MPI_ERR_ARG, format!("unsupported error handler {handler:#x}")));
-            }
-            window::with(win, |w| {
-                w.errhandler = handler;
-                Ok(())
-            })
-        })
-    }
-
-    fn Win_get_errhandler(win: usize, handler: *mut usize) -> c_int {
-        on(win, || {
-            let h = window::with(win, |w| Ok(w.errhandler))?;
-            out(handler, h).map_err(|e| (e, "NULL errhandler".into()))
         })
     }
 }

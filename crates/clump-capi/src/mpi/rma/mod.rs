@@ -8,7 +8,9 @@
 
 mod abi;
 mod access;
+mod caching;
 mod create;
+mod errhandler;
 mod guard;
 mod pscw;
 mod space;

@@ -85,6 +85,9 @@ fn lock(lock_type: c_int, rank: c_int, assert: c_int, win: usize) -> Result<(), 
             format!("assert {assert:#x} is not a lock's"),
         ));
     }
+    if rank == clump_mpi::PROC_NULL {
+        return window::with(win, |_| Ok(())); // a target that is none: nothing to lock
+    }
     let t = member_index(win, rank)?;
     window::with(win, |w| {
         if w.epoch.all.is_some() || w.epoch.locked.contains_key(&t) {
@@ -103,6 +106,9 @@ fn lock(lock_type: c_int, rank: c_int, assert: c_int, win: usize) -> Result<(), 
 }
 
 fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
+    if rank == clump_mpi::PROC_NULL {
+        return window::with(win, |_| Ok(()));
+    }
     let t = member_index(win, rank)?;
     let held = window::with(win, |w| {
         w.epoch
@@ -164,6 +170,7 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
     window::with(win, |w| {
         let open = match rank {
+            Some(clump_mpi::PROC_NULL) => true,
             Some(r) => w.epoch.reaches(w.index(r)?),
             None => w.epoch.is_open(),
         };

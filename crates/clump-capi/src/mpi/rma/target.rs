@@ -2,8 +2,8 @@
 //! served (by the handler, one at a time: what makes accumulates atomic), and the memory
 //! accesses both the handler and an origin with direct access make.
 
-use super::super::abi::MPI_ERR_OTHER;
-use super::super::handles::{datatype, op, Handle};
+use super::super::abi::{MPI_ERR_OP, MPI_ERR_OTHER, MPI_ERR_TYPE};
+use super::super::handles::{predef, predefined_op, Handle};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
 use super::guard::{guarded, GUARD_BYTES};
@@ -25,7 +25,17 @@ pub enum Kind {
     Post = 7,
     /// An origin's `MPI_Win_complete` to a target.
     Complete = 8,
+    /// Several byte runs of a derived target datatype at once: the data starts with the
+    /// number of runs and a table of them, each (offset from the request's offset,
+    /// length), all little-endian words; a put's or an accumulate's bytes follow (an
+    /// accumulate's args as for [`Kind::Accumulate`]), a get's come back.
+    PutRuns = 9,
+    GetRuns = 10,
+    AccumulateRuns = 11,
 }
+
+/// Bytes of a runs request's table per run.
+pub const RUN_ENTRY: usize = 16;
 
 /// A request: its kind, the target's window id, the byte offset in the window, and the
 /// kind's own arguments.
@@ -73,6 +83,9 @@ impl Request<'_> {
             6 => Kind::Unlock,
             7 => Kind::Post,
             8 => Kind::Complete,
+            9 => Kind::PutRuns,
+            10 => Kind::GetRuns,
+            11 => Kind::AccumulateRuns,
             _ => return None,
         };
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
@@ -140,11 +153,15 @@ enum Landing {
 }
 
 fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
+    if matches!(req.kind, Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns) {
+        return runs(req);
+    }
     let len = match req.kind {
         Kind::Get => req.args[0] as usize,
         Kind::CompareSwap => req.data.len() / 2,
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => 0,
         Kind::Put | Kind::Accumulate => req.data.len(),
+        Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns => unreachable!("served above"),
     };
     let exclusive = req.args[0] != 0;
     let landing = window::with_id(req.id, |w| match req.kind {
@@ -167,71 +184,175 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Landing::Answer(a) => return Ok(a),
         Landing::At(addr, guard) => (addr, guard),
     };
+    // Every access below is to the `len` bytes `w.locate` checked lie in this process's
+    // part of the window: memory that stays mapped until the collective MPI_Win_free,
+    // which no request outlives.
     match req.kind {
         Kind::Put => {
-            write_at(addr, req.data);
+            // SAFETY: `len` checked bytes at `addr`, and `len` is `req.data.len()`.
+            unsafe { write_at(addr, req.data) };
             Ok(Vec::new())
         }
-        Kind::Get => Ok(read_at(addr, len)),
+        // SAFETY: `len` checked bytes at `addr`.
+        Kind::Get => Ok(unsafe { read_at(addr, len) }),
         Kind::Accumulate => {
             let [op_h, ty, fetch] = req.args;
-            let (dt, op) = (datatype(ty as Handle)?, op(op_h as Handle, ty as Handle)?);
-            guarded(guard, || {
+            let (dt, op) = basic_op(op_h, ty)?;
+            // SAFETY: `len` (`req.data.len()`) checked bytes at `addr`, under the window's
+            // guard, or in its owner's handler, which runs one request at a time.
+            guarded(guard, || unsafe {
                 accumulate_at(addr, req.data, (&dt, &op), fetch != 0)
             })
         }
-        Kind::CompareSwap => Ok(guarded(guard, || {
-            compare_swap_at(addr, &req.data[..len], &req.data[len..])
+        // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
+        Kind::CompareSwap => Ok(guarded(guard, || unsafe {
+            compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len])
         })),
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
             unreachable!("answered above")
         }
+        Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns => unreachable!("served above"),
     }
 }
 
+/// Serves a [`Kind::PutRuns`], [`Kind::GetRuns`] or [`Kind::AccumulateRuns`] request,
+/// each run checked against the window on its own.
+fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
+    let malformed = || (MPI_ERR_OTHER, "a malformed runs request".to_owned());
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let (count, rest) = req.data.split_at_checked(8).ok_or_else(malformed)?;
+    let table = usize::try_from(word(count))
+        .ok()
+        .and_then(|k| k.checked_mul(RUN_ENTRY))
+        .filter(|&t| t <= rest.len())
+        .ok_or_else(malformed)?;
+    let (table, mut bytes) = rest.split_at(table);
+    let combine = match req.kind {
+        Kind::AccumulateRuns => Some(basic_op(req.args[0], req.args[1])?),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for entry in table.chunks_exact(RUN_ENTRY) {
+        let (off, len) = (word(&entry[..8]), word(&entry[8..]));
+        let at = req.offset.checked_add(off).and_then(|a| usize::try_from(a).ok());
+        let (Some(at), Ok(len)) = (at, usize::try_from(len)) else {
+            return Err(malformed());
+        };
+        let (addr, guard) = window::with_id(req.id, |w| {
+            Ok::<_, Failure>((w.locate(at, len)?, w.owned.map(|base| base - GUARD_BYTES)))
+        })
+        .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
+        if req.kind == Kind::GetRuns {
+            // SAFETY: `w.locate` checked that the `len` bytes at `addr` lie in this
+            // process's part of the window, mapped until the collective MPI_Win_free.
+            out.extend(unsafe { read_at(addr, len) });
+            continue;
+        }
+        let (now, rest) = bytes.split_at_checked(len).ok_or_else(malformed)?;
+        bytes = rest;
+        match &combine {
+            // SAFETY: as for a get; the guard, or this handler running one request at a
+            // time, keeps other accumulates off the bytes.
+            Some((dt, op)) => out.extend(guarded(guard, || unsafe {
+                accumulate_at(addr, now, (dt, op), req.args[2] != 0)
+            })?),
+            // SAFETY: as for a get, and `now` has `len` bytes.
+            None => unsafe { write_at(addr, now) },
+        }
+    }
+    Ok(out)
+}
+
+/// An accumulate's predefined element type and operation, found without the handle
+/// registry: the handler may run inside a blocking call that holds it.
+fn basic_op(op_h: u64, ty: u64) -> Result<(Datatype, Op), Failure> {
+    let dt = predef(ty as Handle)
+        .map(Datatype::predefined)
+        .ok_or_else(|| (MPI_ERR_TYPE, format!("{ty:#x} is no predefined datatype")))?;
+    let op = predefined_op(op_h as Handle).ok_or_else(|| {
+        (
+            MPI_ERR_OP,
+            format!("{op_h:#x} is no predefined operation (one-sided calls take no others)"),
+        )
+    })?;
+    Ok((dt, op))
+}
+
 /// Copies `len` bytes from `from` to `to`.
-pub fn copy(from: usize, to: usize, len: usize) {
-    // SAFETY: each side is window memory the caller checked against the window's size
-    // (the owner's own memory, or a same-host segment mapped here, valid until the
-    // collective MPI_Win_free, which no access outlives) or a caller's buffer of `len`
-    // bytes (mpi.h's contract).
+///
+/// # Safety
+/// `from` must be readable and `to` writable for `len` bytes: window memory checked
+/// against the window's bounds (the owner's own memory, or a same-host segment mapped
+/// here, valid until the collective MPI_Win_free, which no access outlives) or a
+/// caller's buffer of `len` bytes.
+pub unsafe fn copy(from: usize, to: usize, len: usize) {
+    // SAFETY: the caller's contract; `std::ptr::copy` allows the two to overlap.
     unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) }
 }
 
 /// Copies `data` to `addr`.
-pub fn write_at(addr: usize, data: &[u8]) {
-    copy(data.as_ptr() as usize, addr, data.len())
+///
+/// # Safety
+/// `addr` must be writable for `data.len()` bytes (as for [`copy`]).
+pub unsafe fn write_at(addr: usize, data: &[u8]) {
+    // SAFETY: `data` is a live slice; the caller vouches for `addr`.
+    unsafe { copy(data.as_ptr() as usize, addr, data.len()) }
 }
 
 /// The `len` bytes at `addr`.
-pub fn read_at(addr: usize, len: usize) -> Vec<u8> {
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes (as for [`copy`]).
+pub unsafe fn read_at(addr: usize, len: usize) -> Vec<u8> {
     let mut out = vec![0; len];
-    copy(addr, out.as_mut_ptr() as usize, len);
+    // SAFETY: `out` holds `len` bytes; the caller vouches for `addr`.
+    unsafe { copy(addr, out.as_mut_ptr() as usize, len) };
     out
 }
 
-/// `target = target op data` for the elements of predefined type `ty` at `addr`; the old
+/// `target = target op data` for the elements of predefined type `dt` at `addr`; the old
 /// contents when `fetch`.
-pub fn accumulate_at(
+///
+/// # Safety
+/// `addr` must be readable and writable for `data.len()` bytes (as for [`copy`]), and no
+/// other accumulate may run on them meanwhile (the caller holds the window's guard, or is
+/// the window's owner, whose accumulates run one at a time).
+pub unsafe fn accumulate_at(
     addr: usize,
     data: &[u8],
     (dt, op): (&Datatype, &Op),
     fetch: bool,
 ) -> Result<Vec<u8>, Failure> {
     let count = data.len() / dt.size().max(1);
-    let old = read_at(addr, data.len());
-    let mut new = data.to_vec();
-    op.combine(dt, count, &old, &mut new)
+    // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`.
+    let old = unsafe { read_at(addr, data.len()) };
+    // One element (a fetch-and-op) combines on the stack: no allocation per call.
+    let mut small = [0u8; 16];
+    let mut heap = Vec::new();
+    let new: &mut [u8] = if data.len() <= small.len() {
+        &mut small[..data.len()]
+    } else {
+        heap.extend_from_slice(data);
+        &mut heap
+    };
+    new.copy_from_slice(data);
+    op.combine(dt, count, &old, new)
         .map_err(super::super::handles::err)?;
-    write_at(addr, &new);
+    // SAFETY: as above.
+    unsafe { write_at(addr, new) };
     Ok(if fetch { old } else { Vec::new() })
 }
 
 /// Writes `new` at `addr` if it holds `expect`; the old contents.
-pub fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
-    let old = read_at(addr, expect.len());
+///
+/// # Safety
+/// As for [`accumulate_at`], for `expect.len()` bytes (`new` is as long).
+pub unsafe fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
+    // SAFETY: the caller's contract covers the `expect.len()` bytes at `addr`.
+    let old = unsafe { read_at(addr, expect.len()) };
     if old == expect {
-        write_at(addr, new);
+        // SAFETY: as above; `new` has as many bytes as `expect`.
+        unsafe { write_at(addr, new) };
     }
     old
 }

@@ -3,7 +3,7 @@
 //! registry keyed by handle. Nothing here is borrowed across a wait: a target's handler
 //! reads the registry while an origin waits.
 
-use super::super::handles::{ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::handles::ERRORS_ARE_FATAL;
 use super::super::wired::Failure;
 use super::abi::*;
 use super::target::Kind;
@@ -63,7 +63,13 @@ impl Epoch {
     }
 
     pub fn is_open(&self) -> bool {
-        self.fence || self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
+        self.fence || self.needs_closing()
+    }
+
+    /// An epoch the program must end itself (lock, lock_all, start); a fence's ends by
+    /// itself, so a window may be freed after one.
+    pub fn needs_closing(&self) -> bool {
+        self.all.is_some() || !self.locked.is_empty() || !self.started.is_empty()
     }
 }
 
@@ -220,13 +226,11 @@ pub fn remove(h: usize) -> Result<Window, Failure> {
         .ok_or_else(|| invalid(h))
 }
 
-/// Passes an error through window `h`'s handler (fatal unless set to return).
+/// Passes an error through window `h`'s handler (fatal unless set otherwise); an invalid
+/// window has none, so its errors are fatal.
 pub fn handle_error(h: usize, failure: Failure) -> c_int {
     let handler = with(h, |w| Ok(w.errhandler)).unwrap_or(ERRORS_ARE_FATAL);
-    if handler == ERRORS_RETURN {
-        return failure.0;
-    }
-    super::super::handles::fatal(failure)
+    super::errhandler::raise(h, handler, failure)
 }
 
 /// Runs the body of a call on window `win`, its error through the window's handler.

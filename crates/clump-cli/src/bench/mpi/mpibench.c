@@ -5,6 +5,13 @@
  *   bandwidth  rank 0 streams a window of non-blocking sends to rank 1 (MB/s), MIN .. MAX
  *   allreduce  MPI_SUM of doubles on every rank, the slowest rank's time (us)
  *   alltoall   bytes per pair, the slowest rank's time (us)
+ * and one-sided communication from rank 0 to rank 1's window, each with passive target
+ * (one MPI_Win_lock_all epoch, "/lock") and active target (MPI_Win_fence, "/fence"):
+ *   put_lat, get_lat  one access then its completion (flush, or a fence), MIN .. MAX (us)
+ *   put_bw, get_bw    a window of accesses then one completion (MB/s), MIN .. MAX
+ *   acc_lat           MPI_Accumulate of one double (MPI_SUM), then completion (us)
+ *   fop_rate          MPI_Fetch_and_op of one 8-byte integer (MPI_SUM) with its result:
+ *                     /lock each flushed, /fence a window per fence (million ops/s)
  * Usage: mpibench [--quick] [--min BYTES] [--max BYTES] (8 B and 1 MiB by default).
  * Each figure is the median of several timed repetitions. */
 #include <mpi.h>
@@ -157,6 +164,112 @@ static void alltoall(void) {
     free(in), free(out);
 }
 
+/* One-sided: how rank 0's accesses to rank 1 complete. */
+enum sync { LOCK, FENCE };
+static const char *sync_name[] = {"lock", "fence"};
+
+static void rma_report(const char *bench, enum sync s, int bytes, double value,
+                       const char *unit) {
+    char name[32];
+    snprintf(name, sizeof name, "%s/%s", bench, sync_name[s]);
+    report(name, bytes, value, unit);
+}
+
+/* Completes rank 0's accesses: a flush in the lock_all epoch, or a fence of both ranks. */
+static void complete(enum sync s, MPI_Win win) {
+    if (s == LOCK) {
+        if (rank == 0) MPI_Win_flush(1, win);
+    } else {
+        MPI_Win_fence(0, win);
+    }
+}
+
+/* Opens and closes the epoch of `s` (rank 1 only exposes its window under a fence). */
+static void epoch(enum sync s, MPI_Win win, int open) {
+    if (s == FENCE) {
+        MPI_Win_fence(open ? MPI_MODE_NOPRECEDE : MPI_MODE_NOSUCCEED, win);
+    } else if (rank == 0) {
+        if (open) MPI_Win_lock_all(0, win); else MPI_Win_unlock_all(win);
+    }
+}
+
+/* Times `per_round` accesses of `bytes` (put or get) then one completion: per access (us),
+ * or bytes per second (MB/s) when `rate`. */
+static double rma_time(enum sync s, MPI_Win win, char *buf, int bytes, int per_round,
+                       int get, int rate) {
+    int rounds = rate ? iterations(bytes) / 8 + 1 : iterations(bytes);
+    if (s == FENCE && !rate) rounds = rounds / 4 + 1; /* a fence is a barrier: fewer */
+    double t[REPS];
+    for (int r = 0; r < REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        epoch(s, win, 1);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < rounds + 2; i++) {
+            if (i == 2) t0 = MPI_Wtime(); /* the first rounds warm up */
+            if (rank == 0)
+                for (int k = 0; k < per_round; k++) {
+                    if (get)
+                        MPI_Get(buf, bytes, MPI_BYTE, 1, 0, bytes, MPI_BYTE, win);
+                    else
+                        MPI_Put(buf, bytes, MPI_BYTE, 1, 0, bytes, MPI_BYTE, win);
+                }
+            complete(s, win);
+        }
+        double secs = MPI_Wtime() - t0;
+        epoch(s, win, 0);
+        t[r] = rate ? (double)bytes * per_round * rounds / secs / 1e6 : secs / rounds * 1e6;
+    }
+    return median(t, REPS);
+}
+
+/* Accumulate latency (us) and fetch-and-op rate (million ops/s) at 8 bytes. */
+static void rma_atomics(enum sync s, MPI_Win win) {
+    int per_round = s == LOCK ? 1 : WINDOW, rounds = iterations(8) / (s == LOCK ? 1 : 16) + 1;
+    double one = 1, t[REPS], u[REPS];
+    long long add = 1, old[WINDOW];
+    for (int r = 0; r < REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        epoch(s, win, 1);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < rounds; i++) {
+            if (rank == 0) MPI_Accumulate(&one, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, MPI_SUM, win);
+            complete(s, win);
+        }
+        t[r] = (MPI_Wtime() - t0) / rounds * 1e6;
+        t0 = MPI_Wtime();
+        for (int i = 0; i < rounds; i++) {
+            if (rank == 0)
+                for (int k = 0; k < per_round; k++)
+                    MPI_Fetch_and_op(&add, &old[k], MPI_LONG_LONG, 1, 8, MPI_SUM, win);
+            complete(s, win);
+        }
+        u[r] = (double)rounds * per_round / (MPI_Wtime() - t0) / 1e6;
+        epoch(s, win, 0);
+    }
+    rma_report("acc_lat", s, 8, median(t, REPS), "us");
+    rma_report("fop_rate", s, 8, median(u, REPS), "Mop/s");
+}
+
+static void one_sided(char *buf) {
+    MPI_Win win;
+    char *mem;
+    MPI_Win_allocate(max_bytes < 16 ? 16 : max_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                     &win);
+    memset(mem, 0, max_bytes < 16 ? 16 : max_bytes);
+    for (enum sync s = LOCK; s <= FENCE; s++) {
+        for (int get = 0; get <= 1; get++)
+            for (int bytes = min_bytes; bytes <= max_bytes; bytes = next_size(bytes))
+                rma_report(get ? "get_lat" : "put_lat", s, bytes,
+                           rma_time(s, win, buf, bytes, 1, get, 0), "us");
+        for (int get = 0; get <= 1; get++)
+            for (int bytes = min_bytes; bytes <= max_bytes; bytes = next_size(bytes))
+                rma_report(get ? "get_bw" : "put_bw", s, bytes,
+                           rma_time(s, win, buf, bytes, WINDOW, get, 1), "MB/s");
+        rma_atomics(s, win);
+    }
+    MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -187,6 +300,7 @@ int main(int argc, char **argv) {
     bandwidth(buf);
     allreduce();
     alltoall();
+    one_sided(buf);
     free(buf);
     MPI_Finalize();
     return 0;

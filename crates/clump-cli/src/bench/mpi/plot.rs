@@ -1,6 +1,7 @@
-//! `clump bench mpi --plot DIR`: DIR/mpi-BENCH.png for each benchmark (latency, bandwidth,
-//! allreduce, alltoall), its figure against message size, clump beside Open MPI over
-//! shared memory and over the network.
+//! `clump bench mpi --plot DIR`: DIR/mpi-BENCH.png for each benchmark with a curve (latency,
+//! bandwidth, allreduce, alltoall, and one-sided put and get latency and bandwidth), its
+//! figure against message size, clump beside Open MPI over shared memory and over the
+//! network.
 
 use super::figures::{Figure, Side};
 use crate::bench::plot::{self, Axis, Chart, Scale, Series, Style};
@@ -16,17 +17,22 @@ pub fn write(dir: &Path, figures: &[Figure], doc: &Value) -> Result<Vec<PathBuf>
         .collect()
 }
 
-const BENCHES: [(&str, &str); 4] = [
-    ("latency", "ping-pong latency (half the round trip)"),
-    ("bandwidth", "streaming bandwidth"),
-    ("allreduce", "allreduce (sum of doubles), slowest rank"),
-    ("alltoall", "alltoall (bytes per pair), slowest rank"),
+/// (bench, chart file name, what it shows).
+const BENCHES: [(&str, &str, &str); 8] = [
+    ("latency", "mpi-latency", "ping-pong latency (half the round trip)"),
+    ("bandwidth", "mpi-bandwidth", "streaming bandwidth"),
+    ("allreduce", "mpi-allreduce", "allreduce (sum of doubles), slowest rank"),
+    ("alltoall", "mpi-alltoall", "alltoall (bytes per pair), slowest rank"),
+    ("put_lat/lock", "mpi-put-latency", "put latency, each flushed (passive target)"),
+    ("get_lat/lock", "mpi-get-latency", "get latency, each flushed (passive target)"),
+    ("put_bw/lock", "mpi-put-bandwidth", "put bandwidth, 64 per flush (passive target)"),
+    ("get_bw/lock", "mpi-get-bandwidth", "get bandwidth, 64 per flush (passive target)"),
 ];
 
 fn charts(figures: &[Figure], doc: &Value) -> Vec<Chart<'static>> {
     BENCHES
         .into_iter()
-        .filter_map(|(bench, what)| {
+        .filter_map(|(bench, name, what)| {
             let mine: Vec<&Figure> = figures.iter().filter(|f| f.bench == bench).collect();
             let unit = mine.first()?.unit.clone();
             let mut series = Vec::new();
@@ -55,12 +61,7 @@ fn charts(figures: &[Figure], doc: &Value) -> Vec<Chart<'static>> {
             let values = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
             let scale = plot::scale_for(values);
             Some(Chart {
-                name: match bench {
-                    "latency" => "mpi-latency",
-                    "bandwidth" => "mpi-bandwidth",
-                    "allreduce" => "mpi-allreduce",
-                    _ => "mpi-alltoall",
-                },
+                name,
                 title: format!("MPI {what}: clump and Open MPI"),
                 subtitle: plot::subtitle(doc),
                 x: Axis {
