@@ -8,6 +8,10 @@
 //! and of mpif.h's directory, and link the modules' procedures (mpi_f08's) from the
 //! cache's `libclump_fortran.a`. A cache is built aside and renamed into place, so
 //! wrappers running at once (make -j) never see half of one.
+//!
+//! gfortran from release 10 on refuses what every mpif.h program does: one external
+//! procedure (MPI_SEND) called with buffers of different types in one file. Like MPICH's
+//! wrapper, `mpifort` then adds `-fallow-argument-mismatch`, which makes that a warning.
 
 use super::compiler::{Compiler, RUNNING};
 use super::flags::{config, Flags};
@@ -24,9 +28,12 @@ const ARCHIVE: &str = "libclump_fortran.a";
 /// `flags` with the Fortran directories and the modules' archive.
 pub fn add(mut flags: Flags, compiler: &Compiler) -> Result<Flags, String> {
     let dir = PathBuf::from(config(&["--fortran-dir"])?.concat());
-    let cache = modules(&dir, compiler)?;
+    let (cache, gnu) = modules(&dir, compiler)?;
     flags.compile.insert(0, format!("-I{}", dir.display()));
     flags.compile.insert(1, format!("-I{}", cache.display()));
+    if gnu {
+        flags.compile.insert(0, "-fallow-argument-mismatch".into());
+    }
     flags.link.insert(0, cache.join(ARCHIVE).display().to_string());
     Ok(flags)
 }
@@ -40,8 +47,19 @@ fn cache_root() -> PathBuf {
     base.join("clump/fortran")
 }
 
-/// The cache of `compiler`'s modules, compiled now if it is not there yet.
-fn modules(sources: &Path, compiler: &Compiler) -> Result<PathBuf, String> {
+/// Whether `--version` said gfortran 10 or later.
+fn gfortran_10(version: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(version);
+    let Some(line) = text.lines().next().filter(|l| l.starts_with("GNU Fortran")) else {
+        return false;
+    };
+    let major = line.split_whitespace().find_map(|w| w.split('.').next()?.parse::<u32>().ok());
+    major.is_some_and(|m| m >= 10)
+}
+
+/// The cache of `compiler`'s modules, compiled now if it is not there yet, and whether
+/// the compiler is gfortran 10 or later.
+fn modules(sources: &Path, compiler: &Compiler) -> Result<(PathBuf, bool), String> {
     let run = |args: &[&std::ffi::OsStr], what: &str| -> Result<Vec<u8>, String> {
         let out = Command::new(&compiler.words[0])
             .args(&compiler.words[1..])
@@ -60,7 +78,9 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<PathBuf, String> {
     };
     let mut hash = DefaultHasher::new();
     compiler.words.hash(&mut hash);
-    run(&["--version".as_ref()], "to say its version")?.hash(&mut hash);
+    let version = run(&["--version".as_ref()], "to say its version")?;
+    let gnu = gfortran_10(&version);
+    version.hash(&mut hash);
     for name in SOURCES {
         let path = sources.join(name);
         std::fs::read(&path)
@@ -70,7 +90,7 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<PathBuf, String> {
     let root = cache_root();
     let done = root.join(format!("{:016x}", hash.finish()));
     if done.join(ARCHIVE).is_file() {
-        return Ok(done);
+        return Ok((done, gnu));
     }
     let work = root.join(format!(".build-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
@@ -109,5 +129,16 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<PathBuf, String> {
             return Err(format!("cannot place the Fortran modules in {}", done.display()));
         }
     }
-    Ok(done)
+    Ok((done, gnu))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gfortran_10_and_later_is_recognised() {
+        let v = |s: &str| super::gfortran_10(s.as_bytes());
+        assert!(v("GNU Fortran (Debian 12.2.0-14) 12.2.0\nCopyright"));
+        assert!(!v("GNU Fortran (GCC) 9.4.0\n"));
+        assert!(!v("flang version 17.0.6\n"));
+    }
 }

@@ -1,0 +1,69 @@
+! Free-form MPI through `use mpi`: non-blocking point-to-point, Waitall and a 1-based
+! Waitany index, collectives on REAL and a struct datatype, a duplicated communicator
+! and its name. Each rank prints "free ok"; a failed check stops it.
+program free
+  use mpi
+  implicit none
+  integer :: ierr, rank, np, next, prev, reqs(2), idx, dup, newtype, len
+  integer :: statuses(MPI_STATUS_SIZE, 2), blocks(2), types(2)
+  integer(kind=MPI_ADDRESS_KIND) :: disps(2), base, tag_ub
+  real :: out(5), in(5), biggest(5)
+  logical :: flag
+  character(len=MPI_MAX_OBJECT_NAME) :: name
+  type pair
+    sequence
+    integer :: i
+    double precision :: d
+  end type pair
+  type(pair) :: p
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  next = mod(rank + 1, np)
+  prev = mod(rank + np - 1, np)
+  out = real(rank)
+  call MPI_Irecv(in, 5, MPI_REAL, prev, 1, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Isend(out, 5, MPI_REAL, next, 1, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, statuses, ierr)
+  call check(all(in == real(prev)) .and. statuses(MPI_SOURCE, 1) == prev, 'ring')
+  call check(reqs(1) == MPI_REQUEST_NULL, 'requests freed')
+  call MPI_Isend(out, 1, MPI_REAL, rank, 2, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Waitany(1, reqs, idx, MPI_STATUS_IGNORE, ierr)
+  call check(idx == 1, 'waitany index is 1-based')
+  call MPI_Recv(in, 1, MPI_REAL, rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call MPI_Allreduce(out, biggest, 5, MPI_REAL, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call check(biggest(5) == real(np - 1), 'real max')
+  ! A struct of an INTEGER and a DOUBLE PRECISION, by addresses.
+  call MPI_Get_address(p%i, base, ierr)
+  call MPI_Get_address(p%d, disps(2), ierr)
+  disps(1) = 0
+  disps(2) = disps(2) - base
+  blocks = 1
+  types = [MPI_INTEGER, MPI_DOUBLE_PRECISION]
+  call MPI_Type_create_struct(2, blocks, disps, types, newtype, ierr)
+  call MPI_Type_commit(newtype, ierr)
+  p = pair(-1, -1d0)
+  if (rank == 0) p = pair(42, 2.5d0)
+  call MPI_Bcast(p, 1, newtype, 0, MPI_COMM_WORLD, ierr)
+  call check(p%i == 42 .and. p%d == 2.5d0, 'struct bcast')
+  call MPI_Type_free(newtype, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call MPI_Comm_set_name(dup, 'fortran dup', ierr)
+  call MPI_Comm_get_name(dup, name, len, ierr)
+  call check(name == 'fortran dup' .and. len == 11, 'communicator name')
+  call MPI_Comm_get_attr(dup, MPI_TAG_UB, tag_ub, flag, ierr)
+  call check(flag .and. tag_ub >= 32767, 'tag upper bound')
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  print '(a)', 'free ok'
+  call MPI_Finalize(ierr)
+contains
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      print '(2a)', 'FAILED: ', what
+      stop 1
+    end if
+  end subroutine check
+end program free
