@@ -30,6 +30,7 @@ fn shim(s: &mut String, p: &Procedure) {
         let ty = match &a.kind {
             Kind::Choice | Kind::Discard => "*mut c_void",
             Kind::Fn => "Option<UserFunction>",
+            Kind::Proc => "usize",
             Kind::Aint | Kind::AintOut | Kind::AintArr | Kind::Attr | Kind::AttrOut(_) => "*mut Aint",
             Kind::Str | Kind::StrOut => "*mut c_char",
             _ => "*mut Fint",
@@ -63,7 +64,7 @@ fn shim(s: &mut String, p: &Procedure) {
             }
             Kind::Null => "std::ptr::null_mut()".into(),
             Kind::Zero => "0".into(),
-            Kind::Fn => n.clone(),
+            Kind::Fn | Kind::Proc => n.clone(),
             Kind::Int | Kind::Aint => {
                 let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
                 format!("v_{n} as _")
@@ -132,7 +133,7 @@ fn shim(s: &mut String, p: &Procedure) {
         "#[no_mangle]
 pub extern \"C\" fn pmpi_{lower}_({params}) {{
     let body = || -> Result<c_int, c_int> {{
-{before}        let rc = PMPI_{name}({call});
+{before}        let rc = {target}({call});
 {after}        Ok(rc)
     }};
     args::finish(ierror, body());
@@ -145,7 +146,7 @@ pub extern \"C\" fn mpi_{lower}_({params}) {{
 
 ",
         params = params.join(", "),
-        name = p.name,
+        target = p.target.clone().unwrap_or(format!("PMPI_{}", p.name)),
         call = call.join(", "),
         names = names.join(", "),
     );

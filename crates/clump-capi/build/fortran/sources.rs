@@ -20,6 +20,18 @@ const FORTRAN_INTS: &[(&str, i64)] = &[
 /// The public fields' indices in a status array (1-based): not in mpi_f08, where the
 /// status is a derived type with these names as components.
 const STATUS_FIELDS: &[(&str, i64)] = &[("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3)];
+/// The predefined attribute callbacks: procedures of the library (src/mpi/fortran/keyvals.rs).
+const CALLBACKS: &[&str] = &[
+    "MPI_COMM_NULL_COPY_FN",
+    "MPI_COMM_DUP_FN",
+    "MPI_COMM_NULL_DELETE_FN",
+    "MPI_TYPE_NULL_COPY_FN",
+    "MPI_TYPE_DUP_FN",
+    "MPI_TYPE_NULL_DELETE_FN",
+    "MPI_NULL_COPY_FN",
+    "MPI_DUP_FN",
+    "MPI_NULL_DELETE_FN",
+];
 /// The common blocks the library recognises by address (src/mpi/fortran/sentinels.rs).
 const SENTINELS: &[(&str, &str, &str)] = &[
     ("MPI_BOTTOM", "mpi_fortran_bottom", ""),
@@ -51,6 +63,9 @@ pub fn mpif_h(constants: &[Constant], procs: &[Procedure]) -> String {
     for (name, block, dims) in SENTINELS {
         fixed(&mut s, format!("integer {name}{dims}"));
         fixed(&mut s, format!("common /{block}/ {name}"));
+    }
+    for callback in CALLBACKS {
+        fixed(&mut s, format!("external {callback}"));
     }
     for p in procs.iter().filter(|p| p.double) {
         for prefix in ["MPI", "PMPI"] {
@@ -90,6 +105,9 @@ fn free_constants(s: &mut String, constants: &[Constant], typed: bool) {
 }
 
 fn free_sentinels(s: &mut String, typed: bool) {
+    for callback in CALLBACKS {
+        let _ = writeln!(s, "  external :: {callback}");
+    }
     for (name, block, dims) in SENTINELS {
         let ty = if typed && name.contains("STATUS") { "type(MPI_Status)" } else { "integer" };
         let dims = match (typed, *dims) {
@@ -128,7 +146,7 @@ fn declare(s: &mut String, a: &Arg, face: Face) {
             Face::F08 => format!("type(*), dimension(..), target :: {n}"),
             Face::F08External => format!("type(c_ptr), value :: {n}"),
         },
-        Kind::Fn => format!("external :: {n}"),
+        Kind::Fn | Kind::Proc => format!("external :: {n}"),
         Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut(_) => {
             format!("integer :: {n}")
         }

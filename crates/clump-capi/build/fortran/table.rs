@@ -8,6 +8,8 @@ pub enum Kind {
     Null,
     Zero,
     Fn,
+    /// A procedure's address, as an integer for the Rust function that takes it.
+    Proc,
     Int,
     IntOut,
     IntArr,
@@ -45,6 +47,9 @@ pub struct Procedure {
     pub args: Vec<Arg>,
     /// A function returning DOUBLE PRECISION (`MPI_Wtime`) rather than a subroutine.
     pub double: bool,
+    /// The Rust function the entry point calls (in src/mpi/fortran) instead of the C
+    /// function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
+    pub target: Option<String>,
 }
 
 pub const HANDLES: &[&str] = &[
@@ -78,10 +83,13 @@ pub fn parse(text: &str) -> Result<Vec<Procedure>, String> {
 fn line(l: &str) -> Result<Procedure, String> {
     let (head, tail) = l.split_once('(').ok_or("no (")?;
     let (inner, rest) = tail.rsplit_once(')').ok_or("no )")?;
-    let double = match rest.trim() {
-        "" => false,
-        "-> double" => true,
-        other => return Err(format!("unknown return {other}")),
+    let (double, target) = match rest.trim() {
+        "" => (false, None),
+        "-> double" => (true, None),
+        other => match other.strip_prefix("=> ") {
+            Some(f) => (false, Some(f.trim().to_string())),
+            None => return Err(format!("unknown suffix {other}")),
+        },
     };
     let mut args = Vec::new();
     for a in inner.split(',').map(str::trim).filter(|a| !a.is_empty()) {
@@ -95,6 +103,7 @@ fn line(l: &str) -> Result<Procedure, String> {
         name: head.trim().to_string(),
         args,
         double,
+        target,
     };
     for a in &p.args {
         if let Kind::HandleArr(_, n)
@@ -125,6 +134,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("null", None) => Null,
         ("zero", None) => Zero,
         ("fn", None) => Fn,
+        ("proc", None) => Proc,
         ("int", None) => Int,
         ("int*", None) => IntOut,
         ("int", Some("")) => IntArr,
