@@ -8,7 +8,7 @@ mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
-use support::{assert_ok, tree, wait_with_timeout};
+use support::tree;
 
 /// `clump mpifort -O2 SRC -o EXE` (warnings allowed: mpif.h programs pass one external
 /// procedure buffers of many types, which gfortran warns about), the modules cached in
@@ -36,22 +36,9 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
     Some(exe)
 }
 
-/// Runs `exe` through `clump mpiexec` on 1, 2 and 4 processes over shared memory, and on
-/// 2 and 4 over UDP and on 2 virtual hosts; each rank must print `"{name} ok"`.
+/// Runs `exe` through `clump mpiexec` everywhere ([`support::runs_everywhere`]).
 fn runs_everywhere(exe: &std::path::Path, name: &str) {
-    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
-    for placement in placements {
-        for n in [1, 2, 4] {
-            if n == 1 && !placement.is_empty() {
-                continue; // one process has no peer to reach over the network
-            }
-            let mut cmd = Command::new(tree().bin.join("clump"));
-            cmd.args(["mpiexec", "-n", &n.to_string()])
-                .args(placement)
-                .arg(exe);
-            assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
-        }
-    }
+    support::runs_everywhere("mpiexec", exe, name);
 }
 
 #[test]

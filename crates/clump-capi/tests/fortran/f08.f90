@@ -34,12 +34,5 @@ program f08
   print '(a)', 'f08 ok'
   call MPI_Finalize()
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(2a)', 'FAILED: ', what
-      stop 1
-    end if
-  end subroutine check
+  include 'check.inc'
 end program f08

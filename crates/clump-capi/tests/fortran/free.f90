@@ -89,14 +89,7 @@ program free
   print '(a)', 'free ok'
   call MPI_Finalize(ierr)
 contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(2a)', 'FAILED: ', what
-      stop 1
-    end if
-  end subroutine check
+  include 'check.inc'
 end program free
 
 ! MPI_Comm_copy_attr_function: the copy is the value plus the key's extra state.
