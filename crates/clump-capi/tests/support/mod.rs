@@ -139,6 +139,7 @@ pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str
 /// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) on 1, 2 and 4 processes over
 /// shared memory, and on 2 and 4 over UDP and on 2 virtual hosts; each rank must print
 /// `"{name} ok"`.
+#[allow(dead_code)] // only the tests of MPI programs, C and Fortran, run this way
 pub fn runs_everywhere(launcher: &str, exe: &Path, name: &str) {
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
     for placement in placements {
