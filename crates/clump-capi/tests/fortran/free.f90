@@ -8,6 +8,8 @@ program free
   integer :: ierr, rank, np, next, prev, reqs(2), idx, dup, newtype, len
   integer :: statuses(MPI_STATUS_SIZE, 2), blocks(2), types(2), key, dupkey, op, r, class
   integer(kind=MPI_ADDRESS_KIND) :: value
+  integer :: info, buflen
+  character(len=16) :: text
   external :: plus_extra, biggest_int
   integer(kind=MPI_ADDRESS_KIND) :: disps(2), base, tag_ub
   real :: out(5), in(5), biggest(5)
@@ -77,6 +79,18 @@ program free
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free_keyval(key, ierr)
   call MPI_Comm_free_keyval(dupkey, ierr)
+  ! Info values: Fortran strings are blank-padded, lengths count no NUL.
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, 'colour', 'blue  ', ierr)
+  call MPI_Info_get(info, 'colour', 16, text, flag, ierr)
+  call check(flag .and. text == 'blue', 'info get')
+  buflen = 2
+  call MPI_Info_get_string(info, 'colour', buflen, text, flag, ierr)
+  call check(flag .and. buflen == 4 .and. text == 'bl', 'info get_string cut to fit')
+  call MPI_Info_get(info, 'shape', 16, text, flag, ierr)
+  call check(.not. flag, 'info: no such key')
+  call MPI_Info_free(info, ierr)
+  call check(info == MPI_INFO_NULL, 'info freed')
   ! Errors returned: a rank past the communicator's.
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
   call MPI_Send(out, 1, MPI_REAL, np + 5, 0, MPI_COMM_WORLD, ierr)

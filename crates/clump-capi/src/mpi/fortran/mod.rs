@@ -6,6 +6,7 @@
 #![allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 
 mod args;
+mod info;
 mod keyvals;
 mod sentinels;
 
