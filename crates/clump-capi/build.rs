@@ -1,6 +1,9 @@
 //! Compiles the C half of libclump (arithmetic on C types that Rust lacks, long double and
-//! complex, for the OpenSHMEM reductions), and gives the library the MPI standard ABI's
-//! name beside it in the target directory.
+//! complex, for the OpenSHMEM reductions), gives the library the MPI standard ABI's name
+//! beside it in the target directory, and generates the Fortran bindings ([`fortran`]).
+
+#[path = "build/fortran/mod.rs"]
+mod fortran;
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +15,13 @@ fn main() {
         .warnings(true)
         .compile("clump_extended_arith");
     mpi_abi_names();
+    for input in ["fortran/interface.txt", "include/mpi.h", "build/fortran"] {
+        println!("cargo:rerun-if-changed={input}");
+    }
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    if let Err(e) = fortran::generate(&out, out.ancestors().nth(3)) {
+        panic!("the Fortran bindings: {e}");
+    }
 }
 
 /// Programs built for the MPI standard ABI need `libmpi_abi.so.1`: a symbolic link to

@@ -24,23 +24,9 @@ fn mpicc(src: &str, name: &str) -> PathBuf {
     support::compile_with("mpicc", src, name)
 }
 
-/// Runs `exe` on 1, 2 and 4 processes over shared memory, and on 2 and 4 over UDP and on
-/// 2 virtual hosts; each rank must print `"{name} ok"`.
+/// Runs `exe` through `clump run` everywhere ([`support::runs_everywhere`]).
 fn runs_everywhere(exe: &std::path::Path, name: &str) {
-    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
-    for placement in placements {
-        for n in [1, 2, 4] {
-            if n == 1 && !placement.is_empty() {
-                continue; // one process has no peer to reach over the network
-            }
-            let mut cmd = Command::new(tree().bin.join("clump"));
-            cmd.args(["run", "-n", &n.to_string()])
-                .args(placement)
-                .arg("--")
-                .arg(exe);
-            assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
-        }
-    }
+    support::runs_everywhere("run", exe, name);
 }
 
 #[test]

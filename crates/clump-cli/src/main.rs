@@ -37,6 +37,9 @@ enum Command {
     /// Compile and link an MPI C++ program against clump.
     #[command(visible_alias = "mpic++", disable_help_flag = true)]
     Mpicxx(WrapperArgs),
+    /// Compile and link an MPI Fortran program against clump (mpif.h, `use mpi`, `use mpi_f08`).
+    #[command(visible_aliases = ["mpif90", "mpif77"], disable_help_flag = true)]
+    Mpifort(WrapperArgs),
     /// Compile and link an OpenSHMEM C program against clump.
     #[command(disable_help_flag = true)]
     Oshcc(WrapperArgs),
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::main(args),
         Command::Mpicc(w) => mpi_wrappers::compile(&mpi_wrappers::MPICC, w.args),
         Command::Mpicxx(w) => mpi_wrappers::compile(&mpi_wrappers::MPICXX, w.args),
+        Command::Mpifort(w) => mpi_wrappers::compile(&mpi_wrappers::MPIFORT, w.args),
         Command::Oshcc(w) => mpi_wrappers::compile(&mpi_wrappers::OSHCC, w.args),
         Command::Oshcxx(w) => mpi_wrappers::compile(&mpi_wrappers::OSHCXX, w.args),
         Command::Mpiexec(w) => mpi_wrappers::launch("mpiexec", w.args),

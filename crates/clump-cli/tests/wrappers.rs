@@ -1,4 +1,4 @@
-//! The compiler wrappers (`mpicc`, `mpicxx`/`mpic++`, `oshcc`, `oshc++`) and launchers
+//! The compiler wrappers (`mpicc`, `mpicxx`/`mpic++`, `mpifort`, `oshcc`, `oshc++`) and launchers
 //! (`mpiexec`, `mpirun`, `oshrun`) through the real binary, as subcommands and as links
 //! named like them: which compiler runs, the options users' scripts send them, and no
 //! recursion however the variables are set. (Programs built by them and a configure
@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
 const COMPILERS: &[&str] = &["mpicc", "mpicxx", "mpic++", "oshcc", "oshc++"];
 const LAUNCHERS: &[&str] = &["mpiexec", "mpirun", "oshrun"];
+/// The Fortran wrapper's names (it builds modules, so the C wrappers' checks do not fit).
+const FORTRAN: &[&str] = &["mpifort", "mpif90", "mpif77"];
 
 /// A directory of this test's own: links to clump by every wrapper name, and `fakecc`, a
 /// compiler that prints how it was called.
@@ -19,7 +21,7 @@ fn bin_dir(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wrappers-{test}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for name in COMPILERS.iter().chain(LAUNCHERS).chain(&["clump"]) {
+    for name in COMPILERS.iter().chain(LAUNCHERS).chain(FORTRAN).chain(&["clump"]) {
         symlink(CLUMP, dir.join(name)).unwrap();
     }
     script(&dir, "fakecc", "echo \"fakecc $*\"");
@@ -50,6 +52,9 @@ fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Output
         "MPICH_CXX",
         "OMPI_CC",
         "OMPI_CXX",
+        "CLUMP_FC",
+        "MPICH_FC",
+        "OMPI_FC",
     ] {
         if !env.iter().any(|(k, _)| *k == var) {
             cmd.env_remove(var);
@@ -230,12 +235,48 @@ fn show_options_answer_as_open_mpis_and_mpichs_do() {
 }
 
 #[test]
+fn mpifort_runs_its_fortran_compiler_with_the_modules_it_built_for_it() {
+    let dir = bin_dir("fortran");
+    // A compiler that makes each `-o` file (the modules' objects) and says how it ran.
+    let fake = script(
+        &dir,
+        "fakefc",
+        "prev=; for a; do [ \"$prev\" = -o ] && : > \"$a\"; prev=$a; done; echo \"fakefc $*\"",
+    );
+    let cache = dir.join("cache");
+    let cache_var = ("XDG_CACHE_HOME", cache.to_str().unwrap());
+    let fake = fake.to_str().unwrap();
+    for var in ["CLUMP_FC", "MPICH_FC", "OMPI_FC"] {
+        for name in FORTRAN {
+            for o in both_ways(&dir, name, &["-show", "a.f90"], &[(var, fake), cache_var]) {
+                let shown = stdout(&o);
+                let words: Vec<&str> = shown.split_whitespace().collect();
+                assert_eq!(words[0], fake, "{name} {var}: {shown}");
+                // mpif.h's directory, then the modules compiled for this compiler.
+                assert!(words[1].starts_with("-I") && words[1].ends_with("/fortran"), "{shown}");
+                assert!(words[2].starts_with(&format!("-I{}", cache.display())), "{shown}");
+                let archive = format!("{}/libclump_fortran.a", &words[2][2..]);
+                assert!(Path::new(&archive).is_file(), "{archive}");
+                assert!(shown.contains(&format!(" a.f90 {archive} -L")), "{shown}");
+                assert!(shown.trim_end().ends_with("-lmpi_abi"), "{shown}");
+            }
+        }
+    }
+    // gfortran, the default, also gets what mpif.h programs need from release 10 on.
+    if Command::new("gfortran").arg("--version").output().is_ok() {
+        let shown = stdout(&run(&dir, "mpifort", &["-show", "a.f"], &[cache_var]));
+        assert!(shown.starts_with("gfortran -fallow-argument-mismatch -I"), "{shown}");
+    }
+}
+
+#[test]
 fn help_is_the_wrappers_own_and_names_its_variables() {
     let dir = bin_dir("help");
     for (name, vars) in [
         ("mpicc", "CLUMP_CC, MPICH_CC, OMPI_CC"),
         ("mpicxx", "CLUMP_CXX, MPICH_CXX, OMPI_CXX"),
         ("oshc++", "CLUMP_CXX, MPICH_CXX, OMPI_CXX"),
+        ("mpifort", "CLUMP_FC, MPICH_FC, OMPI_FC"),
     ] {
         for flag in ["--help", "-help", "-showme:help"] {
             for o in both_ways(&dir, name, &[flag], &[]) {

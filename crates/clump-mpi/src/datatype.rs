@@ -45,6 +45,9 @@ pub enum Predef {
     LongInt,
     TwoInt,
     ShortInt,
+    /// Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION: (value, index) pairs of one type.
+    TwoFloat,
+    TwoDouble,
 }
 
 impl Predef {
@@ -56,9 +59,9 @@ impl Predef {
             Short | UnsignedShort | Int16 | Uint16 => 2,
             Int | Unsigned | Float | Int32 | Uint32 | Wchar => 4,
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 | Aint
-            | Offset | Count | FloatComplex | FloatInt | TwoInt => 8,
+            | Offset | Count | FloatComplex | FloatInt | TwoInt | TwoFloat => 8,
             DoubleInt | LongInt => 12,
-            DoubleComplex => 16,
+            DoubleComplex | TwoDouble => 16,
             ShortInt => 6,
         }
     }
@@ -86,7 +89,8 @@ impl Predef {
     /// The C alignment of the type, which rounds a struct's extent.
     fn align(self) -> usize {
         match self {
-            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt => 4,
+            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat => 4,
+            Predef::TwoDouble => 8,
             Predef::DoubleComplex => 8,
             p => p.size().min(8),
         }
@@ -130,6 +134,8 @@ impl Predef {
             LongInt => "MPI_LONG_INT",
             TwoInt => "MPI_2INT",
             ShortInt => "MPI_SHORT_INT",
+            TwoFloat => "MPI_2REAL",
+            TwoDouble => "MPI_2DOUBLE_PRECISION",
         }
     }
 }
@@ -168,7 +174,9 @@ impl Datatype {
             blocks: blocks.into(),
             lb: 0,
             ub: extent as isize,
-            basics: if p.size() != extent || p == Predef::FloatInt || p == Predef::TwoInt {
+            basics: if p.size() != extent
+                || matches!(p, Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat | Predef::TwoDouble)
+            {
                 2
             } else {
                 1

@@ -124,23 +124,25 @@ fn each<const N: usize, T: Copy>(
     true
 }
 
-/// `MPI_MAXLOC` (`max`) or `MPI_MINLOC` on packed (value, int index) pairs whose value is
-/// `N` bytes read as `T`: the better value, the lower index on a tie.
-fn locate<const N: usize, T: PartialOrd>(
+/// `MPI_MAXLOC` (`max`) or `MPI_MINLOC` on packed (value, index) pairs whose value is
+/// `N` bytes read as `T` and whose index is `M` bytes read as `U` (an int in C's pairs,
+/// the value's type in Fortran's MPI_2REAL ...): the better value, the lower index on a tie.
+fn locate<const N: usize, const M: usize, T: PartialOrd, U: PartialOrd>(
     lower: &[u8],
     higher: &mut [u8],
     from: fn([u8; N]) -> T,
+    index: fn([u8; M]) -> U,
     max: bool,
 ) {
     for (a, b) in lower
-        .chunks_exact(N + 4)
-        .zip(higher.chunks_exact_mut(N + 4))
+        .chunks_exact(N + M)
+        .zip(higher.chunks_exact_mut(N + M))
     {
         let (va, vb) = (
             from(a[..N].try_into().expect("N")),
             from(b[..N].try_into().expect("N")),
         );
-        let index = |x: &[u8]| i32::from_ne_bytes(x[N..].try_into().expect("4 bytes"));
+        let index = |x: &[u8]| index(x[N..].try_into().expect("M bytes"));
         let take_a = if va == vb {
             index(a) < index(b)
         } else {
@@ -150,6 +152,42 @@ fn locate<const N: usize, T: PartialOrd>(
             b.copy_from_slice(a);
         }
     }
+}
+
+/// A complex number of `N`-byte parts read as `T`, from its bytes and back.
+fn complex<const N: usize, const B: usize, T: Copy>(
+    lower: &[u8],
+    higher: &mut [u8],
+    from: fn([u8; N]) -> T,
+    to: fn(T) -> [u8; N],
+    f: impl Fn((T, T), (T, T)) -> (T, T),
+) -> bool {
+    let parts = |x: [u8; B]| {
+        (
+            from(x[..N].try_into().expect("N")),
+            from(x[N..].try_into().expect("N")),
+        )
+    };
+    let join = |(re, im): (T, T)| {
+        let mut out = [0u8; B];
+        out[..N].copy_from_slice(&to(re));
+        out[N..].copy_from_slice(&to(im));
+        out
+    };
+    for (a, b) in lower.chunks_exact(B).zip(higher.chunks_exact_mut(B)) {
+        let x = parts(a.try_into().expect("B"));
+        let y = parts((&*b).try_into().expect("B"));
+        b.copy_from_slice(&join(f(x, y)));
+    }
+    true
+}
+
+/// The complex product, `MPI_PROD` on complex types.
+fn times<T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T> + std::ops::Sub<Output = T>>(
+    (a, b): (T, T),
+    (c, d): (T, T),
+) -> (T, T) {
+    (a * c - b * d, a * d + b * c)
 }
 
 impl Op {
@@ -216,25 +254,35 @@ impl Op {
         let loc = matches!(self, Op::MaxLoc | Op::MinLoc);
         let max = matches!(self, Op::MaxLoc);
         match t {
-            FloatInt | DoubleInt | LongInt | TwoInt | ShortInt if !loc => false,
+            FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoFloat | TwoDouble if !loc => {
+                false
+            }
             FloatInt => {
-                locate(lower, higher, f32::from_ne_bytes, max);
+                locate(lower, higher, f32::from_ne_bytes, i32::from_ne_bytes, max);
                 true
             }
             DoubleInt => {
-                locate(lower, higher, f64::from_ne_bytes, max);
+                locate(lower, higher, f64::from_ne_bytes, i32::from_ne_bytes, max);
                 true
             }
             LongInt => {
-                locate(lower, higher, i64::from_ne_bytes, max);
+                locate(lower, higher, i64::from_ne_bytes, i32::from_ne_bytes, max);
                 true
             }
             TwoInt => {
-                locate(lower, higher, i32::from_ne_bytes, max);
+                locate(lower, higher, i32::from_ne_bytes, i32::from_ne_bytes, max);
                 true
             }
             ShortInt => {
-                locate(lower, higher, i16::from_ne_bytes, max);
+                locate(lower, higher, i16::from_ne_bytes, i32::from_ne_bytes, max);
+                true
+            }
+            TwoFloat => {
+                locate(lower, higher, f32::from_ne_bytes, f32::from_ne_bytes, max);
+                true
+            }
+            TwoDouble => {
+                locate(lower, higher, f64::from_ne_bytes, f64::from_ne_bytes, max);
                 true
             }
             _ if loc => false,
@@ -250,9 +298,16 @@ impl Op {
             UnsignedLong | UnsignedLongLong | Uint64 => int_op!(u64, self, lower, higher),
             Float => float_op!(f32, self, lower, higher),
             Double => float_op!(f64, self, lower, higher),
-            // A complex sum is the sum of the parts; other operations do not apply.
+            // A complex sum is the sum of the parts; the product is the complex one; other
+            // operations do not apply.
             FloatComplex if matches!(self, Op::Sum) => float_op!(f32, self, lower, higher),
             DoubleComplex if matches!(self, Op::Sum) => float_op!(f64, self, lower, higher),
+            FloatComplex if matches!(self, Op::Prod) => {
+                complex::<4, 8, f32>(lower, higher, f32::from_ne_bytes, f32::to_ne_bytes, times)
+            }
+            DoubleComplex if matches!(self, Op::Prod) => {
+                complex::<8, 16, f64>(lower, higher, f64::from_ne_bytes, f64::to_ne_bytes, times)
+            }
             FloatComplex | DoubleComplex => false,
         }
     }
@@ -374,6 +429,38 @@ mod tests {
         assert_eq!(higher, [pair(2.0, 1), pair(7.0, 9)].concat());
         Op::MinLoc.combine(&di, 2, &lower, &mut higher).unwrap();
         assert_eq!(higher, [pair(2.0, 1), pair(1.0, 3)].concat());
+    }
+
+    #[test]
+    fn fortran_pairs_locate_with_an_index_of_the_values_type() {
+        let two = Datatype::predefined(Predef::TwoDouble);
+        assert_eq!((two.size(), two.extent()), (16, 16));
+        let pair = |v: f64, i: f64| [v.to_ne_bytes(), i.to_ne_bytes()].concat();
+        let lower = [pair(3.0, 2.0), pair(1.0, 4.0)].concat();
+        let mut higher = [pair(3.0, 1.0), pair(0.5, 3.0)].concat();
+        Op::MaxLoc.combine(&two, 2, &lower, &mut higher).unwrap();
+        assert_eq!(higher, [pair(3.0, 1.0), pair(1.0, 4.0)].concat());
+        let two = Datatype::predefined(Predef::TwoFloat);
+        let pair = |v: f32, i: f32| [v.to_ne_bytes(), i.to_ne_bytes()].concat();
+        let mut higher = pair(-1.0, 7.0);
+        Op::MinLoc.combine(&two, 1, &pair(-2.0, 9.0), &mut higher).unwrap();
+        assert_eq!(higher, pair(-2.0, 9.0));
+        assert!(Op::Sum.combine(&two, 1, &pair(1.0, 1.0), &mut higher).is_err());
+    }
+
+    #[test]
+    fn the_complex_product_multiplies() {
+        let z = Datatype::predefined(Predef::DoubleComplex);
+        let c = |re: f64, im: f64| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
+        let mut higher = c(3.0, -1.0);
+        Op::Prod.combine(&z, 1, &c(1.0, 2.0), &mut higher).unwrap();
+        assert_eq!(higher, c(5.0, 5.0), "(1+2i)(3-i) = 5+5i");
+        let z = Datatype::predefined(Predef::FloatComplex);
+        let c = |re: f32, im: f32| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
+        let mut higher = c(0.0, 1.0);
+        Op::Prod.combine(&z, 1, &c(0.0, 1.0), &mut higher).unwrap();
+        assert_eq!(higher, c(-1.0, 0.0), "i * i = -1");
+        assert!(Op::Max.combine(&z, 1, &c(0.0, 1.0), &mut higher).is_err());
     }
 
     #[test]

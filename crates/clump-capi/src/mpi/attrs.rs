@@ -3,7 +3,9 @@
 //! read from a communicator, copied by `MPI_Comm_dup` and deleted by `MPI_Comm_free`
 //! (and, for `MPI_COMM_SELF`, first thing in `MPI_Finalize`, as MPI says).
 //!
-//! Callbacks run with no registry borrowed, so they may call MPI themselves.
+//! Callbacks run with no registry borrowed, so they may call MPI themselves. A key made
+//! from Fortran has Fortran's callbacks ([`Callbacks`]): every argument by reference,
+//! handles and values as Fortran integers, the error in a last argument.
 
 use super::abi::MPI_ERR_KEYVAL;
 use super::handles::Handle;
@@ -23,12 +25,28 @@ const NULL_DELETE_FN: usize = 0;
 type CopyFn =
     extern "C" fn(Handle, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
 type DeleteFn = extern "C" fn(Handle, c_int, *mut c_void, *mut c_void) -> c_int;
+/// Fortran's copy and delete callbacks (`COMM_COPY_ATTR_FUNCTION` ...): the handle, key,
+/// extra state, values, flag and error by reference; `I` is the integer of the state and
+/// the values (INTEGER(KIND=MPI_ADDRESS_KIND), or INTEGER for MPI-1's `MPI_Keyval_create`).
+type FortranCopyFn<I> = extern "C" fn(&c_int, &c_int, &I, &I, &mut I, &mut c_int, &mut c_int);
+type FortranDeleteFn<I> = extern "C" fn(&c_int, &c_int, &I, &I, &mut c_int);
+
+/// Whose calling convention a key's callbacks have.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Callbacks {
+    C,
+    /// Values and state are INTEGER(KIND=MPI_ADDRESS_KIND).
+    Fortran,
+    /// MPI-1's Fortran `MPI_KEYVAL_CREATE`: values and state are default INTEGERs.
+    FortranInt,
+}
 
 #[derive(Clone, Copy)]
 struct Keyval {
     copy: usize,
     delete: usize,
     extra: usize,
+    callbacks: Callbacks,
     /// Freed by the program: no new values, but it lives while values use it.
     freed: bool,
 }
@@ -51,8 +69,8 @@ fn keyval(k: c_int) -> Result<Keyval, Failure> {
         .ok_or_else(|| (MPI_ERR_KEYVAL, format!("invalid keyval {k}")))
 }
 
-/// A new key with these callbacks (function addresses as C passed them).
-pub fn create_keyval(copy: usize, delete: usize, extra: usize) -> c_int {
+/// A new key with these callbacks (function addresses as the program passed them).
+pub fn create_keyval(copy: usize, delete: usize, extra: usize, callbacks: Callbacks) -> c_int {
     ATTRS.with_borrow_mut(|a| {
         let k = a.next;
         a.next += 1;
@@ -63,6 +81,7 @@ pub fn create_keyval(copy: usize, delete: usize, extra: usize) -> c_int {
                 copy,
                 delete,
                 extra,
+                callbacks,
                 freed,
             },
         );
@@ -118,10 +137,7 @@ pub fn delete(h: Handle, k: c_int) -> Result<(), Failure> {
         return Ok(());
     };
     if kv.delete != NULL_DELETE_FN {
-        // SAFETY: `delete` is the address of the program's delete callback, of the
-        // MPI_Comm_delete_attr_function type mpi.h declares for it.
-        let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
-        let rc = f(h, k, value as *mut c_void, kv.extra as *mut c_void);
+        let rc = call_delete(&kv, h, k, value);
         if rc != 0 {
             return Err((rc, format!("the delete callback of keyval {k} failed")));
         }
@@ -143,19 +159,8 @@ pub fn copy_all(from: Handle, to: Handle) -> Result<(), Failure> {
         let copied = match kv.copy {
             NULL_COPY_FN => None,
             DUP_FN => Some(value),
-            f => {
-                // SAFETY: `f` is the address of the program's copy callback, of the
-                // MPI_Comm_copy_attr_function type mpi.h declares for it.
-                let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
-                let (mut out, mut flag): (usize, c_int) = (0, 0);
-                let rc = f(
-                    from,
-                    k,
-                    kv.extra as *mut c_void,
-                    value as *mut c_void,
-                    (&mut out as *mut usize).cast(),
-                    &mut flag,
-                );
+            _ => {
+                let (rc, out, flag) = call_copy(&kv, from, k, value);
                 if rc != 0 {
                     return Err((rc, format!("the copy callback of keyval {k} failed")));
                 }
@@ -177,4 +182,67 @@ pub fn delete_all(h: Handle) -> Result<(), Failure> {
     }
     ATTRS.with_borrow_mut(|a| a.values.remove(&h));
     Ok(())
+}
+
+/// A Fortran handle: the standard ABI's int of `h`.
+fn fortran_handle(h: Handle) -> c_int {
+    c_int::try_from(h).unwrap_or(-1)
+}
+
+/// Runs key `kv`'s copy callback on `value` of `from`: its code, the copy and the flag.
+fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize, c_int) {
+    let (mut flag, mut rc) = (0, 0);
+    match kv.callbacks {
+        Callbacks::C => {
+            // SAFETY: `copy` is the address of the program's copy callback, of the
+            // MPI_Comm_copy_attr_function type mpi.h declares for it.
+            let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(kv.copy) };
+            let mut out = 0usize;
+            let (extra, value) = (kv.extra as *mut c_void, value as *mut c_void);
+            let out_ptr = (&mut out as *mut usize).cast();
+            rc = f(from, k, extra, value, out_ptr, &mut flag);
+            (rc, out, flag)
+        }
+        Callbacks::Fortran => {
+            // SAFETY: `copy` is the address of the program's Fortran copy procedure, whose
+            // interface the standard fixes (COMM_COPY_ATTR_FUNCTION): all by reference.
+            let f = unsafe { std::mem::transmute::<usize, FortranCopyFn<isize>>(kv.copy) };
+            let mut out = 0isize;
+            let h = fortran_handle(from);
+            f(&h, &k, &(kv.extra as isize), &(value as isize), &mut out, &mut flag, &mut rc);
+            (rc, out as usize, flag)
+        }
+        Callbacks::FortranInt => {
+            // SAFETY: as above, MPI-1's COPY_FUNCTION, whose integers are default INTEGERs.
+            let f = unsafe { std::mem::transmute::<usize, FortranCopyFn<c_int>>(kv.copy) };
+            let mut out = 0;
+            let h = fortran_handle(from);
+            f(&h, &k, &(kv.extra as c_int), &(value as c_int), &mut out, &mut flag, &mut rc);
+            (rc, out as isize as usize, flag)
+        }
+    }
+}
+
+/// Runs key `kv`'s delete callback on `value` of `h`: its code.
+fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: usize) -> c_int {
+    let mut rc = 0;
+    match kv.callbacks {
+        Callbacks::C => {
+            // SAFETY: `delete` is the address of the program's delete callback, of the
+            // MPI_Comm_delete_attr_function type mpi.h declares for it.
+            let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
+            rc = f(h, k, value as *mut c_void, kv.extra as *mut c_void);
+        }
+        Callbacks::Fortran => {
+            // SAFETY: the program's Fortran delete procedure (COMM_DELETE_ATTR_FUNCTION).
+            let f = unsafe { std::mem::transmute::<usize, FortranDeleteFn<isize>>(kv.delete) };
+            f(&fortran_handle(h), &k, &(value as isize), &(kv.extra as isize), &mut rc);
+        }
+        Callbacks::FortranInt => {
+            // SAFETY: MPI-1's Fortran DELETE_FUNCTION, with default INTEGERs.
+            let f = unsafe { std::mem::transmute::<usize, FortranDeleteFn<c_int>>(kv.delete) };
+            f(&fortran_handle(h), &k, &(value as c_int), &(kv.extra as c_int), &mut rc);
+        }
+    }
+    rc
 }

@@ -19,8 +19,19 @@ fn keyval_in(k: *mut c_int) -> Result<c_int, Failure> {
 }
 
 fn create(copy: usize, delete: usize, k: *mut c_int, extra: *mut c_void) -> c_int {
+    create_with(copy, delete, k, extra as usize, attrs::Callbacks::C)
+}
+
+/// A new key whose callbacks have the calling convention `callbacks` (Fortran's too).
+pub fn create_with(
+    copy: usize,
+    delete: usize,
+    k: *mut c_int,
+    extra: usize,
+    callbacks: attrs::Callbacks,
+) -> c_int {
     on(COMM_WORLD, || {
-        let made = attrs::create_keyval(copy, delete, extra as usize);
+        let made = attrs::create_keyval(copy, delete, extra, callbacks);
         out(k, made).map_err(|e| (e, "NULL keyval".into()))
     })
 }

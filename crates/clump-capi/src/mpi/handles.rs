@@ -264,6 +264,8 @@ fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
         0x21c => (Double, "MPI_DOUBLE_PRECISION"),
         0x21d => (DoubleComplex, "MPI_DOUBLE_COMPLEX"),
         0x21e => (Char, "MPI_CHARACTER"),
+        0x230 => (TwoFloat, "MPI_2REAL"),
+        0x231 => (TwoDouble, "MPI_2DOUBLE_PRECISION"),
         0x232 => (TwoInt, "MPI_2INTEGER"),
         0x2c0 => (Int8, "MPI_LOGICAL1"),
         0x2c1 => (Int8, "MPI_INTEGER1"),

@@ -17,6 +17,7 @@ mod completion;
 mod conversions;
 mod env;
 mod errors;
+mod fortran;
 mod export;
 mod handles;
 mod info;

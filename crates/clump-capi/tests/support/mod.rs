@@ -151,6 +151,27 @@ pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str
     wait_with_timeout(cmd)
 }
 
+/// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) on 1, 2 and 4 processes over
+/// shared memory, and on 2 and 4 over UDP and on 2 virtual hosts; each rank must print
+/// `"{name} ok"`.
+#[allow(dead_code)] // only the tests of MPI programs, C and Fortran, run this way
+pub fn runs_everywhere(launcher: &str, exe: &Path, name: &str) {
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        for n in [1, 2, 4] {
+            if n == 1 && !placement.is_empty() {
+                continue; // one process has no peer to reach over the network
+            }
+            let mut cmd = Command::new(tree().bin.join("clump"));
+            cmd.args([launcher, "-n", &n.to_string()])
+                .args(placement)
+                .arg("--")
+                .arg(exe);
+            assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
+        }
+    }
+}
+
 pub fn wait_with_timeout(mut cmd: Command) -> Output {
     let mut child = cmd
         .stdout(Stdio::piped())

@@ -160,6 +160,12 @@ pub fn main(wrapper: &Wrapper, args: Vec<OsString>) -> ExitCode {
         return version(wrapper, &compiler);
     }
     let flags = match Flags::get(wrapper.link_query) {
+        Ok(f) if wrapper.language == compiler::Language::Fortran => {
+            match super::fortran_modules::add(f, &compiler) {
+                Ok(f) => f,
+                Err(e) => return fail(who, &e),
+            }
+        }
         Ok(f) => f,
         Err(e) => return fail(who, &e),
     };

@@ -4,6 +4,7 @@
 //! |----------|------------------------------------|---------|
 //! | C        | `CLUMP_CC`, `MPICH_CC`, `OMPI_CC`, `MPICC_CC`, `OSHCC_CC` | `cc` |
 //! | C++      | `CLUMP_CXX`, `MPICH_CXX`, `OMPI_CXX` | `c++`   |
+//! | Fortran  | `CLUMP_FC`, `MPICH_FC`, `OMPI_FC`    | `gfortran` |
 //!
 //! Never `CC`/`CXX`: `./configure CC=mpicc` and Makefiles set `CC` to the wrapper itself,
 //! which is why Open MPI and MPICH read variables of their own too. `MPICC_CC` and
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 pub enum Language {
     C,
     Cxx,
+    Fortran,
 }
 
 impl Language {
@@ -28,6 +30,7 @@ impl Language {
         match self {
             Language::C => &["CLUMP_CC", "MPICH_CC", "OMPI_CC", "MPICC_CC", "OSHCC_CC"],
             Language::Cxx => &["CLUMP_CXX", "MPICH_CXX", "OMPI_CXX"],
+            Language::Fortran => &["CLUMP_FC", "MPICH_FC", "OMPI_FC"],
         }
     }
 
@@ -35,6 +38,7 @@ impl Language {
         match self {
             Language::C => "cc",
             Language::Cxx => "c++",
+            Language::Fortran => "gfortran",
         }
     }
 
@@ -42,6 +46,7 @@ impl Language {
         match self {
             Language::C => "C",
             Language::Cxx => "C++",
+            Language::Fortran => "Fortran",
         }
     }
 }

@@ -21,7 +21,7 @@ impl Flags {
 }
 
 /// `clump config QUERY`'s words; its warnings (no library built yet) reach the user.
-fn config(query: &[&str]) -> Result<Vec<String>, String> {
+pub fn config(query: &[&str]) -> Result<Vec<String>, String> {
     let out = Command::new(clump_exe())
         .arg("config")
         .args(query)

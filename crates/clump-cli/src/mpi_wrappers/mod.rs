@@ -1,5 +1,6 @@
 //! The MPI and OpenSHMEM entry points: the compiler wrappers `clump mpicc`, `mpicxx`
-//! (`mpic++`), `oshcc` and `oshc++` (a compiler with clump's flags) and the launchers
+//! (`mpic++`), `mpifort` (`mpif90`, `mpif77`), `oshcc` and `oshc++` (a compiler with
+//! clump's flags; for Fortran also the `mpi` and `mpi_f08` modules) and the launchers
 //! `clump mpiexec`, `mpirun` and `oshrun` (`clump run` with the usual `-n`/`-np`). The same
 //! programs answer when `clump` is called through a link of one of those names, which is
 //! how `scripts/install` provides the commands.
@@ -7,6 +8,7 @@
 mod cc;
 mod compiler;
 mod flags;
+mod fortran_modules;
 mod launcher;
 
 use compiler::Language;
@@ -41,6 +43,12 @@ pub const MPICXX: Wrapper = Wrapper {
     interface: "MPI",
     link_query: MPI_LINK_QUERY,
 };
+pub const MPIFORT: Wrapper = Wrapper {
+    name: "mpifort",
+    language: Language::Fortran,
+    interface: "MPI",
+    link_query: MPI_LINK_QUERY,
+};
 pub const OSHCC: Wrapper = Wrapper {
     name: "oshcc",
     language: Language::C,
@@ -68,7 +76,8 @@ pub fn launch(name: &str, args: Vec<OsString>) -> ExitCode {
 /// The names of the compiler wrappers, ours and the other implementations' spellings of
 /// them: a compiler variable naming one of these names a wrapper, not a compiler.
 const WRAPPER_NAMES: &[&str] = &[
-    "mpicc", "mpicxx", "mpic++", "mpiCC", "oshcc", "oshc++", "oshcxx", "oshCC",
+    "mpicc", "mpicxx", "mpic++", "mpiCC", "mpifort", "mpif90", "mpif77", "oshcc", "oshc++",
+    "oshcxx", "oshCC",
 ];
 
 /// What a link named `argv0` runs, if it is one of the names clump answers to.
@@ -77,6 +86,7 @@ pub fn by_link_name(argv0: &OsString, args: Vec<OsString>) -> Option<ExitCode> {
     let wrapper = match name {
         "mpicc" => &MPICC,
         "mpicxx" | "mpic++" => &MPICXX,
+        "mpifort" | "mpif90" | "mpif77" => &MPIFORT,
         "oshcc" => &OSHCC,
         "oshc++" | "oshcxx" => &OSHCXX,
         "mpiexec" | "mpirun" | "oshrun" => return Some(launch(name, args)),

@@ -205,6 +205,8 @@ pub static TABLE: &[Var] = &[
       "the C compiler of `mpicc` and `oshcc` (may have words: `gcc -m64`); after it `MPICH_CC`, `OMPI_CC`, `MPICC_CC`, `OSHCC_CC`"),
     v("CLUMP_CXX", Command, Kind::Text, Chosen("c++"),
       "the C++ compiler of `mpicxx`/`mpic++` and `oshc++`; after it `MPICH_CXX`, `OMPI_CXX`"),
+    v("CLUMP_FC", Command, Kind::Text, Chosen("gfortran"),
+      "the Fortran compiler of `mpifort`/`mpif90`/`mpif77` (it compiles the `mpi` and `mpi_f08` modules once, into the user's cache); after it `MPICH_FC`, `OMPI_FC`"),
     v("CLUMP_WRAPPER_RUNNING", Command, Kind::Text, Chosen("unset"),
       "set by a compiler wrapper for the compiler it runs, so that a wrapper started by it refuses to run again"),
     v("CLUMP_SOAK", Tests, FLAG, Value("0"),

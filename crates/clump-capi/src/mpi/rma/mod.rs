@@ -7,13 +7,13 @@
 //! word whichever way they come; the others run in the target's process, one at a time. Each call completes at the target before it returns.
 
 mod abi;
-mod access;
+pub(super) mod access;
 mod caching;
-mod create;
+pub(super) mod create;
 mod errhandler;
 mod guard;
-mod pscw;
+pub(super) mod pscw;
 mod space;
-mod sync;
+pub(super) mod sync;
 mod target;
 mod window;

@@ -1,0 +1,166 @@
+//! The table of Fortran procedures (`fortran/interface.txt`): what each argument is.
+
+/// What one argument is, as the table names it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Choice,
+    Discard,
+    Null,
+    Zero,
+    Fn,
+    /// A procedure's address, as an integer for the Rust function that takes it.
+    Proc,
+    Int,
+    IntOut,
+    IntArr,
+    Logical,
+    LogicalOut,
+    Aint,
+    AintOut,
+    AintArr,
+    /// A handle of this kind (`Comm`, `Datatype`, ...).
+    Handle(String),
+    HandleOut(String),
+    /// An array of handles, its length the named argument.
+    HandleArr(String, String),
+    HandleArrOut(String, String),
+    Status,
+    Statuses,
+    Str,
+    StrOut,
+    Index,
+    Indices(String),
+    Attr,
+    AttrOut(String),
+    AttrInt,
+    AttrIntOut(String),
+}
+
+pub struct Arg {
+    pub kind: Kind,
+    pub name: String,
+}
+
+pub struct Procedure {
+    /// The C name without `MPI_`: `Send`, `Comm_rank`.
+    pub name: String,
+    pub args: Vec<Arg>,
+    /// A function returning DOUBLE PRECISION (`MPI_Wtime`) rather than a subroutine.
+    pub double: bool,
+    /// The Rust function the entry point calls (in src/mpi/fortran) instead of the C
+    /// function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
+    pub target: Option<String>,
+}
+
+pub const HANDLES: &[&str] = &[
+    "Comm", "Datatype", "Group", "Op", "Request", "Info", "Errhandler", "Message", "Win",
+];
+
+impl Procedure {
+    /// The CHARACTER arguments, whose lengths Fortran passes after all the others.
+    pub fn strings(&self) -> impl Iterator<Item = &Arg> {
+        self.args
+            .iter()
+            .filter(|a| matches!(a.kind, Kind::Str | Kind::StrOut))
+    }
+
+    /// The arguments Fortran passes (all but `null` and `zero`).
+    pub fn fortran_args(&self) -> impl Iterator<Item = &Arg> {
+        self.args
+            .iter()
+            .filter(|a| !matches!(a.kind, Kind::Null | Kind::Zero))
+    }
+}
+
+pub fn parse(text: &str) -> Result<Vec<Procedure>, String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| line(l).map_err(|e| format!("fortran/interface.txt: {l}: {e}")))
+        .collect()
+}
+
+fn line(l: &str) -> Result<Procedure, String> {
+    let (head, tail) = l.split_once('(').ok_or("no (")?;
+    let (inner, rest) = tail.rsplit_once(')').ok_or("no )")?;
+    let (double, target) = match rest.trim() {
+        "" => (false, None),
+        "-> double" => (true, None),
+        other => match other.strip_prefix("=> ") {
+            Some(f) => (false, Some(f.trim().to_string())),
+            None => return Err(format!("unknown suffix {other}")),
+        },
+    };
+    let mut args = Vec::new();
+    for a in inner.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        let (kind, name) = a.rsplit_once(' ').ok_or("an argument needs a kind and a name")?;
+        args.push(Arg {
+            kind: kind_of(kind.trim())?,
+            name: name.to_string(),
+        });
+    }
+    let p = Procedure {
+        name: head.trim().to_string(),
+        args,
+        double,
+        target,
+    };
+    for a in &p.args {
+        if let Kind::HandleArr(_, n)
+        | Kind::HandleArrOut(_, n)
+        | Kind::Indices(n)
+        | Kind::AttrOut(n)
+        | Kind::AttrIntOut(n) = &a.kind
+        {
+            if !p.args.iter().any(|b| &b.name == n) {
+                return Err(format!("{} names no argument {n}", a.name));
+            }
+        }
+    }
+    Ok(p)
+}
+
+fn kind_of(k: &str) -> Result<Kind, String> {
+    use Kind::*;
+    // `BASE[n]` and `BASE*[n]`: the bracket names another argument.
+    let (base, dep) = match k.split_once('[') {
+        Some((b, d)) => (b, Some(d.trim_end_matches(']').to_string())),
+        None => (k, None),
+    };
+    let dep_or = |what: &str| dep.clone().filter(|d| !d.is_empty()).ok_or(format!("{what} needs [n]"));
+    Ok(match (base, dep.as_deref()) {
+        ("choice", None) => Choice,
+        ("discard", None) => Discard,
+        ("null", None) => Null,
+        ("zero", None) => Zero,
+        ("fn", None) => Fn,
+        ("proc", None) => Proc,
+        ("int", None) => Int,
+        ("int*", None) => IntOut,
+        ("int", Some("")) => IntArr,
+        ("logical", None) => Logical,
+        ("logical*", None) => LogicalOut,
+        ("aint", None) => Aint,
+        ("aint*", None) => AintOut,
+        ("aint", Some("")) => AintArr,
+        ("status*", None) => Status,
+        ("statuses", None) => Statuses,
+        ("string", None) => Str,
+        ("string_out", None) => StrOut,
+        ("index*", None) => Index,
+        ("indices", _) => Indices(dep_or("indices")?),
+        ("attr", None) => Attr,
+        ("attr*", _) => AttrOut(dep_or("attr*")?),
+        ("attr_int", None) => AttrInt,
+        ("attr_int*", _) => AttrIntOut(dep_or("attr_int*")?),
+        (h, None) if HANDLES.contains(&h) => Handle(h.into()),
+        (h, None) if HANDLES.contains(&h.trim_end_matches('*')) => {
+            HandleOut(h.trim_end_matches('*').into())
+        }
+        (h, Some(_)) if HANDLES.contains(&h) => HandleArr(h.into(), dep_or(h)?),
+        (h, Some(_)) if HANDLES.contains(&h.trim_end_matches('*')) => {
+            HandleArrOut(h.trim_end_matches('*').into(), dep_or(h)?)
+        }
+        _ => return Err(format!("unknown kind {k}")),
+    })
+}

@@ -1,0 +1,38 @@
+! MPI through `use mpi_f08`: derived-type handles and status, no ierror, array sections
+! as buffers, a collective on DOUBLE PRECISION, a split communicator with its group.
+! Each rank prints "f08 ok"; a failed check stops it.
+program f08
+  use mpi_f08
+  implicit none
+  integer :: rank, np, srank, gsize, ierror
+  type(MPI_Request) :: req
+  type(MPI_Status) :: st
+  type(MPI_Comm) :: sub
+  type(MPI_Group) :: group
+  real :: x(3, 4)
+  double precision :: d(2), dsum(2)
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, np)
+  x = real(rank)
+  call MPI_Isend(x(:, 2), 3, MPI_REAL, mod(rank + 1, np), 5, MPI_COMM_WORLD, req)
+  call MPI_Recv(x(:, 1), 3, MPI_REAL, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, st)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call check(st%MPI_SOURCE == mod(rank + np - 1, np) .and. st%MPI_TAG == 5, 'status')
+  call check(all(x(:, 1) == real(st%MPI_SOURCE)), 'section received')
+  d = [1d0, dble(rank)]
+  call MPI_Allreduce(d, dsum, 2, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierror)
+  call check(ierror == MPI_SUCCESS .and. dsum(1) == dble(np), 'double sum')
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub)
+  call MPI_Comm_rank(sub, srank)
+  call MPI_Comm_group(sub, group)
+  call MPI_Group_size(group, gsize)
+  call check(srank == rank / 2 .and. gsize == (np + 1 - mod(rank, 2)) / 2, 'split')
+  call MPI_Group_free(group)
+  call MPI_Comm_free(sub)
+  call check(sub == MPI_COMM_NULL, 'freed')
+  print '(a)', 'f08 ok'
+  call MPI_Finalize()
+contains
+  include 'check.inc'
+end program f08

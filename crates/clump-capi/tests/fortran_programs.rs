@@ -1,0 +1,63 @@
+//! MPI from Fortran as a user writes it: self-checking programs in fixed form with
+//! mpif.h, free form with `use mpi`, and with `use mpi_f08`, built by `clump mpifort`
+//! and run through `clump mpiexec` on 1, 2 and 4 processes over shared memory, UDP and
+//! 2 virtual hosts. Skipped where there is no gfortran.
+
+#[allow(dead_code)] // the job runners beyond these
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use support::tree;
+
+/// `clump mpifort -O2 SRC -o EXE` (warnings allowed: mpif.h programs pass one external
+/// procedure buffers of many types, which gfortran warns about), the modules cached in
+/// the tests' own folder; `None` without gfortran.
+fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
+    if Command::new("gfortran").arg("--version").output().is_err() {
+        clump_testkit::skip("no gfortran");
+        return None;
+    }
+    let t = tree();
+    let exe = t.out.join(name);
+    let out = Command::new(t.bin.join("clump"))
+        .args(["mpifort", "-O2"])
+        .arg(t.repo.join(src))
+        .arg("-o")
+        .arg(&exe)
+        .env("XDG_CACHE_HOME", t.out.join("fortran-cache"))
+        .output()
+        .expect("clump mpifort runs");
+    assert!(
+        out.status.success(),
+        "clump mpifort {src}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(exe)
+}
+
+/// Runs `exe` through `clump mpiexec` everywhere ([`support::runs_everywhere`]).
+fn runs_everywhere(exe: &std::path::Path, name: &str) {
+    support::runs_everywhere("mpiexec", exe, name);
+}
+
+#[test]
+fn fixed_form_with_mpif_h_runs_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/fixed.f", "fortran_fixed") {
+        runs_everywhere(&exe, "fixed");
+    }
+}
+
+#[test]
+fn free_form_with_use_mpi_runs_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/free.f90", "fortran_free") {
+        runs_everywhere(&exe, "free");
+    }
+}
+
+#[test]
+fn use_mpi_f08_runs_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/f08.f90", "fortran_f08") {
+        runs_everywhere(&exe, "f08");
+    }
+}
