@@ -60,8 +60,13 @@ fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots()
     }
     for f in figures {
         let bytes = f["bytes"].as_u64().unwrap();
-        let single = ["acc_lat", "fop_rate"].iter().any(|b| f["bench"].as_str().unwrap().starts_with(b));
-        assert!((64..=64 << 10).contains(&bytes) || (single && bytes == 8), "{f}");
+        let single = ["acc_lat", "fop_rate"]
+            .iter()
+            .any(|b| f["bench"].as_str().unwrap().starts_with(b));
+        assert!(
+            (64..=64 << 10).contains(&bytes) || (single && bytes == 8),
+            "{f}"
+        );
         let (clump, openmpi) = (f["clump"].as_f64().unwrap(), f["openmpi"].as_f64().unwrap());
         assert!(clump > 0.0 && openmpi > 0.0, "{f}");
         let expected = if f["unit"] == "MB/s" || f["unit"] == "Mop/s" {

@@ -21,7 +21,12 @@ fn bin_dir(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wrappers-{test}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for name in COMPILERS.iter().chain(LAUNCHERS).chain(FORTRAN).chain(&["clump"]) {
+    for name in COMPILERS
+        .iter()
+        .chain(LAUNCHERS)
+        .chain(FORTRAN)
+        .chain(&["clump"])
+    {
         symlink(CLUMP, dir.join(name)).unwrap();
     }
     script(&dir, "fakecc", "echo \"fakecc $*\"");
@@ -253,8 +258,14 @@ fn mpifort_runs_its_fortran_compiler_with_the_modules_it_built_for_it() {
                 let words: Vec<&str> = shown.split_whitespace().collect();
                 assert_eq!(words[0], fake, "{name} {var}: {shown}");
                 // mpif.h's directory, then the modules compiled for this compiler.
-                assert!(words[1].starts_with("-I") && words[1].ends_with("/fortran"), "{shown}");
-                assert!(words[2].starts_with(&format!("-I{}", cache.display())), "{shown}");
+                assert!(
+                    words[1].starts_with("-I") && words[1].ends_with("/fortran"),
+                    "{shown}"
+                );
+                assert!(
+                    words[2].starts_with(&format!("-I{}", cache.display())),
+                    "{shown}"
+                );
                 let archive = format!("{}/libclump_fortran.a", &words[2][2..]);
                 assert!(Path::new(&archive).is_file(), "{archive}");
                 assert!(shown.contains(&format!(" a.f90 {archive} -L")), "{shown}");
@@ -265,7 +276,10 @@ fn mpifort_runs_its_fortran_compiler_with_the_modules_it_built_for_it() {
     // gfortran, the default, also gets what mpif.h programs need from release 10 on.
     if Command::new("gfortran").arg("--version").output().is_ok() {
         let shown = stdout(&run(&dir, "mpifort", &["-show", "a.f"], &[cache_var]));
-        assert!(shown.starts_with("gfortran -fallow-argument-mismatch -I"), "{shown}");
+        assert!(
+            shown.starts_with("gfortran -fallow-argument-mismatch -I"),
+            "{shown}"
+        );
     }
 }
 

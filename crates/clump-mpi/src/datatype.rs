@@ -175,8 +175,10 @@ impl Datatype {
             lb: 0,
             ub: extent as isize,
             basics: if p.size() != extent
-                || matches!(p, Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat | Predef::TwoDouble)
-            {
+                || matches!(
+                    p,
+                    Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat | Predef::TwoDouble
+                ) {
                 2
             } else {
                 1

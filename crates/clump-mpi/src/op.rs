@@ -183,7 +183,9 @@ fn complex<const N: usize, const B: usize, T: Copy>(
 }
 
 /// The complex product, `MPI_PROD` on complex types.
-fn times<T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T> + std::ops::Sub<Output = T>>(
+fn times<
+    T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
+>(
     (a, b): (T, T),
     (c, d): (T, T),
 ) -> (T, T) {
@@ -387,7 +389,12 @@ mod tests {
 
     #[test]
     fn replace_and_no_op_apply_to_pairs_and_complex_types() {
-        for p in [Predef::TwoInt, Predef::DoubleInt, Predef::ShortInt, Predef::DoubleComplex] {
+        for p in [
+            Predef::TwoInt,
+            Predef::DoubleInt,
+            Predef::ShortInt,
+            Predef::DoubleComplex,
+        ] {
             let dt = Datatype::predefined(p);
             let lower: Vec<u8> = (0..2 * p.size() as u8).collect();
             let new: Vec<u8> = lower.iter().map(|b| b + 100).collect();
@@ -443,9 +450,13 @@ mod tests {
         let two = Datatype::predefined(Predef::TwoFloat);
         let pair = |v: f32, i: f32| [v.to_ne_bytes(), i.to_ne_bytes()].concat();
         let mut higher = pair(-1.0, 7.0);
-        Op::MinLoc.combine(&two, 1, &pair(-2.0, 9.0), &mut higher).unwrap();
+        Op::MinLoc
+            .combine(&two, 1, &pair(-2.0, 9.0), &mut higher)
+            .unwrap();
         assert_eq!(higher, pair(-2.0, 9.0));
-        assert!(Op::Sum.combine(&two, 1, &pair(1.0, 1.0), &mut higher).is_err());
+        assert!(Op::Sum
+            .combine(&two, 1, &pair(1.0, 1.0), &mut higher)
+            .is_err());
     }
 
     #[test]

@@ -22,7 +22,11 @@ pub fn read(header: &str) -> Vec<Constant> {
             }
         } else if let Some((name, value)) = line.trim_end_matches(',').split_once(" = ") {
             if let Ok(v) = value.trim().parse::<i64>() {
-                out.push(Constant { name: name.trim().into(), value: v, handle: None });
+                out.push(Constant {
+                    name: name.trim().into(),
+                    value: v,
+                    handle: None,
+                });
             }
         }
     }
@@ -37,7 +41,11 @@ pub fn read(header: &str) -> Vec<Constant> {
 /// `#define NAME 12`, `#define NAME ((MPI_Comm)0x00000101)` or `#define NAME OTHER`.
 fn define(name: &str, value: &str, known: &[Constant]) -> Option<Constant> {
     if let Ok(v) = value.parse::<i64>() {
-        return Some(Constant { name: name.into(), value: v, handle: None });
+        return Some(Constant {
+            name: name.into(),
+            value: v,
+            handle: None,
+        });
     }
     if let Some(rest) = value.strip_prefix("((MPI_") {
         let (kind, hex) = rest.split_once(")0x")?;
@@ -53,5 +61,9 @@ fn define(name: &str, value: &str, known: &[Constant]) -> Option<Constant> {
         });
     }
     let alias = known.iter().find(|c| c.name == value)?;
-    Some(Constant { name: name.into(), value: alias.value, handle: alias.handle.clone() })
+    Some(Constant {
+        name: name.into(),
+        value: alias.value,
+        handle: alias.handle.clone(),
+    })
 }

@@ -18,13 +18,25 @@ pub fn generate(out_dir: &Path, profile: Option<&Path>) -> Result<(), String> {
     let write = |path: &Path, text: String| {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
-    write(&out_dir.join("fortran_entry_points.rs"), shims::generate(&procs))?;
-    let dirs = [Some(out_dir.join("fortran")), profile.map(|p| p.join("fortran"))];
+    write(
+        &out_dir.join("fortran_entry_points.rs"),
+        shims::generate(&procs),
+    )?;
+    let dirs = [
+        Some(out_dir.join("fortran")),
+        profile.map(|p| p.join("fortran")),
+    ];
     for dir in dirs.into_iter().flatten() {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         write(&dir.join("mpif.h"), sources::mpif_h(&constants, &procs))?;
-        write(&dir.join("mpi.f90"), sources::mpi_module(&constants, &procs))?;
-        write(&dir.join("mpi_f08.f90"), sources::mpi_f08_module(&constants, &procs))?;
+        write(
+            &dir.join("mpi.f90"),
+            sources::mpi_module(&constants, &procs),
+        )?;
+        write(
+            &dir.join("mpi_f08.f90"),
+            sources::mpi_f08_module(&constants, &procs),
+        )?;
     }
     Ok(())
 }

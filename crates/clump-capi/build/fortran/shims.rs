@@ -31,7 +31,9 @@ fn shim(s: &mut String, p: &Procedure) {
             Kind::Choice | Kind::Discard => "*mut c_void",
             Kind::Fn => "Option<UserFunction>",
             Kind::Proc => "usize",
-            Kind::Aint | Kind::AintOut | Kind::AintArr | Kind::Attr | Kind::AttrOut(_) => "*mut Aint",
+            Kind::Aint | Kind::AintOut | Kind::AintArr | Kind::Attr | Kind::AttrOut(_) => {
+                "*mut Aint"
+            }
             Kind::Str | Kind::StrOut => "*mut c_char",
             _ => "*mut Fint",
         };
@@ -70,13 +72,27 @@ fn shim(s: &mut String, p: &Procedure) {
                 format!("v_{n} as _")
             }
             Kind::Logical => format!("(args::val({n})? != 0) as c_int"),
-            Kind::IntOut | Kind::IntArr | Kind::LogicalOut | Kind::AintOut | Kind::AintArr | Kind::Index | Kind::Indices(_) => {
+            Kind::IntOut
+            | Kind::IntArr
+            | Kind::LogicalOut
+            | Kind::AintOut
+            | Kind::AintArr
+            | Kind::Index
+            | Kind::Indices(_) => {
                 format!("{n} as _")
             }
             Kind::Handle(h) => format!("PMPI_{}_fromint(args::val({n})?) as _", conv(h)),
             Kind::HandleOut(h) => {
-                let _ = writeln!(before, "        let mut h_{n} = PMPI_{}_fromint(args::val({n})?);", conv(h));
-                let _ = writeln!(after, "        args::put({n}, PMPI_{}_toint(h_{n}));", conv(h));
+                let _ = writeln!(
+                    before,
+                    "        let mut h_{n} = PMPI_{}_fromint(args::val({n})?);",
+                    conv(h)
+                );
+                let _ = writeln!(
+                    after,
+                    "        args::put({n}, PMPI_{}_toint(h_{n}));",
+                    conv(h)
+                );
                 format!("std::ptr::addr_of_mut!(h_{n}) as _")
             }
             Kind::HandleArr(h, len) | Kind::HandleArrOut(h, len) => {
@@ -86,14 +102,21 @@ fn shim(s: &mut String, p: &Procedure) {
                     conv(h)
                 );
                 if matches!(a.kind, Kind::HandleArrOut(..)) {
-                    let _ = writeln!(after, "        args::handles_back({n}, &h_{n}, PMPI_{}_toint);", conv(h));
+                    let _ = writeln!(
+                        after,
+                        "        args::handles_back({n}, &h_{n}, PMPI_{}_toint);",
+                        conv(h)
+                    );
                 }
                 format!("h_{n}.as_mut_ptr() as _")
             }
             Kind::Status => format!("args::status({n}) as _"),
             Kind::Statuses => format!("args::statuses({n}) as _"),
             Kind::Str => {
-                let _ = writeln!(before, "        let s_{n} = args::string_in({n}, {n}_len)?;");
+                let _ = writeln!(
+                    before,
+                    "        let s_{n} = args::string_in({n}, {n}_len)?;"
+                );
                 format!("s_{n}.as_ptr() as _")
             }
             Kind::StrOut => {
@@ -110,8 +133,15 @@ fn shim(s: &mut String, p: &Procedure) {
                     Some("Type") => "args::Keys::User",
                     _ => "args::Keys::Comm",
                 };
-                let put = if matches!(a.kind, Kind::AttrOut(_)) { "args::attr_back" } else { "args::attr_int_back" };
-                let _ = writeln!(after, "        {put}(rc, {n}, a_{n}, args::val({key})?, flag, {keys});");
+                let put = if matches!(a.kind, Kind::AttrOut(_)) {
+                    "args::attr_back"
+                } else {
+                    "args::attr_int_back"
+                };
+                let _ = writeln!(
+                    after,
+                    "        {put}(rc, {n}, a_{n}, args::val({key})?, flag, {keys});"
+                );
                 format!("std::ptr::addr_of_mut!(a_{n}).cast::<c_void>()")
             }
         };

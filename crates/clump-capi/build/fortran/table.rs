@@ -53,7 +53,15 @@ pub struct Procedure {
 }
 
 pub const HANDLES: &[&str] = &[
-    "Comm", "Datatype", "Group", "Op", "Request", "Info", "Errhandler", "Message", "Win",
+    "Comm",
+    "Datatype",
+    "Group",
+    "Op",
+    "Request",
+    "Info",
+    "Errhandler",
+    "Message",
+    "Win",
 ];
 
 impl Procedure {
@@ -93,7 +101,9 @@ fn line(l: &str) -> Result<Procedure, String> {
     };
     let mut args = Vec::new();
     for a in inner.split(',').map(str::trim).filter(|a| !a.is_empty()) {
-        let (kind, name) = a.rsplit_once(' ').ok_or("an argument needs a kind and a name")?;
+        let (kind, name) = a
+            .rsplit_once(' ')
+            .ok_or("an argument needs a kind and a name")?;
         args.push(Arg {
             kind: kind_of(kind.trim())?,
             name: name.to_string(),
@@ -127,7 +137,11 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         Some((b, d)) => (b, Some(d.trim_end_matches(']').to_string())),
         None => (k, None),
     };
-    let dep_or = |what: &str| dep.clone().filter(|d| !d.is_empty()).ok_or(format!("{what} needs [n]"));
+    let dep_or = |what: &str| {
+        dep.clone()
+            .filter(|d| !d.is_empty())
+            .ok_or(format!("{what} needs [n]"))
+    };
     Ok(match (base, dep.as_deref()) {
         ("choice", None) => Choice,
         ("discard", None) => Discard,

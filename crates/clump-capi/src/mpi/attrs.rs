@@ -209,7 +209,15 @@ fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize
             let f = unsafe { std::mem::transmute::<usize, FortranCopyFn<isize>>(kv.copy) };
             let mut out = 0isize;
             let h = fortran_handle(from);
-            f(&h, &k, &(kv.extra as isize), &(value as isize), &mut out, &mut flag, &mut rc);
+            f(
+                &h,
+                &k,
+                &(kv.extra as isize),
+                &(value as isize),
+                &mut out,
+                &mut flag,
+                &mut rc,
+            );
             (rc, out as usize, flag)
         }
         Callbacks::FortranInt => {
@@ -217,7 +225,15 @@ fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize
             let f = unsafe { std::mem::transmute::<usize, FortranCopyFn<c_int>>(kv.copy) };
             let mut out = 0;
             let h = fortran_handle(from);
-            f(&h, &k, &(kv.extra as c_int), &(value as c_int), &mut out, &mut flag, &mut rc);
+            f(
+                &h,
+                &k,
+                &(kv.extra as c_int),
+                &(value as c_int),
+                &mut out,
+                &mut flag,
+                &mut rc,
+            );
             (rc, out as isize as usize, flag)
         }
     }
@@ -236,12 +252,24 @@ fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: usize) -> c_int {
         Callbacks::Fortran => {
             // SAFETY: the program's Fortran delete procedure (COMM_DELETE_ATTR_FUNCTION).
             let f = unsafe { std::mem::transmute::<usize, FortranDeleteFn<isize>>(kv.delete) };
-            f(&fortran_handle(h), &k, &(value as isize), &(kv.extra as isize), &mut rc);
+            f(
+                &fortran_handle(h),
+                &k,
+                &(value as isize),
+                &(kv.extra as isize),
+                &mut rc,
+            );
         }
         Callbacks::FortranInt => {
             // SAFETY: MPI-1's Fortran DELETE_FUNCTION, with default INTEGERs.
             let f = unsafe { std::mem::transmute::<usize, FortranDeleteFn<c_int>>(kv.delete) };
-            f(&fortran_handle(h), &k, &(value as c_int), &(kv.extra as c_int), &mut rc);
+            f(
+                &fortran_handle(h),
+                &k,
+                &(value as c_int),
+                &(kv.extra as c_int),
+                &mut rc,
+            );
         }
     }
     rc

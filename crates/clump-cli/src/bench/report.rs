@@ -69,11 +69,17 @@ fn datagram_mode(v: &Value) -> String {
         (_, Some(true)) => "one per send (GSO there, runs too short or datagrams too large for it)",
         _ => "one per send (no GSO: the kernel lacks it, or CLUMP_NET_OFFLOAD=0)",
     };
-    let (coalesced, sent) = (v["coalesced"].as_u64().unwrap_or(0), v["sent"].as_u64().unwrap_or(0));
+    let (coalesced, sent) = (
+        v["coalesced"].as_u64().unwrap_or(0),
+        v["sent"].as_u64().unwrap_or(0),
+    );
     if coalesced == 0 {
         return format!("{bytes}-B datagrams {how}");
     }
-    format!("{bytes}-B datagrams {how}, {} packets in {sent} datagrams", sent + coalesced)
+    format!(
+        "{bytes}-B datagrams {how}, {} packets in {sent} datagrams",
+        sent + coalesced
+    )
 }
 
 /// How many timed samples each figure rests on, summed over its timed batches: under

@@ -113,9 +113,10 @@ impl BareUdp {
     fn await_seq(&mut self, seq: u64, what: &str) -> Result<(), String> {
         let mut buf = [0u8; PING_BYTES];
         let socket = &self.socket;
-        spin_until(what, || {
-            matches!(socket.recv(&mut buf), Ok(PING_BYTES) if buf == seq.to_le_bytes())
-        })
+        spin_until(
+            what,
+            || matches!(socket.recv(&mut buf), Ok(PING_BYTES) if buf == seq.to_le_bytes()),
+        )
     }
 
     /// Rank 0: `rounds` round trips, numbered on from `*round`; the time they took.
@@ -151,7 +152,8 @@ impl BareUdp {
                 let end = (at + BATCH).min(plan.len());
                 // A full send buffer takes fewer: the rest go on the next call.
                 let sent = self.sends.send(fd, &self.payload, &plan[at..end]);
-                self.super_datagrams += plan[at..at + sent].iter().filter(|e| e.1 > 0).count() as u64;
+                self.super_datagrams +=
+                    plan[at..at + sent].iter().filter(|e| e.1 > 0).count() as u64;
                 at += sent;
             }
         }

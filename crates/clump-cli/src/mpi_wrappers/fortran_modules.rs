@@ -34,7 +34,9 @@ pub fn add(mut flags: Flags, compiler: &Compiler) -> Result<Flags, String> {
     if gnu {
         flags.compile.insert(0, "-fallow-argument-mismatch".into());
     }
-    flags.link.insert(0, cache.join(ARCHIVE).display().to_string());
+    flags
+        .link
+        .insert(0, cache.join(ARCHIVE).display().to_string());
     Ok(flags)
 }
 
@@ -53,7 +55,9 @@ fn gfortran_10(version: &[u8]) -> bool {
     let Some(line) = text.lines().next().filter(|l| l.starts_with("GNU Fortran")) else {
         return false;
     };
-    let major = line.split_whitespace().find_map(|w| w.split('.').next()?.parse::<u32>().ok());
+    let major = line
+        .split_whitespace()
+        .find_map(|w| w.split('.').next()?.parse::<u32>().ok());
     major.is_some_and(|m| m >= 10)
 }
 
@@ -126,7 +130,10 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<(PathBuf, bool), Strin
     if std::fs::rename(&work, &done).is_err() {
         let _ = std::fs::remove_dir_all(&work);
         if !done.join(ARCHIVE).is_file() {
-            return Err(format!("cannot place the Fortran modules in {}", done.display()));
+            return Err(format!(
+                "cannot place the Fortran modules in {}",
+                done.display()
+            ));
         }
     }
     Ok((done, gnu))

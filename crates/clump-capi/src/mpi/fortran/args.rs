@@ -57,7 +57,11 @@ pub fn statuses(p: *mut Fint) -> *mut MpiStatus {
 }
 
 /// `n` handles of a Fortran array as C's (a negative `n` is none: C refuses the count).
-pub fn handles(p: *const Fint, n: Fint, from: extern "C" fn(c_int) -> Handle) -> Result<Vec<Handle>, c_int> {
+pub fn handles(
+    p: *const Fint,
+    n: Fint,
+    from: extern "C" fn(c_int) -> Handle,
+) -> Result<Vec<Handle>, c_int> {
     let n = usize::try_from(n).unwrap_or(0);
     if n > 0 && p.is_null() {
         return Err(MPI_ERR_ARG);
@@ -141,7 +145,13 @@ pub enum Keys {
 /// The Fortran value of attribute `key` from what C wrote (`c`), if the call found it.
 fn attr_value(c: usize, key: c_int, keys: Keys) -> Aint {
     use super::super::abi::{MPI_TAG_UB, MPI_UNIVERSE_SIZE};
-    let int_at = |c: usize| if c == 0 { 0 } else { val(c as *const c_int).unwrap_or(0) as Aint };
+    let int_at = |c: usize| {
+        if c == 0 {
+            0
+        } else {
+            val(c as *const c_int).unwrap_or(0) as Aint
+        }
+    };
     match (keys, key) {
         (Keys::Comm, MPI_TAG_UB..=MPI_UNIVERSE_SIZE) => int_at(c),
         (Keys::Win, 602 | 604 | 605) => int_at(c),

@@ -15,7 +15,13 @@ pub fn create(copy: usize, delete: usize, k: *mut c_int, extra: Aint) -> c_int {
 }
 
 pub fn create_mpi1(copy: usize, delete: usize, k: *mut c_int, extra: c_int) -> c_int {
-    create_with(copy, delete, k, extra as isize as usize, Callbacks::FortranInt)
+    create_with(
+        copy,
+        delete,
+        k,
+        extra as isize as usize,
+        Callbacks::FortranInt,
+    )
 }
 
 /// A copy callback: `flag` says whether the new object gets `out`; no error.

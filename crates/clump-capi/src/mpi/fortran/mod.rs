@@ -12,14 +12,14 @@ mod sentinels;
 
 use super::abi::MpiAint as Aint;
 use super::handles::UserFunction;
-use args::Fint;
 #[allow(unused_imports)] // which modules the table reaches changes as it grows
 use super::{
-    abi_queries::*, attrs::*, buffered::*, collectives::*, comm_attrs::*, comm_hints::*,
-    comms::*, completion::*, conversions::*, env::*, errors::*, info::*, intercomms::*,
-    persistent::*, rma::access::*, rma::create::*, rma::pscw::*, rma::sync::*, topology::*,
+    abi_queries::*, attrs::*, buffered::*, collectives::*, comm_attrs::*, comm_hints::*, comms::*,
+    completion::*, conversions::*, env::*, errors::*, info::*, intercomms::*, persistent::*,
+    rma::access::*, rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, topology::*,
     types::*, wired::*,
 };
+use args::Fint;
 use std::os::raw::{c_char, c_int, c_void};
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

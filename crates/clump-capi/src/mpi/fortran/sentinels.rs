@@ -21,7 +21,8 @@ pub static mpi_fortran_in_place_: AtomicI32 = AtomicI32::new(0);
 #[no_mangle]
 pub static mpi_fortran_status_ignore_: [AtomicI32; STATUS] = [const { AtomicI32::new(0) }; STATUS];
 #[no_mangle]
-pub static mpi_fortran_statuses_ignore_: [AtomicI32; STATUS] = [const { AtomicI32::new(0) }; STATUS];
+pub static mpi_fortran_statuses_ignore_: [AtomicI32; STATUS] =
+    [const { AtomicI32::new(0) }; STATUS];
 
 fn is<T>(p: *const T, var: *const impl Sized) -> bool {
     p.cast::<c_void>() == var.cast::<c_void>()

@@ -172,7 +172,10 @@ fn target_shape(n: c_int, t: Handle, origin: usize) -> Result<Shape, Failure> {
     let lo = raw.iter().map(|r| r.0).min().unwrap_or(0);
     let hi = raw.iter().map(|r| r.0 + r.1 as isize).max().unwrap_or(0);
     Ok(Shape {
-        runs: raw.iter().map(|&(off, len)| ((off - lo) as usize, len)).collect(),
+        runs: raw
+            .iter()
+            .map(|&(off, len)| ((off - lo) as usize, len))
+            .collect(),
         lo,
         span: (hi - lo) as usize,
     })
@@ -477,8 +480,8 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     match a.result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
             user_bytes(res, old.len())?; // NULL is refused
-            // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
-            // target's (mpi.h's contract; `plain` checked the two agree).
+                                         // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
+                                         // target's (mpi.h's contract; `plain` checked the two agree).
             unsafe { target::write_at(res as usize, &old) };
         }
         Some((res, rn, rt)) => unpack(&old, res, count(rn)?, &datatype(rt)?)?,

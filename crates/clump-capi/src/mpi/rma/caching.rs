@@ -34,7 +34,7 @@ fn window(win: Handle) -> Result<(), Failure> {
 
 mpi_functions! {
     fn Win_create_keyval(copy: usize, delete: usize, k: *mut c_int, extra: *mut c_void) -> c_int {
-        on_keys(|| out(k, attrs::create_keyval(copy, delete, extra as usize))
+        on_keys(|| out(k, attrs::create_keyval(copy, delete, extra as usize, attrs::Callbacks::C))
             .map_err(|e| (e, "NULL keyval".into())))
     }
 

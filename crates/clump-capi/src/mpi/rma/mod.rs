@@ -10,7 +10,7 @@ mod abi;
 pub(super) mod access;
 mod caching;
 pub(super) mod create;
-mod errhandler;
+pub(super) mod errhandler;
 mod guard;
 pub(super) mod pscw;
 mod space;

@@ -153,7 +153,10 @@ enum Landing {
 }
 
 fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
-    if matches!(req.kind, Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns) {
+    if matches!(
+        req.kind,
+        Kind::PutRuns | Kind::GetRuns | Kind::AccumulateRuns
+    ) {
         return runs(req);
     }
     let len = match req.kind {
@@ -234,7 +237,10 @@ fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     for entry in table.chunks_exact(RUN_ENTRY) {
         let (off, len) = (word(&entry[..8]), word(&entry[8..]));
-        let at = req.offset.checked_add(off).and_then(|a| usize::try_from(a).ok());
+        let at = req
+            .offset
+            .checked_add(off)
+            .and_then(|a| usize::try_from(a).ok());
         let (Some(at), Ok(len)) = (at, usize::try_from(len)) else {
             return Err(malformed());
         };

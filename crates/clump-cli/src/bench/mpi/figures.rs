@@ -318,8 +318,14 @@ mod tests {
         let line = |bench: &str, v: f64, unit: &str| {
             format!("{{\"bench\":\"{bench}\",\"bytes\":8,\"value\":{v},\"unit\":\"{unit}\"}}")
         };
-        let ours = [line("fop_rate/lock", 10.0, "Mop/s"), line("put_lat/fence", 0.5, "us")];
-        let theirs = [line("fop_rate/lock", 5.0, "Mop/s"), line("put_lat/fence", 1.0, "us")];
+        let ours = [
+            line("fop_rate/lock", 10.0, "Mop/s"),
+            line("put_lat/fence", 0.5, "us"),
+        ];
+        let theirs = [
+            line("fop_rate/lock", 5.0, "Mop/s"),
+            line("put_lat/fence", 1.0, "us"),
+        ];
         let f = pair(Side::Shm, &ours.join("\n"), &theirs.join("\n")).unwrap();
         assert!(f[0].is_rate() && !f[1].is_rate());
         assert_eq!((f[0].speedup(), f[1].speedup()), (2.0, 2.0));

@@ -19,14 +19,42 @@ pub fn write(dir: &Path, figures: &[Figure], doc: &Value) -> Result<Vec<PathBuf>
 
 /// (bench, chart file name, what it shows).
 const BENCHES: [(&str, &str, &str); 8] = [
-    ("latency", "mpi-latency", "ping-pong latency (half the round trip)"),
+    (
+        "latency",
+        "mpi-latency",
+        "ping-pong latency (half the round trip)",
+    ),
     ("bandwidth", "mpi-bandwidth", "streaming bandwidth"),
-    ("allreduce", "mpi-allreduce", "allreduce (sum of doubles), slowest rank"),
-    ("alltoall", "mpi-alltoall", "alltoall (bytes per pair), slowest rank"),
-    ("put_lat/lock", "mpi-put-latency", "put latency, each flushed (passive target)"),
-    ("get_lat/lock", "mpi-get-latency", "get latency, each flushed (passive target)"),
-    ("put_bw/lock", "mpi-put-bandwidth", "put bandwidth, 64 per flush (passive target)"),
-    ("get_bw/lock", "mpi-get-bandwidth", "get bandwidth, 64 per flush (passive target)"),
+    (
+        "allreduce",
+        "mpi-allreduce",
+        "allreduce (sum of doubles), slowest rank",
+    ),
+    (
+        "alltoall",
+        "mpi-alltoall",
+        "alltoall (bytes per pair), slowest rank",
+    ),
+    (
+        "put_lat/lock",
+        "mpi-put-latency",
+        "put latency, each flushed (passive target)",
+    ),
+    (
+        "get_lat/lock",
+        "mpi-get-latency",
+        "get latency, each flushed (passive target)",
+    ),
+    (
+        "put_bw/lock",
+        "mpi-put-bandwidth",
+        "put bandwidth, 64 per flush (passive target)",
+    ),
+    (
+        "get_bw/lock",
+        "mpi-get-bandwidth",
+        "get bandwidth, 64 per flush (passive target)",
+    ),
 ];
 
 fn charts(figures: &[Figure], doc: &Value) -> Vec<Chart<'static>> {

@@ -58,7 +58,10 @@ pub fn path_datagram(fd: RawFd) -> io::Result<usize> {
     if r != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(usize::try_from(mtu).unwrap_or(0).saturating_sub(28).clamp(548, MAX_UDP))
+    Ok(usize::try_from(mtu)
+        .unwrap_or(0)
+        .saturating_sub(28)
+        .clamp(548, MAX_UDP))
 }
 
 /// One send: `(bytes, segment)` per super-datagram (segment 0: a plain datagram), its
