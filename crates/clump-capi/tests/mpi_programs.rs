@@ -152,6 +152,41 @@ fn topologies_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn graph_topologies_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/graphs.c", "mpi_graphs"),
+        "graphs",
+    );
+}
+
+#[test]
+fn neighbourhood_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/neighbor.c", "mpi_neighbor"),
+        "neighbor",
+    );
+}
+
+#[test]
+fn error_classes_and_handlers_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/errhandlers.c",
+            "mpi_errhandlers",
+        ),
+        "errhandlers",
+    );
+}
+
+#[test]
+fn long_double_types_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/longdouble.c", "mpi_longdouble"),
+        "longdouble",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

@@ -80,11 +80,11 @@ impl Comm {
             return self.dup_inter();
         }
         let ctx = agree_ctx(self)?;
-        Ok(Comm::from_parts(
-            ctx,
-            self.group().clone(),
-            self.rank() as u32,
-        ))
+        let dup = Comm::from_parts(ctx, self.group().clone(), self.rank() as u32);
+        Ok(match self.topology() {
+            Some(t) => dup.with_topology(t.clone()),
+            None => dup,
+        })
     }
 
     /// `MPI_Comm_split`: one communicator per `color`, ranked by `key` then by rank here;

@@ -45,6 +45,11 @@ pub enum Predef {
     LongInt,
     TwoInt,
     ShortInt,
+    /// C's `long double` (x86-64: the 80-bit extended format in 16 bytes), its complex,
+    /// and its value-index pair: moved as bytes, combined by the C layer's arithmetic.
+    LongDouble,
+    LongDoubleComplex,
+    LongDoubleInt,
 }
 
 impl Predef {
@@ -58,8 +63,10 @@ impl Predef {
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 | Aint
             | Offset | Count | FloatComplex | FloatInt | TwoInt => 8,
             DoubleInt | LongInt => 12,
-            DoubleComplex => 16,
+            DoubleComplex | LongDouble => 16,
             ShortInt => 6,
+            LongDoubleInt => 20,
+            LongDoubleComplex => 32,
         }
     }
 
@@ -68,6 +75,7 @@ impl Predef {
         let run = |disp, len| Block { disp, len };
         match self {
             Predef::DoubleInt | Predef::LongInt => (vec![run(0, 12)], 16),
+            Predef::LongDoubleInt => (vec![run(0, 20)], 32),
             Predef::ShortInt => (vec![run(0, 2), run(4, 4)], 8),
             p => (vec![run(0, p.size())], p.size()),
         }
@@ -78,6 +86,7 @@ impl Predef {
         match self {
             Predef::ShortInt | Predef::FloatInt | Predef::TwoInt => 4,
             Predef::DoubleComplex => 8,
+            Predef::LongDouble | Predef::LongDoubleComplex | Predef::LongDoubleInt => 16,
             p => p.size().min(8),
         }
     }
@@ -120,6 +129,9 @@ impl Predef {
             LongInt => "MPI_LONG_INT",
             TwoInt => "MPI_2INT",
             ShortInt => "MPI_SHORT_INT",
+            LongDouble => "MPI_LONG_DOUBLE",
+            LongDoubleComplex => "MPI_C_LONG_DOUBLE_COMPLEX",
+            LongDoubleInt => "MPI_LONG_DOUBLE_INT",
         }
     }
 }

@@ -24,6 +24,7 @@ mod group;
 mod idle;
 mod intercomm;
 mod matching;
+mod neighbor;
 mod op;
 mod p2p;
 mod placement;
@@ -34,6 +35,8 @@ mod sequence;
 mod short_eager;
 mod single_copy;
 mod status;
+mod topo_create;
+mod topology;
 mod unexpected;
 
 pub use coll::{barrier, bcast};
@@ -48,7 +51,8 @@ pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
-pub use op::{Op, UserFn};
+pub use neighbor::neighbor_alltoall;
+pub use op::{set_extended, Extended, Op, UserFn};
 pub use p2p::{
     cancel, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free, send, send_raw,
     sendrecv, ssend, test, wait, Request,
@@ -58,6 +62,7 @@ pub use runtime::{
     SendMode, Thresholds,
 };
 pub use status::Status;
+pub use topology::{grid_size, Topology};
 
 /// `MPI_Wtime`: seconds since `init`.
 pub fn wtime() -> f64 {

@@ -19,9 +19,6 @@ static HOST: c_int = clump_mpi::PROC_NULL;
 static IO: c_int = clump_mpi::ANY_SOURCE;
 static WTIME_IS_GLOBAL: c_int = 0;
 static APPNUM: c_int = 0;
-/// No user error codes exist: the largest code is the header's `MPI_ERR_LASTCODE`,
-/// which this attribute may not be below.
-static LASTUSEDCODE: c_int = MPI_ERR_LASTCODE;
 /// The job's size, set when the attribute is read.
 static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
 
@@ -138,7 +135,7 @@ mpi_functions! {
                 MPI_IO => &IO,
                 MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL,
                 MPI_APPNUM => &APPNUM,
-                MPI_LASTUSEDCODE => &LASTUSEDCODE,
+                MPI_LASTUSEDCODE => super::user_errors::LAST_USED.as_ptr(),
                 MPI_UNIVERSE_SIZE => {
                     let world = comm(COMM_WORLD)?.size().max(size);
                     UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
@@ -218,6 +215,27 @@ mpi_functions! {
             let n = count(n)?;
             let got = group(a)?.translate_ranks(&ints(ranks, n)?, &group(b)?).map_err(err)?;
             ints_out(out_ranks, &got)
+        })
+    }
+
+    fn Group_union(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let other = group(b)?;
+            derive_group(a, newgroup, |g| Ok(g.union(&other)))
+        })
+    }
+
+    fn Group_intersection(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let other = group(b)?;
+            derive_group(a, newgroup, |g| Ok(g.intersection(&other)))
+        })
+    }
+
+    fn Group_difference(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let other = group(b)?;
+            derive_group(a, newgroup, |g| Ok(g.difference(&other)))
         })
     }
 

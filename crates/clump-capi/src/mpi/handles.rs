@@ -65,6 +65,11 @@ struct Registry {
     next: Handle,
 }
 
+/// A handle value no other object has (for objects kept outside the registry).
+pub fn fresh_handle() -> Handle {
+    REGISTRY.with_borrow_mut(Registry::fresh)
+}
+
 impl Registry {
     fn fresh(&mut self) -> Handle {
         let h = self.next;
@@ -97,6 +102,8 @@ pub fn class_code(c: ErrorClass) -> c_int {
         ErrorClass::Pending => 18,
         ErrorClass::InStatus => 19,
         ErrorClass::Unsupported => MPI_ERR_UNSUPPORTED_OPERATION,
+        ErrorClass::Topology => 11,
+        ErrorClass::Dims => 12,
     }
 }
 
@@ -190,7 +197,11 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
         .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
+/// Stores group `g`; an empty group is `MPI_GROUP_EMPTY` itself.
 pub fn put_group(g: Group) -> Handle {
+    if g.size() == 0 {
+        return GROUP_EMPTY;
+    }
     REGISTRY.with_borrow_mut(|r| {
         let h = r.fresh();
         r.groups.insert(h, g);
@@ -222,6 +233,9 @@ pub fn predef(h: Handle) -> Option<Predef> {
         0x22a => LongInt,
         0x22b => TwoInt,
         0x22c => ShortInt,
+        0x220 => LongDouble,
+        0x224 | 0x225 => LongDoubleComplex,
+        0x22d => LongDoubleInt,
         0x239 => CBool,
         0x23c => Wchar,
         0x208 => Short,
@@ -601,9 +615,11 @@ pub fn set_errhandler(comm: Handle, h: Handle) {
     REGISTRY.with_borrow_mut(|r| r.handlers.insert(comm, h));
 }
 
-/// Passes an error through `comm`'s handler: returns its code, or ends the job.
+/// Passes an error through `comm`'s handler: returns its code (after calling a user
+/// handler), or ends the job.
 pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
-    if errhandler(comm) == ERRORS_RETURN {
+    let h = errhandler(comm);
+    if h == ERRORS_RETURN || super::errhandlers::invoke(h, comm, code) {
         return code;
     }
     fatal((code, message))

@@ -4,7 +4,7 @@
 use super::super::abi::{MpiAint, MPI_ERR_ARG, MPI_ERR_NO_MEM};
 use super::super::buffers::{name_arg, MAX_OBJECT_NAME};
 use super::super::export::{mpi_functions, out, string_out};
-use super::super::handles::{comm, put_group, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN};
+use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
 use super::space::{self, Space};
@@ -386,8 +386,8 @@ mpi_functions! {
 
     fn Win_set_errhandler(win: usize, handler: usize) -> c_int {
         on(win, || {
-            if ![ERRORS_ARE_FATAL, ERRORS_ABORT, ERRORS_RETURN].contains(&handler) {
-                return Err((MPI_ERR_ARG, format!("unsupported error handler {handler:#x}")));
+            if !crate::mpi::errhandlers::fits(handler, crate::mpi::errhandlers::Kind::Win) {
+                return Err((MPI_ERR_ARG, format!("{handler:#x} is no window error handler")));
             }
             window::with(win, |w| {
                 w.errhandler = handler;

@@ -223,7 +223,7 @@ pub fn remove(h: usize) -> Result<Window, Failure> {
 /// Passes an error through window `h`'s handler (fatal unless set to return).
 pub fn handle_error(h: usize, failure: Failure) -> c_int {
     let handler = with(h, |w| Ok(w.errhandler)).unwrap_or(ERRORS_ARE_FATAL);
-    if handler == ERRORS_RETURN {
+    if handler == ERRORS_RETURN || crate::mpi::errhandlers::invoke(handler, h, failure.0) {
         return failure.0;
     }
     super::super::handles::fatal(failure)
