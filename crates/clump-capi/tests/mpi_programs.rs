@@ -187,6 +187,14 @@ fn long_double_types_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn matched_probes_statuses_and_type_queries_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/matched.c", "mpi_matched"),
+        "matched",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

@@ -574,16 +574,19 @@ fn restore(h: Handle, req: Request) {
     });
 }
 
-/// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`.
+/// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`. The error field changes
+/// only for an error: MPI leaves it to the program on success.
 pub fn write_status(dst: *mut MpiStatus, s: &Status) {
     if dst.is_null() {
         return;
     }
+    // SAFETY: a non-NULL status pointer from C points at an MPI_Status (mpi.h's layout).
+    let kept = unsafe { (*dst).error };
     let bytes = s.count_bytes as u64;
     let v = MpiStatus {
         source: s.source,
         tag: s.tag,
-        error: s.error.map_or(MPI_SUCCESS, class_code),
+        error: s.error.map_or(kept, class_code),
         internal: [
             bytes as u32 as c_int,
             (bytes >> 32) as c_int,

@@ -58,33 +58,31 @@ unsupported! {
         Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
         Comm_create_from_group Comm_disconnect
         Comm_get_parent Comm_join
-        Get_accumulate_c Get_c Get_count_c Get_elements_c Get_elements_x
+        Get_accumulate_c Get_c Get_count_c Get_elements_c
         Get_hw_resource_info Grequest_complete Grequest_start
-        Group_from_session_pset Imrecv Imrecv_c
-        Intercomm_create_from_groups Lookup_name Mrecv Mrecv_c
+        Group_from_session_pset Imrecv_c
+        Intercomm_create_from_groups Lookup_name Mrecv_c
         Op_commutative Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
         Publish_name Put_c Raccumulate_c Reduce_local Reduce_local_c
         Register_datarep Register_datarep_c
-        Request_get_status Request_get_status_all Request_get_status_any
+        Request_get_status_all Request_get_status_any
         Request_get_status_some Rget_accumulate_c Rget_c Rput_c
         Session_attach_buffer Session_attach_buffer_c Session_call_errhandler
         Session_create_errhandler Session_detach_buffer Session_detach_buffer_c
         Session_finalize Session_flush_buffer Session_get_errhandler Session_get_info
         Session_get_nth_pset Session_get_num_psets Session_get_pset_info
-        Session_iflush_buffer Session_init Session_set_errhandler Status_get_error
-        Status_get_source Status_get_tag Status_set_cancelled Status_set_elements
-        Status_set_elements_c Status_set_elements_x Status_set_error Status_set_source
-        Status_set_tag Type_contiguous_c Type_create_darray Type_create_darray_c
+        Session_iflush_buffer Session_init Session_set_errhandler Status_set_elements_c
+        Type_contiguous_c Type_create_darray Type_create_darray_c
         Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
         Type_create_hindexed_block Type_create_hindexed_block_c Type_create_hindexed_c
         Type_create_hvector_c Type_create_indexed_block_c
         Type_create_resized_c Type_create_struct_c Type_create_subarray
         Type_create_subarray_c
         Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
-        Type_get_extent_c Type_get_extent_x Type_get_true_extent Type_get_true_extent_c
-        Type_get_true_extent_x Type_get_value_index Type_indexed_c Type_match_size
-        Type_size_c Type_size_x Type_vector_c Unpack_external
+        Type_get_extent_c Type_get_true_extent_c
+        Type_get_value_index Type_indexed_c
+        Type_size_c Type_vector_c Unpack_external
         Unpack_external_c Unpublish_name Win_call_errhandler
         Win_create_keyval Win_delete_attr
         Win_free_keyval Win_get_info Win_set_attr Win_set_info;
@@ -130,7 +128,7 @@ unsupported! {
         Comm_idup_with_info Comm_iflush_buffer
         Comm_split_type Ibarrier;
     comm after (_a0 _a1):
-        Improbe Mprobe Pack_size_c;
+        Pack_size_c;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3):
