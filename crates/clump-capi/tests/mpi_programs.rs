@@ -195,6 +195,14 @@ fn matched_probes_statuses_and_type_queries_run_over_shared_memory_udp_and_two_h
 }
 
 #[test]
+fn isendrecv_and_mpi_bottom_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/isendrecv.c", "mpi_isendrecv"),
+        "isendrecv",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

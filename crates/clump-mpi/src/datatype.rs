@@ -337,6 +337,12 @@ impl Datatype {
         (lo, hi - lo)
     }
 
+    /// Whether a NULL buffer (`MPI_BOTTOM`) is valid for this type: its data lies at
+    /// absolute addresses, all beyond the zero page no object can occupy.
+    pub fn absolute(&self) -> bool {
+        self.true_bounds().0 >= 4096
+    }
+
     /// The predefined type its data is made of (what reductions combine), if only one.
     pub fn element(&self) -> Option<Predef> {
         self.elem

@@ -54,8 +54,8 @@ pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use neighbor::neighbor_alltoall;
 pub use op::{set_extended, Extended, Op, UserFn};
 pub use p2p::{
-    cancel, get_status, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free,
-    send, send_raw, sendrecv, ssend, test, wait, Request,
+    cancel, get_status, iprobe, irecv, isend, isend_mode, isend_owned, pair, probe, recv, recv_raw,
+    request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
     bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,

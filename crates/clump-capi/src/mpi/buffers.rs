@@ -12,7 +12,7 @@ pub fn pack(buf: *const c_void, count: usize, dt: &Datatype) -> Result<Vec<u8>, 
     if len == 0 {
         return Ok(Vec::new());
     }
-    if buf.is_null() {
+    if buf.is_null() && !dt.absolute() {
         return Err((1, "NULL buffer".into()));
     }
     let mut out = Vec::with_capacity(len);
@@ -26,7 +26,7 @@ pub fn unpack(data: &[u8], buf: *mut c_void, count: usize, dt: &Datatype) -> Res
     if data.is_empty() {
         return Ok(());
     }
-    if buf.is_null() {
+    if buf.is_null() && !dt.absolute() {
         return Err((1, "NULL buffer".into()));
     }
     // SAFETY: the caller's contract (mpi.h) is that `buf` holds `count` elements of `dt`.

@@ -24,6 +24,7 @@ mod graphs;
 mod handles;
 mod info;
 mod intercomms;
+mod isendrecv;
 mod messages;
 mod neighbor;
 mod persistent;

@@ -152,7 +152,7 @@ unsupported! {
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
         Allgatherv_c Allgatherv_init Allgatherv_init_c Gather_c Gather_init Gather_init_c
         Iallgatherv Iallgatherv_c Igather Igather_c Ineighbor_allgatherv
-        Ineighbor_allgatherv_c Iscatter Iscatter_c Isendrecv_replace Isendrecv_replace_c
+        Ineighbor_allgatherv_c Iscatter Iscatter_c Isendrecv_replace_c
         Neighbor_allgatherv_c Neighbor_allgatherv_init
         Neighbor_allgatherv_init_c Scatter_c Scatter_init Scatter_init_c Sendrecv_replace_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
@@ -165,7 +165,7 @@ unsupported! {
         Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c Scatterv_init
         Scatterv_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7 _a8 _a9):
-        Isendrecv Isendrecv_c Sendrecv_c;
+        Isendrecv_c Sendrecv_c;
 }
 
 #[cfg(test)]
