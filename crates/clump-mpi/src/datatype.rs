@@ -84,7 +84,7 @@ impl Predef {
     /// The C alignment of the type, which rounds a struct's extent.
     fn align(self) -> usize {
         match self {
-            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt => 4,
+            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt | Predef::FloatComplex => 4,
             Predef::DoubleComplex => 8,
             Predef::LongDouble | Predef::LongDoubleComplex | Predef::LongDoubleInt => 16,
             p => p.size().min(8),
@@ -296,17 +296,13 @@ impl Datatype {
         )
     }
 
-    /// `MPI_Type_create_resized`: the same data with new bounds.
+    /// `MPI_Type_create_resized`: the same data with new bounds (the extent may be
+    /// negative: elements then step backwards).
     pub fn resized(old: &Datatype, lb: isize, extent: isize) -> Result<Datatype> {
-        if extent < 0 {
-            return Err(Error::new(
-                ErrorClass::Arg,
-                format!("negative extent {extent}"),
-            ));
-        }
+        let ub = lb.checked_add(extent).ok_or_else(too_large)?;
         Ok(Datatype {
             lb,
-            ub: lb + extent,
+            ub,
             name: "".into(),
             ..old.clone()
         })

@@ -297,6 +297,17 @@ fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
 
 pub const DATATYPE_NULL: Handle = 0x200;
 
+/// The names of the C++ types, which share their layout with a C type of another name.
+fn alias_name(h: Handle) -> Option<&'static str> {
+    Some(match h {
+        0x213 => "MPI_CXX_FLOAT_COMPLEX",
+        0x217 => "MPI_CXX_DOUBLE_COMPLEX",
+        0x225 => "MPI_CXX_LONG_DOUBLE_COMPLEX",
+        0x239 => "MPI_CXX_BOOL",
+        _ => return None,
+    })
+}
+
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
     REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).cloned())
 }
@@ -333,9 +344,15 @@ fn build_predefined(
             t.set_name(name);
             t
         }
-        None => predef(h)
-            .map(Datatype::predefined)
-            .ok_or_else(|| unknown_datatype(h))?,
+        None => {
+            let mut t = predef(h)
+                .map(Datatype::predefined)
+                .ok_or_else(|| unknown_datatype(h))?;
+            if let Some(name) = alias_name(h) {
+                t.set_name(name);
+            }
+            t
+        }
     };
     if predefined.len() <= i {
         predefined.resize(i + 1, None);
@@ -369,14 +386,16 @@ pub fn with_type_and_comm<T>(
     })
 }
 
-/// Renames user datatype `h`.
+/// Renames datatype `h` (a predefined one too: MPI allows it).
 pub fn rename_datatype(h: Handle, name: &str) -> Result<(), (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| match r.datatypes.get_mut(&h) {
-        Some(t) => {
-            t.set_name(name);
-            Ok(())
-        }
-        None => Err((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype"))),
+    REGISTRY.with_borrow_mut(|r| {
+        find_datatype(&r.datatypes, &mut r.predefined, h).map(drop)?;
+        let t = match h.checked_sub(DATATYPE_NULL) {
+            Some(i) if h < FIRST_REQUEST => r.predefined.get_mut(i).and_then(Option::as_mut),
+            _ => r.datatypes.get_mut(&h),
+        };
+        t.ok_or_else(|| unknown_datatype(h))?.set_name(name);
+        Ok(())
     })
 }
 

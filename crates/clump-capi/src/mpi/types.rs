@@ -111,6 +111,13 @@ mpi_functions! {
         })
     }
 
+    fn Type_create_hindexed_block(n: c_int, len: c_int, disps: *const Aint, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            made(Datatype::hindexed(&vec![count(len)?; n], &aints(disps, n)?, &datatype(old)?), new)
+        })
+    }
+
     fn Type_create_struct(n: c_int, lens: *const c_int, disps: *const Aint, types: *const Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             let n = count(n)?;

@@ -75,7 +75,7 @@ unsupported! {
         Session_iflush_buffer Session_init Session_set_errhandler Status_set_elements_c
         Type_contiguous_c Type_create_darray Type_create_darray_c
         Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
-        Type_create_hindexed_block Type_create_hindexed_block_c Type_create_hindexed_c
+        Type_create_hindexed_block_c Type_create_hindexed_c
         Type_create_hvector_c Type_create_indexed_block_c
         Type_create_resized_c Type_create_struct_c Type_create_subarray
         Type_create_subarray_c

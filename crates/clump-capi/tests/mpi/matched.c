@@ -3,6 +3,7 @@
  * MPI_Request_get_status, the status setters and getters, and the error field a
  * successful receive leaves alone. */
 #include "check.h"
+#include <string.h>
 
 static void matched(int rank, int size)
 {
@@ -113,7 +114,34 @@ static void types(void)
     MPI_Type_free(&m);
     MPI_Type_free(&t);
 
+    /* A negative extent, hindexed blocks, and a struct's alignment of float complex. */
+    MPI_Type_create_resized(MPI_INT, 6, -9, &m);
+    CHECK_OK(MPI_Type_get_extent(m, &lb, &extent));
+    CHECK(lb == 6 && extent == -9);
+    MPI_Type_free(&m);
+    MPI_Aint hd[2] = {0, 16};
+    CHECK_OK(MPI_Type_create_hindexed_block(2, 3, hd, MPI_CHAR, &m));
+    CHECK_OK(MPI_Type_get_extent(m, &lb, &extent));
     int n;
+    MPI_Type_size(m, &n);
+    CHECK(n == 6 && extent == 19);
+    MPI_Type_free(&m);
+    struct { char c; float _Complex z; } cz;
+    MPI_Aint czd[2] = {0, (char *)&cz.z - (char *)&cz};
+    MPI_Datatype czt[2] = {MPI_CHAR, MPI_C_FLOAT_COMPLEX};
+    MPI_Type_create_struct(2, blen, czd, czt, &m);
+    CHECK_OK(MPI_Type_get_extent(m, &lb, &extent));
+    CHECK(extent == sizeof cz);
+    MPI_Type_free(&m);
+
+    /* Predefined types can be renamed; C++ types have their own names. */
+    char name[MPI_MAX_OBJECT_NAME];
+    CHECK_OK(MPI_Type_get_name(MPI_CXX_BOOL, name, &n));
+    CHECK(strcmp(name, "MPI_CXX_BOOL") == 0);
+    CHECK_OK(MPI_Type_set_name(MPI_LONG, "my long"));
+    CHECK_OK(MPI_Type_get_name(MPI_LONG, name, &n));
+    CHECK(strcmp(name, "my long") == 0 && n == 7);
+
     CHECK_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, sizeof(double), &t));
     MPI_Type_size(t, &n);
     CHECK(n == sizeof(double));
