@@ -203,6 +203,14 @@ fn isendrecv_and_mpi_bottom_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn array_datatypes_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/arrays.c", "mpi_arrays"),
+        "arrays",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

@@ -73,11 +73,11 @@ unsupported! {
         Session_finalize Session_flush_buffer Session_get_errhandler Session_get_info
         Session_get_nth_pset Session_get_num_psets Session_get_pset_info
         Session_iflush_buffer Session_init Session_set_errhandler Status_set_elements_c
-        Type_contiguous_c Type_create_darray Type_create_darray_c
+        Type_contiguous_c Type_create_darray_c
         Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
         Type_create_hindexed_block_c Type_create_hindexed_c
         Type_create_hvector_c Type_create_indexed_block_c
-        Type_create_resized_c Type_create_struct_c Type_create_subarray
+        Type_create_resized_c Type_create_struct_c
         Type_create_subarray_c
         Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
         Type_get_extent_c Type_get_true_extent_c
