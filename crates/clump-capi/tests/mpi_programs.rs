@@ -211,6 +211,14 @@ fn array_datatypes_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn split_type_and_ignored_arguments_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/split_type.c", "mpi_split_type"),
+        "split_type",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

@@ -122,6 +122,16 @@ impl Comm {
         Ok(Some(Comm::from_parts(ctx, Rc::new(members), me as u32)))
     }
 
+    /// `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`: one communicator per host, of the
+    /// processes that share its memory, ranked by `key`; `None` where `take_part` is false
+    /// (`MPI_UNDEFINED`, or a split type this process does not serve). Collective.
+    pub fn split_by_host(&self, take_part: bool, key: i32) -> Result<Option<Comm>> {
+        let rt = runtime::get()?;
+        let me = self.group()[self.rank() as usize];
+        let leader = rt.host_leaders.get(me as usize).copied().unwrap_or(me);
+        self.split(if take_part { leader as i32 } else { UNDEFINED }, key)
+    }
+
     /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this
     /// communicator; `None` on processes outside it. Collective, with the same group on all
     /// (on an intercommunicator, each side its own subgroup: the result joins the two).

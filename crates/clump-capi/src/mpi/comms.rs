@@ -157,7 +157,8 @@ mpi_functions! {
 
     fn Comm_get_name(c: Handle, name: *mut c_char, len: *mut c_int) -> c_int {
         on(c, || {
-            let text = with_comm(c, |e| e.name.clone())?;
+            // MPI 4.1 names the null communicator too.
+            let text = if c == COMM_NULL { "MPI_COMM_NULL".into() } else { with_comm(c, |e| e.name.clone())? };
             string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
         })
     }

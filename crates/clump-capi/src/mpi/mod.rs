@@ -30,6 +30,7 @@ mod messages;
 mod neighbor;
 mod persistent;
 mod rma;
+mod split_type;
 mod statuses;
 mod topology;
 mod type_queries;

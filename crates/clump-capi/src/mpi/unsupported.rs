@@ -122,11 +122,9 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Barrier_init Comm_attach_buffer Comm_attach_buffer_c
-        Comm_detach_buffer
-        Comm_detach_buffer_c Comm_flush_buffer Comm_idup
-        Comm_idup_with_info Comm_iflush_buffer
-        Comm_split_type Ibarrier;
+        Barrier_init Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer
+        Comm_detach_buffer_c Comm_flush_buffer Comm_idup Comm_idup_with_info Comm_iflush_buffer
+        Ibarrier;
     comm after (_a0 _a1):
         Pack_size_c;
     comm after (_a0 _a1 _a2):
