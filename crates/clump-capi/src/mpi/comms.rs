@@ -73,6 +73,17 @@ fn derive_group(
     handle_out(newgroup, put_group(made), "newgroup")
 }
 
+/// The group `f` makes of groups `a` and `b` (union, intersection, difference), stored.
+fn set_operation(
+    a: Handle,
+    b: Handle,
+    newgroup: *mut Handle,
+    f: fn(&Group, &Group) -> Group,
+) -> Result<(), Failure> {
+    let other = group(b)?;
+    derive_group(a, newgroup, |g| Ok(f(g, &other)))
+}
+
 /// The `[first, last, stride]` triples of a range argument.
 fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Failure> {
     let flat = ints(ptr.cast(), count(n)? * 3)?;
@@ -220,24 +231,15 @@ mpi_functions! {
     }
 
     fn Group_union(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
-        on(COMM_WORLD, || {
-            let other = group(b)?;
-            derive_group(a, newgroup, |g| Ok(g.union(&other)))
-        })
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::union))
     }
 
     fn Group_intersection(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
-        on(COMM_WORLD, || {
-            let other = group(b)?;
-            derive_group(a, newgroup, |g| Ok(g.intersection(&other)))
-        })
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::intersection))
     }
 
     fn Group_difference(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
-        on(COMM_WORLD, || {
-            let other = group(b)?;
-            derive_group(a, newgroup, |g| Ok(g.difference(&other)))
-        })
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::difference))
     }
 
     fn Group_compare(a: Handle, b: Handle, result: *mut c_int) -> c_int {

@@ -79,11 +79,8 @@ static void darray(int rank, int size, int distrib)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    start_returning_errors(&argc, &argv, &rank, &size);
     subarray(rank, size);
     darray(rank, size, MPI_DISTRIBUTE_BLOCK);
     darray(rank, size, MPI_DISTRIBUTE_CYCLIC);

@@ -6,11 +6,8 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size, n;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    start_returning_errors(&argc, &argv, &rank, &size);
 
     MPI_Aint lb, extent;
     CHECK_OK(MPI_Type_size(MPI_LONG_DOUBLE, &n));

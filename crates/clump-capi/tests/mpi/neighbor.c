@@ -77,11 +77,8 @@ static void dist_graph(int rank, int size)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    start_returning_errors(&argc, &argv, &rank, &size);
     ring(rank, size);
     open_line(rank, size);
     dist_graph(rank, size);

@@ -56,11 +56,8 @@ static void ignored_arguments(int rank, int size)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size, len;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    start_returning_errors(&argc, &argv, &rank, &size);
     shared(rank, size);
     ignored_arguments(rank, size);
     char name[MPI_MAX_OBJECT_NAME];

@@ -121,11 +121,8 @@ static void grid(int rank, int size)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size, kind, eclass, n;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    start_returning_errors(&argc, &argv, &rank, &size);
 
     dims(size);
     ring(rank, size);
