@@ -1,5 +1,5 @@
-/* Arithmetic on the C types Rust does not have, for OpenSHMEM's reductions: long double
- * (x86-64: 80-bit extended in 16 bytes) and double/float _Complex. Values come and go by
+/* Arithmetic on the C types Rust does not have, for OpenSHMEM's and MPI's reductions: long
+ * double (x86-64: 80-bit extended in 16 bytes), its complex, and double/float _Complex. Values come and go by
  * pointer, copied through memcpy so Rust's byte buffers need no alignment. */
 #include <complex.h>
 #include <math.h>
@@ -9,6 +9,7 @@
 _Static_assert(sizeof(long double) == 16, "long double must take 16 bytes");
 _Static_assert(sizeof(double _Complex) == 16, "double _Complex must take 16 bytes");
 _Static_assert(sizeof(float _Complex) == 8, "float _Complex must take 8 bytes");
+_Static_assert(sizeof(long double _Complex) == 32, "long double _Complex must take 32 bytes");
 
 /* void clump_NAME(const T *a, const T *b, T *out): *out = EXPR of x = *a and y = *b. */
 #define CLUMP_BINARY(NAME, T, EXPR)                                       \
@@ -30,3 +31,13 @@ CLUMP_BINARY(complexd_sum, double _Complex, x + y)
 CLUMP_BINARY(complexd_prod, double _Complex, x * y)
 CLUMP_BINARY(complexf_sum, float _Complex, x + y)
 CLUMP_BINARY(complexf_prod, float _Complex, x * y)
+CLUMP_BINARY(complexld_sum, long double _Complex, x + y)
+CLUMP_BINARY(complexld_prod, long double _Complex, x * y)
+
+/* Whether *a < *b as long doubles (MPI_MINLOC and MPI_MAXLOC compare values). */
+int clump_longdouble_less(const void *a, const void *b) {
+    long double x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return x < y;
+}

@@ -270,6 +270,8 @@ enum {
 #define MPI_ERRCODES_IGNORE  ((int *)0)
 #define MPI_STATUS_IGNORE    ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE  ((MPI_Status *)0)
+/* Sentinel addresses: the weight parameters below are declared as pointers, not arrays,
+ * so that gcc's -Wstringop-overread does not take these for arrays of size 0. */
 #define MPI_UNWEIGHTED       ((int *)10)
 #define MPI_WEIGHTS_EMPTY    ((int *)11)
 
@@ -622,9 +624,9 @@ CLUMP_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_
 CLUMP_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
 CLUMP_MPI_FN(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
 CLUMP_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
-CLUMP_MPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
-CLUMP_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
-CLUMP_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
+CLUMP_MPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+CLUMP_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+CLUMP_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights))
 CLUMP_MPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
 CLUMP_MPI_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
 CLUMP_MPI_FN(int, Error_class, (int errorcode, int *errorclass))

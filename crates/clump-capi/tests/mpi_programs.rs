@@ -162,6 +162,73 @@ fn topologies_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn graph_topologies_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/graphs.c", "mpi_graphs"),
+        "graphs",
+    );
+}
+
+#[test]
+fn neighbourhood_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/neighbor.c", "mpi_neighbor"),
+        "neighbor",
+    );
+}
+
+#[test]
+fn error_classes_and_handlers_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/errhandlers.c",
+            "mpi_errhandlers",
+        ),
+        "errhandlers",
+    );
+}
+
+#[test]
+fn long_double_types_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/longdouble.c", "mpi_longdouble"),
+        "longdouble",
+    );
+}
+
+#[test]
+fn matched_probes_statuses_and_type_queries_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/matched.c", "mpi_matched"),
+        "matched",
+    );
+}
+
+#[test]
+fn isendrecv_and_mpi_bottom_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/isendrecv.c", "mpi_isendrecv"),
+        "isendrecv",
+    );
+}
+
+#[test]
+fn array_datatypes_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/arrays.c", "mpi_arrays"),
+        "arrays",
+    );
+}
+
+#[test]
+fn split_type_and_ignored_arguments_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/split_type.c", "mpi_split_type"),
+        "split_type",
+    );
+}
+
+#[test]
 fn group_collective_communicators_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comm_group.c", "mpi_comm_group"),

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::PROC_NULL;
 use crate::runtime;
+use crate::topology::Topology;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Comm {
@@ -16,6 +17,8 @@ pub struct Comm {
     rank: u32,
     /// An intercommunicator's remote group: its point-to-point ranks name these.
     remote: Option<Rc<Vec<u32>>>,
+    /// The process topology it carries, if any (kept by `dup`).
+    topo: Option<Rc<Topology>>,
 }
 
 impl Comm {
@@ -27,6 +30,7 @@ impl Comm {
             group: Rc::new((0..rt.size()).collect()),
             rank: rt.rank(),
             remote: None,
+            topo: None,
         })
     }
 
@@ -38,6 +42,7 @@ impl Comm {
             group: Rc::new(vec![rt.rank()]),
             rank: 0,
             remote: None,
+            topo: None,
         })
     }
 
@@ -55,6 +60,7 @@ impl Comm {
             group,
             rank,
             remote: None,
+            topo: None,
         }
     }
 
@@ -69,7 +75,18 @@ impl Comm {
             group,
             rank,
             remote: Some(remote),
+            topo: None,
         }
+    }
+
+    /// The process topology attached by a topology constructor (`MPI_Topo_test`).
+    pub fn topology(&self) -> Option<&Topology> {
+        self.topo.as_deref()
+    }
+
+    pub(crate) fn with_topology(mut self, t: Topology) -> Comm {
+        self.topo = Some(Rc::new(t));
+        self
     }
 
     /// `MPI_Comm_test_inter`.

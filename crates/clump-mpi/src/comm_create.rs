@@ -80,11 +80,11 @@ impl Comm {
             return self.dup_inter();
         }
         let ctx = agree_ctx(self)?;
-        Ok(Comm::from_parts(
-            ctx,
-            self.group().clone(),
-            self.rank() as u32,
-        ))
+        let dup = Comm::from_parts(ctx, self.group().clone(), self.rank() as u32);
+        Ok(match self.topology() {
+            Some(t) => dup.with_topology(t.clone()),
+            None => dup,
+        })
     }
 
     /// `MPI_Comm_split`: one communicator per `color`, ranked by `key` then by rank here;
@@ -120,6 +120,16 @@ impl Comm {
             .position(|&(_, r)| r == self.rank() as usize)
             .expect("this process chose its own color");
         Ok(Some(Comm::from_parts(ctx, Rc::new(members), me as u32)))
+    }
+
+    /// `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`: one communicator per host, of the
+    /// processes that share its memory, ranked by `key`; `None` where `take_part` is false
+    /// (`MPI_UNDEFINED`, or a split type this process does not serve). Collective.
+    pub fn split_by_host(&self, take_part: bool, key: i32) -> Result<Option<Comm>> {
+        let rt = runtime::get()?;
+        let me = self.group()[self.rank() as usize];
+        let leader = rt.host_leaders.get(me as usize).copied().unwrap_or(me);
+        self.split(if take_part { leader as i32 } else { UNDEFINED }, key)
     }
 
     /// `MPI_Comm_create`: a communicator of `group`'s members, which must belong to this

@@ -48,6 +48,11 @@ pub enum Predef {
     /// Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION: (value, index) pairs of one type.
     TwoFloat,
     TwoDouble,
+    /// C's `long double` (x86-64: the 80-bit extended format in 16 bytes), its complex,
+    /// and its value-index pair: moved as bytes, combined by the C layer's arithmetic.
+    LongDouble,
+    LongDoubleComplex,
+    LongDoubleInt,
 }
 
 impl Predef {
@@ -61,8 +66,10 @@ impl Predef {
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 | Aint
             | Offset | Count | FloatComplex | FloatInt | TwoInt | TwoFloat => 8,
             DoubleInt | LongInt => 12,
-            DoubleComplex | TwoDouble => 16,
+            DoubleComplex | TwoDouble | LongDouble => 16,
             ShortInt => 6,
+            LongDoubleInt => 20,
+            LongDoubleComplex => 32,
         }
     }
 
@@ -70,6 +77,7 @@ impl Predef {
     pub fn extent(self) -> usize {
         match self {
             Predef::DoubleInt | Predef::LongInt => 16,
+            Predef::LongDoubleInt => 32,
             Predef::ShortInt => 8,
             p => p.size(),
         }
@@ -80,6 +88,7 @@ impl Predef {
         let run = |disp, len| Block { disp, len };
         let blocks = match self {
             Predef::DoubleInt | Predef::LongInt => vec![run(0, 12)],
+            Predef::LongDoubleInt => vec![run(0, 20)],
             Predef::ShortInt => vec![run(0, 2), run(4, 4)],
             p => vec![run(0, p.size())],
         };
@@ -89,9 +98,14 @@ impl Predef {
     /// The C alignment of the type, which rounds a struct's extent.
     fn align(self) -> usize {
         match self {
-            Predef::ShortInt | Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat => 4,
+            Predef::ShortInt
+            | Predef::FloatInt
+            | Predef::TwoInt
+            | Predef::TwoFloat
+            | Predef::FloatComplex => 4,
             Predef::TwoDouble => 8,
             Predef::DoubleComplex => 8,
+            Predef::LongDouble | Predef::LongDoubleComplex | Predef::LongDoubleInt => 16,
             p => p.size().min(8),
         }
     }
@@ -136,6 +150,9 @@ impl Predef {
             ShortInt => "MPI_SHORT_INT",
             TwoFloat => "MPI_2REAL",
             TwoDouble => "MPI_2DOUBLE_PRECISION",
+            LongDouble => "MPI_LONG_DOUBLE",
+            LongDoubleComplex => "MPI_C_LONG_DOUBLE_COMPLEX",
+            LongDoubleInt => "MPI_LONG_DOUBLE_INT",
         }
     }
 }
@@ -304,17 +321,13 @@ impl Datatype {
         )
     }
 
-    /// `MPI_Type_create_resized`: the same data with new bounds.
+    /// `MPI_Type_create_resized`: the same data with new bounds (the extent may be
+    /// negative: elements then step backwards).
     pub fn resized(old: &Datatype, lb: isize, extent: isize) -> Result<Datatype> {
-        if extent < 0 {
-            return Err(Error::new(
-                ErrorClass::Arg,
-                format!("negative extent {extent}"),
-            ));
-        }
+        let ub = lb.checked_add(extent).ok_or_else(too_large)?;
         Ok(Datatype {
             lb,
-            ub: lb + extent,
+            ub,
             name: "".into(),
             ..old.clone()
         })
@@ -343,6 +356,12 @@ impl Datatype {
             .max()
             .unwrap_or(0);
         (lo, hi - lo)
+    }
+
+    /// Whether a NULL buffer (`MPI_BOTTOM`) is valid for this type: its data lies at
+    /// absolute addresses, all beyond the zero page no object can occupy.
+    pub fn absolute(&self) -> bool {
+        self.true_bounds().0 >= 4096
     }
 
     /// The predefined type its data is made of (what reductions combine), if only one.

@@ -126,6 +126,9 @@ pub enum ReqKind {
         /// sender is asked to write itself.
         parts: u32,
     },
+    /// A receive and a send that complete together (`MPI_Isendrecv`): done when both
+    /// parts are; its status is the receive's.
+    Pair { recv: u64, send: u64 },
     Recv {
         buf: *mut u8,
         cap: usize,

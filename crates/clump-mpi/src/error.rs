@@ -22,6 +22,8 @@ pub enum ErrorClass {
     Pending,
     InStatus,
     Unsupported,
+    Topology,
+    Dims,
 }
 
 impl ErrorClass {
@@ -45,6 +47,8 @@ impl ErrorClass {
             ErrorClass::Pending => "pending request",
             ErrorClass::InStatus => "error code is in status",
             ErrorClass::Unsupported => "unsupported operation",
+            ErrorClass::Topology => "invalid topology",
+            ErrorClass::Dims => "invalid dimension argument",
         }
     }
 }

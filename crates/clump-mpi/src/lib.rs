@@ -17,6 +17,7 @@ mod comm;
 mod comm_create;
 mod completion;
 mod datatype;
+mod datatype_grid;
 mod dims;
 mod engine;
 mod error;
@@ -24,6 +25,7 @@ mod group;
 mod idle;
 mod intercomm;
 mod matching;
+mod neighbor;
 mod op;
 mod p2p;
 mod placement;
@@ -34,6 +36,8 @@ mod sequence;
 mod short_eager;
 mod single_copy;
 mod status;
+mod topo_create;
+mod topology;
 mod unexpected;
 
 pub use coll::{barrier, bcast};
@@ -43,21 +47,24 @@ pub use coll_reduce::{allreduce, exscan, reduce, reduce_scatter, scan};
 pub use comm::Comm;
 pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
+pub use datatype_grid::{darray, subarray, Distrib, Order};
 pub use dims::dims_create;
 pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
-pub use op::{Op, UserFn};
+pub use neighbor::neighbor_alltoall;
+pub use op::{set_extended, Extended, Op, UserFn};
 pub use p2p::{
-    cancel, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free, send, send_raw,
-    sendrecv, ssend, test, wait, Request,
+    cancel, get_status, iprobe, irecv, isend, isend_mode, isend_owned, pair, probe, recv, recv_raw,
+    request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
     bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
     SendMode, Thresholds,
 };
 pub use status::Status;
+pub use topology::{grid_size, Topology};
 
 /// `MPI_Wtime`: seconds since `init`.
 pub fn wtime() -> f64 {

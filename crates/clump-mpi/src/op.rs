@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
@@ -11,6 +12,22 @@ use crate::error::{Error, ErrorClass, Result};
 /// elements laid out as the datatype says, at raw addresses (the type map may reach
 /// before the first element).
 pub type UserFn = dyn Fn(*const u8, *mut u8, usize);
+
+/// Arithmetic on element types Rust lacks (long double, its complex and value-index
+/// pair, complex products), supplied by the C layer, which has C's: `higher = lower op
+/// higher` on packed elements of the type; false when the operation does not apply.
+pub type Extended = fn(&Op, Predef, &[u8], &mut [u8]) -> bool;
+
+static EXTENDED: OnceLock<Extended> = OnceLock::new();
+
+/// Hands clump-mpi the arithmetic of [`Extended`] (once; later calls change nothing).
+pub fn set_extended(f: Extended) {
+    let _ = EXTENDED.set(f);
+}
+
+fn extended(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
+    EXTENDED.get().is_some_and(|f| f(op, t, lower, higher))
+}
 
 /// A reduction operation: a predefined one or a user function (`MPI_Op_create`).
 #[derive(Clone)]
@@ -259,6 +276,7 @@ impl Op {
             FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoFloat | TwoDouble if !loc => {
                 false
             }
+            LongDouble | LongDoubleComplex | LongDoubleInt => extended(self, t, lower, higher),
             FloatInt => {
                 locate(lower, higher, f32::from_ne_bytes, i32::from_ne_bytes, max);
                 true

@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{rank_in, Engine, ReqKind, Unpack, SENT};
+use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
@@ -82,7 +82,7 @@ pub unsafe fn isend_mode(
     let Some(dest) = comm.job_rank(dest)? else {
         return Ok(Request(DONE_AT_ONCE));
     };
-    if buf.is_null() && len > 0 {
+    if buf.is_null() && len > 0 && !dt.absolute() {
         return Err(Error::new(ErrorClass::Buffer, "null send buffer"));
     }
     let rt = runtime::get()?;
@@ -153,7 +153,7 @@ fn recv_pattern(
 ) -> Result<Option<(usize, Pattern)>> {
     check_tag(tag, true)?;
     let cap = dt.bytes(count)?;
-    if buf.is_null() && cap > 0 {
+    if buf.is_null() && cap > 0 && !dt.absolute() {
         return Err(Error::new(ErrorClass::Buffer, "null receive buffer"));
     }
     Ok(pattern(source, tag, comm)?.map(|pat| (cap, pat)))
@@ -220,6 +220,13 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
+    if let ReqKind::Pair { recv, send } = r.kind {
+        // Both parts have completed: these waits only collect them.
+        let sent = wait(&mut Request(send));
+        let got = wait(&mut Request(recv));
+        sent?;
+        return got;
+    }
     outcome(r.finish())
 }
 
@@ -274,10 +281,95 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
     }
 }
 
+/// `MPI_Request_get_status`: one round of progress; the status when `req` has completed,
+/// the request left for a wait or test to free.
+pub fn get_status(req: &Request) -> Result<Option<Status>> {
+    match req.0 {
+        0 | SENT => Ok(Some(Status::empty())),
+        DONE_AT_ONCE => Ok(Some(null_status())),
+        id => {
+            let rt = runtime::get()?;
+            rt.progress()?;
+            let e = rt.engine.borrow();
+            if !finished(&e, id) {
+                return Ok(None);
+            }
+            Ok(Some(match e.reqs.get(id) {
+                Some(Req {
+                    kind: ReqKind::Pair { recv, .. },
+                    ..
+                }) if *recv == DONE_AT_ONCE => null_status(),
+                Some(Req {
+                    kind: ReqKind::Pair { recv, .. },
+                    ..
+                }) => e
+                    .reqs
+                    .get(*recv)
+                    .map_or(Status::empty(), |r| r.status.clone()),
+                Some(r) => r.status.clone(),
+                None => Status::empty(),
+            }))
+        }
+    }
+}
+
+impl Request {
+    /// A request complete from the start whose wait gives `status` (a receive whose data
+    /// the caller already placed).
+    pub fn completed_with(status: Status) -> Result<Request> {
+        let rt = runtime::get()?;
+        let id = rt.engine.borrow_mut().add_req(ReqKind::Recv {
+            buf: std::ptr::null_mut(),
+            cap: 0,
+            expected: Some(status.count_bytes),
+            received: status.count_bytes,
+            group: std::rc::Rc::new(Vec::new()),
+            unpack: None,
+        });
+        if let Some(r) = rt.engine.borrow_mut().reqs.get_mut(id) {
+            r.done = true;
+            r.status = status;
+        }
+        Ok(Request(id))
+    }
+}
+
 /// Whether request `id` has completed; one that is gone counts as done, so that `collect`
 /// names it unknown.
 fn finished(e: &Engine, id: u64) -> bool {
-    e.reqs.get(id).is_none_or(|r| r.done)
+    match e.reqs.get(id) {
+        Some(Req {
+            kind: ReqKind::Pair { recv, send },
+            ..
+        }) => finished(e, *recv) && finished(e, *send),
+        r => r.is_none_or(|r| r.done),
+    }
+}
+
+/// One request for a receive and a send that complete together (`MPI_Isendrecv`); its
+/// status is the receive's.
+pub fn pair(recv: Request, send: Request) -> Result<Request> {
+    let rt = runtime::get()?;
+    let id = rt.engine.borrow_mut().add_req(ReqKind::Pair {
+        recv: recv.0,
+        send: send.0,
+    });
+    Ok(Request(id))
+}
+
+/// `MPI_Isend` (standard mode) of bytes the request owns until it completes.
+pub fn isend_owned(data: Vec<u8>, dest: i32, tag: i32, comm: &Comm) -> Result<Request> {
+    check_tag(tag, false)?;
+    let Some(dest) = comm.job_rank(dest)? else {
+        return Ok(Request(DONE_AT_ONCE));
+    };
+    let rt = runtime::get()?;
+    let mode = SendMode::Standard;
+    // SAFETY: the request keeps `data` (its heap bytes do not move with it) until it
+    // completes; an eager send has copied it before this returns.
+    let id = unsafe { rt.start_send(data.as_ptr(), data.len(), dest, comm.p2p_ctx(), tag, mode)? };
+    rt.engine.borrow_mut().keep(id, data);
+    Ok(Request(id))
 }
 
 /// `MPI_Send` of the bytes of `count` elements of `dt` in `buf`.
@@ -399,8 +491,23 @@ fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
 /// receive still fills its buffer) and is forgotten; this does not wait.
 pub fn request_free(req: &mut Request) -> Result<()> {
     let id = std::mem::replace(req, Request::null()).0;
-    if !settled(id) {
-        runtime::get()?.engine.borrow_mut().detach(id);
+    if settled(id) {
+        return Ok(());
+    }
+    let rt = runtime::get()?;
+    let mut e = rt.engine.borrow_mut();
+    let parts = match e.reqs.get(id) {
+        Some(Req {
+            kind: ReqKind::Pair { recv, send },
+            ..
+        }) => vec![*recv, *send],
+        _ => vec![id],
+    };
+    if parts[0] != id {
+        e.reqs.remove(id);
+    }
+    for part in parts.into_iter().filter(|&p| !settled(p)) {
+        e.detach(part);
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ pub fn pack(buf: *const c_void, count: usize, dt: &Datatype) -> Result<Vec<u8>, 
     if len == 0 {
         return Ok(Vec::new());
     }
-    if buf.is_null() {
+    if buf.is_null() && !dt.absolute() {
         return Err((1, "NULL buffer".into()));
     }
     let mut out = Vec::with_capacity(len);
@@ -26,7 +26,7 @@ pub fn unpack(data: &[u8], buf: *mut c_void, count: usize, dt: &Datatype) -> Res
     if data.is_empty() {
         return Ok(());
     }
-    if buf.is_null() {
+    if buf.is_null() && !dt.absolute() {
         return Err((1, "NULL buffer".into()));
     }
     // SAFETY: the caller's contract (mpi.h) is that `buf` holds `count` elements of `dt`.
@@ -57,7 +57,6 @@ pub fn ints(ptr: *const c_int, n: usize) -> Result<Vec<c_int>, Failure> {
     Ok((0..n).map(|i| unsafe { *ptr.add(i) }).collect())
 }
 
-/// A name argument (`MPI_*_set_name`), cut to fit `MPI_MAX_OBJECT_NAME` with its NUL.
 /// Writes `values` into the C array `ptr` (which must hold that many).
 pub fn ints_out(ptr: *mut c_int, values: &[c_int]) -> Result<(), Failure> {
     if !values.is_empty() && ptr.is_null() {
@@ -70,13 +69,19 @@ pub fn ints_out(ptr: *mut c_int, values: &[c_int]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A name argument (`MPI_*_set_name`), cut to fit `MPI_MAX_OBJECT_NAME` with its NUL.
 pub fn name_arg(name: *const std::os::raw::c_char) -> Result<String, Failure> {
-    if name.is_null() {
-        return Err((super::abi::MPI_ERR_ARG, "NULL name".into()));
+    text_arg(name, MAX_OBJECT_NAME)
+}
+
+/// A string argument, cut to fit a buffer of `max` bytes with its NUL.
+pub fn text_arg(s: *const std::os::raw::c_char, max: usize) -> Result<String, Failure> {
+    if s.is_null() {
+        return Err((super::abi::MPI_ERR_ARG, "NULL string".into()));
     }
-    // SAFETY: a non-NULL name from C is a NUL-terminated string.
-    let text = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
-    Ok(text.chars().take(MAX_OBJECT_NAME - 1).collect())
+    // SAFETY: a non-NULL string from C is NUL-terminated.
+    let text = unsafe { std::ffi::CStr::from_ptr(s) }.to_string_lossy();
+    Ok(text.chars().take(max - 1).collect())
 }
 
 /// `MPI_MAX_OBJECT_NAME` (mpi.h).

@@ -405,7 +405,10 @@ mpi_functions! {
 
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (rcounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(rn)?);
+            // The receive arguments matter at the root only.
+            let comm = intracomm(c, "a collective")?;
+            let per = if comm.rank() == root { count(rn)? } else { 0 };
+            let (rcounts, displs) = regular(comm.size() as usize, per);
             gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
         })
     }
@@ -420,7 +423,10 @@ mpi_functions! {
 
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (scounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(sn)?);
+            // The send arguments matter at the root only.
+            let comm = intracomm(c, "a collective")?;
+            let per = if comm.rank() == root { count(sn)? } else { 0 };
+            let (scounts, displs) = regular(comm.size() as usize, per);
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
         })
     }

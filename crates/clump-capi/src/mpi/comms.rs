@@ -19,9 +19,6 @@ static HOST: c_int = clump_mpi::PROC_NULL;
 static IO: c_int = clump_mpi::ANY_SOURCE;
 static WTIME_IS_GLOBAL: c_int = 0;
 static APPNUM: c_int = 0;
-/// No user error codes exist: the largest code is the header's `MPI_ERR_LASTCODE`,
-/// which this attribute may not be below.
-static LASTUSEDCODE: c_int = MPI_ERR_LASTCODE;
 /// The job's size, set when the attribute is read.
 static UNIVERSE_SIZE: AtomicI32 = AtomicI32::new(0);
 
@@ -74,6 +71,17 @@ fn derive_group(
 ) -> Result<(), Failure> {
     let made = f(&group(g)?).map_err(err)?;
     handle_out(newgroup, put_group(made), "newgroup")
+}
+
+/// The group `f` makes of groups `a` and `b` (union, intersection, difference), stored.
+fn set_operation(
+    a: Handle,
+    b: Handle,
+    newgroup: *mut Handle,
+    f: fn(&Group, &Group) -> Group,
+) -> Result<(), Failure> {
+    let other = group(b)?;
+    derive_group(a, newgroup, |g| Ok(f(g, &other)))
 }
 
 /// The `[first, last, stride]` triples of a range argument.
@@ -138,7 +146,7 @@ mpi_functions! {
                 MPI_IO => &IO,
                 MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL,
                 MPI_APPNUM => &APPNUM,
-                MPI_LASTUSEDCODE => &LASTUSEDCODE,
+                MPI_LASTUSEDCODE => super::user_errors::LAST_USED.as_ptr(),
                 MPI_UNIVERSE_SIZE => {
                     let world = comm(COMM_WORLD)?.size().max(size);
                     UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
@@ -160,7 +168,8 @@ mpi_functions! {
 
     fn Comm_get_name(c: Handle, name: *mut c_char, len: *mut c_int) -> c_int {
         on(c, || {
-            let text = with_comm(c, |e| e.name.clone())?;
+            // MPI 4.1 names the null communicator too.
+            let text = if c == COMM_NULL { "MPI_COMM_NULL".into() } else { with_comm(c, |e| e.name.clone())? };
             string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
         })
     }
@@ -219,6 +228,18 @@ mpi_functions! {
             let got = group(a)?.translate_ranks(&ints(ranks, n)?, &group(b)?).map_err(err)?;
             ints_out(out_ranks, &got)
         })
+    }
+
+    fn Group_union(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::union))
+    }
+
+    fn Group_intersection(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::intersection))
+    }
+
+    fn Group_difference(a: Handle, b: Handle, newgroup: *mut Handle) -> c_int {
+        on(COMM_WORLD, || set_operation(a, b, newgroup, Group::difference))
     }
 
     fn Group_compare(a: Handle, b: Handle, result: *mut c_int) -> c_int {

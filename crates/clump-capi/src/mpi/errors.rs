@@ -1,8 +1,10 @@
-//! `MPI_Error_class` and `MPI_Error_string`: clump's error codes are the standard's
-//! error classes themselves, so a code's class is the code.
+//! `MPI_Error_class` and `MPI_Error_string`: clump's own error codes are the standard's
+//! error classes themselves, so such a code's class is the code; the user's classes and
+//! codes are in [`super::user_errors`].
 
 use super::abi::{LAST_STANDARD_CLASS, MPI_ERR_ARG, MPI_MAX_ERROR_STRING};
 use super::export::{call, mpi_functions, out, string_out};
+use super::user_errors;
 use std::os::raw::{c_char, c_int};
 
 /// The text of each standard error class, indexed by its value.
@@ -82,16 +84,16 @@ pub fn text(code: c_int) -> Option<&'static str> {
 
 mpi_functions! {
     fn Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
-        call(|| match text(errorcode) {
-            Some(_) => out(errorclass, errorcode),
-            None => Err(MPI_ERR_ARG),
-        })
+        call(|| out(errorclass, user_errors::class_of(errorcode).ok_or(MPI_ERR_ARG)?))
     }
 
     fn Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
         call(|| {
-            let text = text(errorcode).ok_or(MPI_ERR_ARG)?;
-            string_out(text, string, MPI_MAX_ERROR_STRING, resultlen)
+            let text = match text(errorcode) {
+                Some(t) => t.to_string(),
+                None => user_errors::lookup(errorcode).ok_or(MPI_ERR_ARG)?.1,
+            };
+            string_out(&text, string, MPI_MAX_ERROR_STRING, resultlen)
         })
     }
 }

@@ -65,6 +65,11 @@ struct Registry {
     next: Handle,
 }
 
+/// A handle value no other object has (for objects kept outside the registry).
+pub fn fresh_handle() -> Handle {
+    REGISTRY.with_borrow_mut(Registry::fresh)
+}
+
 impl Registry {
     fn fresh(&mut self) -> Handle {
         let h = self.next;
@@ -97,6 +102,8 @@ pub fn class_code(c: ErrorClass) -> c_int {
         ErrorClass::Pending => 18,
         ErrorClass::InStatus => 19,
         ErrorClass::Unsupported => MPI_ERR_UNSUPPORTED_OPERATION,
+        ErrorClass::Topology => 11,
+        ErrorClass::Dims => 12,
     }
 }
 
@@ -190,7 +197,11 @@ pub fn group(h: Handle) -> Result<Group, (c_int, String)> {
         .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
+/// Stores group `g`; an empty group is `MPI_GROUP_EMPTY` itself.
 pub fn put_group(g: Group) -> Handle {
+    if g.size() == 0 {
+        return GROUP_EMPTY;
+    }
     REGISTRY.with_borrow_mut(|r| {
         let h = r.fresh();
         r.groups.insert(h, g);
@@ -222,6 +233,9 @@ pub fn predef(h: Handle) -> Option<Predef> {
         0x22a => LongInt,
         0x22b => TwoInt,
         0x22c => ShortInt,
+        0x220 => LongDouble,
+        0x224 | 0x225 => LongDoubleComplex,
+        0x22d => LongDoubleInt,
         0x239 => CBool,
         0x23c => Wchar,
         0x208 => Short,
@@ -285,6 +299,17 @@ fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
 
 pub const DATATYPE_NULL: Handle = 0x200;
 
+/// The names of the C++ types, which share their layout with a C type of another name.
+fn alias_name(h: Handle) -> Option<&'static str> {
+    Some(match h {
+        0x213 => "MPI_CXX_FLOAT_COMPLEX",
+        0x217 => "MPI_CXX_DOUBLE_COMPLEX",
+        0x225 => "MPI_CXX_LONG_DOUBLE_COMPLEX",
+        0x239 => "MPI_CXX_BOOL",
+        _ => return None,
+    })
+}
+
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
     REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).cloned())
 }
@@ -321,9 +346,15 @@ fn build_predefined(
             t.set_name(name);
             t
         }
-        None => predef(h)
-            .map(Datatype::predefined)
-            .ok_or_else(|| unknown_datatype(h))?,
+        None => {
+            let mut t = predef(h)
+                .map(Datatype::predefined)
+                .ok_or_else(|| unknown_datatype(h))?;
+            if let Some(name) = alias_name(h) {
+                t.set_name(name);
+            }
+            t
+        }
     };
     if predefined.len() <= i {
         predefined.resize(i + 1, None);
@@ -357,14 +388,16 @@ pub fn with_type_and_comm<T>(
     })
 }
 
-/// Renames user datatype `h`.
+/// Renames datatype `h` (a predefined one too: MPI allows it).
 pub fn rename_datatype(h: Handle, name: &str) -> Result<(), (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| match r.datatypes.get_mut(&h) {
-        Some(t) => {
-            t.set_name(name);
-            Ok(())
-        }
-        None => Err((MPI_ERR_TYPE, format!("{h:#x} is not a user datatype"))),
+    REGISTRY.with_borrow_mut(|r| {
+        find_datatype(&r.datatypes, &mut r.predefined, h).map(drop)?;
+        let t = match h.checked_sub(DATATYPE_NULL) {
+            Some(i) if h < FIRST_REQUEST => r.predefined.get_mut(i).and_then(Option::as_mut),
+            _ => r.datatypes.get_mut(&h),
+        };
+        t.ok_or_else(|| unknown_datatype(h))?.set_name(name);
+        Ok(())
     })
 }
 
@@ -568,16 +601,19 @@ fn restore(h: Handle, req: Request) {
     });
 }
 
-/// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`.
+/// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`. The error field changes
+/// only for an error: MPI leaves it to the program on success.
 pub fn write_status(dst: *mut MpiStatus, s: &Status) {
     if dst.is_null() {
         return;
     }
+    // SAFETY: a non-NULL status pointer from C points at an MPI_Status (mpi.h's layout).
+    let kept = unsafe { (*dst).error };
     let bytes = s.count_bytes as u64;
     let v = MpiStatus {
         source: s.source,
         tag: s.tag,
-        error: s.error.map_or(MPI_SUCCESS, class_code),
+        error: s.error.map_or(kept, class_code),
         internal: [
             bytes as u32 as c_int,
             (bytes >> 32) as c_int,
@@ -609,9 +645,11 @@ pub fn set_errhandler(comm: Handle, h: Handle) {
     REGISTRY.with_borrow_mut(|r| r.handlers.insert(comm, h));
 }
 
-/// Passes an error through `comm`'s handler: returns its code, or ends the job.
+/// Passes an error through `comm`'s handler: returns its code (after calling a user
+/// handler), or ends the job.
 pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
-    if errhandler(comm) == ERRORS_RETURN {
+    let h = errhandler(comm);
+    if h == ERRORS_RETURN || super::errhandlers::invoke(h, comm, code) {
         return code;
     }
     fatal((code, message))

@@ -102,6 +102,15 @@ fn key(k: *const c_char) -> Result<String, Failure> {
     text(k, MPI_MAX_INFO_KEY, MPI_ERR_INFO_KEY, "info key")
 }
 
+/// The value of hint `k` in info `h` (none in `MPI_INFO_NULL`).
+pub fn hint(h: Handle, k: &str) -> Result<Option<String>, Failure> {
+    if h == INFO_NULL {
+        return Ok(None);
+    }
+    let all = with_infos(|infos| read(infos, h))?;
+    Ok(all.into_iter().find(|(name, _)| name == k).map(|(_, v)| v))
+}
+
 fn value_of(h: Handle, k: *const c_char) -> Result<Option<String>, Failure> {
     let k = key(k)?;
     let all = with_infos(|infos| read(infos, h))?;

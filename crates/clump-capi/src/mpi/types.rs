@@ -57,6 +57,20 @@ fn position(pos: *mut c_int, size: usize) -> Result<usize, Failure> {
         })
 }
 
+/// How many predefined elements of `dt` a status records: whole elements count all their
+/// parts, a partial one of a single predefined type the parts that came; `None` when that
+/// is no whole number (`MPI_UNDEFINED`). A type of no data received nothing: zero.
+pub fn elements(s: &MpiStatus, dt: &Datatype) -> Option<u64> {
+    let b = status_bytes(s);
+    let size = dt.size() as u64;
+    match dt.element() {
+        _ if size == 0 => (b == 0).then_some(0),
+        _ if b.is_multiple_of(size) => Some((b / size) * dt.basic_count() as u64),
+        Some(p) if b.is_multiple_of(p.size() as u64) => Some(b / p.size() as u64),
+        _ => None,
+    }
+}
+
 mpi_functions! {
     fn Type_contiguous(n: c_int, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
@@ -94,6 +108,13 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let n = count(n)?;
             made(Datatype::indexed_block(count(len)?, &displs(disps, n)?, &datatype(old)?), new)
+        })
+    }
+
+    fn Type_create_hindexed_block(n: c_int, len: c_int, disps: *const Aint, old: Handle, new: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let n = count(n)?;
+            made(Datatype::hindexed(&vec![count(len)?; n], &aints(disps, n)?, &datatype(old)?), new)
         })
     }
 
@@ -200,16 +221,8 @@ mpi_functions! {
             let dt = datatype(t)?;
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
             let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".to_string()))?;
-            let b = status_bytes(s);
-            let size = dt.size() as u64;
-            // Whole elements count all their predefined parts; a partial one of a single
-            // predefined type counts the parts that came.
-            let v = match dt.element() {
-                _ if size > 0 && b.is_multiple_of(size) => (b / size) * dt.basic_count() as u64,
-                Some(p) if b.is_multiple_of(p.size() as u64) => b / p.size() as u64,
-                _ => u64::MAX,
-            };
-            arg(n, c_int::try_from(v).unwrap_or(-32766), "count")
+            let v = elements(s, &dt).and_then(|v| c_int::try_from(v).ok());
+            arg(n, v.unwrap_or(MPI_UNDEFINED), "count")
         })
     }
 }

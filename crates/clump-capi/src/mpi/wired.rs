@@ -102,6 +102,7 @@ fn thread_level(required: c_int) -> c_int {
 }
 
 fn init() -> Result<(), Failure> {
+    clump_mpi::set_extended(super::extended_ops::combine);
     clump_mpi::init().map_err(err)
 }
 
@@ -158,8 +159,8 @@ mpi_functions! {
     fn Comm_set_errhandler(c: Handle, h: Handle) -> c_int {
         on(c, || {
             comm(c)?;
-            if ![ERRORS_ARE_FATAL, ERRORS_RETURN, ERRORS_ABORT].contains(&h) {
-                return Err((MPI_ERR_ERRHANDLER, format!("unknown error handler {h:#x}")));
+            if !super::errhandlers::fits(h, super::errhandlers::Kind::Comm) {
+                return Err((MPI_ERR_ERRHANDLER, format!("{h:#x} is no communicator error handler")));
             }
             set_errhandler(c, h);
             Ok(())

@@ -1,5 +1,6 @@
-//! The C types of OpenSHMEM's reductions that Rust lacks: `long double` (x86-64: 80-bit
-//! extended in 16 bytes) and `double`/`float _Complex`. Rust moves them as plain bytes or
+//! The C types of OpenSHMEM's (and MPI's, see `mpi::extended_ops`) reductions that Rust
+//! lacks: `long double` (x86-64: 80-bit extended in 16 bytes), its complex, and
+//! `double`/`float _Complex`. Rust moves them as plain bytes or
 //! pairs; their arithmetic is C's own, compiled into libclump from `csrc/extended_arith.c`,
 //! so results are exactly what a C program would compute.
 
@@ -13,6 +14,8 @@ pub type LongDouble = [u8; 16];
 pub type ComplexD = [f64; 2];
 /// `float _Complex`: real part, imaginary part.
 pub type ComplexF = [f32; 2];
+/// `long double _Complex`: real part, imaginary part, each a [`LongDouble`].
+pub type ComplexLD = [u8; 32];
 
 /// Types reduced by sum and product only (complex numbers have no order).
 pub trait SumProd: Pod {
@@ -32,6 +35,16 @@ extern "C" {
     fn clump_complexd_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexf_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexf_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_complexld_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_complexld_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_longdouble_less(a: *const c_void, b: *const c_void) -> std::ffi::c_int;
+}
+
+/// Whether `a < b` as long doubles.
+pub fn less(a: LongDouble, b: LongDouble) -> bool {
+    // SAFETY: the C function reads one long double from each pointer through memcpy; both
+    // point at live 16-byte locals.
+    unsafe { clump_longdouble_less(a.as_ptr().cast(), b.as_ptr().cast()) != 0 }
 }
 
 /// `a OP b` by the C function `op`, which works on values of `T`'s size.
@@ -71,6 +84,15 @@ impl SumProd for ComplexD {
     }
     fn prod(self, o: Self) -> Self {
         apply(clump_complexd_prod, self, o)
+    }
+}
+
+impl SumProd for ComplexLD {
+    fn sum(self, o: Self) -> Self {
+        apply(clump_complexld_sum, self, o)
+    }
+    fn prod(self, o: Self) -> Self {
+        apply(clump_complexld_prod, self, o)
     }
 }
 

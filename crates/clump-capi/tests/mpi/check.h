@@ -20,4 +20,13 @@
 
 #define CHECK_OK(call) CHECK((call) == MPI_SUCCESS)
 
+/* MPI_Init with errors returned on MPI_COMM_WORLD; this process's rank, the job's size. */
+static inline void start_returning_errors(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
 #endif

@@ -83,7 +83,24 @@ static void groups(void) {
     CHECK_OK(MPI_Group_translate_ranks(world, size, all, even, translated));
     for (int i = 0; i < size; i++) CHECK(translated[i] == (i % 2 ? MPI_UNDEFINED : i / 2));
 
-    int cmp = -1;
+    /* Set operations: odd and even make the world again, and share nobody. */
+    MPI_Group both, none, left;
+    int cmp = -1, n = -1;
+    CHECK_OK(MPI_Group_union(even, odd, &both));
+    CHECK_OK(MPI_Group_size(both, &n));
+    CHECK(n == size);
+    CHECK_OK(MPI_Group_translate_ranks(both, 1, all, world, translated));
+    CHECK(translated[0] == 0);
+    CHECK_OK(MPI_Group_intersection(even, odd, &none));
+    CHECK(none == MPI_GROUP_EMPTY);
+    CHECK_OK(MPI_Group_difference(world, odd, &left));
+    CHECK_OK(MPI_Group_compare(left, even, &cmp));
+    CHECK(cmp == MPI_IDENT);
+    CHECK_OK(MPI_Group_excl(world, size, all, &none));
+    CHECK(none == MPI_GROUP_EMPTY);
+    MPI_Group_free(&both);
+    MPI_Group_free(&left);
+
     CHECK_OK(MPI_Group_excl(world, 0, NULL, &empty_check));
     CHECK_OK(MPI_Group_compare(world, empty_check, &cmp));
     CHECK(cmp == MPI_IDENT);

@@ -66,9 +66,8 @@ static void errors_return(int size) {
     int err = MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     CHECK_OK(MPI_Error_class(err, &cls));
     CHECK(cls == MPI_ERR_RANK);
-    int dims[1] = {size}, periods[1] = {0};
-    MPI_Comm cart;
-    err = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    MPI_Comm accepted;
+    err = MPI_Comm_accept("no port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &accepted);
     CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 
@@ -78,8 +77,8 @@ static void errors_return(int size) {
     MPI_Request req;
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     CHECK_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
-    err = MPI_Isendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0, dup,
-                        &req);
+    err = MPI_Isendrecv_c(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0, dup,
+                          &req);
     CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_OK(MPI_Comm_free(&dup));
 }

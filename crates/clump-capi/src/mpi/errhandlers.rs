@@ -1,0 +1,77 @@
+//! User error handlers (`MPI_Comm_create_errhandler`, `MPI_Win_create_errhandler`) and
+//! `MPI_Comm_call_errhandler`. A handler is a C function called with the object and the
+//! error code; a freed handler stays callable through the objects that still hold it, as
+//! MPI requires, so its entry (one function pointer) is kept.
+
+use super::export::{call, mpi_functions, out};
+use super::handles::*;
+use super::wired::on;
+use std::collections::HashMap;
+use std::os::raw::c_int;
+use std::sync::Mutex;
+
+/// `MPI_Comm_errhandler_function` and its window, file and session twins: the object's
+/// handle and the error code by address, then nothing the standard defines.
+pub type ErrFn = unsafe extern "C" fn(*mut Handle, *mut c_int, ...);
+
+/// What a user handler was made for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Comm,
+    Win,
+}
+
+static HANDLERS: Mutex<Option<HashMap<Handle, (Kind, ErrFn)>>> = Mutex::new(None);
+
+fn with<T>(f: impl FnOnce(&mut HashMap<Handle, (Kind, ErrFn)>) -> T) -> T {
+    let mut guard = HANDLERS.lock().unwrap_or_else(|p| p.into_inner());
+    f(guard.get_or_insert_with(HashMap::new))
+}
+
+/// Whether `h` may be set on an object of `kind`: a predefined handler or one made for it.
+pub fn fits(h: Handle, kind: Kind) -> bool {
+    [ERRORS_ARE_FATAL, ERRORS_RETURN, ERRORS_ABORT].contains(&h)
+        || with(|m| m.get(&h).map(|e| e.0)) == Some(kind)
+}
+
+/// Calls user handler `h` on `object` with `code`; false if `h` is no user handler.
+pub fn invoke(h: Handle, object: Handle, code: c_int) -> bool {
+    let Some((_, f)) = with(|m| m.get(&h).copied()) else {
+        return false;
+    };
+    let (mut obj, mut code) = (object, code);
+    // SAFETY: `f` came from MPI_*_create_errhandler, whose contract is a function of this
+    // signature; both arguments point at live locals for the call.
+    unsafe { f(&mut obj, &mut code) };
+    true
+}
+
+fn create(f: Option<ErrFn>, kind: Kind, h: *mut Handle) -> c_int {
+    call(|| {
+        let f = f.ok_or(super::abi::MPI_ERR_ARG)?;
+        let made = fresh_handle();
+        with(|m| m.insert(made, (kind, f)));
+        out(h, made)
+    })
+}
+
+mpi_functions! {
+    fn Comm_create_errhandler(f: Option<ErrFn>, h: *mut Handle) -> c_int {
+        create(f, Kind::Comm, h)
+    }
+
+    fn Win_create_errhandler(f: Option<ErrFn>, h: *mut Handle) -> c_int {
+        create(f, Kind::Win, h)
+    }
+
+    fn Comm_call_errhandler(c: Handle, code: c_int) -> c_int {
+        on(c, || {
+            comm(c)?;
+            let h = errhandler(c);
+            if !invoke(h, c, code) && h != ERRORS_RETURN {
+                fatal((code, "raised by MPI_Comm_call_errhandler".into()));
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,116 @@
+//! The predefined `MPI_Op`s on the C types Rust lacks: long double, its complex and its
+//! value-index pair (`MPI_LONG_DOUBLE_INT`), and the product of complex numbers. The
+//! arithmetic is C's own (`csrc/extended_arith.c`, shared with OpenSHMEM's reductions);
+//! clump-mpi calls [`combine`] for these types once `MPI_Init` has handed it over.
+
+use crate::shmem::extended::{less, ComplexD, ComplexF, ComplexLD, LongDouble, SumProd};
+use crate::shmem::reduce::Arith;
+use bytemuck::Pod;
+use clump_mpi::{Op, Predef};
+
+/// `higher[i] = f(lower[i], higher[i])` over packed values of `T`.
+fn each<T: Pod>(lower: &[u8], higher: &mut [u8], f: impl Fn(T, T) -> T) -> bool {
+    let n = std::mem::size_of::<T>();
+    for (a, b) in lower.chunks_exact(n).zip(higher.chunks_exact_mut(n)) {
+        let r = f(
+            bytemuck::pod_read_unaligned(a),
+            bytemuck::pod_read_unaligned(b),
+        );
+        b.copy_from_slice(bytemuck::bytes_of(&r));
+    }
+    true
+}
+
+/// Sum and product of a complex type.
+fn sum_prod<T: SumProd>(op: &Op, lower: &[u8], higher: &mut [u8]) -> bool {
+    match op {
+        Op::Sum => each(lower, higher, |a: T, b| a.sum(b)),
+        Op::Prod => each(lower, higher, |a: T, b| a.prod(b)),
+        _ => false,
+    }
+}
+
+/// `MPI_MAXLOC`/`MPI_MINLOC` on packed (long double, int) pairs: the better value, the
+/// lower index on a tie.
+fn locate(max: bool, lower: &[u8], higher: &mut [u8]) -> bool {
+    for (a, b) in lower.chunks_exact(20).zip(higher.chunks_exact_mut(20)) {
+        let va: LongDouble = bytemuck::pod_read_unaligned(&a[..16]);
+        let vb: LongDouble = bytemuck::pod_read_unaligned(&b[..16]);
+        let (a_wins, b_wins) = if max {
+            (less(vb, va), less(va, vb))
+        } else {
+            (less(va, vb), less(vb, va))
+        };
+        let index = |x: &[u8]| i32::from_ne_bytes(x[16..20].try_into().expect("4 bytes"));
+        if a_wins || (!b_wins && index(a) < index(b)) {
+            b.copy_from_slice(a);
+        }
+    }
+    true
+}
+
+/// `higher = lower op higher` for `op` on packed elements of `t`; false when `op` does
+/// not apply to `t` (or `t` is not one of these types).
+pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
+    match (t, op) {
+        (Predef::LongDouble, Op::Sum) => each(lower, higher, |a: LongDouble, b| a.sum(b)),
+        (Predef::LongDouble, Op::Prod) => each(lower, higher, |a: LongDouble, b| a.prod(b)),
+        (Predef::LongDouble, Op::Min) => each(lower, higher, |a: LongDouble, b| Arith::min(a, b)),
+        (Predef::LongDouble, Op::Max) => each(lower, higher, |a: LongDouble, b| Arith::max(a, b)),
+        (Predef::LongDoubleComplex, _) => sum_prod::<ComplexLD>(op, lower, higher),
+        (Predef::DoubleComplex, _) => sum_prod::<ComplexD>(op, lower, higher),
+        (Predef::FloatComplex, _) => sum_prod::<ComplexF>(op, lower, higher),
+        (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
+            locate(matches!(op, Op::MaxLoc), lower, higher)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1.5 and 2.5 as x86-64 long doubles (sign-exponent 0x3fff/0x4000, mantissa).
+    fn ld(v: f64) -> [u8; 16] {
+        let (exp, mant): (u16, u64) = match v {
+            1.5 => (0x3fff, 0xc000_0000_0000_0000),
+            2.5 => (0x4000, 0xa000_0000_0000_0000),
+            4.0 => (0x4001, 0x8000_0000_0000_0000),
+            _ => unreachable!(),
+        };
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&mant.to_le_bytes());
+        b[8..10].copy_from_slice(&exp.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn long_double_sums_and_locations_are_c_arithmetic() {
+        let (a, mut b) = (ld(1.5), ld(2.5));
+        assert!(combine(&Op::Sum, Predef::LongDouble, &a, &mut b));
+        assert_eq!(b[..10], ld(4.0)[..10]);
+        let mut pair = [0u8; 20];
+        pair[..16].copy_from_slice(&ld(2.5));
+        pair[16..].copy_from_slice(&7i32.to_ne_bytes());
+        let mut other = [0u8; 20];
+        other[..16].copy_from_slice(&ld(2.5));
+        other[16..].copy_from_slice(&3i32.to_ne_bytes());
+        assert!(combine(
+            &Op::MaxLoc,
+            Predef::LongDoubleInt,
+            &pair,
+            &mut other
+        ));
+        assert_eq!(other[16..], 3i32.to_ne_bytes()); // a tie keeps the lower index
+        assert!(!combine(&Op::Band, Predef::LongDouble, &a, &mut b));
+        let (z, mut w) = ([1.0f64, 2.0], [3.0f64, 4.0]);
+        assert!(combine(
+            &Op::Prod,
+            Predef::DoubleComplex,
+            bytemuck::bytes_of(&z),
+            bytemuck::bytes_of_mut(&mut w)
+        ));
+        assert_eq!(w, [-5.0, 10.0]);
+    }
+}

@@ -1,0 +1,49 @@
+//! `MPI_Isendrecv` and `MPI_Isendrecv_replace`: a receive and a send under one request
+//! that completes when both have (clump-mpi's request pair). The replacing form sends a
+//! packed copy of the buffer, which the send owns, so the receive may overwrite it at once.
+
+use super::buffers::pack;
+use super::export::{mpi_functions, out};
+use super::handles::*;
+use super::wired::{count, irecv_raw, isend_raw, on, Failure};
+use clump_mpi::{Request, SendMode};
+use std::os::raw::{c_int, c_void};
+
+fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
+    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+}
+
+/// Joins a posted receive and its send, or frees the receive when the send failed to start.
+fn joined(recv: Request, send: Result<Request, Failure>) -> Result<Request, Failure> {
+    match send {
+        Ok(s) => clump_mpi::pair(recv, s).map_err(err),
+        Err(e) => {
+            let mut r = recv;
+            // The failure to report is the send's; the receive is only abandoned.
+            let _ = clump_mpi::cancel(&r).and_then(|_| clump_mpi::request_free(&mut r));
+            Err(e)
+        }
+    }
+}
+
+mpi_functions! {
+    fn Isendrecv(sbuf: *const c_void, sn: c_int, st: Handle, dest: c_int, stag: c_int,
+                 rbuf: *mut c_void, rn: c_int, rt: Handle, src: c_int, rtag: c_int,
+                 c: Handle, req: *mut Handle) -> c_int {
+        on(c, || {
+            let r = irecv_raw(rbuf, rn, rt, src, rtag, c)?;
+            let s = isend_raw(sbuf, sn, st, dest, stag, c, SendMode::Standard);
+            request_out(req, joined(r, s)?)
+        })
+    }
+
+    fn Isendrecv_replace(buf: *mut c_void, n: c_int, t: Handle, dest: c_int, stag: c_int,
+                         src: c_int, rtag: c_int, c: Handle, req: *mut Handle) -> c_int {
+        on(c, || {
+            let copy = pack(buf, count(n)?, &datatype(t)?)?;
+            let r = irecv_raw(buf, n, t, src, rtag, c)?;
+            let s = clump_mpi::isend_owned(copy, dest, stag, &comm(c)?).map_err(err);
+            request_out(req, joined(r, s)?)
+        })
+    }
+}
