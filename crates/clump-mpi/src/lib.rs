@@ -24,12 +24,15 @@ mod group;
 mod idle;
 mod intercomm;
 mod matching;
+mod nbc;
+mod nbc_reduce;
 mod op;
 mod p2p;
 mod placement;
 mod rendezvous;
 mod requests;
 mod runtime;
+mod sched;
 mod sequence;
 mod short_eager;
 mod single_copy;
@@ -48,6 +51,8 @@ pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter, Done, DoneBlocks};
+pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use op::{Op, UserFn};
 pub use p2p::{
     cancel, iprobe, irecv, isend, isend_mode, probe, recv, recv_raw, request_free, send, send_raw,

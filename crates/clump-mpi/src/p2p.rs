@@ -220,6 +220,9 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
+    if let ReqKind::Coll { error: Some(e) } = r.kind {
+        return Err(e);
+    }
     outcome(r.finish())
 }
 
@@ -413,6 +416,10 @@ pub fn cancel(req: &Request) -> Result<bool> {
 impl Request {
     pub(crate) fn from_id(id: u64) -> Request {
         Request(id)
+    }
+
+    pub(crate) fn into_id(self) -> u64 {
+        self.0
     }
 
     /// Whether `wait` would return at once.

@@ -1,64 +1,13 @@
 //! The collectives from C: each packs its C buffers (`MPI_IN_PLACE` where the standard
 //! allows it), runs clump-mpi's collective on packed bytes, and unpacks the result.
 
-use super::buffers::{counts, element, is_in_place, pack, unpack};
+use super::buffers::{counts, is_in_place, pack, unpack};
+use super::coll_args::*;
 use super::export::mpi_functions;
 use super::handles::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::Datatype;
 use std::os::raw::{c_int, c_void};
-
-/// Block `i` of a v-form buffer: `counts[i]` elements at `displs[i]` elements.
-fn block(buf: *const c_void, displs: &[usize], i: usize, dt: &Datatype) -> *const c_void {
-    element(buf, displs[i], dt)
-}
-
-/// The lengths in bytes of `counts` elements of `dt`.
-fn lens(counts: &[usize], dt: &Datatype) -> Result<Vec<usize>, Failure> {
-    counts.iter().map(|&c| dt.bytes(c).map_err(err)).collect()
-}
-
-/// A receive buffer of blocks: block `i` is `counts[i]` elements of `dt` at `displs[i]`.
-struct Blocks<'a> {
-    buf: *mut c_void,
-    counts: &'a [usize],
-    displs: &'a [usize],
-    dt: Datatype,
-}
-
-impl Blocks<'_> {
-    /// This rank's contribution: its send buffer, or for `MPI_IN_PLACE` its own block.
-    fn own(
-        &self,
-        sbuf: *const c_void,
-        sn: c_int,
-        st: Handle,
-        me: usize,
-    ) -> Result<Vec<u8>, Failure> {
-        if is_in_place(sbuf) {
-            pack(
-                block(self.buf, self.displs, me, &self.dt),
-                self.counts[me],
-                &self.dt,
-            )
-        } else {
-            pack(sbuf, count(sn)?, &datatype(st)?)
-        }
-    }
-
-    /// Writes each packed block in its place, all but `skip` (a block already there).
-    fn fill(&self, blocks: &[Vec<u8>], skip: Option<usize>) -> Result<(), Failure> {
-        for (i, b) in blocks.iter().enumerate().filter(|&(i, _)| Some(i) != skip) {
-            unpack(
-                b,
-                block(self.buf, self.displs, i, &self.dt).cast_mut(),
-                self.counts[i],
-                &self.dt,
-            )?;
-        }
-        Ok(())
-    }
-}
 
 /// Gather and Gatherv: `rcounts` and `displs` (in elements of `rt`) matter at the root.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
@@ -67,29 +16,15 @@ fn gather_into(
     sn: c_int,
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    displs: &[usize],
+    rcounts: Vec<usize>,
+    displs: Vec<usize>,
     rt: Handle,
     root: c_int,
-    c: Handle,
+    comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let comm = intracomm(c, "a collective")?;
-    let me = comm.rank() as usize;
-    if comm.rank() != root {
-        let mine = pack(sbuf, count(sn)?, &datatype(st)?)?;
-        return clump_mpi::gather(&mine, &[], root, &comm)
-            .map(drop)
-            .map_err(err);
-    }
-    let at = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs,
-        dt: datatype(rt)?,
-    };
-    let mine = at.own(sbuf, sn, st, me)?;
-    let blocks = clump_mpi::gather(&mine, &lens(rcounts, &at.dt)?, root, &comm).map_err(err)?;
-    at.fill(&blocks, is_in_place(sbuf).then_some(me))
+    let g = gathered(sbuf, sn, st, rbuf, rcounts, displs, rt, Some(root), comm)?;
+    let blocks = clump_mpi::gather(&g.mine, &g.lens, root, comm).map_err(err)?;
+    g.out.map_or(Ok(()), |at| at.fill(&blocks))
 }
 
 /// Scatter and Scatterv: `scounts` and `displs` (in elements of `st`) matter at the root.
@@ -103,30 +38,11 @@ fn scatter_from(
     rn: c_int,
     rt: Handle,
     root: c_int,
-    c: Handle,
+    comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let comm = intracomm(c, "a collective")?;
-    let at_root = comm.rank() == root;
-    let in_place = at_root && is_in_place(rbuf);
-    let blocks = if at_root {
-        let sdt = datatype(st)?;
-        (0..comm.size() as usize)
-            .map(|i| pack(block(sbuf, displs, i, &sdt), scounts[i], &sdt))
-            .collect::<Result<Vec<_>, _>>()?
-    } else {
-        Vec::new()
-    };
-    let (rdt, rn) = if in_place {
-        (datatype(st)?, scounts[comm.rank() as usize])
-    } else {
-        (datatype(rt)?, count(rn)?)
-    };
-    let mine =
-        clump_mpi::scatter(&blocks, rdt.bytes(rn).map_err(err)?, root, &comm).map_err(err)?;
-    if !in_place {
-        unpack(&mine, rbuf, rn, &rdt)?;
-    }
-    Ok(())
+    let a = scattered(sbuf, scounts, displs, st, rbuf, rn, rt, root, comm)?;
+    let mine = clump_mpi::scatter(&a.blocks, a.want, root, comm).map_err(err)?;
+    a.out.map_or(Ok(()), |o| o.write(&mine))
 }
 
 /// Allgather and Allgatherv: rank `i`'s block is `rcounts[i]` elements at `displs[i]`.
@@ -136,20 +52,14 @@ fn allgather_into(
     sn: c_int,
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    displs: &[usize],
+    rcounts: Vec<usize>,
+    displs: Vec<usize>,
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let at = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs,
-        dt: datatype(rt)?,
-    };
-    let mine = at.own(sbuf, sn, st, comm.rank() as usize)?;
-    let blocks = clump_mpi::allgather(&mine, &lens(rcounts, &at.dt)?, comm).map_err(err)?;
-    at.fill(&blocks, None)
+    let g = gathered(sbuf, sn, st, rbuf, rcounts, displs, rt, None, comm)?;
+    let blocks = clump_mpi::allgather(&g.mine, &g.lens, comm).map_err(err)?;
+    g.out.map_or(Ok(()), |at| at.fill(&blocks))
 }
 
 /// Alltoall and Alltoallv; `MPI_IN_PLACE` sends from the receive buffer's layout.
@@ -160,31 +70,15 @@ fn alltoall_into(
     sdispls: &[usize],
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    rdispls: &[usize],
+    rcounts: Vec<usize>,
+    rdispls: Vec<usize>,
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let rdt = datatype(rt)?;
-    let (sbuf, scounts, sdispls, sdt) = if is_in_place(sbuf) {
-        (rbuf.cast_const(), rcounts, rdispls, rdt.clone())
-    } else {
-        (sbuf, scounts, sdispls, datatype(st)?)
-    };
-    let blocks = (0..comm.size() as usize)
-        .map(|j| pack(block(sbuf, sdispls, j, &sdt), scounts[j], &sdt))
-        .collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&[u8]> = blocks.iter().map(Vec::as_slice).collect();
-    let got = clump_mpi::alltoall(&refs, &lens(rcounts, &rdt)?, comm).map_err(err)?;
-    for (j, b) in got.iter().enumerate() {
-        unpack(
-            b,
-            block(rbuf, rdispls, j, &rdt).cast_mut(),
-            rcounts[j],
-            &rdt,
-        )?;
-    }
-    Ok(())
+    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm)?;
+    let refs: Vec<&[u8]> = x.blocks.iter().map(Vec::as_slice).collect();
+    let got = clump_mpi::alltoall(&refs, &x.out.lens()?, comm).map_err(err)?;
+    x.out.fill(&got)
 }
 
 /// A send buffer to read and a receive buffer to write, apart.
@@ -212,39 +106,6 @@ fn contiguous_blocks<'a>(
     let slen = sdt.bytes(count(sn)? * n).map_err(err)?;
     let rlen = rdt.bytes(count(rn)? * n).map_err(err)?;
     Ok(separate_buffers(sbuf, slen, rbuf, rlen))
-}
-
-/// `n` blocks of `per` elements each, back to back: counts and displacements.
-fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
-    (vec![per; n], (0..n).map(|i| i * per).collect())
-}
-
-/// The counts and displacements of a v-form, `n` of each.
-fn v_form(
-    counts_ptr: *const c_int,
-    displs_ptr: *const c_int,
-    n: usize,
-) -> Result<(Vec<usize>, Vec<usize>), Failure> {
-    Ok((counts(counts_ptr, n)?, counts(displs_ptr, n)?))
-}
-
-/// The size of `comm` where the arrays of a v-form are read (all ranks, or the root).
-fn size_if(comm: &clump_mpi::Comm, read: bool) -> usize {
-    if read {
-        comm.size() as usize
-    } else {
-        0
-    }
-}
-
-/// A reduction's send data: `sbuf`, or the receive buffer for `MPI_IN_PLACE`.
-fn reduction_input(
-    sbuf: *const c_void,
-    rbuf: *const c_void,
-    n: usize,
-    dt: &Datatype,
-) -> Result<Vec<u8>, Failure> {
-    pack(if is_in_place(sbuf) { rbuf } else { sbuf }, n, dt)
 }
 
 /// `clump_mpi::allreduce` or `scan`.
@@ -405,8 +266,9 @@ mpi_functions! {
 
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (rcounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(rn)?);
-            gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
+            let comm = intracomm(c, "a collective")?;
+            let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
+            gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
 
@@ -414,14 +276,15 @@ mpi_functions! {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, size_if(&comm, comm.rank() == root))?;
-            gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
+            gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
 
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            let (scounts, displs) = regular(intracomm(c, "a collective")?.size() as usize, count(sn)?);
-            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
+            let comm = intracomm(c, "a collective")?;
+            let (scounts, displs) = regular(comm.size() as usize, count(sn)?);
+            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }
 
@@ -429,7 +292,7 @@ mpi_functions! {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
             let (scounts, displs) = v_form(scounts, displs, size_if(&comm, comm.rank() == root))?;
-            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
+            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }
 
@@ -437,7 +300,7 @@ mpi_functions! {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
-            allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
+            allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
         })
     }
 
@@ -445,7 +308,7 @@ mpi_functions! {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, comm.size() as usize)?;
-            allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
+            allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
         })
     }
 
@@ -458,7 +321,7 @@ mpi_functions! {
             }
             let (scounts, sdispls) = regular(n, if is_in_place(sbuf) { 0 } else { count(sn)? });
             let (rcounts, rdispls) = regular(n, count(rn)?);
-            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, &rcounts, &rdispls, rt, &comm)
+            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm)
         })
     }
 
@@ -468,7 +331,7 @@ mpi_functions! {
             let n = comm.size() as usize;
             let (scounts, sdispls) = v_form(scounts, sdispls, if is_in_place(sbuf) { 0 } else { n })?;
             let (rcounts, rdispls) = v_form(rcounts, rdispls, n)?;
-            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, &rcounts, &rdispls, rt, &comm)
+            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm)
         })
     }
 }

@@ -1,0 +1,154 @@
+/* Non-blocking and persistent collectives from C: each result checked, several in flight
+ * on one communicator at once and completed by Wait, Test loops, Testany and Waitall,
+ * MPI_IN_PLACE, a strided datatype, and persistent requests started again and again. */
+#include "check.h"
+#include <string.h>
+
+#define N 8
+
+static int rank, size;
+
+static void nonblocking(void) {
+    int root = size - 1;
+    int b[N], sum[N], inplace[N], scan[N], exscan[N] = {0};
+    int *gath = malloc(sizeof(int) * N * size), *all = malloc(sizeof(int) * N * size);
+    int *to = malloc(sizeof(int) * size), *from = malloc(sizeof(int) * size);
+    for (int i = 0; i < N; i++) {
+        b[i] = rank == root ? 100 + i : -1;
+        inplace[i] = rank + i;
+    }
+    for (int j = 0; j < size; j++) to[j] = rank * 1000 + j;
+    int mine[N];
+    for (int i = 0; i < N; i++) mine[i] = rank * N + i;
+    MPI_Request r[9];
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &r[0]));
+    CHECK_OK(MPI_Ibcast(b, N, MPI_INT, root, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Iallreduce(mine, sum, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[2]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, inplace, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r[3]));
+    CHECK_OK(MPI_Igather(mine, N, MPI_INT, gath, N, MPI_INT, 0, MPI_COMM_WORLD, &r[4]));
+    CHECK_OK(MPI_Iallgather(mine, N, MPI_INT, all, N, MPI_INT, MPI_COMM_WORLD, &r[5]));
+    CHECK_OK(MPI_Ialltoall(to, 1, MPI_INT, from, 1, MPI_INT, MPI_COMM_WORLD, &r[6]));
+    CHECK_OK(MPI_Iscan(mine, scan, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[7]));
+    CHECK_OK(MPI_Iexscan(mine, exscan, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[8]));
+    /* A blocking collective on the same communicator while they are in flight. */
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    int flag = 0;
+    while (!flag) CHECK_OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+    CHECK(r[0] == MPI_REQUEST_NULL);
+    int index;
+    CHECK_OK(MPI_Waitany(8, &r[1], &index, MPI_STATUS_IGNORE));
+    CHECK(index >= 0 && index < 8 && r[1 + index] == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Waitall(9, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < N; i++) {
+        int below = 0;
+        for (int k = 0; k < rank; k++) below += k * N + i;
+        CHECK(b[i] == 100 + i);
+        CHECK(sum[i] == N * size * (size - 1) / 2 + size * i);
+        CHECK(inplace[i] == size - 1 + i);
+        CHECK(scan[i] == below + mine[i]);
+        CHECK(rank == 0 || exscan[i] == below);
+        for (int k = 0; k < size; k++) {
+            CHECK(all[k * N + i] == k * N + i);
+            CHECK(rank != 0 || gath[k * N + i] == k * N + i);
+        }
+    }
+    for (int j = 0; j < size; j++) CHECK(from[j] == j * 1000 + rank);
+    free(gath);
+    free(all);
+    free(to);
+    free(from);
+}
+
+/* Scatterv, reduce_scatter_block, gatherv in place at the root into every other int, and
+ * a broadcast of a strided type. */
+static void v_forms(void) {
+    int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+    int *ones = malloc(sizeof(int) * size), *evens = malloc(sizeof(int) * size);
+    int total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = i + 1;
+        displs[i] = total;
+        total += i + 1;
+        ones[i] = 1;
+        evens[i] = 2 * i;
+    }
+    int *src = malloc(sizeof(int) * total), got[8];
+    for (int i = 0; i < total; i++) src[i] = rank == 0 ? 7 * i : -1;
+    MPI_Request r;
+    CHECK_OK(MPI_Iscatterv(src, counts, displs, MPI_INT, got, rank + 1, MPI_INT, 0, MPI_COMM_WORLD, &r));
+    int flag = 0, index;
+    while (!flag) CHECK_OK(MPI_Testany(1, &r, &index, &flag, MPI_STATUS_IGNORE));
+    for (int i = 0; i <= rank; i++) CHECK(got[i] == 7 * (displs[rank] + i));
+
+    int *vec = malloc(sizeof(int) * size), one = -1;
+    for (int i = 0; i < size; i++) vec[i] = rank + i;
+    CHECK_OK(MPI_Ireduce_scatter_block(vec, &one, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(one == size * (size - 1) / 2 + size * rank);
+
+    int *col = malloc(sizeof(int) * 2 * size), val = rank * 3;
+    for (int i = 0; i < 2 * size; i++) col[i] = -9;
+    col[0] = 0;
+    if (rank == 0)
+        CHECK_OK(MPI_Igatherv(MPI_IN_PLACE, 1, MPI_INT, col, ones, evens, MPI_INT, 0, MPI_COMM_WORLD, &r));
+    else
+        CHECK_OK(MPI_Igatherv(&val, 1, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int k = 0; rank == 0 && k < size; k++) CHECK(col[2 * k] == 3 * k && col[2 * k + 1] == -9);
+
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    int strided[8];
+    for (int i = 0; i < 8; i++) strided[i] = rank == 0 ? i : -1;
+    CHECK_OK(MPI_Ibcast(strided, 1, every_other, 0, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Type_free(&every_other)); /* the request keeps what it needs */
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 8; i++) CHECK(strided[i] == (rank == 0 || i % 2 == 0 ? i : -1));
+    free(counts);
+    free(displs);
+    free(ones);
+    free(evens);
+    free(src);
+    free(vec);
+    free(col);
+}
+
+/* Persistent collectives: inactive until started, started again after each completion,
+ * several started together with Startall; Wait on an inactive one returns at once. */
+static void persistent(void) {
+    int in = rank + 1, out = -1, bval = -1;
+    MPI_Request r[3];
+    CHECK_OK(MPI_Allreduce_init(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    CHECK_OK(MPI_Bcast_init(&bval, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    CHECK_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]));
+    CHECK(r[0] != MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE)); /* inactive */
+    CHECK(r[0] != MPI_REQUEST_NULL);
+    for (int round = 0; round < 3; round++) {
+        in = rank + round;
+        if (rank == 0) bval = 40 + round;
+        CHECK_OK(MPI_Startall(3, r));
+        CHECK_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        CHECK(out == size * (size - 1) / 2 + size * round);
+        CHECK(bval == 40 + round);
+        CHECK(r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL);
+    }
+    CHECK_OK(MPI_Start(&r[0]));
+    int flag = 0;
+    while (!flag) CHECK_OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 3; i++) CHECK_OK(MPI_Request_free(&r[i]));
+    CHECK(r[0] == MPI_REQUEST_NULL);
+}
+
+int main(int argc, char **argv) {
+    CHECK_OK(MPI_Init(&argc, &argv));
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    for (int k = 0; k < 3; k++) nonblocking();
+    v_forms();
+    persistent();
+    CHECK_OK(MPI_Finalize());
+    printf("nbcoll ok\n");
+    return 0;
+}
