@@ -15,6 +15,7 @@ mod coll_reduce_shm;
 mod coll_shm;
 mod comm;
 mod comm_create;
+mod comm_idup;
 mod completion;
 mod datatype;
 mod dims;

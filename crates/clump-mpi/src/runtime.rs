@@ -111,6 +111,8 @@ pub struct Runtime {
     pub(crate) colls: RefCell<Vec<Schedule>>,
     /// How many schedules each collective context has started (their tags).
     pub(crate) nbc_calls: RefCell<HashMap<u32, u32>>,
+    /// How many times each context has been idup'ed (the duplicates' contexts).
+    pub(crate) idups: RefCell<HashMap<u32, u32>>,
     /// This process's job rank, and whether each job rank is reached through shared
     /// memory (fixed at init; asked on every send).
     me: u32,
@@ -334,6 +336,7 @@ pub fn init() -> Result<()> {
         slots,
         colls: RefCell::default(),
         nbc_calls: RefCell::default(),
+        idups: RefCell::default(),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));

@@ -127,8 +127,7 @@ unsupported! {
         Cart_coords Cart_create Cart_get Cart_map
         Cart_rank Cart_shift Cart_sub Cartdim_get Comm_attach_buffer Comm_attach_buffer_c
         Comm_call_errhandler Comm_detach_buffer
-        Comm_detach_buffer_c Comm_flush_buffer Comm_idup
-        Comm_idup_with_info Comm_iflush_buffer
+        Comm_detach_buffer_c Comm_flush_buffer Comm_iflush_buffer
         Comm_split_type Dist_graph_create
         Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
         Graph_create Graph_get Graph_map Graph_neighbors Graph_neighbors_count Graphdims_get

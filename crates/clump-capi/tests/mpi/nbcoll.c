@@ -141,6 +141,50 @@ static void persistent(void) {
     CHECK(r[0] == MPI_REQUEST_NULL);
 }
 
+/* Comm_idup: each rank dups the pair it leads, then the pair it follows, so the dups
+ * overlap in a ring (with blocking dups this deadlocks); an allreduce in flight
+ * on the parent beside them; each dup congruent with its parent and usable. */
+static void idup(void) {
+    MPI_Comm pair[2] = {MPI_COMM_NULL, MPI_COMM_NULL}, dup[3], made;
+    MPI_Request r[4];
+    /* Pair i joins ranks i and i+1: this rank leads pair[0] and follows in pair[1]. */
+    for (int i = 0; i < size; i++) {
+        int in_pair = rank == i || rank == (i + 1) % size;
+        CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, rank == i ? 0 : 1, &made));
+        if (rank == i) pair[0] = made;
+        else if (in_pair) pair[1] = made;
+    }
+    int in = rank + 1, sum = 0, n = 0;
+    for (int i = 0; i < 2; i++)
+        if (pair[i] != MPI_COMM_NULL) CHECK_OK(MPI_Comm_idup(pair[i], &dup[i], &r[n++]));
+    CHECK_OK(MPI_Iallreduce(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[n++]));
+    CHECK_OK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &dup[2], &r[n++]));
+    CHECK_OK(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
+    CHECK(sum == size * (size + 1) / 2);
+    /* An allreduce on each dup, all in flight at once (blocking ones in this order would
+     * wait in a ring). */
+    int total[3] = {0, 0, 0}, want[3];
+    n = 0;
+    for (int i = 0; i < 3; i++) {
+        MPI_Comm parent = i < 2 ? pair[i] : MPI_COMM_WORLD;
+        if (parent == MPI_COMM_NULL) continue;
+        int cmp;
+        CHECK_OK(MPI_Comm_compare(parent, dup[i], &cmp));
+        CHECK(cmp == MPI_CONGRUENT);
+        /* The other member of a pair is the next rank (pair[0]) or the one before. */
+        int other = (rank + (i == 0 ? 1 : size - 1)) % size + 1;
+        want[i] = i == 2 ? size * (size + 1) / 2 : size == 1 ? in : in + other;
+        CHECK_OK(MPI_Iallreduce(&in, &total[i], 1, MPI_INT, MPI_SUM, dup[i], &r[n++]));
+    }
+    CHECK_OK(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 3; i++) {
+        if (i < 2 && pair[i] == MPI_COMM_NULL) continue;
+        CHECK(total[i] == want[i]);
+        CHECK_OK(MPI_Comm_free(&dup[i]));
+        if (i < 2) CHECK_OK(MPI_Comm_free(&pair[i]));
+    }
+}
+
 int main(int argc, char **argv) {
     CHECK_OK(MPI_Init(&argc, &argv));
     CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -148,6 +192,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) nonblocking();
     v_forms();
     persistent();
+    idup();
     CHECK_OK(MPI_Finalize());
     printf("nbcoll ok\n");
     return 0;
