@@ -59,7 +59,10 @@ mod tests {
         assert_eq!(derived(0, 1), Some(IDUP_BASE + 2));
         assert_eq!(derived(1, 0), Some(IDUP_BASE + 2 * PER_PARENT));
         let last = derived(PARENTS - 1, PER_PARENT - 1).unwrap();
-        assert!(last + 1 <= u32::MAX / 2 - 1, "its collective context fits a u32");
+        assert!(
+            last + 1 <= u32::MAX / 2 - 1,
+            "its collective context fits a u32"
+        );
         assert_eq!(derived(PARENTS, 0), None);
         assert_eq!(derived(0, PER_PARENT), None);
         assert_eq!(derived(IDUP_BASE, 0), None);

@@ -3,21 +3,11 @@
 //! program's buffers. The blocking collectives write the result at once, the non-blocking
 //! and persistent ones when their request completes: both prepare their arguments here.
 
-use super::buffers::{counts, element, is_in_place, pack, unpack};
+use super::buffers::{counts, element, handles, is_in_place, pack, unpack};
 use super::handles::*;
 use super::wired::{count, Failure};
 use clump_mpi::{Comm, Datatype};
 use std::os::raw::{c_int, c_void};
-
-/// Block `i` of a v-form buffer: `counts[i]` elements at `displs[i]` elements.
-fn block(buf: *const c_void, displs: &[usize], i: usize, dt: &Datatype) -> *const c_void {
-    element(buf, displs[i], dt)
-}
-
-/// The lengths in bytes of `counts` elements of `dt`.
-pub fn lens(counts: &[usize], dt: &Datatype) -> Result<Vec<usize>, Failure> {
-    counts.iter().map(|&c| dt.bytes(c).map_err(err)).collect()
-}
 
 /// `n` blocks of `per` elements each, back to back: counts and displacements.
 pub fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
@@ -55,17 +45,34 @@ impl Out {
     }
 }
 
-/// A receive buffer of blocks: block `i` is `counts[i]` elements of `dt` at `displs[i]`;
-/// block `skip` is left as it is (already in place).
+/// A receive buffer of blocks: where each rank's block goes; block `skip` is left as it
+/// is (already in place).
 pub struct Blocks {
-    pub buf: *mut c_void,
-    pub counts: Vec<usize>,
-    pub displs: Vec<usize>,
-    pub dt: Datatype,
+    pub places: Vec<Out>,
     pub skip: Option<usize>,
 }
 
 impl Blocks {
+    /// Block `i` is `counts[i]` elements of `dt` at `displs[i]` elements from `buf`.
+    pub fn v_form(buf: *mut c_void, counts: &[usize], displs: &[usize], dt: &Datatype) -> Blocks {
+        let places = counts
+            .iter()
+            .zip(displs)
+            .map(|(&n, &d)| Out {
+                buf: element(buf, d, dt).cast_mut(),
+                n,
+                dt: dt.clone(),
+            })
+            .collect();
+        Blocks { places, skip: None }
+    }
+
+    /// The packed data of block `i`.
+    fn pack(&self, i: usize) -> Result<Vec<u8>, Failure> {
+        let at = &self.places[i];
+        pack(at.buf, at.n, &at.dt)
+    }
+
     /// This rank's contribution: its send buffer, or for `MPI_IN_PLACE` its own block.
     fn own(
         &self,
@@ -75,33 +82,24 @@ impl Blocks {
         me: usize,
     ) -> Result<Vec<u8>, Failure> {
         if is_in_place(sbuf) {
-            pack(
-                block(self.buf, &self.displs, me, &self.dt),
-                self.counts[me],
-                &self.dt,
-            )
+            self.pack(me)
         } else {
             pack(sbuf, count(sn)?, &datatype(st)?)
         }
     }
 
     pub fn lens(&self) -> Result<Vec<usize>, Failure> {
-        lens(&self.counts, &self.dt)
+        self.places
+            .iter()
+            .map(|o| o.dt.bytes(o.n).map_err(err))
+            .collect()
     }
 
     /// Writes each packed block in its place.
     pub fn fill(&self, blocks: &[Vec<u8>]) -> Result<(), Failure> {
-        for (i, b) in blocks
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| Some(i) != self.skip)
-        {
-            unpack(
-                b,
-                block(self.buf, &self.displs, i, &self.dt).cast_mut(),
-                self.counts[i],
-                &self.dt,
-            )?;
+        let each = self.places.iter().zip(blocks).enumerate();
+        for (_, (at, b)) in each.filter(|&(i, _)| Some(i) != self.skip) {
+            at.write(b)?;
         }
         Ok(())
     }
@@ -139,13 +137,8 @@ pub fn gathered(
         });
     }
     let in_place = root.is_some() && is_in_place(sbuf);
-    let at = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs,
-        dt: datatype(rt)?,
-        skip: in_place.then_some(me as usize),
-    };
+    let mut at = Blocks::v_form(rbuf, &rcounts, &displs, &datatype(rt)?);
+    at.skip = in_place.then_some(me as usize);
     let mine = at.own(sbuf, sn, st, me as usize)?;
     Ok(Gathered {
         mine,
@@ -178,9 +171,9 @@ pub fn scattered(
     let at_root = comm.rank() == root;
     let in_place = at_root && is_in_place(rbuf);
     let blocks = if at_root {
-        let sdt = datatype(st)?;
+        let from = Blocks::v_form(sbuf.cast_mut(), scounts, displs, &datatype(st)?);
         (0..comm.size() as usize)
-            .map(|i| pack(block(sbuf, displs, i, &sdt), scounts[i], &sdt))
+            .map(|i| from.pack(i))
             .collect::<Result<Vec<_>, _>>()?
     } else {
         Vec::new()
@@ -201,7 +194,7 @@ pub struct Exchanged {
     pub out: Blocks,
 }
 
-/// Alltoall(v); `MPI_IN_PLACE` sends from the receive buffer's layout.
+/// Alltoall(v): each side's blocks as v-forms of one type.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 pub fn exchanged(
     sbuf: *const c_void,
@@ -209,28 +202,76 @@ pub fn exchanged(
     sdispls: &[usize],
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: Vec<usize>,
-    rdispls: Vec<usize>,
+    rcounts: &[usize],
+    rdispls: &[usize],
     rt: Handle,
-    comm: &Comm,
 ) -> Result<Exchanged, Failure> {
-    let rdt = datatype(rt)?;
-    let (sbuf, scounts, sdispls, sdt) = if is_in_place(sbuf) {
-        (rbuf.cast_const(), &rcounts[..], &rdispls[..], rdt.clone())
+    let out = Blocks::v_form(rbuf, rcounts, rdispls, &datatype(rt)?);
+    let sent = if is_in_place(sbuf) {
+        None
     } else {
-        (sbuf, scounts, sdispls, datatype(st)?)
+        Some(Blocks::v_form(
+            sbuf.cast_mut(),
+            scounts,
+            sdispls,
+            &datatype(st)?,
+        ))
     };
-    let blocks = (0..comm.size() as usize)
-        .map(|j| pack(block(sbuf, sdispls, j, &sdt), scounts[j], &sdt))
+    exchanged_blocks(sent, out)
+}
+
+/// Sends the blocks of `sent` (`None`: `MPI_IN_PLACE`, the receive buffer's blocks).
+pub fn exchanged_blocks(sent: Option<Blocks>, out: Blocks) -> Result<Exchanged, Failure> {
+    let from = sent.as_ref().unwrap_or(&out);
+    let blocks = (0..from.places.len())
+        .map(|j| from.pack(j))
         .collect::<Result<Vec<_>, _>>()?;
-    let out = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs: rdispls,
-        dt: rdt,
-        skip: None,
-    };
     Ok(Exchanged { blocks, out })
+}
+
+/// Alltoallw's arguments over `n` ranks: per-rank counts, byte displacements and types
+/// on each side (`MPI_IN_PLACE`: sent from the receive side's blocks).
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+pub fn exchanged_w(
+    sbuf: *const c_void,
+    scounts: *const c_int,
+    sdispls: *const c_int,
+    stypes: *const Handle,
+    rbuf: *mut c_void,
+    rcounts: *const c_int,
+    rdispls: *const c_int,
+    rtypes: *const Handle,
+    n: usize,
+) -> Result<Exchanged, Failure> {
+    let out = typed_blocks(rbuf, rcounts, rdispls, rtypes, n)?;
+    let sent = if is_in_place(sbuf) {
+        None
+    } else {
+        Some(typed_blocks(sbuf, scounts, sdispls, stypes, n)?)
+    };
+    exchanged_blocks(sent, out)
+}
+
+/// Block `i` is `counts[i]` elements of `types[i]` at `displs[i]` bytes from `buf`.
+fn typed_blocks(
+    buf: *const c_void,
+    counts_ptr: *const c_int,
+    displs_ptr: *const c_int,
+    types_ptr: *const Handle,
+    n: usize,
+) -> Result<Blocks, Failure> {
+    let (counts, displs) = v_form(counts_ptr, displs_ptr, n)?;
+    let types = handles(types_ptr, n)?;
+    let places = (0..n)
+        .map(|i| {
+            Ok(Out {
+                buf: buf.wrapping_byte_add(displs[i]).cast_mut(),
+                n: counts[i],
+                dt: datatype(types[i])?,
+            })
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
+    Ok(Blocks { places, skip: None })
 }
 
 /// A reduction's send data: `sbuf`, or the receive buffer for `MPI_IN_PLACE`.

@@ -75,7 +75,12 @@ fn alltoall_into(
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm)?;
+    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, &rcounts, &rdispls, rt)?;
+    alltoall_blocks(x, comm)
+}
+
+/// Alltoall(v,w) of prepared blocks.
+fn alltoall_blocks(x: Exchanged, comm: &clump_mpi::Comm) -> Result<(), Failure> {
     let refs: Vec<&[u8]> = x.blocks.iter().map(Vec::as_slice).collect();
     let got = clump_mpi::alltoall(&refs, &x.out.lens()?, comm).map_err(err)?;
     x.out.fill(&got)
@@ -322,6 +327,31 @@ mpi_functions! {
             let (scounts, sdispls) = regular(n, if is_in_place(sbuf) { 0 } else { count(sn)? });
             let (rcounts, rdispls) = regular(n, count(rn)?);
             alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm)
+        })
+    }
+
+    fn Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const Handle, c: Handle) -> c_int {
+        on(c, || {
+            let comm = intracomm(c, "a collective")?;
+            let x = exchanged_w(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm.size() as usize)?;
+            alltoall_blocks(x, &comm)
+        })
+    }
+
+    fn Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, n: c_int, t: Handle, o: Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let (dt, n, op) = (datatype(t)?, count(n)?, op(o, t)?);
+            let lower = pack(inbuf, n, &dt)?;
+            let mut higher = pack(inoutbuf, n, &dt)?;
+            op.combine(&dt, n, &lower, &mut higher).map_err(err)?;
+            unpack(&higher, inoutbuf, n, &dt)
+        })
+    }
+
+    fn Op_commutative(o: Handle, commute: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let commutative = op(o, DATATYPE_NULL)?.is_commutative();
+            super::export::out(commute, commutative as c_int).map_err(|e| (e, "NULL commute".into()))
         })
     }
 

@@ -208,7 +208,12 @@ fn ialltoallv(
     rt: Handle,
     comm: &Comm,
 ) -> Result<Request, Failure> {
-    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm)?;
+    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, &rcounts, &rdispls, rt)?;
+    ialltoall_blocks(x, comm)
+}
+
+/// Ialltoall(v,w) of prepared blocks.
+fn ialltoall_blocks(x: Exchanged, comm: &Comm) -> Result<Request, Failure> {
     let lens = x.out.lens()?;
     clump_mpi::ialltoall(x.blocks, &lens, comm, fill(Some(x.out))).map_err(err)
 }
@@ -250,6 +255,33 @@ fn ialltoallv_c(
     ialltoallv(
         sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm,
     )
+}
+
+#[allow(clippy::too_many_arguments)] // MPI's own argument list
+fn ialltoallw(
+    sbuf: *const c_void,
+    scounts: *const c_int,
+    sdispls: *const c_int,
+    stypes: *const Handle,
+    rbuf: *mut c_void,
+    rcounts: *const c_int,
+    rdispls: *const c_int,
+    rtypes: *const Handle,
+    c: Handle,
+) -> Result<Request, Failure> {
+    let comm = coll(c)?;
+    let x = exchanged_w(
+        sbuf,
+        scounts,
+        sdispls,
+        stypes,
+        rbuf,
+        rcounts,
+        rdispls,
+        rtypes,
+        comm.size() as usize,
+    )?;
+    ialltoall_blocks(x, &comm)
 }
 
 /// A reduction's input (`MPI_IN_PLACE`: the receive buffer) and where its result goes.
@@ -428,6 +460,7 @@ nonblocking! {
     Iallgatherv Allgatherv_init (sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle) => iallgatherv_c;
     Ialltoall Alltoall_init (sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle) => ialltoall;
     Ialltoallv Alltoallv_init (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rt: Handle) => ialltoallv_c;
+    Ialltoallw Alltoallw_init (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const Handle) => ialltoallw;
     Ireduce Reduce_init (sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, root: c_int) => ireduce;
     Iallreduce Allreduce_init (sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle) => iallreduce;
     Iscan Scan_init (sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle) => iscan;

@@ -62,9 +62,9 @@ unsupported! {
         Get_hw_resource_info Grequest_complete Grequest_start Group_difference
         Group_from_session_pset Group_intersection Group_union Imrecv Imrecv_c
         Intercomm_create_from_groups Lookup_name Mrecv Mrecv_c
-        Op_commutative Op_create_c Open_port Pack_external Pack_external_c
+        Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
-        Publish_name Put_c Raccumulate_c Reduce_local Reduce_local_c
+        Publish_name Put_c Raccumulate_c Reduce_local_c
         Register_datarep Register_datarep_c Remove_error_class Remove_error_code
         Remove_error_string Request_get_status Request_get_status_all Request_get_status_any
         Request_get_status_some Rget_accumulate_c Rget_c Rput_c
@@ -160,9 +160,8 @@ unsupported! {
         Neighbor_allgatherv Neighbor_allgatherv_c Neighbor_allgatherv_init
         Neighbor_allgatherv_init_c Scatter_c Scatter_init_c Sendrecv_replace_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
-        Alltoallv_c Alltoallv_init_c Alltoallw Alltoallw_c Alltoallw_init
-        Alltoallw_init_c Gatherv_c Gatherv_init_c Ialltoallv_c
-        Ialltoallw Ialltoallw_c Igatherv_c Ineighbor_alltoallv
+        Alltoallv_c Alltoallv_init_c Alltoallw_c Alltoallw_init_c Gatherv_c Gatherv_init_c Ialltoallv_c
+        Ialltoallw_c Igatherv_c Ineighbor_alltoallv
         Ineighbor_alltoallv_c Ineighbor_alltoallw Ineighbor_alltoallw_c Iscatterv_c Neighbor_alltoallv Neighbor_alltoallv_c Neighbor_alltoallv_init
         Neighbor_alltoallv_init_c Neighbor_alltoallw Neighbor_alltoallw_c
         Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c Scatterv_init_c;

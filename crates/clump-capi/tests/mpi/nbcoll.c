@@ -96,6 +96,23 @@ static void v_forms(void) {
     CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     for (int k = 0; rank == 0 && k < size; k++) CHECK(col[2 * k] == 3 * k && col[2 * k + 1] == -9);
 
+    /* Ialltoallw: one int to each rank, from and to byte displacements. */
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * size);
+    int *bytes = malloc(sizeof(int) * size), *wout = malloc(sizeof(int) * size), *win = malloc(sizeof(int) * size);
+    for (int j = 0; j < size; j++) {
+        types[j] = MPI_INT;
+        bytes[j] = (int)sizeof(int) * j;
+        wout[j] = 10 * rank + j;
+        win[j] = -1;
+    }
+    CHECK_OK(MPI_Ialltoallw(wout, ones, bytes, types, win, ones, bytes, types, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int j = 0; j < size; j++) CHECK(win[j] == 10 * j + rank);
+    free(types);
+    free(bytes);
+    free(wout);
+    free(win);
+
     MPI_Datatype every_other;
     CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
     CHECK_OK(MPI_Type_commit(&every_other));
