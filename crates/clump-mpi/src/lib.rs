@@ -63,6 +63,7 @@ pub use runtime::{
     bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
     SendMode, Thresholds,
 };
+pub use sched::{reserve_tag, with_tag, CollTag};
 pub use status::Status;
 
 /// `MPI_Wtime`: seconds since `init`.

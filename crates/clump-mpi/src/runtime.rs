@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
 use crate::rendezvous;
-use crate::sched::Schedule;
+use crate::sched::{CollTag, Schedule};
 use crate::short_eager;
 use crate::single_copy::{self, Source};
 
@@ -111,6 +111,8 @@ pub struct Runtime {
     pub(crate) colls: RefCell<Vec<Schedule>>,
     /// How many schedules each collective context has started (their tags).
     pub(crate) nbc_calls: RefCell<HashMap<u32, u32>>,
+    /// The tag the next schedule takes (a persistent collective's start).
+    pub(crate) fixed_tag: Cell<Option<CollTag>>,
     /// How many times each context has been idup'ed (the duplicates' contexts).
     pub(crate) idups: RefCell<HashMap<u32, u32>>,
     /// This process's job rank, and whether each job rank is reached through shared
@@ -337,6 +339,7 @@ pub fn init() -> Result<()> {
         colls: RefCell::default(),
         nbc_calls: RefCell::default(),
         idups: RefCell::default(),
+        fixed_tag: Cell::new(None),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));

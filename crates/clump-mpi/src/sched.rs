@@ -69,19 +69,53 @@ pub(crate) struct Schedule {
     id: u64,
 }
 
+/// The tag of a persistent collective, taken when it is initialised: MPI orders a
+/// communicator's persistent collectives by their init calls (their starts may come in
+/// any order), so each start runs under the tag its init took.
+#[derive(Clone, Copy, Debug)]
+pub struct CollTag {
+    ctx: u32,
+    tag: i32,
+}
+
+/// Takes the next tag of `comm`'s collectives for a persistent collective.
+pub fn reserve_tag(comm: &Comm) -> Result<CollTag> {
+    let rt = runtime::get()?;
+    Ok(CollTag {
+        ctx: comm.coll_ctx(),
+        tag: next_tag(&rt, comm.coll_ctx()),
+    })
+}
+
+/// Runs `start` (which starts one collective) under `tag` instead of the next one.
+pub fn with_tag<T>(tag: CollTag, start: impl FnOnce() -> T) -> Result<T> {
+    let rt = runtime::get()?;
+    rt.fixed_tag.set(Some(tag));
+    let started = start();
+    rt.fixed_tag.set(None);
+    Ok(started)
+}
+
+fn next_tag(rt: &Runtime, ctx: u32) -> i32 {
+    let mut calls = rt.nbc_calls.borrow_mut();
+    let k = calls.entry(ctx).or_insert(0);
+    *k = (*k + 1) % TAGS;
+    TAG_BASE + *k as i32
+}
+
 impl Schedule {
-    /// An empty schedule on `comm`, with the next tag of its collectives.
+    /// An empty schedule on `comm`, with the next tag of its collectives (or the tag
+    /// [`with_tag`] gives it).
     pub fn new(comm: &Comm) -> Result<Schedule> {
         let rt = runtime::get()?;
-        let k = {
-            let mut calls = rt.nbc_calls.borrow_mut();
-            let k = calls.entry(comm.coll_ctx()).or_insert(0);
-            *k = (*k + 1) % TAGS;
-            *k
+        let ctx = comm.coll_ctx();
+        let tag = match rt.fixed_tag.take() {
+            Some(t) if t.ctx == ctx => t.tag,
+            _ => next_tag(&rt, ctx),
         };
         Ok(Schedule {
             comm: comm.clone(),
-            tag: TAG_BASE + k as i32,
+            tag,
             bufs: Vec::new(),
             rounds: VecDeque::new(),
             open: false,

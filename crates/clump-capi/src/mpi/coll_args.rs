@@ -14,6 +14,17 @@ pub fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
     (vec![per; n], (0..n).map(|i| i * per).collect())
 }
 
+/// The blocks of `per` elements each that only `root` reads (gather's receive side,
+/// scatter's send side): elsewhere none, and `per` is not looked at (the standard says it
+/// is ignored there).
+pub fn at_root(comm: &Comm, root: c_int, per: c_int) -> Result<(Vec<usize>, Vec<usize>), Failure> {
+    let here = comm.rank() == root;
+    Ok(regular(
+        size_if(comm, here),
+        if here { count(per)? } else { 0 },
+    ))
+}
+
 /// The counts and displacements of a v-form, `n` of each.
 pub fn v_form(
     counts_ptr: *const c_int,

@@ -272,7 +272,7 @@ mpi_functions! {
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
-            let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
+            let (rcounts, displs) = at_root(&comm, root, rn)?;
             gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
@@ -288,7 +288,7 @@ mpi_functions! {
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
             let comm = intracomm(c, "a collective")?;
-            let (scounts, displs) = regular(comm.size() as usize, count(sn)?);
+            let (scounts, displs) = at_root(&comm, root, sn)?;
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }

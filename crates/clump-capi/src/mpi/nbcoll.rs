@@ -81,7 +81,7 @@ fn igather(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
+    let (rcounts, displs) = at_root(&comm, root, rn)?;
     igatherv(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
 }
 
@@ -130,7 +130,7 @@ fn iscatter(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (scounts, displs) = regular(comm.size() as usize, count(sn)?);
+    let (scounts, displs) = at_root(&comm, root, sn)?;
     iscatterv(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
 }
 
@@ -421,14 +421,16 @@ fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
     out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
-/// A persistent collective on `c`: each `MPI_Start` begins `start` anew.
+/// A persistent collective on `c`: each `MPI_Start` begins `start` anew, under the tag
+/// taken now (persistent collectives are ordered by their init calls).
 fn persistent_out(
     c: Handle,
     req: *mut Handle,
-    start: Rc<dyn Fn() -> Result<Request, Failure>>,
+    start: impl Fn() -> Result<Request, Failure> + 'static,
 ) -> Result<(), Failure> {
-    coll(c)?;
-    out(req, put_persistent(start)).map_err(|e| (e, "NULL request".into()))
+    let tag = clump_mpi::reserve_tag(&coll(c)?).map_err(err)?;
+    let start = move || clump_mpi::with_tag(tag, &start).map_err(err)?;
+    out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
 }
 
 /// Exports each collective's non-blocking form (`I...`, with a request) and its persistent
@@ -442,7 +444,7 @@ macro_rules! nonblocking {
                 }
 
                 fn $init($($a: $t,)* c: Handle, _info: Handle, req: *mut Handle) -> c_int {
-                    on(c, || persistent_out(c, req, Rc::new(move || $f($($a,)* c))))
+                    on(c, || persistent_out(c, req, move || $f($($a,)* c)))
                 }
             )*
         }

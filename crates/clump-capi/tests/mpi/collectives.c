@@ -247,6 +247,31 @@ static void alltoallw(void) {
     free(stypes); free(rtypes); free(sbuf); free(rbuf);
 }
 
+/* Arguments the standard says are ignored: the receive side of a gather and the send side
+ * of a scatter off the root, the send count and type with MPI_IN_PLACE at the root. */
+static void ignored_arguments(void) {
+    int root = size - 1, *all = malloc(sizeof(int) * size), mine = rank * 5;
+    for (int i = 0; i < size; i++) all[i] = rank == root ? i * 5 : -1;
+    if (rank == root)
+        CHECK_OK(MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 1, MPI_INT, root, MPI_COMM_WORLD));
+    else
+        CHECK_OK(MPI_Gather(&mine, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    for (int i = 0; rank == root && i < size; i++) CHECK(all[i] == i * 5);
+    int got = -1;
+    if (rank == root)
+        CHECK_OK(MPI_Scatter(all, 1, MPI_INT, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    else
+        CHECK_OK(MPI_Scatter(NULL, -1, MPI_DATATYPE_NULL, &got, 1, MPI_INT, root, MPI_COMM_WORLD));
+    CHECK(rank == root || got == rank * 5);
+    MPI_Request r;
+    if (rank == root)
+        CHECK_OK(MPI_Igather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 1, MPI_INT, root, MPI_COMM_WORLD, &r));
+    else
+        CHECK_OK(MPI_Igather(&mine, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    free(all);
+}
+
 int main(int argc, char **argv) {
     CHECK_OK(MPI_Init(&argc, &argv));
     CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -259,6 +284,7 @@ int main(int argc, char **argv) {
     alltoall_reduce_scatter();
     reduce_local();
     alltoallw();
+    ignored_arguments();
     printf("collectives ok rank %d of %d\n", rank, size);
     CHECK_OK(MPI_Finalize());
     return 0;
