@@ -75,6 +75,12 @@ fn nonblocking_and_persistent_collectives_run_over_shared_memory_udp_and_two_hos
 }
 
 #[test]
+fn intercommunicator_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/intercoll.c", "mpi_intercoll");
+    runs_everywhere(&exe, "intercoll");
+}
+
+#[test]
 fn comms_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comms.c", "mpi_comms"),

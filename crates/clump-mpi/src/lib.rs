@@ -26,6 +26,7 @@ mod idle;
 mod intercomm;
 mod matching;
 mod nbc;
+mod nbc_inter;
 mod nbc_reduce;
 mod op;
 mod p2p;
@@ -53,6 +54,7 @@ pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter, Done, DoneBlocks};
+pub use nbc_inter::{role, Role, ROOT};
 pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use op::{Op, UserFn};
 pub use p2p::{

@@ -2,12 +2,13 @@
 //! allgather(v) and alltoall(v), as schedules ([`crate::sched`]). Each takes its input as
 //! packed bytes it owns and hands the result to `done` when the request completes (the C
 //! interface unpacks it there into the program's buffer). Broadcasts go through the hosts'
-//! leaders, as the blocking ones do.
+//! leaders, as the blocking ones do. On an intercommunicator each is [`nbc_inter`]'s.
 
 use crate::coll::{check_root, index_in, Tiers};
 use crate::coll_gather::check_lens;
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
+use crate::nbc_inter;
 use crate::p2p::Request;
 use crate::sched::Schedule;
 
@@ -57,6 +58,9 @@ pub(crate) fn finish(mut s: Schedule, buf: usize, done: Done) -> Result<Request>
 
 /// `MPI_Ibarrier`: dissemination, one message to and from a rank at each distance 2^k.
 pub fn ibarrier(comm: &Comm) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::ibarrier(comm);
+    }
     let mut s = Schedule::new(comm)?;
     let (r, n) = (comm.rank(), comm.size());
     let none = s.buf(Vec::new());
@@ -72,6 +76,9 @@ pub fn ibarrier(comm: &Comm) -> Result<Request> {
 
 /// `MPI_Ibcast` of `data` (the root's packed data; elsewhere a buffer as long) from `root`.
 pub fn ibcast(data: Vec<u8>, root: i32, comm: &Comm, done: Done) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::ibcast(data, root, comm, done);
+    }
     check_root(comm, root)?;
     let mut s = Schedule::new(comm)?;
     let buf = s.buf(data);
@@ -88,6 +95,9 @@ pub fn igather(
     comm: &Comm,
     done: DoneBlocks,
 ) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::igather(mine, lens, root, comm, done);
+    }
     check_root(comm, root)?;
     let mut s = Schedule::new(comm)?;
     if comm.rank() != root {
@@ -124,6 +134,9 @@ pub fn iscatter(
     comm: &Comm,
     done: Done,
 ) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::iscatter(blocks, want, root, comm, done);
+    }
     check_root(comm, root)?;
     let mut s = Schedule::new(comm)?;
     let me = comm.rank();
@@ -153,6 +166,9 @@ pub fn iscatter(
 /// `MPI_Iallgather(v)`: every rank's `mine` (rank `i`'s is `lens[i]` bytes) on every rank:
 /// gathered at rank 0, then broadcast through the hosts' leaders.
 pub fn iallgather(mine: Vec<u8>, lens: &[usize], comm: &Comm, done: DoneBlocks) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::iallgather(mine, lens, comm, done);
+    }
     check_lens(lens, comm)?;
     if mine.len() != lens[comm.rank() as usize] {
         return Err(Error::new(
@@ -205,6 +221,9 @@ pub fn ialltoall(
     comm: &Comm,
     done: DoneBlocks,
 ) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::ialltoall(blocks, recv_lens, comm, done);
+    }
     check_lens(recv_lens, comm)?;
     let n = recv_lens.len();
     if blocks.len() != n {

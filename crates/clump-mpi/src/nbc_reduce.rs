@@ -10,6 +10,7 @@ use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass, Result};
 use crate::nbc::{finish, host_bcast, Done};
+use crate::nbc_inter;
 use crate::op::Op;
 use crate::p2p::Request;
 use crate::sched::Schedule;
@@ -119,6 +120,9 @@ pub fn ireduce(
     comm: &Comm,
     done: Done,
 ) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::ireduce(send, count, dt, op, root, comm, done);
+    }
     check_root(comm, root)?;
     let c = Combine::new(&send, count, dt, op)?;
     let mut s = Schedule::new(comm)?;
@@ -136,6 +140,9 @@ pub fn iallreduce(
     comm: &Comm,
     done: Done,
 ) -> Result<Request> {
+    if comm.is_inter() {
+        return nbc_inter::iallreduce(send, count, dt, op, comm, done);
+    }
     let c = Combine::new(&send, count, dt, op)?;
     let mut s = Schedule::new(comm)?;
     let acc = s.buf(send);
@@ -154,6 +161,7 @@ pub fn ireduce_scatter(
     comm: &Comm,
     done: Done,
 ) -> Result<Request> {
+    comm.refuse_inter("MPI_Reduce_scatter")?;
     crate::coll_gather::check_lens(counts, comm)?;
     let c = Combine::new(&send, counts.iter().sum(), dt, op)?;
     let mut s = Schedule::new(comm)?;
@@ -201,6 +209,7 @@ pub fn iscan(
     inclusive: bool,
     done: Done,
 ) -> Result<Request> {
+    comm.refuse_inter("a scan")?;
     let c = Combine::new(&send, count, dt, op)?;
     let (r, n) = (comm.rank() as usize, comm.size() as usize);
     let mut s = Schedule::new(comm)?;

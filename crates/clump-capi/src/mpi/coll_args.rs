@@ -14,13 +14,33 @@ pub fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
     (vec![per; n], (0..n).map(|i| i * per).collect())
 }
 
+/// Whether this rank is `root`: on an intercommunicator, the one that passes `MPI_ROOT`.
+pub fn is_root(comm: &Comm, root: c_int) -> bool {
+    if comm.is_inter() {
+        root == clump_mpi::ROOT
+    } else {
+        comm.rank() == root
+    }
+}
+
+/// Whether this rank takes part beside the root (`None`: an all-form): on an
+/// intercommunicator the root's group-mates pass `MPI_PROC_NULL` and do not.
+pub fn sends(comm: &Comm, root: Option<c_int>) -> bool {
+    !comm.is_inter() || root.is_none_or(|r| r >= 0)
+}
+
+/// The blocks of a collective: one per rank, or per remote rank on an intercommunicator.
+pub fn peers(comm: &Comm) -> usize {
+    comm.remote_size().unwrap_or(comm.size()) as usize
+}
+
 /// The blocks of `per` elements each that only `root` reads (gather's receive side,
 /// scatter's send side): elsewhere none, and `per` is not looked at (the standard says it
 /// is ignored there).
 pub fn at_root(comm: &Comm, root: c_int, per: c_int) -> Result<(Vec<usize>, Vec<usize>), Failure> {
-    let here = comm.rank() == root;
+    let here = is_root(comm, root);
     Ok(regular(
-        size_if(comm, here),
+        at_root_len(comm, root),
         if here { count(per)? } else { 0 },
     ))
 }
@@ -34,10 +54,11 @@ pub fn v_form(
     Ok((counts(counts_ptr, n)?, counts(displs_ptr, n)?))
 }
 
-/// The size of `comm` where the arrays of a v-form are read (all ranks, or the root).
-pub fn size_if(comm: &Comm, read: bool) -> usize {
-    if read {
-        comm.size() as usize
+/// How many entries the arrays of a rooted v-form have here: one per peer at the root,
+/// none elsewhere (they are not read).
+pub fn at_root_len(comm: &Comm, root: c_int) -> usize {
+    if is_root(comm, root) {
+        peers(comm)
     } else {
         0
     }
@@ -139,12 +160,25 @@ pub fn gathered(
     comm: &Comm,
 ) -> Result<Gathered, Failure> {
     let me = comm.rank();
-    if root.is_some_and(|r| r != me) {
-        let mine = pack(sbuf, count(sn)?, &datatype(st)?)?;
+    if root.is_some_and(|r| !is_root(comm, r)) {
+        let mine = if sends(comm, root) {
+            pack(sbuf, count(sn)?, &datatype(st)?)?
+        } else {
+            Vec::new()
+        };
         return Ok(Gathered {
             mine,
             lens: Vec::new(),
             out: None,
+        });
+    }
+    // An intercommunicator's root contributes nothing.
+    if comm.is_inter() && root.is_some() {
+        let at = Blocks::v_form(rbuf, &rcounts, &displs, &datatype(rt)?);
+        return Ok(Gathered {
+            mine: Vec::new(),
+            lens: at.lens()?,
+            out: Some(at),
         });
     }
     let in_place = root.is_some() && is_in_place(sbuf);
@@ -179,16 +213,24 @@ pub fn scattered(
     root: c_int,
     comm: &Comm,
 ) -> Result<Scattered, Failure> {
-    let at_root = comm.rank() == root;
+    let at_root = is_root(comm, root);
     let in_place = at_root && is_in_place(rbuf);
     let blocks = if at_root {
         let from = Blocks::v_form(sbuf.cast_mut(), scounts, displs, &datatype(st)?);
-        (0..comm.size() as usize)
+        (0..peers(comm))
             .map(|i| from.pack(i))
             .collect::<Result<Vec<_>, _>>()?
     } else {
         Vec::new()
     };
+    // On an intercommunicator only the other group receives.
+    if comm.is_inter() && !sends(comm, Some(root)) {
+        return Ok(Scattered {
+            blocks,
+            want: 0,
+            out: None,
+        });
+    }
     let (dt, n) = if in_place {
         (datatype(st)?, scounts[comm.rank() as usize])
     } else {

@@ -5,6 +5,7 @@ use super::buffers::{counts, is_in_place, pack, unpack};
 use super::coll_args::*;
 use super::export::mpi_functions;
 use super::handles::*;
+use super::nbcoll::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::Datatype;
 use std::os::raw::{c_int, c_void};
@@ -202,11 +203,19 @@ mpi_functions! {
     }
 
     fn Barrier(c: Handle) -> c_int {
-        on(c, || clump_mpi::barrier(&intracomm(c, "a collective")?).map_err(err))
+        on(c, || {
+            if let Some(done) = on_inter(c, || ibarrier(c)) {
+                return done;
+            }
+            clump_mpi::barrier(&intracomm(c, "a collective")?).map_err(err)
+        })
     }
 
     fn Bcast(buf: *mut c_void, n: c_int, t: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ibcast(buf, n, t, root, c)) {
+                return done;
+            }
             let (dt, n, comm) = (datatype(t)?, count(n)?, intracomm(c, "a collective")?);
             let mut data = if comm.rank() == root { pack(buf, n, &dt)? } else { vec![0u8; dt.bytes(n).map_err(err)?] };
             clump_mpi::bcast(&mut data, n, &dt, root, &comm).map_err(err)?;
@@ -219,6 +228,9 @@ mpi_functions! {
 
     fn Reduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce(sbuf, rbuf, n, t, o, root, c)) {
+                return done;
+            }
             let (dt, n, op, comm) = (datatype(t)?, count(n)?, op(o, t)?, intracomm(c, "a collective")?);
             let at_root = comm.rank() == root;
             let send = if at_root { reduction_input(sbuf, rbuf, n, &dt)? } else { pack(sbuf, n, &dt)? };
@@ -232,7 +244,12 @@ mpi_functions! {
     }
 
     fn Allreduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
-        on(c, || reduction(sbuf, rbuf, n, t, o, c, clump_mpi::allreduce))
+        on(c, || {
+            if let Some(done) = on_inter(c, || iallreduce(sbuf, rbuf, n, t, o, c)) {
+                return done;
+            }
+            reduction(sbuf, rbuf, n, t, o, c, clump_mpi::allreduce)
+        })
     }
 
     fn Scan(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
@@ -271,6 +288,9 @@ mpi_functions! {
 
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || igather(sbuf, sn, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = at_root(&comm, root, rn)?;
             gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
@@ -279,14 +299,20 @@ mpi_functions! {
 
     fn Gatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || igatherv_c(sbuf, sn, st, rbuf, rcounts, displs, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let (rcounts, displs) = v_form(rcounts, displs, size_if(&comm, comm.rank() == root))?;
+            let (rcounts, displs) = v_form(rcounts, displs, at_root_len(&comm, root))?;
             gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
 
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iscatter(sbuf, sn, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (scounts, displs) = at_root(&comm, root, sn)?;
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
@@ -295,14 +321,20 @@ mpi_functions! {
 
     fn Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iscatterv_c(sbuf, scounts, displs, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let (scounts, displs) = v_form(scounts, displs, size_if(&comm, comm.rank() == root))?;
+            let (scounts, displs) = v_form(scounts, displs, at_root_len(&comm, root))?;
             scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }
 
     fn Allgather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iallgather(sbuf, sn, st, rbuf, rn, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
             allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
@@ -311,6 +343,9 @@ mpi_functions! {
 
     fn Allgatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iallgatherv_c(sbuf, sn, st, rbuf, rcounts, displs, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, comm.size() as usize)?;
             allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
@@ -319,6 +354,9 @@ mpi_functions! {
 
     fn Alltoall(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ialltoall(sbuf, sn, st, rbuf, rn, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             if let Some((send, recv)) = contiguous_blocks(sbuf, sn, st, rbuf, rn, rt, n)? {
@@ -332,6 +370,9 @@ mpi_functions! {
 
     fn Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let x = exchanged_w(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm.size() as usize)?;
             alltoall_blocks(x, &comm)
@@ -357,6 +398,9 @@ mpi_functions! {
 
     fn Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ialltoallv_c(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             let (scounts, sdispls) = v_form(scounts, sdispls, if is_in_place(sbuf) { 0 } else { n })?;

@@ -13,7 +13,20 @@ use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
 fn coll(c: Handle) -> Result<Comm, Failure> {
-    intracomm(c, "a collective")
+    comm(c)
+}
+
+/// On an intercommunicator a blocking collective runs its non-blocking form's schedule to
+/// completion (`None` on an intracommunicator, whose blocking forms have their own paths).
+pub fn on_inter(
+    c: Handle,
+    start: impl FnOnce() -> Result<Request, Failure>,
+) -> Option<Result<(), Failure>> {
+    match comm(c) {
+        Ok(comm) if !comm.is_inter() => None,
+        Ok(_) => Some(start().and_then(|mut r| clump_mpi::wait(&mut r).map(drop).map_err(err))),
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// A failure to write the result, as the request's error.
@@ -31,11 +44,11 @@ fn fill(out: Option<Blocks>) -> DoneBlocks {
     Box::new(move |blocks| out.map_or(Ok(()), |at| at.fill(&blocks).map_err(failed)))
 }
 
-fn ibarrier(c: Handle) -> Result<Request, Failure> {
+pub(super) fn ibarrier(c: Handle) -> Result<Request, Failure> {
     clump_mpi::ibarrier(&coll(c)?).map_err(err)
 }
 
-fn ibcast(
+pub(super) fn ibcast(
     buf: *mut c_void,
     n: c_int,
     t: Handle,
@@ -43,13 +56,17 @@ fn ibcast(
     c: Handle,
 ) -> Result<Request, Failure> {
     let (dt, n, comm) = (datatype(t)?, count(n)?, coll(c)?);
-    let at_root = comm.rank() == root;
+    let at_root = is_root(&comm, root);
+    // Off the root, those that take part receive (on an intercommunicator, the other group).
+    let takes = !at_root && sends(&comm, Some(root));
     let data = if at_root {
         pack(buf, n, &dt)?
-    } else {
+    } else if takes {
         vec![0u8; dt.bytes(n).map_err(err)?]
+    } else {
+        Vec::new()
     };
-    let out = (!at_root).then_some(Out { buf, n, dt });
+    let out = takes.then_some(Out { buf, n, dt });
     clump_mpi::ibcast(data, root, &comm, write_to(out)).map_err(err)
 }
 
@@ -70,7 +87,7 @@ fn igatherv(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn igather(
+pub(super) fn igather(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -86,7 +103,7 @@ fn igather(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn igatherv_c(
+pub(super) fn igatherv_c(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -98,7 +115,7 @@ fn igatherv_c(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (rcounts, displs) = v_form(rcounts, displs, size_if(&comm, comm.rank() == root))?;
+    let (rcounts, displs) = v_form(rcounts, displs, at_root_len(&comm, root))?;
     igatherv(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
 }
 
@@ -119,7 +136,7 @@ fn iscatterv(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn iscatter(
+pub(super) fn iscatter(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -135,7 +152,7 @@ fn iscatter(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn iscatterv_c(
+pub(super) fn iscatterv_c(
     sbuf: *const c_void,
     scounts: *const c_int,
     displs: *const c_int,
@@ -147,7 +164,7 @@ fn iscatterv_c(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (scounts, displs) = v_form(scounts, displs, size_if(&comm, comm.rank() == root))?;
+    let (scounts, displs) = v_form(scounts, displs, at_root_len(&comm, root))?;
     iscatterv(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
 }
 
@@ -166,7 +183,7 @@ fn iallgatherv(
     clump_mpi::iallgather(g.mine, &g.lens, comm, fill(g.out)).map_err(err)
 }
 
-fn iallgather(
+pub(super) fn iallgather(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -176,12 +193,12 @@ fn iallgather(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
+    let (rcounts, displs) = regular(peers(&comm), count(rn)?);
     iallgatherv(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn iallgatherv_c(
+pub(super) fn iallgatherv_c(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -192,7 +209,7 @@ fn iallgatherv_c(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let (rcounts, displs) = v_form(rcounts, displs, comm.size() as usize)?;
+    let (rcounts, displs) = v_form(rcounts, displs, peers(&comm))?;
     iallgatherv(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
 }
 
@@ -218,7 +235,7 @@ fn ialltoall_blocks(x: Exchanged, comm: &Comm) -> Result<Request, Failure> {
     clump_mpi::ialltoall(x.blocks, &lens, comm, fill(Some(x.out))).map_err(err)
 }
 
-fn ialltoall(
+pub(super) fn ialltoall(
     sbuf: *const c_void,
     sn: c_int,
     st: Handle,
@@ -228,7 +245,7 @@ fn ialltoall(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let n = comm.size() as usize;
+    let n = peers(&comm);
     let (scounts, sdispls) = regular(n, if is_in_place(sbuf) { 0 } else { count(sn)? });
     let (rcounts, rdispls) = regular(n, count(rn)?);
     ialltoallv(
@@ -237,7 +254,7 @@ fn ialltoall(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn ialltoallv_c(
+pub(super) fn ialltoallv_c(
     sbuf: *const c_void,
     scounts: *const c_int,
     sdispls: *const c_int,
@@ -249,7 +266,7 @@ fn ialltoallv_c(
     c: Handle,
 ) -> Result<Request, Failure> {
     let comm = coll(c)?;
-    let n = comm.size() as usize;
+    let n = peers(&comm);
     let (scounts, sdispls) = v_form(scounts, sdispls, if is_in_place(sbuf) { 0 } else { n })?;
     let (rcounts, rdispls) = v_form(rcounts, rdispls, n)?;
     ialltoallv(
@@ -258,7 +275,7 @@ fn ialltoallv_c(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn ialltoallw(
+pub(super) fn ialltoallw(
     sbuf: *const c_void,
     scounts: *const c_int,
     sdispls: *const c_int,
@@ -279,7 +296,7 @@ fn ialltoallw(
         rcounts,
         rdispls,
         rtypes,
-        comm.size() as usize,
+        peers(&comm),
     )?;
     ialltoall_blocks(x, &comm)
 }
@@ -297,7 +314,7 @@ fn reduction_args(
 }
 
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
-fn ireduce(
+pub(super) fn ireduce(
     sbuf: *const c_void,
     rbuf: *mut c_void,
     n: c_int,
@@ -307,19 +324,24 @@ fn ireduce(
     c: Handle,
 ) -> Result<Request, Failure> {
     let (comm, op) = (coll(c)?, op(o, t)?);
-    let at_root = comm.rank() == root;
-    // Only the root reads the receive buffer (`MPI_IN_PLACE`) and writes it.
-    let (send, out) = if at_root {
+    // Only the root reads the receive buffer (`MPI_IN_PLACE`) and writes it; an
+    // intercommunicator's root contributes nothing, nor do its group-mates.
+    let (send, out) = if is_root(&comm, root) && comm.is_inter() {
+        let (n, dt) = (count(n)?, datatype(t)?);
+        (Vec::new(), Some(Out { buf: rbuf, n, dt }))
+    } else if is_root(&comm, root) {
         let (send, out) = reduction_args(sbuf, rbuf, n, t)?;
         (send, Some(out))
-    } else {
+    } else if sends(&comm, Some(root)) {
         (pack(sbuf, count(n)?, &datatype(t)?)?, None)
+    } else {
+        (Vec::new(), None)
     };
     let dt = datatype(t)?;
     clump_mpi::ireduce(send, count(n)?, &dt, &op, root, &comm, write_to(out)).map_err(err)
 }
 
-fn iallreduce(
+pub(super) fn iallreduce(
     sbuf: *const c_void,
     rbuf: *mut c_void,
     n: c_int,
