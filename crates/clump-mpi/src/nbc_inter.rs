@@ -223,6 +223,41 @@ pub(crate) fn iallreduce(
     finish(s, acc, done)
 }
 
+/// Reduce-scatter: each group gets the reduction of the other group's vectors (as long as
+/// its own: the sum of `counts`, this group's counts), rank `i` its block of `counts[i]`
+/// elements. Every vector goes to every member of the other group (which blocks a
+/// member takes only the receiving group knows).
+pub(crate) fn ireduce_scatter(
+    send: Vec<u8>,
+    counts: &[usize],
+    dt: &Datatype,
+    op: &Op,
+    comm: &Comm,
+    done: Done,
+) -> Result<Request> {
+    if counts.len() != comm.size() as usize {
+        return Err(Error::new(
+            ErrorClass::Count,
+            format!("{} counts for a group of {}", counts.len(), comm.size()),
+        ));
+    }
+    let total = counts.iter().sum();
+    let me = comm.rank() as usize;
+    let start = dt.bytes(counts[..me].iter().sum())?;
+    let len = dt.bytes(counts[me])?;
+    let mut s = Schedule::new(comm)?;
+    let mine = s.buf(send);
+    (0..comm.remote_size()?).for_each(|j| s.send(j, mine));
+    let acc = s.buf(Vec::new());
+    combine_remote(&mut s, acc, total, dt, op)?;
+    s.then(move |bufs| {
+        let all = std::mem::take(&mut bufs[acc]);
+        bufs[acc] = all.get(start..start + len).unwrap_or_default().to_vec();
+        Ok(())
+    });
+    finish(s, acc, done)
+}
+
 fn check_remote(n: usize, comm: &Comm) -> Result<()> {
     let m = remote_size(comm)?;
     if n == m {

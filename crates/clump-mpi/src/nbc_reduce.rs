@@ -161,7 +161,9 @@ pub fn ireduce_scatter(
     comm: &Comm,
     done: Done,
 ) -> Result<Request> {
-    comm.refuse_inter("MPI_Reduce_scatter")?;
+    if comm.is_inter() {
+        return nbc_inter::ireduce_scatter(send, counts, dt, op, comm, done);
+    }
     crate::coll_gather::check_lens(counts, comm)?;
     let c = Combine::new(&send, counts.iter().sum(), dt, op)?;
     let mut s = Schedule::new(comm)?;

@@ -272,6 +272,9 @@ mpi_functions! {
 
     fn Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce_scatter(sbuf, rbuf, rcounts, t, o, c)) {
+                return done;
+            }
             let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = counts(rcounts, comm.size() as usize)?;
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)
@@ -280,6 +283,9 @@ mpi_functions! {
 
     fn Reduce_scatter_block(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce_scatter_block(sbuf, rbuf, n, t, o, c)) {
+                return done;
+            }
             let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = vec![count(n)?; comm.size() as usize];
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)

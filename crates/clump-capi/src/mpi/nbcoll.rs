@@ -413,7 +413,7 @@ fn ireduce_scatter_counts(
     clump_mpi::ireduce_scatter(send, &rcounts, &dt, &op, comm, write_to(Some(out))).map_err(err)
 }
 
-fn ireduce_scatter(
+pub(super) fn ireduce_scatter(
     sbuf: *const c_void,
     rbuf: *mut c_void,
     rcounts: *const c_int,
@@ -426,7 +426,7 @@ fn ireduce_scatter(
     ireduce_scatter_counts(sbuf, rbuf, rcounts, t, o, &comm)
 }
 
-fn ireduce_scatter_block(
+pub(super) fn ireduce_scatter_block(
     sbuf: *const c_void,
     rbuf: *mut c_void,
     n: c_int,

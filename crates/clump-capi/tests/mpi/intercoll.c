@@ -49,6 +49,18 @@ static void all_forms(MPI_Comm inter) {
     CHECK_OK(MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, inter));
     for (int r = 0; r < rsize; r++) CHECK(from[r] == 100 * remote_world(r) + lrank);
 
+    /* Reduce_scatter_block: vectors of lsize * rsize elements (alike in both groups), this
+     * rank's block of the other group's sum is rsize of them. */
+    int total = lsize * rsize, *vec = malloc(sizeof(int) * total), block[64];
+    for (int k = 0; k < total; k++) vec[k] = 1000 * rank + k;
+    CHECK_OK(MPI_Reduce_scatter_block(vec, block, rsize, MPI_INT, MPI_SUM, inter));
+    for (int k = 0; k < rsize; k++) {
+        int expect = 0;
+        for (int r = 0; r < rsize; r++) expect += 1000 * remote_world(r) + lrank * rsize + k;
+        CHECK(block[k] == expect);
+    }
+    free(vec);
+
     /* Non-blocking, several in flight. */
     MPI_Request req[4];
     int root = left ? 0 : (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL), v = left ? -1 : 7, isum = -1;
