@@ -5,7 +5,7 @@
 //! on all of them): contexts from [`IDUP_BASE`] on are these, the agreed ones stay below.
 
 use crate::comm::Comm;
-use crate::error::{Error, ErrorClass, Result};
+use crate::error::Result;
 use crate::p2p::Request;
 use crate::runtime;
 use crate::sched::Schedule;
@@ -24,7 +24,9 @@ fn derived(parent: u32, k: u32) -> Option<u32> {
 
 impl Comm {
     /// `MPI_Comm_idup`: the same members in a new context, handed to `done` when the
-    /// request completes (at once: nothing needs to be agreed).
+    /// request completes (at once: nothing needs to be agreed, but for a parent beyond the
+    /// derived range, such as a duplicate of a duplicate, whose members agree as a
+    /// blocking dup does).
     pub fn idup(&self, done: Box<dyn FnOnce(Comm) -> Result<()>>) -> Result<Request> {
         let rt = runtime::get()?;
         let parent = self.ctx() as u32;
@@ -34,15 +36,12 @@ impl Comm {
             *k += 1;
             *k - 1
         };
-        let ctx = derived(parent, k).ok_or_else(|| {
-            Error::new(
-                ErrorClass::Comm,
-                format!(
-                    "MPI_Comm_idup of this communicator (context {parent}, duplicate {k}) is beyond clump's derived contexts; MPI_Comm_dup serves it"
-                ),
-            )
-        })?;
-        let dup = self.in_ctx(ctx);
+        // Past the derived range (a duplicate of a duplicate, mostly) the members agree on
+        // a context as MPI_Comm_dup does, which waits for them.
+        let dup = match derived(parent, k) {
+            Some(ctx) => self.in_ctx(ctx),
+            None => self.dup()?,
+        };
         let mut s = Schedule::new(self)?;
         s.then(move |_| done(dup));
         s.start()

@@ -199,6 +199,14 @@ static void idup(void) {
         CHECK_OK(MPI_Iallreduce(&in, &total[i], 1, MPI_INT, MPI_SUM, dup[i], &r[n++]));
     }
     CHECK_OK(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
+    /* A duplicate of a duplicate. */
+    MPI_Comm again;
+    int twice = 0;
+    CHECK_OK(MPI_Comm_idup(dup[2], &again, &r[0]));
+    CHECK_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Allreduce(&in, &twice, 1, MPI_INT, MPI_SUM, again));
+    CHECK(twice == size * (size + 1) / 2);
+    CHECK_OK(MPI_Comm_free(&again));
     for (int i = 0; i < 3; i++) {
         if (i < 2 && pair[i] == MPI_COMM_NULL) continue;
         CHECK(total[i] == want[i]);
