@@ -199,14 +199,23 @@ static void idup(void) {
         CHECK_OK(MPI_Iallreduce(&in, &total[i], 1, MPI_INT, MPI_SUM, dup[i], &r[n++]));
     }
     CHECK_OK(MPI_Waitall(n, r, MPI_STATUSES_IGNORE));
-    /* A duplicate of a duplicate. */
-    MPI_Comm again;
-    int twice = 0;
-    CHECK_OK(MPI_Comm_idup(dup[2], &again, &r[0]));
+    /* Duplicates of two duplicates, started in another order on odd ranks. */
+    MPI_Comm other, again[2];
+    int twice[2] = {0, 0};
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &other, &r[0]));
     CHECK_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
-    CHECK_OK(MPI_Allreduce(&in, &twice, 1, MPI_INT, MPI_SUM, again));
-    CHECK(twice == size * (size + 1) / 2);
-    CHECK_OK(MPI_Comm_free(&again));
+    MPI_Comm parents[2] = {dup[2], other};
+    for (int k = 0; k < 2; k++) {
+        int j = rank % 2 ? 1 - k : k;
+        CHECK_OK(MPI_Comm_idup(parents[j], &again[j], &r[j]));
+    }
+    CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    for (int j = 0; j < 2; j++) {
+        CHECK_OK(MPI_Allreduce(&in, &twice[j], 1, MPI_INT, MPI_SUM, again[j]));
+        CHECK(twice[j] == size * (size + 1) / 2);
+        CHECK_OK(MPI_Comm_free(&again[j]));
+    }
+    CHECK_OK(MPI_Comm_free(&other));
     for (int i = 0; i < 3; i++) {
         if (i < 2 && pair[i] == MPI_COMM_NULL) continue;
         CHECK(total[i] == want[i]);
