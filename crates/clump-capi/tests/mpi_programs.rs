@@ -55,6 +55,18 @@ fn collectives_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn nonblocking_and_persistent_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/nbcoll.c", "mpi_nbcoll");
+    runs_everywhere(&exe, "nbcoll");
+}
+
+#[test]
+fn intercommunicator_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/intercoll.c", "mpi_intercoll");
+    runs_everywhere(&exe, "intercoll");
+}
+
+#[test]
 fn comms_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/comms.c", "mpi_comms"),

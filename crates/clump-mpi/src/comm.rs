@@ -89,6 +89,14 @@ impl Comm {
         self
     }
 
+    /// The same members (and remote group) in context `ctx`.
+    pub(crate) fn in_ctx(&self, ctx: u32) -> Comm {
+        Comm {
+            ctx,
+            ..self.clone()
+        }
+    }
+
     /// `MPI_Comm_test_inter`.
     pub fn is_inter(&self) -> bool {
         self.remote.is_some()

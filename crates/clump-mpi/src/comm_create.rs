@@ -13,8 +13,8 @@ use crate::group::{Comparison, Group, UNDEFINED};
 use crate::op::Op;
 use crate::runtime;
 
-/// The largest context: its collective context `2 * ctx + 1` must fit a `u32`.
-const MAX_CTX: u32 = u32::MAX / 2 - 1;
+/// The largest agreed context: those above are derived by `MPI_Comm_idup`.
+const MAX_CTX: u32 = crate::comm_idup::IDUP_BASE - 1;
 
 /// Agrees with every member of `parent` on a context none of them has used: the largest of
 /// their next free contexts. A process never takes the same context twice, so two

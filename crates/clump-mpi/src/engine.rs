@@ -139,6 +139,9 @@ pub enum ReqKind {
         /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
         unpack: Option<Box<Unpack>>,
     },
+    /// A non-blocking collective: its schedule runs in the runtime and completes this
+    /// request with its outcome.
+    Coll { error: Option<Error> },
 }
 
 /// The user's buffer of a non-contiguous receive, and the staging bytes `buf` points into.
@@ -220,6 +223,19 @@ impl Engine {
             done: false,
             status: Status::empty(),
         })
+    }
+
+    /// A request for a non-blocking collective, completed by [`Engine::finish_coll`].
+    pub fn add_coll(&mut self) -> u64 {
+        self.add_req(ReqKind::Coll { error: None })
+    }
+
+    /// Collective request `id` has finished, failed if `error` says so.
+    pub fn finish_coll(&mut self, id: u64, error: Option<Error>) {
+        if let Some(r) = self.reqs.get_mut(id) {
+            r.kind = ReqKind::Coll { error };
+            r.done = true;
+        }
     }
 
     /// Request `id`, the blocking receive's slot included.

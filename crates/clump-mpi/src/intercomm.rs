@@ -54,7 +54,7 @@ fn share(local: &Comm, root: i32, theirs: Vec<u32>) -> Result<Vec<u32>> {
 
 /// Takes the two contexts `ctx` and `ctx + 1` on this process.
 fn take_pair(ctx: u32) -> Result<u32> {
-    if ctx >= u32::MAX / 2 - 2 {
+    if ctx >= crate::comm_idup::IDUP_BASE - 2 {
         return Err(Error::new(
             ErrorClass::Intern,
             "no communicator contexts are left",

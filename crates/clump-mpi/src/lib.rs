@@ -15,6 +15,7 @@ mod coll_reduce_shm;
 mod coll_shm;
 mod comm;
 mod comm_create;
+mod comm_idup;
 mod completion;
 mod datatype;
 mod datatype_grid;
@@ -25,6 +26,9 @@ mod group;
 mod idle;
 mod intercomm;
 mod matching;
+mod nbc;
+mod nbc_inter;
+mod nbc_reduce;
 mod neighbor;
 mod op;
 mod p2p;
@@ -32,6 +36,7 @@ mod placement;
 mod rendezvous;
 mod requests;
 mod runtime;
+mod sched;
 mod sequence;
 mod short_eager;
 mod single_copy;
@@ -53,6 +58,9 @@ pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter, Done, DoneBlocks};
+pub use nbc_inter::{role, Role, ROOT};
+pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use neighbor::neighbor_alltoall;
 pub use op::{set_extended, Extended, Op, UserFn};
 pub use p2p::{
@@ -63,6 +71,7 @@ pub use runtime::{
     bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
     SendMode, Thresholds,
 };
+pub use sched::{reserve_tag, with_tag, CollTag};
 pub use status::Status;
 pub use topology::{grid_size, Topology};
 

@@ -227,6 +227,9 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         sent?;
         return got;
     }
+    if let ReqKind::Coll { error: Some(e) } = r.kind {
+        return Err(e);
+    }
     outcome(r.finish())
 }
 
@@ -520,6 +523,10 @@ pub fn cancel(req: &Request) -> Result<bool> {
 impl Request {
     pub(crate) fn from_id(id: u64) -> Request {
         Request(id)
+    }
+
+    pub(crate) fn into_id(self) -> u64 {
+        self.0
     }
 
     /// Whether `wait` would return at once.

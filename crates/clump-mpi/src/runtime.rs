@@ -1,6 +1,7 @@
 //! The process's MPI state: the clump job, the engine, the thresholds, and progress.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
 use crate::rendezvous;
+use crate::sched::{CollTag, Schedule};
 use crate::short_eager;
 use crate::single_copy::{self, Source};
 
@@ -105,6 +107,14 @@ pub struct Runtime {
     pub(crate) split: bool,
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
+    /// The non-blocking collectives in flight, in the order they started.
+    pub(crate) colls: RefCell<Vec<Schedule>>,
+    /// How many schedules each collective context has started (their tags).
+    pub(crate) nbc_calls: RefCell<HashMap<u32, u32>>,
+    /// The tag the next schedule takes (a persistent collective's start).
+    pub(crate) fixed_tag: Cell<Option<CollTag>>,
+    /// How many times each context has been idup'ed (the duplicates' contexts).
+    pub(crate) idups: RefCell<HashMap<u32, u32>>,
     /// This process's job rank, and whether each job rank is reached through shared
     /// memory (fixed at init; asked on every send).
     me: u32,
@@ -326,6 +336,10 @@ pub fn init() -> Result<()> {
         single_copy,
         split: core_each,
         slots,
+        colls: RefCell::default(),
+        nbc_calls: RefCell::default(),
+        idups: RefCell::default(),
+        fixed_tag: Cell::new(None),
     };
     rt.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
@@ -488,7 +502,11 @@ impl Runtime {
         {
             // Most polls leave nothing to do after the handlers (eager messages).
             let e = self.engine.borrow();
-            if e.actions.is_empty() && !e.has_detached() && e.fault.is_none() {
+            if e.actions.is_empty()
+                && !e.has_detached()
+                && e.fault.is_none()
+                && self.colls.borrow().is_empty()
+            {
                 return Ok(n > 0);
             }
         }
@@ -524,11 +542,25 @@ impl Runtime {
                 },
             }
         }
+        let busy = self.advance_colls() || busy;
         self.engine.borrow_mut().reap();
         if let Some(f) = self.engine.borrow_mut().fault.take() {
             return Err(f);
         }
         Ok(busy)
+    }
+
+    /// Advances every non-blocking collective in flight, in the order they started; true
+    /// when one finished. (A schedule's step may poll, but never starts another.)
+    fn advance_colls(&self) -> bool {
+        let mut active = std::mem::take(&mut *self.colls.borrow_mut());
+        let before = active.len();
+        active.retain_mut(|s| !s.advance(self));
+        let finished = active.len() < before;
+        let mut colls = self.colls.borrow_mut();
+        active.append(&mut colls);
+        *colls = active;
+        finished
     }
 
     /// Polls until `done` holds, blocking in clump when nothing happens.

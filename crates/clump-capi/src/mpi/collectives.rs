@@ -1,64 +1,14 @@
 //! The collectives from C: each packs its C buffers (`MPI_IN_PLACE` where the standard
 //! allows it), runs clump-mpi's collective on packed bytes, and unpacks the result.
 
-use super::buffers::{counts, element, is_in_place, pack, unpack};
+use super::buffers::{counts, is_in_place, pack, unpack};
+use super::coll_args::*;
 use super::export::mpi_functions;
 use super::handles::*;
+use super::nbcoll::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::Datatype;
 use std::os::raw::{c_int, c_void};
-
-/// Block `i` of a v-form buffer: `counts[i]` elements at `displs[i]` elements.
-fn block(buf: *const c_void, displs: &[usize], i: usize, dt: &Datatype) -> *const c_void {
-    element(buf, displs[i], dt)
-}
-
-/// The lengths in bytes of `counts` elements of `dt`.
-fn lens(counts: &[usize], dt: &Datatype) -> Result<Vec<usize>, Failure> {
-    counts.iter().map(|&c| dt.bytes(c).map_err(err)).collect()
-}
-
-/// A receive buffer of blocks: block `i` is `counts[i]` elements of `dt` at `displs[i]`.
-struct Blocks<'a> {
-    buf: *mut c_void,
-    counts: &'a [usize],
-    displs: &'a [usize],
-    dt: Datatype,
-}
-
-impl Blocks<'_> {
-    /// This rank's contribution: its send buffer, or for `MPI_IN_PLACE` its own block.
-    fn own(
-        &self,
-        sbuf: *const c_void,
-        sn: c_int,
-        st: Handle,
-        me: usize,
-    ) -> Result<Vec<u8>, Failure> {
-        if is_in_place(sbuf) {
-            pack(
-                block(self.buf, self.displs, me, &self.dt),
-                self.counts[me],
-                &self.dt,
-            )
-        } else {
-            pack(sbuf, count(sn)?, &datatype(st)?)
-        }
-    }
-
-    /// Writes each packed block in its place, all but `skip` (a block already there).
-    fn fill(&self, blocks: &[Vec<u8>], skip: Option<usize>) -> Result<(), Failure> {
-        for (i, b) in blocks.iter().enumerate().filter(|&(i, _)| Some(i) != skip) {
-            unpack(
-                b,
-                block(self.buf, self.displs, i, &self.dt).cast_mut(),
-                self.counts[i],
-                &self.dt,
-            )?;
-        }
-        Ok(())
-    }
-}
 
 /// Gather and Gatherv: `rcounts` and `displs` (in elements of `rt`) matter at the root.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
@@ -67,29 +17,15 @@ fn gather_into(
     sn: c_int,
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    displs: &[usize],
+    rcounts: Vec<usize>,
+    displs: Vec<usize>,
     rt: Handle,
     root: c_int,
-    c: Handle,
+    comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let comm = intracomm(c, "a collective")?;
-    let me = comm.rank() as usize;
-    if comm.rank() != root {
-        let mine = pack(sbuf, count(sn)?, &datatype(st)?)?;
-        return clump_mpi::gather(&mine, &[], root, &comm)
-            .map(drop)
-            .map_err(err);
-    }
-    let at = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs,
-        dt: datatype(rt)?,
-    };
-    let mine = at.own(sbuf, sn, st, me)?;
-    let blocks = clump_mpi::gather(&mine, &lens(rcounts, &at.dt)?, root, &comm).map_err(err)?;
-    at.fill(&blocks, is_in_place(sbuf).then_some(me))
+    let g = gathered(sbuf, sn, st, rbuf, rcounts, displs, rt, Some(root), comm)?;
+    let blocks = clump_mpi::gather(&g.mine, &g.lens, root, comm).map_err(err)?;
+    g.out.map_or(Ok(()), |at| at.fill(&blocks))
 }
 
 /// Scatter and Scatterv: `scounts` and `displs` (in elements of `st`) matter at the root.
@@ -103,30 +39,11 @@ fn scatter_from(
     rn: c_int,
     rt: Handle,
     root: c_int,
-    c: Handle,
+    comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let comm = intracomm(c, "a collective")?;
-    let at_root = comm.rank() == root;
-    let in_place = at_root && is_in_place(rbuf);
-    let blocks = if at_root {
-        let sdt = datatype(st)?;
-        (0..comm.size() as usize)
-            .map(|i| pack(block(sbuf, displs, i, &sdt), scounts[i], &sdt))
-            .collect::<Result<Vec<_>, _>>()?
-    } else {
-        Vec::new()
-    };
-    let (rdt, rn) = if in_place {
-        (datatype(st)?, scounts[comm.rank() as usize])
-    } else {
-        (datatype(rt)?, count(rn)?)
-    };
-    let mine =
-        clump_mpi::scatter(&blocks, rdt.bytes(rn).map_err(err)?, root, &comm).map_err(err)?;
-    if !in_place {
-        unpack(&mine, rbuf, rn, &rdt)?;
-    }
-    Ok(())
+    let a = scattered(sbuf, scounts, displs, st, rbuf, rn, rt, root, comm)?;
+    let mine = clump_mpi::scatter(&a.blocks, a.want, root, comm).map_err(err)?;
+    a.out.map_or(Ok(()), |o| o.write(&mine))
 }
 
 /// Allgather and Allgatherv: rank `i`'s block is `rcounts[i]` elements at `displs[i]`.
@@ -136,20 +53,14 @@ fn allgather_into(
     sn: c_int,
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    displs: &[usize],
+    rcounts: Vec<usize>,
+    displs: Vec<usize>,
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let at = Blocks {
-        buf: rbuf,
-        counts: rcounts,
-        displs,
-        dt: datatype(rt)?,
-    };
-    let mine = at.own(sbuf, sn, st, comm.rank() as usize)?;
-    let blocks = clump_mpi::allgather(&mine, &lens(rcounts, &at.dt)?, comm).map_err(err)?;
-    at.fill(&blocks, None)
+    let g = gathered(sbuf, sn, st, rbuf, rcounts, displs, rt, None, comm)?;
+    let blocks = clump_mpi::allgather(&g.mine, &g.lens, comm).map_err(err)?;
+    g.out.map_or(Ok(()), |at| at.fill(&blocks))
 }
 
 /// Alltoall and Alltoallv; `MPI_IN_PLACE` sends from the receive buffer's layout.
@@ -160,31 +71,20 @@ fn alltoall_into(
     sdispls: &[usize],
     st: Handle,
     rbuf: *mut c_void,
-    rcounts: &[usize],
-    rdispls: &[usize],
+    rcounts: Vec<usize>,
+    rdispls: Vec<usize>,
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let rdt = datatype(rt)?;
-    let (sbuf, scounts, sdispls, sdt) = if is_in_place(sbuf) {
-        (rbuf.cast_const(), rcounts, rdispls, rdt.clone())
-    } else {
-        (sbuf, scounts, sdispls, datatype(st)?)
-    };
-    let blocks = (0..comm.size() as usize)
-        .map(|j| pack(block(sbuf, sdispls, j, &sdt), scounts[j], &sdt))
-        .collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&[u8]> = blocks.iter().map(Vec::as_slice).collect();
-    let got = clump_mpi::alltoall(&refs, &lens(rcounts, &rdt)?, comm).map_err(err)?;
-    for (j, b) in got.iter().enumerate() {
-        unpack(
-            b,
-            block(rbuf, rdispls, j, &rdt).cast_mut(),
-            rcounts[j],
-            &rdt,
-        )?;
-    }
-    Ok(())
+    let x = exchanged(sbuf, scounts, sdispls, st, rbuf, &rcounts, &rdispls, rt)?;
+    alltoall_blocks(x, comm)
+}
+
+/// Alltoall(v,w) of prepared blocks.
+fn alltoall_blocks(x: Exchanged, comm: &clump_mpi::Comm) -> Result<(), Failure> {
+    let refs: Vec<&[u8]> = x.blocks.iter().map(Vec::as_slice).collect();
+    let got = clump_mpi::alltoall(&refs, &x.out.lens()?, comm).map_err(err)?;
+    x.out.fill(&got)
 }
 
 /// A send buffer to read and a receive buffer to write, apart.
@@ -212,39 +112,6 @@ fn contiguous_blocks<'a>(
     let slen = sdt.bytes(count(sn)? * n).map_err(err)?;
     let rlen = rdt.bytes(count(rn)? * n).map_err(err)?;
     Ok(separate_buffers(sbuf, slen, rbuf, rlen))
-}
-
-/// `n` blocks of `per` elements each, back to back: counts and displacements.
-fn regular(n: usize, per: usize) -> (Vec<usize>, Vec<usize>) {
-    (vec![per; n], (0..n).map(|i| i * per).collect())
-}
-
-/// The counts and displacements of a v-form, `n` of each.
-fn v_form(
-    counts_ptr: *const c_int,
-    displs_ptr: *const c_int,
-    n: usize,
-) -> Result<(Vec<usize>, Vec<usize>), Failure> {
-    Ok((counts(counts_ptr, n)?, counts(displs_ptr, n)?))
-}
-
-/// The size of `comm` where the arrays of a v-form are read (all ranks, or the root).
-fn size_if(comm: &clump_mpi::Comm, read: bool) -> usize {
-    if read {
-        comm.size() as usize
-    } else {
-        0
-    }
-}
-
-/// A reduction's send data: `sbuf`, or the receive buffer for `MPI_IN_PLACE`.
-fn reduction_input(
-    sbuf: *const c_void,
-    rbuf: *const c_void,
-    n: usize,
-    dt: &Datatype,
-) -> Result<Vec<u8>, Failure> {
-    pack(if is_in_place(sbuf) { rbuf } else { sbuf }, n, dt)
 }
 
 /// `clump_mpi::allreduce` or `scan`.
@@ -336,11 +203,19 @@ mpi_functions! {
     }
 
     fn Barrier(c: Handle) -> c_int {
-        on(c, || clump_mpi::barrier(&intracomm(c, "a collective")?).map_err(err))
+        on(c, || {
+            if let Some(done) = on_inter(c, || ibarrier(c)) {
+                return done;
+            }
+            clump_mpi::barrier(&intracomm(c, "a collective")?).map_err(err)
+        })
     }
 
     fn Bcast(buf: *mut c_void, n: c_int, t: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ibcast(buf, n, t, root, c)) {
+                return done;
+            }
             let (dt, n, comm) = (datatype(t)?, count(n)?, intracomm(c, "a collective")?);
             let mut data = if comm.rank() == root { pack(buf, n, &dt)? } else { vec![0u8; dt.bytes(n).map_err(err)?] };
             clump_mpi::bcast(&mut data, n, &dt, root, &comm).map_err(err)?;
@@ -353,6 +228,9 @@ mpi_functions! {
 
     fn Reduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce(sbuf, rbuf, n, t, o, root, c)) {
+                return done;
+            }
             let (dt, n, op, comm) = (datatype(t)?, count(n)?, op(o, t)?, intracomm(c, "a collective")?);
             let at_root = comm.rank() == root;
             let send = if at_root { reduction_input(sbuf, rbuf, n, &dt)? } else { pack(sbuf, n, &dt)? };
@@ -366,7 +244,12 @@ mpi_functions! {
     }
 
     fn Allreduce(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
-        on(c, || reduction(sbuf, rbuf, n, t, o, c, clump_mpi::allreduce))
+        on(c, || {
+            if let Some(done) = on_inter(c, || iallreduce(sbuf, rbuf, n, t, o, c)) {
+                return done;
+            }
+            reduction(sbuf, rbuf, n, t, o, c, clump_mpi::allreduce)
+        })
     }
 
     fn Scan(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
@@ -389,6 +272,9 @@ mpi_functions! {
 
     fn Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce_scatter(sbuf, rbuf, rcounts, t, o, c)) {
+                return done;
+            }
             let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = counts(rcounts, comm.size() as usize)?;
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)
@@ -397,6 +283,9 @@ mpi_functions! {
 
     fn Reduce_scatter_block(sbuf: *const c_void, rbuf: *mut c_void, n: c_int, t: Handle, o: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ireduce_scatter_block(sbuf, rbuf, n, t, o, c)) {
+                return done;
+            }
             let (dt, comm) = (datatype(t)?, intracomm(c, "a collective")?);
             let rcounts = vec![count(n)?; comm.size() as usize];
             reduce_scatter_into(sbuf, rbuf, &rcounts, &dt, o, t, &comm)
@@ -405,58 +294,75 @@ mpi_functions! {
 
     fn Gather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            // The receive arguments matter at the root only.
+            if let Some(done) = on_inter(c, || igather(sbuf, sn, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let per = if comm.rank() == root { count(rn)? } else { 0 };
-            let (rcounts, displs) = regular(comm.size() as usize, per);
-            gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
+            let (rcounts, displs) = at_root(&comm, root, rn)?;
+            gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
 
     fn Gatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || igatherv_c(sbuf, sn, st, rbuf, rcounts, displs, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let (rcounts, displs) = v_form(rcounts, displs, size_if(&comm, comm.rank() == root))?;
-            gather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, root, c)
+            let (rcounts, displs) = v_form(rcounts, displs, at_root_len(&comm, root))?;
+            gather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, root, &comm)
         })
     }
 
     fn Scatter(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
-            // The send arguments matter at the root only.
+            if let Some(done) = on_inter(c, || iscatter(sbuf, sn, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let per = if comm.rank() == root { count(sn)? } else { 0 };
-            let (scounts, displs) = regular(comm.size() as usize, per);
-            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
+            let (scounts, displs) = at_root(&comm, root, sn)?;
+            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }
 
     fn Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, root: c_int, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iscatterv_c(sbuf, scounts, displs, st, rbuf, rn, rt, root, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
-            let (scounts, displs) = v_form(scounts, displs, size_if(&comm, comm.rank() == root))?;
-            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, c)
+            let (scounts, displs) = v_form(scounts, displs, at_root_len(&comm, root))?;
+            scatter_from(sbuf, &scounts, &displs, st, rbuf, rn, rt, root, &comm)
         })
     }
 
     fn Allgather(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iallgather(sbuf, sn, st, rbuf, rn, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = regular(comm.size() as usize, count(rn)?);
-            allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
+            allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
         })
     }
 
     fn Allgatherv(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || iallgatherv_c(sbuf, sn, st, rbuf, rcounts, displs, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let (rcounts, displs) = v_form(rcounts, displs, comm.size() as usize)?;
-            allgather_into(sbuf, sn, st, rbuf, &rcounts, &displs, rt, &comm)
+            allgather_into(sbuf, sn, st, rbuf, rcounts, displs, rt, &comm)
         })
     }
 
     fn Alltoall(sbuf: *const c_void, sn: c_int, st: Handle, rbuf: *mut c_void, rn: c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ialltoall(sbuf, sn, st, rbuf, rn, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             if let Some((send, recv)) = contiguous_blocks(sbuf, sn, st, rbuf, rn, rt, n)? {
@@ -464,17 +370,48 @@ mpi_functions! {
             }
             let (scounts, sdispls) = regular(n, if is_in_place(sbuf) { 0 } else { count(sn)? });
             let (rcounts, rdispls) = regular(n, count(rn)?);
-            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, &rcounts, &rdispls, rt, &comm)
+            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm)
+        })
+    }
+
+    fn Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const Handle, c: Handle) -> c_int {
+        on(c, || {
+            if let Some(done) = on_inter(c, || ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, c)) {
+                return done;
+            }
+            let comm = intracomm(c, "a collective")?;
+            let x = exchanged_w(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm.size() as usize)?;
+            alltoall_blocks(x, &comm)
+        })
+    }
+
+    fn Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, n: c_int, t: Handle, o: Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let (dt, n, op) = (datatype(t)?, count(n)?, op(o, t)?);
+            let lower = pack(inbuf, n, &dt)?;
+            let mut higher = pack(inoutbuf, n, &dt)?;
+            op.combine(&dt, n, &lower, &mut higher).map_err(err)?;
+            unpack(&higher, inoutbuf, n, &dt)
+        })
+    }
+
+    fn Op_commutative(o: Handle, commute: *mut c_int) -> c_int {
+        on(COMM_WORLD, || {
+            let commutative = op(o, DATATYPE_NULL)?.is_commutative();
+            super::export::out(commute, commutative as c_int).map_err(|e| (e, "NULL commute".into()))
         })
     }
 
     fn Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, st: Handle, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rt: Handle, c: Handle) -> c_int {
         on(c, || {
+            if let Some(done) = on_inter(c, || ialltoallv_c(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, c)) {
+                return done;
+            }
             let comm = intracomm(c, "a collective")?;
             let n = comm.size() as usize;
             let (scounts, sdispls) = v_form(scounts, sdispls, if is_in_place(sbuf) { 0 } else { n })?;
             let (rcounts, rdispls) = v_form(rcounts, rdispls, n)?;
-            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, &rcounts, &rdispls, rt, &comm)
+            alltoall_into(sbuf, &scounts, &sdispls, st, rbuf, rcounts, rdispls, rt, &comm)
         })
     }
 }

@@ -15,6 +15,13 @@ mpi_functions! {
         })
     }
 
+    fn Comm_idup_with_info(c: Handle, info: Handle, newcomm: *mut Handle, req: *mut Handle) -> c_int {
+        on(c, || {
+            check_hints(info)?;
+            super::comms::idup_out(c, newcomm, req)
+        })
+    }
+
     fn Comm_set_info(c: Handle, info: Handle) -> c_int {
         on(c, || {
             comm(c)?;

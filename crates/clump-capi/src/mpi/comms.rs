@@ -55,6 +55,22 @@ pub fn attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Resul
     out(flag, v.is_some() as c_int).map_err(|e| (e, "NULL flag".into()))
 }
 
+/// Starts duplicating `c` into `*newcomm` (written when the request completes, with the
+/// attributes copied by their callbacks then).
+pub fn idup_out(c: Handle, newcomm: *mut Handle, req: *mut Handle) -> Result<(), Failure> {
+    if newcomm.is_null() {
+        return Err((MPI_ERR_ARG, "NULL newcomm".into()));
+    }
+    let done = move |dup| {
+        let h = put_comm(Some(dup), c);
+        super::attrs::copy_all(c, h)
+            .and_then(|()| handle_out(newcomm, h, "newcomm"))
+            .map_err(|(_, m)| clump_mpi::Error::new(clump_mpi::ErrorClass::Comm, m))
+    };
+    let r = comm(c)?.idup(Box::new(done)).map_err(err)?;
+    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+}
+
 /// Reads the handle an in-out pointer argument holds.
 fn handle_in(ptr: *mut Handle, what: &str) -> Result<Handle, Failure> {
     // SAFETY: a non-NULL handle pointer from C points at a handle.
@@ -93,6 +109,10 @@ fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Fail
 mpi_functions! {
     fn Comm_dup(c: Handle, newcomm: *mut Handle) -> c_int {
         on(c, || dup_out(c, newcomm))
+    }
+
+    fn Comm_idup(c: Handle, newcomm: *mut Handle, req: *mut Handle) -> c_int {
+        on(c, || idup_out(c, newcomm, req))
     }
 
     fn Comm_split(c: Handle, color: c_int, key: c_int, newcomm: *mut Handle) -> c_int {

@@ -62,9 +62,9 @@ unsupported! {
         Get_hw_resource_info Grequest_complete Grequest_start
         Group_from_session_pset Imrecv_c
         Intercomm_create_from_groups Lookup_name Mrecv_c
-        Op_commutative Op_create_c Open_port Pack_external Pack_external_c
+        Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
-        Publish_name Put_c Raccumulate_c Reduce_local Reduce_local_c
+        Publish_name Put_c Raccumulate_c Reduce_local_c
         Register_datarep Register_datarep_c
         Request_get_status_all Request_get_status_any
         Request_get_status_some Rget_accumulate_c Rget_c Rput_c
@@ -120,45 +120,43 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Barrier_init Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer
-        Comm_detach_buffer_c Comm_flush_buffer Comm_idup Comm_idup_with_info Comm_iflush_buffer
-        Ibarrier;
+        Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer
+        Comm_detach_buffer_c Comm_flush_buffer Comm_iflush_buffer;
     comm after (_a0 _a1):
         Pack_size_c;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3):
-        Bcast_c Bcast_init Bcast_init_c Ibcast Ibcast_c;
+        Bcast_c Bcast_init_c Ibcast_c;
     comm after (_a0 _a1 _a2 _a3 _a4):
-        Allreduce_c Allreduce_init Allreduce_init_c Bsend_c Bsend_init_c Comm_spawn Exscan_c
-        Exscan_init Exscan_init_c Iallreduce Iallreduce_c Ibsend_c Iexscan Iexscan_c Irecv_c
-        Ireduce_scatter Ireduce_scatter_block Ireduce_scatter_block_c Ireduce_scatter_c
-        Irsend_c Iscan Iscan_c Isend_c Issend_c Recv_c Recv_init_c Reduce_scatter_block_c
-        Reduce_scatter_block_init Reduce_scatter_block_init_c Reduce_scatter_c
-        Reduce_scatter_init Reduce_scatter_init_c Rsend_c Rsend_init_c Scan_c Scan_init
-        Scan_init_c Send_c Send_init_c Ssend_c Ssend_init_c;
+        Allreduce_c Allreduce_init_c Bsend_c Bsend_init_c Comm_spawn Exscan_c
+        Exscan_init_c Iallreduce_c Ibsend_c Iexscan_c Irecv_c
+        Ireduce_scatter_block_c Ireduce_scatter_c
+        Irsend_c Iscan_c Isend_c Issend_c Recv_c Recv_init_c Reduce_scatter_block_c
+        Reduce_scatter_block_init_c Reduce_scatter_c
+        Reduce_scatter_init_c Rsend_c Rsend_init_c Scan_c Scan_init_c Send_c Send_init_c Ssend_c Ssend_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5):
-        Allgather_c Allgather_init Allgather_init_c Alltoall_c Alltoall_init Alltoall_init_c
-        Comm_spawn_multiple Iallgather Iallgather_c Ialltoall Ialltoall_c
+        Allgather_c Allgather_init_c Alltoall_c Alltoall_init_c
+        Comm_spawn_multiple Iallgather_c Ialltoall_c
         Ineighbor_allgather Ineighbor_allgather_c Ineighbor_alltoall Ineighbor_alltoall_c
-        Ireduce Ireduce_c Neighbor_allgather_c Neighbor_allgather_init
+        Ireduce_c Neighbor_allgather_c Neighbor_allgather_init
         Neighbor_allgather_init_c Neighbor_alltoall_c
         Neighbor_alltoall_init Neighbor_alltoall_init_c Pack_c Precv_init Precv_init_c
-        Psend_init Psend_init_c Reduce_c Reduce_init Reduce_init_c Unpack_c;
+        Psend_init Psend_init_c Reduce_c Reduce_init_c Unpack_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
-        Allgatherv_c Allgatherv_init Allgatherv_init_c Gather_c Gather_init Gather_init_c
-        Iallgatherv Iallgatherv_c Igather Igather_c Ineighbor_allgatherv
-        Ineighbor_allgatherv_c Iscatter Iscatter_c Isendrecv_replace_c
+        Allgatherv_c Allgatherv_init_c Gather_c Gather_init_c
+        Iallgatherv_c Igather_c Ineighbor_allgatherv
+        Ineighbor_allgatherv_c Iscatter_c Isendrecv_replace_c
         Neighbor_allgatherv_c Neighbor_allgatherv_init
-        Neighbor_allgatherv_init_c Scatter_c Scatter_init Scatter_init_c Sendrecv_replace_c;
+        Neighbor_allgatherv_init_c Scatter_c Scatter_init_c Sendrecv_replace_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
-        Alltoallv_c Alltoallv_init Alltoallv_init_c Alltoallw Alltoallw_c Alltoallw_init
-        Alltoallw_init_c Gatherv_c Gatherv_init Gatherv_init_c Ialltoallv Ialltoallv_c
-        Ialltoallw Ialltoallw_c Igatherv Igatherv_c Ineighbor_alltoallv
-        Ineighbor_alltoallv_c Ineighbor_alltoallw Ineighbor_alltoallw_c Iscatterv
+        Alltoallv_c Alltoallv_init_c Alltoallw_c
+        Alltoallw_init_c Gatherv_c Gatherv_init_c Ialltoallv_c
+        Ialltoallw_c Igatherv_c Ineighbor_alltoallv
+        Ineighbor_alltoallv_c Ineighbor_alltoallw Ineighbor_alltoallw_c
         Iscatterv_c Neighbor_alltoallv_c Neighbor_alltoallv_init
         Neighbor_alltoallv_init_c Neighbor_alltoallw_c
-        Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c Scatterv_init
+        Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c
         Scatterv_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7 _a8 _a9):
         Isendrecv_c Sendrecv_c;
@@ -182,7 +180,7 @@ mod tests {
             MPI_ERR_UNSUPPORTED_OPERATION
         );
         assert_eq!(
-            MPI_Ibcast(0, 0, 0, 0, COMM_WORLD),
+            MPI_Bcast_c(0, 0, 0, 0, COMM_WORLD),
             MPI_ERR_UNSUPPORTED_OPERATION
         );
     }

@@ -74,6 +74,16 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *type) {
     }
 }
 
+/* A committed type of 4 ints (one 2x2 matrix). */
+static MPI_Datatype mat4(void) {
+    static MPI_Datatype mat = MPI_DATATYPE_NULL;
+    if (mat == MPI_DATATYPE_NULL) {
+        CHECK_OK(MPI_Type_contiguous(4, MPI_INT, &mat));
+        CHECK_OK(MPI_Type_commit(&mat));
+    }
+    return mat;
+}
+
 static void user_op_scan_exscan(void) {
     MPI_Op op;
     CHECK_OK(MPI_Op_create(matmul, 0, &op));
@@ -173,6 +183,95 @@ static void alltoall_reduce_scatter(void) {
     free(vec), free(rcounts);
 }
 
+/* Reduce_local in operand order with a non-commutative user operation and with a
+ * predefined one; Op_commutative of both. */
+static void reduce_local(void) {
+    MPI_Op op;
+    CHECK_OK(MPI_Op_create(matmul, 0, &op));
+    int commute = -1;
+    CHECK_OK(MPI_Op_commutative(op, &commute));
+    CHECK(commute == 0);
+    CHECK_OK(MPI_Op_commutative(MPI_SUM, &commute));
+    CHECK(commute == 1);
+    /* in = [[1, 2], [0, 1]], inout = [[1, 0], [3, 1]]: inout becomes in x inout. */
+    int a[4] = {1, 2, 0, 1}, b[4] = {1, 0, 3, 1};
+    CHECK_OK(MPI_Reduce_local(a, b, 1, mat4(), op));
+    CHECK(b[0] == 7 && b[1] == 2 && b[2] == 3 && b[3] == 1);
+    CHECK_OK(MPI_Op_free(&op));
+    double x[3] = {1, 2, 3}, y[3] = {10, 20, 30};
+    CHECK_OK(MPI_Reduce_local(x, y, 3, MPI_DOUBLE, MPI_SUM));
+    CHECK(y[0] == 11 && y[1] == 22 && y[2] == 33);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK(MPI_Op_commutative(MPI_OP_NULL, &commute) != MPI_SUCCESS);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+/* Alltoallw: rank j's block is j+1 ints at byte displacements of its own, received as
+ * doubles-sized slots of a vector type on one side; and in place. */
+static void alltoallw(void) {
+    int *scounts = malloc(sizeof(int) * size), *sdispls = malloc(sizeof(int) * size);
+    int *rcounts = malloc(sizeof(int) * size), *rdispls = malloc(sizeof(int) * size);
+    MPI_Datatype *stypes = malloc(sizeof(MPI_Datatype) * size), *rtypes = malloc(sizeof(MPI_Datatype) * size);
+    int *sbuf = malloc(sizeof(int) * 2 * size * size), *rbuf = malloc(sizeof(int) * 2 * size * size);
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(rank + 1, 1, 2, MPI_INT, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    for (int j = 0; j < size; j++) {
+        /* To rank j: j+1 ints; from rank j: rank+1 ints, spread every other int. */
+        scounts[j] = j + 1;
+        sdispls[j] = (int)sizeof(int) * j * size;
+        stypes[j] = MPI_INT;
+        rcounts[j] = 1;
+        rdispls[j] = (int)sizeof(int) * 2 * j * size;
+        rtypes[j] = every_other;
+        for (int k = 0; k <= j; k++) sbuf[j * size + k] = 1000 * rank + 10 * j + k;
+    }
+    for (int i = 0; i < 2 * size * size; i++) rbuf[i] = -1;
+    CHECK_OK(MPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, MPI_COMM_WORLD));
+    for (int j = 0; j < size; j++)
+        for (int k = 0; k <= rank; k++) {
+            CHECK(rbuf[2 * j * size + 2 * k] == 1000 * j + 10 * rank + k);
+            CHECK(rbuf[2 * j * size + 2 * k + 1] == -1);
+        }
+    /* In place: every rank exchanges one int with each. */
+    for (int j = 0; j < size; j++) {
+        rcounts[j] = 1;
+        rdispls[j] = (int)sizeof(int) * j;
+        rtypes[j] = MPI_INT;
+        rbuf[j] = 100 * rank + j;
+    }
+    CHECK_OK(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rbuf, rcounts, rdispls, rtypes, MPI_COMM_WORLD));
+    for (int j = 0; j < size; j++) CHECK(rbuf[j] == 100 * j + rank);
+    CHECK_OK(MPI_Type_free(&every_other));
+    free(scounts); free(sdispls); free(rcounts); free(rdispls);
+    free(stypes); free(rtypes); free(sbuf); free(rbuf);
+}
+
+/* Arguments the standard says are ignored: the receive side of a gather and the send side
+ * of a scatter off the root, the send count and type with MPI_IN_PLACE at the root. */
+static void ignored_arguments(void) {
+    int root = size - 1, *all = malloc(sizeof(int) * size), mine = rank * 5;
+    for (int i = 0; i < size; i++) all[i] = rank == root ? i * 5 : -1;
+    if (rank == root)
+        CHECK_OK(MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 1, MPI_INT, root, MPI_COMM_WORLD));
+    else
+        CHECK_OK(MPI_Gather(&mine, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    for (int i = 0; rank == root && i < size; i++) CHECK(all[i] == i * 5);
+    int got = -1;
+    if (rank == root)
+        CHECK_OK(MPI_Scatter(all, 1, MPI_INT, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    else
+        CHECK_OK(MPI_Scatter(NULL, -1, MPI_DATATYPE_NULL, &got, 1, MPI_INT, root, MPI_COMM_WORLD));
+    CHECK(rank == root || got == rank * 5);
+    MPI_Request r;
+    if (rank == root)
+        CHECK_OK(MPI_Igather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 1, MPI_INT, root, MPI_COMM_WORLD, &r));
+    else
+        CHECK_OK(MPI_Igather(&mine, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    free(all);
+}
+
 int main(int argc, char **argv) {
     CHECK_OK(MPI_Init(&argc, &argv));
     CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -183,6 +282,9 @@ int main(int argc, char **argv) {
     user_op_scan_exscan();
     gather_scatter();
     alltoall_reduce_scatter();
+    reduce_local();
+    alltoallw();
+    ignored_arguments();
     printf("collectives ok rank %d of %d\n", rank, size);
     CHECK_OK(MPI_Finalize());
     return 0;

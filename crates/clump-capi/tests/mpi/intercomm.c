@@ -137,8 +137,12 @@ int main(int argc, char **argv)
         MPI_Group_free(&first);
         MPI_Group_free(&lg);
 
-        /* A collective on an intercommunicator is refused, never run on one side. */
-        MPI_Error_class(MPI_Barrier(inter), &eclass);
+        /* A collective on an intercommunicator runs between the two groups (intercoll.c
+         * checks them all); a scan, which MPI defines on intracommunicators only, is
+         * refused, never run on one side. */
+        CHECK_OK(MPI_Barrier(inter));
+        int scanned;
+        MPI_Error_class(MPI_Scan(&rank, &scanned, 1, MPI_INT, MPI_SUM, inter), &eclass);
         CHECK(eclass == MPI_ERR_COMM);
 
         /* The upper half asks to come first: it does. */

@@ -9,6 +9,8 @@ use clump_mpi::{
 mod blocks;
 #[path = "clump_test_mpi/large.rs"]
 mod large;
+#[path = "clump_test_mpi/nonblocking.rs"]
+mod nonblocking;
 #[path = "clump_test_mpi/refuse.rs"]
 mod refuse;
 #[path = "clump_test_mpi/rendezvous.rs"]
@@ -533,6 +535,10 @@ fn main() {
     large::large_reductions(&me);
     slots::one_step_collectives(&world);
     slots::one_step_collectives(&me);
+    nonblocking::against_blocking(&world);
+    nonblocking::against_blocking(&me);
+    nonblocking::in_rank_order(&world);
+    nonblocking::completed_by_tests(&world);
     ok(mpi::finalize(), "finalize");
     check!(mpi::finalized(), "finalized");
     println!("mpi-check ok rank={} size={}", world.rank(), world.size());
