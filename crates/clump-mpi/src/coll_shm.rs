@@ -13,8 +13,8 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
+use clump::idle::Backoff;
 use clump::spmd::Spmd;
 use clump::PeerSegment;
 
@@ -205,16 +205,13 @@ impl Slot {
 /// letting the core go between looks.
 fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     let mut checks = 0u32;
-    let mut since: Option<Instant> = None;
+    let mut idle = Backoff::new(rt.spin);
     while slot.seq().load(Ordering::Acquire) != k {
         checks = checks.wrapping_add(1);
         if checks.is_multiple_of(CHECKS_PER_POLL) {
             rt.progress()?;
-            if since.get_or_insert_with(Instant::now).elapsed() >= rt.spin {
-                std::thread::yield_now();
-            }
         }
-        std::hint::spin_loop();
+        idle.snooze();
     }
     Ok(())
 }

@@ -302,7 +302,8 @@ pub fn init() -> Result<()> {
     let place = crate::placement::learn(&mut spmd)?;
     let slots = Slots::map(&mut spmd, &place.host_leaders)?;
     // Counted before binding, which leaves one.
-    let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
+    let cores = clump::cpu::allowed().map_or(0, |c| c.len());
+    let core_each = place.on_machine <= cores;
     single_copy.set(single_copy::wanted()?);
     if single_copy.get() {
         single_copy::admit_peers();
@@ -316,7 +317,7 @@ pub fn init() -> Result<()> {
         pid: std::process::id(),
         all_local: local.iter().all(|&l| l),
         local,
-        spin: idle::spin_budget(thresholds.spin_us, core_each),
+        spin: idle::spin_budget(thresholds.spin_us, place.on_machine, cores),
         host_leaders: place.host_leaders,
         spmd: RefCell::new(spmd),
         engine,
