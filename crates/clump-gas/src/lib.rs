@@ -31,7 +31,7 @@ mod reduce;
 mod rpc;
 mod shared;
 
-pub use config::{GasConfig, LocalMode, DEFAULT_SEGMENT_BYTES};
+pub use config::{GasConfig, GasVars, LocalMode, DEFAULT_SEGMENT_BYTES};
 pub use error::{Error, Result};
 pub use gas::{Exchange, Gas, GasStats, SHORT_BYTES};
 pub use group::Group;

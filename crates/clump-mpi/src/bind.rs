@@ -3,15 +3,6 @@
 //! and two processes of one job never take turns on one core while another stands idle.
 //! `CLUMP_MPI_BIND=none` leaves the placement to the system.
 
-use crate::error::{Error, ErrorClass, Result};
-
-/// Whether to bind, from `CLUMP_MPI_BIND` (`core`, the default, or `none`).
-pub fn wanted() -> Result<bool> {
-    clump::config::table::choice("CLUMP_MPI_BIND")
-        .map(|v| v != Some("none"))
-        .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
-}
-
 /// Binds the `index`-th of the job's `on_machine` processes on this machine to the
 /// `index`-th CPU it may use, if there are enough for all; returns that CPU. A refusal by
 /// the system leaves the process where it was.

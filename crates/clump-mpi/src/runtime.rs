@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use clump::config::table;
+use clump::config::layers::MpiVars;
 use clump::spmd::Spmd;
 
 use crate::coll_shm::{self, Slots};
@@ -64,24 +64,26 @@ const RTS_ARGS: usize = 8;
 pub(crate) const CHUNK: usize = clump::MAX_MEDIUM;
 
 impl Thresholds {
-    /// Reads `CLUMP_MPI_*` through clump's configuration table, which bounds each.
+    /// The thresholds the environment sets.
     pub fn from_env() -> Result<Thresholds> {
-        let read = |name: &str| -> Result<Option<usize>> {
-            table::number(name)
-                .map(|v| v.map(|n| n as usize))
-                .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
-        };
-        let given = |name: &str| -> Result<usize> {
-            Ok(read(name)?.expect("the table gives this variable a default"))
-        };
-        Ok(Thresholds {
-            eager_shm: given("CLUMP_MPI_EAGER_SHM")?,
-            eager_net: given("CLUMP_MPI_EAGER_NET")?,
-            unexpected_bytes: given("CLUMP_MPI_UNEXPECTED_BYTES")?,
-            shm_coll: given("CLUMP_MPI_SHM_COLL")?,
-            spin_us: read("CLUMP_MPI_SPIN_US")?,
-        })
+        Ok(Thresholds::of(&vars()?))
     }
+
+    /// The thresholds among MPI's variables, as clump's configuration read them.
+    pub fn of(vars: &MpiVars) -> Thresholds {
+        Thresholds {
+            eager_shm: vars.eager_shm,
+            eager_net: vars.eager_net,
+            unexpected_bytes: vars.unexpected_bytes,
+            shm_coll: vars.shm_coll,
+            spin_us: vars.spin_us,
+        }
+    }
+}
+
+/// MPI's `CLUMP_MPI_*` variables, read and checked by clump's configuration.
+fn vars() -> Result<MpiVars> {
+    MpiVars::from_env().map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
 pub struct Runtime {
@@ -213,7 +215,8 @@ pub fn init() -> Result<()> {
     if is_initialized() {
         return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
     }
-    let thresholds = Thresholds::from_env()?;
+    let vars = vars()?;
+    let thresholds = Thresholds::of(&vars);
     let mut spmd = Spmd::init()?;
     let engine = Rc::new(RefCell::new(Engine::new(
         thresholds.unexpected_bytes,
@@ -304,11 +307,11 @@ pub fn init() -> Result<()> {
     // Counted before binding, which leaves one.
     let cores = clump::cpu::allowed().map_or(0, |c| c.len());
     let core_each = place.on_machine <= cores;
-    single_copy.set(single_copy::wanted()?);
+    single_copy.set(vars.single_copy);
     if single_copy.get() {
         single_copy::admit_peers();
     }
-    if crate::bind::wanted()? {
+    if vars.bind {
         crate::bind::to_own_core(place.machine_index, place.on_machine);
     }
     let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();

@@ -12,20 +12,11 @@
 
 use std::io;
 
-use crate::error::{Error, ErrorClass, Result};
-
 /// The sender's side of a single-copy rendezvous: its process and buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Source {
     pub pid: u32,
     pub addr: u64,
-}
-
-/// Whether single copy is wanted: `CLUMP_MPI_SINGLE_COPY` (`1`, the default, or `0`).
-pub fn wanted() -> Result<bool> {
-    clump::config::table::number("CLUMP_MPI_SINGLE_COPY")
-        .map(|v| v != Some(0))
-        .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
 /// Admitting the job's peers and telling a refusal from a bad address are clump's (one

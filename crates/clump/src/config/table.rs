@@ -1,7 +1,8 @@
 //! The one table of every environment variable clump and its layers read: name, layer,
 //! kind (which bounds the value), default and meaning. `clump info` prints it, README's
 //! Configuration section is this table (a test compares them), and every reader goes
-//! through [`number`] or [`choice`] so that no variable is read outside it.
+//! through [`number`] or [`choice`] (the upper layers' through `config::layers`) so that
+//! no variable is read outside it.
 
 use super::{text, ConfigError};
 use std::ffi::{OsStr, OsString};
@@ -323,11 +324,19 @@ pub fn number(name: &str) -> Result<Option<u64>, ConfigError> {
 
 /// A choice variable from the environment: one of its words, or its default.
 pub fn choice(name: &str) -> Result<Option<&'static str>, ConfigError> {
+    choice_in(&|n| std::env::var_os(n), name)
+}
+
+/// A choice variable through `lookup`: one of its words, or its default.
+pub fn choice_in(
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
+) -> Result<Option<&'static str>, ConfigError> {
     let var = var(name);
     let Kind::Choice(words) = var.kind else {
         panic!("{name} is not a choice");
     };
-    let value = match std::env::var_os(name) {
+    let value = match lookup(name) {
         Some(raw) => {
             var.check(&raw)?;
             raw
