@@ -72,8 +72,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "shmem::teams",
         ],
     ),
-    ("clump-capi", &["shmem::extended", "shmem::reduce"]),
-    ("clump-cli", &["bench::apps::runs", "bench::apps::traffic"]),
     ("clump-gas", &["gas", "handlers", "rpc", "shared"]),
     (
         "clump-mpi",

@@ -4,7 +4,7 @@
 
 use super::collectives::Bufs;
 use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
-use super::reduce::{Arith, Bits};
+use super::ops::{Arith, Bits};
 use super::runtime::{gas_err, run, strides, Res, State};
 use super::teams::mix;
 use clump_gas::Group;

@@ -16,6 +16,7 @@ mod extended;
 pub(crate) mod heap;
 mod locks;
 mod memory;
+mod ops;
 mod reduce;
 mod rma;
 mod runtime;
