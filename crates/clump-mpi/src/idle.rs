@@ -11,7 +11,6 @@ use clump::idle::{Backoff, Pause};
 use clump::EventMask;
 
 use crate::error::Result;
-use crate::runtime::Runtime;
 
 /// Looks at the shared-memory queues between two polls that found nothing, when all a
 /// wait waits for comes through them (the other work of a poll, such as liveness checks
@@ -38,15 +37,14 @@ pub struct Idle {
 
 impl Idle {
     /// One round of nothing to do: poll on, or block in clump until a message comes.
-    pub fn wait(&mut self, rt: &Runtime) -> Result<()> {
-        let backoff = self.backoff.get_or_insert(Backoff::new(rt.spin));
+    pub fn wait(&mut self, spin: Duration, bundle: &clump::Bundle) -> Result<()> {
+        let backoff = self.backoff.get_or_insert(Backoff::new(spin));
         if backoff.next() == Pause::Spin {
             std::hint::spin_loop();
             return Ok(());
         }
-        let spmd = rt.spmd.borrow();
-        spmd.bundle.set_event_mask(EventMask::NotEmpty);
-        spmd.bundle.wait_timeout(BLOCK)?;
+        bundle.set_event_mask(EventMask::NotEmpty);
+        bundle.wait_timeout(BLOCK)?;
         Ok(())
     }
 }

@@ -33,6 +33,8 @@ mod runtime;
 mod sequence;
 mod short_eager;
 mod single_copy;
+mod slots;
+mod startup;
 mod status;
 mod unexpected;
 
@@ -54,9 +56,10 @@ pub use p2p::{
     sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
-    bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
-    SendMode, Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, SendMode,
+    Thresholds,
 };
+pub use startup::init;
 pub use status::Status;
 
 /// `MPI_Wtime`: seconds since `init`.
