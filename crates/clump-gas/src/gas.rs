@@ -2,8 +2,9 @@
 
 use crate::config::{GasConfig, LocalMode};
 use crate::error::{Error, Result};
-use crate::handlers::{self, STORED_COUNTER};
+use crate::handlers;
 use crate::local_view::LocalView;
+use crate::protocol::STORED_COUNTER;
 use crate::ptr::{GlobalPtr, Spread};
 use crate::shared::Shared;
 use clump::boot::Job;

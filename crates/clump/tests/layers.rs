@@ -59,7 +59,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ("clump-capi", &["amudp", "dispatch", "state", "token"]),
     ("clump-capi", &["mpi::attrs", "mpi::buffered", "mpi::buffers", "mpi::wired"]),
     ("clump-capi", &["shmem::runtime", "shmem::statics", "shmem::symmetric", "shmem::teams"]),
-    ("clump-gas", &["gas", "handlers", "rpc", "shared"]),
 ];
 
 type Mod = Vec<String>;
