@@ -56,9 +56,7 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     // MPI one-sided communication, being reworked by its owner.
     ("clump-capi", &["mpi::rma::space", "mpi::rma::target", "mpi::rma::window"]),
     // Not broken yet (issue 30): each names its files; the test's message lists the edges.
-    ("clump-capi", &["amudp", "dispatch", "state", "token"]),
     ("clump-capi", &["mpi::attrs", "mpi::buffered", "mpi::buffers", "mpi::wired"]),
-    ("clump-capi", &["shmem::runtime", "shmem::statics", "shmem::symmetric", "shmem::teams"]),
 ];
 
 type Mod = Vec<String>;

@@ -6,7 +6,7 @@ use super::heap::Heap;
 use super::runtime::{fatal, gas_err, install, installed, run, Res, State};
 use super::statics::Statics;
 use super::symmetric::Place;
-use super::teams::Teams;
+use super::team_set::Teams;
 use am::config::layers::ShmemVars;
 use clump_gas::{Gas, GasConfig};
 use std::cell::{Cell, RefCell};
