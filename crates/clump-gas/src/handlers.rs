@@ -36,6 +36,8 @@ fn malformed(token: &clump::Token<'_>, msg: &Message<'_>, why: &str) -> String {
     )
 }
 
+/// Installs the global address space's handlers on `ep`; a message that comes back
+/// undelivered becomes the failure the rank's next wait ends with.
 pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     let s = shared.clone();
     ep.set_return_handler(move |r| {
@@ -46,7 +48,12 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             )
         })
     })?;
+    access_handlers(ep, shared)?;
+    call_handlers(ep, shared)
+}
 
+/// The handlers of reads, puts, gets and stores, and of the replies they get.
+fn access_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: request, offset lo, offset hi, length. Replies with the bytes.
     let s = shared.clone();
     ep.set_handler(H_READ as usize, move |token, msg| {
@@ -97,7 +104,12 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             s.fail(|| format!("a store of {bytes} bytes landed but could not be counted: {e}"));
         }
     })?;
+    Ok(())
+}
 
+/// The handlers that run something at the target: atomics, collective messages, remote
+/// procedure calls.
+fn call_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: request, op, offset lo, hi, operand lo, hi, expected lo, hi. Replies the old value
     // (atomic instructions, so direct same-host atomics on the same word stay correct).
     let s = shared.clone();
