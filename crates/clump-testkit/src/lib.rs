@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `target/<profile>/clump` beside the running test, built first if it is missing (a
 /// package's own tests do not build another package's binaries).
@@ -45,24 +45,29 @@ pub fn run(
     wait_with_timeout(cmd)
 }
 
-/// Runs `cmd` with its output captured; a test that takes longer than [`JOB_TIMEOUT`]
-/// is killed and fails.
+/// Runs `cmd` with its output captured (read while it runs: a job that writes more than
+/// a pipe holds must not block on it); a job that takes longer than [`JOB_TIMEOUT`] is
+/// killed and the test fails.
 pub fn wait_with_timeout(mut cmd: Command) -> Output {
-    let mut child = cmd
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{cmd:?} does not start: {e}"));
-    let deadline = Instant::now() + JOB_TIMEOUT;
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output()));
+    match finished.recv_timeout(JOB_TIMEOUT) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            // The job's own launcher: killing it ends its ranks.
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
             panic!("{cmd:?} took longer than {JOB_TIMEOUT:?}");
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
-    child.wait_with_output().expect("output")
 }
 
 /// Asserts the job succeeded and `needle` appears `times` times in its output; returns it.
