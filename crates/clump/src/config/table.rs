@@ -433,18 +433,20 @@ mod tests {
 
     /// Every `CLUMP_*` or `SHMEM_*` variable any crate's code reads by name (through
     /// `env::var`, `var_os` or the table's own readers) is a row of the table.
-    #[test]
-    fn every_variable_read_anywhere_is_in_the_table() {
-        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    sources(&path, out);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    out.push(path);
-                }
+    /// Every `.rs` file under `dir`.
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
             }
         }
+    }
+
+    #[test]
+    fn every_variable_read_anywhere_is_in_the_table() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = Vec::new();
         sources(&crates, &mut files);
@@ -507,5 +509,32 @@ mod tests {
             "README's Configuration table differs from config/table.rs; its rows should be:\n{}",
             want.join("\n")
         );
+    }
+
+    /// The upper layers' library code names none of their variables: `config::layers`
+    /// reads them.
+    #[test]
+    fn no_upper_layer_reads_a_variable_itself() {
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for krate in ["clump-gas", "clump-mpi", "clump-capi", "clump-apps"] {
+            sources(&crates.join(krate).join("src"), &mut files);
+        }
+        assert!(files.len() > 50, "only {} files found", files.len());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for quote in ["\"CLUMP_", "\"SHMEM_"] {
+                for after in code.split(quote).skip(1) {
+                    assert!(
+                        after.starts_with("TEST_"),
+                        "{} names {quote}{}: read it in clump's config::layers",
+                        file.display(),
+                        &after[..after.find('"').unwrap_or(after.len())]
+                    );
+                }
+            }
+            assert!(!code.contains("config::table"), "{} reads the table itself", file.display());
+        }
     }
 }
