@@ -1,6 +1,7 @@
 //! `clump/amudp.h`: AMUDP's `AMX_` extensions (source ids, verbosity, endpoint
 //! statistics) over clump's endpoints, so AMUDP programs build unchanged.
 
+use crate::amx_stats::AmxStats;
 use crate::codes::{AmResult, Code, EnT, AM_OK, BAD_ARG, EN_T_BYTES, RESOURCE};
 use crate::guard::{self, out, out_if};
 use crate::state;
@@ -25,25 +26,6 @@ pub static mut AMUDP_PoliteSync: c_int = 0;
 const CATEGORY_SHORT: c_int = 0;
 const CATEGORY_MEDIUM: c_int = 1;
 const CATEGORY_LONG: c_int = 2;
-
-/// `amx_stats_t`: the counters of AMUDP's statistics that clump keeps (see amudp.h).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub struct AmxStats {
-    pub requests_sent: u64,
-    pub returned_messages: u64,
-    pub credit_waits: u64,
-    pub queue_full_waits: u64,
-    pub deferred_replies: u64,
-    pub messages_sent_net: u64,
-    pub messages_delivered_net: u64,
-    pub datagrams_sent: u64,
-    pub datagrams_received: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub duplicates: u64,
-    pub out_of_order: u64,
-}
 
 /// The zero statistics a running sum starts from.
 #[no_mangle]

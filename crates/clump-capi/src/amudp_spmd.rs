@@ -122,7 +122,7 @@ pub extern "C" fn AMUDP_SPMDNumProcs() -> c_int {
 /// Every process `clump run` starts is a worker: the launcher plays AMUDP's master.
 #[no_mangle]
 pub extern "C" fn AMUDP_SPMDIsWorker(_argv: *mut *mut c_char) -> c_int {
-    c_int::from(std::env::var_os("CLUMP_RANK").is_some())
+    c_int::from(am::config::layers::launched())
 }
 
 /// Installs the function `AMUDP_SPMDExit` calls (with the exit status) before the job

@@ -3,7 +3,7 @@
 use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG, RESOURCE};
 use crate::guard::{self, out};
 use crate::state::{self, to_ptr};
-use am::idle::IdlePolls;
+use am::idle::{Backoff, Pause};
 use am::EventMask;
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -96,7 +96,7 @@ thread_local! {
     /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
     /// around it, which must leave the core to the other processes when they outnumber
     /// the cores.
-    static IDLE: Cell<Option<IdlePolls>> = const { Cell::new(None) };
+    static IDLE: Cell<Option<Backoff>> = const { Cell::new(None) };
 }
 
 pub(crate) fn set_processes_here(n: u32) {
@@ -107,10 +107,13 @@ pub(crate) fn set_processes_here(n: u32) {
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
     guard::call(|| {
         let handled = state::bundle(eb)?.poll()?;
-        let mut idle = IDLE.get().unwrap_or_else(|| {
-            IdlePolls::new(PROCESSES_HERE.load(Ordering::Relaxed), am::idle::cores())
-        });
-        if idle.after_poll(handled) {
+        let mut idle = IDLE
+            .get()
+            .unwrap_or_else(|| Backoff::for_host(PROCESSES_HERE.load(Ordering::Relaxed)));
+        // The program's loop around AM_Poll is the spin: only letting go is done here.
+        if handled > 0 {
+            idle.reset();
+        } else if idle.idle_round() == Pause::LetGo {
             std::thread::yield_now();
         }
         IDLE.set(Some(idle));

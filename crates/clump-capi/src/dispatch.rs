@@ -4,15 +4,13 @@
 //! handler 0 as `h(status, opcode, token)`.
 
 use crate::codes::{opcode_of, status_of, AmResult};
+use crate::state::RawFn;
 use crate::token::{self, Frame};
 use am::{Kind, MAX_ARGS};
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::os::raw::c_int;
 use std::rc::Rc;
-
-/// A C handler as stored: called only after a cast back to the shape of the message.
-pub type RawFn = unsafe extern "C" fn();
 
 /// `i32`, whatever identifier it is given: one per argument of the arity being expanded.
 macro_rules! int32 {

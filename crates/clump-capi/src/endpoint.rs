@@ -21,7 +21,7 @@ pub extern "C" fn AM_AllocateEndpoint(
         let ep = b.create_endpoint(0)?;
         let name = EnT::from(ep.name());
         let state = EpState::new(ep.clone(), handle_of(bundle), DEFAULT_TRANSLATIONS);
-        let h = match state::insert_endpoint(state) {
+        let h = match state::insert_endpoint(state, crate::token::claim) {
             Ok(h) => h,
             Err(e) => {
                 ep.free();

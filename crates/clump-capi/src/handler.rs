@@ -1,8 +1,9 @@
 //! The handler table: `AM_SetHandler`, `AM_SetHandlerAny` and its size.
 
 use crate::codes::{table_size, AmResult, BAD_ARG, IN_USE, RESOURCE};
-use crate::dispatch::{self, RawFn};
+use crate::dispatch;
 use crate::guard::{self, out};
+use crate::state::RawFn;
 use crate::state::{self, handle_of, with_tables};
 use std::ffi::c_void;
 use std::os::raw::c_int;

@@ -41,6 +41,7 @@ pub(crate) use arities;
 
 mod amudp;
 mod amudp_spmd;
+mod amx_stats;
 mod bundle;
 mod codes;
 mod dispatch;

@@ -35,7 +35,7 @@ pub extern "C" fn clump_spmd_startup(
         let size = spmd.size() as usize;
         let eb = state::insert_bundle(spmd.bundle.clone())?;
         let ep = EpState::new(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS));
-        let ep = state::insert_endpoint(ep)?;
+        let ep = state::insert_endpoint(ep, crate::token::claim)?;
         RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
         crate::bundle::set_processes_here(spmd.job.processes_here());
         JOB.with(|j| *j.borrow_mut() = Some(spmd));

@@ -1,10 +1,9 @@
 //! What the C interface keeps beside each clump bundle and endpoint, in the registries C
 //! handles index, and how a C handle finds it.
 
+use crate::amx_stats::AmxStats;
 use crate::codes::{AmResult, RESOURCE};
-use crate::dispatch::RawFn;
 use crate::handles::Registry;
-use crate::token;
 use std::cell::{Cell, RefCell, RefMut};
 use std::ffi::c_void;
 use std::rc::Rc;
@@ -14,6 +13,9 @@ pub const DEFAULT_TRANSLATIONS: usize = 256;
 
 static BUNDLES: Registry<am::Bundle> = Registry::new();
 static ENDPOINTS: Registry<EpState> = Registry::new();
+
+/// A C handler as stored: called only after a cast back to the shape of the message.
+pub type RawFn = unsafe extern "C" fn();
 
 pub struct EpState {
     pub ep: am::Endpoint,
@@ -33,7 +35,7 @@ pub struct EpTables {
     pub num_translations: usize,
     /// The statistics at the last `AMUDP_ResetEndpointStatistics`, subtracted from the
     /// endpoint's counters when the program reads them.
-    pub stats_base: crate::amudp::AmxStats,
+    pub stats_base: AmxStats,
 }
 
 impl EpState {
@@ -46,7 +48,7 @@ impl EpState {
                 handlers: [None; am::MAX_HANDLERS],
                 num_handlers: am::MAX_HANDLERS,
                 num_translations: translations,
-                stats_base: crate::amudp::AmxStats::default(),
+                stats_base: AmxStats::default(),
             }),
         }
     }
@@ -126,10 +128,11 @@ pub fn insert_bundle(bundle: am::Bundle) -> AmResult<usize> {
     BUNDLES.insert(Rc::new(bundle), |_| {})
 }
 
-/// Registers `ep` as this thread's; returns its handle.
-pub fn insert_endpoint(ep: EpState) -> AmResult<usize> {
+/// Registers `ep` as this thread's; returns its handle. `claim` readies the handle's slot
+/// for it (the token frames of the slot's previous endpoint are no longer the slot's).
+pub fn insert_endpoint(ep: EpState, claim: fn(usize)) -> AmResult<usize> {
     arm_at_exit()?;
-    ENDPOINTS.insert(Rc::new(ep), token::claim)
+    ENDPOINTS.insert(Rc::new(ep), claim)
 }
 
 /// Takes the bundle `eb` names out of the registry, with the endpoints in it.

@@ -5,7 +5,7 @@
 use crate::atomic::{apply_at, AtomicOp};
 use crate::error::{Error, Result};
 use crate::gas::Gas;
-use crate::handlers::{H_ATOMIC, H_GET_DONE, H_PUT, H_READ, H_STORE, STATUS_OK, STORED_COUNTER};
+use crate::protocol::{H_ATOMIC, H_GET_DONE, H_PUT, H_READ, H_STORE, STATUS_OK, STORED_COUNTER};
 use crate::ptr::GlobalPtr;
 use crate::shared::split;
 use bytemuck::Pod;

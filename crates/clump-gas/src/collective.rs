@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::gas::Gas;
-use crate::handlers::H_COLL;
+use crate::protocol::H_COLL;
 use crate::reduce::{ReduceOp, Reducible};
 use crate::shared::split;
 use bytemuck::Pod;

@@ -1,9 +1,9 @@
 //! The global address space's tunables, `CLUMP_GAS_LOCAL` (how ranks of this host are
 //! reached) and `CLUMP_GAS_SEGMENT` (bytes per rank), read through clump's one
-//! configuration table (`clump::config::table`), where their defaults and ranges live.
+//! configuration (`clump::config::layers`, after its table of defaults and ranges).
 
 use crate::error::{Error, Result};
-use clump::config::table;
+pub use clump::config::layers::GasVars;
 
 /// How accesses to a rank on this host travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,16 +24,18 @@ const MAX_SEGMENT_BYTES: usize = 1 << 30;
 
 impl GasConfig {
     pub fn from_env() -> Result<GasConfig> {
-        let local = match table::choice("CLUMP_GAS_LOCAL").map_err(config_error)? {
-            Some("am") => LocalMode::Am,
-            _ => LocalMode::Direct,
-        };
-        let segment_bytes = table::number("CLUMP_GAS_SEGMENT")
-            .map_err(config_error)?
-            .map_or(DEFAULT_SEGMENT_BYTES, |n| n as usize);
+        GasConfig::of(&GasVars::from_env().map_err(config_error)?)
+    }
+
+    /// The configuration `vars` (read by clump's configuration) describe.
+    pub fn of(vars: &GasVars) -> Result<GasConfig> {
         GasConfig {
-            segment_bytes,
-            local,
+            segment_bytes: vars.segment_bytes,
+            local: if vars.local_am {
+                LocalMode::Am
+            } else {
+                LocalMode::Direct
+            },
         }
         .checked()
     }
@@ -59,12 +61,9 @@ mod tests {
 
     #[test]
     fn the_default_segment_is_the_tables() {
-        let d = table::number_in(&|_| None, "CLUMP_GAS_SEGMENT").unwrap();
-        assert_eq!(d, Some(DEFAULT_SEGMENT_BYTES as u64));
-        let min = table::var("CLUMP_GAS_SEGMENT")
-            .check("4K".as_ref())
-            .unwrap();
-        assert_eq!(min, Some(MIN_SEGMENT_BYTES as u64));
+        let vars = GasVars::from_lookup(&|_| None).unwrap();
+        assert_eq!(vars.segment_bytes, DEFAULT_SEGMENT_BYTES);
+        assert_eq!(GasConfig::of(&vars).unwrap().local, LocalMode::Direct);
     }
 
     #[test]

@@ -2,11 +2,13 @@
 
 use crate::config::{GasConfig, LocalMode};
 use crate::error::{Error, Result};
-use crate::handlers::{self, STORED_COUNTER};
+use crate::handlers;
 use crate::local_view::LocalView;
+use crate::protocol::STORED_COUNTER;
 use crate::ptr::{GlobalPtr, Spread};
 use crate::shared::Shared;
 use clump::boot::Job;
+use clump::idle::Backoff;
 use clump::spmd::Spmd;
 use clump::{Bundle, Endpoint, PeerSegment};
 use std::cell::{Cell, RefCell};
@@ -291,20 +293,26 @@ impl Gas {
 
     /// [`Gas::wait_until`] for a condition that may fail to be read: its error ends the wait.
     pub(crate) fn wait_for(&self, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
-        let mut idle = 0u32;
+        let mut idle = Backoff::for_host(self.processes_here());
         while !done()? {
             self.check_failure()?;
             if self.spmd.bundle.poll()? == 0 {
-                idle += 1;
-                if idle > 32 {
-                    // Leave the core to the peers this rank waits for.
-                    std::thread::yield_now();
-                }
+                // Leave the core to the peers this rank waits for, after a spin.
+                idle.snooze();
             } else {
-                idle = 0;
+                idle.reset();
             }
         }
         Ok(())
+    }
+
+    /// Processes of the job on this machine (all of them, when it joined through another
+    /// layer and does not know).
+    pub fn processes_here(&self) -> u32 {
+        self.spmd
+            .job
+            .as_ref()
+            .map_or(self.size(), |job| job.processes_here())
     }
 
     /// Waits for the reply to request `req`: its status and bytes.

@@ -1,28 +1,10 @@
 //! The Active Message handlers of the global address space, one per kind of access.
 
 use crate::atomic::{apply, AtomicOp};
-use crate::rpc::RpcContext;
+use crate::protocol::*;
 use crate::shared::{join, Shared};
 use clump::{Endpoint, Kind, Message, MAX_MEDIUM};
 use std::rc::Rc;
-
-pub(crate) const H_READ: u8 = 1;
-pub(crate) const H_REPLY: u8 = 2;
-pub(crate) const H_PUT: u8 = 3;
-pub(crate) const H_PUT_ACK: u8 = 4;
-pub(crate) const H_STORE: u8 = 5;
-pub(crate) const H_GET_DONE: u8 = 6;
-pub(crate) const H_ATOMIC: u8 = 7;
-pub(crate) const H_COLL: u8 = 8;
-pub(crate) const H_RPC: u8 = 9;
-
-pub(crate) const STATUS_OK: u32 = 0;
-pub(crate) const STATUS_BAD_RANGE: u32 = 1;
-pub(crate) const STATUS_NO_SUCH_RPC: u32 = 2;
-pub(crate) const STATUS_RESULT_TOO_LARGE: u32 = 3;
-
-/// Offset in every segment of the count of bytes stored into this rank (an AtomicU64).
-pub(crate) const STORED_COUNTER: usize = 0;
 
 fn reply(token: &mut clump::Token<'_>, args: &[u32], payload: &[u8]) {
     // A reply fails only if the requester is gone; its own return path reports that.
@@ -54,6 +36,8 @@ fn malformed(token: &clump::Token<'_>, msg: &Message<'_>, why: &str) -> String {
     )
 }
 
+/// Installs the global address space's handlers on `ep`; a message that comes back
+/// undelivered becomes the failure the rank's next wait ends with.
 pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     let s = shared.clone();
     ep.set_return_handler(move |r| {
@@ -64,7 +48,12 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             )
         })
     })?;
+    access_handlers(ep, shared)?;
+    call_handlers(ep, shared)
+}
 
+/// The handlers of reads, puts, gets and stores, and of the replies they get.
+fn access_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: request, offset lo, offset hi, length. Replies with the bytes.
     let s = shared.clone();
     ep.set_handler(H_READ as usize, move |token, msg| {
@@ -115,7 +104,12 @@ pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             s.fail(|| format!("a store of {bytes} bytes landed but could not be counted: {e}"));
         }
     })?;
+    Ok(())
+}
 
+/// The handlers that run something at the target: atomics, collective messages, remote
+/// procedure calls.
+fn call_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     // args: request, op, offset lo, hi, operand lo, hi, expected lo, hi. Replies the old value
     // (atomic instructions, so direct same-host atomics on the same word stay correct).
     let s = shared.clone();

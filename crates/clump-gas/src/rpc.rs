@@ -3,19 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::gas::Gas;
-use crate::handlers::{H_RPC, STATUS_NO_SUCH_RPC, STATUS_OK, STATUS_RESULT_TOO_LARGE};
+use crate::protocol::RpcContext;
+use crate::protocol::{RpcId, H_RPC, STATUS_NO_SUCH_RPC, STATUS_OK, STATUS_RESULT_TOO_LARGE};
 use std::rc::Rc;
-
-pub(crate) type RpcFn = Rc<dyn Fn(&RpcContext, &[u8]) -> Vec<u8>>;
-
-/// What a remote procedure learns about its call.
-#[derive(Clone, Copy, Debug)]
-pub struct RpcContext {
-    pub source: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RpcId(pub(crate) u32);
 
 impl Gas {
     /// Collective: every rank registers the same functions in the same order. A function

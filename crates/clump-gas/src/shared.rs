@@ -1,6 +1,6 @@
 //! The state the message handlers and the blocking calls share (one process, one thread).
 
-use crate::rpc::RpcFn;
+use crate::protocol::RpcFn;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 

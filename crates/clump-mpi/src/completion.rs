@@ -30,7 +30,7 @@ pub fn wait_any(reqs: &mut [Request]) -> Result<(Option<usize>, Status)> {
         if let Some(found) = test_any(reqs)? {
             return Ok(found);
         }
-        idle.wait(&rt)?;
+        idle.wait(rt.spin, &rt.spmd.borrow().bundle)?;
     }
 }
 
@@ -56,7 +56,7 @@ pub fn wait_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
         if !done.is_empty() || reqs.iter().all(Request::is_null) {
             return Ok(done);
         }
-        idle.wait(&rt)?;
+        idle.wait(rt.spin, &rt.spmd.borrow().bundle)?;
     }
 }
 

@@ -40,6 +40,8 @@ mod sched;
 mod sequence;
 mod short_eager;
 mod single_copy;
+mod slots;
+mod startup;
 mod status;
 mod topo_create;
 mod topology;
@@ -68,10 +70,11 @@ pub use p2p::{
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
-    bundle_and_tag, finalize, init, is_finalized as finalized, is_initialized as initialized,
-    SendMode, Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, SendMode,
+    Thresholds,
 };
 pub use sched::{reserve_tag, with_tag, CollTag};
+pub use startup::init;
 pub use status::Status;
 pub use topology::{grid_size, Topology};
 

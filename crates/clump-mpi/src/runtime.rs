@@ -5,34 +5,33 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use clump::config::table;
+use clump::config::layers::MpiVars;
 use clump::spmd::Spmd;
 
-use crate::coll_shm::{self, Slots};
 use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
-use crate::rendezvous;
 use crate::sched::{CollTag, Schedule};
 use crate::short_eager;
-use crate::single_copy::{self, Source};
+use crate::single_copy;
+use crate::slots::Slots;
 
-const H_EAGER: usize = 1;
-const H_RTS: usize = 2;
+pub(crate) const H_EAGER: usize = 1;
+pub(crate) const H_RTS: usize = 2;
 pub(crate) const H_CTS: usize = 3;
 pub(crate) const H_DATA: usize = 4;
-const H_FIN: usize = 5;
-const H_EAGER_INLINE: usize = 6;
-const H_EAGER_SHORT: usize = 7;
+pub(crate) const H_FIN: usize = 5;
+pub(crate) const H_EAGER_INLINE: usize = 6;
+pub(crate) const H_EAGER_SHORT: usize = 7;
 pub(crate) const H_PUSH: usize = 8;
-const H_WROTE: usize = 9;
+pub(crate) const H_WROTE: usize = 9;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
 /// The largest message that travels in a short request's arguments (no bulk buffer to
 /// claim and copy through).
-const INLINE_MAX: usize = (clump::MAX_ARGS - INLINE_HEAD) * 4;
+pub(crate) const INLINE_MAX: usize = (clump::MAX_ARGS - INLINE_HEAD) * 4;
 
 /// How a send completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,30 +59,32 @@ pub struct Thresholds {
 }
 
 /// Arguments of a request to send; a sender of this host adds its pid and buffer address.
-const RTS_ARGS: usize = 8;
+pub(crate) const RTS_ARGS: usize = 8;
 
 /// Largest medium payload minus nothing: a chunk of rendezvous data.
 pub(crate) const CHUNK: usize = clump::MAX_MEDIUM;
 
 impl Thresholds {
-    /// Reads `CLUMP_MPI_*` through clump's configuration table, which bounds each.
+    /// The thresholds the environment sets.
     pub fn from_env() -> Result<Thresholds> {
-        let read = |name: &str| -> Result<Option<usize>> {
-            table::number(name)
-                .map(|v| v.map(|n| n as usize))
-                .map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
-        };
-        let given = |name: &str| -> Result<usize> {
-            Ok(read(name)?.expect("the table gives this variable a default"))
-        };
-        Ok(Thresholds {
-            eager_shm: given("CLUMP_MPI_EAGER_SHM")?,
-            eager_net: given("CLUMP_MPI_EAGER_NET")?,
-            unexpected_bytes: given("CLUMP_MPI_UNEXPECTED_BYTES")?,
-            shm_coll: given("CLUMP_MPI_SHM_COLL")?,
-            spin_us: read("CLUMP_MPI_SPIN_US")?,
-        })
+        Ok(Thresholds::of(&vars()?))
     }
+
+    /// The thresholds among MPI's variables, as clump's configuration read them.
+    pub fn of(vars: &MpiVars) -> Thresholds {
+        Thresholds {
+            eager_shm: vars.eager_shm,
+            eager_net: vars.eager_net,
+            unexpected_bytes: vars.unexpected_bytes,
+            shm_coll: vars.shm_coll,
+            spin_us: vars.spin_us,
+        }
+    }
+}
+
+/// MPI's `CLUMP_MPI_*` variables, read and checked by clump's configuration.
+pub(crate) fn vars() -> Result<MpiVars> {
+    MpiVars::from_env().map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
 pub struct Runtime {
@@ -117,14 +118,14 @@ pub struct Runtime {
     pub(crate) idups: RefCell<HashMap<u32, u32>>,
     /// This process's job rank, and whether each job rank is reached through shared
     /// memory (fixed at init; asked on every send).
-    me: u32,
+    pub(crate) me: u32,
     /// This process's id, named in single-copy rendezvous (kept: each `getpid` is a
     /// system call).
     pub(crate) pid: u32,
-    local: Vec<bool>,
+    pub(crate) local: Vec<bool>,
     /// Whether every rank is on this host: then all that a wait waits for comes through
     /// this endpoint's shared-memory queues, and it looks at them between polls.
-    all_local: bool,
+    pub(crate) all_local: bool,
 }
 
 thread_local! {
@@ -167,7 +168,7 @@ pub(crate) fn wide(args: &[u32], i: usize) -> u64 {
 }
 
 /// The envelope at the head of an eager message or a request to send.
-fn envelope(args: &[u32]) -> Envelope {
+pub(crate) fn envelope(args: &[u32]) -> Envelope {
     Envelope {
         src: arg(args, 0),
         ctx: arg(args, 1),
@@ -189,7 +190,7 @@ fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -
 }
 
 /// The bytes of an inline eager message, into `out`; `None` when its length is bad.
-fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u8]> {
+pub(crate) fn inline_data<'a>(args: &[u32], out: &'a mut [u8; INLINE_MAX]) -> Option<&'a [u8]> {
     let len = arg(args, 4) as usize;
     let words = args.get(INLINE_HEAD..)?;
     if len > INLINE_MAX || words.len() * 4 < len {
@@ -218,132 +219,9 @@ pub(crate) unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
     }
 }
 
-/// Joins the job and installs the protocol handlers.
-pub fn init() -> Result<()> {
-    if is_initialized() {
-        return Err(Error::new(ErrorClass::Other, "MPI is already initialized"));
-    }
-    let thresholds = Thresholds::from_env()?;
-    let mut spmd = Spmd::init()?;
-    let engine = Rc::new(RefCell::new(Engine::new(
-        thresholds.unexpected_bytes,
-        spmd.size() as usize,
-    )));
-    let ep = &spmd.ep;
-    let e = engine.clone();
-    // Cleared once the kernel refuses a cross-memory copy (set after init's exchange).
-    let single_copy = Rc::new(Cell::new(false));
-    ep.set_handler(H_EAGER, move |_t, m| {
-        e.borrow_mut()
-            .arrive_eager(envelope(m.args), arg(m.args, 3), m.payload);
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_EAGER_INLINE, move |_t, m| {
-        let mut bytes = [0u8; INLINE_MAX];
-        let mut e = e.borrow_mut();
-        match inline_data(m.args, &mut bytes) {
-            Some(data) => e.arrive_eager(envelope(m.args), arg(m.args, 3), data),
-            None => e.malformed("an inline eager message with a bad length"),
-        }
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_EAGER_SHORT, move |_t, m| {
-        let mut bytes = [0u8; short_eager::MAX];
-        let mut e = e.borrow_mut();
-        match short_eager::decode(m.args, &mut bytes) {
-            Some((env, data)) => e.arrive_eager_next(env, data),
-            None => e.malformed("a short eager message with bad arguments"),
-        }
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_RTS, move |_t, m| {
-        // A sender of this host names its process and buffer after the request's own args.
-        let from = (m.args.len() > RTS_ARGS).then(|| Source {
-            pid: arg(m.args, RTS_ARGS),
-            addr: wide(m.args, RTS_ARGS + 1),
-        });
-        e.borrow_mut().arrive_rts(
-            envelope(m.args),
-            arg(m.args, 3),
-            (wide(m.args, 4) as usize, wide(m.args, 6)),
-            m.payload,
-            from,
-        );
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_CTS, move |_t, m| {
-        // A clear to send for a part of the message names its range.
-        let range =
-            (m.args.len() >= 8).then(|| (wide(m.args, 4) as usize, wide(m.args, 6) as usize));
-        e.borrow_mut().actions.push(Action::Data {
-            send_id: wide(m.args, 0),
-            recv_id: wide(m.args, 2),
-            range,
-        });
-    })?;
-    let e = engine.clone();
-    let allowed = single_copy.clone();
-    ep.set_handler(H_PUSH, move |t, m| {
-        let mut e = e.borrow_mut();
-        if m.args.len() < 11 {
-            return e.malformed("a request to write with too few arguments");
-        }
-        // Written at once, even while this process waits for credit to send: the
-        // receiver is reading the rest meanwhile. The answer is the reply (no credit).
-        if let Some(wrote) = rendezvous::push(&mut e, &allowed, m.args) {
-            if let Err(err) = t.reply(H_WROTE as u8, &wrote) {
-                e.fault.get_or_insert(err.into());
-            }
-        }
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_WROTE, move |_t, m| {
-        e.borrow_mut()
-            .landed(wide(m.args, 0), wide(m.args, 2) as usize)
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_DATA, move |_t, m| {
-        e.borrow_mut()
-            .data(wide(m.args, 0), wide(m.args, 2) as usize, m.payload);
-    })?;
-    let e = engine.clone();
-    ep.set_handler(H_FIN, move |_t, m| e.borrow_mut().complete(wide(m.args, 0)))?;
-    coll_shm::reserve(&spmd, thresholds.shm_coll)?;
-    let place = crate::placement::learn(&mut spmd)?;
-    let slots = Slots::map(&mut spmd, &place.host_leaders)?;
-    // Counted before binding, which leaves one.
-    let core_each = place.on_machine <= crate::bind::allowed_cpus().len();
-    single_copy.set(single_copy::wanted()?);
-    if single_copy.get() {
-        single_copy::admit_peers();
-    }
-    if crate::bind::wanted()? {
-        crate::bind::to_own_core(place.machine_index, place.on_machine);
-    }
-    let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
-    let rt = Runtime {
-        me: spmd.rank(),
-        pid: std::process::id(),
-        all_local: local.iter().all(|&l| l),
-        local,
-        spin: idle::spin_budget(thresholds.spin_us, core_each),
-        host_leaders: place.host_leaders,
-        spmd: RefCell::new(spmd),
-        engine,
-        thresholds,
-        start: Instant::now(),
-        next_ctx: Cell::new(2),
-        single_copy,
-        split: core_each,
-        slots,
-        colls: RefCell::default(),
-        nbc_calls: RefCell::default(),
-        idups: RefCell::default(),
-        fixed_tag: Cell::new(None),
-    };
-    rt.spmd.borrow_mut().barrier()?;
+/// Makes `rt` this thread's runtime (the end of `init`).
+pub(crate) fn install(rt: Runtime) {
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
-    Ok(())
 }
 
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
@@ -583,7 +461,7 @@ impl Runtime {
             if busy {
                 idle = Idle::default();
             } else if !(self.all_local && self.look_for_arrival()) {
-                idle.wait(self)?;
+                idle.wait(self.spin, &self.spmd.borrow().bundle)?;
             }
         }
     }

@@ -1,10 +1,11 @@
 //! Every environment variable clump and its layers read, in one place: [`table::TABLE`]
 //! names each with its layer, default and range (README's Configuration section is that
-//! table), the layers read their own variables through [`table::number`] and
-//! [`table::choice`], and [`unknown`] finds `CLUMP_*` names no layer knows.
+//! table), the upper layers get theirs read and checked by [`layers`], and [`unknown`]
+//! finds `CLUMP_*` names no layer knows.
 //!
 //! A bad value is a clear error at start-up ([`Config::from_env`]), never a silent default.
 
+pub mod layers;
 pub mod table;
 pub mod unknown;
 

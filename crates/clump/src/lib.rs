@@ -50,12 +50,15 @@ macro_rules! testing_pub {
 pub(crate) use testing_pub;
 
 pub(crate) mod shm;
+#[cfg(not(loom))]
+pub use shm::cma;
 pub(crate) mod sync;
 
 without_loom! {
     mod am;
     pub mod boot;
     pub mod config;
+    pub mod cpu;
     mod endpoint;
     mod error;
     pub mod idle;

@@ -1,10 +1,11 @@
 //! The predefined `MPI_Op`s on the C types Rust lacks: long double, its complex and its
-//! value-index pair (`MPI_LONG_DOUBLE_INT`), and the product of complex numbers. The
+//! value-index pair (`MPI_LONG_DOUBLE_INT`); clump-mpi combines the other complex types
+//! itself. The
 //! arithmetic is C's own (`csrc/extended_arith.c`, shared with OpenSHMEM's reductions);
 //! clump-mpi calls [`combine`] for these types once `MPI_Init` has handed it over.
 
-use crate::shmem::extended::{less, ComplexD, ComplexF, ComplexLD, LongDouble, SumProd};
-use crate::shmem::reduce::Arith;
+use crate::shmem::extended::{less, ComplexLD, LongDouble, SumProd};
+use crate::shmem::ops::Arith;
 use bytemuck::Pod;
 use clump_mpi::{Op, Predef};
 
@@ -58,8 +59,6 @@ pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
         (Predef::LongDouble, Op::Min) => each(lower, higher, |a: LongDouble, b| Arith::min(a, b)),
         (Predef::LongDouble, Op::Max) => each(lower, higher, |a: LongDouble, b| Arith::max(a, b)),
         (Predef::LongDoubleComplex, _) => sum_prod::<ComplexLD>(op, lower, higher),
-        (Predef::DoubleComplex, _) => sum_prod::<ComplexD>(op, lower, higher),
-        (Predef::FloatComplex, _) => sum_prod::<ComplexF>(op, lower, higher),
         (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
             locate(matches!(op, Op::MaxLoc), lower, higher)
         }
@@ -104,13 +103,5 @@ mod tests {
         ));
         assert_eq!(other[16..], 3i32.to_ne_bytes()); // a tie keeps the lower index
         assert!(!combine(&Op::Band, Predef::LongDouble, &a, &mut b));
-        let (z, mut w) = ([1.0f64, 2.0], [3.0f64, 4.0]);
-        assert!(combine(
-            &Op::Prod,
-            Predef::DoubleComplex,
-            bytemuck::bytes_of(&z),
-            bytemuck::bytes_of_mut(&mut w)
-        ));
-        assert_eq!(w, [-5.0, 10.0]);
     }
 }

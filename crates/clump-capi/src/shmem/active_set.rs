@@ -4,9 +4,9 @@
 
 use super::collectives::Bufs;
 use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
-use super::reduce::{Arith, Bits};
+use super::ops::{Arith, Bits};
 use super::runtime::{gas_err, run, strides, Res, State};
-use super::teams::mix;
+use super::team_set::mix;
 use clump_gas::Group;
 use std::ffi::c_void;
 use std::os::raw::{c_int, c_long, c_longlong, c_short};

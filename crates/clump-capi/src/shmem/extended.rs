@@ -4,7 +4,7 @@
 //! pairs; their arithmetic is C's own, compiled into libclump from `csrc/extended_arith.c`,
 //! so results are exactly what a C program would compute.
 
-use super::reduce::Arith;
+use super::ops::Arith;
 use bytemuck::Pod;
 use std::ffi::c_void;
 

@@ -4,54 +4,13 @@
 
 use super::collectives::on_team;
 use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
+use super::ops::{Arith, Bits};
 use super::runtime::{byte_len, dst_slice, gas_err, src_slice, Res, State};
 use bytemuck::Pod;
 use clump_gas::Group;
 use std::os::raw::{
     c_char, c_int, c_long, c_longlong, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
 };
-
-pub trait Arith: Pod {
-    fn sum(self, o: Self) -> Self;
-    fn prod(self, o: Self) -> Self;
-    fn min(self, o: Self) -> Self;
-    fn max(self, o: Self) -> Self;
-}
-
-pub trait Bits: Pod {
-    fn and(self, o: Self) -> Self;
-    fn or(self, o: Self) -> Self;
-    fn xor(self, o: Self) -> Self;
-}
-
-macro_rules! integers {
-    ($($t:ty),*) => {$(
-        impl Arith for $t {
-            fn sum(self, o: Self) -> Self { self.wrapping_add(o) }
-            fn prod(self, o: Self) -> Self { self.wrapping_mul(o) }
-            fn min(self, o: Self) -> Self { Ord::min(self, o) }
-            fn max(self, o: Self) -> Self { Ord::max(self, o) }
-        }
-        impl Bits for $t {
-            fn and(self, o: Self) -> Self { self & o }
-            fn or(self, o: Self) -> Self { self | o }
-            fn xor(self, o: Self) -> Self { self ^ o }
-        }
-    )*};
-}
-integers!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
-
-macro_rules! floats {
-    ($($t:ty),*) => {$(
-        impl Arith for $t {
-            fn sum(self, o: Self) -> Self { self + o }
-            fn prod(self, o: Self) -> Self { self * o }
-            fn min(self, o: Self) -> Self { <$t>::min(self, o) }
-            fn max(self, o: Self) -> Self { <$t>::max(self, o) }
-        }
-    )*};
-}
-floats!(f32, f64);
 
 impl State {
     /// Combines every member's `n` elements at `src` with `op` into every member's `dest`.

@@ -2,9 +2,11 @@
 //! through: [`run`] finds the state, catches panics, and turns an error into a message and
 //! the end of the job.
 
+// The result type and its gas errors are res.rs's; most calls reach them from here.
 use super::heap::Heap;
+pub use super::res::{gas_err, Res};
 use super::statics::Statics;
-use super::teams::Teams;
+use super::team_set::Teams;
 use clump_gas::{Gas, Spread};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,9 +16,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How often a call polls on entry (see [`run`]).
 const POLL_EVERY: u32 = 8;
-
-/// What a call returns inside the library: a value, or why it cannot be done.
-pub type Res<T> = Result<T, String>;
 
 /// One PE's view of the job, from `shmem_init` to `shmem_finalize`.
 pub struct State {
@@ -104,11 +103,6 @@ pub fn fatal(what: &str, why: &str) -> ! {
         }
     }
     std::process::exit(1)
-}
-
-/// A clump-gas error as the text of a failed call.
-pub fn gas_err(e: clump_gas::Error) -> String {
-    e.to_string()
 }
 
 impl State {

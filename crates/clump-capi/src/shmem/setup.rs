@@ -6,8 +6,8 @@ use super::heap::Heap;
 use super::runtime::{fatal, gas_err, install, installed, run, Res, State};
 use super::statics::Statics;
 use super::symmetric::Place;
-use super::teams::Teams;
-use am::config::table;
+use super::team_set::Teams;
+use am::config::layers::ShmemVars;
 use clump_gas::{Gas, GasConfig};
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -24,11 +24,8 @@ const DEFAULT_HEAP_BYTES: usize = 512 << 20;
 /// program's data.
 fn start() -> Res<State> {
     let mut config = GasConfig::from_env().map_err(gas_err)?;
-    if let Some(bytes) = table::number("SHMEM_SYMMETRIC_SIZE").map_err(|e| e.to_string())? {
-        config.segment_bytes = bytes as usize;
-    } else if std::env::var_os("CLUMP_GAS_SEGMENT").is_none() {
-        config.segment_bytes = DEFAULT_HEAP_BYTES;
-    }
+    let vars = ShmemVars::from_env().map_err(|e| e.to_string())?;
+    config.segment_bytes = vars.heap_bytes.unwrap_or(DEFAULT_HEAP_BYTES);
     // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
     let mut gas = Gas::init_with(config).map_err(gas_err)?;
     let heap = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_err)?;

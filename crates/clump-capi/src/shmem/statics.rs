@@ -5,8 +5,8 @@
 //! part) becomes that offset, and the target PE reads or writes it in a remote procedure
 //! call of the global address space.
 
-use super::runtime::{gas_err, Res};
-use super::symmetric::Rmw;
+use super::res::{gas_err, Res};
+use super::rmw::Rmw;
 use clump_gas::{Gas, RpcId};
 use std::ffi::c_void;
 use std::ops::Range;

@@ -4,19 +4,17 @@
 
 use super::abi::*;
 use super::runtime::{gas_err, run, Res, State};
+use am::idle::Backoff;
 use std::ffi::c_void;
 use std::os::raw::{c_int, c_long, c_longlong, c_short, c_uint, c_ulong, c_ulonglong, c_ushort};
 
 impl State {
     /// Polls until `done` holds, leaving the core to others while nothing arrives.
     pub fn wait_for(&self, mut done: impl FnMut() -> Res<bool>) -> Res<()> {
-        let mut idle = 0u32;
+        let mut idle = Backoff::for_host(self.gas.borrow().processes_here());
         while !done()? {
             self.poll()?;
-            idle += 1;
-            if idle > 64 {
-                std::thread::yield_now();
-            }
+            idle.snooze();
         }
         Ok(())
     }

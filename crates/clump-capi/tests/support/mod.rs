@@ -6,18 +6,13 @@
 //! test harness), so the C programs would otherwise run against whatever was built last.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 /// The virtual host counts every multi-process test runs with: one host (shared memory)
 /// and two (shared memory within each, UDP between them).
 pub const HOSTS: &[u32] = &[1, 2];
-
-/// Longest a job may take before the test kills it: a guard against a hang, with room
-/// for a machine loaded twentyfold.
-const JOB_TIMEOUT: Duration = Duration::from_secs(600);
 
 pub struct Tree {
     /// The target profile directory: `clump`, `libclump.so`, `libclump.a`.
@@ -139,16 +134,15 @@ pub fn compile_with(wrapper: &str, src: &str, name: &str) -> PathBuf {
     })
 }
 
+#[allow(unused_imports)] // each test file uses part of it
+pub use clump_testkit::{assert_ok, wait_with_timeout};
+
 /// Runs `program args` as a job of `n` processes on `hosts` virtual hosts.
 pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(tree().bin.join("clump"));
-    cmd.args(["run", "-n", &n.to_string()]);
-    if hosts > 1 {
-        cmd.args(["--hosts", &hosts.to_string()]);
-    }
-    cmd.arg("--").arg(program).args(args);
-    cmd.envs(env.iter().copied());
-    wait_with_timeout(cmd)
+    let hosts = hosts.to_string();
+    let placement = ["--hosts", hosts.as_str()];
+    let placement: &[&str] = if hosts == "1" { &[] } else { &placement };
+    clump_testkit::run(&tree().bin.join("clump"), n, placement, program, args, env)
 }
 
 /// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) on 1, 2 and 4 processes over
@@ -170,40 +164,6 @@ pub fn runs_everywhere(launcher: &str, exe: &Path, name: &str) {
             assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
         }
     }
-}
-
-pub fn wait_with_timeout(mut cmd: Command) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let deadline = Instant::now() + JOB_TIMEOUT;
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{cmd:?} took longer than {JOB_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().expect("output")
-}
-
-/// Asserts the job succeeded and `needle` appears `times` times in its output; returns it.
-pub fn assert_ok(out: &Output, needle: &str, times: usize) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert_eq!(
-        stdout.matches(needle).count(),
-        times,
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    stdout
 }
 
 /// A fresh `scripts/install` of this build under the tests' folder `name`: its prefix.

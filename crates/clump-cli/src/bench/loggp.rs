@@ -388,26 +388,12 @@ fn measure(
 ) -> Result<Results, String> {
     let ep = sp.ep.clone();
     let bundle = sp.bundle.clone();
-    let replies = Rc::new(Cell::new(0u64));
-    let reply_args = Rc::new(Cell::new(usize::MAX));
-    for e in std::iter::once(&ep).chain(sides.reference.as_ref().map(|(_, e)| e)) {
-        let (r, a) = (replies.clone(), reply_args.clone());
-        e.set_handler(H_ECHO_REPLY as usize, move |_, m| {
-            r.set(r.get() + 1);
-            a.set(m.args.len());
-        })
-        .map_err(err)?;
-    }
-    let report = Rc::new(Cell::new(None));
-    let rep = report.clone();
-    ep.set_handler(H_REPORT_REPLY as usize, move |_, m| {
-        rep.set(Some((m.args[0], m.args[1])))
-    })
-    .map_err(err)?;
-    let or_count = Rc::new(Cell::new(0u64));
-    let c = or_count.clone();
-    ep.set_handler(H_OR as usize, move |_, _| c.set(c.get() + 1))
-        .map_err(err)?;
+    let Counters {
+        replies,
+        reply_args,
+        report,
+        or_count,
+    } = counters(&ep, sides.reference.as_ref().map(|(_, e)| e))?;
     let mut ctl = Control::new(region);
     barrier(sp)?;
 
@@ -416,51 +402,17 @@ fn measure(
         "loggp: rtt 0, 4, 8, 16 args beside a bare {} ping-pong...",
         if net { "UDP" } else { "shared-memory" }
     );
-    let mut raw_rtt_us = Vec::new();
-    let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
-        RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
-    let mut ref_rtt_us = Vec::new();
     let mut samples = Samples::default();
-    let progress = Progress::new("loggp: rtt", plan.rtt.all() as usize);
-    for batch in 0..plan.rtt.all() {
-        progress.step(batch as usize, "batch");
-        let raw = ping_baseline(&mut ctl, &mut sides, plan.raw_warm, plan.raw_iters)?;
-        for (n, out) in rtt_by_args.iter_mut() {
-            let args: Vec<u32> = (0..*n as u32).collect();
-            let (us, rounds) = rtt_batch(
-                &bundle,
-                &ep,
-                &replies,
-                &args,
-                plan.rtt.iters,
-                plan.batch_budget,
-            )?;
-            if reply_args.get() != *n {
-                return Err(format!(
-                    "the echo of {n} arguments came back with {}",
-                    reply_args.get()
-                ));
-            }
-            if batch >= plan.rtt.warm {
-                out.push(us);
-                if *n == RTT_ARGS[0] {
-                    samples.rtt_rounds += rounds;
-                }
-            }
-        }
-        // --with-network: the same round trip with the network off, beside it.
-        if let (true, Some((rb, re))) = (args.with_network, &sides.reference) {
-            ctl.select(1)?;
-            let (us, _) = rtt_batch(rb, re, &replies, &[], plan.rtt.iters, plan.batch_budget)?;
-            ctl.select(0)?;
-            if batch >= plan.rtt.warm {
-                ref_rtt_us.push(us);
-            }
-        }
-        if batch >= plan.rtt.warm {
-            raw_rtt_us.push(raw);
-        }
-    }
+    let (raw_rtt_us, rtt_by_args, ref_rtt_us) = rtt_phase(
+        &bundle,
+        &ep,
+        (&replies, &reply_args),
+        &mut ctl,
+        &mut sides,
+        plan,
+        args.with_network,
+        &mut samples,
+    )?;
 
     eprintln!("loggp: o_s...");
     let (os_us, os_bursts) = timed_batches(plan.bursts, plan.batch_budget, BURST, || {
@@ -481,57 +433,10 @@ fn measure(
             " beside a bare streaming ring"
         }
     );
-    // Shared memory: each batch of g follows a batch of the bare stream of as many
-    // messages, so that both see the same machine.
-    let mut ring_ns = Vec::new();
-    let mut g_us = Vec::new();
-    for batch in 0..plan.gap.all() {
-        let ring = if net {
-            None
-        } else {
-            Some(ctl.stream_batch(plan.gap.iters)?)
-        };
-        let t0 = Instant::now();
-        let mut sent = 0;
-        while goes_on(sent, plan.gap.iters, t0, plan.batch_budget) {
-            ep.request(1, H_ONEWAY, &[]).map_err(err)?;
-            sent += 1;
-        }
-        drain(&bundle, &ep)?;
-        let us = t0.elapsed().as_secs_f64() * 1e6 / sent as f64;
-        if batch >= plan.gap.warm {
-            g_us.push(us);
-            samples.g_messages += sent;
-            ring_ns.extend(ring);
-        }
-    }
+    let (g_us, ring_ns) = gap_phase(&bundle, &ep, &mut ctl, plan, net, &mut samples)?;
 
     eprintln!("loggp: o_r...");
-    let mut or_us = Vec::new();
-    for batch in 0..plan.bursts.all() {
-        // Within a budget, rank 1 is told of one burst at a time, so the batch can end early.
-        if plan.batch_budget.is_none() {
-            ctl.expect_bursts(plan.bursts.iters);
-        }
-        let start = Instant::now();
-        let mut busy = Duration::ZERO;
-        let mut done = 0;
-        while goes_on(done, plan.bursts.iters, start, plan.batch_budget) {
-            if plan.batch_budget.is_some() {
-                ctl.expect_bursts(1);
-            }
-            let r = ctl.burst(&bundle)?;
-            let want = r * BURST;
-            let t0 = Instant::now();
-            poll_until(&bundle, "o_r's burst", || or_count.get() >= want)?;
-            busy += t0.elapsed();
-            done += 1;
-        }
-        if batch >= plan.bursts.warm {
-            or_us.push(busy.as_secs_f64() * 1e6 / (done * BURST) as f64);
-            samples.or_messages += done * BURST;
-        }
-    }
+    let or_us = or_phase(&bundle, &mut ctl, plan, &or_count, &mut samples)?;
     ctl.await_bursts_answered(&bundle)?;
 
     eprintln!(
@@ -558,18 +463,9 @@ fn measure(
         });
     }
 
-    ep.request(1, H_REPORT, &[]).map_err(err)?;
-    poll_until(&bundle, "rank 1's payload-check report", || {
-        report.get().is_some()
-    })?;
-    let (checks, check_failures) = report.get().expect("waited for it");
-    ctl.end();
     let expected = 2 * (medium.len() + long.len() + goodput_streams) as u32;
-    if checks != expected {
-        return Err(format!(
-            "rank 1 made {checks} payload checks, expected {expected}"
-        ));
-    }
+    let (checks, check_failures) = rank1_checks(&bundle, &ep, &report, expected)?;
+    ctl.end();
 
     Ok(Results {
         transport: args.transport.name(),
@@ -613,6 +509,204 @@ fn measure(
         check_failures,
         seconds: 0.0,
     })
+}
+
+/// The round trips of 0, 4, 8 and 16 arguments, each batch beside the bare baseline's
+/// ping-pong (and `with_network`, beside the round trip with the network off): the
+/// baseline's, the round trips' by arguments, and the reference's, in microseconds.
+#[allow(clippy::too_many_arguments)]
+fn rtt_phase(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    (replies, reply_args): (&Cell<u64>, &Cell<usize>),
+    ctl: &mut Control,
+    sides: &mut Sides<'_>,
+    plan: &Plan,
+    with_network: bool,
+    samples: &mut Samples,
+) -> Result<RttFigures, String> {
+    let mut raw_rtt_us = Vec::new();
+    let mut rtt_by_args: Vec<(usize, Vec<f64>)> =
+        RTT_ARGS.iter().map(|&n| (n, Vec::new())).collect();
+    let mut ref_rtt_us = Vec::new();
+    let progress = Progress::new("loggp: rtt", plan.rtt.all() as usize);
+    for batch in 0..plan.rtt.all() {
+        progress.step(batch as usize, "batch");
+        let raw = ping_baseline(ctl, sides, plan.raw_warm, plan.raw_iters)?;
+        for (n, out) in rtt_by_args.iter_mut() {
+            let args: Vec<u32> = (0..*n as u32).collect();
+            let (us, rounds) = rtt_batch(
+                bundle,
+                ep,
+                replies,
+                &args,
+                plan.rtt.iters,
+                plan.batch_budget,
+            )?;
+            if reply_args.get() != *n {
+                return Err(format!(
+                    "the echo of {n} arguments came back with {}",
+                    reply_args.get()
+                ));
+            }
+            if batch >= plan.rtt.warm {
+                out.push(us);
+                if *n == RTT_ARGS[0] {
+                    samples.rtt_rounds += rounds;
+                }
+            }
+        }
+        // --with-network: the same round trip with the network off, beside it.
+        if let (true, Some((rb, re))) = (with_network, &sides.reference) {
+            ctl.select(1)?;
+            let (us, _) = rtt_batch(rb, re, replies, &[], plan.rtt.iters, plan.batch_budget)?;
+            ctl.select(0)?;
+            if batch >= plan.rtt.warm {
+                ref_rtt_us.push(us);
+            }
+        }
+        if batch >= plan.rtt.warm {
+            raw_rtt_us.push(raw);
+        }
+    }
+    Ok((raw_rtt_us, rtt_by_args, ref_rtt_us))
+}
+
+/// The baseline's, the round trips' by arguments, and the reference's round trips.
+type RttFigures = (Vec<f64>, Vec<(usize, Vec<f64>)>, Vec<f64>);
+
+/// The gap g in microseconds per message, each batch (over shared memory) after a batch
+/// of the bare streaming ring, whose nanoseconds per message come second.
+fn gap_phase(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    ctl: &mut Control,
+    plan: &Plan,
+    net: bool,
+    samples: &mut Samples,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    // Shared memory: each batch of g follows a batch of the bare stream of as many
+    // messages, so that both see the same machine.
+    let mut ring_ns = Vec::new();
+    let mut g_us = Vec::new();
+    for batch in 0..plan.gap.all() {
+        let ring = if net {
+            None
+        } else {
+            Some(ctl.stream_batch(plan.gap.iters)?)
+        };
+        let t0 = Instant::now();
+        let mut sent = 0;
+        while goes_on(sent, plan.gap.iters, t0, plan.batch_budget) {
+            ep.request(1, H_ONEWAY, &[]).map_err(err)?;
+            sent += 1;
+        }
+        drain(bundle, ep)?;
+        let us = t0.elapsed().as_secs_f64() * 1e6 / sent as f64;
+        if batch >= plan.gap.warm {
+            g_us.push(us);
+            samples.g_messages += sent;
+            ring_ns.extend(ring);
+        }
+    }
+    Ok((g_us, ring_ns))
+}
+
+/// The receive overhead o_r in microseconds per message: rank 1 sends bursts, and this
+/// rank times only the polls that run them.
+fn or_phase(
+    bundle: &Bundle,
+    ctl: &mut Control,
+    plan: &Plan,
+    or_count: &Cell<u64>,
+    samples: &mut Samples,
+) -> Result<Vec<f64>, String> {
+    let mut or_us = Vec::new();
+    for batch in 0..plan.bursts.all() {
+        // Within a budget, rank 1 is told of one burst at a time, so the batch can end early.
+        if plan.batch_budget.is_none() {
+            ctl.expect_bursts(plan.bursts.iters);
+        }
+        let start = Instant::now();
+        let mut busy = Duration::ZERO;
+        let mut done = 0;
+        while goes_on(done, plan.bursts.iters, start, plan.batch_budget) {
+            if plan.batch_budget.is_some() {
+                ctl.expect_bursts(1);
+            }
+            let r = ctl.burst(bundle)?;
+            let want = r * BURST;
+            let t0 = Instant::now();
+            poll_until(bundle, "o_r's burst", || or_count.get() >= want)?;
+            busy += t0.elapsed();
+            done += 1;
+        }
+        if batch >= plan.bursts.warm {
+            or_us.push(busy.as_secs_f64() * 1e6 / (done * BURST) as f64);
+            samples.or_messages += done * BURST;
+        }
+    }
+    Ok(or_us)
+}
+
+/// What rank 0's handlers count: echo replies and their argument count, rank 1's
+/// payload-check report, and the one-way messages of o_r.
+struct Counters {
+    replies: Rc<Cell<u64>>,
+    reply_args: Rc<Cell<usize>>,
+    report: Rc<Cell<Option<(u32, u32)>>>,
+    or_count: Rc<Cell<u64>>,
+}
+
+/// Installs rank 0's handlers on `ep` (the echo reply also on the reference endpoint).
+fn counters(ep: &Endpoint, reference: Option<&Endpoint>) -> Result<Counters, String> {
+    let replies = Rc::new(Cell::new(0u64));
+    let reply_args = Rc::new(Cell::new(usize::MAX));
+    for e in std::iter::once(ep).chain(reference) {
+        let (r, a) = (replies.clone(), reply_args.clone());
+        e.set_handler(H_ECHO_REPLY as usize, move |_, m| {
+            r.set(r.get() + 1);
+            a.set(m.args.len());
+        })
+        .map_err(err)?;
+    }
+    let report = Rc::new(Cell::new(None));
+    let rep = report.clone();
+    ep.set_handler(H_REPORT_REPLY as usize, move |_, m| {
+        rep.set(Some((m.args[0], m.args[1])))
+    })
+    .map_err(err)?;
+    let or_count = Rc::new(Cell::new(0u64));
+    let c = or_count.clone();
+    ep.set_handler(H_OR as usize, move |_, _| c.set(c.get() + 1))
+        .map_err(err)?;
+    Ok(Counters {
+        replies,
+        reply_args,
+        report,
+        or_count,
+    })
+}
+
+/// Asks rank 1 for its payload checks and returns them (checks, failures), once they are
+/// the `expected` number.
+fn rank1_checks(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    report: &Cell<Option<(u32, u32)>>,
+    expected: u32,
+) -> Result<(u32, u32), String> {
+    ep.request(1, H_REPORT, &[]).map_err(err)?;
+    poll_until(bundle, "rank 1's payload-check report", || {
+        report.get().is_some()
+    })?;
+    let (checks, check_failures) = report.get().expect("waited for it");
+    if checks != expected {
+        return Err(format!(
+            "rank 1 made {checks} payload checks, expected {expected}"
+        ));
+    }
+    Ok((checks, check_failures))
 }
 
 /// One batch of the transport's bare ping-pong: µs per round trip.

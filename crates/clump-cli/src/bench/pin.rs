@@ -11,7 +11,7 @@ use clump::spmd::Spmd;
 /// rank unpinned) then yields it whenever it waits. Returns each rank's CPU.
 pub fn place(sp: &mut Spmd, bench: &str, nth: Option<usize>) -> Result<Vec<Option<usize>>, String> {
     let cpu = nth.and_then(|n| {
-        pin_to_nth_allowed_cpu(n)
+        clump::cpu::pin_to_nth_allowed(n)
             .inspect_err(|e| eprintln!("{bench}: rank {} not pinned: {e}", sp.rank()))
             .ok()
     });
@@ -22,38 +22,4 @@ pub fn place(sp: &mut Spmd, bench: &str, nth: Option<usize>) -> Result<Vec<Optio
     let sharers = cpus.iter().filter(|&&c| c == cpu).count();
     set_shared_cpu(cpus.iter().any(Option::is_none) || sharers > 1);
     Ok(cpus)
-}
-
-/// Pins the calling thread to the `n`-th CPU it may run on (CPU `n` when every CPU is
-/// allowed); returns that CPU's number.
-pub fn pin_to_nth_allowed_cpu(n: usize) -> Result<usize, String> {
-    // SAFETY: cpu_set_t is plain data for which all-zero is the empty set; both calls get
-    // a pointer to a set of exactly the size they are told, alive for the call.
-    unsafe {
-        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
-            return Err(format!(
-                "sched_getaffinity: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &allowed))
-            .collect();
-        let Some(&cpu) = cpus.get(n) else {
-            return Err(format!(
-                "only {} CPUs are available, rank {n} needs its own",
-                cpus.len()
-            ));
-        };
-        let mut one: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut one);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
-            return Err(format!(
-                "sched_setaffinity to CPU {cpu}: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(cpu)
-    }
 }

@@ -4,37 +4,25 @@
 #![allow(dead_code)] // each test file uses part of it
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `clump run -n N PLACEMENT -- clump-test-am SCENARIO` with `env` added.
 pub fn clump_run(n: u32, placement: &[&str], scenario: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clump"))
-        .args(["run", "-n", &n.to_string()])
-        .args(placement)
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_clump-test-am"))
-        .args(scenario)
-        .envs(env.iter().copied())
-        .output()
-        .expect("clump run starts")
+    clump_testkit::run(
+        Path::new(env!("CARGO_BIN_EXE_clump")),
+        n,
+        placement,
+        Path::new(env!("CARGO_BIN_EXE_clump-test-am")),
+        scenario,
+        env,
+    )
 }
 
 /// Asserts the job succeeded and printed `needle` `ranks` times; returns its stdout.
 pub fn assert_ok(out: &Output, ranks: u32, needle: &str) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "job failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert_eq!(
-        stdout.matches(needle).count(),
-        ranks as usize,
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    stdout
+    clump_testkit::assert_ok(out, needle, ranks as usize)
 }
 
 /// Starts a process that never polls (with `env`), sends it five requests from an

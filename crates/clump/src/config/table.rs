@@ -1,7 +1,8 @@
 //! The one table of every environment variable clump and its layers read: name, layer,
 //! kind (which bounds the value), default and meaning. `clump info` prints it, README's
 //! Configuration section is this table (a test compares them), and every reader goes
-//! through [`number`] or [`choice`] so that no variable is read outside it.
+//! through [`number`] or [`choice`] (the upper layers' through `config::layers`) so that
+//! no variable is read outside it.
 
 use super::{text, ConfigError};
 use std::ffi::{OsStr, OsString};
@@ -325,11 +326,19 @@ pub fn number(name: &str) -> Result<Option<u64>, ConfigError> {
 
 /// A choice variable from the environment: one of its words, or its default.
 pub fn choice(name: &str) -> Result<Option<&'static str>, ConfigError> {
+    choice_in(&|n| std::env::var_os(n), name)
+}
+
+/// A choice variable through `lookup`: one of its words, or its default.
+pub fn choice_in(
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
+) -> Result<Option<&'static str>, ConfigError> {
     let var = var(name);
     let Kind::Choice(words) = var.kind else {
         panic!("{name} is not a choice");
     };
-    let value = match std::env::var_os(name) {
+    let value = match lookup(name) {
         Some(raw) => {
             var.check(&raw)?;
             raw
@@ -426,18 +435,20 @@ mod tests {
 
     /// Every `CLUMP_*` or `SHMEM_*` variable any crate's code reads by name (through
     /// `env::var`, `var_os` or the table's own readers) is a row of the table.
-    #[test]
-    fn every_variable_read_anywhere_is_in_the_table() {
-        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    sources(&path, out);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    out.push(path);
-                }
+    /// Every `.rs` file under `dir`.
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
             }
         }
+    }
+
+    #[test]
+    fn every_variable_read_anywhere_is_in_the_table() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = Vec::new();
         sources(&crates, &mut files);
@@ -500,5 +511,32 @@ mod tests {
             "README's Configuration table differs from config/table.rs; its rows should be:\n{}",
             want.join("\n")
         );
+    }
+
+    /// The upper layers' library code names none of their variables: `config::layers`
+    /// reads them.
+    #[test]
+    fn no_upper_layer_reads_a_variable_itself() {
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for krate in ["clump-gas", "clump-mpi", "clump-capi", "clump-apps"] {
+            sources(&crates.join(krate).join("src"), &mut files);
+        }
+        assert!(files.len() > 50, "only {} files found", files.len());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for quote in ["\"CLUMP_", "\"SHMEM_"] {
+                for after in code.split(quote).skip(1) {
+                    assert!(
+                        after.starts_with("TEST_"),
+                        "{} names {quote}{}: read it in clump's config::layers",
+                        file.display(),
+                        &after[..after.find('"').unwrap_or(after.len())]
+                    );
+                }
+            }
+            assert!(!code.contains("config::table"), "{} reads the table itself", file.display());
+        }
     }
 }

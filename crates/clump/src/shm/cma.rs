@@ -69,37 +69,33 @@ pub fn describe() -> String {
 
 /// Copies `data` to `addr` in process `pid`.
 pub fn write(pid: u32, addr: u64, data: &[u8]) -> io::Result<()> {
-    transfer(
-        pid,
-        addr,
-        data.as_ptr() as *mut u8,
-        data.len(),
-        Direction::ToPeer,
-    )
+    // SAFETY: a slice is readable for its length, and the kernel only reads it.
+    unsafe { copy(Way::Write, pid, addr, data.as_ptr().cast_mut(), data.len()) }
 }
 
 /// Fills `buf` from `addr` in process `pid`.
 pub fn read(pid: u32, addr: u64, buf: &mut [u8]) -> io::Result<()> {
-    transfer(pid, addr, buf.as_mut_ptr(), buf.len(), Direction::FromPeer)
+    // SAFETY: a mutable slice is writable for its length and borrowed for the call.
+    unsafe { copy(Way::Read, pid, addr, buf.as_mut_ptr(), buf.len()) }
 }
 
-/// Fills `len` bytes at `local` from `addr` in process `pid`.
+/// Which way a cross-memory copy goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// From the peer's memory into this process's.
+    Read,
+    /// From this process's memory into the peer's.
+    Write,
+}
+
+/// Moves `len` bytes between `local` and the peer's `addr`, `way` round, resuming after
+/// partial transfers (the kernel caps one call near 2 GiB and stops at a mapping's end,
+/// where the next call fails with `EFAULT`).
 ///
 /// # Safety
-/// `local..local+len` must be writable memory of this process that no reference covers.
-pub unsafe fn read_into(pid: u32, addr: u64, local: *mut u8, len: usize) -> io::Result<()> {
-    transfer(pid, addr, local, len, Direction::FromPeer)
-}
-
-#[derive(Clone, Copy)]
-enum Direction {
-    ToPeer,
-    FromPeer,
-}
-
-/// Moves `len` bytes between `local` and the peer's `addr`, resuming after partial
-/// transfers (the kernel caps one call near 2 GiB and stops at a mapping's end).
-fn transfer(pid: u32, addr: u64, local: *mut u8, len: usize, dir: Direction) -> io::Result<()> {
+/// `local..local+len` must be memory of this process that no reference covers meanwhile:
+/// writable when reading, readable when writing.
+pub unsafe fn copy(way: Way, pid: u32, addr: u64, local: *mut u8, len: usize) -> io::Result<()> {
     let mut done = 0usize;
     while done < len {
         let here = libc::iovec {
@@ -110,17 +106,13 @@ fn transfer(pid: u32, addr: u64, local: *mut u8, len: usize, dir: Direction) -> 
             iov_base: (addr as usize).wrapping_add(done) as *mut libc::c_void,
             iov_len: len - done,
         };
-        // SAFETY: the local iovec covers memory the caller lends for this call (a slice,
-        // or a range `read_into`'s caller vouches for); the kernel checks the remote one
-        // and reports EFAULT rather than touching anything outside the peer's mappings.
+        // SAFETY: the local iovec covers memory the caller lends for this call (its
+        // contract); the kernel checks the remote one and reports EFAULT rather than
+        // touching anything outside the peer's mappings.
         let n = unsafe {
-            match dir {
-                Direction::ToPeer => {
-                    libc::process_vm_writev(pid as libc::pid_t, &here, 1, &there, 1, 0)
-                }
-                Direction::FromPeer => {
-                    libc::process_vm_readv(pid as libc::pid_t, &here, 1, &there, 1, 0)
-                }
+            match way {
+                Way::Write => libc::process_vm_writev(pid as libc::pid_t, &here, 1, &there, 1, 0),
+                Way::Read => libc::process_vm_readv(pid as libc::pid_t, &here, 1, &there, 1, 0),
             }
         };
         match n {
@@ -150,5 +142,40 @@ mod tests {
         assert_eq!(err.raw_os_error(), Some(libc::EFAULT));
         assert!(!refused(&err));
         assert!(describe().starts_with("works"));
+    }
+
+    #[test]
+    fn raw_copies_both_ways_and_report_bad_addresses() {
+        let me = std::process::id();
+        let mut src: Vec<u8> = (0..(3u32 << 20)).map(|i| i as u8).collect();
+        let mut dst = vec![0u8; src.len()];
+        // SAFETY: `dst` is a live buffer of exactly this length.
+        unsafe { copy(Way::Read, me, src.as_ptr() as u64, dst.as_mut_ptr(), dst.len()) }.unwrap();
+        assert_eq!(dst, src);
+        dst.fill(0);
+        // SAFETY: `src` is a live buffer of exactly this length; `dst` is written only by
+        // the kernel meanwhile.
+        unsafe { copy(Way::Write, me, dst.as_ptr() as u64, src.as_mut_ptr(), src.len()) }.unwrap();
+        assert_eq!(std::hint::black_box(&dst), &src);
+        for way in [Way::Read, Way::Write] {
+            // SAFETY: as above.
+            let e = unsafe { copy(way, me, 8, src.as_mut_ptr(), 16) }.unwrap_err();
+            assert_eq!(e.raw_os_error(), Some(libc::EFAULT), "{way:?}");
+        }
+    }
+
+    #[test]
+    fn a_peer_that_is_gone_is_an_error_not_a_refusal() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let mut buf = [0u8; 64];
+        for way in [Way::Read, Way::Write] {
+            // SAFETY: `buf` is a live 64-byte buffer.
+            let e = unsafe { copy(way, pid, buf.as_ptr() as u64, buf.as_mut_ptr(), buf.len()) }
+                .unwrap_err();
+            assert_eq!(e.raw_os_error(), Some(libc::ESRCH), "{way:?}");
+            assert!(!refused(&e), "a gone peer is not a refusal");
+        }
     }
 }

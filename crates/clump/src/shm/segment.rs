@@ -155,7 +155,7 @@ impl SegMapping {
             // addressable here and kept alive by the borrowed handle; no Rust reference
             // covers segment memory.
             (SegMemory::Attached { pid, addr }, _) => unsafe {
-                cma::read_into(*pid, addr + offset as u64, to.add(dst_offset), len)
+                cma::copy(cma::Way::Read, *pid, addr + offset as u64, to.add(dst_offset), len)
             },
             (_, Some(from)) => {
                 // SAFETY: both ranges lie inside their segments (checked above), which

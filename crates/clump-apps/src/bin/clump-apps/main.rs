@@ -137,8 +137,9 @@ fn main() {
 }
 
 fn run_app(cli: Cli) -> run::AppResult<()> {
-    let mut config = clump_gas::GasConfig::from_env()?;
-    if std::env::var_os("CLUMP_GAS_SEGMENT").is_none() {
+    let vars = clump_gas::GasVars::from_env().map_err(|e| e.to_string())?;
+    let mut config = clump_gas::GasConfig::of(&vars)?;
+    if !vars.segment_given {
         // The FFT's two arrays outgrow the default segment at the papers' size (256³: 512 MiB
         // on one process); pages are only taken where the arrays lie.
         if let App::Fft { n } = cli.app {

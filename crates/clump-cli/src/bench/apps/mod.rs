@@ -5,6 +5,7 @@
 //! per-processor traffic (traffic.rs), and times per version.
 
 mod cases;
+mod line;
 mod plot;
 mod report;
 mod runs;

@@ -1,6 +1,7 @@
 //! One run of an application in one configuration, through the real launcher, and the figures
 //! its rank 0 reports on its `RESULT` line.
 
+use super::line::{field, value};
 use super::traffic::RankCounts;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -131,23 +132,6 @@ pub fn run(clump: &Path, apps: &Path, job: &Job) -> Result<Run, String> {
         ));
     }
     Ok(run)
-}
-
-/// The text of `key=...` on a `RESULT` or `RANK` line.
-pub fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-        .ok_or_else(|| format!("no {key} in {line:?}"))
-}
-
-/// The number `key=...` on a `RESULT` or `RANK` line.
-pub fn value<T: std::str::FromStr>(line: &str, key: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    field(line, key)?
-        .parse()
-        .map_err(|e| format!("{key} in {line:?}: {e}"))
 }
 
 /// The `RESULT` line's figures (`ranks` is left empty).

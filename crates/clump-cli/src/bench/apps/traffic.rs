@@ -3,7 +3,7 @@
 //! apart, mean, minimum and maximum across processors, and the share that stayed local. A
 //! rank's traffic to itself is neither: it never leaves the processor.
 
-use super::runs::value;
+use super::line::value;
 use serde_json::{json, Value};
 
 /// What one rank reported (see `clump-apps`'s `run.rs` for the fields).

@@ -1,0 +1,35 @@
+//! What the global address space's handlers and its calls agree on: the handler numbers,
+//! the reply statuses, where the stored-bytes counter lives, and the remote procedures'
+//! types. Its own file so that the handlers and the calls that send to them import it,
+//! not each other.
+
+use std::rc::Rc;
+
+pub(crate) const H_READ: u8 = 1;
+pub(crate) const H_REPLY: u8 = 2;
+pub(crate) const H_PUT: u8 = 3;
+pub(crate) const H_PUT_ACK: u8 = 4;
+pub(crate) const H_STORE: u8 = 5;
+pub(crate) const H_GET_DONE: u8 = 6;
+pub(crate) const H_ATOMIC: u8 = 7;
+pub(crate) const H_COLL: u8 = 8;
+pub(crate) const H_RPC: u8 = 9;
+
+pub(crate) const STATUS_OK: u32 = 0;
+pub(crate) const STATUS_BAD_RANGE: u32 = 1;
+pub(crate) const STATUS_NO_SUCH_RPC: u32 = 2;
+pub(crate) const STATUS_RESULT_TOO_LARGE: u32 = 3;
+
+/// Offset in every segment of the count of bytes stored into this rank (an AtomicU64).
+pub(crate) const STORED_COUNTER: usize = 0;
+
+pub(crate) type RpcFn = Rc<dyn Fn(&RpcContext, &[u8]) -> Vec<u8>>;
+
+/// What a remote procedure learns about its call.
+#[derive(Clone, Copy, Debug)]
+pub struct RpcContext {
+    pub source: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RpcId(pub(crate) u32);
