@@ -29,7 +29,10 @@ fn exported_functions() -> BTreeSet<String> {
 #[test]
 fn every_shmem_routine_has_its_pshmem_twin() {
     let exported = exported_functions();
-    let shmem: Vec<_> = exported.iter().filter(|n| n.starts_with("shmem_")).collect();
+    let shmem: Vec<_> = exported
+        .iter()
+        .filter(|n| n.starts_with("shmem_"))
+        .collect();
     assert!(shmem.len() > 1000, "only {} shmem_ routines", shmem.len());
     let missing: Vec<_> = shmem
         .iter()
@@ -71,12 +74,19 @@ fn pshmem_header_declares_only_exported_routines() {
     assert!(out.status.success(), "cc -E pshmem.h: {out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     let exported = exported_functions();
-    let inline: Vec<&str> = text.lines().filter(|l| l.contains("static inline")).collect();
+    let inline: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("static inline"))
+        .collect();
     let declared: BTreeSet<&str> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| w.starts_with("pshmem_"))
         .collect();
-    assert!(declared.len() > 1000, "only {} pshmem_ names", declared.len());
+    assert!(
+        declared.len() > 1000,
+        "only {} pshmem_ names",
+        declared.len()
+    );
     let unknown: Vec<_> = declared
         .iter()
         .filter(|n| !exported.contains(**n))

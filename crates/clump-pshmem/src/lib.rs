@@ -31,10 +31,16 @@ pub fn twin(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn expand(f: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
     let name = f.sig.ident.clone();
     if !name.to_string().starts_with("shmem_") {
-        return Err(syn::Error::new(name.span(), "#[pshmem::twin] is for shmem_ routines"));
+        return Err(syn::Error::new(
+            name.span(),
+            "#[pshmem::twin] is for shmem_ routines",
+        ));
     }
     if let Some(v) = &f.sig.variadic {
-        return Err(syn::Error::new(v.span(), "a variadic routine cannot be forwarded"));
+        return Err(syn::Error::new(
+            v.span(),
+            "a variadic routine cannot be forwarded",
+        ));
     }
     let profiled = format_ident!("p{}", name);
     // The public name's parameters are plain a0, a1, … whatever patterns the
@@ -46,7 +52,7 @@ fn expand(f: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
             return Err(syn::Error::new(input.span(), "a C routine has no self"));
         };
         let arg = format_ident!("a{i}");
-        pt.pat = Box::new(syn::parse_quote!(#arg));
+        *pt.pat = syn::parse_quote!(#arg);
         args.push(arg);
     }
     let call = if f.sig.unsafety.is_some() {
