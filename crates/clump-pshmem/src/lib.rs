@@ -55,19 +55,14 @@ fn expand(f: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         *pt.pat = syn::parse_quote!(#arg);
         args.push(arg);
     }
-    let call = if f.sig.unsafety.is_some() {
-        quote! { unsafe { #profiled(#(#args),*) } }
-    } else {
-        quote! { #profiled(#(#args),*) }
-    };
     let mut implementation = f;
-    implementation.sig.ident = profiled;
+    implementation.sig.ident = profiled.clone();
     let attrs = &implementation.attrs;
     let vis = &implementation.vis;
     Ok(quote! {
         #(#attrs)*
         #[no_mangle]
-        #vis #public { #call }
+        #vis #public { #profiled(#(#args),*) }
         #[no_mangle]
         #implementation
     })
