@@ -1,5 +1,5 @@
 //! `#[pshmem::twin]` exports an OpenSHMEM routine `shmem_X` under two C names, as the
-//! profiling interface (OpenSHMEM 1.5, section 10.1) asks: `pshmem_X` holds the
+//! profiling interface of OpenSHMEM 1.5 asks: `pshmem_X` holds the
 //! implementation and `shmem_X` calls it. A tool that defines its own `shmem_X` in the
 //! program interposes on the library's, and its call to `pshmem_X` still reaches the
 //! implementation. The attribute replaces `#[no_mangle]` on every routine, so the list of
