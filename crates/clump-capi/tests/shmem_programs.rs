@@ -232,3 +232,16 @@ fn thread_multiple_is_refused_cleanly() {
         assert!(!stderr.contains("panicked"), "{placement:?}\n{stderr}");
     }
 }
+
+/// A tool that defines `shmem_putmem`, `shmem_int_put` and `shmem_barrier_all` itself and
+/// forwards to their `pshmem_` names (the profiling interface) sees exactly the program's
+/// calls, and the data moves.
+#[test]
+fn a_profiling_tool_wraps_calls_through_pshmem() {
+    let exe = oshcc("profiling", "shmem_profiling");
+    for placement in [&[][..], &["--transport", "udp"]] {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["oshrun", "-n", "2"]).args(placement).arg(&exe);
+        assert_ok(&wait_with_timeout(cmd), "profiling ok", 2);
+    }
+}

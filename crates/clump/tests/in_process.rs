@@ -24,6 +24,9 @@ enum Via {
 fn config(via: Via) -> Config {
     let mut c = Config::default();
     c.job.job_id = 0x600d;
+    // One job, one key: each default config draws its own, and sealed datagrams
+    // (`CLUMP_NET_AUTH`, on by default) under another job's key are dropped.
+    c.job.job_key = 0x600d_0000_600d;
     c.net.enabled = via != Via::Shm;
     c.net.doorbell = via == Via::Udp;
     c.net.timeout = Duration::from_millis(500);

@@ -66,7 +66,7 @@ fn on_set(
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
     on_set(
         "shmem_barrier",
@@ -80,7 +80,7 @@ pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, p_
 
 /// `shmem_sync` on an active set (deprecated in 1.5; `shmem.h` maps the four-argument
 /// `shmem_sync` here): a barrier that does not complete this PE's puts.
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_sync_deprecated(
     start: c_int,
     log_stride: c_int,
@@ -95,28 +95,28 @@ pub extern "C" fn shmem_sync_deprecated(
 macro_rules! sized_sets {
     ($($bits:literal),*) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             #[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
             pub extern "C" fn [<shmem_broadcast $bits>](dest: *mut c_void, src: *const c_void, nelems: usize, root: c_int, start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
                 let b = Bufs { dest, src, nelems, size: $bits / 8 };
                 on_set(stringify!([<shmem_broadcast $bits>]), (start, log_stride, size, p_sync), |s, g| s.broadcast(g, b, root, true))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_collect $bits>](dest: *mut c_void, src: *const c_void, nelems: usize, start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
                 let b = Bufs { dest, src, nelems, size: $bits / 8 };
                 on_set(stringify!([<shmem_collect $bits>]), (start, log_stride, size, p_sync), |s, g| s.collect(g, b, false))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_fcollect $bits>](dest: *mut c_void, src: *const c_void, nelems: usize, start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
                 let b = Bufs { dest, src, nelems, size: $bits / 8 };
                 on_set(stringify!([<shmem_fcollect $bits>]), (start, log_stride, size, p_sync), |s, g| s.collect(g, b, true))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_alltoall $bits>](dest: *mut c_void, src: *const c_void, nelems: usize, start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
                 let b = Bufs { dest, src, nelems, size: $bits / 8 };
                 on_set(stringify!([<shmem_alltoall $bits>]), (start, log_stride, size, p_sync), |s, g| s.alltoall(g, b, 1, 1))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             #[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
             pub extern "C" fn [<shmem_alltoalls $bits>](dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, nelems: usize, start: c_int, log_stride: c_int, size: c_int, p_sync: *mut c_long) {
                 let b = Bufs { dest, src, nelems, size: $bits / 8 };
@@ -137,7 +137,7 @@ macro_rules! to_all {
     };
     (@op $trait:ident, $op:ident, [$($name:ident: $t:ty),* $(,)?]) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             #[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
             pub extern "C" fn [<shmem_ $name _ $op _to_all>](dest: *mut $t, src: *const $t, nreduce: c_int, start: c_int, log_stride: c_int, size: c_int, _p_wrk: *mut $t, p_sync: *mut c_long) {
                 on_set(stringify!([<shmem_ $name _ $op _to_all>]), (start, log_stride, size, p_sync), |s, g| {

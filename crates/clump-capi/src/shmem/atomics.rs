@@ -173,12 +173,12 @@ pub fn deliver<T: Amo>(what: &str, fetch: *mut T, v: T) {
 macro_rules! amo_fn {
     ($name:ident: $t:ty, $op:ident ($($p:ident: $pt:ty),*) -> $ret:ty, |$v:ident| $body:expr) => {
         paste::paste! {
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _atomic_ $op>](dest: *mut $t, $($p: $pt,)* pe: c_int) -> $ret {
                 let $v = amo(stringify!([<shmem_ $name _atomic_ $op>]), None, dest, pe, || $body);
                 $v.into_ret()
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ctx_ $name _atomic_ $op>](ctx: usize, dest: *mut $t, $($p: $pt,)* pe: c_int) -> $ret {
                 let $v = amo(stringify!([<shmem_ctx_ $name _atomic_ $op>]), Some(ctx), dest, pe, || $body);
                 $v.into_ret()
@@ -191,12 +191,12 @@ macro_rules! amo_fn {
 macro_rules! amo_nbi {
     ($name:ident: $t:ty, $op:ident ($($p:ident: $pt:ty),*), $body:expr) => {
         paste::paste! {
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _atomic_ $op _nbi>](fetch: *mut $t, dest: *mut $t, $($p: $pt,)* pe: c_int) {
                 let what = stringify!([<shmem_ $name _atomic_ $op _nbi>]);
                 deliver(what, fetch, amo(what, None, dest, pe, || $body));
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ctx_ $name _atomic_ $op _nbi>](ctx: usize, fetch: *mut $t, dest: *mut $t, $($p: $pt,)* pe: c_int) {
                 let what = stringify!([<shmem_ctx_ $name _atomic_ $op _nbi>]);
                 deliver(what, fetch, amo(what, Some(ctx), dest, pe, || $body));
@@ -279,35 +279,35 @@ bitwise! {
 macro_rules! deprecated {
     ($($name:ident: $t:ty),* $(,)?) => {$(
         paste::paste! {
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _fadd>](dest: *mut $t, value: $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_fetch_add>](dest, value, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _finc>](dest: *mut $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_fetch_inc>](dest, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _add>](dest: *mut $t, value: $t, pe: c_int) {
                 [<shmem_ $name _atomic_add>](dest, value, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _inc>](dest: *mut $t, pe: c_int) {
                 [<shmem_ $name _atomic_inc>](dest, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _cswap>](dest: *mut $t, cond: $t, value: $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_compare_swap>](dest, cond, value, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _swap>](dest: *mut $t, value: $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_swap>](dest, value, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _fetch>](src: *const $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_fetch>](src.cast_mut(), pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _set>](dest: *mut $t, value: $t, pe: c_int) {
                 [<shmem_ $name _atomic_set>](dest, value, pe)
             }

@@ -101,27 +101,27 @@ pub fn on_team(what: &str, team: usize, body: impl FnOnce(&State, &Group) -> Res
 macro_rules! team_collectives {
     ($($name:tt: $size:expr),* $(,)?) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name broadcast>](team: usize, dest: *mut c_void, src: *const c_void, nelems: usize, root: c_int) -> c_int {
                 let b = Bufs { dest, src, nelems, size: $size };
                 on_team(stringify!([<shmem_ $name broadcast>]), team, |s, g| s.broadcast(g, b, root, false))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name collect>](team: usize, dest: *mut c_void, src: *const c_void, nelems: usize) -> c_int {
                 let b = Bufs { dest, src, nelems, size: $size };
                 on_team(stringify!([<shmem_ $name collect>]), team, |s, g| s.collect(g, b, false))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name fcollect>](team: usize, dest: *mut c_void, src: *const c_void, nelems: usize) -> c_int {
                 let b = Bufs { dest, src, nelems, size: $size };
                 on_team(stringify!([<shmem_ $name fcollect>]), team, |s, g| s.collect(g, b, true))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name alltoall>](team: usize, dest: *mut c_void, src: *const c_void, nelems: usize) -> c_int {
                 let b = Bufs { dest, src, nelems, size: $size };
                 on_team(stringify!([<shmem_ $name alltoall>]), team, |s, g| s.alltoall(g, b, 1, 1))
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name alltoalls>](team: usize, dest: *mut c_void, src: *const c_void, dst: isize, sst: isize, nelems: usize) -> c_int {
                 let b = Bufs { dest, src, nelems, size: $size };
                 on_team(stringify!([<shmem_ $name alltoalls>]), team, |s, g| {
@@ -145,7 +145,7 @@ team_collectives!(longdouble_: 16);
 macro_rules! mem_collective {
     ($($verb:ident ($($p:ident: $t:ty),*)),*) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $verb mem>](team: usize, dest: *mut c_void, src: *const c_void, $($p: $t),*) -> c_int {
                 [<shmem_uchar_ $verb>](team, dest, src, $($p),*)
             }

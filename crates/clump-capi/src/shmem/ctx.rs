@@ -25,12 +25,12 @@ impl State {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut usize) -> c_int {
     run("shmem_ctx_create", |s| s.create_ctx(ctx, TEAM_WORLD))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut usize) -> c_int {
     run("shmem_team_create_ctx", |s| {
         if team == TEAM_INVALID {
@@ -43,7 +43,7 @@ pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
     run("shmem_ctx_destroy", |s| {
         if ctx == CTX_INVALID {
@@ -59,7 +59,7 @@ pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ctx_get_team(ctx: usize, team: *mut usize) -> c_int {
     run("shmem_ctx_get_team", |s| {
         let slot = dst_slice(team.cast(), size_of::<usize>(), "team")?;

@@ -45,27 +45,27 @@ pub extern "C" fn shmemalign(alignment: usize, size: usize) -> *mut c_void {
     shmem_align(alignment, size)
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_set_cache_inv() {}
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_clear_cache_inv() {}
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_udcflush() {}
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_set_cache_line_inv(_dest: *mut c_void) {}
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_clear_cache_line_inv(_dest: *mut c_void) {}
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_udcflush_line(_dest: *mut c_void) {}
 
 /// `shmem_pcontrol(level, ...)`, the profiling interface's control call: without a
 /// profiling library in front of libclump there is nothing to control. The C declaration
 /// is variadic; on the Linux ABIs clump runs on (x86-64 System V, AArch64) the first
 /// integer argument arrives as for a plain function and the further ones are not read.
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_pcontrol(_level: c_int) {}

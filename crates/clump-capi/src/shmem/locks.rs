@@ -19,7 +19,7 @@ impl State {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_set_lock(lock: *mut c_long) {
     run("shmem_set_lock", |s| {
         let word = s.lock_word(lock)?;
@@ -28,7 +28,7 @@ pub extern "C" fn shmem_set_lock(lock: *mut c_long) {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_test_lock(lock: *mut c_long) -> c_int {
     run("shmem_test_lock", |s| {
         let word = s.lock_word(lock)?;
@@ -49,7 +49,7 @@ pub extern "C" fn shmem_test_lock(lock: *mut c_long) -> c_int {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_clear_lock(lock: *mut c_long) {
     run("shmem_clear_lock", |s| {
         let word = s.lock_word(lock)?;

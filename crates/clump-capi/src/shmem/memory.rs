@@ -60,18 +60,18 @@ impl State {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_malloc(size: usize) -> *mut c_void {
     run("shmem_malloc", |s| s.allocate(size, MIN_ALIGN))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_malloc_with_hints(size: usize, _hints: c_long) -> *mut c_void {
     // Hints only promise how the block is used; every block serves every use here.
     run("shmem_malloc_with_hints", |s| s.allocate(size, MIN_ALIGN))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
     run("shmem_calloc", |s| {
         let bytes = super::runtime::byte_len(count, size)?;
@@ -79,7 +79,7 @@ pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     run("shmem_align", |s| {
         if !alignment.is_power_of_two() {
@@ -89,12 +89,12 @@ pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_free(ptr: *mut c_void) {
     run("shmem_free", |s| s.release(ptr))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     run("shmem_realloc", |s| {
         if ptr.is_null() {

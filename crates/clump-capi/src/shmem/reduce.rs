@@ -45,7 +45,7 @@ macro_rules! team_reduce {
     };
     (@op $trait:ident, $op:ident, [$($name:ident: $t:ty),* $(,)?]) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _ $op _reduce>](team: usize, dest: *mut $t, src: *const $t, nreduce: usize) -> c_int {
                 on_team(stringify!([<shmem_ $name _ $op _reduce>]), team, |s, g| s.reduce(g, dest, src, nreduce, <$t as $trait>::$op))
             }

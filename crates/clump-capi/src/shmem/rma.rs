@@ -82,11 +82,11 @@ pub fn strided(
 /// `name` and its context form `ctx_name`, moving elements of `size` bytes `dir`.
 macro_rules! contiguous_pair {
     ($name:ident, $ctx_name:ident, $dir:ident, $size:expr) => {
-        #[no_mangle]
+        #[pshmem::twin]
         pub extern "C" fn $name(dest: *mut c_void, src: *const c_void, n: usize, pe: c_int) {
             contiguous(stringify!($name), None, Dir::$dir, dest, src, n, $size, pe)
         }
-        #[no_mangle]
+        #[pshmem::twin]
         pub extern "C" fn $ctx_name(
             ctx: usize,
             dest: *mut c_void,
@@ -111,7 +111,7 @@ macro_rules! contiguous_pair {
 /// Like `contiguous_pair`, for the strided forms.
 macro_rules! strided_pair {
     ($name:ident, $ctx_name:ident, $dir:ident, $size:expr) => {
-        #[no_mangle]
+        #[pshmem::twin]
         pub extern "C" fn $name(
             dest: *mut c_void,
             src: *const c_void,
@@ -132,7 +132,7 @@ macro_rules! strided_pair {
                 pe,
             )
         }
-        #[no_mangle]
+        #[pshmem::twin]
         pub extern "C" fn $ctx_name(
             ctx: usize,
             dest: *mut c_void,
@@ -188,21 +188,21 @@ macro_rules! single {
             $(
                 contiguous!([$name] [] size_of::<$t>());
                 strided_forms!([$name] [] size_of::<$t>());
-                #[no_mangle]
+                #[pshmem::twin]
                 pub extern "C" fn [<shmem_ $name _p>](dest: *mut $t, value: $t, pe: c_int) {
                     contiguous(stringify!([<shmem_ $name _p>]), None, Dir::Put, dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
                 }
-                #[no_mangle]
+                #[pshmem::twin]
                 pub extern "C" fn [<shmem_ctx_ $name _p>](ctx: usize, dest: *mut $t, value: $t, pe: c_int) {
                     contiguous(stringify!([<shmem_ctx_ $name _p>]), Some(ctx), Dir::Put, dest.cast(), (&value as *const $t).cast(), 1, size_of::<$t>(), pe)
                 }
-                #[no_mangle]
+                #[pshmem::twin]
                 pub extern "C" fn [<shmem_ $name _g>](src: *const $t, pe: c_int) -> $t {
                     let mut v = <$t>::default();
                     contiguous(stringify!([<shmem_ $name _g>]), None, Dir::Get, (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);
                     v
                 }
-                #[no_mangle]
+                #[pshmem::twin]
                 pub extern "C" fn [<shmem_ctx_ $name _g>](ctx: usize, src: *const $t, pe: c_int) -> $t {
                     let mut v = <$t>::default();
                     contiguous(stringify!([<shmem_ctx_ $name _g>]), Some(ctx), Dir::Get, (&mut v as *mut $t).cast(), src.cast(), 1, size_of::<$t>(), pe);

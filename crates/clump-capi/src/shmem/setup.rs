@@ -49,7 +49,7 @@ fn start() -> Res<State> {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_init() {
     if installed().is_some() {
         return; // a second call is harmless
@@ -61,7 +61,7 @@ pub extern "C" fn shmem_init() {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
     shmem_init();
     // The state belongs to the thread that initialised it.
@@ -72,7 +72,7 @@ pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c
     0
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_query_thread(provided: *mut c_int) {
     run("shmem_query_thread", |_| {
         let p = super::runtime::dst_slice(provided.cast(), 4, "provided")?;
@@ -81,7 +81,7 @@ pub extern "C" fn shmem_query_thread(provided: *mut c_int) {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_finalize() {
     if installed().is_none() {
         return;
@@ -93,7 +93,7 @@ pub extern "C" fn shmem_finalize() {
     install(None);
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
     let reason = format!("shmem_global_exit({status})");
     if let Some(s) = installed() {
@@ -109,22 +109,22 @@ pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
     std::process::exit(status)
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_my_pe() -> c_int {
     run("shmem_my_pe", |s| Ok(s.me() as c_int))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_n_pes() -> c_int {
     run("shmem_n_pes", |s| Ok(s.npes() as c_int))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
     run("shmem_pe_accessible", |s| Ok(s.pe(pe).is_ok() as c_int))
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
     run("shmem_addr_accessible", |s| {
         Ok((s.pe(pe).is_ok() && s.locate(addr, 1).is_ok()) as c_int)
@@ -133,7 +133,7 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
 
 /// The address of `dest` on `pe` in this process, for plain loads and stores: the peer's
 /// heap where it is mapped here (same host, direct mode), this PE's own objects; NULL else.
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     run("shmem_ptr", |s| {
         let pe = s.pe(pe)?;
@@ -143,7 +143,7 @@ pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
 
 /// [`shmem_ptr`] with `pe` numbered in `team` (OpenSHMEM 1.6); NULL for an invalid team
 /// or a PE outside it.
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) -> *mut c_void {
     run("shmem_team_ptr", |s| {
         let Ok(g) = s.team(team) else {
@@ -175,7 +175,7 @@ impl State {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
     if major.is_null() || minor.is_null() {
         fatal("shmem_info_get_version", "major or minor is NULL");
@@ -187,7 +187,7 @@ pub extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_info_get_name(name: *mut c_char) {
     if name.is_null() {
         fatal("shmem_info_get_name", "name is NULL");

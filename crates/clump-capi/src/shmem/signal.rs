@@ -44,19 +44,19 @@ pub fn put_signal(
 macro_rules! signalled {
     ([$($pre:tt)?] [$($suf:tt)?] $size:expr) => {
         paste::paste! {
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $($pre _)? put $($suf)? _signal>](dest: *mut c_void, src: *const c_void, n: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
                 put_signal(stringify!([<shmem_ $($pre _)? put $($suf)? _signal>]), None, dest, src, n, $size, sig_addr, signal, sig_op, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ctx_ $($pre _)? put $($suf)? _signal>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
                 put_signal(stringify!([<shmem_ctx_ $($pre _)? put $($suf)? _signal>]), Some(ctx), dest, src, n, $size, sig_addr, signal, sig_op, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $($pre _)? put $($suf)? _signal_nbi>](dest: *mut c_void, src: *const c_void, n: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
                 put_signal(stringify!([<shmem_ $($pre _)? put $($suf)? _signal_nbi>]), None, dest, src, n, $size, sig_addr, signal, sig_op, pe)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ctx_ $($pre _)? put $($suf)? _signal_nbi>](ctx: usize, dest: *mut c_void, src: *const c_void, n: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
                 put_signal(stringify!([<shmem_ctx_ $($pre _)? put $($suf)? _signal_nbi>]), Some(ctx), dest, src, n, $size, sig_addr, signal, sig_op, pe)
             }
@@ -76,14 +76,14 @@ signalled!([] [32] 4);
 signalled!([] [64] 8);
 signalled!([] [128] 16);
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
     run("shmem_signal_fetch", |s| {
         s.rmw(sig_addr.cast(), s.me(), Rmw::Load)
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, value: u64) -> u64 {
     watch(
         "shmem_signal_wait_until",

@@ -184,66 +184,66 @@ fn give_indices(indices: *mut usize, hits: &[usize]) -> usize {
 macro_rules! point_to_point {
     ($($name:ident: $t:ty),* $(,)?) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until>](ivar: *mut $t, cmp: c_int, value: $t) {
                 watch(stringify!([<shmem_ $name _wait_until>]), Watch::new(ivar, 1, std::ptr::null(), cmp, Target::One(value)), Need::All, true);
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_all>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, value: $t) {
                 watch(stringify!([<shmem_ $name _wait_until_all>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::All, true);
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_any>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, value: $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _wait_until_any>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::Any, true);
                 hits.first().copied().unwrap_or(usize::MAX)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_some>](ivars: *mut $t, n: usize, indices: *mut usize, status: *const c_int, cmp: c_int, value: $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _wait_until_some>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::Some, true);
                 give_indices(indices, &hits)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_all_vector>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, values: *const $t) {
                 watch(stringify!([<shmem_ $name _wait_until_all_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::All, true);
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_any_vector>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, values: *const $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _wait_until_any_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::Any, true);
                 hits.first().copied().unwrap_or(usize::MAX)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait_until_some_vector>](ivars: *mut $t, n: usize, indices: *mut usize, status: *const c_int, cmp: c_int, values: *const $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _wait_until_some_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::Some, true);
                 give_indices(indices, &hits)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test>](ivar: *mut $t, cmp: c_int, value: $t) -> c_int {
                 watch(stringify!([<shmem_ $name _test>]), Watch::new(ivar, 1, std::ptr::null(), cmp, Target::One(value)), Need::All, false).1 as c_int
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_all>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, value: $t) -> c_int {
                 watch(stringify!([<shmem_ $name _test_all>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::All, false).1 as c_int
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_any>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, value: $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _test_any>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::Any, false);
                 hits.first().copied().unwrap_or(usize::MAX)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_some>](ivars: *mut $t, n: usize, indices: *mut usize, status: *const c_int, cmp: c_int, value: $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _test_some>]), Watch::new(ivars, n, status, cmp, Target::One(value)), Need::Some, false);
                 give_indices(indices, &hits)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_all_vector>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, values: *const $t) -> c_int {
                 watch(stringify!([<shmem_ $name _test_all_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::All, false).1 as c_int
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_any_vector>](ivars: *mut $t, n: usize, status: *const c_int, cmp: c_int, values: *const $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _test_any_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::Any, false);
                 hits.first().copied().unwrap_or(usize::MAX)
             }
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _test_some_vector>](ivars: *mut $t, n: usize, indices: *mut usize, status: *const c_int, cmp: c_int, values: *const $t) -> usize {
                 let (hits, _) = watch(stringify!([<shmem_ $name _test_some_vector>]), Watch::new(ivars, n, status, cmp, Target::Each(values)), Need::Some, false);
                 give_indices(indices, &hits)
@@ -262,7 +262,7 @@ point_to_point! {
 macro_rules! wait_changed {
     ($($name:ident: $t:ty),*) => {
         paste::paste! {$(
-            #[no_mangle]
+            #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _wait>](ivar: *mut $t, value: $t) {
                 [<shmem_ $name _wait_until>](ivar, CMP_NE, value)
             }
@@ -271,12 +271,12 @@ macro_rules! wait_changed {
 }
 wait_changed!(short: c_short, int: c_int, long: c_long, longlong: c_longlong);
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_quiet() {
     run("shmem_quiet", |s| s.quiet())
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ctx_quiet(ctx: usize) {
     run("shmem_ctx_quiet", |s| {
         if ctx == CTX_INVALID {
@@ -296,12 +296,12 @@ pub extern "C" fn shmem_ctx_quiet(ctx: usize) {
 // is still unacknowledged waits about 120 us in the Active Message layer, against a 47 us
 // round trip: put, fence, p took 257 us an iteration with a fence that returned at once,
 // 54 us with this one. Waiting costs nothing while no message is outstanding (on one host).
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_fence() {
     run("shmem_fence", |s| s.quiet())
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_ctx_fence(ctx: usize) {
     run("shmem_ctx_fence", |s| {
         if ctx == CTX_INVALID {
@@ -312,12 +312,12 @@ pub extern "C" fn shmem_ctx_fence(ctx: usize) {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_barrier_all() {
     run("shmem_barrier_all", |s| s.barrier_all())
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_sync_all() {
     run("shmem_sync_all", |s| {
         s.gas.borrow_mut().barrier().map_err(gas_err)

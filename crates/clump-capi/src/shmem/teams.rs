@@ -56,14 +56,14 @@ fn give_team(slot: *mut usize, h: usize) -> Res<()> {
     Ok(())
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_my_pe(team: usize) -> c_int {
     run("shmem_team_my_pe", |s| {
         Ok(s.team(team).map_or(-1, |g| g.index() as c_int))
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_n_pes(team: usize) -> c_int {
     run("shmem_team_n_pes", |s| {
         Ok(s.team(team).map_or(-1, |g| g.size() as c_int))
@@ -88,7 +88,7 @@ impl TeamConfig {
     }
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_get_config(
     team: usize,
     mask: c_long,
@@ -109,7 +109,7 @@ pub extern "C" fn shmem_team_get_config(
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_translate_pe(
     src_team: usize,
     src_pe: c_int,
@@ -133,7 +133,7 @@ pub extern "C" fn shmem_team_translate_pe(
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_split_strided(
     parent: usize,
     start: c_int,
@@ -178,7 +178,7 @@ fn strided(ranks: &[u32], start: c_int, stride: c_int, size: c_int) -> Option<Ve
     )
 }
 
-#[no_mangle]
+#[pshmem::twin]
 #[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
 pub extern "C" fn shmem_team_split_2d(
     parent: usize,
@@ -217,7 +217,7 @@ pub extern "C" fn shmem_team_split_2d(
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_destroy(team: usize) {
     run("shmem_team_destroy", |s| {
         if team == TEAM_INVALID {
@@ -233,7 +233,7 @@ pub extern "C" fn shmem_team_destroy(team: usize) {
     })
 }
 
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_team_sync(team: usize) -> c_int {
     run("shmem_team_sync", |s| {
         if team == TEAM_INVALID {
@@ -247,7 +247,7 @@ pub extern "C" fn shmem_team_sync(team: usize) -> c_int {
 
 /// `shmem_sync(team)`, OpenSHMEM 1.5's name for `shmem_team_sync` (`shmem.h` maps the
 /// one-argument `shmem_sync` here; the symbol serves programs that call it by address).
-#[no_mangle]
+#[pshmem::twin]
 pub extern "C" fn shmem_sync(team: usize) -> c_int {
     shmem_team_sync(team)
 }
