@@ -80,7 +80,12 @@ fn pattern(comm: &Comm, src: Option<u32>, tag: i32) -> Pattern {
 
 /// Waits for a collective receive of `want` bytes and checks that they all came.
 pub(crate) fn cwait(r: &mut Request, from: i32, want: usize) -> Result<()> {
-    let st = wait(r)?;
+    received_all(&wait(r)?, from, want)
+}
+
+/// Checks that a collective receive from rank `from` brought the `want` bytes every rank
+/// agreed on (blocking collectives and non-blocking schedules alike).
+pub(crate) fn received_all(st: &crate::status::Status, from: i32, want: usize) -> Result<()> {
     if st.count_bytes != want {
         return Err(Error::new(
             ErrorClass::Count,

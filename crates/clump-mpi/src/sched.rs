@@ -13,9 +13,9 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use crate::coll::{cirecv, cisend};
+use crate::coll::{cirecv, cisend, received_all};
 use crate::comm::Comm;
-use crate::error::{Error, ErrorClass, Result};
+use crate::error::Result;
 use crate::p2p::{wait, Request};
 use crate::runtime::{self, Runtime};
 
@@ -234,15 +234,7 @@ impl Schedule {
             for mut p in std::mem::take(&mut self.pending) {
                 let st = wait(&mut p.req)?;
                 if let Some((from, want)) = p.recv {
-                    if st.count_bytes != want {
-                        return Err(Error::new(
-                            ErrorClass::Count,
-                            format!(
-                                "collective got {} bytes from rank {from}, expected {want}: do all ranks pass the same counts?",
-                                st.count_bytes
-                            ),
-                        ));
-                    }
+                    received_all(&st, from, want)?;
                 }
             }
             if let Some(f) = self.then.take() {
