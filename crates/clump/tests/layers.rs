@@ -57,22 +57,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     // Intercommunicator schedules reuse the intracommunicator ones' round builders and
     // the reverse (issue 30).
     ("clump-mpi", &["nbc", "nbc_inter"]),
-    // The network transport's owner is reworking net/ (the wire codec's two test files
-    // share helpers both ways).
-    ("clump", &["net::wire::bundle_tests", "net::wire::tests"]),
-    // MPI one-sided communication: the window's error handler and its accesses (issue 30).
-    (
-        "clump-capi",
-        &["mpi::rma::errhandler", "mpi::rma::space", "mpi::rma::target", "mpi::rma::window"],
-    ),
-    // Not broken yet (issue 30): handles name the program's error handlers, which report
-    // through the handles' failure path; each names its files, the message lists the edges.
-    (
-        "clump-capi",
-        &["mpi::attrs", "mpi::buffered", "mpi::buffers", "mpi::errhandlers", "mpi::handles", "mpi::wired"],
-    ),
-    // The program's own error classes and the predefined ones' strings (issue 30).
-    ("clump-capi", &["mpi::errors", "mpi::user_errors"]),
 ];
 
 type Mod = Vec<String>;

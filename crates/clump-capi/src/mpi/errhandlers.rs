@@ -1,11 +1,10 @@
-//! User error handlers (`MPI_Comm_create_errhandler`, `MPI_Win_create_errhandler`) and
-//! `MPI_Comm_call_errhandler`. A handler is a C function called with the object and the
-//! error code; a freed handler stays callable through the objects that still hold it, as
-//! MPI requires, so its entry (one function pointer) is kept.
+//! The program's error handlers (made by `MPI_Comm_create_errhandler` and
+//! `MPI_Win_create_errhandler`, in [`super::errhandler_calls`]) and the path every
+//! communicator error takes through its handler. A handler is a C function called with the
+//! object and the error code; a freed handler stays callable through the objects that still
+//! hold it, as MPI requires, so its entry (one function pointer) is kept.
 
-use super::export::{call, mpi_functions, out};
 use super::handles::*;
-use super::wired::on;
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -46,32 +45,19 @@ pub fn invoke(h: Handle, object: Handle, code: c_int) -> bool {
     true
 }
 
-fn create(f: Option<ErrFn>, kind: Kind, h: *mut Handle) -> c_int {
-    call(|| {
-        let f = f.ok_or(super::abi::MPI_ERR_ARG)?;
-        let made = fresh_handle();
-        with(|m| m.insert(made, (kind, f)));
-        out(h, made)
-    })
+/// Stores `f` as a new handler for objects of `kind`; returns its handle.
+pub fn add(f: ErrFn, kind: Kind) -> Handle {
+    let made = fresh_handle();
+    with(|m| m.insert(made, (kind, f)));
+    made
 }
 
-mpi_functions! {
-    fn Comm_create_errhandler(f: Option<ErrFn>, h: *mut Handle) -> c_int {
-        create(f, Kind::Comm, h)
+/// Passes an error through `comm`'s handler: returns its code (after calling a user
+/// handler), or ends the job.
+pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
+    let h = errhandler(comm);
+    if h == ERRORS_RETURN || invoke(h, comm, code) {
+        return code;
     }
-
-    fn Win_create_errhandler(f: Option<ErrFn>, h: *mut Handle) -> c_int {
-        create(f, Kind::Win, h)
-    }
-
-    fn Comm_call_errhandler(c: Handle, code: c_int) -> c_int {
-        on(c, || {
-            comm(c)?;
-            let h = errhandler(c);
-            if !invoke(h, c, code) && h != ERRORS_RETURN {
-                fatal((code, "raised by MPI_Comm_call_errhandler".into()));
-            }
-            Ok(())
-        })
-    }
+    fatal((code, message))
 }

@@ -645,16 +645,6 @@ pub fn set_errhandler(comm: Handle, h: Handle) {
     REGISTRY.with_borrow_mut(|r| r.handlers.insert(comm, h));
 }
 
-/// Passes an error through `comm`'s handler: returns its code (after calling a user
-/// handler), or ends the job.
-pub fn handle_error(comm: Handle, (code, message): (c_int, String)) -> c_int {
-    let h = errhandler(comm);
-    if h == ERRORS_RETURN || super::errhandlers::invoke(h, comm, code) {
-        return code;
-    }
-    fatal((code, message))
-}
-
 /// Prints an error and ends the process (`MPI_ERRORS_ARE_FATAL`).
 pub fn fatal((code, message): (c_int, String)) -> ! {
     eprintln!("clump MPI: fatal error (class {code}): {message}");

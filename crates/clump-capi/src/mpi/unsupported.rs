@@ -11,8 +11,9 @@
 //! argument), so a callee that reads only the first few is sound for any argument list.
 
 use super::abi::MPI_ERR_UNSUPPORTED_OPERATION;
+use super::errhandlers::handle_error;
 use super::export::{call, mpi_functions};
-use super::handles::{handle_error, Handle, COMM_WORLD};
+use super::handles::{Handle, COMM_WORLD};
 use std::os::raw::c_int;
 
 /// Where an unsupported call's error goes.

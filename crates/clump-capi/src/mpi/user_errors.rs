@@ -4,7 +4,7 @@
 
 use super::abi::{MPI_ERR_ARG, MPI_ERR_LASTCODE, MPI_MAX_ERROR_STRING};
 use super::buffers::text_arg;
-use super::errors::text;
+use super::class_texts::text;
 use super::export::{call, mpi_functions, out};
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};

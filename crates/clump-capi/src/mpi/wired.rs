@@ -1,12 +1,13 @@
-//! The MPI functions served by the `clump-mpi` crate: start and end, point-to-point in the
-//! standard, synchronous and ready modes, and probes. Each error goes through the
-//! communicator's error handler ([`handles::handle_error`]).
+//! The MPI functions served by the `clump-mpi` crate: point-to-point in the standard,
+//! synchronous and ready modes, and probes; and the failure path every MPI call shares
+//! ([`on`]: each error goes through the communicator's error handler).
 
 use super::abi::*;
+use super::errhandlers::handle_error;
 use super::export::{call, mpi_functions, out};
 use super::handles::*;
 use clump_mpi::{Request, SendMode};
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::{c_int, c_void};
 
 pub type Failure = (c_int, String);
 
@@ -87,91 +88,17 @@ pub fn finish(mut r: Request, status: *mut MpiStatus) -> Result<(), Failure> {
     Ok(())
 }
 
-fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
+pub fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
     out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
-/// The thread level clump provides for `required`: funneled at most, since the MPI state
-/// belongs to the thread that initialised it.
-fn thread_level(required: c_int) -> c_int {
-    if required >= MPI_THREAD_FUNNELED {
-        MPI_THREAD_FUNNELED
-    } else {
-        MPI_THREAD_SINGLE
-    }
-}
-
-fn init() -> Result<(), Failure> {
-    clump_mpi::set_extended(super::extended_ops::combine);
-    clump_mpi::init().map_err(err)
-}
-
 mpi_functions! {
-    fn Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-        on(COMM_WORLD, init)
-    }
-
-    fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) -> c_int {
-        on(COMM_WORLD, || {
-            init()?;
-            out(provided, thread_level(required)).map_err(|c| (c, "NULL provided".into()))
-        })
-    }
-
-    fn Query_thread(provided: *mut c_int) -> c_int {
-        call(|| out(provided, MPI_THREAD_FUNNELED))
-    }
-
-    fn Is_thread_main(flag: *mut c_int) -> c_int {
-        // The MPI state belongs to the thread that initialised it.
-        call(|| out(flag, clump_mpi::initialized() as c_int))
-    }
-
-    fn Initialized(flag: *mut c_int) -> c_int {
-        call(|| out(flag, clump_mpi::initialized() as c_int))
-    }
-
-    fn Finalized(flag: *mut c_int) -> c_int {
-        call(|| out(flag, clump_mpi::finalized() as c_int))
-    }
-
-    fn Finalize() -> c_int {
-        on(COMM_WORLD, || {
-            super::attrs::delete_all(COMM_SELF)?;
-            super::buffered::flush()?;
-            clump_mpi::finalize().map_err(err)
-        })
-    }
-
-    fn Abort(_comm: Handle, errorcode: c_int) -> c_int {
-        eprintln!("clump MPI: MPI_Abort with error code {errorcode}");
-        std::process::exit(if errorcode == 0 { 1 } else { errorcode })
-    }
-
     fn Comm_rank(c: Handle, rank: *mut c_int) -> c_int {
         on(c, || out(rank, comm(c)?.rank()).map_err(|e| (e, "NULL rank".into())))
     }
 
     fn Comm_size(c: Handle, size: *mut c_int) -> c_int {
         on(c, || out(size, comm(c)?.size()).map_err(|e| (e, "NULL size".into())))
-    }
-
-    fn Comm_set_errhandler(c: Handle, h: Handle) -> c_int {
-        on(c, || {
-            comm(c)?;
-            if !super::errhandlers::fits(h, super::errhandlers::Kind::Comm) {
-                return Err((MPI_ERR_ERRHANDLER, format!("{h:#x} is no communicator error handler")));
-            }
-            set_errhandler(c, h);
-            Ok(())
-        })
-    }
-
-    fn Comm_get_errhandler(c: Handle, h: *mut Handle) -> c_int {
-        on(c, || {
-            comm(c)?;
-            out(h, errhandler(c)).map_err(|e| (e, "NULL errhandler".into()))
-        })
     }
 
     fn Type_size(t: Handle, size: *mut c_int) -> c_int {
@@ -210,35 +137,6 @@ mpi_functions! {
             })?;
             write_status(status, &s);
             Ok(())
-        })
-    }
-
-    fn Sendrecv(sbuf: *const c_void, sn: c_int, st: Handle, dest: c_int, stag: c_int,
-                rbuf: *mut c_void, rn: c_int, rt: Handle, src: c_int, rtag: c_int,
-                c: Handle, status: *mut MpiStatus) -> c_int {
-        on(c, || {
-            let r = irecv_raw(rbuf, rn, rt, src, rtag, c)?;
-            let sent = isend_raw(sbuf, sn, st, dest, stag, c, SendMode::Standard)
-                .and_then(|s| finish(s, std::ptr::null_mut()));
-            let got = finish(r, status);
-            sent.and(got)
-        })
-    }
-
-    fn Sendrecv_replace(buf: *mut c_void, n: c_int, t: Handle, dest: c_int, stag: c_int,
-                        src: c_int, rtag: c_int, c: Handle, status: *mut MpiStatus) -> c_int {
-        on(c, || {
-            // The outgoing data is copied first: the receive overwrites the buffer.
-            let (dt, count) = (datatype(t)?, count(n)?);
-            let copy = super::buffers::pack(buf, count, &dt)?;
-            let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
-            let r = irecv_raw(buf, n, t, src, rtag, c)?;
-            // SAFETY: `copy` lives until the send is waited for below.
-            let sent = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, stag, &comm(c)?) }
-                .map_err(err)
-                .and_then(|s| finish(s, std::ptr::null_mut()));
-            let got = finish(r, status);
-            sent.and(got)
         })
     }
 

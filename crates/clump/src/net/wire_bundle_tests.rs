@@ -1,54 +1,10 @@
 //! Tests of datagrams that carry several packets: each ends where its length says, keeps
 //! its own CRC, and only a packet with the "more" flag may have another after it.
 
-use super::tests::{enc, header, JOB};
+use super::tests::fixtures::{
+    coalesced, credit_answer, credit_then_request, enc, header, request, JOB,
+};
 use super::*;
-
-/// A credit-only answer (a short reply to handler 0) with the "more" flag.
-fn credit_answer() -> Vec<u8> {
-    let mut h = header(PacketKind::Short, 1, 0);
-    h.channel = Channel::Reply;
-    h.handler = 0;
-    let mut d = enc(&h, &[]);
-    mark_followed(&mut d).unwrap();
-    d
-}
-
-fn request() -> (Header, Vec<u8>) {
-    let payload = b"eight by".to_vec();
-    (header(PacketKind::Medium, 4, payload.len()), payload)
-}
-
-/// A credit-only answer and the request that carries it, in one datagram (also a fuzz seed).
-pub(super) fn credit_then_request() -> Vec<u8> {
-    let (h, payload) = request();
-    let mut d = credit_answer();
-    d.extend(enc(&h, &payload));
-    d
-}
-
-/// What a coalescing sender puts in one datagram (also a fuzz seed): a reply, then
-/// requests of each kind that carries data, the last one with a payload of its own.
-pub(super) fn coalesced() -> Vec<u8> {
-    let mut reply = header(PacketKind::Short, 2, 0);
-    reply.channel = Channel::Reply;
-    let packets = [
-        (reply, &b""[..]),
-        (header(PacketKind::Short, 16, 0), b""),
-        (header(PacketKind::Medium, 3, 8), b"8 bytes!"),
-        (header(PacketKind::Medium, 0, 1), b"1"),
-        (header(PacketKind::Long, 1, 8), b"long 8 b"),
-    ];
-    let mut d = Vec::new();
-    for (i, (h, payload)) in packets.iter().enumerate() {
-        let mut packet = enc(h, payload);
-        if i + 1 < packets.len() {
-            mark_followed(&mut packet).unwrap();
-        }
-        d.extend(packet);
-    }
-    d
-}
 
 #[test]
 fn many_packets_of_every_data_kind_share_a_datagram() {
@@ -69,7 +25,10 @@ fn many_packets_of_every_data_kind_share_a_datagram() {
 fn two_packets_share_a_datagram_each_decoded_in_turn() {
     let d = credit_then_request();
     let (first, payload, rest) = decode_next(&d, JOB).unwrap();
-    assert_eq!((first.channel, first.handler, &first.args[..]), (Channel::Reply, 0, &[0x1000_0001][..]));
+    assert_eq!(
+        (first.channel, first.handler, &first.args[..]),
+        (Channel::Reply, 0, &[0x1000_0001][..])
+    );
     assert!(payload.is_empty());
     let (second, payload, rest) = decode_next(rest, JOB).unwrap();
     let (h, sent) = request();
@@ -97,12 +56,18 @@ fn a_packet_with_a_payload_ends_at_its_length() {
 #[test]
 fn decode_takes_one_packet_only() {
     let d = credit_then_request();
-    assert!(matches!(decode(&d, JOB), Err(WireError::LengthMismatch { .. })));
+    assert!(matches!(
+        decode(&d, JOB),
+        Err(WireError::LengthMismatch { .. })
+    ));
 }
 
 #[test]
 fn the_more_flag_with_nothing_after_it_is_refused() {
-    assert_eq!(decode_next(&credit_answer(), JOB).unwrap_err(), WireError::NothingFollows);
+    assert_eq!(
+        decode_next(&credit_answer(), JOB).unwrap_err(),
+        WireError::NothingFollows
+    );
 }
 
 #[test]
@@ -111,7 +76,10 @@ fn a_packet_without_the_flag_cannot_have_one_after_it() {
     let mut d = enc(&header(PacketKind::Nack, 0, 0), &[]);
     d.extend(enc(&h, &payload));
     // The first packet claims the whole datagram: its declared length is wrong.
-    assert!(matches!(decode_next(&d, JOB), Err(WireError::LengthMismatch { .. })));
+    assert!(matches!(
+        decode_next(&d, JOB),
+        Err(WireError::LengthMismatch { .. })
+    ));
 }
 
 #[test]
@@ -120,10 +88,16 @@ fn each_packet_keeps_its_own_crc() {
     let last = d.len() - 1;
     d[last] ^= 1;
     let (_, _, rest) = decode_next(&d, JOB).expect("the first packet is intact");
-    assert!(matches!(decode_next(rest, JOB), Err(WireError::CrcMismatch { .. })));
+    assert!(matches!(
+        decode_next(rest, JOB),
+        Err(WireError::CrcMismatch { .. })
+    ));
     let mut d = credit_then_request();
     d[offsets::SEQ] ^= 1;
-    assert!(matches!(decode_next(&d, JOB), Err(WireError::CrcMismatch { .. })));
+    assert!(matches!(
+        decode_next(&d, JOB),
+        Err(WireError::CrcMismatch { .. })
+    ));
 }
 
 #[test]
@@ -131,7 +105,10 @@ fn a_declared_length_past_the_datagram_is_refused() {
     let mut d = credit_answer();
     d.extend([0u8; 8]);
     d[offsets::PAYLOAD_LEN..offsets::PAYLOAD_LEN + 4].copy_from_slice(&100u32.to_le_bytes());
-    assert!(matches!(decode_next(&d, JOB), Err(WireError::LengthMismatch { declared: 100, .. })));
+    assert!(matches!(
+        decode_next(&d, JOB),
+        Err(WireError::LengthMismatch { declared: 100, .. })
+    ));
 }
 
 #[test]
@@ -140,6 +117,12 @@ fn only_a_whole_packet_is_marked() {
     let d = enc(&h, &payload);
     // Its header alone (a fragment sent from elsewhere) cannot be resealed here.
     let mut head = d[..h.wire_len()].to_vec();
-    assert_eq!(mark_followed(&mut head), Err(WireError::NotMarkable { len: head.len() }));
-    assert!(matches!(mark_followed(&mut [0u8; 8]), Err(WireError::Truncated { .. })));
+    assert_eq!(
+        mark_followed(&mut head),
+        Err(WireError::NotMarkable { len: head.len() })
+    );
+    assert!(matches!(
+        mark_followed(&mut [0u8; 8]),
+        Err(WireError::Truncated { .. })
+    ));
 }

@@ -6,7 +6,9 @@ use super::*;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-pub(super) const JOB: u64 = 0x0123_4567_89ab_cdef;
+#[path = "wire_fixtures.rs"]
+pub(super) mod fixtures;
+use fixtures::{enc, ep, header, JOB};
 
 const DATA_KINDS: [DataKind; 5] = [
     DataKind::Short,
@@ -15,10 +17,6 @@ const DATA_KINDS: [DataKind; 5] = [
     DataKind::Get,
     DataKind::GetReply,
 ];
-
-fn ep(pid: u32, fd: u32, nonce: u64) -> EndpointId {
-    EndpointId { pid, fd, nonce }
-}
 
 /// Every packet kind, with a returned packet of each data kind.
 fn all_kinds() -> Vec<PacketKind> {
@@ -30,49 +28,6 @@ fn all_kinds() -> Vec<PacketKind> {
         kinds.push(PacketKind::Returned { reason, of });
     }
     kinds
-}
-
-/// A valid header of `kind` with `nargs` arguments, for a payload of `payload_len` bytes
-/// that is the whole message.
-pub(super) fn header(kind: PacketKind, nargs: usize, payload_len: usize) -> Header {
-    let channel = match kind {
-        PacketKind::GetReply => Channel::Reply,
-        _ => Channel::Request,
-    };
-    let mut h = Header::new(kind, channel);
-    h.job = JOB;
-    h.src = ep(101, 7, 0xfeed_f00d_dead_beef);
-    h.dst = ep(202, 9, 0x1234_5678_9abc_def0);
-    h.tag = 0x5eed;
-    h.seq = 77;
-    h.ack = Some(76);
-    if !matches!(kind, PacketKind::Ack | PacketKind::Nack) {
-        h.handler = 3;
-        let args: Vec<u32> = (0..nargs as u32)
-            .map(|i| 0x1000_0001u32.wrapping_mul(i + 1))
-            .collect();
-        h.args = Args::new(&args).unwrap();
-    }
-    match kind.shape() {
-        Shape::Bare => {}
-        Shape::Medium | Shape::Sack => h.total_len = payload_len as u32,
-        Shape::Bulk => {
-            h.total_len = payload_len as u32;
-            h.segment_offset = 4096;
-        }
-        Shape::GetRequest => {
-            h.total_len = 65536;
-            h.segment_offset = 8192;
-            h.reply_offset = 128;
-        }
-    }
-    h
-}
-
-pub(super) fn enc(h: &Header, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode(h, payload, &mut out).unwrap();
-    out
 }
 
 /// A valid datagram: a medium request with two arguments and a 10-byte payload.
@@ -773,8 +728,11 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
     frag.total_len = 3000;
     frag.frag_offset = 1400;
     out.push(("medium-fragment".into(), enc(&frag, &[7; 1400])));
-    out.push(("credit-then-request".into(), super::bundle_tests::credit_then_request()));
-    out.push(("coalesced".into(), super::bundle_tests::coalesced()));
+    out.push((
+        "credit-then-request".into(),
+        fixtures::credit_then_request(),
+    ));
+    out.push(("coalesced".into(), fixtures::coalesced()));
     out
 }
 

@@ -12,8 +12,9 @@ use super::super::handles::{datatype, err, predef, put_request, Handle, DATATYPE
 use super::super::wired::{count, Failure};
 use super::abi::*;
 use super::guard::{guarded, GUARD_BYTES};
+use super::request::{self, Kind, Request};
 use super::space::{self, Space};
-use super::target::{self, Kind, Request};
+use super::target;
 use super::window::{self, on};
 use clump_mpi::{Datatype, Predef};
 use std::borrow::Cow;
@@ -113,7 +114,7 @@ impl Reach {
     fn call(&self, mut req: Request, at: usize) -> Result<Vec<u8>, Failure> {
         req.id = self.id;
         req.offset = (self.offset + at) as u64;
-        target::send(&self.space, self.rank, &req)
+        self.space.send(self.rank, &req)
     }
 }
 
@@ -214,8 +215,8 @@ fn put_bytes(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
         unsafe { target::write_at(addr + at, data) };
         return Ok(());
     }
-    for (i, chunk) in data.chunks(target::room()).enumerate() {
-        r.call(request(Kind::Put, [0; 3], chunk), at + i * target::room())?;
+    for (i, chunk) in data.chunks(request::room()).enumerate() {
+        r.call(request(Kind::Put, [0; 3], chunk), at + i * request::room())?;
     }
     Ok(())
 }
@@ -254,18 +255,18 @@ fn put(
 /// `runs` cut into requests whose count, table and bytes each fit one message (a run
 /// longer than that split over several, at a multiple of `unit` bytes), in order.
 fn batches(runs: &[(usize, usize)], unit: usize) -> Vec<Vec<(usize, usize)>> {
-    let room = target::room() - 8;
+    let room = request::room() - 8;
     let (mut out, mut batch, mut used) = (Vec::new(), Vec::new(), 0);
     for &(mut off, mut len) in runs {
         while len > 0 {
-            if used + target::RUN_ENTRY + unit > room {
+            if used + request::RUN_ENTRY + unit > room {
                 out.push(std::mem::take(&mut batch));
                 used = 0;
             }
-            let fits = (room - used - target::RUN_ENTRY) / unit * unit;
+            let fits = (room - used - request::RUN_ENTRY) / unit * unit;
             let step = len.min(fits);
             batch.push((off, step));
-            used += target::RUN_ENTRY + step;
+            used += request::RUN_ENTRY + step;
             (off, len) = (off + step, len - step);
         }
     }
@@ -277,7 +278,7 @@ fn batches(runs: &[(usize, usize)], unit: usize) -> Vec<Vec<(usize, usize)>> {
 
 /// A runs request's count and table for `batch`.
 fn table(batch: &[(usize, usize)], bytes: usize) -> Vec<u8> {
-    let mut body = Vec::with_capacity(8 + batch.len() * target::RUN_ENTRY + bytes);
+    let mut body = Vec::with_capacity(8 + batch.len() * request::RUN_ENTRY + bytes);
     body.extend_from_slice(&(batch.len() as u64).to_le_bytes());
     for &(off, len) in batch {
         body.extend_from_slice(&(off as u64).to_le_bytes());
@@ -324,7 +325,7 @@ fn fetch(r: &Reach, at: usize, len: usize) -> Result<Vec<u8>, Failure> {
     }
     let mut data = Vec::with_capacity(len);
     while data.len() < len {
-        let step = (len - data.len()).min(target::room());
+        let step = (len - data.len()).min(request::room());
         let req = request(Kind::Get, [step as u64, 0, 0], &[]);
         data.extend(r.call(req, at + data.len())?);
     }
@@ -459,7 +460,7 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
                     None => {
                         // Whole elements per request.
                         let size = bdt.size().max(1);
-                        let step = (target::room() / size * size).max(size);
+                        let step = (request::room() / size * size).max(size);
                         let mut before = Vec::new();
                         for (i, chunk) in piece.chunks(step).enumerate() {
                             let req = request(Kind::Accumulate, args, chunk);

@@ -6,19 +6,9 @@
 use super::super::abi::MPI_ERR_ERRHANDLER;
 use super::super::errhandlers::{self, Kind};
 use super::super::export::{mpi_functions, out};
-use super::super::handles::{fatal, Handle, ERRORS_RETURN};
-use super::super::wired::Failure;
-use super::window::{self, on};
+use super::super::handles::Handle;
+use super::window::{self, on, raise};
 use std::os::raw::c_int;
-
-/// Passes `failure` through `handler`, the handler of window `win`: gives the code back
-/// when it returns or is the program's own (after calling it), ends the job otherwise.
-pub fn raise(win: Handle, handler: Handle, failure: Failure) -> c_int {
-    if handler == ERRORS_RETURN || errhandlers::invoke(handler, win, failure.0) {
-        return failure.0;
-    }
-    fatal(failure)
-}
 
 mpi_functions! {
     fn Win_set_errhandler(win: Handle, handler: Handle) -> c_int {

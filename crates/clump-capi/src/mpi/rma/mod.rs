@@ -13,6 +13,7 @@ pub(super) mod create;
 pub(super) mod errhandler;
 mod guard;
 pub(super) mod pscw;
+mod request;
 mod space;
 pub(super) mod sync;
 mod target;

@@ -9,8 +9,8 @@ use super::super::export::{mpi_functions, out};
 use super::super::handles::{err, group, Handle};
 use super::super::wired::Failure;
 use super::abi::*;
+use super::request::{Kind, Request};
 use super::space::{self, Space};
-use super::target::{self, Kind, Request};
 use super::window::{self, on};
 use std::os::raw::c_int;
 use std::rc::Rc;
@@ -55,7 +55,7 @@ fn signal(space: &Space, win: usize, t: usize, kind: Kind) -> Result<(), Failure
         args: [me as u64, 0, 0],
         data: &[],
     };
-    target::send(space, m.rank, &req).map(drop)
+    space.send(m.rank, &req).map(drop)
 }
 
 fn post(g: Handle, assert: c_int, win: usize) -> Result<(), Failure> {

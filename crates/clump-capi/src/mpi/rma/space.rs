@@ -6,6 +6,7 @@ use super::super::handles::{comm, err, COMM_WORLD};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
 use super::guard::{reset, GUARD_BYTES};
+use super::request::{unreply, Request};
 use crate::shmem::heap::Heap;
 use clump_gas::{Gas, GasConfig, RpcId};
 use clump_mpi::Comm;
@@ -118,6 +119,15 @@ impl Space {
             }
         }
         Ok(())
+    }
+
+    /// Runs `req` at job rank `rank` and returns the reply's data.
+    pub fn send(&self, rank: u32, req: &Request) -> Result<Vec<u8>, Failure> {
+        let reply = self
+            .gas
+            .rpc(rank, self.rpc, &req.encode())
+            .map_err(gas_failure)?;
+        unreply(reply)
     }
 
     /// Where segment offset `off` of job rank `rank` is mapped here, if it is.

@@ -7,8 +7,8 @@ use super::super::export::mpi_functions;
 use super::super::handles::err;
 use super::super::wired::Failure;
 use super::abi::*;
+use super::request::{Kind, Request};
 use super::space;
-use super::target::{self, Kind, Request};
 use super::window::{self, on, Held};
 use std::os::raw::c_int;
 use std::sync::atomic::{fence, Ordering};
@@ -64,7 +64,7 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
                 })
             });
         }
-        let reply = target::send(&space, m.rank, &req)?;
+        let reply = space.send(m.rank, &req)?;
         Ok(kind != Kind::Lock || reply.first() == Some(&1))
     })
 }

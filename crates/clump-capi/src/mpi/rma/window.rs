@@ -3,10 +3,11 @@
 //! registry keyed by handle. Nothing here is borrowed across a wait: a target's handler
 //! reads the registry while an origin waits.
 
-use super::super::handles::ERRORS_ARE_FATAL;
+use super::super::errhandlers;
+use super::super::handles::{fatal, Handle, ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
-use super::target::Kind;
+use super::request::Kind;
 use clump_mpi::Comm;
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
@@ -230,7 +231,16 @@ pub fn remove(h: usize) -> Result<Window, Failure> {
 /// window has none, so its errors are fatal.
 pub fn handle_error(h: usize, failure: Failure) -> c_int {
     let handler = with(h, |w| Ok(w.errhandler)).unwrap_or(ERRORS_ARE_FATAL);
-    super::errhandler::raise(h, handler, failure)
+    raise(h, handler, failure)
+}
+
+/// Passes `failure` through `handler`, the handler of window `win`: gives the code back
+/// when it returns or is the program's own (after calling it), ends the job otherwise.
+pub fn raise(win: Handle, handler: Handle, failure: Failure) -> c_int {
+    if handler == ERRORS_RETURN || errhandlers::invoke(handler, win, failure.0) {
+        return failure.0;
+    }
+    fatal(failure)
 }
 
 /// Runs the body of a call on window `win`, its error through the window's handler.
