@@ -388,56 +388,12 @@ fn measure(
 ) -> Result<Results, String> {
     let ep = sp.ep.clone();
     let bundle = sp.bundle.clone();
-    let Counters {
-        replies,
-        reply_args,
-        report,
-        or_count,
-    } = counters(&ep, sides.reference.as_ref().map(|(_, e)| e))?;
+    let counters = counters(&ep, sides.reference.as_ref().map(|(_, e)| e))?;
     let mut ctl = Control::new(region);
     barrier(sp)?;
 
     let net = args.transport.is_network();
-    eprintln!(
-        "loggp: rtt 0, 4, 8, 16 args beside a bare {} ping-pong...",
-        if net { "UDP" } else { "shared-memory" }
-    );
-    let mut samples = Samples::default();
-    let (raw_rtt_us, rtt_by_args, ref_rtt_us) = rtt_phase(
-        &bundle,
-        &ep,
-        (&replies, &reply_args),
-        &mut ctl,
-        &mut sides,
-        plan,
-        args.with_network,
-        &mut samples,
-    )?;
-
-    eprintln!("loggp: o_s...");
-    let (os_us, os_bursts) = timed_batches(plan.bursts, plan.batch_budget, BURST, || {
-        let t0 = Instant::now();
-        for _ in 0..BURST {
-            ep.request(1, H_ONEWAY, &[]).map_err(err)?;
-        }
-        let busy = t0.elapsed();
-        drain(&bundle, &ep)?;
-        Ok(busy)
-    })?;
-
-    eprintln!(
-        "loggp: g{}...",
-        if net {
-            ""
-        } else {
-            " beside a bare streaming ring"
-        }
-    );
-    let (g_us, ring_ns) = gap_phase(&bundle, &ep, &mut ctl, plan, net, &mut samples)?;
-
-    eprintln!("loggp: o_r...");
-    let or_us = or_phase(&bundle, &mut ctl, plan, &or_count, &mut samples)?;
-    ctl.await_bursts_answered(&bundle)?;
+    let small = small_messages(&bundle, &ep, &counters, &mut ctl, &mut sides, plan, args)?;
 
     eprintln!(
         "loggp: bandwidth 8 B..64 KiB medium, 8 B..16 MiB long, beside {}...",
@@ -446,25 +402,21 @@ fn measure(
     let sizes = doubling(MAX_LONG_SIZE);
     let (base_mb_s, medium, long, probes) =
         bandwidth(&bundle, &ep, &mut ctl, plan, &sizes, &mut sides)?;
-    let mut reference =
-        (!ref_rtt_us.is_empty()).then_some(Reference::WithoutNetwork { rtt_us: ref_rtt_us });
-    let mut goodput_streams = 0;
-    if let (Some(loss), Some((rb, re))) = (args.loss, &sides.reference) {
-        eprintln!(
-            "loggp: goodput of {GOODPUT_BYTES}-byte long messages at {loss}% loss, beside none..."
-        );
-        let (lossless, lossy) = goodput(&bundle, &ep, rb, re, &mut ctl, plan)?;
-        goodput_streams = 2;
-        reference = Some(Reference::Lossless {
-            loss,
-            bytes: GOODPUT_BYTES,
-            lossless_mb_s: lossless,
-            lossy_mb_s: lossy,
-        });
-    }
+    let (reference, goodput_streams) = match (args.loss, &sides.reference) {
+        (Some(loss), Some((rb, re))) => {
+            let lossy = loss_reference(&bundle, &ep, (rb, re), &mut ctl, plan, loss)?;
+            (Some(lossy), 2)
+        }
+        _ => (
+            (!small.ref_rtt_us.is_empty()).then_some(Reference::WithoutNetwork {
+                rtt_us: small.ref_rtt_us,
+            }),
+            0,
+        ),
+    };
 
     let expected = 2 * (medium.len() + long.len() + goodput_streams) as u32;
-    let (checks, check_failures) = rank1_checks(&bundle, &ep, &report, expected)?;
+    let (checks, check_failures) = rank1_checks(&bundle, &ep, &counters.report, expected)?;
     ctl.end();
 
     Ok(Results {
@@ -474,41 +426,150 @@ fn measure(
         net_polls: ep
             .net_stats()
             .map(|s| if s.doorbell { "doorbell" } else { "rationed" }),
-        datagrams: match (ep.net_stats(), sides.bare.as_deref_mut()) {
-            (Some(s), Some(bare)) => Some([
-                report::Datagrams {
-                    bytes: s.datagram,
-                    segmentation: s.offload.segmentation,
-                    super_datagrams: s.socket.super_datagrams,
-                    coalesced: s.protocol.coalesced,
-                    sent: s.protocol.datagrams_sent,
-                },
-                bare.datagrams(),
-            ]),
-            _ => None,
-        },
+        datagrams: datagrams(&ep, sides.bare.as_deref_mut()),
         reference,
         quick: plan.quick,
         pinned: cpus.iter().all(Option::is_some),
         cpus,
-        raw_rtt_us,
+        raw_rtt_us: small.raw_rtt_us,
         base_sizes: sizes,
         base_mb_s,
         raw_probe_us: probes,
-        rtt_by_args,
-        os_us,
-        or_us,
-        g_us,
-        samples: Samples {
-            os_messages: os_bursts * BURST,
-            ..samples
-        },
-        ring_ns,
+        rtt_by_args: small.rtt_by_args,
+        os_us: small.os_us,
+        or_us: small.or_us,
+        g_us: small.g_us,
+        samples: small.samples,
+        ring_ns: small.ring_ns,
         bandwidth: medium.into_iter().chain(long).collect(),
         checks,
         check_failures,
         seconds: 0.0,
     })
+}
+
+/// The small-message figures, in turn: RTT by arguments (beside the bare ping-pong and,
+/// `--with-network`, the reference pair), o_s, g and o_r.
+#[allow(clippy::too_many_arguments)]
+fn small_messages(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    counters: &Counters,
+    ctl: &mut Control,
+    sides: &mut Sides<'_>,
+    plan: &Plan,
+    args: &LoggpArgs,
+) -> Result<Small, String> {
+    let net = args.transport.is_network();
+    eprintln!(
+        "loggp: rtt 0, 4, 8, 16 args beside a bare {} ping-pong...",
+        if net { "UDP" } else { "shared-memory" }
+    );
+    let mut samples = Samples::default();
+    let (raw_rtt_us, rtt_by_args, ref_rtt_us) = rtt_phase(
+        bundle,
+        ep,
+        (&counters.replies, &counters.reply_args),
+        ctl,
+        sides,
+        plan,
+        args.with_network,
+        &mut samples,
+    )?;
+
+    eprintln!("loggp: o_s...");
+    let (os_us, os_bursts) = os_phase(bundle, ep, plan)?;
+
+    eprintln!(
+        "loggp: g{}...",
+        if net {
+            ""
+        } else {
+            " beside a bare streaming ring"
+        }
+    );
+    let (g_us, ring_ns) = gap_phase(bundle, ep, ctl, plan, net, &mut samples)?;
+
+    eprintln!("loggp: o_r...");
+    let or_us = or_phase(bundle, ctl, plan, &counters.or_count, &mut samples)?;
+    ctl.await_bursts_answered(bundle)?;
+    Ok(Small {
+        raw_rtt_us,
+        rtt_by_args,
+        ref_rtt_us,
+        os_us,
+        or_us,
+        g_us,
+        ring_ns,
+        samples: Samples {
+            os_messages: os_bursts * BURST,
+            ..samples
+        },
+    })
+}
+
+/// What [`small_messages`] measured.
+struct Small {
+    raw_rtt_us: Vec<f64>,
+    rtt_by_args: Vec<(usize, Vec<f64>)>,
+    /// `--with-network`: the reference pair's 0-argument round trips.
+    ref_rtt_us: Vec<f64>,
+    os_us: Vec<f64>,
+    or_us: Vec<f64>,
+    g_us: Vec<f64>,
+    ring_ns: Vec<f64>,
+    samples: Samples,
+}
+
+/// o_s: the time to hand bursts of one-way requests to the layer, each burst drained
+/// before the next; the batches' figures and the bursts timed.
+fn os_phase(bundle: &Bundle, ep: &Endpoint, plan: &Plan) -> Result<(Vec<f64>, u64), String> {
+    timed_batches(plan.bursts, plan.batch_budget, BURST, || {
+        let t0 = Instant::now();
+        for _ in 0..BURST {
+            ep.request(1, H_ONEWAY, &[]).map_err(err)?;
+        }
+        let busy = t0.elapsed();
+        drain(bundle, ep)?;
+        Ok(busy)
+    })
+}
+
+/// `--loss`: goodput of long messages under the injected loss, beside the reference pair
+/// streaming without it.
+fn loss_reference(
+    bundle: &Bundle,
+    ep: &Endpoint,
+    (rb, re): (&Bundle, &Endpoint),
+    ctl: &mut Control,
+    plan: &Plan,
+    loss: f64,
+) -> Result<Reference, String> {
+    eprintln!(
+        "loggp: goodput of {GOODPUT_BYTES}-byte long messages at {loss}% loss, beside none..."
+    );
+    let (lossless, lossy) = goodput(bundle, ep, rb, re, ctl, plan)?;
+    Ok(Reference::Lossless {
+        loss,
+        bytes: GOODPUT_BYTES,
+        lossless_mb_s: lossless,
+        lossy_mb_s: lossy,
+    })
+}
+
+/// How clump's datagrams and the bare stream's went out (over the network only).
+fn datagrams(ep: &Endpoint, bare: Option<&mut BareUdp>) -> Option<[report::Datagrams; 2]> {
+    let (s, bare) = (ep.net_stats()?, bare?);
+    Some([
+        report::Datagrams {
+            bytes: s.datagram,
+            segmentation: s.offload.segmentation,
+            super_datagrams: s.socket.super_datagrams,
+            coalesced: s.protocol.coalesced,
+            sent: s.protocol.datagrams_sent,
+        },
+        bare.datagrams(),
+    ])
 }
 
 /// The round trips of 0, 4, 8 and 16 arguments, each batch beside the bare baseline's

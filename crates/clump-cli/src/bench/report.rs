@@ -245,7 +245,7 @@ impl Results {
 /// The JSON object rank 0 prints. Headline figures are medians across batches; `min`
 /// holds the best batch of each.
 pub fn to_json(r: &Results) -> Value {
-    let rtt = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| median(b));
+    let rtt = r.rtt0();
     let rtt_min = r.rtt_by_args.first().map_or(f64::NAN, |(_, b)| min(b));
     let (os, or, g, raw) = (
         median(&r.os_us),
@@ -255,39 +255,97 @@ pub fn to_json(r: &Results) -> Value {
     );
     let latency = rtt / 2.0 - os - or;
     let latency_min = rtt_min / 2.0 - min(&r.os_us) - min(&r.or_us);
+    let fit = LongFit::of(r);
+    let (ratios, targets) = targets_json(r, rtt / raw);
+    json!({
+        "benchmark": "loggp",
+        "transport": r.transport,
+        "with_network": r.with_network,
+        "segment": if r.program_segment { "program memory" } else { "shared region" },
+        "net_polls": r.net_polls,
+        "datagrams": r.datagrams.map(|[c, b]| json!({"clump": c.to_json(), "bare": b.to_json()})),
+        "quick": r.quick,
+        "pinned": r.pinned,
+        "cpus": r.cpus,
+        "rtt_us": rtt,
+        "os_us": os,
+        "or_us": or,
+        "g_us": g,
+        "L_us": latency,
+        "G_ns_per_byte": fit.g_ns_per_byte,
+        "inv_G_mb_s": 1000.0 / fit.g_ns_per_byte,
+        "peak_mb_s": fit.peak,
+        "peak_bytes": fit.peak_bytes,
+        "peak_vs_baseline": fit.peak / r.base_at(fit.peak_bytes),
+        "half_power_bytes": fit.half_power,
+        "rtt_by_args": rtt_by_args_json(r),
+        "bandwidth": bandwidth_json(r),
+        "baseline": baseline_json(r, raw),
+        "ratios": ratios,
+        "targets": targets,
+        "reference": reference_json(&r.reference),
+        "min": {
+            "rtt_us": rtt_min,
+            "os_us": min(&r.os_us),
+            "or_us": min(&r.or_us),
+            "g_us": min(&r.g_us),
+            "L_us": latency_min,
+            "raw_rtt_us": min(&r.raw_rtt_us),
+        },
+        "batches": batches_json(r),
+        "verified": {"checks": r.checks, "failures": r.check_failures},
+        "seconds": r.seconds,
+    })
+}
 
-    let long: Vec<(usize, f64)> = r
-        .bandwidth
-        .iter()
-        .filter(|s| s.kind == Kind::Long)
-        .map(|s| (s.bytes, median(&s.mb_s)))
-        .collect();
-    // Time per message in ns is bytes * 1000 / MB/s; its slope over the largest sizes is G.
-    // The fit takes each size's best batch: other load only ever adds time, and medians of
-    // a disturbed run can make the slope meaningless (even negative).
-    let best_long: Vec<(usize, f64)> = r
-        .bandwidth
-        .iter()
-        .filter(|s| s.kind == Kind::Long)
-        .map(|s| (s.bytes, max(&s.mb_s)))
-        .collect();
-    let top = &best_long[best_long.len().saturating_sub(G_FIT_SIZES)..];
-    let points: Vec<(f64, f64)> = top
-        .iter()
-        .map(|&(n, mb)| (n as f64, n as f64 * 1000.0 / mb))
-        .collect();
-    let g_ns_per_byte = linear_fit(&points).map_or(f64::NAN, |(_, slope)| slope);
-    let peak = max(&long.iter().map(|l| l.1).collect::<Vec<_>>());
-    let half_power = half_power_point(&long, peak).unwrap_or(f64::NAN);
-    let peak_bytes = long.iter().find(|l| l.1 == peak).map_or(0, |l| l.0);
+/// The long messages' curve read as LogGP: G, the peak and where half of it is reached.
+struct LongFit {
+    g_ns_per_byte: f64,
+    peak: f64,
+    peak_bytes: usize,
+    half_power: f64,
+}
 
+impl LongFit {
+    fn of(r: &Results) -> LongFit {
+        let long: Vec<(usize, f64)> = r
+            .bandwidth
+            .iter()
+            .filter(|s| s.kind == Kind::Long)
+            .map(|s| (s.bytes, median(&s.mb_s)))
+            .collect();
+        // Time per message in ns is bytes * 1000 / MB/s; its slope over the largest sizes
+        // is G. The fit takes each size's best batch: other load only ever adds time, and
+        // medians of a disturbed run can make the slope meaningless (even negative).
+        let best_long: Vec<(usize, f64)> = r
+            .bandwidth
+            .iter()
+            .filter(|s| s.kind == Kind::Long)
+            .map(|s| (s.bytes, max(&s.mb_s)))
+            .collect();
+        let top = &best_long[best_long.len().saturating_sub(G_FIT_SIZES)..];
+        let points: Vec<(f64, f64)> = top
+            .iter()
+            .map(|&(n, mb)| (n as f64, n as f64 * 1000.0 / mb))
+            .collect();
+        let peak = max(&long.iter().map(|l| l.1).collect::<Vec<_>>());
+        LongFit {
+            g_ns_per_byte: linear_fit(&points).map_or(f64::NAN, |(_, slope)| slope),
+            peak,
+            peak_bytes: long.iter().find(|l| l.1 == peak).map_or(0, |l| l.0),
+            half_power: half_power_point(&long, peak).unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// Each size of the bandwidth curve beside its baseline and the bare round trip after it.
+fn bandwidth_json(r: &Results) -> Vec<Value> {
     let probe_at = |bytes| {
         let i = r.base_sizes.iter().position(|&n| n == bytes);
         i.and_then(|i| r.raw_probe_us.get(i).copied())
             .unwrap_or(f64::NAN)
     };
-    let bandwidth: Vec<Value> = r
-        .bandwidth
+    r.bandwidth
         .iter()
         .map(|s| {
             let mb = median(&s.mb_s);
@@ -303,32 +361,57 @@ pub fn to_json(r: &Results) -> Value {
                 "raw_rtt_us": probe_at(s.bytes),
             })
         })
-        .collect();
+        .collect()
+}
+
+fn rtt_by_args_json(r: &Results) -> Vec<Value> {
+    r.rtt_by_args
+        .iter()
+        .map(|(a, b)| json!({"args": a, "rtt_us": median(b), "rtt_us_min": min(b)}))
+        .collect()
+}
+
+/// The bare baselines: their names, the round trip (`raw`, its median), the bandwidth
+/// curve, and the ring stream beside g.
+fn baseline_json(r: &Results, raw: f64) -> Value {
+    let headline_bytes = if r.network() { 64 << 10 } else { 1 << 20 };
     let base_curve: Vec<Value> = r
         .base_sizes
         .iter()
         .zip(&r.base_mb_s)
         .map(|(n, b)| json!({"bytes": n, "mb_s": median(b), "mb_s_best": max(b)}))
         .collect();
-    let rtt_by_args: Vec<Value> = r
-        .rtt_by_args
-        .iter()
-        .map(|(a, b)| json!({"args": a, "rtt_us": median(b), "rtt_us_min": min(b)}))
-        .collect();
-    let headline_bytes = if r.network() { 64 << 10 } else { 1 << 20 };
     let all_raw: Vec<f64> = r
         .raw_rtt_us
         .iter()
         .chain(&r.raw_probe_us)
         .copied()
         .collect();
-    let rtt_vs_raw = rtt / raw;
+    json!({
+        "rtt_name": if r.network() { "bare UDP ping-pong" } else { "bare ping-pong" },
+        "bandwidth_name": if r.network() { "bare UDP stream" } else { "memcpy" },
+        "raw_rtt_us": raw,
+        "raw_rtt_us_min": min(&r.raw_rtt_us),
+        "bandwidth_bytes": headline_bytes,
+        "bandwidth_mb_s": r.base_at(headline_bytes),
+        "curve": base_curve,
+        // Every bare ping-pong batch of the run (RTT phase and bandwidth probes): how
+        // far apart the two cores were, and whether that changed during the run.
+        "raw_rtt_us_range": [min(&all_raw), max(&all_raw)],
+        // Shared memory: the bare one-way stream measured beside g (ns per message).
+        "ring_ns_per_msg": if r.ring_ns.is_empty() { Value::Null } else { json!(median(&r.ring_ns)) },
+        "ring_ns_per_msg_min": if r.ring_ns.is_empty() { Value::Null } else { json!(min(&r.ring_ns)) },
+    })
+}
+
+/// The targets' ratios by key, and each target with its bound and whether it was met.
+fn targets_json(r: &Results, rtt_vs_raw: f64) -> (serde_json::Map<String, Value>, Vec<Value>) {
     let targets = r.targets(rtt_vs_raw);
-    let ratios: serde_json::Map<String, Value> = targets
+    let ratios = targets
         .iter()
         .map(|&(_, key, ratio, _, _)| (key.to_string(), json!(ratio)))
         .collect();
-    let target_list: Vec<Value> = targets
+    let list = targets
         .iter()
         .map(|&(name, key, ratio, bound, below)| {
             json!({
@@ -341,7 +424,11 @@ pub fn to_json(r: &Results) -> Value {
             })
         })
         .collect();
-    let reference = match &r.reference {
+    (ratios, list)
+}
+
+fn reference_json(reference: &Option<Reference>) -> Value {
+    match reference {
         None => Value::Null,
         Some(Reference::WithoutNetwork { rtt_us }) => json!({
             "kind": "network off",
@@ -360,69 +447,21 @@ pub fn to_json(r: &Results) -> Value {
             "lossless_mb_s": median(lossless_mb_s),
             "lossy_mb_s": median(lossy_mb_s),
         }),
-    };
+    }
+}
+
+/// How many batches and samples each figure rests on.
+fn batches_json(r: &Results) -> Value {
     json!({
-        "benchmark": "loggp",
-        "transport": r.transport,
-        "with_network": r.with_network,
-        "segment": if r.program_segment { "program memory" } else { "shared region" },
-        "net_polls": r.net_polls,
-        "datagrams": r.datagrams.map(|[c, b]| json!({"clump": c.to_json(), "bare": b.to_json()})),
-        "quick": r.quick,
-        "pinned": r.pinned,
-        "cpus": r.cpus,
-        "rtt_us": rtt,
-        "os_us": os,
-        "or_us": or,
-        "g_us": g,
-        "L_us": latency,
-        "G_ns_per_byte": g_ns_per_byte,
-        "inv_G_mb_s": 1000.0 / g_ns_per_byte,
-        "peak_mb_s": peak,
-        "peak_bytes": peak_bytes,
-        "peak_vs_baseline": peak / r.base_at(peak_bytes),
-        "half_power_bytes": half_power,
-        "rtt_by_args": rtt_by_args,
-        "bandwidth": bandwidth,
-        "baseline": {
-            "rtt_name": if r.network() { "bare UDP ping-pong" } else { "bare ping-pong" },
-            "bandwidth_name": if r.network() { "bare UDP stream" } else { "memcpy" },
-            "raw_rtt_us": raw,
-            "raw_rtt_us_min": min(&r.raw_rtt_us),
-            "bandwidth_bytes": headline_bytes,
-            "bandwidth_mb_s": r.base_at(headline_bytes),
-            "curve": base_curve,
-            // Every bare ping-pong batch of the run (RTT phase and bandwidth probes): how
-            // far apart the two cores were, and whether that changed during the run.
-            "raw_rtt_us_range": [min(&all_raw), max(&all_raw)],
-            // Shared memory: the bare one-way stream measured beside g (ns per message).
-            "ring_ns_per_msg": if r.ring_ns.is_empty() { Value::Null } else { json!(median(&r.ring_ns)) },
-            "ring_ns_per_msg_min": if r.ring_ns.is_empty() { Value::Null } else { json!(min(&r.ring_ns)) },
-        },
-        "ratios": ratios,
-        "targets": target_list,
-        "reference": reference,
-        "min": {
-            "rtt_us": rtt_min,
-            "os_us": min(&r.os_us),
-            "or_us": min(&r.or_us),
-            "g_us": min(&r.g_us),
-            "L_us": latency_min,
-            "raw_rtt_us": min(&r.raw_rtt_us),
-        },
-        "batches": {
-            "raw_rtt": r.raw_rtt_us.len(),
-            "rtt": r.rtt_by_args.first().map_or(0, |(_, b)| b.len()),
-            "os": r.os_us.len(),
-            "or": r.or_us.len(),
-            "g": r.g_us.len(),
-            "rtt_rounds": r.samples.rtt_rounds,
-            "os_messages": r.samples.os_messages,
-            "or_messages": r.samples.or_messages,
-            "g_messages": r.samples.g_messages,
-        },
-        "verified": {"checks": r.checks, "failures": r.check_failures},
-        "seconds": r.seconds,
+        "raw_rtt": r.raw_rtt_us.len(),
+        "rtt": r.rtt_by_args.first().map_or(0, |(_, b)| b.len()),
+        "os": r.os_us.len(),
+        "or": r.or_us.len(),
+        "g": r.g_us.len(),
+        "rtt_rounds": r.samples.rtt_rounds,
+        "os_messages": r.samples.os_messages,
+        "or_messages": r.samples.or_messages,
+        "g_messages": r.samples.g_messages,
     })
 }
 
@@ -473,6 +512,19 @@ What the figures mean (times: lower is better; bandwidth: higher is better):
 
 /// The readable table: each figure beside its baseline and ratio, then the targets.
 pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
+    print_heading(v, out)?;
+    print_loggp(v, out)?;
+    writeln!(out)?;
+    print_bandwidth(v, out)?;
+    print_reference(&v["reference"], out)?;
+    writeln!(out)?;
+    print_targets(v, out)?;
+    writeln!(out, "{LOGGP_LEGEND}")?;
+    print_notes(v, out)
+}
+
+/// What ran where, how the datagrams went out, and what the figures rest on.
+fn print_heading(v: &Value, out: &mut impl Write) -> io::Result<()> {
     let cpus: Vec<String> = v["cpus"]
         .as_array()
         .map(|a| {
@@ -515,7 +567,11 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         "Figures are medians across batches [best batch]; times in microseconds."
     )?;
     writeln!(out, "{}", samples_line(&v["batches"]))?;
-    writeln!(out)?;
+    writeln!(out)
+}
+
+/// The LogGP figures: RTT by arguments, the overheads and gap, L, G, peak, n1/2.
+fn print_loggp(v: &Value, out: &mut impl Write) -> io::Result<()> {
     let raw = f(v, &["baseline", "raw_rtt_us"]);
     let raw_name = v["baseline"]["rtt_name"].as_str().unwrap_or("baseline");
     let bw_name = v["baseline"]["bandwidth_name"]
@@ -537,28 +593,7 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             rtt / raw
         )?;
     }
-    for (name, key) in [
-        ("o_s send overhead", "os_us"),
-        ("o_r recv overhead", "or_us"),
-        ("g gap", "g_us"),
-    ] {
-        write!(
-            out,
-            "  {name:<19} {:>8.3} [{:.3}]",
-            f(v, &[key]),
-            f(v, &["min", key])
-        )?;
-        let ring = f(v, &["baseline", "ring_ns_per_msg"]);
-        if key == "g_us" && !ring.is_nan() {
-            write!(
-                out,
-                "   bare ring stream   {:>8.4}   {:>6.2}x",
-                ring / 1000.0,
-                f(v, &["ratios", "g_vs_ring"])
-            )?;
-        }
-        writeln!(out)?;
-    }
+    print_overheads(v, out)?;
     writeln!(
         out,
         "  L = RTT/2-o_s-o_r   {:>8.3} [{:.3}]",
@@ -582,8 +617,38 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         out,
         "  half-power point    {:>8.0} B",
         f(v, &["half_power_bytes"])
-    )?;
-    writeln!(out)?;
+    )
+}
+
+/// o_s, o_r and g, g beside the bare ring stream where there is one.
+fn print_overheads(v: &Value, out: &mut impl Write) -> io::Result<()> {
+    for (name, key) in [
+        ("o_s send overhead", "os_us"),
+        ("o_r recv overhead", "or_us"),
+        ("g gap", "g_us"),
+    ] {
+        write!(
+            out,
+            "  {name:<19} {:>8.3} [{:.3}]",
+            f(v, &[key]),
+            f(v, &["min", key])
+        )?;
+        let ring = f(v, &["baseline", "ring_ns_per_msg"]);
+        if key == "g_us" && !ring.is_nan() {
+            write!(
+                out,
+                "   bare ring stream   {:>8.4}   {:>6.2}x",
+                ring / 1000.0,
+                f(v, &["ratios", "g_vs_ring"])
+            )?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// One line per size of the bandwidth curve.
+fn print_bandwidth(v: &Value, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
         "Bandwidth (MB/s = 10^6 B/s)  clump MB/s   [best]   baseline MB/s  clump/base  bare RTT us  messages"
@@ -602,14 +667,18 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             b["messages"].as_u64().unwrap_or(0)
         )?;
     }
-    let reference = &v["reference"];
+    Ok(())
+}
+
+/// The reference run measured beside the main one, if any.
+fn print_reference(reference: &Value, out: &mut impl Write) -> io::Result<()> {
     match reference["kind"].as_str() {
         Some("network off") => writeln!(
             out,
             "\nRTT, 0 args, with the network off beside it: {:.3} [{:.3}] us",
             f(reference, &["rtt_us"]),
             f(reference, &["rtt_us_min"])
-        )?,
+        ),
         Some("no loss") => writeln!(
             out,
             "\nGoodput of {} long messages: {:.0} MB/s at {}% loss, {:.0} MB/s without",
@@ -617,10 +686,12 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             f(reference, &["lossy_mb_s"]),
             f(reference, &["loss_percent"]),
             f(reference, &["lossless_mb_s"])
-        )?,
-        _ => {}
+        ),
+        _ => Ok(()),
     }
-    writeln!(out)?;
+}
+
+fn print_targets(v: &Value, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
         "Targets                                       measured   target   result"
@@ -640,7 +711,11 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
             met(t["met"].as_bool() == Some(true))
         )?;
     }
-    writeln!(out, "{LOGGP_LEGEND}")?;
+    Ok(())
+}
+
+/// A warning when the bare round trip moved during the run, and the payload checks.
+fn print_notes(v: &Value, out: &mut impl Write) -> io::Result<()> {
     let range = &v["baseline"]["raw_rtt_us_range"];
     let (lo, hi) = (
         range[0].as_f64().unwrap_or(0.0),
@@ -660,8 +735,7 @@ pub fn print_table(v: &Value, out: &mut impl Write) -> io::Result<()> {
         "\nData verified: {} payload checks, {} failed.",
         checks["checks"].as_u64().unwrap_or(0),
         checks["failures"].as_u64().unwrap_or(0)
-    )?;
-    Ok(())
+    )
 }
 
 /// What the figures rest on, from the JSON's `batches`: "Timed samples: RTT 2500 round
