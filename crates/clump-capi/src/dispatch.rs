@@ -22,9 +22,12 @@ macro_rules! int32 {
 /// Calls `$f` as `unsafe extern "C" fn(prefix types.., i32 per argument)`.
 macro_rules! call_as {
     ($f:expr, ($($p:expr),*), ($($pt:ty),*), $($a:ident)*) => {{
-        // SAFETY (of the caller): the program installed `$f` for messages of this shape.
-        let g = std::mem::transmute::<RawFn, unsafe extern "C" fn($($pt,)* $(int32!($a)),*)>($f);
-        g($($p,)* $($a as i32),*)
+        // SAFETY: the caller of `call` (an `unsafe fn`) vouches that the program installed
+        // `$f` for messages of this shape: a C function of exactly this signature.
+        unsafe {
+            let g = std::mem::transmute::<RawFn, unsafe extern "C" fn($($pt,)* $(int32!($a)),*)>($f);
+            g($($p,)* $($a as i32),*)
+        }
     }};
 }
 

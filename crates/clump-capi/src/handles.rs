@@ -145,7 +145,7 @@ impl<T> Registry<T> {
         // SAFETY: the slot is this thread's, so `ptr` is the registry's reference to the
         // object this thread inserted (published before the key); only this thread can
         // remove it, and the caller promises not to before the reference is gone.
-        Some((key, &*s.ptr.load(Ordering::Relaxed)))
+        Some((key, unsafe { &*s.ptr.load(Ordering::Relaxed) }))
     }
 
     /// A counted reference to the object `handle` names, if this thread owns it: it keeps

@@ -9,9 +9,6 @@
 
 // The exported names are AM-II's (`AM_Request4`, ...).
 #![allow(non_snake_case)]
-// C entry points take raw pointers by design: each is checked (NULL, length, handle)
-// before use, and what cannot be checked is the caller's contract, stated in the header.
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 /// Invokes `$m!` with every arity 0..=16 and the argument names of each.
 macro_rules! arities {

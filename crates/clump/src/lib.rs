@@ -24,8 +24,6 @@
 //! pure bookkeeping of credits, flights and owed answers (`proto/`). Imports only point
 //! down that list (`tests/layers.rs` checks it).
 
-#![deny(clippy::undocumented_unsafe_blocks)]
-
 /// The loom build (`--cfg loom`) model-checks the lock-free queues alone: this is the one
 /// switch that leaves everything else out of it (used here and in `shm/mod.rs`).
 macro_rules! without_loom {

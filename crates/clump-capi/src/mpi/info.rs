@@ -327,8 +327,8 @@ mod tests {
             MPI_Info_get_string(info, c(k).as_ptr(), &mut len, buf.as_mut_ptr(), &mut flag),
             0
         );
-        // SAFETY: Info_get_string wrote a NUL-terminated string when it found the key.
         (flag == 1).then(|| {
+            // SAFETY: Info_get_string wrote a NUL-terminated string when it found the key.
             unsafe { CStr::from_ptr(buf.as_ptr()) }
                 .to_str()
                 .unwrap()
@@ -350,10 +350,8 @@ mod tests {
         assert_eq!(n, 2);
         assert_eq!(MPI_Info_get_nthkey(info, 1, key.as_mut_ptr()), 0);
         // SAFETY: Info_get_nthkey wrote a NUL-terminated key.
-        assert_eq!(
-            unsafe { CStr::from_ptr(key.as_ptr()) }.to_str().unwrap(),
-            "b"
-        );
+        let nth = unsafe { CStr::from_ptr(key.as_ptr()) };
+        assert_eq!(nth.to_str().unwrap(), "b");
         let mut dup = 0;
         assert_eq!(MPI_Info_dup(info, &mut dup), 0);
         assert_eq!(MPI_Info_delete(info, c("a").as_ptr()), 0);

@@ -161,7 +161,8 @@ pub fn amo<T: Amo>(
 /// Stores a fetching atomic's result where its non-blocking form was told to.
 pub fn deliver<T: Amo>(what: &str, fetch: *mut T, v: T) {
     run(what, |_| {
-        let slot = dst_slice(fetch.cast(), size_of::<T>(), "fetch")?;
+        // SAFETY: `fetch` is the C caller's result variable of type `T`, or NULL.
+        let slot = unsafe { dst_slice(fetch.cast(), size_of::<T>(), "fetch")? };
         // SAFETY: `slot` is the caller's `size_of::<T>()` bytes at `fetch` (checked non-NULL).
         unsafe { slot.as_mut_ptr().cast::<T>().write_unaligned(v) };
         Ok(())

@@ -26,7 +26,8 @@ impl State {
             .ok_or_else(|| format!("root {root} is not a member (the team has {})", g.size()))?;
         let len = byte_len(b.nelems, b.size)?;
         let mut data = if g.index() == root {
-            src_slice(b.src, len, "source")?.to_vec()
+            // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
+            unsafe { src_slice(b.src, len, "source")? }.to_vec()
         } else {
             vec![0; len]
         };
@@ -35,7 +36,8 @@ impl State {
             .group_broadcast(g, root, &mut data)
             .map_err(gas_err)?;
         if !(skip_root && g.index() == root) {
-            dst_slice(b.dest, len, "dest")?.copy_from_slice(&data);
+            // SAFETY: `b.dest` is the C caller's destination of `nelems` elements (shmem.h).
+            unsafe { dst_slice(b.dest, len, "dest")? }.copy_from_slice(&data);
         }
         Ok(())
     }
@@ -43,7 +45,8 @@ impl State {
     /// Every member's source, in member order, into every dest; with `fixed` every member
     /// contributes the same count.
     pub fn collect(&self, g: &Group, b: Bufs, fixed: bool) -> Res<()> {
-        let mine = src_slice(b.src, byte_len(b.nelems, b.size)?, "source")?;
+        // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
+        let mine = unsafe { src_slice(b.src, byte_len(b.nelems, b.size)?, "source")? };
         let gas = self.gas.borrow();
         let all = if fixed {
             gas.group_all_gather(g, mine).map_err(gas_err)?
@@ -51,7 +54,8 @@ impl State {
             let send = vec![mine.to_vec(); g.size() as usize];
             gas.group_all_to_allv(g, &send).map_err(gas_err)?.concat()
         };
-        dst_slice(b.dest, all.len(), "dest")?.copy_from_slice(&all);
+        // SAFETY: `b.dest` is the C caller's destination, room for every member's part.
+        unsafe { dst_slice(b.dest, all.len(), "dest")? }.copy_from_slice(&all);
         Ok(())
     }
 
@@ -70,7 +74,9 @@ impl State {
                 b.size,
             )
         };
-        let src = src_slice(b.src, if count == 0 { 0 } else { extent(sst)? }, "source")?;
+        let src_len = if count == 0 { 0 } else { extent(sst)? };
+        // SAFETY: `b.src` is the C caller's source, `count` elements `sst` apart (shmem.h).
+        let src = unsafe { src_slice(b.src, src_len, "source")? };
         let element = |k: usize, stride: usize| k * stride * b.size..(k * stride + 1) * b.size;
         let send: Vec<u8> = (0..count)
             .flat_map(|k| &src[element(k, sst)])
@@ -81,7 +87,9 @@ impl State {
             .borrow()
             .group_all_to_all(g, &send, b.nelems * b.size)
             .map_err(gas_err)?;
-        let dest = dst_slice(b.dest, if count == 0 { 0 } else { extent(dst)? }, "dest")?;
+        let dest_len = if count == 0 { 0 } else { extent(dst)? };
+        // SAFETY: `b.dest` is the C caller's destination, `count` elements `dst` apart.
+        let dest = unsafe { dst_slice(b.dest, dest_len, "dest")? };
         for k in 0..count {
             dest[element(k, dst)].copy_from_slice(&got[k * b.size..(k + 1) * b.size]);
         }

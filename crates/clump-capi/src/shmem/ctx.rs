@@ -17,7 +17,8 @@ impl State {
     }
 
     fn create_ctx(&self, out: *mut usize, team: usize) -> Res<c_int> {
-        let slot = dst_slice(out.cast(), size_of::<usize>(), "ctx")?;
+        // SAFETY: `out` is the C caller's `shmem_ctx_t *`: one handle's room, or NULL.
+        let slot = unsafe { dst_slice(out.cast(), size_of::<usize>(), "ctx")? };
         let h = self.fresh_handle();
         self.contexts.borrow_mut().insert(h, team);
         slot.copy_from_slice(&h.to_ne_bytes());
@@ -34,7 +35,8 @@ pub extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut usize) -> c_int {
 pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut usize) -> c_int {
     run("shmem_team_create_ctx", |s| {
         if team == TEAM_INVALID {
-            let slot = dst_slice(ctx.cast(), size_of::<usize>(), "ctx")?;
+            // SAFETY: `ctx` is the C caller's `shmem_ctx_t *`: one handle's room, or NULL.
+            let slot = unsafe { dst_slice(ctx.cast(), size_of::<usize>(), "ctx")? };
             slot.copy_from_slice(&CTX_INVALID.to_ne_bytes());
             return Ok(-1);
         }
@@ -62,7 +64,8 @@ pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
 #[pshmem::twin]
 pub extern "C" fn shmem_ctx_get_team(ctx: usize, team: *mut usize) -> c_int {
     run("shmem_ctx_get_team", |s| {
-        let slot = dst_slice(team.cast(), size_of::<usize>(), "team")?;
+        // SAFETY: `team` is the C caller's `shmem_team_t *`: one handle's room, or NULL.
+        let slot = unsafe { dst_slice(team.cast(), size_of::<usize>(), "team")? };
         if ctx == CTX_INVALID {
             slot.copy_from_slice(&TEAM_INVALID.to_ne_bytes());
             return Ok(-1);

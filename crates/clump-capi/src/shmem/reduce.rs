@@ -24,16 +24,17 @@ impl State {
     ) -> Res<()> {
         let bytes = byte_len(n, size_of::<T>())?;
         let mut data = vec![T::zeroed(); n];
-        bytemuck::cast_slice_mut(&mut data).copy_from_slice(src_slice(
-            src.cast(),
-            bytes,
-            "source",
-        )?);
+        // SAFETY: `src` and `dest` are the C caller's buffers of `n` elements (shmem.h's
+        // contract for a reduction), valid for the call and not touched by it meanwhile.
+        let source = unsafe { src_slice(src.cast(), bytes, "source")? };
+        bytemuck::cast_slice_mut(&mut data).copy_from_slice(source);
         self.gas
             .borrow()
             .group_reduce(g, &mut data, op)
             .map_err(gas_err)?;
-        dst_slice(dest.cast(), bytes, "dest")?.copy_from_slice(bytemuck::cast_slice(&data));
+        // SAFETY: as for `src` above.
+        let dest = unsafe { dst_slice(dest.cast(), bytes, "dest")? };
+        dest.copy_from_slice(bytemuck::cast_slice(&data));
         Ok(())
     }
 }

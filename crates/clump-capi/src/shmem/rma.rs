@@ -29,9 +29,19 @@ impl State {
         len: usize,
         pe: u32,
     ) -> Res<()> {
+        // The local side (`src` of a put, `dest` of a get) is the C caller's buffer of `len`
+        // bytes (shmem.h's contract), valid for the call and not touched meanwhile.
         match dir {
-            Dir::Put => self.put(dest, src_slice(src, len, "source")?, pe),
-            Dir::Get => self.get(dst_slice(dest, len, "dest")?, src, pe),
+            Dir::Put => {
+                // SAFETY: `src` is the caller's source buffer, as above.
+                let src = unsafe { src_slice(src, len, "source")? };
+                self.put(dest, src, pe)
+            }
+            Dir::Get => {
+                // SAFETY: `dest` is the caller's destination buffer, as above.
+                let dest = unsafe { dst_slice(dest, len, "dest")? };
+                self.get(dest, src, pe)
+            }
         }
     }
 }

@@ -146,28 +146,38 @@ pub fn byte_len(n: usize, size: usize) -> Res<usize> {
         .ok_or_else(|| format!("{n} elements of {size} bytes overflow"))
 }
 
-/// The C buffer `p` of `len` bytes (empty without looking at `p` when `len` is 0).
-pub fn src_slice<'a>(p: *const std::ffi::c_void, len: usize, name: &str) -> Res<&'a [u8]> {
+/// The C buffer `p` of `len` bytes (empty without looking at `p` when `len` is 0); NULL
+/// with a length is an error naming the argument.
+///
+/// # Safety
+/// A non-NULL `p` must point at `len` readable bytes that stay valid and unchanged for
+/// `'a` (the C caller's contract for a source buffer, which shmem.h states).
+pub unsafe fn src_slice<'a>(p: *const std::ffi::c_void, len: usize, name: &str) -> Res<&'a [u8]> {
     if len == 0 {
         return Ok(&[]);
     }
     if p.is_null() {
         return Err(format!("{name} is NULL"));
     }
-    // SAFETY: the caller's contract (shmem.h) is that a non-NULL buffer holds `len` bytes
-    // that stay valid and unchanged during the call.
+    // SAFETY: `p` is not NULL, and this function's caller vouches for `len` bytes there
+    // that stay valid and unchanged for `'a`.
     Ok(unsafe { std::slice::from_raw_parts(p.cast(), len) })
 }
 
 /// Like [`src_slice`], for a buffer the call writes.
-pub fn dst_slice<'a>(p: *mut std::ffi::c_void, len: usize, name: &str) -> Res<&'a mut [u8]> {
+///
+/// # Safety
+/// A non-NULL `p` must point at `len` writable bytes, valid for `'a` and not accessed
+/// otherwise meanwhile (the C caller's contract for a destination buffer).
+pub unsafe fn dst_slice<'a>(p: *mut std::ffi::c_void, len: usize, name: &str) -> Res<&'a mut [u8]> {
     if len == 0 {
         return Ok(&mut []);
     }
     if p.is_null() {
         return Err(format!("{name} is NULL"));
     }
-    // SAFETY: as in `src_slice`; the caller does not touch the buffer during the call.
+    // SAFETY: `p` is not NULL, and this function's caller vouches for `len` writable
+    // bytes there that nothing else touches for `'a`.
     Ok(unsafe { std::slice::from_raw_parts_mut(p.cast(), len) })
 }
 

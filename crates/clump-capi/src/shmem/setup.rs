@@ -75,7 +75,8 @@ pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c
 #[pshmem::twin]
 pub extern "C" fn shmem_query_thread(provided: *mut c_int) {
     run("shmem_query_thread", |_| {
-        let p = super::runtime::dst_slice(provided.cast(), 4, "provided")?;
+        // SAFETY: `provided` is the C caller's `int *`, or NULL.
+        let p = unsafe { super::runtime::dst_slice(provided.cast(), 4, "provided")? };
         p.copy_from_slice(&THREAD_FUNNELED.to_ne_bytes());
         Ok(())
     })

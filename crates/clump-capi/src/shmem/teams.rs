@@ -52,7 +52,9 @@ impl State {
 }
 
 fn give_team(slot: *mut usize, h: usize) -> Res<()> {
-    dst_slice(slot.cast(), size_of::<usize>(), "new team")?.copy_from_slice(&h.to_ne_bytes());
+    // SAFETY: `slot` is the C caller's `shmem_team_t *`: one handle's room, or NULL.
+    let slot = unsafe { dst_slice(slot.cast(), size_of::<usize>(), "new team")? };
+    slot.copy_from_slice(&h.to_ne_bytes());
     Ok(())
 }
 

@@ -220,8 +220,9 @@ pub fn bind_to_cpu(cmd: &mut std::process::Command, index: u32) -> io::Result<()
     let Some(&cpu) = cpus.get(index as usize % cpus.len().max(1)) else {
         return Err(io::Error::other("no CPU to bind to"));
     };
-    // SAFETY: as above; CPU_SET writes bit `cpu` (below CPU_SETSIZE) of the live local.
+    // SAFETY: as above (all zeroes is the empty set).
     let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET writes bit `cpu` (below CPU_SETSIZE) of the live local.
     unsafe { libc::CPU_SET(cpu, &mut one) };
     // SAFETY: the closure runs between fork and exec and makes one async-signal-safe
     // system call on a set copied into it; it allocates nothing.

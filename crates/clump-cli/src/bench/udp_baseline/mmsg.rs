@@ -78,6 +78,7 @@ impl Sends {
             // SAFETY: mmsghdr and iovec are plain C structs for which all zeroes is valid
             // (null pointers, zero lengths).
             msgs: vec![unsafe { std::mem::zeroed() }; BATCH],
+            // SAFETY: as for `msgs`.
             iovs: vec![unsafe { std::mem::zeroed() }; BATCH],
             cmsgs: vec![Cmsg([0; 32]); BATCH],
         }
@@ -136,6 +137,7 @@ impl Receives {
             bufs: vec![0; BATCH * RECV_BYTES],
             // SAFETY: as in `Sends::new`.
             msgs: vec![unsafe { std::mem::zeroed() }; BATCH],
+            // SAFETY: as in `Sends::new`.
             iovs: vec![unsafe { std::mem::zeroed() }; BATCH],
         }
     }
