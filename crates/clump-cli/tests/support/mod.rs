@@ -4,9 +4,36 @@
 #![allow(dead_code)] // each test file uses part of it
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+/// The scenario program, `target/<profile>/examples/clump-test-am`, brought up to date
+/// first: an example, which `cargo test --test NAME` alone does not build.
+pub fn test_am() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo.args([
+            "build",
+            "-q",
+            "-p",
+            "clump-cli",
+            "--example",
+            "clump-test-am",
+        ]);
+        if !cfg!(debug_assertions) {
+            cargo.arg("--release");
+        }
+        assert!(
+            cargo.status().expect("cargo runs").success(),
+            "building clump-test-am failed"
+        );
+        let clump = Path::new(env!("CARGO_BIN_EXE_clump"));
+        clump.parent().unwrap().join("examples/clump-test-am")
+    })
+}
 
 /// Runs `clump run -n N PLACEMENT -- clump-test-am SCENARIO` with `env` added.
 pub fn clump_run(n: u32, placement: &[&str], scenario: &[&str], env: &[(&str, &str)]) -> Output {
@@ -14,7 +41,7 @@ pub fn clump_run(n: u32, placement: &[&str], scenario: &[&str], env: &[(&str, &s
         Path::new(env!("CARGO_BIN_EXE_clump")),
         n,
         placement,
-        Path::new(env!("CARGO_BIN_EXE_clump-test-am")),
+        test_am(),
         scenario,
         env,
     )
@@ -30,7 +57,7 @@ pub fn assert_ok(out: &Output, ranks: u32, needle: &str) -> String {
 /// Returns their reasons and first arguments in the order they came, how long that took
 /// after the kill, and the endpoint (and its log) for what the test checks next.
 pub fn requests_to_a_killed_peer(env: &[(&str, &str)], config: clump::config::Config) -> Returned {
-    let mut victim = Command::new(env!("CARGO_BIN_EXE_clump-test-am"))
+    let mut victim = Command::new(test_am())
         .arg("victim")
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
