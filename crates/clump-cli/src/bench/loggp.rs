@@ -209,53 +209,16 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
     let rank = sp.rank();
     let cpus = super::pin::place(sp, "loggp", Some(rank as usize))?;
 
-    // The control region: rank 0 creates it, rank 1 maps it.
-    let own = if rank == 0 {
-        let r = SharedRegion::create("clump-bench", REGION_LEN)
-            .map_err(|e| format!("shared region: {e}"))?;
-        Some(r)
-    } else {
-        None
-    };
-    let fd = own.as_ref().and_then(|r| r.fd()).unwrap_or(0);
-    let ids = gather_u64(sp, &[std::process::id() as u64, fd as u64])?;
-    let region = match own {
-        Some(r) => r,
-        None => SharedRegion::open(ids[0][0] as u32, ids[0][1] as u32, REGION_LEN)
-            .map_err(|e| format!("cannot map rank 0's shared region: {e}"))?,
-    };
-
+    let region = control_region(sp)?;
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let mut bare = if args.transport.is_network() {
-        let mut b = BareUdp::bind(config.net.bind_ip)?;
-        let a = b.addr();
-        let addrs = gather_u64(sp, &[u32::from(*a.ip()) as u64, a.port() as u64])?;
-        let peer = &addrs[1 - rank as usize];
-        b.connect(SocketAddrV4::new(
-            Ipv4Addr::from(peer[0] as u32),
-            peer[1] as u16,
-        ))?;
-        Some(b)
-    } else {
-        None
-    };
-    let reference = if args.with_network || args.loss.is_some() {
-        let mut c = config.clone();
-        if args.with_network {
-            c.net.enabled = false;
-        } else {
-            c.net.faults = Faults::default();
-        }
-        Some(
-            sp.join_again(c)
-                .map_err(|e| format!("the reference endpoint: {e}"))?,
-        )
+        Some(bare_pair(sp, &config)?)
     } else {
         None
     };
     let sides = Sides {
         bare: bare.as_mut(),
-        reference,
+        reference: reference_endpoint(sp, args, &config)?,
     };
 
     let returned = Rc::new(Cell::new(0u32));
@@ -288,6 +251,59 @@ fn run(sp: &mut Spmd, args: &LoggpArgs) -> Result<(), String> {
         serve(sp, &region, &returned, sides, args.program_segment)?;
         barrier(sp)
     }
+}
+
+/// The control region: rank 0 creates it, rank 1 maps it.
+fn control_region(sp: &mut Spmd) -> Result<SharedRegion, String> {
+    let own = if sp.rank() == 0 {
+        let r = SharedRegion::create("clump-bench", REGION_LEN)
+            .map_err(|e| format!("shared region: {e}"))?;
+        Some(r)
+    } else {
+        None
+    };
+    let fd = own.as_ref().and_then(|r| r.fd()).unwrap_or(0);
+    let ids = gather_u64(sp, &[std::process::id() as u64, fd as u64])?;
+    match own {
+        Some(r) => Ok(r),
+        None => SharedRegion::open(ids[0][0] as u32, ids[0][1] as u32, REGION_LEN)
+            .map_err(|e| format!("cannot map rank 0's shared region: {e}")),
+    }
+}
+
+/// The bare UDP baseline's socket, connected to the other rank's.
+fn bare_pair(sp: &mut Spmd, config: &Config) -> Result<BareUdp, String> {
+    let mut b = BareUdp::bind(config.net.bind_ip)?;
+    let a = b.addr();
+    let addrs = gather_u64(sp, &[u32::from(*a.ip()) as u64, a.port() as u64])?;
+    let peer = &addrs[1 - sp.rank() as usize];
+    b.connect(SocketAddrV4::new(
+        Ipv4Addr::from(peer[0] as u32),
+        peer[1] as u16,
+    ))?;
+    Ok(b)
+}
+
+/// The second endpoint measured beside the main one: with the network off
+/// (`--with-network`) or without the injected loss (`--loss`).
+fn reference_endpoint(
+    sp: &mut Spmd,
+    args: &LoggpArgs,
+    config: &Config,
+) -> Result<Option<(Bundle, Endpoint)>, String> {
+    if !args.with_network && args.loss.is_none() {
+        return Ok(None);
+    }
+    let mut c = config.clone();
+    if args.with_network {
+        c.net.enabled = false;
+    } else {
+        c.net.faults = Faults::default();
+    }
+    let pair = sp
+        .join_again(c)
+        .map_err(|e| format!("the reference endpoint: {e}"))?;
+    Ok(Some(pair))
 }
 
 /// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver; and

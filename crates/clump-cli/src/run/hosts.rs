@@ -36,21 +36,7 @@ impl Layout {
 /// needs it, and polling it would cost every poll), unless `CLUMP_NET` says otherwise.
 pub fn layout(args: &RunArgs) -> Result<Layout, String> {
     let np = args.np;
-    let listed = match (&args.hostfile, args.host.is_empty()) {
-        (Some(_), false) => return Err("give --hostfile or --host, not both".into()),
-        (Some(path), true) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                format!(
-                    "cannot read hostfile {}: {}",
-                    path.display(),
-                    super::os_error_text(&e)
-                )
-            })?;
-            Some(hostfile::parse_file(&text, &path.display().to_string())?)
-        }
-        (None, false) => Some(hostfile::parse_list(&args.host)?),
-        (None, true) => None,
-    };
+    let listed = listed_hosts(args)?;
     if listed.is_some() && args.hosts > 1 {
         return Err(
             "--hosts K makes virtual hosts of this machine; with --hostfile or \
@@ -75,22 +61,7 @@ pub fn layout(args: &RunArgs) -> Result<Layout, String> {
             )
         }
     };
-    let several = host_of.iter().any(|h| *h != host_of[0]);
-    let vhost: Vec<u32> = match args.transport {
-        Transport::Auto => host_of.clone(),
-        Transport::Shm if several => {
-            return Err(format!(
-                "--transport shm puts every process on one host; {} contradicts it",
-                if listed.is_some() {
-                    "ranks on several hosts".to_owned()
-                } else {
-                    format!("--hosts {}", args.hosts)
-                }
-            ))
-        }
-        Transport::Shm => vec![0; np as usize],
-        Transport::Udp => (0..np).collect(),
-    };
+    let vhost = virtual_hosts(args, &host_of, listed.is_some())?;
     let mut remote = Vec::new();
     let mut remote_of = vec![None; names.len()];
     for &h in &host_of {
@@ -119,6 +90,49 @@ pub fn layout(args: &RunArgs) -> Result<Layout, String> {
         _ => Some(false),
     };
     Ok(Layout { ranks, remote, net })
+}
+
+/// The hosts of `--hostfile` or `--host`, if either is given.
+fn listed_hosts(args: &RunArgs) -> Result<Option<Vec<Host>>, String> {
+    match (&args.hostfile, args.host.is_empty()) {
+        (Some(_), false) => Err("give --hostfile or --host, not both".into()),
+        (Some(path), true) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!(
+                    "cannot read hostfile {}: {}",
+                    path.display(),
+                    super::os_error_text(&e)
+                )
+            })?;
+            Ok(Some(hostfile::parse_file(
+                &text,
+                &path.display().to_string(),
+            )?))
+        }
+        (None, false) => Ok(Some(hostfile::parse_list(&args.host)?)),
+        (None, true) => Ok(None),
+    }
+}
+
+/// Each rank's `CLUMP_HOST` under `--transport`: its host's (auto), one for all (shm,
+/// which ranks on several hosts contradict), or one each (udp).
+fn virtual_hosts(args: &RunArgs, host_of: &[u32], listed: bool) -> Result<Vec<u32>, String> {
+    let several = host_of.iter().any(|h| *h != host_of[0]);
+    Ok(match args.transport {
+        Transport::Auto => host_of.to_vec(),
+        Transport::Shm if several => {
+            return Err(format!(
+                "--transport shm puts every process on one host; {} contradicts it",
+                if listed {
+                    "ranks on several hosts".to_owned()
+                } else {
+                    format!("--hosts {}", args.hosts)
+                }
+            ))
+        }
+        Transport::Shm => vec![0; args.np as usize],
+        Transport::Udp => (0..args.np).collect(),
+    })
 }
 
 /// A listed host's name when it is another machine; `None` for this one (`localhost`,

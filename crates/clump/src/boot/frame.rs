@@ -214,65 +214,12 @@ impl Msg {
             what: kind_name(kind)?,
         };
         let msg = match kind {
-            K_HELLO => {
-                let magic = r.u32()?;
-                if magic != MAGIC {
-                    return Err(FrameError::BadMagic(magic));
-                }
-                let version = r.u16()?;
-                if version != VERSION {
-                    return Err(FrameError::Version(version));
-                }
-                Msg::Hello {
-                    rank: r.u32()?,
-                    job_id: r.u64()?,
-                    pid: r.u32()?,
-                }
-            }
+            K_HELLO => hello(&mut r)?,
             K_WELCOME => Msg::Welcome { size: r.u32()? },
-            K_ENTER => {
-                let seq = r.u32()?;
-                let op = r.op()?;
-                let data = r.rest();
-                if data.len() > MAX_CONTRIBUTION {
-                    return Err(invalid(format!(
-                        "contribution of {} bytes exceeds the limit of {MAX_CONTRIBUTION}",
-                        data.len()
-                    )));
-                }
-                if op == Op::Barrier && !data.is_empty() {
-                    return Err(invalid("barrier carries data".into()));
-                }
-                Msg::Enter {
-                    seq,
-                    op,
-                    data: data.to_vec(),
-                }
-            }
-            K_DONE => {
-                let seq = r.u32()?;
-                let op = r.op()?;
-                let count = r.u32()?;
-                if count > MAX_JOB_SIZE || (op == Op::Barrier && count != 0) {
-                    return Err(invalid(format!("{} result with {count} parts", op.name())));
-                }
-                let mut parts = Vec::with_capacity(count as usize);
-                for _ in 0..count {
-                    let len = r.u32()? as usize;
-                    if len > MAX_CONTRIBUTION {
-                        return Err(invalid(format!("result part of {len} bytes")));
-                    }
-                    parts.push(r.bytes(len)?.to_vec());
-                }
-                Msg::Done { seq, op, parts }
-            }
+            K_ENTER => enter(&mut r)?,
+            K_DONE => done(&mut r)?,
             K_ABORT | K_ABORTED => {
-                let status = r.i32()?;
-                let reason = r.rest();
-                if reason.len() > MAX_REASON {
-                    return Err(invalid(format!("abort reason of {} bytes", reason.len())));
-                }
-                let reason = String::from_utf8_lossy(reason).into_owned();
+                let (status, reason) = abort(&mut r)?;
                 if kind == K_ABORT {
                     Msg::Abort { status, reason }
                 } else {
@@ -280,10 +227,7 @@ impl Msg {
                 }
             }
             K_WATCH => {
-                let magic = r.u32()?;
-                if magic != MAGIC {
-                    return Err(FrameError::BadMagic(magic));
-                }
+                magic(&mut r)?;
                 Msg::Watch {
                     rank: r.u32()?,
                     job_id: r.u64()?,
@@ -296,13 +240,7 @@ impl Msg {
             },
             K_STATUS => Msg::Status {
                 pid: r.u32()?,
-                state: match r.array::<1>()?[0] {
-                    0 => PeerState::Gone,
-                    1 => PeerState::Polling,
-                    2 => PeerState::Quiet,
-                    3 => PeerState::Unknown,
-                    s => return Err(invalid(format!("unknown peer state {s}"))),
-                },
+                state: peer_state(r.array::<1>()?[0])?,
             },
             K_DIED => Msg::Died { pid: r.u32()? },
             _ => unreachable!("kind_name accepted it"),
@@ -310,6 +248,88 @@ impl Msg {
         r.finish()?;
         Ok(msg)
     }
+}
+
+/// The launcher's magic number, which a hello and a watch start with.
+fn magic(r: &mut Reader) -> Result<(), FrameError> {
+    match r.u32()? {
+        MAGIC => Ok(()),
+        other => Err(FrameError::BadMagic(other)),
+    }
+}
+
+/// A hello's body: the magic, this protocol's version, then who says hello.
+fn hello(r: &mut Reader) -> Result<Msg, FrameError> {
+    magic(r)?;
+    let version = r.u16()?;
+    if version != VERSION {
+        return Err(FrameError::Version(version));
+    }
+    Ok(Msg::Hello {
+        rank: r.u32()?,
+        job_id: r.u64()?,
+        pid: r.u32()?,
+    })
+}
+
+/// A rank's contribution to a collective: bounded, and none for a barrier.
+fn enter(r: &mut Reader) -> Result<Msg, FrameError> {
+    let seq = r.u32()?;
+    let op = r.op()?;
+    let data = r.rest();
+    if data.len() > MAX_CONTRIBUTION {
+        return Err(invalid(format!(
+            "contribution of {} bytes exceeds the limit of {MAX_CONTRIBUTION}",
+            data.len()
+        )));
+    }
+    if op == Op::Barrier && !data.is_empty() {
+        return Err(invalid("barrier carries data".into()));
+    }
+    Ok(Msg::Enter {
+        seq,
+        op,
+        data: data.to_vec(),
+    })
+}
+
+/// A collective's result: at most one part per rank, each bounded; none for a barrier.
+fn done(r: &mut Reader) -> Result<Msg, FrameError> {
+    let seq = r.u32()?;
+    let op = r.op()?;
+    let count = r.u32()?;
+    if count > MAX_JOB_SIZE || (op == Op::Barrier && count != 0) {
+        return Err(invalid(format!("{} result with {count} parts", op.name())));
+    }
+    let mut parts = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let len = r.u32()? as usize;
+        if len > MAX_CONTRIBUTION {
+            return Err(invalid(format!("result part of {len} bytes")));
+        }
+        parts.push(r.bytes(len)?.to_vec());
+    }
+    Ok(Msg::Done { seq, op, parts })
+}
+
+/// An abort's status and its bounded reason.
+fn abort(r: &mut Reader) -> Result<(i32, String), FrameError> {
+    let status = r.i32()?;
+    let reason = r.rest();
+    if reason.len() > MAX_REASON {
+        return Err(invalid(format!("abort reason of {} bytes", reason.len())));
+    }
+    Ok((status, String::from_utf8_lossy(reason).into_owned()))
+}
+
+fn peer_state(s: u8) -> Result<PeerState, FrameError> {
+    Ok(match s {
+        0 => PeerState::Gone,
+        1 => PeerState::Polling,
+        2 => PeerState::Quiet,
+        3 => PeerState::Unknown,
+        s => return Err(invalid(format!("unknown peer state {s}"))),
+    })
 }
 
 fn kind_name(kind: u8) -> Result<&'static str, FrameError> {
