@@ -92,6 +92,13 @@ fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
         assert_eq!(r["verified"], true, "{r}");
         let local = r["per_processor"]["local_percent"].as_f64().unwrap();
         assert!((0.0..=100.0).contains(&local), "{r}");
+        // Every rank says how much memory it held (paper 001's Table 3).
+        assert!(
+            r["per_processor"]["mem_bytes"]["min"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        // The papers ran none of these on 1 or 2 processes: nothing to set beside them.
+        assert_eq!(r["paper"], serde_json::json!([]), "{r}");
     }
     // The sorts run in both of paper 004's versions by default.
     for version in ["small", "bulk"] {

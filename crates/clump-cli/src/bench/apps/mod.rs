@@ -2,10 +2,12 @@
 //! the papers ran them (cases.rs), on an SMP (`clump run -n P`: shared memory only), a NOW
 //! (`--transport udp`: the network only) and a Clump (`--hosts K`: both), for a range of
 //! process counts; the papers' tables (report.rs): times, speedup and communication balance,
-//! per-processor traffic (traffic.rs), and times per version.
+//! per-processor traffic and memory (traffic.rs), times per version, and the papers' own
+//! figures beside clump's (paper.rs).
 
 mod cases;
 mod line;
+mod paper;
 mod plot;
 mod report;
 mod runs;
