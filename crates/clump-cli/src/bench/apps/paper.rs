@@ -5,6 +5,7 @@
 use super::runs::{Config, Run};
 use super::traffic::Traffic;
 use serde_json::{json, Value};
+use Figure::*;
 
 /// A figure both a paper and a run have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +73,7 @@ const SP: &[Config] = &[Config::Smp, Config::Now];
 
 const T3: &str = "001 Table 3";
 const T4: &str = "001 Table 4";
-const T5: &str = "001 Table 5";
+const T5: &str = "001 Table 5 (multi-protocol)";
 const T5_SHM: &str = "001 Table 5 (single-protocol shm)";
 const T5_MYRINET: &str = "001 Table 5 (Myrinet only)";
 const T6: &str = "001 Table 6";
@@ -110,8 +111,6 @@ const fn sort(
         ..r(case, SP, 8, Figure::Time, value, source)
     }
 }
-
-use Figure::*;
 
 pub const PAPERS: &[Reference] = &[
     // Table 3's memory and Table 4's traffic, per processor of the Clump of 32.
