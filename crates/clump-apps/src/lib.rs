@@ -11,6 +11,7 @@ pub mod em3d;
 pub mod fft;
 pub mod layout;
 pub mod matmul;
+pub mod memory;
 pub mod phase;
 pub mod rng;
 pub mod sort;

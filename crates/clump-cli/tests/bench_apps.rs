@@ -92,6 +92,13 @@ fn quick_run_reports_every_configuration_with_traffic_by_protocol_and_plots() {
         assert_eq!(r["verified"], true, "{r}");
         let local = r["per_processor"]["local_percent"].as_f64().unwrap();
         assert!((0.0..=100.0).contains(&local), "{r}");
+        // Every rank says how much memory it held (paper 001's Table 3).
+        assert!(
+            r["per_processor"]["mem_bytes"]["min"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        // The papers ran none of these on 1 or 2 processes: nothing to set beside them.
+        assert_eq!(r["paper"], serde_json::json!([]), "{r}");
     }
     // The sorts run in both of paper 004's versions by default.
     for version in ["small", "bulk"] {
@@ -167,4 +174,42 @@ fn an_unknown_application_is_a_clear_error() {
     let out = bench_apps("--apps nbody");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown application nbody"));
+}
+
+/// `--rank-wrapper` starts every rank of every run through the given program (as
+/// `scripts/netns-bench apps` puts each in its host's network namespace).
+#[test]
+fn every_rank_starts_through_the_rank_wrapper() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("clump-rank-wrapper-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wrapper = dir.join("wrapper");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$CLUMP_HOST\" >> {}/rank-\"$CLUMP_RANK\"\nexec \"$@\"\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = bench_apps(&format!(
+        "--apps radixsort --versions bulk --size 100 --procs 2 --configs now,clump --json \
+         --rank-wrapper {}",
+        wrapper.display()
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rank_wrapper"].as_str(), wrapper.to_str());
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2, "{v}");
+    // Two runs (NOW, Clump of 2) of two ranks, each rank on a host of its own.
+    for rank in 0..2 {
+        let hosts = std::fs::read_to_string(dir.join(format!("rank-{rank}"))).unwrap();
+        assert_eq!(hosts, format!("{rank}\n{rank}\n"), "rank {rank}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,13 +1,15 @@
 //! What every application shares: joining the job, the lines rank 0 prints (the bench
 //! harness parses them), and turning a wrong answer on any rank into a failed run.
 
+use clump_apps::memory;
 use clump_apps::phase::PhaseTimes;
 use clump_apps::Mismatch;
 use clump_gas::{Gas, GasStats, ReduceOp};
 
 pub type AppResult<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// The per-rank counts rank 0 prints, by name, in the order of [`counts`].
+/// The per-rank counts rank 0 prints, by name: the traffic in the order of [`counts`], then
+/// the peak of memory held (paper 001's Table 3; 0 where the kernel does not say).
 const COUNT_NAMES: [&str; N] = [
     "shm_messages",
     "shm_bytes",
@@ -27,10 +29,13 @@ const COUNT_NAMES: [&str; N] = [
     "self_direct",
     "self_direct_bulk",
     "self_direct_bulk_bytes",
+    "mem_bytes",
 ];
-const N: usize = 18;
+/// Traffic counts, and all the figures with the memory.
+const TRAFFIC: usize = 18;
+const N: usize = TRAFFIC + 1;
 
-fn counts(s: GasStats) -> [u64; N] {
+fn counts(s: GasStats) -> [u64; TRAFFIC] {
     [
         s.shm_messages,
         s.shm_bytes,
@@ -56,7 +61,7 @@ fn counts(s: GasStats) -> [u64; N] {
 /// The counts at the start of the application's own part.
 pub struct Begun(GasStats);
 
-/// The application's own traffic, per count of [`COUNT_NAMES`].
+/// The application's own traffic and the memory it held, per figure of [`COUNT_NAMES`].
 pub struct Counted([u64; N]);
 
 /// Ends the set-up: every rank has its input and its allocations. The set-up's collectives
@@ -67,15 +72,21 @@ pub fn begin(gas: &mut Gas) -> AppResult<Begun> {
 }
 
 impl Begun {
-    /// Ends the application's own part (before any collective its check needs).
+    /// Ends the application's own part (before any collective its check needs, and before
+    /// the check's own memory).
     pub fn end(self, gas: &Gas) -> Counted {
         let (now, before) = (counts(gas.stats()), counts(self.0));
-        Counted(std::array::from_fn(|i| now[i] - before[i]))
+        let mut figures = [0; N];
+        for (f, (n, b)) in figures.iter_mut().zip(now.iter().zip(before)) {
+            *f = n - b;
+        }
+        figures[TRAFFIC] = memory::peak_resident_bytes().unwrap_or(0);
+        Counted(figures)
     }
 }
 
 /// Reports the run on rank 0 and fails every rank when any rank's check failed. Rank 0 prints one `RANK` line per rank (its counts and phase
-/// times) and a `RESULT` line (counts summed, times of the slowest rank, the check's verdict).
+/// times) and a `RESULT` line (counts and memory summed, times of the slowest rank, the check's verdict).
 pub fn finish(
     gas: &mut Gas,
     app: &str,

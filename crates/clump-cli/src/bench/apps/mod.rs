@@ -2,10 +2,12 @@
 //! the papers ran them (cases.rs), on an SMP (`clump run -n P`: shared memory only), a NOW
 //! (`--transport udp`: the network only) and a Clump (`--hosts K`: both), for a range of
 //! process counts; the papers' tables (report.rs): times, speedup and communication balance,
-//! per-processor traffic (traffic.rs), and times per version.
+//! per-processor traffic and memory (traffic.rs), times per version, and the papers' own
+//! figures beside clump's (paper.rs).
 
 mod cases;
 mod line;
+mod paper;
 mod plot;
 mod report;
 mod runs;
@@ -57,6 +59,11 @@ pub struct AppsArgs {
     /// Also write PNGs here: per run, time, speedup and local share against processes.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// Start each rank through this program (it is given the application and its
+    /// arguments), for example one that enters the network namespace of the rank's host
+    /// (`CLUMP_HOST`), as `scripts/netns-bench apps` does.
+    #[arg(long, value_name = "PROGRAM")]
+    rank_wrapper: Option<PathBuf>,
 }
 
 /// Whether `case` takes its size per process (see [`cases::Case::size_per_rank`]).
@@ -136,6 +143,7 @@ fn run(args: &AppsArgs) -> Result<(), String> {
                         config,
                         procs,
                         local: &args.local,
+                        wrapper: args.rank_wrapper.as_deref(),
                     };
                     match runs::run(&clump, &apps_bin, &job) {
                         Ok(run) => results.push(run),
@@ -159,6 +167,7 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     fields["size"] = serde_json::json!(format!("{size:?}").to_lowercase());
     fields["local"] = serde_json::json!(args.local);
     fields["failed"] = serde_json::json!(failed);
+    fields["rank_wrapper"] = serde_json::json!(args.rank_wrapper);
     let doc = job::document("apps", size == cases::Size::Quick, fields);
     if let Some(dir) = &args.plot {
         for file in plot::write(dir, &results, &doc)? {

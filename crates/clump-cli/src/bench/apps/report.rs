@@ -39,7 +39,7 @@ pub fn print_tables(runs: &[Run], cores: usize) {
         let input = runs.iter().find(|r| r.app == app).map_or("", |r| &r.input);
         println!("\n{app} ({kind})\ninput: clump-apps {input}");
         println!(
-            "{:<12} {:<6} {:>5} {:>10} {:>8} {:>6} {:>17} {:>8}",
+            "{:<12} {:<6} {:>5} {:>10} {:>8} {:>6} {:>17} {:>13} {:>8}",
             "version",
             "config",
             "procs",
@@ -47,13 +47,14 @@ pub fn print_tables(runs: &[Run], cores: usize) {
             "speedup",
             "comm%",
             "comm_ms min..max",
+            "mem_MB avg max",
             "verified"
         );
         for r in runs.iter().filter(|r| r.app == app) {
             let speedup = speedup(runs, r).map_or("-".to_string(), |s| format!("{s:.2}"));
             let t = Traffic::of(&r.ranks);
             println!(
-                "{:<12} {:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>17} {:>8}",
+                "{:<12} {:<6} {:>5} {:>10.3} {:>8} {:>6.1} {:>17} {:>13} {:>8}",
                 r.version.unwrap_or("-"),
                 r.config.name(),
                 r.procs,
@@ -61,11 +62,13 @@ pub fn print_tables(runs: &[Run], cores: usize) {
                 speedup,
                 comm_share(r) * 100.0,
                 format!("{:.2}..{:.2}", t.comm_s.min * 1e3, t.comm_s.max * 1e3),
+                format!("{:.1} {:.1}", t.mem_bytes.mean / 1e6, t.mem_bytes.max / 1e6),
                 if r.verified { "ok" } else { "FAILED" }
             );
         }
         print_traffic(runs.iter().filter(|r| r.app == app));
         print_versions(runs.iter().filter(|r| r.app == app).collect());
+        super::paper::print(runs.iter().filter(|r| r.app == app));
     }
 }
 
@@ -167,6 +170,7 @@ pub fn to_json(runs: &[Run], cores: usize) -> serde_json::Value {
                 "direct_bytes": r.direct_bytes,
                 "per_processor": Traffic::of(&r.ranks).json(),
                 "verified": r.verified,
+                "paper": super::paper::json(r),
             })
         })
         .collect();

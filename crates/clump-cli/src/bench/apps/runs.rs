@@ -68,6 +68,8 @@ pub struct Job<'a> {
     pub procs: u32,
     /// `CLUMP_GAS_LOCAL` for the run (direct or am).
     pub local: &'a str,
+    /// A program each rank starts through (`--rank-wrapper`).
+    pub wrapper: Option<&'a Path>,
 }
 
 /// What one run measured (times are the slowest rank's; counts are summed over ranks, and
@@ -100,6 +102,7 @@ pub fn run(clump: &Path, apps: &Path, job: &Job) -> Result<Run, String> {
         .args(["run", "-n", &procs.to_string()])
         .args(config.launcher_args())
         .arg("--")
+        .args(job.wrapper)
         .arg(apps)
         .args(job.args)
         .env("CLUMP_GAS_LOCAL", job.local)

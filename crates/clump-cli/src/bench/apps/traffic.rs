@@ -25,6 +25,9 @@ pub struct RankCounts {
     pub self_direct: u64,
     pub self_direct_bulk: u64,
     pub self_direct_bulk_bytes: u64,
+    /// The most memory the rank held by the end of the application's part (paper 001's
+    /// Table 3: the resident high-water mark).
+    pub mem_bytes: u64,
 }
 
 impl RankCounts {
@@ -48,6 +51,7 @@ impl RankCounts {
             self_direct: count("self_direct")?,
             self_direct_bulk: count("self_direct_bulk")?,
             self_direct_bulk_bytes: count("self_direct_bulk_bytes")?,
+            mem_bytes: count("mem_bytes")?,
         })
     }
 
@@ -123,6 +127,8 @@ pub struct Traffic {
     pub local_percent: f64,
     /// Time spent communicating, across processors (the papers' communication balance).
     pub comm_s: Spread,
+    /// Memory held per processor, in bytes (Table 3).
+    pub mem_bytes: Spread,
 }
 
 fn bulk(ranks: &[RankCounts], of: impl Fn(&RankCounts) -> (u64, u64)) -> (f64, f64) {
@@ -151,6 +157,7 @@ impl Traffic {
                 100.0 * local as f64 / all as f64
             },
             comm_s: Spread::of(ranks.iter().map(|r| r.comm_s)),
+            mem_bytes: Spread::of(ranks.iter().map(|r| r.mem_bytes as f64)),
         }
     }
 
@@ -162,6 +169,7 @@ impl Traffic {
             "local_bulk": {"messages": self.local_bulk.0, "mean_bytes": self.local_bulk.1},
             "local_percent": self.local_percent,
             "comm_s": self.comm_s.json(),
+            "mem_bytes": self.mem_bytes.json(),
         })
     }
 }
@@ -177,7 +185,8 @@ mod tests {
                     shm_bulk_messages=4 shm_bulk_bytes=400 net_bulk_messages=2 \
                     net_bulk_bytes=100 self_messages=5 self_bulk_messages=1 \
                     self_bulk_bytes=100 self_direct=1 direct_bulk_accesses=2 \
-                    direct_bulk_bytes=64 self_direct_bulk=1 self_direct_bulk_bytes=16";
+                    direct_bulk_bytes=64 self_direct_bulk=1 self_direct_bulk_bytes=16 \
+                    mem_bytes=3000000";
         let a = RankCounts::parse(line).unwrap();
         // Local short: 6 shm - 4 own, 1 direct - 0 own; bulk: 3 shm and 1 direct to others.
         assert_eq!(
@@ -187,6 +196,7 @@ mod tests {
         let b = RankCounts {
             comm_s: 1.5,
             net_messages: 2,
+            mem_bytes: 1_000_000,
             ..RankCounts::default()
         };
         let t = Traffic::of(&[a, b]);
@@ -203,6 +213,10 @@ mod tests {
         // 7 local of 7 + 8 network messages to other processes.
         assert!((t.local_percent - 700.0 / 15.0).abs() < 1e-9);
         assert_eq!((t.comm_s.min, t.comm_s.max), (0.5, 1.5));
+        assert_eq!(
+            (t.mem_bytes.mean, t.mem_bytes.min, t.mem_bytes.max),
+            (2e6, 1e6, 3e6)
+        );
         assert!(RankCounts::parse("RANK rank=0 comm_s=1")
             .unwrap_err()
             .contains("net_messages"));

@@ -49,6 +49,12 @@ pub struct MpiArgs {
     /// clump beside Open MPI.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// Start each rank of the network side (clump's and Open MPI's) through this program,
+    /// given the benchmark and its arguments: for example one that enters the network
+    /// namespace of the rank's host (`CLUMP_HOST`, or Open MPI's `OMPI_COMM_WORLD_RANK`),
+    /// as `scripts/netns-bench mpi` does.
+    #[arg(long, value_name = "PROGRAM")]
+    rank_wrapper: Option<PathBuf>,
 }
 
 /// "4096", "64K" (KiB), "1M" (MiB): a size in bytes from 1 to [`MOST_BYTES`].
@@ -91,6 +97,7 @@ pub fn main(args: &MpiArgs) -> Result<(), String> {
     fields["rounds"] = args.rounds.into();
     fields["min_bytes"] = args.min_bytes.into();
     fields["max_bytes"] = args.max_bytes.into();
+    fields["rank_wrapper"] = serde_json::json!(args.rank_wrapper);
     let doc = super::job::document("mpi", args.quick, fields);
     if let Some(dir) = &args.plot {
         for file in plot::write(dir, &figures, &doc)? {
@@ -135,6 +142,11 @@ fn build_and_run(args: &MpiArgs, dir: &Path) -> Result<Vec<Figure>, String> {
             // osc sm would keep windows in shared memory whatever the byte transport.
             Side::Network => &["--mca", "btl", "tcp,self", "--mca", "osc", "pt2pt"],
         };
+        // The shared-memory side stays on one host, as its name says.
+        let wrapper = match side {
+            Side::Shm => None,
+            Side::Network => args.rank_wrapper.as_deref(),
+        };
         let mut rounds = Vec::new();
         for r in 0..args.rounds {
             let job = |who: &str, k: usize| {
@@ -147,12 +159,14 @@ fn build_and_run(args: &MpiArgs, dir: &Path) -> Result<Vec<Figure>, String> {
             job("clump", 0);
             let ours = run(Command::new(&clump)
                 .args(clump_args)
+                .args(wrapper)
                 .arg(&clump_exe)
                 .args(&bench_args))?;
             job("Open MPI", 1);
             let theirs = run(Command::new(OMPI_RUN)
                 .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
                 .args(ompi_args)
+                .args(wrapper)
                 .arg(&ompi_exe)
                 .args(&bench_args))?;
             rounds.push(figures::pair(side, &ours, &theirs)?);
