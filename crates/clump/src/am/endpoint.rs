@@ -2,43 +2,23 @@
 //! translation table and segment. Its state lives in `endpoint/`, split by owner.
 
 use crate::endpoint::handlers::Token;
-use crate::endpoint::route::Route;
+use crate::endpoint::transport::Transport;
 use crate::endpoint::{EndpointCore, EndpointStats, Translation};
 use crate::error::{Error, Result};
 use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
-use crate::name::{EndpointName, NO_ADDR};
+use crate::name::EndpointName;
 use crate::shm::region::Region;
 use crate::shm::remote::SegMemory;
 use crate::sync::Ordering;
-use crate::{net, shm};
+use crate::net;
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 use std::rc::Rc;
 
 /// A communication endpoint. Cloning gives another handle to the same endpoint.
 #[derive(Clone)]
 pub struct Endpoint {
     pub(crate) core: Rc<EndpointCore>,
-}
-
-/// How translations to `name` travel: shared memory on this host (mapped on first use,
-/// so `None` here), UDP to others.
-fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Option<Route>> {
-    if name.host == ep.name.host {
-        return Ok(None);
-    }
-    if name.addr == NO_ADDR {
-        return Err(Error::BadArg(format!(
-            "endpoint {name} lives on another host and has no network address"
-        )));
-    }
-    if ep.net.port.borrow().is_none() {
-        return Err(Error::BadArg(format!(
-            "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
-        )));
-    }
-    Ok(Some(Route::Net(crate::net::NetPeer {
-        addr: name.addr,
-        id: name.id,
-    })))
 }
 
 impl Endpoint {
@@ -104,7 +84,7 @@ impl Endpoint {
                 "translation index {index} exceeds {MAX_TRANSLATIONS}"
             )));
         }
-        let route = route_to(&self.core, &name)?;
+        let route = self.core.plan(&name)?;
         // A mapped endpoint is of the job: its datagrams get in (even over a shared-memory
         // route, since a refused cross-memory attach moves its traffic to the network).
         net::members::admit(&name);
@@ -258,12 +238,11 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
 /// before the handlers go, since no poll comes.
 pub(crate) fn free_together(eps: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
     let eps: Vec<Rc<EndpointCore>> = eps.iter().filter(|ep| !ep.freed.replace(true)).cloned().collect();
+    Shm::close(&eps, neighbours);
+    Net::close(&eps, neighbours);
     for ep in &eps {
-        shm::poll::close(ep);
-    }
-    net::linger::close(&eps, neighbours);
-    for ep in &eps {
-        shm::poll::finish_answers(ep);
+        Shm::finish(ep);
+        Net::finish(ep);
         loop {
             let event = ep.local.borrow_mut().pop_front();
             let Some(event) = event else { break };

@@ -4,7 +4,10 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::in_handler;
+use crate::endpoint::transport::Transport;
 use crate::endpoint::EndpointCore;
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 use crate::poll::BASE_BATCH;
 use crate::{net, shm};
 use std::rc::Rc;
@@ -88,16 +91,16 @@ impl EndpointCore {
             self.handle_local(event);
             n += 1;
         }
-        n + shm::poll::poll_replies(self, POLL_BUDGET)
+        n + Shm::poll(self, POLL_BUDGET, false)
     }
 
     /// Whether a poll would find anything to do (the network's machine included, not
     /// its socket).
     pub(crate) fn has_work(&self) -> bool {
-        shm::poll::has_work(self)
+        Shm::has_work(self)
             || !self.local.borrow().is_empty()
             || !self.shm.deferred.borrow().is_empty()
-            || net::poll::has_work(self)
+            || Net::has_work(self)
     }
 }
 
@@ -133,7 +136,7 @@ pub(crate) fn progress_while_waiting(
     net::send::owed::send_all(&ep.net.held);
     if in_handler() {
         ep.poll_replies();
-        net::poll::poll(ep, BASE_BATCH, false);
+        Net::poll(ep, BASE_BATCH, false);
         return Ok(());
     }
     poll_bundle().map(|_| ())

@@ -3,25 +3,19 @@
 //! completion (which may not send), handler 0 for what came back. Both transports decode
 //! what arrives into the same [`Message`] or [`Answer`] and hand it here.
 
+use super::route::Requester;
 use super::{EndpointCore, HandlerFn, LocalEvent};
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::name::EndpointId;
-use crate::net::NetPeer;
 use std::cell::Cell;
 use std::rc::Rc;
 
 /// Where the message a handler is running for came from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Origin {
-    /// A request through shared memory: the requester, its tag, its credit slot.
-    Request {
-        src: EndpointId,
-        src_tag: u64,
-        credit_slot: u32,
-    },
-    /// A request that came over the network, under the destination tag `tag`.
-    NetRequest { from: NetPeer, tag: u64 },
+    /// A request, with the way its answer goes back (the transport that brought it).
+    Request(Requester),
     Reply { src: EndpointId },
     /// A completed get: no remote party.
     Local,

@@ -8,10 +8,10 @@
 //! - [`NetSide`]: the network transport's part: its port (socket and reliability
 //!   machine) and the credits it owes.
 //!
-//! Running handlers (`handlers.rs`), routes (`route.rs`), waiting for credit or space
-//! (`wait.rs`) and what follows a refused cross-memory attach (`fallback.rs`) sit beside
-//! the state; each transport's send and poll sides work on it from
-//! `shm/` and `net/`, and the AM layer (`am/`) is above them all.
+//! Running handlers (`handlers.rs`), the one routing point (`route.rs`), the verbs each
+//! transport implements (`transport.rs`), waiting for credit or space (`wait.rs`) and
+//! what follows a refused cross-memory attach (`fallback.rs`) sit beside the state; each
+//! transport works on it from `shm/` and `net/`, and the AM layer (`am/`) is above them.
 //!
 //! An endpoint and its bundle belong to the thread that created them (they are `!Send`):
 //! a process with several threads gives each thread its own bundles and endpoints, which
@@ -21,6 +21,7 @@
 pub(crate) mod fallback;
 pub(crate) mod handlers;
 pub(crate) mod route;
+pub(crate) mod transport;
 pub(crate) mod wait;
 
 use crate::config::Config;

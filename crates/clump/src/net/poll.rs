@@ -4,7 +4,7 @@
 
 use crate::boot::frame::PeerState;
 use crate::endpoint::handlers::{Answer, Origin, Reply};
-use crate::endpoint::route::Route;
+use crate::endpoint::route::{NetRequester, Requester, Route};
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
@@ -209,10 +209,10 @@ fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
         payload,
         offset: h.segment_offset,
     };
-    let origin = Origin::NetRequest {
+    let origin = Origin::Request(Requester::Net(NetRequester {
         from: m.from,
         tag: h.tag,
-    };
+    }));
     match ep.call_request_handler(origin, &msg) {
         Ok(true) => {}
         Ok(false) => ep.net.acks.borrow_mut().owe(m.from),

@@ -8,12 +8,13 @@
 //! blocks may be busy), the answer waits in the replier's deferred list and later polls
 //! finish it.
 
-use crate::endpoint::fallback::Fallback;
 use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
 use crate::endpoint::handlers::Origin;
+use crate::endpoint::route::{Requester, ShmRequester};
+use crate::endpoint::transport::Sent;
 use crate::message::{copy_args, ArgBuf, Kind, Message, Outgoing};
 use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
@@ -21,7 +22,6 @@ use crate::shm::bulk::home_block;
 use crate::shm::packet::{Packet, PacketKind, MAX_ACK, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
-use crate::net;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -34,7 +34,7 @@ pub(crate) fn request(
     remote: &RemoteRef,
     o: &Outgoing<'_>,
     segment: Option<Arc<SegMapping>>,
-) -> Result<()> {
+) -> Result<Sent> {
     // Only a send that waits needs the route (for the destination's health) and a clock.
     let route = || Route::Shm(remote.clone());
     let mut stall = Stall::new();
@@ -42,7 +42,7 @@ pub(crate) fn request(
         while !ep.has_credit(dest) {
             ep.count(|s| s.credit_waits += 1);
             if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
-                return ep.bounce(o, dest, reason);
+                return bounced(ep, o, dest, reason);
             }
         }
         // A handler run while waiting may have freed this endpoint.
@@ -56,7 +56,7 @@ pub(crate) fn request(
             }
             ep.count(|s| s.queue_full_waits += 1);
             if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
-                return ep.bounce(o, dest, reason);
+                return bounced(ep, o, dest, reason);
             }
         };
         queue.write_bulk(block, o.payload);
@@ -68,10 +68,7 @@ pub(crate) fn request(
         if bulk != NO_BULK {
             queue.bulk().free(bulk.into());
         }
-        return match ep.segment_fallback(dest, &e) {
-            Fallback::Network(peer) => net::send::request(ep, dest, peer, o),
-            Fallback::Return(reason) => ep.bounce(o, dest, reason),
-        };
+        return Ok(Sent::Refused(e));
     }
     let src_tag = ep.tag();
     let kind = PacketKind::carrying(o.kind) as u8;
@@ -86,7 +83,7 @@ pub(crate) fn request(
                 if bulk != NO_BULK {
                     queue.bulk().free(bulk.into());
                 }
-                return ep.bounce(o, dest, ReturnReason::EndpointGone);
+                return bounced(ep, o, dest, ReturnReason::EndpointGone);
             }
             Err(PushError::Full) => {
                 ep.count(|s| s.queue_full_waits += 1);
@@ -98,7 +95,7 @@ pub(crate) fn request(
                         queue.bulk().free(bulk.into());
                     }
                     if let StallOutcome::Gone(reason) = outcome? {
-                        return ep.bounce(o, dest, reason);
+                        return bounced(ep, o, dest, reason);
                     }
                 }
             }
@@ -107,7 +104,17 @@ pub(crate) fn request(
     ep.flow.borrow_mut().sent(dest, o.saved(), None);
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
-    Ok(())
+    Ok(Sent::Done)
+}
+
+/// `o` came back to handler 0 for `reason` (the transport is done with it).
+pub(crate) fn bounced(
+    ep: &EndpointCore,
+    o: &Outgoing<'_>,
+    dest: u32,
+    reason: ReturnReason,
+) -> Result<Sent> {
+    ep.bounce(o, dest, reason).map(|()| Sent::Done)
 }
 
 /// Writes request `o` of packet kind `kind` from `src` (tag `src_tag`) through its
@@ -138,22 +145,18 @@ pub(crate) fn write_request(
     }
 }
 
-/// Copies `len` bytes at `o.offset` of the destination's `segment` (translation `dest`)
-/// to `dst_offset` of `local`; the local handler runs at the next poll.
+/// Copies `len` bytes at `o.offset` of the destination's `segment` to `dst_offset` of
+/// `local`; the local handler runs at the next poll.
 pub(crate) fn get(
-    ep: &Rc<EndpointCore>,
-    dest: u32,
+    ep: &EndpointCore,
     o: &Outgoing<'_>,
     segment: &SegMapping,
     local: &SegMapping,
     len: usize,
     dst_offset: usize,
-) -> Result<()> {
+) -> Result<Sent> {
     if let Err(e) = segment.copy_to(o.offset as usize, local, dst_offset, len) {
-        return match ep.segment_fallback(dest, &e) {
-            Fallback::Network(peer) => net::send::get(ep, dest, peer, o, len, dst_offset),
-            Fallback::Return(reason) => ep.bounce(o, dest, reason),
-        };
+        return Ok(Sent::Refused(e));
     }
     ep.local.borrow_mut().push_back(LocalEvent::GetDone {
         handler: o.handler,
@@ -161,7 +164,7 @@ pub(crate) fn get(
         offset: dst_offset as u64,
         len,
     });
-    Ok(())
+    Ok(Sent::Done)
 }
 
 /// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
@@ -169,7 +172,7 @@ pub(crate) fn get(
 /// path, out of line: `short.rs` answers the common case before it.
 #[inline(never)]
 pub(crate) fn reply(
-    ep: &Rc<EndpointCore>,
+    ep: &EndpointCore,
     src: EndpointId,
     src_tag: u64,
     credit_slot: u32,
@@ -252,11 +255,11 @@ pub(crate) fn nothing_queued_before(ep: &EndpointCore) -> bool {
 /// goes back to its sender (with `medium`, its payload) if the handler cannot run.
 #[inline(always)]
 pub(crate) fn deliver_request(ep: &Rc<EndpointCore>, p: &Packet, msg: &Message<'_>, medium: &[u8]) {
-    let origin = Origin::Request {
+    let origin = Origin::Request(Requester::Shm(ShmRequester {
         src: p.src,
         src_tag: p.src_tag,
         credit_slot: p.credit_slot,
-    };
+    }));
     match ep.call_request_handler(origin, msg) {
         Ok(true) => {}
         Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),

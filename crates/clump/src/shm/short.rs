@@ -10,7 +10,6 @@
 //! that does not match, a missing handler.
 
 use crate::endpoint::handlers::{Origin, Reply};
-use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::message::{Kind, Message, Outgoing, MAX_ARGS};
 use crate::name::EndpointId;
@@ -20,22 +19,17 @@ use crate::shm::ring::PushError;
 use crate::shm::send::{deliver_request, nothing_queued_before, write_reply, write_request};
 use std::rc::Rc;
 
-/// Sends short request `o` through translation `dest` if it can go at once; `false`,
-/// having sent nothing, when the general path must decide (it checks everything again).
+/// Sends short request `o` through translation `dest`, whose route (the routing point's
+/// [`EndpointCore::with_open_shm`]) is `remote`'s open queue block, if it can go at once;
+/// `false`, having sent nothing, when the general path must decide (it checks everything
+/// again).
 #[inline(always)]
-pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> bool {
+pub(crate) fn try_request(ep: &EndpointCore, dest: u32, remote: &Remote, o: &Outgoing<'_>) -> bool {
     if ep.freed.get() || o.args.len() > MAX_ARGS || o.handler == 0 {
         return false;
     }
-    let table = ep.tables.translations.borrow();
-    let Some(Some(t)) = table.get(dest as usize) else {
-        return false;
-    };
-    let Some(Route::Shm(remote)) = &t.route else {
-        return false;
-    };
     let mut flow = ep.flow.borrow_mut();
-    if !flow.may_send(dest) || !open(remote, t.tag) {
+    if !flow.may_send(dest) {
         return false;
     }
     let src_tag = ep.tag();
@@ -56,12 +50,6 @@ pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> boo
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
     true
-}
-
-/// Whether a destination's queue block is open under tag `tag`.
-#[inline(always)]
-fn open(remote: &Remote, tag: u64) -> bool {
-    !remote.closed() && remote.tag() == tag
 }
 
 /// Whether `p` is a short request or reply this path runs (a valid argument count).
@@ -137,7 +125,7 @@ pub(crate) fn try_reply(
     let Some((id, to)) = last.as_ref() else {
         return false;
     };
-    if *id != src || !open(to, src_tag) {
+    if *id != src || !to.open_under(src_tag) {
         return false;
     }
     let from = ep.name.id;
