@@ -46,9 +46,9 @@ impl EndpointCore {
         let reply = shm::poll::reply_waiting(self);
         let request = shm::poll::request_waiting(self);
         // Local events, deferred answers and owed credits are rare: one look at all three.
-        let rest = !self.local.borrow().is_empty()
+        let rest = !self.local.with(|l| l.is_empty())
             || !self.shm.deferred.borrow().is_empty()
-            || !self.shm.acks.borrow().is_empty();
+            || !self.shm.acks.with(|a| a.is_empty());
         // The common poll of a spinning program finds nothing: it looks at the two queue
         // heads and leaves, so that a packet that lands is seen within a few instructions.
         if !(reply || request || rest) {
@@ -85,7 +85,7 @@ impl EndpointCore {
     pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
         let mut n = 0;
         while n < POLL_BUDGET {
-            let Some(event) = self.local.borrow_mut().pop_front() else {
+            let Some(event) = self.local.with(|l| l.pop_front()) else {
                 break;
             };
             self.handle_local(event);
@@ -98,7 +98,7 @@ impl EndpointCore {
     /// its socket).
     pub(crate) fn has_work(&self) -> bool {
         Shm::has_work(self)
-            || !self.local.borrow().is_empty()
+            || !self.local.with(|l| l.is_empty())
             || !self.shm.deferred.borrow().is_empty()
             || Net::has_work(self)
     }

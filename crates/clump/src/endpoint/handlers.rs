@@ -112,13 +112,23 @@ impl EndpointCore {
         Ok(self.run_handler(&*handler, origin, msg))
     }
 
+    /// Installs (with `None`, removes) the handler at `index`. The table moves out of its
+    /// part and back (a handler is not `Send`, see `part.rs`); the old handler is dropped
+    /// after, outside the part, since its captures may reach this endpoint.
+    pub(crate) fn set_handler_at(&self, index: usize, handler: Option<Rc<HandlerFn>>) {
+        let mut table = self.tables.handlers.replace(Vec::new());
+        let old = std::mem::replace(&mut table[index], handler);
+        self.tables.handlers.replace(table);
+        drop(old);
+    }
+
     /// The handler installed at `index`, held for its run: it may replace itself. None at
     /// 0, handler 0's place.
     #[inline(always)]
     pub(crate) fn handler(&self, index: u8) -> Option<Rc<HandlerFn>> {
         match index {
             0 => None,
-            h => self.tables.handlers.borrow()[h as usize].clone(),
+            h => self.tables.handlers.with(|t| t[h as usize].clone()),
         }
     }
 
@@ -261,7 +271,7 @@ impl EndpointCore {
 
     pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {
         self.count(|s| s.returned += 1);
-        let handler = self.tables.on_return.borrow().clone();
+        let handler = self.tables.on_return.with(|h| h.clone());
         match handler {
             Some(h) => {
                 let _depth = InHandler::enter(false);

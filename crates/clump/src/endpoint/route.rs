@@ -98,7 +98,7 @@ impl EndpointCore {
         let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
             return Err(Error::NoTranslation(dest));
         };
-        if let Some(reason) = self.flow.borrow().dead(dest) {
+        if let Some(reason) = self.flow.with(|f| f.dead(dest)) {
             return Ok(Err(reason));
         }
         Ok(match &t.route {
@@ -221,7 +221,7 @@ impl EndpointCore {
     /// is lost and order is kept).
     pub(crate) fn move_to_network(&self, dest: u32) -> Option<NetPeer> {
         self.net.port.borrow().as_ref()?;
-        if self.flow.borrow().in_flight(dest) > 0 {
+        if self.flow.with(|f| f.in_flight(dest)) > 0 {
             return None;
         }
         let mut table = self.tables.translations.borrow_mut();

@@ -101,7 +101,7 @@ pub(crate) fn request(
             }
         }
     }
-    ep.flow.borrow_mut().sent(dest, o.saved(), None);
+    ep.flow.with(|f| f.sent(dest, o.saved(), None));
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
     Ok(Sent::Done)
@@ -158,12 +158,12 @@ pub(crate) fn get(
     if let Err(e) = segment.copy_to(o.offset as usize, local, dst_offset, len) {
         return Ok(Sent::Refused(e));
     }
-    ep.local.borrow_mut().push_back(LocalEvent::GetDone {
+    ep.local.with(|l| l.push_back(LocalEvent::GetDone {
         handler: o.handler,
         args: ArgBuf::from_slice(o.args),
         offset: dst_offset as u64,
         len,
-    });
+    }));
     Ok(Sent::Done)
 }
 
@@ -248,7 +248,7 @@ pub(crate) fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: 
 /// so that a new one may go straight into its queue and still keep the order.
 #[inline]
 pub(crate) fn nothing_queued_before(ep: &EndpointCore) -> bool {
-    ep.shm.acks.borrow().is_empty() && ep.shm.deferred.borrow().is_empty()
+    ep.shm.acks.with(|a| a.is_empty()) && ep.shm.deferred.borrow().is_empty()
 }
 
 /// Runs request `p` as `msg`: its credit is owed if the handler did not reply, and it
@@ -262,7 +262,7 @@ pub(crate) fn deliver_request(ep: &Rc<EndpointCore>, p: &Packet, msg: &Message<'
     }));
     match ep.call_request_handler(origin, msg) {
         Ok(true) => {}
-        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
+        Ok(false) => ep.shm.acks.with(|a| a.owe((p.src, p.credit_slot))),
         Err(reason) => return_request(ep, p, reason, medium),
     }
 }
@@ -313,7 +313,7 @@ fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u16) -> Packet {
 #[inline]
 fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]) {
     // Acks owed for earlier requests go first, keeping each requester's answers in order.
-    if !ep.shm.acks.borrow().is_empty() {
+    if !ep.shm.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
     let mut deferred = ep.shm.deferred.borrow_mut();
@@ -330,7 +330,7 @@ fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]
 
 /// Sends the credits owed for requests whose handlers did not reply, one ack per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
-    let acks = ep.shm.acks.borrow_mut().take();
+    let acks = ep.shm.acks.with(|a| a.take());
     for &((src, credit_slot), count) in &acks {
         // A requester whose process is gone needs no credit back.
         if let Ok(to) = ep.source(src) {
@@ -342,7 +342,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
             }
         }
     }
-    ep.shm.acks.borrow_mut().give_back(acks);
+    ep.shm.acks.with(|a| a.give_back(acks));
 }
 
 /// Retries deferred answers in order; stops at the first that still does not fit.

@@ -28,8 +28,7 @@ pub(crate) fn try_request(ep: &EndpointCore, dest: u32, remote: &Remote, o: &Out
     if ep.freed.get() || o.args.len() > MAX_ARGS || o.handler == 0 {
         return false;
     }
-    let mut flow = ep.flow.borrow_mut();
-    if !flow.may_send(dest) {
+    if !ep.flow.with(|f| f.may_send(dest)) {
         return false;
     }
     let src_tag = ep.tag();
@@ -45,8 +44,7 @@ pub(crate) fn try_request(ep: &EndpointCore, dest: u32, remote: &Remote, o: &Out
     if pushed.is_err() {
         return false;
     }
-    flow.sent(dest, o.saved(), None);
-    drop(flow);
+    ep.flow.with(|f| f.sent(dest, o.saved(), None));
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
     true
@@ -76,7 +74,7 @@ pub(crate) fn run_request(ep: &Rc<EndpointCore>, p: &Packet) {
 /// send again), then its handler runs, or handler 0 hears why it cannot.
 #[inline(always)]
 pub(crate) fn run_reply(ep: &Rc<EndpointCore>, p: &Packet) {
-    ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
+    ep.flow.with(|f| f.answered(p.credit_slot, p.credits.into()));
     let origin = Origin::Reply { src: p.src };
     let args = &p.args[..p.nargs as usize];
     match ep.handler(p.handler) {
