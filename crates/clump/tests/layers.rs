@@ -34,9 +34,11 @@ const FLOORS: &[(&str, u32)] = &[
     ("shm::send", 3),
     ("shm::poll", 3),
     ("shm::short", 3),
+    ("shm::transport", 3),
     ("net::send", 3),
     ("net::poll", 3),
     ("net::linger", 3),
+    ("net::transport", 3),
     // The AM layer: routing, handlers, tokens, bundles, the public surface.
     ("am", 4),
     ("lib", 5),
@@ -603,6 +605,31 @@ fn no_clump_file_imports_a_higher_floor() {
         }
     }
     assert!(upward.is_empty(), "imports of a higher floor: {upward:#?}");
+}
+
+/// The transports side by side (DESIGN.md: one routing point, each transport complete):
+/// no module of one transport names a module of the other's Active Message side. A
+/// fallback from one to the other is a routing decision, taken in `endpoint` or `am`.
+#[test]
+fn no_transport_calls_the_other() {
+    const AM_SIDE: &[&str] = &["send", "poll", "short", "linger", "transport"];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs");
+    let g = edges(&Crate::load(&src));
+    let mut crossing = Vec::new();
+    for (from, tos) in &g {
+        for to in tos {
+            let (Some(a), Some(b)) = (from.first(), to.first()) else {
+                continue;
+            };
+            let transports = ["shm", "net"];
+            let am_side = to.get(1).is_some_and(|m| AM_SIDE.contains(&m.as_str()));
+            if a != b && transports.contains(&a.as_str()) && transports.contains(&b.as_str()) && am_side
+            {
+                crossing.push(format!("{} -> {}", from.join("::"), to.join("::")));
+            }
+        }
+    }
+    assert!(crossing.is_empty(), "one transport calls the other: {crossing:#?}");
 }
 
 #[test]

@@ -3,7 +3,10 @@
 use super::endpoint::{free_together, Endpoint};
 use super::poll::progress_while_waiting;
 use crate::config::Config;
+use crate::endpoint::transport::Transport;
 use crate::endpoint::{EndpointCore, Owner};
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 use crate::error::{Error, Result};
 use crate::net;
 use crate::net::send::owed;
@@ -118,8 +121,8 @@ impl Bundle {
         }
         // Polls send owed credits once the queue is empty; no poll runs while this waits.
         for ep in self.core.endpoints.borrow().iter() {
-            crate::shm::poll::return_credits(ep);
-            net::poll::send_held(ep);
+            Shm::send_owed(ep);
+            Net::send_owed(ep);
         }
         owed::send_all(&self.core.held);
         let start = Instant::now();
@@ -222,7 +225,7 @@ impl BundleCore {
             // shared-memory queue; on the policy's turns every socket is (its timers,
             // and the sockets without a doorbell).
             if tick || net::poll::rang(&ep) {
-                from_net += net::poll::poll(&ep, policy.batch(), true);
+                from_net += Net::poll(&ep, policy.batch(), true);
             } else {
                 net::poll::send_held(&ep);
             }
@@ -370,7 +373,7 @@ impl Owner for BundleCore {
         sleeping.store(1, Ordering::SeqCst);
         // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-        if !crate::shm::poll::has_work(ep) {
+        if !Shm::has_work(ep) {
             wait_readable(&mut [readable(self.wake.as_raw_fd())], timeout);
             self.wake.drain();
         }

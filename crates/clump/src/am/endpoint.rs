@@ -2,43 +2,23 @@
 //! translation table and segment. Its state lives in `endpoint/`, split by owner.
 
 use crate::endpoint::handlers::Token;
-use crate::endpoint::route::Route;
+use crate::endpoint::transport::Transport;
 use crate::endpoint::{EndpointCore, EndpointStats, Translation};
 use crate::error::{Error, Result};
 use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
-use crate::name::{EndpointName, NO_ADDR};
+use crate::name::EndpointName;
 use crate::shm::region::Region;
 use crate::shm::remote::SegMemory;
 use crate::sync::Ordering;
-use crate::{net, shm};
+use crate::net;
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 use std::rc::Rc;
 
 /// A communication endpoint. Cloning gives another handle to the same endpoint.
 #[derive(Clone)]
 pub struct Endpoint {
     pub(crate) core: Rc<EndpointCore>,
-}
-
-/// How translations to `name` travel: shared memory on this host (mapped on first use,
-/// so `None` here), UDP to others.
-fn route_to(ep: &EndpointCore, name: &EndpointName) -> Result<Option<Route>> {
-    if name.host == ep.name.host {
-        return Ok(None);
-    }
-    if name.addr == NO_ADDR {
-        return Err(Error::BadArg(format!(
-            "endpoint {name} lives on another host and has no network address"
-        )));
-    }
-    if ep.net.port.borrow().is_none() {
-        return Err(Error::BadArg(format!(
-            "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
-        )));
-    }
-    Ok(Some(Route::Net(crate::net::NetPeer {
-        addr: name.addr,
-        id: name.id,
-    })))
 }
 
 impl Endpoint {
@@ -75,7 +55,7 @@ impl Endpoint {
         if index == 0 || index >= MAX_HANDLERS {
             return Err(Error::BadHandlerIndex(index));
         }
-        self.core.tables.handlers.borrow_mut()[index] = Some(Rc::new(handler));
+        self.core.set_handler_at(index, Some(Rc::new(handler)));
         Ok(())
     }
 
@@ -83,7 +63,7 @@ impl Endpoint {
         if index == 0 || index >= MAX_HANDLERS {
             return Err(Error::BadHandlerIndex(index));
         }
-        self.core.tables.handlers.borrow_mut()[index] = None;
+        self.core.set_handler_at(index, None);
         Ok(())
     }
 
@@ -91,7 +71,8 @@ impl Endpoint {
     /// Without one, a returned message is reported on standard error.
     pub fn set_return_handler(&self, handler: impl Fn(&Returned<'_>) + 'static) -> Result<()> {
         self.core.check_live()?;
-        *self.core.tables.on_return.borrow_mut() = Some(Rc::new(handler));
+        let old = self.core.tables.on_return.replace(Some(Rc::new(handler)));
+        drop(old); // outside the part: its captures may reach this endpoint
         Ok(())
     }
 
@@ -104,7 +85,7 @@ impl Endpoint {
                 "translation index {index} exceeds {MAX_TRANSLATIONS}"
             )));
         }
-        let route = route_to(&self.core, &name)?;
+        let route = self.core.plan(&name)?;
         // A mapped endpoint is of the job: its datagrams get in (even over a shared-memory
         // route, since a refused cross-memory attach moves its traffic to the network).
         net::members::admit(&name);
@@ -112,12 +93,12 @@ impl Endpoint {
         if table.len() <= i {
             table.resize_with(i + 1, || None);
         }
-        if table[i].is_some() && self.core.flow.borrow().in_flight(index) > 0 {
+        if table[i].is_some() && self.core.flow.with(|f| f.in_flight(index)) > 0 {
             return Err(Error::InUse(format!(
                 "translation {index} has requests in flight"
             )));
         }
-        self.core.flow.borrow_mut().reset(index);
+        self.core.flow.with(|f| f.reset(index));
         table[i] = Some(Translation {
             name,
             tag,
@@ -135,12 +116,12 @@ impl Endpoint {
             .ok_or(Error::NoTranslation(index))?;
         match slot {
             None => Err(Error::NoTranslation(index)),
-            Some(_) if self.core.flow.borrow().in_flight(index) > 0 => Err(Error::InUse(format!(
+            Some(_) if self.core.flow.with(|f| f.in_flight(index)) > 0 => Err(Error::InUse(format!(
                 "translation {index} has requests in flight"
             ))),
             Some(_) => {
                 *slot = None;
-                self.core.flow.borrow_mut().reset(index);
+                self.core.flow.with(|f| f.reset(index));
                 Ok(())
             }
         }
@@ -171,12 +152,13 @@ impl Endpoint {
             )
         };
         let segment = region.map(|r| (SegMemory::Shared(r), len));
-        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(segment);
+        let segment = self.core.shm.own.publish_segment(segment);
+        self.core.segment.with(|s| *s = segment);
         Ok(())
     }
 
     pub fn segment_len(&self) -> usize {
-        self.core.segment.borrow().as_ref().map_or(0, |m| m.len())
+        self.core.segment.with(|s| s.as_ref().map_or(0, |m| m.len()))
     }
 
     /// The segment's base address and length, for programs that access it in place.
@@ -185,9 +167,7 @@ impl Endpoint {
     pub fn segment_ptr(&self) -> Option<(*mut u8, usize)> {
         self.core
             .segment
-            .borrow()
-            .as_ref()
-            .and_then(|m| Some((m.local_ptr()?, m.len())))
+            .with(|s| s.as_ref().and_then(|m| Some((m.local_ptr()?, m.len()))))
     }
 
     /// Copies segment bytes at `offset` into `buf`.
@@ -258,28 +238,25 @@ pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
 /// before the handlers go, since no poll comes.
 pub(crate) fn free_together(eps: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
     let eps: Vec<Rc<EndpointCore>> = eps.iter().filter(|ep| !ep.freed.replace(true)).cloned().collect();
+    Shm::close(&eps, neighbours);
+    Net::close(&eps, neighbours);
     for ep in &eps {
-        shm::poll::close(ep);
-    }
-    net::linger::close(&eps, neighbours);
-    for ep in &eps {
-        shm::poll::finish_answers(ep);
+        Shm::finish(ep);
+        Net::finish(ep);
         loop {
-            let event = ep.local.borrow_mut().pop_front();
+            let event = ep.local.with(|l| l.pop_front());
             let Some(event) = event else { break };
             ep.handle_local(event);
         }
-        ep.tables
-            .handlers
-            .borrow_mut()
-            .iter_mut()
-            .for_each(|h| *h = None);
-        ep.tables.on_return.borrow_mut().take();
+        // Dropped outside the parts: a handler's captures may reach this endpoint.
+        let handlers = ep.tables.handlers.replace(vec![None; MAX_HANDLERS]);
+        let on_return = ep.tables.on_return.replace(None);
+        drop((handlers, on_return));
         ep.tables.translations.borrow_mut().clear();
-        ep.flow.borrow_mut().clear();
+        ep.flow.with(|f| f.clear());
         ep.shm.sources.borrow_mut().clear();
         ep.shm.last_source.borrow_mut().take();
-        ep.local.borrow_mut().clear();
+        ep.local.with(|l| l.clear());
         let owner = ep.bundle.borrow().upgrade();
         if let Some(owner) = owner {
             owner.remove(ep);

@@ -1,7 +1,9 @@
 //! The AM layer: what programs call (endpoints, bundles, tokens), above both transports.
-//! Each verb routes once per translation (`send.rs` for requests and gets, `token.rs`
-//! for replies) to the shared-memory transport (`shm/send.rs`, `shm/poll.rs`) or the
-//! network transport (`net/send.rs`, `net/poll.rs`), which have the same verbs.
+//! Each verb takes its translation's route from the one routing point
+//! (`endpoint/route.rs`; `send.rs` for requests and gets, `token.rs` for replies) and
+//! hands the message to the shared-memory transport (`shm/transport.rs`) or the network
+//! transport (`net/transport.rs`), each a whole implementation of the same verbs
+//! (`endpoint/transport.rs`).
 
 pub(crate) mod bundle;
 pub(crate) mod endpoint;

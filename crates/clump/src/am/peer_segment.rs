@@ -4,7 +4,6 @@
 //! those peers are reached by messages only.
 
 use super::endpoint::Endpoint;
-use crate::endpoint::route::Route;
 use crate::error::Result;
 use crate::shm::remote::SegMapping;
 use std::sync::Arc;
@@ -49,14 +48,7 @@ impl Endpoint {
     /// Whether translation `dest` reaches its endpoint through shared memory (a process
     /// on this host). False if `dest` is not mapped or goes over the network.
     pub fn is_local(&self, dest: u32) -> bool {
-        let table = self.core.tables.translations.borrow();
-        matches!(
-            table
-                .get(dest as usize)
-                .and_then(|t| t.as_ref())
-                .map(|t| &t.route),
-            Some(Some(Route::Shm(_)) | None)
-        )
+        self.core.routes_by_shm(dest)
     }
 
     /// The segment of the endpoint at translation `dest`, mapped into this process, when
@@ -65,13 +57,7 @@ impl Endpoint {
     /// peer's program memory, which this process cannot map).
     pub fn peer_segment(&self, dest: u32) -> Option<PeerSegment> {
         self.core.connect(dest).ok()?.ok()?;
-        let mut table = self.core.tables.translations.borrow_mut();
-        let t = table.get_mut(dest as usize)?.as_mut()?;
-        let Some(Route::Shm(remote)) = &t.route else {
-            return None;
-        };
-        let map = remote.segment(t.segment.as_ref()).ok()??;
-        t.segment = Some(map.clone());
+        let map = self.core.route_segment(dest).ok()??;
         map.local_ptr()?;
         Some(PeerSegment { map })
     }

@@ -4,7 +4,10 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::in_handler;
+use crate::endpoint::transport::Transport;
 use crate::endpoint::EndpointCore;
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 use crate::poll::BASE_BATCH;
 use crate::{net, shm};
 use std::rc::Rc;
@@ -43,9 +46,9 @@ impl EndpointCore {
         let reply = shm::poll::reply_waiting(self);
         let request = shm::poll::request_waiting(self);
         // Local events, deferred answers and owed credits are rare: one look at all three.
-        let rest = !self.local.borrow().is_empty()
+        let rest = !self.local.with(|l| l.is_empty())
             || !self.shm.deferred.borrow().is_empty()
-            || !self.shm.acks.borrow().is_empty();
+            || !self.shm.acks.with(|a| a.is_empty());
         // The common poll of a spinning program finds nothing: it looks at the two queue
         // heads and leaves, so that a packet that lands is seen within a few instructions.
         if !(reply || request || rest) {
@@ -82,22 +85,22 @@ impl EndpointCore {
     pub(crate) fn poll_replies(self: &Rc<Self>) -> usize {
         let mut n = 0;
         while n < POLL_BUDGET {
-            let Some(event) = self.local.borrow_mut().pop_front() else {
+            let Some(event) = self.local.with(|l| l.pop_front()) else {
                 break;
             };
             self.handle_local(event);
             n += 1;
         }
-        n + shm::poll::poll_replies(self, POLL_BUDGET)
+        n + Shm::poll(self, POLL_BUDGET, false)
     }
 
     /// Whether a poll would find anything to do (the network's machine included, not
     /// its socket).
     pub(crate) fn has_work(&self) -> bool {
-        shm::poll::has_work(self)
-            || !self.local.borrow().is_empty()
+        Shm::has_work(self)
+            || !self.local.with(|l| l.is_empty())
             || !self.shm.deferred.borrow().is_empty()
-            || net::poll::has_work(self)
+            || Net::has_work(self)
     }
 }
 
@@ -133,7 +136,7 @@ pub(crate) fn progress_while_waiting(
     net::send::owed::send_all(&ep.net.held);
     if in_handler() {
         ep.poll_replies();
-        net::poll::poll(ep, BASE_BATCH, false);
+        Net::poll(ep, BASE_BATCH, false);
         return Ok(());
     }
     poll_bundle().map(|_| ())

@@ -35,7 +35,8 @@ impl Endpoint {
             cma::admit_peers();
             Some((SegMemory::Program(addr), len))
         };
-        *self.core.segment.borrow_mut() = self.core.shm.own.publish_segment(segment);
+        let segment = self.core.shm.own.publish_segment(segment);
+        self.core.segment.with(|s| *s = segment);
         Ok(())
     }
 }

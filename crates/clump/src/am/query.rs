@@ -4,6 +4,7 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::{Origin, Token};
+use crate::endpoint::route::{Requester, ShmRequester};
 use crate::name::{EndpointName, NO_ADDR};
 
 impl Endpoint {
@@ -38,10 +39,10 @@ impl Token<'_> {
     /// memory on this host. `None` for a get's completion.
     pub fn source_name(&self) -> Option<EndpointName> {
         let (id, addr, host) = match self.origin {
-            Origin::Request { src, .. } | Origin::Reply { src } => {
+            Origin::Request(Requester::Shm(ShmRequester { src, .. })) | Origin::Reply { src } => {
                 (src, NO_ADDR, self.ep.name.host)
             }
-            Origin::NetRequest { from, .. } => (from.id, from.addr, 0),
+            Origin::Request(Requester::Net(r)) => (r.from.id, r.from.addr, 0),
             Origin::Local => return None,
         };
         let table = self.ep.tables.translations.borrow();

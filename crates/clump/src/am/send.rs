@@ -1,5 +1,7 @@
-//! The request verbs, and the one routing place: each request or get is checked, its
-//! translation resolved, and handed to the shared-memory or the network transport.
+//! The request verbs: each request or get is checked, routed once by its translation's
+//! route (`endpoint/route.rs`), and handed to the shared-memory or the network transport
+//! (`endpoint/transport.rs`); a refused cross-memory attach is routed again here
+//! (`endpoint/fallback.rs`), never by the shared-memory transport itself.
 //!
 //! Everything the sender can check it checks here, before touching the destination (001:
 //! the tag in the destination block, then the queue): what fails comes back to handler 0
@@ -7,15 +9,18 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::in_reply_handler;
+use crate::endpoint::fallback::Fallback;
 use crate::endpoint::route::Route;
+use crate::endpoint::transport::{Sent, Transport};
 use crate::endpoint::EndpointCore;
-use crate::error::{Error, Result, ReturnReason};
+use crate::error::{Error, Result};
 use crate::message::{HandlerIndex, Kind, Outgoing, MAX_LONG};
-use crate::shm::remote::SegMapping;
+use crate::net::transport::Net;
+use crate::net::NetPeer;
+use crate::shm;
 use crate::shm::segment::check_range;
-use crate::{net, shm};
+use crate::shm::transport::Shm;
 use std::rc::Rc;
-use std::sync::Arc;
 
 impl Endpoint {
     /// Sends a short request: handler `handler` runs at translation `dest` with `args`.
@@ -31,7 +36,9 @@ impl Endpoint {
             payload: &[],
             offset: 0,
         };
-        if shm::short::try_request(&self.core, dest, &o) {
+        // The fast path, through the same route as every send.
+        let ep = &self.core;
+        if ep.with_open_shm(dest, |remote| shm::short::try_request(ep, dest, remote, &o)) {
             return Ok(());
         }
         send_short(&self.core, dest, o)
@@ -130,20 +137,16 @@ fn send_request(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()>
     }
     ep.check_live()?;
     o.validate()?;
-    match resolve(ep, dest)? {
+    match ep.route(dest)? {
         Err(reason) => ep.bounce(&o, dest, reason),
-        Ok(Route::Net(peer)) => net::send::request(ep, dest, peer, &o),
-        Ok(Route::Shm(remote)) => {
-            let segment = if o.kind == Kind::Long {
-                match dest_segment(ep, dest, o.offset as usize, o.payload.len()) {
-                    Ok(seg) => Some(seg),
-                    Err(reason) => return ep.bounce(&o, dest, reason),
-                }
-            } else {
-                None
-            };
-            shm::send::request(ep, dest, &remote, &o, segment)
-        }
+        Ok(Route::Net(peer)) => Net::request(ep, dest, &peer, &o).map(drop),
+        Ok(Route::Shm(remote)) => match Shm::request(ep, dest, &remote, &o)? {
+            Sent::Done => Ok(()),
+            Sent::Refused(e) => match ep.segment_fallback(dest, &e) {
+                Fallback::Network(peer) => Net::request(ep, dest, &peer, &o).map(drop),
+                Fallback::Return(reason) => ep.bounce(&o, dest, reason),
+            },
+        },
     }
 }
 
@@ -168,81 +171,16 @@ fn get(
         .current_segment()
         .ok_or_else(|| Error::BadArg("get needs a local segment".into()))?;
     check_range(dst_offset, len, local.len())?;
-    match resolve(ep, dest)? {
+    let net_get = |peer: &NetPeer| Net::get(ep, dest, peer, &o, len, dst_offset).map(drop);
+    match ep.route(dest)? {
         Err(reason) => ep.bounce(&o, dest, reason),
-        Ok(Route::Net(peer)) => net::send::get(ep, dest, peer, &o, len, dst_offset),
-        Ok(Route::Shm(_)) => match dest_segment(ep, dest, o.offset as usize, len) {
-            Ok(seg) => shm::send::get(ep, dest, &o, &seg, &local, len, dst_offset),
-            Err(reason) => ep.bounce(&o, dest, reason),
+        Ok(Route::Net(peer)) => net_get(&peer),
+        Ok(Route::Shm(remote)) => match Shm::get(ep, dest, &remote, &o, len, dst_offset)? {
+            Sent::Done => Ok(()),
+            Sent::Refused(e) => match ep.segment_fallback(dest, &e) {
+                Fallback::Network(peer) => net_get(&peer),
+                Fallback::Return(reason) => ep.bounce(&o, dest, reason),
+            },
         },
-    }
-}
-
-/// The route to translation `dest`, or the reason a message to it comes back. Over
-/// shared memory the tag is checked here, in the destination's block (001); over the
-/// network the destination checks it.
-#[inline(always)]
-fn resolve(ep: &EndpointCore, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
-    let table = ep.tables.translations.borrow();
-    // An error built only where there is one (an `ok_or` would build and drop it on
-    // every send).
-    let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
-        return Err(Error::NoTranslation(dest));
-    };
-    if let Some(reason) = ep.flow.borrow().dead(dest) {
-        return Ok(Err(reason));
-    }
-    Ok(match &t.route {
-        Some(Route::Shm(remote)) if remote.closed() => Err(ReturnReason::EndpointGone),
-        Some(Route::Shm(remote)) if remote.tag() != t.tag => Err(ReturnReason::BadTag),
-        Some(route) => Ok(route.clone()),
-        None => {
-            drop(table);
-            return connect_and_resolve(ep, dest);
-        }
-    })
-}
-
-/// Maps translation `dest` on its first use, then resolves it. Kept out of line so that
-/// `resolve` is not recursive and joins the send path.
-#[cold]
-#[inline(never)]
-fn connect_and_resolve(
-    ep: &EndpointCore,
-    dest: u32,
-) -> Result<std::result::Result<Route, ReturnReason>> {
-    match ep.connect(dest)? {
-        Ok(()) => resolve(ep, dest),
-        Err(reason) => Ok(Err(reason)),
-    }
-}
-
-/// The destination's segment if `offset..offset+len` lies inside it.
-fn dest_segment(
-    ep: &EndpointCore,
-    dest: u32,
-    offset: usize,
-    len: usize,
-) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
-    let mut table = ep.tables.translations.borrow_mut();
-    // Resolved just before, with no poll in between; a missing entry is still no panic.
-    let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
-        return Err(ReturnReason::EndpointGone);
-    };
-    let Some(Route::Shm(remote)) = &t.route else {
-        return Err(ReturnReason::Unreachable);
-    };
-    match remote.segment(t.segment.as_ref()) {
-        Ok(Some(seg)) => {
-            t.segment = Some(seg.clone());
-            if seg.fits(offset as u64, len as u64) {
-                Ok(seg)
-            } else {
-                Err(ReturnReason::BadSegmentOffset)
-            }
-        }
-        Ok(None) => Err(ReturnReason::BadSegmentOffset),
-        // Alive or gone, the peer's segment cannot be reached: the message never leaves.
-        Err(_) => Err(ReturnReason::Unreachable),
     }
 }

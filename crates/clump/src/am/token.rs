@@ -1,29 +1,30 @@
 //! Tokens and the reply verbs. A request handler may reply once through its token; a
 //! reply handler may not send at all. The token knows which transport brought the
-//! request, so replying is the one routing place for answers.
+//! request (its origin's [`Requester`]), so replying is the one routing place for answers.
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::{Origin, Token};
 use crate::error::{Error, Result};
 use crate::message::{HandlerIndex, Kind, Outgoing};
 use crate::name::EndpointId;
-use crate::{net, shm};
+use crate::endpoint::route::Requester;
+use crate::endpoint::transport::Transport;
+use crate::net::transport::Net;
+use crate::shm::transport::Shm;
 
 impl Token<'_> {
     /// True in a request handler, false in a reply or local completion handler.
     pub fn is_request(&self) -> bool {
-        matches!(
-            self.origin,
-            Origin::Request { .. } | Origin::NetRequest { .. }
-        )
+        matches!(self.origin, Origin::Request(_))
     }
 
     /// The endpoint that sent the message (`AM_GetSourceEndpoint`); `None` for a get's
     /// local completion.
     pub fn source(&self) -> Option<EndpointId> {
         match self.origin {
-            Origin::Request { src, .. } | Origin::Reply { src } => Some(src),
-            Origin::NetRequest { from, .. } => Some(from.id),
+            Origin::Request(Requester::Shm(r)) => Some(r.src),
+            Origin::Reply { src } => Some(src),
+            Origin::Request(Requester::Net(r)) => Some(r.from.id),
             Origin::Local => None,
         }
     }
@@ -31,8 +32,8 @@ impl Token<'_> {
     /// The tag the sender carries (`AM_GetMsgTag`), for requests.
     pub fn source_tag(&self) -> Option<u64> {
         match self.origin {
-            Origin::Request { src_tag, .. } => Some(src_tag),
-            Origin::NetRequest { tag, .. } => Some(tag),
+            Origin::Request(Requester::Shm(r)) => Some(r.src_tag),
+            Origin::Request(Requester::Net(r)) => Some(r.tag),
             _ => None,
         }
     }
@@ -99,17 +100,10 @@ impl Token<'_> {
         }
         o.validate()?;
         self.replied = true;
-        match self.origin {
-            Origin::Request {
-                src,
-                src_tag,
-                credit_slot,
-            } => {
-                if !shm::short::try_reply(self.ep, src, src_tag, credit_slot, &o) {
-                    shm::send::reply(self.ep, src, src_tag, credit_slot, &o)
-                }
-            }
-            Origin::NetRequest { from, tag } => net::send::reply(self.ep, from, tag, &o),
+        // The one routing place for answers: the way the request came.
+        match &self.origin {
+            Origin::Request(Requester::Shm(to)) => Shm::reply(self.ep, to, &o),
+            Origin::Request(Requester::Net(to)) => Net::reply(self.ep, to, &o),
             Origin::Reply { .. } | Origin::Local => return Err(Error::ReplyFromReplyHandler),
         }
         Ok(())

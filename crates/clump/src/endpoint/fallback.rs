@@ -4,12 +4,11 @@
 //! possible (no network, requests still in flight through shared memory, or a reply,
 //! which goes back the way its request came), the message comes back as unreachable.
 //! Either way the refusal is counted in the endpoint's statistics and explained once on
-//! standard error: never a silent failure.
+//! standard error: never a silent failure. A routing decision, taken above the transports
+//! (`am/send.rs`): the shared-memory transport only reports the refusal.
 
-use super::route::Route;
 use super::EndpointCore;
 use crate::error::ReturnReason;
-use crate::name::NO_ADDR;
 use crate::net::NetPeer;
 use crate::shm::cma;
 use crate::shm::segment::return_reason;
@@ -48,28 +47,6 @@ impl EndpointCore {
             );
         }
         return_reason(e)
-    }
-
-    /// Moves translation `dest` to the network, if this endpoint and its destination have
-    /// one and nothing sent through shared memory is still unanswered (so that no answer
-    /// is lost and order is kept).
-    fn move_to_network(&self, dest: u32) -> Option<NetPeer> {
-        self.net.port.borrow().as_ref()?;
-        if self.flow.borrow().in_flight(dest) > 0 {
-            return None;
-        }
-        let mut table = self.tables.translations.borrow_mut();
-        let t = table.get_mut(dest as usize)?.as_mut()?;
-        if t.name.addr == NO_ADDR {
-            return None;
-        }
-        let peer = NetPeer {
-            addr: t.name.addr,
-            id: t.name.id,
-        };
-        t.route = Some(Route::Net(peer));
-        t.segment = None;
-        Some(peer)
     }
 }
 

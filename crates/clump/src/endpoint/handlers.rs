@@ -3,25 +3,19 @@
 //! completion (which may not send), handler 0 for what came back. Both transports decode
 //! what arrives into the same [`Message`] or [`Answer`] and hand it here.
 
+use super::route::Requester;
 use super::{EndpointCore, HandlerFn, LocalEvent};
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
 use crate::name::EndpointId;
-use crate::net::NetPeer;
 use std::cell::Cell;
 use std::rc::Rc;
 
 /// Where the message a handler is running for came from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Origin {
-    /// A request through shared memory: the requester, its tag, its credit slot.
-    Request {
-        src: EndpointId,
-        src_tag: u64,
-        credit_slot: u32,
-    },
-    /// A request that came over the network, under the destination tag `tag`.
-    NetRequest { from: NetPeer, tag: u64 },
+    /// A request, with the way its answer goes back (the transport that brought it).
+    Request(Requester),
     Reply { src: EndpointId },
     /// A completed get: no remote party.
     Local,
@@ -118,13 +112,23 @@ impl EndpointCore {
         Ok(self.run_handler(&*handler, origin, msg))
     }
 
+    /// Installs (with `None`, removes) the handler at `index`. The table moves out of its
+    /// part and back (a handler is not `Send`, see `part.rs`); the old handler is dropped
+    /// after, outside the part, since its captures may reach this endpoint.
+    pub(crate) fn set_handler_at(&self, index: usize, handler: Option<Rc<HandlerFn>>) {
+        let mut table = self.tables.handlers.replace(Vec::new());
+        let old = std::mem::replace(&mut table[index], handler);
+        self.tables.handlers.replace(table);
+        drop(old);
+    }
+
     /// The handler installed at `index`, held for its run: it may replace itself. None at
     /// 0, handler 0's place.
     #[inline(always)]
     pub(crate) fn handler(&self, index: u8) -> Option<Rc<HandlerFn>> {
         match index {
             0 => None,
-            h => self.tables.handlers.borrow()[h as usize].clone(),
+            h => self.tables.handlers.with(|t| t[h as usize].clone()),
         }
     }
 
@@ -267,7 +271,7 @@ impl EndpointCore {
 
     pub(crate) fn deliver_returned(&self, r: &Returned<'_>) {
         self.count(|s| s.returned += 1);
-        let handler = self.tables.on_return.borrow().clone();
+        let handler = self.tables.on_return.with(|h| h.clone());
         match handler {
             Some(h) => {
                 let _depth = InHandler::enter(false);

@@ -7,20 +7,38 @@
 //!   heads of its queues, replies waiting for room, the requesters it answers.
 //! - [`NetSide`]: the network transport's part: its port (socket and reliability
 //!   machine) and the credits it owes.
+//! - The thread's holders of delayed credits ([`crate::proto::held::Held`]): owned by
+//!   `Rc` by the thread's bundles and endpoints, so that an endpoint closed after its
+//!   thread's locals are gone still sends what it owes; the thread-local only finds the
+//!   list when a bundle is made. The one other thread-local, the depth of handlers
+//!   running on the thread (`handlers.rs`), is a const `Cell` with no destructor, so it
+//!   is never gone when read.
 //!
-//! Running handlers (`handlers.rs`), routes (`route.rs`), waiting for credit or space
-//! (`wait.rs`) and what follows a refused cross-memory attach (`fallback.rs`) sit beside
-//! the state; each transport's send and poll sides work on it from
-//! `shm/` and `net/`, and the AM layer (`am/`) is above them all.
+//! Each mutable part is a [`part::Part`]: reached only inside `with(|part: &mut T| ..)`,
+//! whose closure must be `Send`, which no reference to a part, the endpoint or a handler
+//! is. So no borrow of a part is held across a handler, and none is taken twice: the
+//! compiler checks it (see `part.rs`). Parts so far: the handler table and handler 0,
+//! `flow`, the local events, the segment, and both sides' owed credits. Still in a
+//! `RefCell` reached by convention (issue 30): the translation table, the network port,
+//! shared memory's deferred answers and requester map. The `Cell`s (counters, `freed`)
+//! are copied in and out and are never borrowed.
+//!
+//! Running handlers (`handlers.rs`), the one routing point (`route.rs`), the verbs each
+//! transport implements (`transport.rs`), waiting for credit or space (`wait.rs`) and
+//! what follows a refused cross-memory attach (`fallback.rs`) sit beside the state; each
+//! transport works on it from `shm/` and `net/`, and the AM layer (`am/`) is above them.
 //!
 //! An endpoint and its bundle belong to the thread that created them (they are `!Send`):
 //! a process with several threads gives each thread its own bundles and endpoints, which
 //! keeps every fast path free of locks. Shared state crosses processes only through the
-//! queue block.
+//! queue block. A concurrent endpoint (issue 31) can put each part behind a lock, or
+//! make it per-thread, behind the same `with`.
 
 pub(crate) mod fallback;
 pub(crate) mod handlers;
+pub(crate) mod part;
 pub(crate) mod route;
+pub(crate) mod transport;
 pub(crate) mod wait;
 
 use crate::config::Config;
@@ -37,6 +55,7 @@ use crate::shm::packet::Packet;
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::Cursor;
 use handlers::Token;
+use part::Part;
 use route::Route;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -59,8 +78,8 @@ pub(crate) struct Translation {
 
 /// What the program fills in.
 pub(crate) struct Tables {
-    pub handlers: RefCell<Vec<Option<Rc<HandlerFn>>>>,
-    pub on_return: RefCell<Option<Rc<ReturnFn>>>,
+    pub handlers: Part<Vec<Option<Rc<HandlerFn>>>>,
+    pub on_return: Part<Option<Rc<ReturnFn>>>,
     pub translations: RefCell<Vec<Option<Translation>>>,
 }
 
@@ -93,7 +112,7 @@ pub(crate) struct ShmSide {
     pub replies: Cursor,
     pub deferred: RefCell<VecDeque<Deferred>>,
     /// Credits owed to requesters (by id and credit slot) whose handlers did not reply.
-    pub acks: RefCell<AckRuns<(EndpointId, u32)>>,
+    pub acks: Part<AckRuns<(EndpointId, u32)>>,
     /// Requesters seen, for replies: 001's inverse mapping, found by name, with the last
     /// one found kept aside (a burst of requests usually comes from one sender).
     pub sources: RefCell<IdMap<RemoteRef>>,
@@ -107,7 +126,7 @@ pub(crate) struct NetSide {
     /// The UDP socket and reliability machine; `None` with the network disabled.
     pub port: RefCell<Option<NetPort>>,
     /// Credits owed to network requesters whose handlers did not reply.
-    pub acks: RefCell<AckRuns<NetPeer>>,
+    pub acks: Part<AckRuns<NetPeer>>,
     /// The thread's endpoints that hold such credits back, this one among them when it
     /// does (`net/send/owed.rs`): owned here too, so it outlives the endpoint's close.
     pub held: Rc<Held<EndpointCore>>,
@@ -151,10 +170,10 @@ pub(crate) struct EndpointCore {
     pub freed: Cell<bool>,
     pub stats: Cell<EndpointStats>,
     pub tables: Tables,
-    pub flow: RefCell<Flow<NetPeer>>,
-    pub local: RefCell<VecDeque<LocalEvent>>,
+    pub flow: Part<Flow<NetPeer>>,
+    pub local: Part<VecDeque<LocalEvent>>,
     /// This endpoint's own segment, which both transports land long messages in.
-    pub segment: RefCell<Option<Arc<SegMapping>>>,
+    pub segment: Part<Option<Arc<SegMapping>>>,
     pub shm: ShmSide,
     pub net: NetSide,
 }
@@ -219,26 +238,26 @@ impl EndpointCore {
             freed: Cell::new(false),
             stats: Cell::new(EndpointStats::default()),
             tables: Tables {
-                handlers: RefCell::new(vec![None; MAX_HANDLERS]),
-                on_return: RefCell::new(None),
+                handlers: Part::new(vec![None; MAX_HANDLERS]),
+                on_return: Part::default(),
                 translations: RefCell::new(Vec::new()),
             },
-            flow: RefCell::new(Flow::new(config.credits as usize, REPLY_SLOTS)),
-            local: RefCell::new(VecDeque::new()),
-            segment: RefCell::new(None),
+            flow: Part::new(Flow::new(config.credits as usize, REPLY_SLOTS)),
+            local: Part::default(),
+            segment: Part::default(),
             shm: ShmSide {
                 own,
                 requests: Cursor::default(),
                 replies: Cursor::default(),
                 deferred: RefCell::new(VecDeque::new()),
-                acks: RefCell::new(AckRuns::default()),
+                acks: Part::default(),
                 sources: RefCell::new(IdMap::default()),
                 last_source: RefCell::new(None),
                 polls: Cell::new(0),
             },
             net: NetSide {
                 port: RefCell::new(port),
-                acks: RefCell::new(AckRuns::default()),
+                acks: Part::default(),
                 held: held.clone(),
             },
         }))
@@ -261,7 +280,7 @@ impl EndpointCore {
     }
 
     pub(crate) fn return_locally(&self, r: ReturnedMessage) {
-        self.local.borrow_mut().push_back(LocalEvent::Returned(r));
+        self.local.with(|l| l.push_back(LocalEvent::Returned(r)));
     }
 
     /// This endpoint's tag, as senders check it.
@@ -275,18 +294,18 @@ impl EndpointCore {
     /// endpoint's segment.
     #[inline]
     pub(crate) fn current_segment(&self) -> Option<Arc<SegMapping>> {
-        self.segment.borrow().clone()
+        self.segment.with(|s| s.clone())
     }
 
     #[inline]
     pub(crate) fn has_credit(&self, dest: u32) -> bool {
-        self.flow.borrow().has_credit(dest)
+        self.flow.with(|f| f.has_credit(dest))
     }
 
     /// Requests in flight from this endpoint.
     #[inline]
     pub(crate) fn outstanding(&self) -> usize {
-        self.flow.borrow().total()
+        self.flow.with(|f| f.total())
     }
 }
 

@@ -1,6 +1,12 @@
-//! How a translation reaches its destination: through shared memory when the destination
-//! lives on this (virtual) host, over the network otherwise. Chosen once, when the
-//! translation is mapped; the program never sees which.
+//! The one routing point: how each message reaches its destination. A request or get
+//! goes through its translation's [`Route`], decided when the translation is mapped
+//! ([`EndpointCore::plan`]: shared memory when the destination lives on this (virtual)
+//! host, the network otherwise), completed on first use ([`EndpointCore::connect`]),
+//! moved to the network when the kernel refuses cross-memory attach (`fallback.rs`), and
+//! consulted by every send, get and the short fast path ([`EndpointCore::route`],
+//! [`EndpointCore::with_open_shm`]). An answer goes back by the [`Requester`] the
+//! transport that brought its request recorded in the token. The transports
+//! (`transport.rs`) never choose: each is handed its own kind of peer.
 //!
 //! A destination on this host is mapped lazily, by the first message or segment access
 //! through the translation, not by `map`: a job of n ranks that all map each other (SPMD
@@ -11,14 +17,39 @@
 
 use super::{EndpointCore, Translation};
 use crate::error::{Error, Result, ReturnReason};
+use crate::name::{EndpointId, EndpointName, NO_ADDR};
 use crate::net::NetPeer;
-use crate::shm::remote::{Remote, RemoteRef};
+use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use std::rc::Rc;
+use std::sync::Arc;
 
+/// How a translation reaches its destination.
 #[derive(Clone)]
 pub(crate) enum Route {
     Shm(RemoteRef),
     Net(NetPeer),
+}
+
+/// How the answer to a request goes back: by the transport that brought it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Requester {
+    Shm(ShmRequester),
+    Net(NetRequester),
+}
+
+/// A requester through shared memory: its id, its tag, its credit slot.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShmRequester {
+    pub src: EndpointId,
+    pub src_tag: u64,
+    pub credit_slot: u32,
+}
+
+/// A requester over the network, whose request carried the destination tag `tag`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NetRequester {
+    pub from: NetPeer,
+    pub tag: u64,
 }
 
 impl Route {
@@ -34,6 +65,127 @@ impl Route {
 }
 
 impl EndpointCore {
+    /// The route of a new translation to `name`: shared memory on this host (mapped on
+    /// first use, so `None` here), UDP to others.
+    pub(crate) fn plan(&self, name: &EndpointName) -> Result<Option<Route>> {
+        if name.host == self.name.host {
+            return Ok(None);
+        }
+        if name.addr == NO_ADDR {
+            return Err(Error::BadArg(format!(
+                "endpoint {name} lives on another host and has no network address"
+            )));
+        }
+        if self.net.port.borrow().is_none() {
+            return Err(Error::BadArg(format!(
+                "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
+            )));
+        }
+        Ok(Some(Route::Net(NetPeer {
+            addr: name.addr,
+            id: name.id,
+        })))
+    }
+
+    /// The route to translation `dest`, or the reason a message to it comes back. Over
+    /// shared memory the tag is checked here, in the destination's block (001); over the
+    /// network the destination checks it.
+    #[inline(always)]
+    pub(crate) fn route(&self, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
+        let table = self.tables.translations.borrow();
+        // An error built only where there is one (an `ok_or` would build and drop it on
+        // every send).
+        let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+            return Err(Error::NoTranslation(dest));
+        };
+        if let Some(reason) = self.flow.with(|f| f.dead(dest)) {
+            return Ok(Err(reason));
+        }
+        Ok(match &t.route {
+            Some(Route::Shm(remote)) if remote.closed() => Err(ReturnReason::EndpointGone),
+            Some(Route::Shm(remote)) if remote.tag() != t.tag => Err(ReturnReason::BadTag),
+            Some(route) => Ok(route.clone()),
+            None => {
+                drop(table);
+                return self.connect_and_route(dest);
+            }
+        })
+    }
+
+    /// Maps translation `dest` on its first use, then routes it. Kept out of line so
+    /// that `route` is not recursive and joins the send path.
+    #[cold]
+    #[inline(never)]
+    fn connect_and_route(&self, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
+        match self.connect(dest)? {
+            Ok(()) => self.route(dest),
+            Err(reason) => Ok(Err(reason)),
+        }
+    }
+
+    /// The fast path's look at the same route: runs `f` with the destination's queue
+    /// block if translation `dest` goes through shared memory, is mapped, and its block is
+    /// open under the translation's tag; `false` otherwise (the general path decides).
+    #[inline(always)]
+    pub(crate) fn with_open_shm(&self, dest: u32, f: impl FnOnce(&Remote) -> bool) -> bool {
+        let table = self.tables.translations.borrow();
+        let Some(Some(t)) = table.get(dest as usize) else {
+            return false;
+        };
+        let Some(Route::Shm(remote)) = &t.route else {
+            return false;
+        };
+        remote.open_under(t.tag) && f(remote)
+    }
+
+    /// Whether translation `dest` goes (or will go, once mapped) through shared memory.
+    pub(crate) fn routes_by_shm(&self, dest: u32) -> bool {
+        let table = self.tables.translations.borrow();
+        matches!(
+            table.get(dest as usize).and_then(|t| t.as_ref()).map(|t| &t.route),
+            Some(Some(Route::Shm(_)) | None)
+        )
+    }
+
+    /// The segment of translation `dest`'s shared-memory destination, mapped and kept
+    /// with the translation (`None`: it has none), or why it cannot be reached.
+    pub(crate) fn route_segment(
+        &self,
+        dest: u32,
+    ) -> std::result::Result<Option<Arc<SegMapping>>, ReturnReason> {
+        let mut table = self.tables.translations.borrow_mut();
+        // Routed just before, with no poll in between; a missing entry is still no panic.
+        let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
+            return Err(ReturnReason::EndpointGone);
+        };
+        let Some(Route::Shm(remote)) = &t.route else {
+            return Err(ReturnReason::Unreachable);
+        };
+        match remote.segment(t.segment.as_ref()) {
+            Ok(Some(seg)) => {
+                t.segment = Some(seg.clone());
+                Ok(Some(seg))
+            }
+            Ok(None) => Ok(None),
+            // Alive or gone, the peer's segment cannot be reached: the message never leaves.
+            Err(_) => Err(ReturnReason::Unreachable),
+        }
+    }
+
+    /// The destination's segment if `offset..offset+len` lies inside it, or why a long
+    /// message or get to it comes back.
+    pub(crate) fn dest_segment(
+        &self,
+        dest: u32,
+        offset: usize,
+        len: usize,
+    ) -> std::result::Result<Arc<SegMapping>, ReturnReason> {
+        match self.route_segment(dest)? {
+            Some(seg) if seg.fits(offset as u64, len as u64) => Ok(seg),
+            _ => Err(ReturnReason::BadSegmentOffset),
+        }
+    }
+
     /// Maps the destination of translation `dest` if it is on this host and not mapped
     /// yet (a translation without a route). `Ok(Err(reason))` says why a message through
     /// it comes back: the endpoint is gone (its process lives but the block is not there
@@ -62,6 +214,28 @@ impl EndpointCore {
             // Its process is gone: nothing sent there can leave.
             Err(_) => Ok(Err(ReturnReason::Unreachable)),
         }
+    }
+
+    /// Moves translation `dest` to the network, if this endpoint and its destination have
+    /// one and nothing sent through shared memory is still unanswered (so that no answer
+    /// is lost and order is kept).
+    pub(crate) fn move_to_network(&self, dest: u32) -> Option<NetPeer> {
+        self.net.port.borrow().as_ref()?;
+        if self.flow.with(|f| f.in_flight(dest)) > 0 {
+            return None;
+        }
+        let mut table = self.tables.translations.borrow_mut();
+        let t = table.get_mut(dest as usize)?.as_mut()?;
+        if t.name.addr == NO_ADDR {
+            return None;
+        }
+        let peer = NetPeer {
+            addr: t.name.addr,
+            id: t.name.id,
+        };
+        t.route = Some(Route::Net(peer));
+        t.segment = None;
+        Some(peer)
     }
 }
 

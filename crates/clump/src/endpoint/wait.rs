@@ -99,7 +99,7 @@ impl EndpointCore {
             owner.progress(self, network)?;
         }
         // Progress may have found the destination gone (the network gave up on it).
-        if let Some(reason) = self.flow.borrow().dead(dest) {
+        if let Some(reason) = self.flow.with(|f| f.dead(dest)) {
             return Ok(StallOutcome::Gone(reason));
         }
         if network && s.rounds > SPIN_ROUNDS {
@@ -152,7 +152,7 @@ impl EndpointCore {
     /// once [`MAX_PENDING_RETURNS`] local events wait, so that the queue stays bounded
     /// and the message stays with its sender.
     pub(crate) fn bounce(&self, o: &Outgoing<'_>, dest: u32, reason: ReturnReason) -> Result<()> {
-        let pending = self.local.borrow().len();
+        let pending = self.local.with(|l| l.len());
         if pending >= MAX_PENDING_RETURNS {
             return Err(Error::ReturnsPending(pending));
         }
@@ -163,7 +163,7 @@ impl EndpointCore {
     /// The destination of translation `dest` cannot be reached any more (its process
     /// exited, or the network gave up on it): its unanswered requests come back.
     pub(crate) fn peer_lost(&self, dest: u32, reason: ReturnReason) {
-        let lost = self.flow.borrow_mut().lose(dest, reason);
+        let lost = self.flow.with(|f| f.lose(dest, reason));
         for r in lost {
             self.return_locally(r);
         }
@@ -174,11 +174,10 @@ impl EndpointCore {
     pub(crate) fn lose_where(&self, all: bool, gone: impl Fn(&Route) -> bool, reason: ReturnReason) {
         let lost: Vec<u32> = {
             let table = self.tables.translations.borrow();
-            let flow = self.flow.borrow();
             let candidates: Vec<u32> = if all {
                 (0..table.len() as u32).collect()
             } else {
-                flow.busy().collect()
+                self.flow.with(|f| f.busy().collect())
             };
             candidates
                 .into_iter()

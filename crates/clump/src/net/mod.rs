@@ -35,6 +35,8 @@
 //!   delivers; waiting for a datagram; the rounds of a closing endpoint.
 //! - `linger.rs`: a freed endpoint's socket stays until what it sent is acknowledged or,
 //!   after the silence timeout, returned to handler 0: never dropped unacknowledged.
+//! - `transport.rs`: the whole as one complete implementation of the transports' trait
+//!   (`endpoint/transport.rs`), shared memory's twin.
 
 pub(crate) mod auth;
 pub(crate) mod credit;
@@ -46,6 +48,7 @@ pub(crate) mod port;
 #[cfg(test)]
 mod reliable_sim;
 pub(crate) mod send;
+pub(crate) mod transport;
 crate::testing_pub! {
     mod faults;
     mod fragment;

@@ -4,7 +4,7 @@
 
 use crate::boot::frame::PeerState;
 use crate::endpoint::handlers::{Answer, Origin, Reply};
-use crate::endpoint::route::Route;
+use crate::endpoint::route::{NetRequester, Requester, Route};
 use crate::endpoint::EndpointCore;
 use crate::error::ReturnReason;
 use crate::message::{Kind, Message, Returned};
@@ -106,16 +106,17 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     let mut land = |from: &NetPeer, h: &Header, data: &[u8]| {
         let allowed = match h.channel {
             Channel::Request => h.tag == own_tag,
-            Channel::Reply => flow.borrow().awaits(from),
+            Channel::Reply => flow.with(|f| f.awaits(from)),
         };
-        // Borrowed only here: most polls land nothing, and cloning the mapping's
+        // Looked at only here: most polls land nothing, and cloning the mapping's
         // Arc on every one cost more than the rest of an empty poll.
-        let segment = ep.segment.borrow();
         allowed
-            && segment.as_ref().is_some_and(|s| {
-                s.fits(h.segment_offset, u64::from(h.total_len))
-                    && s.write((h.segment_offset + u64::from(h.frag_offset)) as usize, data)
-                        .is_ok()
+            && ep.segment.with(|segment| {
+                segment.as_ref().is_some_and(|s| {
+                    s.fits(h.segment_offset, u64::from(h.total_len))
+                        && s.write((h.segment_offset + u64::from(h.frag_offset)) as usize, data)
+                            .is_ok()
+                })
             })
     };
     match ep.net.port.borrow_mut().as_mut() {
@@ -162,12 +163,12 @@ pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
     let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
         return;
     };
-    let newest = ep.flow.borrow().newest_by_translation(&peer, unsent);
-    ep.flow.borrow_mut().forget(&peer);
+    let newest = ep.flow.with(|f| f.newest_by_translation(&peer, unsent));
+    ep.flow.with(|f| f.forget(&peer));
     let left = if gone { ReturnReason::PeerGone } else { ReturnReason::OutcomeUnknown };
     for dest in translations_to(ep, &peer) {
         let unsent = newest.iter().find(|(d, _)| *d == dest).map_or(0, |&(_, n)| n);
-        let lost = ep.flow.borrow_mut().lose_split(dest, unsent, left);
+        let lost = ep.flow.with(|f| f.lose_split(dest, unsent, left));
         for r in lost {
             ep.return_locally(r);
         }
@@ -197,7 +198,7 @@ fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
     }
     let mut segment = None;
     let Some((kind, payload)) = data_view(ep, &m, &mut segment) else {
-        return ep.net.acks.borrow_mut().owe(m.from);
+        return ep.net.acks.with(|a| a.owe(m.from));
     };
     let Some(payload) = payload else {
         return return_request(ep, m.from, h, ReturnReason::BadSegmentOffset, &[]);
@@ -209,13 +210,13 @@ fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
         payload,
         offset: h.segment_offset,
     };
-    let origin = Origin::NetRequest {
+    let origin = Origin::Request(Requester::Net(NetRequester {
         from: m.from,
         tag: h.tag,
-    };
+    }));
     match ep.call_request_handler(origin, &msg) {
         Ok(true) => {}
-        Ok(false) => ep.net.acks.borrow_mut().owe(m.from),
+        Ok(false) => ep.net.acks.with(|a| a.owe(m.from)),
         Err(reason) => return_request(ep, m.from, h, reason, &m.payload),
     }
 }
@@ -273,12 +274,12 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
     let mut dest = None;
     for _ in 0..requests_settled(h) {
         // An answer for nothing in flight is a confused or hostile peer: ignore it.
-        let Some(d) = ep.flow.borrow_mut().answered_by(m.from) else {
+        let Some(d) = ep.flow.with(|f| f.answered_by(m.from)) else {
             return;
         };
         dest = Some(d);
     }
-    if !ep.flow.borrow().awaits(&m.from) {
+    if !ep.flow.with(|f| f.awaits(&m.from)) {
         if let Some(port) = ep.net.port.borrow_mut().as_mut() {
             port.await_answers(m.from, false);
         }
@@ -340,7 +341,7 @@ pub(crate) fn drain_closing(ep: &EndpointCore) {
     }
     while let Some(m) = next_inbound(ep, Channel::Reply) {
         for _ in 0..requests_settled(&m.header) {
-            ep.flow.borrow_mut().answered_by(m.from);
+            ep.flow.with(|f| f.answered_by(m.from));
         }
     }
     flush_acks(ep);

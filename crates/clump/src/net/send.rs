@@ -139,7 +139,7 @@ fn send_request(
     h: Header,
     payload: &[u8],
 ) -> Result<()> {
-    if !ep.net.acks.borrow().is_empty() {
+    if !ep.net.acks.with(|a| a.is_empty()) {
         // Queued first, the credit-only answer rides in the request's datagram.
         flush_acks(ep);
     }
@@ -165,7 +165,7 @@ fn send_request(
             )))
         }
     }
-    ep.flow.borrow_mut().sent(dest, o.saved(), Some(peer));
+    ep.flow.with(|f| f.sent(dest, o.saved(), Some(peer)));
     if let Some(port) = ep.net.port.borrow_mut().as_mut() {
         port.await_answers(peer, true);
     }
@@ -199,7 +199,7 @@ pub(crate) fn return_request(
         PacketKind::Long => DataKind::Long,
         PacketKind::Get => DataKind::Get,
         // Not a request a correct peer sends: answer for the credit only.
-        _ => return ep.net.acks.borrow_mut().owe(from),
+        _ => return ep.net.acks.with(|a| a.owe(from)),
     };
     let mut h = *req;
     h.kind = PacketKind::Returned { reason, of };
@@ -218,23 +218,21 @@ pub(crate) fn return_request(
 
 /// Queues the credits owed for requests whose handlers did not reply, one answer per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
-    let acks = ep.net.acks.borrow_mut().take();
+    let acks = ep.net.acks.with(|a| a.take());
     for &(peer, count) in &acks {
         send_on_reply_channel(ep, peer, credit_answer(count), Vec::new());
     }
-    ep.net.acks.borrow_mut().give_back(acks);
+    ep.net.acks.with(|a| a.give_back(acks));
     ep.net.held.released(ep);
 }
 
 /// At the end of a poll: the credits owed go now if half a window is owed, else they
 /// wait for a request to carry them, in bounded time (`send/owed.rs`).
 pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
-    let must_go = {
-        let acks = ep.net.acks.borrow();
-        if acks.is_empty() {
-            return;
-        }
-        acks.half_window_owed(ep.flow.borrow().window())
+    let window = ep.flow.with(|f| f.window());
+    let Some(must_go) = ep.net.acks.with(|a| (!a.is_empty()).then(|| a.half_window_owed(window)))
+    else {
+        return;
     };
     if must_go {
         flush_acks(ep);
@@ -245,7 +243,7 @@ pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
 
 /// Sends every credit `ep` owes now, and the messages it holds.
 pub(crate) fn send_owed(ep: &EndpointCore) {
-    if !ep.net.acks.borrow().is_empty() {
+    if !ep.net.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
     if let Some(port) = ep.net.port.borrow_mut().as_mut() {
@@ -255,7 +253,7 @@ pub(crate) fn send_owed(ep: &EndpointCore) {
 
 /// Sends an answer to a request, after the credit-only answers owed for earlier ones.
 pub(crate) fn send_answer(ep: &EndpointCore, to: NetPeer, h: Header, payload: Vec<u8>) {
-    if !ep.net.acks.borrow().is_empty() {
+    if !ep.net.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
     send_on_reply_channel(ep, to, h, payload);

@@ -505,45 +505,60 @@ fn header_len(nargs: usize) -> usize {
 ///
 /// A returned packet follows the rules of the kind it returns, on either channel.
 pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
-    let kind = h.kind.name();
-    let refuse = |field| Err(WireError::FieldNotAllowed { kind, field });
     if payload_len > MAX_DATAGRAM_PAYLOAD {
         return Err(WireError::PayloadTooLarge { len: payload_len });
     }
+    check_kind(h)?;
+    let shape = h.kind.shape();
+    check_fields(h, shape, payload_len)?;
+    check_lengths(h, shape, payload_len)
+}
+
+/// The refusal of `field` in a packet of `h`'s kind.
+fn refuse(h: &Header, field: &'static str) -> Result<(), WireError> {
+    Err(WireError::FieldNotAllowed {
+        kind: h.kind.name(),
+        field,
+    })
+}
+
+/// [`validate`]'s rules of the kind: ack and nack carry no handler nor arguments, an ack
+/// an ack number; get and get reply travel on their channels.
+fn check_kind(h: &Header) -> Result<(), WireError> {
+    let wrong_channel = |expected| {
+        Err(WireError::WrongChannel {
+            kind: h.kind.name(),
+            expected,
+        })
+    };
     match h.kind {
         PacketKind::Ack | PacketKind::Nack => {
             if h.handler != 0 {
-                return refuse("a handler");
+                return refuse(h, "a handler");
             }
             if !h.args.is_empty() {
-                return refuse("arguments");
+                return refuse(h, "arguments");
             }
         }
-        PacketKind::Get if h.channel != Channel::Request => {
-            return Err(WireError::WrongChannel {
-                kind,
-                expected: Channel::Request,
-            });
-        }
-        PacketKind::GetReply if h.channel != Channel::Reply => {
-            return Err(WireError::WrongChannel {
-                kind,
-                expected: Channel::Reply,
-            });
-        }
+        PacketKind::Get if h.channel != Channel::Request => return wrong_channel(Channel::Request),
+        PacketKind::GetReply if h.channel != Channel::Reply => return wrong_channel(Channel::Reply),
         _ => {}
     }
     if h.kind == PacketKind::Ack && h.ack.is_none() {
         return Err(WireError::MissingAck);
     }
+    Ok(())
+}
 
-    let shape = h.kind.shape();
+/// [`validate`]'s rules of the shape: which of payload, fragment offset, segment offset
+/// and reply offset a packet may carry, and an ack's bitmap length.
+fn check_fields(h: &Header, shape: Shape, payload_len: usize) -> Result<(), WireError> {
     let no_payload = matches!(shape, Shape::Bare | Shape::GetRequest);
     if no_payload && payload_len != 0 {
-        return refuse("a payload");
+        return refuse(h, "a payload");
     }
     if (no_payload || shape == Shape::Sack) && h.frag_offset != 0 {
-        return refuse("a fragment offset");
+        return refuse(h, "a fragment offset");
     }
     if shape == Shape::Sack && h.total_len as usize != payload_len {
         return Err(WireError::LengthMismatch {
@@ -552,11 +567,17 @@ pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
         });
     }
     if matches!(shape, Shape::Bare | Shape::Medium | Shape::Sack) && h.segment_offset != 0 {
-        return refuse("a segment offset");
+        return refuse(h, "a segment offset");
     }
     if shape != Shape::GetRequest && h.reply_offset != 0 {
-        return refuse("a reply offset");
+        return refuse(h, "a reply offset");
     }
+    Ok(())
+}
+
+/// [`validate`]'s rules of lengths: the total within its kind's limit, the fragment
+/// within the total and not empty, offsets plus length without overflow.
+fn check_lengths(h: &Header, shape: Shape, payload_len: usize) -> Result<(), WireError> {
     let max_total = match shape {
         Shape::Bare => 0,
         Shape::Sack => SACK_BYTES,
@@ -565,10 +586,10 @@ pub fn validate(h: &Header, payload_len: usize) -> Result<(), WireError> {
     };
     if h.total_len as usize > max_total {
         if max_total == 0 {
-            return refuse("a message length");
+            return refuse(h, "a message length");
         }
         return Err(WireError::TotalTooLarge {
-            kind,
+            kind: h.kind.name(),
             total: h.total_len,
             max: max_total,
         });
@@ -731,6 +752,42 @@ pub fn decode_next(
     datagram: &[u8],
     expected_job: u64,
 ) -> Result<(Header, &[u8], &[u8]), WireError> {
+    let Frame {
+        nargs,
+        header_len,
+        payload_len,
+        more,
+    } = frame(datagram)?;
+    let (d, rest) = datagram.split_at(header_len + payload_len);
+    let payload = &d[header_len..];
+
+    let stored = get_u32(d, offsets::CRC)?;
+    let computed = checksum(d);
+    if stored != computed {
+        return Err(WireError::CrcMismatch { stored, computed });
+    }
+    if more && rest.is_empty() {
+        return Err(WireError::NothingFollows);
+    }
+    let header = read_header(d, nargs, expected_job)?;
+    validate(&header, payload.len())?;
+    Ok((header, payload, rest))
+}
+
+/// Where a packet's parts lie in its datagram: what the CRC's extent and the payload's
+/// position depend on.
+struct Frame {
+    nargs: usize,
+    header_len: usize,
+    payload_len: usize,
+    /// Another packet follows this one in the datagram.
+    more: bool,
+}
+
+/// Reads and checks the framing of the first packet of `datagram` (magic, version,
+/// argument count, lengths), before its CRC is checked.
+#[inline]
+fn frame(datagram: &[u8]) -> Result<Frame, WireError> {
     use offsets as at;
     let len = datagram.len();
     if len < FIXED_HEADER_LEN {
@@ -739,8 +796,6 @@ pub fn decode_next(
             need: FIXED_HEADER_LEN,
         });
     }
-
-    // Framing: what the CRC's extent and the payload's position depend on.
     let magic = get::<2>(datagram, at::MAGIC)?;
     if magic != MAGIC {
         return Err(WireError::BadMagic(magic));
@@ -775,18 +830,34 @@ pub fn decode_next(
     if payload_len > MAX_DATAGRAM_PAYLOAD {
         return Err(WireError::PayloadTooLarge { len: payload_len });
     }
-    let (d, rest) = datagram.split_at(header_len + payload_len);
-    let payload = &d[header_len..];
+    Ok(Frame {
+        nargs,
+        header_len,
+        payload_len,
+        more,
+    })
+}
 
-    let stored = get_u32(d, at::CRC)?;
-    let computed = checksum(d);
-    if stored != computed {
-        return Err(WireError::CrcMismatch { stored, computed });
+/// A field present only with its flag: `value` if `set`, else it must be 0 (`stray`
+/// says what it is otherwise).
+#[inline]
+fn flagged(
+    value: u32,
+    set: bool,
+    stray: fn(u32) -> WireError,
+) -> Result<Option<u32>, WireError> {
+    match (set, value) {
+        (true, v) => Ok(Some(v)),
+        (false, 0) => Ok(None),
+        (false, v) => Err(stray(v)),
     }
-    if more && rest.is_empty() {
-        return Err(WireError::NothingFollows);
-    }
+}
 
+/// Reads the header fields of packet `d` (of `nargs` arguments, its CRC checked) of job
+/// `expected_job`, checking the job, kind and flags.
+#[inline]
+fn read_header(d: &[u8], nargs: usize, expected_job: u64) -> Result<Header, WireError> {
+    use offsets as at;
     let job = get_u64(d, at::JOB)?;
     if job != expected_job {
         return Err(WireError::WrongJob {
@@ -799,29 +870,18 @@ pub fn decode_next(
     if flags & !KNOWN_FLAGS != 0 {
         return Err(WireError::UnknownFlags(flags & !KNOWN_FLAGS));
     }
-    let ack = get_u32(d, at::ACK)?;
-    let ack = if flags & FLAG_ACK != 0 {
-        Some(ack)
-    } else if ack != 0 {
-        return Err(WireError::AckWithoutFlag(ack));
-    } else {
-        None
-    };
-    let echo = get_u32(d, at::ECHO)?;
-    let echo = if flags & FLAG_ECHO != 0 {
-        Some(echo)
-    } else if echo != 0 {
-        return Err(WireError::EchoWithoutFlag(echo));
-    } else {
-        None
-    };
+    let ack = flagged(get_u32(d, at::ACK)?, flags & FLAG_ACK != 0, WireError::AckWithoutFlag)?;
+    let echo = flagged(
+        get_u32(d, at::ECHO)?,
+        flags & FLAG_ECHO != 0,
+        WireError::EchoWithoutFlag,
+    )?;
     let mut args = Args::EMPTY;
     for (i, slot) in args.words.iter_mut().take(nargs).enumerate() {
         *slot = get_u32(d, at::ARGS + 4 * i)?;
     }
     args.len = nargs as u8;
-
-    let header = Header {
+    Ok(Header {
         kind,
         channel: if flags & FLAG_REPLY != 0 {
             Channel::Reply
@@ -842,9 +902,7 @@ pub fn decode_next(
         total_len: get_u32(d, at::TOTAL_LEN)?,
         timestamp: get_u32(d, at::TIMESTAMP)?,
         echo,
-    };
-    validate(&header, payload.len())?;
-    Ok((header, payload, rest))
+    })
 }
 
 /// Gives the whole packet `packet` (header and payload, as encoded) the "more" flag: another

@@ -9,8 +9,9 @@
 //! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
 //!   `owned.rs`: whether memory the program names as a segment is its own.
 //! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors.
-//! - `send.rs`, `poll.rs`: the Active Message side, with the same verbs as the network's;
-//!   `short.rs`: their fast path for the short round trip.
+//! - `send.rs`, `poll.rs`: the Active Message side; `short.rs`: their fast path for the
+//!   short round trip; `transport.rs`: the three as one complete implementation of the
+//!   transports' trait (`endpoint/transport.rs`), the network's twin.
 
 pub mod bulk;
 pub mod ring;
@@ -28,5 +29,6 @@ crate::without_loom! {
     pub mod segment;
     pub(crate) mod send;
     pub(crate) mod short;
+    pub(crate) mod transport;
     pub mod wake;
 }

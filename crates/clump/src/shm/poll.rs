@@ -41,7 +41,8 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
     // Not at the end of every poll that ran a request: its caller (a receive that just
     // completed) carries on first, and the requester often sends again before it needs
     // the credit.
-    if ep.shm.acks.borrow().due(n, ep.flow.borrow().window()) {
+    let window = ep.flow.with(|f| f.window());
+    if ep.shm.acks.with(|a| a.due(n, window)) {
         flush_acks(ep);
     }
     n
@@ -99,7 +100,7 @@ pub(crate) fn settle(ep: &EndpointCore) {
 
 /// Sends the credits this endpoint owes, if any: before waiting, when no poll would.
 pub(crate) fn return_credits(ep: &EndpointCore) {
-    if !ep.shm.acks.borrow().is_empty() {
+    if !ep.shm.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
 }
@@ -160,7 +161,7 @@ fn handle_reply(ep: &Rc<EndpointCore>, p: &Packet) {
         None
     };
     // The credit comes back first: the handler may send again.
-    ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
+    ep.flow.with(|f| f.answered(p.credit_slot, p.credits.into()));
     let args = &p.args[..(p.nargs as usize).min(MAX_ARGS)];
     let segment;
     let answer = match PacketKind::from_u8(p.kind) {

@@ -136,6 +136,13 @@ impl Remote {
         self.block.get().header.closed.load(Ordering::Acquire) != 0
     }
 
+    /// Whether the endpoint is open under tag `tag`: what a sender checks before it
+    /// enqueues (001: the tag in the destination block, then the queue).
+    #[inline(always)]
+    pub fn open_under(&self, tag: u64) -> bool {
+        !self.closed() && self.tag() == tag
+    }
+
     /// Wakes the owner if it sleeps. Call after publishing a packet. SeqCst pairs with the
     /// owner's store of `sleeping` before its last look at the queues: either it sees the
     /// packet or we see it sleeping.

@@ -8,12 +8,13 @@
 //! blocks may be busy), the answer waits in the replier's deferred list and later polls
 //! finish it.
 
-use crate::endpoint::fallback::Fallback;
 use crate::endpoint::route::Route;
 use crate::endpoint::wait::{Stall, StallOutcome};
 use crate::endpoint::{Deferred, EndpointCore, LocalEvent};
 use crate::error::{Result, ReturnReason};
 use crate::endpoint::handlers::Origin;
+use crate::endpoint::route::{Requester, ShmRequester};
+use crate::endpoint::transport::Sent;
 use crate::message::{copy_args, ArgBuf, Kind, Message, Outgoing};
 use crate::name::EndpointId;
 use crate::shm::block::BULK_BLOCKS;
@@ -21,7 +22,6 @@ use crate::shm::bulk::home_block;
 use crate::shm::packet::{Packet, PacketKind, MAX_ACK, NO_BULK};
 use crate::shm::remote::{Remote, RemoteRef, SegMapping};
 use crate::shm::ring::PushError;
-use crate::net;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -34,7 +34,7 @@ pub(crate) fn request(
     remote: &RemoteRef,
     o: &Outgoing<'_>,
     segment: Option<Arc<SegMapping>>,
-) -> Result<()> {
+) -> Result<Sent> {
     // Only a send that waits needs the route (for the destination's health) and a clock.
     let route = || Route::Shm(remote.clone());
     let mut stall = Stall::new();
@@ -42,7 +42,7 @@ pub(crate) fn request(
         while !ep.has_credit(dest) {
             ep.count(|s| s.credit_waits += 1);
             if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
-                return ep.bounce(o, dest, reason);
+                return bounced(ep, o, dest, reason);
             }
         }
         // A handler run while waiting may have freed this endpoint.
@@ -56,7 +56,7 @@ pub(crate) fn request(
             }
             ep.count(|s| s.queue_full_waits += 1);
             if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
-                return ep.bounce(o, dest, reason);
+                return bounced(ep, o, dest, reason);
             }
         };
         queue.write_bulk(block, o.payload);
@@ -68,10 +68,7 @@ pub(crate) fn request(
         if bulk != NO_BULK {
             queue.bulk().free(bulk.into());
         }
-        return match ep.segment_fallback(dest, &e) {
-            Fallback::Network(peer) => net::send::request(ep, dest, peer, o),
-            Fallback::Return(reason) => ep.bounce(o, dest, reason),
-        };
+        return Ok(Sent::Refused(e));
     }
     let src_tag = ep.tag();
     let kind = PacketKind::carrying(o.kind) as u8;
@@ -86,7 +83,7 @@ pub(crate) fn request(
                 if bulk != NO_BULK {
                     queue.bulk().free(bulk.into());
                 }
-                return ep.bounce(o, dest, ReturnReason::EndpointGone);
+                return bounced(ep, o, dest, ReturnReason::EndpointGone);
             }
             Err(PushError::Full) => {
                 ep.count(|s| s.queue_full_waits += 1);
@@ -98,16 +95,26 @@ pub(crate) fn request(
                         queue.bulk().free(bulk.into());
                     }
                     if let StallOutcome::Gone(reason) = outcome? {
-                        return ep.bounce(o, dest, reason);
+                        return bounced(ep, o, dest, reason);
                     }
                 }
             }
         }
     }
-    ep.flow.borrow_mut().sent(dest, o.saved(), None);
+    ep.flow.with(|f| f.sent(dest, o.saved(), None));
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
-    Ok(())
+    Ok(Sent::Done)
+}
+
+/// `o` came back to handler 0 for `reason` (the transport is done with it).
+pub(crate) fn bounced(
+    ep: &EndpointCore,
+    o: &Outgoing<'_>,
+    dest: u32,
+    reason: ReturnReason,
+) -> Result<Sent> {
+    ep.bounce(o, dest, reason).map(|()| Sent::Done)
 }
 
 /// Writes request `o` of packet kind `kind` from `src` (tag `src_tag`) through its
@@ -138,30 +145,26 @@ pub(crate) fn write_request(
     }
 }
 
-/// Copies `len` bytes at `o.offset` of the destination's `segment` (translation `dest`)
-/// to `dst_offset` of `local`; the local handler runs at the next poll.
+/// Copies `len` bytes at `o.offset` of the destination's `segment` to `dst_offset` of
+/// `local`; the local handler runs at the next poll.
 pub(crate) fn get(
-    ep: &Rc<EndpointCore>,
-    dest: u32,
+    ep: &EndpointCore,
     o: &Outgoing<'_>,
     segment: &SegMapping,
     local: &SegMapping,
     len: usize,
     dst_offset: usize,
-) -> Result<()> {
+) -> Result<Sent> {
     if let Err(e) = segment.copy_to(o.offset as usize, local, dst_offset, len) {
-        return match ep.segment_fallback(dest, &e) {
-            Fallback::Network(peer) => net::send::get(ep, dest, peer, o, len, dst_offset),
-            Fallback::Return(reason) => ep.bounce(o, dest, reason),
-        };
+        return Ok(Sent::Refused(e));
     }
-    ep.local.borrow_mut().push_back(LocalEvent::GetDone {
+    ep.local.with(|l| l.push_back(LocalEvent::GetDone {
         handler: o.handler,
         args: ArgBuf::from_slice(o.args),
         offset: dst_offset as u64,
         len,
-    });
-    Ok(())
+    }));
+    Ok(Sent::Done)
 }
 
 /// Replies `o` to the request that `src` (tag `src_tag`) sent through its translation
@@ -169,7 +172,7 @@ pub(crate) fn get(
 /// path, out of line: `short.rs` answers the common case before it.
 #[inline(never)]
 pub(crate) fn reply(
-    ep: &Rc<EndpointCore>,
+    ep: &EndpointCore,
     src: EndpointId,
     src_tag: u64,
     credit_slot: u32,
@@ -245,21 +248,21 @@ pub(crate) fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: 
 /// so that a new one may go straight into its queue and still keep the order.
 #[inline]
 pub(crate) fn nothing_queued_before(ep: &EndpointCore) -> bool {
-    ep.shm.acks.borrow().is_empty() && ep.shm.deferred.borrow().is_empty()
+    ep.shm.acks.with(|a| a.is_empty()) && ep.shm.deferred.borrow().is_empty()
 }
 
 /// Runs request `p` as `msg`: its credit is owed if the handler did not reply, and it
 /// goes back to its sender (with `medium`, its payload) if the handler cannot run.
 #[inline(always)]
 pub(crate) fn deliver_request(ep: &Rc<EndpointCore>, p: &Packet, msg: &Message<'_>, medium: &[u8]) {
-    let origin = Origin::Request {
+    let origin = Origin::Request(Requester::Shm(ShmRequester {
         src: p.src,
         src_tag: p.src_tag,
         credit_slot: p.credit_slot,
-    };
+    }));
     match ep.call_request_handler(origin, msg) {
         Ok(true) => {}
-        Ok(false) => ep.shm.acks.borrow_mut().owe((p.src, p.credit_slot)),
+        Ok(false) => ep.shm.acks.with(|a| a.owe((p.src, p.credit_slot))),
         Err(reason) => return_request(ep, p, reason, medium),
     }
 }
@@ -310,7 +313,7 @@ fn ack_packet(ep: &EndpointCore, credit_slot: u32, credits: u16) -> Packet {
 #[inline]
 fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]) {
     // Acks owed for earlier requests go first, keeping each requester's answers in order.
-    if !ep.shm.acks.borrow().is_empty() {
+    if !ep.shm.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
     let mut deferred = ep.shm.deferred.borrow_mut();
@@ -327,7 +330,7 @@ fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]
 
 /// Sends the credits owed for requests whose handlers did not reply, one ack per run.
 pub(crate) fn flush_acks(ep: &EndpointCore) {
-    let acks = ep.shm.acks.borrow_mut().take();
+    let acks = ep.shm.acks.with(|a| a.take());
     for &((src, credit_slot), count) in &acks {
         // A requester whose process is gone needs no credit back.
         if let Ok(to) = ep.source(src) {
@@ -339,7 +342,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
             }
         }
     }
-    ep.shm.acks.borrow_mut().give_back(acks);
+    ep.shm.acks.with(|a| a.give_back(acks));
 }
 
 /// Retries deferred answers in order; stops at the first that still does not fit.

@@ -10,7 +10,6 @@
 //! that does not match, a missing handler.
 
 use crate::endpoint::handlers::{Origin, Reply};
-use crate::endpoint::route::Route;
 use crate::endpoint::EndpointCore;
 use crate::message::{Kind, Message, Outgoing, MAX_ARGS};
 use crate::name::EndpointId;
@@ -20,22 +19,16 @@ use crate::shm::ring::PushError;
 use crate::shm::send::{deliver_request, nothing_queued_before, write_reply, write_request};
 use std::rc::Rc;
 
-/// Sends short request `o` through translation `dest` if it can go at once; `false`,
-/// having sent nothing, when the general path must decide (it checks everything again).
+/// Sends short request `o` through translation `dest`, whose route (the routing point's
+/// [`EndpointCore::with_open_shm`]) is `remote`'s open queue block, if it can go at once;
+/// `false`, having sent nothing, when the general path must decide (it checks everything
+/// again).
 #[inline(always)]
-pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> bool {
+pub(crate) fn try_request(ep: &EndpointCore, dest: u32, remote: &Remote, o: &Outgoing<'_>) -> bool {
     if ep.freed.get() || o.args.len() > MAX_ARGS || o.handler == 0 {
         return false;
     }
-    let table = ep.tables.translations.borrow();
-    let Some(Some(t)) = table.get(dest as usize) else {
-        return false;
-    };
-    let Some(Route::Shm(remote)) = &t.route else {
-        return false;
-    };
-    let mut flow = ep.flow.borrow_mut();
-    if !flow.may_send(dest) || !open(remote, t.tag) {
+    if !ep.flow.with(|f| f.may_send(dest)) {
         return false;
     }
     let src_tag = ep.tag();
@@ -51,17 +44,10 @@ pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> boo
     if pushed.is_err() {
         return false;
     }
-    flow.sent(dest, o.saved(), None);
-    drop(flow);
+    ep.flow.with(|f| f.sent(dest, o.saved(), None));
     ep.count(|s| s.requests_sent += 1);
     remote.notify();
     true
-}
-
-/// Whether a destination's queue block is open under tag `tag`.
-#[inline(always)]
-fn open(remote: &Remote, tag: u64) -> bool {
-    !remote.closed() && remote.tag() == tag
 }
 
 /// Whether `p` is a short request or reply this path runs (a valid argument count).
@@ -88,7 +74,7 @@ pub(crate) fn run_request(ep: &Rc<EndpointCore>, p: &Packet) {
 /// send again), then its handler runs, or handler 0 hears why it cannot.
 #[inline(always)]
 pub(crate) fn run_reply(ep: &Rc<EndpointCore>, p: &Packet) {
-    ep.flow.borrow_mut().answered(p.credit_slot, p.credits.into());
+    ep.flow.with(|f| f.answered(p.credit_slot, p.credits.into()));
     let origin = Origin::Reply { src: p.src };
     let args = &p.args[..p.nargs as usize];
     match ep.handler(p.handler) {
@@ -137,7 +123,7 @@ pub(crate) fn try_reply(
     let Some((id, to)) = last.as_ref() else {
         return false;
     };
-    if *id != src || !open(to, src_tag) {
+    if *id != src || !to.open_under(src_tag) {
         return false;
     }
     let from = ep.name.id;
