@@ -20,6 +20,11 @@ pub fn raise(win: Handle, handler: Handle, failure: Failure) -> c_int {
     fatal(failure)
 }
 
+/// Fails a call on window `win` with `failure`, through the window's handler.
+pub fn raise_on(win: Handle, failure: Failure) -> c_int {
+    on(win, || Err(failure))
+}
+
 mpi_functions! {
     fn Win_set_errhandler(win: Handle, handler: Handle) -> c_int {
         on(win, || {
