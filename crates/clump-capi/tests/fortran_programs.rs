@@ -78,3 +78,10 @@ fn mpi_f08_array_sections_and_a_profiling_tool_run_over_shared_memory_udp_and_tw
         runs_everywhere(&exe, "sections");
     }
 }
+
+#[test]
+fn sixteen_byte_kinds_reduce_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/kinds.f90", "fortran_kinds") {
+        runs_everywhere(&exe, "kinds");
+    }
+}
