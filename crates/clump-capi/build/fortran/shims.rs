@@ -95,10 +95,14 @@ fn shim(s: &mut String, p: &Procedure) {
             }
             Kind::HandleArr(h, len) | Kind::HandleArrOut(h, len) => {
                 let len = match len.split_once('.') {
-                    Some((comm, which)) => format!(
-                        "args::peers(args::val({comm})?, args::Peers::{})",
-                        capitalised(which)
-                    ),
+                    Some((comm, which)) => {
+                        let peers = match which {
+                            "sources" => "Sources",
+                            "destinations" => "Destinations",
+                            _ => "Ranks",
+                        };
+                        format!("args::peers(args::val({comm})?, args::Peers::{peers})")
+                    }
                     None => format!("args::val({len})?"),
                 };
                 let _ = writeln!(
@@ -192,12 +196,4 @@ pub extern \"C\" fn mpi_{lower}_({params}){arrow} {{
         call = call.join(", "),
         names = names.join(", "),
     );
-}
-
-/// `sources` as `Sources`.
-fn capitalised(word: &str) -> String {
-    let mut c = word.chars();
-    c.next()
-        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-        .unwrap_or_default()
 }

@@ -186,6 +186,7 @@ pub fn install(name: &str) -> PathBuf {
 }
 
 /// The functions libclump.so exports (`nm -D --defined-only`, text symbols).
+#[allow(dead_code)] // the name tests' helper, which the program tests do not use
 pub fn exported_functions() -> BTreeSet<String> {
     let out = Command::new("nm")
         .args(["-D", "--defined-only"])

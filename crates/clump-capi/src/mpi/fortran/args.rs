@@ -75,7 +75,7 @@ pub fn weights(p: *mut Fint) -> *mut c_int {
 /// Whose blocks an array of handles has, one each.
 pub enum Peers {
     /// Every rank of the communicator (of the remote group for an intercommunicator).
-    Peers,
+    Ranks,
     /// The neighbours the topology receives from.
     Sources,
     /// The neighbours it sends to.
@@ -87,7 +87,7 @@ pub enum Peers {
 pub fn peers(c: Fint, which: Peers) -> Fint {
     let h = c as Handle;
     let n = match which {
-        Peers::Peers => comm(h).map(|comm| coll_args::peers(&comm)).unwrap_or(0),
+        Peers::Ranks => comm(h).map(|comm| coll_args::peers(&comm)).unwrap_or(0),
         Peers::Sources => neighbor::degrees(h).map_or(0, |d| d.0),
         Peers::Destinations => neighbor::degrees(h).map_or(0, |d| d.1),
     };
