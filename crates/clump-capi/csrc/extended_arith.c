@@ -1,5 +1,6 @@
 /* Arithmetic on the C types Rust does not have, for OpenSHMEM's and MPI's reductions: long
- * double (x86-64: 80-bit extended in 16 bytes), its complex, and double/float _Complex. Values come and go by
+ * double (x86-64: 80-bit extended in 16 bytes), its complex, double/float _Complex, and
+ * binary128 (MPI's only) with its complex. Values come and go by
  * pointer, copied through memcpy so Rust's byte buffers need no alignment. */
 #include <complex.h>
 #include <math.h>
@@ -41,3 +42,17 @@ int clump_longdouble_less(const void *a, const void *b) {
     memcpy(&y, b, sizeof y);
     return x < y;
 }
+
+/* IEEE binary128 (_Float128: GCC's on x86-64, long double itself on aarch64), Fortran's
+ * REAL(KIND=16) and COMPLEX(KIND=16) (MPI_REAL16, MPI_COMPLEX32); soft-float through
+ * libgcc where the machine has no such arithmetic. */
+_Static_assert(sizeof(_Float128) == 16, "_Float128 must take 16 bytes");
+/* fmin/fmax's rule: a NaN loses to a number. */
+#define CLUMP_QUAD_MIN(x, y) ((x) != (x) ? (y) : (y) != (y) ? (x) : (y) < (x) ? (y) : (x))
+#define CLUMP_QUAD_MAX(x, y) ((x) != (x) ? (y) : (y) != (y) ? (x) : (y) > (x) ? (y) : (x))
+CLUMP_BINARY(quad_sum, _Float128, x + y)
+CLUMP_BINARY(quad_prod, _Float128, x * y)
+CLUMP_BINARY(quad_min, _Float128, CLUMP_QUAD_MIN(x, y))
+CLUMP_BINARY(quad_max, _Float128, CLUMP_QUAD_MAX(x, y))
+CLUMP_BINARY(complexq_sum, _Complex _Float128, x + y)
+CLUMP_BINARY(complexq_prod, _Complex _Float128, x * y)

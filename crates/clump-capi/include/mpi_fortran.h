@@ -4,12 +4,14 @@
  * back with MPI_<Kind>_toint and MPI_<Kind>_fromint. This companion header, like the one
  * the MPI Forum publishes beside its reference mpi.h, gives programs written for the
  * classic names MPI_Fint and MPI_<Kind>_c2f/_f2c (and their PMPI_ names) over those
- * functions, and converts a status to its Fortran form (eight integers: source, tag,
- * error, then the five the library owns) and back. */
+ * functions, and converts a status to its Fortran forms and back: mpif.h's and the mpi
+ * module's eight integers (source, tag, error, then the five the library owns) and the
+ * mpi_f08 module's TYPE(MPI_Status), MPI_F08_status here, which holds the same eight. */
 #ifndef CLUMP_MPI_FORTRAN_H
 #define CLUMP_MPI_FORTRAN_H
 
 #include <mpi.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +41,41 @@ static inline int clump_status_from_fortran(const MPI_Fint *f_status, MPI_Status
     for (int i = 0; i < OWNED; i++) c_status->MPI_internal[i] = (int)f_status[3 + i];
     return MPI_SUCCESS;
 }
+
+/* mpi_f08's TYPE(MPI_Status). */
+typedef struct {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint MPI_internal[5];
+} MPI_F08_status;
+
+static inline int clump_status_to_f08(const MPI_Status *c_status, MPI_F08_status *f08_status) {
+    return clump_status_to_fortran(c_status, &f08_status->MPI_SOURCE);
+}
+
+static inline int clump_status_from_f08(const MPI_F08_status *f08_status, MPI_Status *c_status) {
+    return clump_status_from_fortran(&f08_status->MPI_SOURCE, c_status);
+}
+
+static inline int clump_status_f_to_f08(const MPI_Fint *f_status, MPI_F08_status *f08_status) {
+    memcpy(f08_status, f_status, sizeof *f08_status);
+    return MPI_SUCCESS;
+}
+
+static inline int clump_status_f08_to_f(const MPI_F08_status *f08_status, MPI_Fint *f_status) {
+    memcpy(f_status, f08_status, sizeof *f08_status);
+    return MPI_SUCCESS;
+}
+
+#define MPI_Status_c2f08    clump_status_to_f08
+#define MPI_Status_f082c    clump_status_from_f08
+#define MPI_Status_f2f08    clump_status_f_to_f08
+#define MPI_Status_f082f    clump_status_f08_to_f
+#define PMPI_Status_c2f08   clump_status_to_f08
+#define PMPI_Status_f082c   clump_status_from_f08
+#define PMPI_Status_f2f08   clump_status_f_to_f08
+#define PMPI_Status_f082f   clump_status_f08_to_f
 
 #define MPI_Comm_c2f        MPI_Comm_toint
 #define MPI_Errhandler_c2f  MPI_Errhandler_toint

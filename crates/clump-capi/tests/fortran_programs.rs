@@ -61,3 +61,27 @@ fn use_mpi_f08_runs_over_shared_memory_udp_and_two_hosts() {
         runs_everywhere(&exe, "f08");
     }
 }
+
+#[test]
+fn the_later_procedures_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/faces.f90", "fortran_faces") {
+        runs_everywhere(&exe, "faces");
+    }
+}
+
+#[test]
+fn mpi_f08_array_sections_and_a_profiling_tool_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/sections.f90",
+        "fortran_sections",
+    ) {
+        runs_everywhere(&exe, "sections");
+    }
+}
+
+#[test]
+fn sixteen_byte_kinds_reduce_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/kinds.f90", "fortran_kinds") {
+        runs_everywhere(&exe, "kinds");
+    }
+}

@@ -6,25 +6,7 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::process::Command;
-use support::tree;
-
-/// The functions libclump.so exports (`nm -D --defined-only`, text symbols).
-fn exported_functions() -> BTreeSet<String> {
-    let out = Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(tree().bin.join("libclump.so"))
-        .output()
-        .expect("nm runs");
-    assert!(out.status.success(), "nm: {out:?}");
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
-            [_, "T", name] => Some(name.to_owned()),
-            _ => None,
-        })
-        .collect()
-}
+use support::{exported_functions, tree};
 
 #[test]
 fn every_shmem_routine_has_its_pshmem_twin() {

@@ -266,9 +266,11 @@ fn mpifort_runs_its_fortran_compiler_with_the_modules_it_built_for_it() {
                     words[2].starts_with(&format!("-I{}", cache.display())),
                     "{shown}"
                 );
-                let archive = format!("{}/libclump_fortran.a", &words[2][2..]);
-                assert!(Path::new(&archive).is_file(), "{archive}");
-                assert!(shown.contains(&format!(" a.f90 {archive} -L")), "{shown}");
+                let modules = &words[2][2..];
+                let library = format!("{modules}/libclump_fortran.so");
+                assert!(Path::new(&library).is_file(), "{library}");
+                let link = format!(" a.f90 -L{modules} -lclump_fortran -Wl,-rpath,{modules} -L");
+                assert!(shown.contains(&link), "{shown}");
                 assert!(shown.trim_end().ends_with("-lmpi_abi"), "{shown}");
             }
         }

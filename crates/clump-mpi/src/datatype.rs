@@ -53,6 +53,12 @@ pub enum Predef {
     LongDouble,
     LongDoubleComplex,
     LongDoubleInt,
+    /// Fortran's INTEGER(KIND=16) (MPI_INTEGER16).
+    Int128,
+    /// IEEE binary128, Fortran's REAL(KIND=16) and COMPLEX(KIND=16) (MPI_REAL16,
+    /// MPI_COMPLEX32): moved as bytes, combined by the C layer's arithmetic.
+    Float128,
+    Float128Complex,
 }
 
 impl Predef {
@@ -66,10 +72,10 @@ impl Predef {
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | Uint64 | Aint
             | Offset | Count | FloatComplex | FloatInt | TwoInt | TwoFloat => 8,
             DoubleInt | LongInt => 12,
-            DoubleComplex | TwoDouble | LongDouble => 16,
+            DoubleComplex | TwoDouble | LongDouble | Int128 | Float128 => 16,
             ShortInt => 6,
             LongDoubleInt => 20,
-            LongDoubleComplex => 32,
+            LongDoubleComplex | Float128Complex => 32,
         }
     }
 
@@ -106,6 +112,7 @@ impl Predef {
             Predef::TwoDouble => 8,
             Predef::DoubleComplex => 8,
             Predef::LongDouble | Predef::LongDoubleComplex | Predef::LongDoubleInt => 16,
+            Predef::Int128 | Predef::Float128 | Predef::Float128Complex => 16,
             p => p.size().min(8),
         }
     }
@@ -153,6 +160,9 @@ impl Predef {
             LongDouble => "MPI_LONG_DOUBLE",
             LongDoubleComplex => "MPI_C_LONG_DOUBLE_COMPLEX",
             LongDoubleInt => "MPI_LONG_DOUBLE_INT",
+            Int128 => "MPI_INTEGER16",
+            Float128 => "MPI_REAL16",
+            Float128Complex => "MPI_COMPLEX32",
         }
     }
 }

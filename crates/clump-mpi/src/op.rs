@@ -276,7 +276,9 @@ impl Op {
             FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoFloat | TwoDouble if !loc => {
                 false
             }
-            LongDouble | LongDoubleComplex | LongDoubleInt => extended(self, t, lower, higher),
+            LongDouble | LongDoubleComplex | LongDoubleInt | Float128 | Float128Complex => {
+                extended(self, t, lower, higher)
+            }
             FloatInt => {
                 locate(lower, higher, f32::from_ne_bytes, i32::from_ne_bytes, max);
                 true
@@ -316,6 +318,7 @@ impl Op {
                 int_op!(i64, self, lower, higher)
             }
             UnsignedLong | UnsignedLongLong | Uint64 => int_op!(u64, self, lower, higher),
+            Int128 => int_op!(i128, self, lower, higher),
             Float => float_op!(f32, self, lower, higher),
             Double => float_op!(f64, self, lower, higher),
             // A complex sum is the sum of the parts; the product is the complex one; other

@@ -4,7 +4,9 @@
 //! `clump mpifort` finds in `<target>/<profile>/fortran` and `scripts/install` installs.
 
 mod constants;
+mod f08;
 mod shims;
+mod sizeof;
 mod sources;
 mod table;
 
@@ -35,7 +37,7 @@ pub fn generate(out_dir: &Path, profile: Option<&Path>) -> Result<(), String> {
         )?;
         write(
             &dir.join("mpi_f08.f90"),
-            sources::mpi_f08_module(&constants, &procs),
+            f08::mpi_f08_module(&constants, &procs),
         )?;
     }
     Ok(())

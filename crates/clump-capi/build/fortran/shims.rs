@@ -2,7 +2,7 @@
 //! arguments from Fortran's references to C's values, the C function `PMPI_NAME`, results
 //! back) and `mpi_NAME_` calling it. The helpers they call are src/mpi/fortran/args.rs.
 
-use super::table::{Kind, Procedure};
+use super::table::{Kind, Procedure, Returns};
 use std::fmt::Write;
 
 /// The C conversion functions of a handle kind (`MPI_Type_fromint` for a datatype).
@@ -30,6 +30,8 @@ fn shim(s: &mut String, p: &Procedure) {
         let ty = match &a.kind {
             Kind::Choice | Kind::Discard => "*mut c_void",
             Kind::Fn => "Option<UserFunction>",
+            Kind::ErrFn => "Option<ErrFn>",
+            Kind::Count | Kind::CountOut => "*mut Count",
             Kind::Proc => "usize",
             Kind::Aint | Kind::AintOut | Kind::AintArr | Kind::Attr | Kind::AttrOut(_) => {
                 "*mut Aint"
@@ -40,17 +42,10 @@ fn shim(s: &mut String, p: &Procedure) {
         params.push(format!("{}: {ty}", a.name));
         names.push(a.name.clone());
     }
-    if p.double {
-        let _ = writeln!(
-            s,
-            "#[no_mangle]\npub extern \"C\" fn pmpi_{lower}_() -> f64 {{\n    PMPI_{}()\n}}\n\n\
-             #[no_mangle]\npub extern \"C\" fn mpi_{lower}_() -> f64 {{\n    pmpi_{lower}_()\n}}\n",
-            p.name
-        );
-        return;
+    if p.returns == Returns::Ierror {
+        params.push("ierror: *mut Fint".into());
+        names.push("ierror".into());
     }
-    params.push("ierror: *mut Fint".into());
-    names.push("ierror".into());
     for a in p.strings() {
         params.push(format!("{}_len: usize", a.name));
         names.push(format!("{}_len", a.name));
@@ -66,15 +61,18 @@ fn shim(s: &mut String, p: &Procedure) {
             }
             Kind::Null => "std::ptr::null_mut()".into(),
             Kind::Zero => "0".into(),
-            Kind::Fn | Kind::Proc => n.clone(),
-            Kind::Int | Kind::Aint => {
+            Kind::Fn | Kind::Proc | Kind::ErrFn => n.clone(),
+            Kind::Int | Kind::Aint | Kind::Count => {
                 let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
                 format!("v_{n} as _")
             }
             Kind::Logical => format!("(args::val({n})? != 0) as c_int"),
+            Kind::Weights => format!("args::weights({n}) as _"),
             Kind::IntOut
             | Kind::IntArr
             | Kind::LogicalOut
+            | Kind::LogicalArr
+            | Kind::CountOut
             | Kind::AintOut
             | Kind::AintArr
             | Kind::Index
@@ -96,9 +94,20 @@ fn shim(s: &mut String, p: &Procedure) {
                 format!("std::ptr::addr_of_mut!(h_{n}) as _")
             }
             Kind::HandleArr(h, len) | Kind::HandleArrOut(h, len) => {
+                let len = match len.split_once('.') {
+                    Some((comm, which)) => {
+                        let peers = match which {
+                            "sources" => "Sources",
+                            "destinations" => "Destinations",
+                            _ => "Ranks",
+                        };
+                        format!("args::peers(args::val({comm})?, args::Peers::{peers})")
+                    }
+                    None => format!("args::val({len})?"),
+                };
                 let _ = writeln!(
                     before,
-                    "        let mut h_{n} = args::handles({n}, args::val({len})?, PMPI_{}_fromint)?;",
+                    "        let mut h_{n} = args::handles({n}, {len}, PMPI_{}_fromint)?;",
                     conv(h)
                 );
                 if matches!(a.kind, Kind::HandleArrOut(..)) {
@@ -158,19 +167,26 @@ fn shim(s: &mut String, p: &Procedure) {
             _ => {}
         }
     }
+    let (ret, arrow, finish) = match p.returns {
+        Returns::Ierror => ("c_int", "", "args::finish(ierror, body());"),
+        Returns::Nothing => ("c_int", "", "let _ = body();"),
+        // Functions have no ierror: a missing argument gives 0.
+        Returns::Double => ("f64", " -> f64", "body().unwrap_or(0.0)"),
+        Returns::Aint => ("Aint", " -> Aint", "body().unwrap_or(0)"),
+    };
     let _ = write!(
         s,
         "#[no_mangle]
-pub extern \"C\" fn pmpi_{lower}_({params}) {{
-    let body = || -> Result<c_int, c_int> {{
+pub extern \"C\" fn pmpi_{lower}_({params}){arrow} {{
+    let body = || -> Result<{ret}, c_int> {{
 {before}        let rc = {target}({call});
 {after}        Ok(rc)
     }};
-    args::finish(ierror, body());
+    {finish}
 }}
 
 #[no_mangle]
-pub extern \"C\" fn mpi_{lower}_({params}) {{
+pub extern \"C\" fn mpi_{lower}_({params}){arrow} {{
     pmpi_{lower}_({names})
 }}
 

@@ -1,11 +1,11 @@
 //! The Fortran sources: mpif.h (fixed and free form alike: statements from column 7,
-//! lines of at most 72 columns), the `mpi` module (the same constants, and an explicit
+//! lines of at most 72 columns) and the `mpi` module (the same constants, and an explicit
 //! interface for each procedure, choice buffers unchecked through gfortran's
-//! NO_ARG_CHECK), and the `mpi_f08` module (derived-type handles and status, optional
-//! ierror, `TYPE(*), DIMENSION(..)` buffers), all from the table and mpi.h's constants.
+//! NO_ARG_CHECK), from the table and mpi.h's constants; and the declarations the `mpi_f08`
+//! module ([`super::f08`]) shares with them.
 
 use super::constants::Constant;
-use super::table::{Arg, Kind, Procedure, HANDLES};
+use super::table::{Arg, Kind, Procedure, Returns};
 use std::fmt::Write;
 
 /// Fortran's own constants beside mpi.h's: the status as integers, the integer kinds,
@@ -31,6 +31,9 @@ const CALLBACKS: &[&str] = &[
     "MPI_NULL_COPY_FN",
     "MPI_DUP_FN",
     "MPI_NULL_DELETE_FN",
+    "MPI_WIN_NULL_COPY_FN",
+    "MPI_WIN_DUP_FN",
+    "MPI_WIN_NULL_DELETE_FN",
 ];
 /// The common blocks the library recognises by address (src/mpi/fortran/sentinels.rs).
 const SENTINELS: &[(&str, &str, &str)] = &[
@@ -46,6 +49,8 @@ const SENTINELS: &[(&str, &str, &str)] = &[
         "mpi_fortran_statuses_ignore",
         "(MPI_STATUS_SIZE,1)",
     ),
+    ("MPI_UNWEIGHTED", "mpi_fortran_unweighted", "(1)"),
+    ("MPI_WEIGHTS_EMPTY", "mpi_fortran_weights_empty", "(1)"),
 ];
 
 fn fixed(out: &mut String, line: String) {
@@ -84,18 +89,28 @@ pub fn mpif_h(constants: &[Constant], procs: &[Procedure]) -> String {
     for callback in CALLBACKS {
         fixed(&mut s, format!("external {callback}"));
     }
-    for p in procs.iter().filter(|p| p.double) {
+    for p in procs {
+        let Some(ty) = function_type(p) else { continue };
         for prefix in ["MPI", "PMPI"] {
             let name = format!("{prefix}_{}", p.name.to_uppercase());
-            fixed(&mut s, format!("double precision {name}"));
+            fixed(&mut s, format!("{ty} {name}"));
             fixed(&mut s, format!("external {name}"));
         }
     }
     s
 }
 
+/// The type a function returns; `None` for a subroutine.
+pub(super) fn function_type(p: &Procedure) -> Option<&'static str> {
+    match p.returns {
+        Returns::Double => Some("double precision"),
+        Returns::Aint => Some("integer(kind=MPI_ADDRESS_KIND)"),
+        Returns::Ierror | Returns::Nothing => None,
+    }
+}
+
 /// Declarations of the constants in free form; `typed` gives handles their f08 types.
-fn free_constants(s: &mut String, constants: &[Constant], typed: bool) {
+pub(super) fn free_constants(s: &mut String, constants: &[Constant], typed: bool) {
     let ints = FORTRAN_INTS.iter().map(|&(n, v)| (n.to_string(), v, None));
     let fields = STATUS_FIELDS
         .iter()
@@ -121,7 +136,7 @@ fn free_constants(s: &mut String, constants: &[Constant], typed: bool) {
     }
 }
 
-fn free_sentinels(s: &mut String, typed: bool) {
+pub(super) fn free_sentinels(s: &mut String, typed: bool) {
     for callback in CALLBACKS {
         let _ = writeln!(s, "  external :: {callback}");
     }
@@ -142,17 +157,19 @@ fn free_sentinels(s: &mut String, typed: bool) {
 
 /// A dummy argument's declaration in an interface or a procedure.
 #[derive(Clone, Copy, PartialEq)]
-enum Face {
+pub(super) enum Face {
     /// `use mpi`: integers for handles, choice buffers unchecked.
     Mpi,
     /// mpi_f08's procedures: derived types, assumed-rank buffers.
     F08,
+    /// The same, for a call that keeps its buffers beyond its return (asynchronous).
+    F08Kept,
     /// mpi_f08's interfaces to the library's entry points: derived types (laid out as
     /// the integer handles), buffers as addresses.
     F08External,
 }
 
-fn declare(s: &mut String, a: &Arg, face: Face) {
+pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
     let n = &a.name;
     let typed = face != Face::Mpi;
     let handle = |h: &str| {
@@ -169,16 +186,19 @@ fn declare(s: &mut String, a: &Arg, face: Face) {
                 let _ = writeln!(s, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}");
                 format!("type(*), dimension(*) :: {n}")
             }
-            Face::F08 if a.kind == Kind::Discard => format!("type(c_ptr) :: {n}"),
+            Face::F08 | Face::F08Kept if a.kind == Kind::Discard => format!("type(c_ptr) :: {n}"),
             Face::F08 => format!("type(*), dimension(..), target :: {n}"),
+            Face::F08Kept => format!("type(*), dimension(..), target, asynchronous :: {n}"),
             Face::F08External => format!("type(c_ptr), value :: {n}"),
         },
-        Kind::Fn | Kind::Proc => format!("external :: {n}"),
+        Kind::Fn | Kind::Proc | Kind::ErrFn => format!("external :: {n}"),
         Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut(_) => {
             format!("integer :: {n}")
         }
-        Kind::IntArr | Kind::Indices(_) => format!("integer :: {n}(*)"),
+        Kind::IntArr | Kind::Indices(_) | Kind::Weights => format!("integer :: {n}(*)"),
         Kind::Logical | Kind::LogicalOut => format!("logical :: {n}"),
+        Kind::LogicalArr => format!("logical :: {n}(*)"),
+        Kind::Count | Kind::CountOut => format!("integer(kind=MPI_COUNT_KIND) :: {n}"),
         Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut(_) => {
             format!("integer(kind=MPI_ADDRESS_KIND) :: {n}")
         }
@@ -195,28 +215,42 @@ fn declare(s: &mut String, a: &Arg, face: Face) {
 }
 
 /// `name(a, b, ierror)`: the Fortran arguments, ierror last (none for a function).
-fn dummies(p: &Procedure) -> String {
+pub(super) fn dummies(p: &Procedure) -> String {
     let mut v: Vec<&str> = p.fortran_args().map(|a| a.name.as_str()).collect();
-    if !p.double {
+    if p.returns == Returns::Ierror {
         v.push("ierror");
     }
     v.join(", &\n        ")
 }
 
-fn interface(s: &mut String, p: &Procedure, name: &str, face: Face) {
-    if p.double {
-        let _ = writeln!(
-            s,
-            "    double precision function {name}()\n    end function {name}"
-        );
-        return;
+/// `subroutine NAME(...)` or `TYPE function NAME(...)`, and its `end` line.
+pub(super) fn heading(p: &Procedure, name: &str) -> (String, String) {
+    match function_type(p) {
+        Some(ty) => (
+            format!("{ty} function {name}({})", dummies(p)),
+            format!("end function {name}"),
+        ),
+        None => (
+            format!("subroutine {name}({})", dummies(p)),
+            format!("end subroutine {name}"),
+        ),
     }
-    let _ = writeln!(s, "    subroutine {name}({})", dummies(p));
-    let _ = writeln!(s, "      import");
+}
+
+pub(super) fn interface(s: &mut String, p: &Procedure, name: &str, face: Face) {
+    let (head, end) = heading(p, name);
+    let _ = writeln!(s, "    {head}\n      import");
     for a in p.fortran_args() {
         declare(s, a, face);
     }
-    let _ = writeln!(s, "      integer :: ierror\n    end subroutine {name}");
+    match (p.returns, face) {
+        (Returns::Ierror, Face::F08 | Face::F08Kept) => {
+            s.push_str("      integer, optional, intent(out) :: ierror\n")
+        }
+        (Returns::Ierror, _) => s.push_str("      integer :: ierror\n"),
+        _ => {}
+    }
+    let _ = writeln!(s, "    {end}");
 }
 
 pub fn mpi_module(constants: &[Constant], procs: &[Procedure]) -> String {
@@ -231,132 +265,10 @@ pub fn mpi_module(constants: &[Constant], procs: &[Procedure]) -> String {
     for p in procs {
         interface(&mut s, p, &format!("MPI_{}", p.name), Face::Mpi);
     }
-    s.push_str("  end interface\nend module mpi\n");
-    s
-}
-
-pub fn mpi_f08_module(constants: &[Constant], procs: &[Procedure]) -> String {
-    let mut s = String::from(
-        "! The mpi_f08 module of clump (with mpi_f08_types and mpi_f08_externals, its parts).\n\
-         ! Generated by build.rs from include/mpi.h and fortran/interface.txt; `clump mpifort`\n\
-         ! compiles it for the compiler in use.\n\
-         module mpi_f08_types\n  implicit none\n",
-    );
-    for h in HANDLES {
-        let _ = writeln!(
-            s,
-            "  type, bind(C) :: MPI_{h}\n    integer :: MPI_VAL\n  end type MPI_{h}"
-        );
-    }
-    s.push_str(
-        "  type, bind(C) :: MPI_Status\n    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n    \
-         integer :: MPI_internal(5)\n  end type MPI_Status\n",
-    );
-    free_constants(&mut s, constants, true);
-    free_sentinels(&mut s, true);
-    for op in ["==", "/="] {
-        let _ = writeln!(s, "  interface operator({op})");
-        for h in HANDLES {
-            let _ = writeln!(
-                s,
-                "    module procedure clump_{}_{h}",
-                if op == "==" { "eq" } else { "ne" }
-            );
-        }
-        s.push_str("  end interface\n");
-    }
+    s.push_str("  end interface\n");
+    super::sizeof::interface(&mut s);
     s.push_str("contains\n");
-    for h in HANDLES {
-        for (name, op) in [("eq", "=="), ("ne", "/=")] {
-            let _ = writeln!(
-                s,
-                "  elemental logical function clump_{name}_{h}(a, b)\n    type(MPI_{h}), intent(in) :: a, b\n    \
-                 clump_{name}_{h} = a%MPI_VAL {op} b%MPI_VAL\n  end function clump_{name}_{h}"
-            );
-        }
-    }
-    s.push_str(
-        "end module mpi_f08_types\n\n\
-         ! The library's entry points with mpi_f08's types (each laid out as the integers\n\
-         ! mpif.h passes), buffers as addresses.\n\
-         module mpi_f08_externals\n  use mpi_f08_types\n  \
-         use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none\n  interface\n",
-    );
-    for p in procs {
-        interface(
-            &mut s,
-            p,
-            &format!("mpi_{}", p.name.to_lowercase()),
-            Face::F08External,
-        );
-    }
-    s.push_str(
-        "  end interface\nend module mpi_f08_externals\n\n\
-         module mpi_f08\n  use mpi_f08_types\n  \
-         use, intrinsic :: iso_c_binding, only: c_ptr, c_loc\n  implicit none\n  \
-         private :: clump_contiguous\ncontains\n",
-    );
-    s.push_str(
-        "  ! A buffer the library can use: contiguous (MPI_SUBARRAYS_SUPPORTED is .false.);\n  \
-         ! otherwise the call fails with MPI_ERR_BUFFER, said on stderr, as the program\n  \
-         ! may not pass ierror to see it.\n  \
-         logical function clump_contiguous(ok, name, ierror)\n    \
-         logical, intent(in) :: ok\n    character(len=*), intent(in) :: name\n    \
-         integer, intent(out) :: ierror\n    clump_contiguous = ok\n    ierror = MPI_SUCCESS\n    \
-         if (.not. ok) then\n      ierror = MPI_ERR_BUFFER\n      \
-         write (0, '(a)') name // ': a non-contiguous buffer (clump has no subarray support)'\n    \
-         end if\n  end function clump_contiguous\n",
-    );
-    for p in procs {
-        f08_procedure(&mut s, p);
-    }
-    s.push_str("end module mpi_f08\n");
+    super::sizeof::procedures(&mut s, "");
+    s.push_str("end module mpi\n");
     s
-}
-
-fn f08_procedure(s: &mut String, p: &Procedure) {
-    let name = format!("MPI_{}", p.name);
-    let external = format!("mpi_{}", p.name.to_lowercase());
-    if p.double {
-        let _ = writeln!(
-            s,
-            "  double precision function {name}()\n    use mpi_f08_externals, only: ext => {external}\n    \
-             {name} = ext()\n  end function {name}"
-        );
-        return;
-    }
-    let _ = writeln!(s, "  subroutine {name}({})", dummies(p));
-    let _ = writeln!(s, "    use mpi_f08_externals, only: ext => {external}");
-    for a in p.fortran_args() {
-        declare(s, a, Face::F08);
-    }
-    s.push_str("      integer, optional, intent(out) :: ierror\n      integer :: ierror_c\n");
-    let buffers: Vec<&str> = p
-        .fortran_args()
-        .filter(|a| a.kind == Kind::Choice)
-        .map(|a| a.name.as_str())
-        .collect();
-    let call: Vec<String> = p
-        .fortran_args()
-        .map(|a| match a.kind {
-            Kind::Choice => format!("c_loc({})", a.name),
-            _ => a.name.clone(),
-        })
-        .chain(["ierror_c".into()])
-        .collect();
-    let check = if buffers.is_empty() {
-        ".true.".to_string()
-    } else {
-        buffers
-            .iter()
-            .map(|b| format!("is_contiguous({b})"))
-            .collect::<Vec<_>>()
-            .join(" .and. &\n        ")
-    };
-    let _ = writeln!(
-        s,
-        "    if (clump_contiguous({check}, '{name}', ierror_c)) &\n      call ext({})\n    \
-         if (present(ierror)) ierror = ierror_c\n  end subroutine {name}",
-        call.join(", &\n        ")
-    );
 }

@@ -15,13 +15,23 @@ pub enum Kind {
     IntArr,
     Logical,
     LogicalOut,
+    /// An array of LOGICALs (C ints 0 or 1, gfortran's representation too).
+    LogicalArr,
+    /// INTEGER(KIND=MPI_COUNT_KIND) read / written.
+    Count,
+    CountOut,
+    /// An array of graph edge weights, or MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY.
+    Weights,
+    /// An error handler procedure (called as C calls it: object and code by reference).
+    ErrFn,
     Aint,
     AintOut,
     AintArr,
     /// A handle of this kind (`Comm`, `Datatype`, ...).
     Handle(String),
     HandleOut(String),
-    /// An array of handles, its length the named argument.
+    /// An array of handles, its length the named argument, or `comm.peers` (a block per
+    /// rank, or remote rank), `comm.sources` / `comm.destinations` (per neighbour).
     HandleArr(String, String),
     HandleArrOut(String, String),
     Status,
@@ -41,12 +51,24 @@ pub struct Arg {
     pub name: String,
 }
 
+/// What the Fortran procedure gives back.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Returns {
+    /// A subroutine whose last argument is `ierror` (nearly all).
+    Ierror,
+    /// A subroutine without `ierror` (`MPI_Pcontrol`).
+    Nothing,
+    /// A DOUBLE PRECISION function (`MPI_Wtime`).
+    Double,
+    /// An INTEGER(KIND=MPI_ADDRESS_KIND) function (`MPI_Aint_add`).
+    Aint,
+}
+
 pub struct Procedure {
     /// The C name without `MPI_`: `Send`, `Comm_rank`.
     pub name: String,
     pub args: Vec<Arg>,
-    /// A function returning DOUBLE PRECISION (`MPI_Wtime`) rather than a subroutine.
-    pub double: bool,
+    pub returns: Returns,
     /// The Rust function the entry point calls (in src/mpi/fortran) instead of the C
     /// function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
     pub target: Option<String>,
@@ -91,13 +113,17 @@ pub fn parse(text: &str) -> Result<Vec<Procedure>, String> {
 fn line(l: &str) -> Result<Procedure, String> {
     let (head, tail) = l.split_once('(').ok_or("no (")?;
     let (inner, rest) = tail.rsplit_once(')').ok_or("no )")?;
-    let (double, target) = match rest.trim() {
-        "" => (false, None),
-        "-> double" => (true, None),
-        other => match other.strip_prefix("=> ") {
-            Some(f) => (false, Some(f.trim().to_string())),
-            None => return Err(format!("unknown suffix {other}")),
-        },
+    // `-> double|aint|nothing`, then `=> f`, each optional.
+    let (result, target) = match rest.split_once("=>") {
+        Some((r, f)) => (r.trim(), Some(f.trim().to_string())),
+        None => (rest.trim(), None),
+    };
+    let returns = match result {
+        "" => Returns::Ierror,
+        "-> double" => Returns::Double,
+        "-> aint" => Returns::Aint,
+        "-> nothing" => Returns::Nothing,
+        other => return Err(format!("unknown suffix {other}")),
     };
     let mut args = Vec::new();
     for a in inner.split(',').map(str::trim).filter(|a| !a.is_empty()) {
@@ -112,7 +138,7 @@ fn line(l: &str) -> Result<Procedure, String> {
     let p = Procedure {
         name: head.trim().to_string(),
         args,
-        double,
+        returns,
         target,
     };
     for a in &p.args {
@@ -122,7 +148,12 @@ fn line(l: &str) -> Result<Procedure, String> {
         | Kind::AttrOut(n)
         | Kind::AttrIntOut(n) = &a.kind
         {
-            if !p.args.iter().any(|b| &b.name == n) {
+            let n = match n.split_once('.') {
+                Some((comm, "peers" | "sources" | "destinations")) => comm,
+                Some(_) => return Err(format!("{} has an unknown length {n}", a.name)),
+                None => n.as_str(),
+            };
+            if !p.args.iter().any(|b| b.name == n) {
                 return Err(format!("{} names no argument {n}", a.name));
             }
         }
@@ -154,6 +185,11 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("int", Some("")) => IntArr,
         ("logical", None) => Logical,
         ("logical*", None) => LogicalOut,
+        ("logical", Some("")) => LogicalArr,
+        ("count", None) => Count,
+        ("count*", None) => CountOut,
+        ("weights", None) => Weights,
+        ("errfn", None) => ErrFn,
         ("aint", None) => Aint,
         ("aint*", None) => AintOut,
         ("aint", Some("")) => AintArr,

@@ -1,10 +1,13 @@
 //! The predefined `MPI_Op`s on the C types Rust lacks: long double, its complex and its
-//! value-index pair (`MPI_LONG_DOUBLE_INT`); clump-mpi combines the other complex types
+//! value-index pair (`MPI_LONG_DOUBLE_INT`), and binary128 with its complex (Fortran's
+//! `MPI_REAL16` and `MPI_COMPLEX32`); clump-mpi combines the other complex types
 //! itself. The
 //! arithmetic is C's own (`csrc/extended_arith.c`, shared with OpenSHMEM's reductions);
 //! clump-mpi calls [`combine`] for these types once `MPI_Init` has handed it over.
 
-use crate::shmem::extended::{less, ComplexLD, LongDouble, SumProd};
+use crate::shmem::extended::{
+    complex_quad, less, quad, ComplexLD, ComplexQuad, LongDouble, Quad, QuadOp, SumProd,
+};
 use crate::shmem::ops::Arith;
 use bytemuck::Pod;
 use clump_mpi::{Op, Predef};
@@ -50,6 +53,17 @@ fn locate(max: bool, lower: &[u8], higher: &mut [u8]) -> bool {
     true
 }
 
+/// The binary128 operation of `op`, if it has one.
+fn quad_op(op: &Op) -> Option<QuadOp> {
+    Some(match op {
+        Op::Sum => QuadOp::Sum,
+        Op::Prod => QuadOp::Prod,
+        Op::Min => QuadOp::Min,
+        Op::Max => QuadOp::Max,
+        _ => return None,
+    })
+}
+
 /// `higher = lower op higher` for `op` on packed elements of `t`; false when `op` does
 /// not apply to `t` (or `t` is not one of these types).
 pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
@@ -61,6 +75,16 @@ pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
         (Predef::LongDoubleComplex, _) => sum_prod::<ComplexLD>(op, lower, higher),
         (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
             locate(matches!(op, Op::MaxLoc), lower, higher)
+        }
+        (Predef::Float128, _) => match quad_op(op) {
+            Some(q) => each(lower, higher, |a: Quad, b| quad(q, a, b)),
+            None => false,
+        },
+        (Predef::Float128Complex, Op::Sum | Op::Prod) => {
+            let product = matches!(op, Op::Prod);
+            each(lower, higher, |a: ComplexQuad, b| {
+                complex_quad(product, a, b)
+            })
         }
         _ => false,
     }

@@ -293,6 +293,9 @@ fn fortran(h: Handle) -> Option<(Predef, &'static str)> {
         0x2da => (Double, "MPI_REAL8"),
         0x2db => (FloatComplex, "MPI_COMPLEX8"),
         0x2e3 => (DoubleComplex, "MPI_COMPLEX16"),
+        0x2e1 => (Int128, "MPI_INTEGER16"),
+        0x2e2 => (Float128, "MPI_REAL16"),
+        0x2eb => (Float128Complex, "MPI_COMPLEX32"),
         _ => return None,
     })
 }
@@ -367,8 +370,15 @@ fn build_predefined(
 #[cold]
 #[inline(never)]
 fn unknown_datatype(h: Handle) -> (c_int, String) {
+    if h == REAL2 {
+        let why = "MPI_REAL2: Fortran has no 2-byte REAL here (gfortran's kinds are 4, 8, 10, 16)";
+        return (MPI_ERR_TYPE, why.into());
+    }
     (MPI_ERR_TYPE, format!("unsupported datatype handle {h:#x}"))
 }
+
+/// `MPI_REAL2`, which names a Fortran kind no supported compiler has.
+const REAL2: Handle = 0x2ca;
 
 /// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry
 /// access and no copies, for point-to-point calls. `f` must not reach the registry, which

@@ -20,7 +20,7 @@ struct Block {
 }
 
 /// How many neighbours `comm` receives from and sends to.
-fn degrees(c: Handle) -> Result<(usize, usize), Failure> {
+pub(super) fn degrees(c: Handle) -> Result<(usize, usize), Failure> {
     let comm = intracomm(c, "a neighbourhood collective")?;
     let t = super::topology::topology(c)?;
     let (s, d) = t.neighbors(comm.rank()).map_err(err)?;

@@ -20,20 +20,21 @@ fn arg<T>(ptr: *mut T, v: T, what: &str) -> Result<(), Failure> {
     super::export::out(ptr, v).map_err(|e| (e, format!("NULL {what}")))
 }
 
-/// The predefined type of `class` whose elements are `size` bytes: Fortran's sized
-/// types, and C's long double (and its complex) for the 16-byte real (32-byte complex).
+/// The predefined type of `class` whose elements are `size` bytes: Fortran's sized types
+/// (the 16-byte real is Fortran's REAL(KIND=16), binary128, not C's x87 long double).
 fn matching(class: c_int, size: c_int) -> Option<Handle> {
     Some(match (class, size) {
         (TYPECLASS_INTEGER, 1) => 0x2c1,
         (TYPECLASS_INTEGER, 2) => 0x2c9,
         (TYPECLASS_INTEGER, 4) => 0x2d1,
         (TYPECLASS_INTEGER, 8) => 0x2d9,
+        (TYPECLASS_INTEGER, 16) => 0x2e1,
         (TYPECLASS_REAL, 4) => 0x2d2,
         (TYPECLASS_REAL, 8) => 0x2da,
-        (TYPECLASS_REAL, 16) => 0x220,
+        (TYPECLASS_REAL, 16) => 0x2e2,
         (TYPECLASS_COMPLEX, 8) => 0x2db,
         (TYPECLASS_COMPLEX, 16) => 0x2e3,
-        (TYPECLASS_COMPLEX, 32) => 0x224,
+        (TYPECLASS_COMPLEX, 32) => 0x2eb,
         _ => return None,
     })
 }

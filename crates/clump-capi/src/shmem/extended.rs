@@ -1,6 +1,6 @@
 //! The C types of OpenSHMEM's (and MPI's, see `mpi::extended_ops`) reductions that Rust
 //! lacks: `long double` (x86-64: 80-bit extended in 16 bytes), its complex, and
-//! `double`/`float _Complex`. Rust moves them as plain bytes or
+//! `double`/`float _Complex`, and binary128 (MPI's only). Rust moves them as plain bytes or
 //! pairs; their arithmetic is C's own, compiled into libclump from `csrc/extended_arith.c`,
 //! so results are exactly what a C program would compute.
 
@@ -38,6 +38,48 @@ extern "C" {
     fn clump_complexld_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexld_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_less(a: *const c_void, b: *const c_void) -> std::ffi::c_int;
+    fn clump_quad_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_quad_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_quad_min(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_quad_max(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_complexq_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
+    fn clump_complexq_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
+}
+
+/// IEEE binary128 (`_Float128`, Fortran's REAL(KIND=16)), as its bytes.
+pub type Quad = [u8; 16];
+/// Its complex: real part, imaginary part.
+pub type ComplexQuad = [u8; 32];
+
+/// The operations on binary128 values.
+#[derive(Clone, Copy)]
+pub enum QuadOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+}
+
+/// `a op b` on binary128 values.
+pub fn quad(op: QuadOp, a: Quad, b: Quad) -> Quad {
+    let f = match op {
+        QuadOp::Sum => clump_quad_sum,
+        QuadOp::Prod => clump_quad_prod,
+        QuadOp::Min => clump_quad_min,
+        QuadOp::Max => clump_quad_max,
+    };
+    apply(f, a, b)
+}
+
+/// `a * b` (`product`) or `a + b` on complex binary128 values (complex numbers have no
+/// order, so no other operation).
+pub fn complex_quad(product: bool, a: ComplexQuad, b: ComplexQuad) -> ComplexQuad {
+    let f = if product {
+        clump_complexq_prod
+    } else {
+        clump_complexq_sum
+    };
+    apply(f, a, b)
 }
 
 /// Whether `a < b` as long doubles.

@@ -1,5 +1,7 @@
 ! MPI through `use mpi_f08`: derived-type handles and status, no ierror, array sections
-! as buffers, a collective on DOUBLE PRECISION, a split communicator with its group.
+! as buffers, a collective on DOUBLE PRECISION, a split communicator with its group, a
+! non-blocking collective, a Cartesian topology, an address function, a count of
+! MPI_COUNT_KIND.
 ! Each rank prints "f08 ok"; a failed check stops it.
 program f08
   use mpi_f08
@@ -11,6 +13,10 @@ program f08
   type(MPI_Group) :: group
   real :: x(3, 4)
   double precision :: d(2), dsum(2)
+  type(MPI_Comm) :: cart
+  integer :: src, dst
+  integer(kind=MPI_ADDRESS_KIND) :: a
+  integer(kind=MPI_COUNT_KIND) :: n8
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, np)
@@ -31,6 +37,18 @@ program f08
   call MPI_Group_free(group)
   call MPI_Comm_free(sub)
   call check(sub == MPI_COMM_NULL, 'freed')
+  call MPI_Iallreduce(d, dsum, 2, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call MPI_F_sync_reg(dsum)
+  call check(dsum(2) == dble(np - 1), 'iallreduce')
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, [np], [.true.], .false., cart)
+  call MPI_Cart_shift(cart, 0, 1, src, dst)
+  call check(src == mod(rank + np - 1, np) .and. dst == mod(rank + 1, np), 'cart_shift')
+  call MPI_Comm_free(cart)
+  call MPI_Get_address(d(1), a)
+  call check(MPI_Aint_diff(MPI_Aint_add(a, 8_MPI_ADDRESS_KIND), a) == 8, 'aint')
+  call MPI_Type_size_x(MPI_DOUBLE_PRECISION, n8)
+  call check(n8 == 8, 'type_size_x')
   print '(a)', 'f08 ok'
   call MPI_Finalize()
 contains

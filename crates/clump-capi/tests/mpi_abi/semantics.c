@@ -3,8 +3,8 @@
  * and what went wrong when clump's values were its own: the thread level, the MPI_TAG_UB
  * attribute, MPI_ANY_TAG and MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ERRORS_RETURN (with a
  * supported call's error and an unsupported one's), Fortran datatypes, the ABI version
- * and the handle conversions (toint/fromint, and mpi_fortran.h's c2f/f2c names). Each rank
- * prints "abi ok". */
+ * and the handle conversions (toint/fromint, and mpi_fortran.h's c2f/f2c names and its
+ * status conversions). Each rank prints "abi ok". */
 #include "../mpi/check.h"
 
 #include <mpi_fortran.h>
@@ -114,6 +114,16 @@ static void fortran_types_and_conversions(void) {
     CHECK_OK(MPI_Status_c2f(&c_status, f_status));
     CHECK(f_status[0] == 3 && f_status[1] == 7 && f_status[2] == MPI_ERR_TAG && f_status[7] == 5);
     CHECK_OK(MPI_Status_f2c(f_status, &back));
+    CHECK(memcmp(&back, &c_status, sizeof back) == 0);
+    MPI_F08_status f08_status;
+    MPI_Fint f_again[8];
+    CHECK_OK(MPI_Status_c2f08(&c_status, &f08_status));
+    CHECK(f08_status.MPI_SOURCE == 3 && f08_status.MPI_TAG == 7 && f08_status.MPI_internal[4] == 5);
+    CHECK_OK(PMPI_Status_f082f(&f08_status, f_again));
+    CHECK(memcmp(f_again, f_status, sizeof f_again) == 0);
+    CHECK_OK(MPI_Status_f2f08(f_again, &f08_status));
+    memset(&back, 0, sizeof back);
+    CHECK_OK(MPI_Status_f082c(&f08_status, &back));
     CHECK(memcmp(&back, &c_status, sizeof back) == 0);
     int result = -1;
     CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));

@@ -5,6 +5,7 @@
 //! first: `cargo test -p clump-capi` builds neither (it builds the library only as a unit
 //! test harness), so the C programs would otherwise run against whatever was built last.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -182,4 +183,23 @@ pub fn install(name: &str) -> PathBuf {
         .expect("scripts/install runs");
     assert!(status.success());
     prefix
+}
+
+/// The functions libclump.so exports (`nm -D --defined-only`, text symbols).
+#[allow(dead_code)] // the name tests' helper, which the program tests do not use
+pub fn exported_functions() -> BTreeSet<String> {
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(tree().bin.join("libclump.so"))
+        .output()
+        .expect("nm runs");
+    assert!(out.status.success(), "nm: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [_, "T", name] => Some(name.to_owned()),
+            _ => None,
+        })
+        .collect()
 }

@@ -5,9 +5,12 @@
 //! first use, into a cache directory named by a hash of that compiler's words, its
 //! `--version` and the sources: `$XDG_CACHE_HOME/clump/fortran/KEY` (else
 //! `~/.cache/...`, else the temporary directory). Programs then get `-I` of the cache
-//! and of mpif.h's directory, and link the modules' procedures (mpi_f08's) from the
-//! cache's `libclump_fortran.a`. A cache is built aside and renamed into place, so
-//! wrappers running at once (make -j) never see half of one.
+//! and of mpif.h's directory, and link the modules' procedures from the cache's
+//! `libclump_fortran.so` (found at run time by its rpath). A shared library, so that a
+//! profiling tool's `MPI_X_f08` (in the program or a library before it) takes the place of
+//! mpi_f08's, as the standard's profiling interface requires; from an archive the two
+//! definitions would clash. A cache is built aside and renamed into place, so wrappers
+//! running at once (make -j) never see half of one.
 //!
 //! gfortran from release 10 on refuses what every mpif.h program does: one external
 //! procedure (MPI_SEND) called with buffers of different types in one file. Like MPICH's
@@ -23,9 +26,9 @@ use std::process::Command;
 /// The module sources, in the order they are compiled (mpi_f08.f90 holds three modules
 /// that use one another in order).
 const SOURCES: &[&str] = &["mpi.f90", "mpi_f08.f90"];
-const ARCHIVE: &str = "libclump_fortran.a";
+const LIBRARY: &str = "libclump_fortran.so";
 
-/// `flags` with the Fortran directories and the modules' archive.
+/// `flags` with the Fortran directories and the modules' library.
 pub fn add(mut flags: Flags, compiler: &Compiler) -> Result<Flags, String> {
     let dir = PathBuf::from(config(&["--fortran-dir"])?.concat());
     let (cache, gnu) = modules(&dir, compiler)?;
@@ -34,9 +37,14 @@ pub fn add(mut flags: Flags, compiler: &Compiler) -> Result<Flags, String> {
     if gnu {
         flags.compile.insert(0, "-fallow-argument-mismatch".into());
     }
-    flags
-        .link
-        .insert(0, cache.join(ARCHIVE).display().to_string());
+    flags.link.splice(
+        0..0,
+        [
+            format!("-L{}", cache.display()),
+            "-lclump_fortran".into(),
+            format!("-Wl,-rpath,{}", cache.display()),
+        ],
+    );
     Ok(flags)
 }
 
@@ -93,7 +101,7 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<(PathBuf, bool), Strin
     }
     let root = cache_root();
     let done = root.join(format!("{:016x}", hash.finish()));
-    if done.join(ARCHIVE).is_file() {
+    if done.join(LIBRARY).is_file() {
         return Ok((done, gnu));
     }
     let work = root.join(format!(".build-{}", std::process::id()));
@@ -117,19 +125,15 @@ fn modules(sources: &Path, compiler: &Compiler) -> Result<(PathBuf, bool), Strin
         run(&args, &format!("to compile {}", src.display()))?;
         objects.push(object);
     }
-    let status = Command::new("ar")
-        .arg("rcs")
-        .arg(work.join(ARCHIVE))
-        .args(&objects)
-        .status()
-        .map_err(|e| format!("cannot run ar: {e}"))?;
-    if !status.success() {
-        return Err("ar failed to make the modules' archive".into());
-    }
+    let library = work.join(LIBRARY);
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["-shared".as_ref(), "-o".as_ref(), library.as_os_str()];
+    args.extend(objects.iter().map(|o| o.as_os_str()));
+    run(&args, "to link the modules' library")?;
     // Another wrapper may have finished the same cache meanwhile: then keep its copy.
     if std::fs::rename(&work, &done).is_err() {
         let _ = std::fs::remove_dir_all(&work);
-        if !done.join(ARCHIVE).is_file() {
+        if !done.join(LIBRARY).is_file() {
             return Err(format!(
                 "cannot place the Fortran modules in {}",
                 done.display()

@@ -86,11 +86,15 @@ enum Pause {
 
 impl EndpointCore {
     /// One round of waiting for `dest`: make progress, back off, watch the peer's health.
+    /// `ready` says whether what the sender waits for has come: when progress brought it,
+    /// the round ends without pausing (a sender whose credits came back in the datagrams
+    /// this progress read must not then sleep on the socket for a millisecond).
     pub(crate) fn stall(
         self: &Rc<Self>,
         dest: u32,
         route: &Route,
         s: &mut Stall,
+        ready: &dyn Fn() -> bool,
     ) -> Result<StallOutcome> {
         self.check_live()?;
         let network = matches!(route, Route::Net(_));
@@ -102,7 +106,9 @@ impl EndpointCore {
         if let Some(reason) = self.flow.with(|f| f.dead(dest)) {
             return Ok(StallOutcome::Gone(reason));
         }
-        if network && s.rounds > SPIN_ROUNDS {
+        if ready() {
+            s.rounds += 1;
+        } else if network && s.rounds > SPIN_ROUNDS {
             // Credits come back in datagrams: sleep until one arrives (or a while passes
             // for the retransmission timers), not for a fixed time.
             s.rounds += 1;

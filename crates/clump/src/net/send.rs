@@ -106,9 +106,10 @@ fn wait_for_credit(
 ) -> Result<Option<u64>> {
     let route = Route::Net(peer);
     let mut stall = Stall::new();
-    while !ep.has_credit(dest) || backlog(ep, &peer) > NET_BACKLOG {
+    let ready = || ep.has_credit(dest) && backlog(ep, &peer) <= NET_BACKLOG;
+    while !ready() {
         ep.count(|s| s.credit_waits += 1);
-        if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall)? {
+        if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall, &ready)? {
             ep.bounce(o, dest, reason)?;
             return Ok(None);
         }

@@ -41,7 +41,8 @@ pub(crate) fn request(
     if !ep.has_credit(dest) {
         while !ep.has_credit(dest) {
             ep.count(|s| s.credit_waits += 1);
-            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
+            let ready = || ep.has_credit(dest);
+            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall, &ready)? {
                 return bounced(ep, o, dest, reason);
             }
         }
@@ -55,7 +56,8 @@ pub(crate) fn request(
                 break b;
             }
             ep.count(|s| s.queue_full_waits += 1);
-            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall)? {
+            // Whether a block is free shows only by claiming one: the next round does.
+            if let StallOutcome::Gone(reason) = ep.stall(dest, &route(), &mut stall, &|| false)? {
                 return bounced(ep, o, dest, reason);
             }
         };
@@ -87,7 +89,7 @@ pub(crate) fn request(
             }
             Err(PushError::Full) => {
                 ep.count(|s| s.queue_full_waits += 1);
-                let outcome = ep.stall(dest, &route(), &mut stall);
+                let outcome = ep.stall(dest, &route(), &mut stall, &|| false);
                 if !matches!(outcome, Ok(StallOutcome::Retry)) {
                     // Giving up: the claimed bulk block must go back, or the
                     // destination loses it for good.

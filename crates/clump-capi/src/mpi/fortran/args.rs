@@ -2,11 +2,15 @@
 //! passes each by reference, so every value is read through a pointer; handles are the
 //! standard ABI's ints; a status is eight ints laid out as C's `MPI_Status`; CHARACTER
 //! arguments come with their lengths and no NUL; MPI_BOTTOM, MPI_IN_PLACE and the
-//! ignored statuses are Fortran variables ([`super::sentinels`]) recognised by address.
+//! ignored statuses and the weights' sentinels are Fortran variables
+//! ([`super::sentinels`]) recognised by address.
 
 use super::super::abi::{MpiAint as Aint, MPI_ERR_ARG, MPI_ERR_NO_MEM, MPI_UNDEFINED};
-use super::super::handles::{Handle, MpiStatus, IN_PLACE};
-use super::sentinels::{is_bottom, is_in_place, is_status_ignore, is_statuses_ignore};
+use super::super::handles::{comm, Handle, MpiStatus, IN_PLACE};
+use super::super::{coll_args, neighbor};
+use super::sentinels::{
+    is_bottom, is_in_place, is_status_ignore, is_statuses_ignore, is_unweighted, is_weights_empty,
+};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 
@@ -54,6 +58,40 @@ pub fn status(p: *mut Fint) -> *mut MpiStatus {
 /// An array of statuses for C, or NULL (C's MPI_STATUSES_IGNORE) for Fortran's.
 pub fn statuses(p: *mut Fint) -> *mut MpiStatus {
     status(p)
+}
+
+/// Graph edge weights for C: the array, or C's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY (the
+/// ABI's values 10 and 11) for Fortran's.
+pub fn weights(p: *mut Fint) -> *mut c_int {
+    if is_unweighted(p) {
+        10 as *mut c_int
+    } else if is_weights_empty(p) {
+        11 as *mut c_int
+    } else {
+        p
+    }
+}
+
+/// Whose blocks an array of handles has, one each.
+pub enum Peers {
+    /// Every rank of the communicator (of the remote group for an intercommunicator).
+    Ranks,
+    /// The neighbours the topology receives from.
+    Sources,
+    /// The neighbours it sends to.
+    Destinations,
+}
+
+/// How many handles a per-peer array of communicator `c` holds; 0 when `c` is none (the
+/// call then fails on the communicator, through its error handler).
+pub fn peers(c: Fint, which: Peers) -> Fint {
+    let h = c as Handle;
+    let n = match which {
+        Peers::Ranks => comm(h).map(|comm| coll_args::peers(&comm)).unwrap_or(0),
+        Peers::Sources => neighbor::degrees(h).map_or(0, |d| d.0),
+        Peers::Destinations => neighbor::degrees(h).map_or(0, |d| d.1),
+    };
+    Fint::try_from(n).unwrap_or(0)
 }
 
 /// `n` handles of a Fortran array as C's (a negative `n` is none: C refuses the count).

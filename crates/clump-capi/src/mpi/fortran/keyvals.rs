@@ -1,8 +1,8 @@
-//! Attribute keys from Fortran: `MPI_Comm_create_keyval` and `MPI_Type_create_keyval`
-//! (state and values INTEGER(KIND=MPI_ADDRESS_KIND)), MPI-1's `MPI_Keyval_create`
-//! (default INTEGERs), whose callbacks [`super::super::attrs`] calls as Fortran
-//! procedures; and the predefined callbacks (`MPI_COMM_DUP_FN` ...), which in Fortran
-//! are procedures a program names, so the library defines them.
+//! Attribute keys from Fortran: `MPI_Comm_create_keyval`, `MPI_Type_create_keyval` and
+//! `MPI_Win_create_keyval` (state and values INTEGER(KIND=MPI_ADDRESS_KIND)), MPI-1's
+//! `MPI_Keyval_create` (default INTEGERs), whose callbacks [`super::super::attrs`] calls
+//! as Fortran procedures; and the predefined callbacks (`MPI_COMM_DUP_FN` ...), which in
+//! Fortran are procedures a program names, so the library defines them.
 
 use super::super::abi::MpiAint as Aint;
 use super::super::attrs::Callbacks;
@@ -67,6 +67,7 @@ macro_rules! copy_callbacks {
 
 copy_callbacks!(Aint, mpi_comm_null_copy_fn_, mpi_comm_dup_fn_);
 copy_callbacks!(Aint, mpi_type_null_copy_fn_, mpi_type_dup_fn_);
+copy_callbacks!(Aint, mpi_win_null_copy_fn_, mpi_win_dup_fn_);
 copy_callbacks!(Fint, mpi_null_copy_fn_, mpi_dup_fn_);
 
 /// Defines a predefined delete callback: nothing to do, no error.
@@ -87,4 +88,5 @@ macro_rules! delete_callback {
 
 delete_callback!(Aint, mpi_comm_null_delete_fn_);
 delete_callback!(Aint, mpi_type_null_delete_fn_);
+delete_callback!(Aint, mpi_win_null_delete_fn_);
 delete_callback!(Fint, mpi_null_delete_fn_);

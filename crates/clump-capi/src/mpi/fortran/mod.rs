@@ -8,18 +8,26 @@
 mod args;
 mod info;
 mod keyvals;
+mod only;
 mod sentinels;
+mod subarrays;
 
 use super::abi::MpiAint as Aint;
+use super::errhandlers::ErrFn;
 use super::handles::UserFunction;
 #[allow(unused_imports)] // which modules the table reaches changes as it grows
 use super::{
-    abi_queries::*, attrs::*, buffered::*, collectives::*, comm_attrs::*, comm_hints::*, comms::*,
-    completion::*, conversions::*, env::*, errhandler_calls::*, errors::*, info::*, intercomms::*,
-    isendrecv::*, lifecycle::*, persistent::*, rma::access::*, rma::create::*, rma::errhandler::*,
-    rma::pscw::*, rma::sync::*, topology::*, types::*, wired::*,
+    abi_queries::*, array_types::*, attrs::*, buffered::*, collectives::*, comm_attrs::*,
+    comm_hints::*, comms::*, completion::*, conversions::*, env::*, errhandler_calls::*,
+    errhandlers::*, errors::*, graphs::*, info::*, intercomms::*, isendrecv::*, lifecycle::*,
+    messages::*, nbcoll::*, neighbor::*, persistent::*, rma::access::*, rma::caching::*,
+    rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, split_type::*, statuses::*,
+    topology::*, type_queries::*, types::*, user_errors::*, wired::*,
 };
 use args::Fint;
+
+/// INTEGER(KIND=MPI_COUNT_KIND).
+type Count = i64;
 use std::os::raw::{c_char, c_int, c_void};
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

@@ -1,5 +1,5 @@
-//! The Fortran variables that stand for C's MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE
-//! and MPI_STATUSES_IGNORE. Fortran has no null pointer to pass, so mpif.h and the
+//! The Fortran variables that stand for C's MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE,
+//! MPI_STATUSES_IGNORE, MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY. Fortran has no null pointer to pass, so mpif.h and the
 //! modules place each in a COMMON block of its own (`/mpi_fortran_bottom/`, ...): one
 //! address per program, which the library defines (at least the size Fortran declares)
 //! and recognises. A program linked with libclump.so has one copy, its own or the
@@ -24,6 +24,11 @@ pub static mpi_fortran_status_ignore_: [AtomicI32; STATUS] = [const { AtomicI32:
 pub static mpi_fortran_statuses_ignore_: [AtomicI32; STATUS] =
     [const { AtomicI32::new(0) }; STATUS];
 
+#[no_mangle]
+pub static mpi_fortran_unweighted_: AtomicI32 = AtomicI32::new(0);
+#[no_mangle]
+pub static mpi_fortran_weights_empty_: AtomicI32 = AtomicI32::new(0);
+
 fn is<T>(p: *const T, var: *const impl Sized) -> bool {
     p.cast::<c_void>() == var.cast::<c_void>()
 }
@@ -42,4 +47,12 @@ pub fn is_status_ignore<T>(p: *const T) -> bool {
 
 pub fn is_statuses_ignore<T>(p: *const T) -> bool {
     is(p, &mpi_fortran_statuses_ignore_)
+}
+
+pub fn is_unweighted<T>(p: *const T) -> bool {
+    is(p, &mpi_fortran_unweighted_)
+}
+
+pub fn is_weights_empty<T>(p: *const T) -> bool {
+    is(p, &mpi_fortran_weights_empty_)
 }

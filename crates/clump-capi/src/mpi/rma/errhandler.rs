@@ -7,8 +7,14 @@ use super::super::abi::MPI_ERR_ERRHANDLER;
 use super::super::errhandlers::{self, Kind};
 use super::super::export::{mpi_functions, out};
 use super::super::handles::Handle;
+use super::super::wired::Failure;
 use super::window::{self, on, raise};
 use std::os::raw::c_int;
+
+/// Fails a call on window `win` with `failure`, through the window's handler.
+pub fn raise_on(win: Handle, failure: Failure) -> c_int {
+    on(win, || Err(failure))
+}
 
 mpi_functions! {
     fn Win_set_errhandler(win: Handle, handler: Handle) -> c_int {

@@ -8,7 +8,7 @@
 
 mod abi;
 pub(super) mod access;
-mod caching;
+pub(super) mod caching;
 pub(super) mod create;
 pub(super) mod errhandler;
 mod guard;
