@@ -16,7 +16,8 @@
 //! alike (the rank at byte 20, the dimensions from byte 24).
 
 use super::super::abi::{MPI_ERR_BUFFER, MPI_ERR_NO_MEM};
-use super::super::handles::{handle_error, Handle, COMM_WORLD};
+use super::super::errhandlers::handle_error;
+use super::super::handles::{Handle, COMM_WORLD};
 use super::super::rma::errhandler::raise_on;
 use super::args::Fint;
 use std::ffi::CStr;
