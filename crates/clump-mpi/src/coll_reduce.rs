@@ -1,17 +1,15 @@
-//! Reductions: reduce, allreduce, scan, exscan and reduce-scatter, on packed data.
-//! Commutative operations combine within each host first (binomial trees), then across
-//! hosts' leaders; a non-commutative one combines in rank order, as MPI requires.
+//! Blocking reductions: reduce, allreduce, scan, exscan, reduce-scatter and barrier, on
+//! packed data. Each runs as the same schedule as its non-blocking form
+//! ([`crate::nbc_reduce`]), to its end; an allreduce among the processes of one host first
+//! tries shared memory without messages ([`crate::coll_reduce_shm`]).
 
-use crate::coll::{
-    check_root, cirecv, cisend, crecv, csend, cwait, index_in, one_host, tree_bcast, Tiers,
-    TAG_BCAST, TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
-};
-use crate::coll_gather::scatter;
+use crate::coll::{check_lens, check_root};
 use crate::comm::Comm;
-use crate::datatype::Datatype;
+use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
+use crate::nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 use crate::op::Op;
-use crate::p2p::wait;
+use crate::sched::run;
 
 /// What one reduction combines: `count` packed elements of `dt` with `op`.
 pub(crate) struct Reduction<'a> {
@@ -33,11 +31,6 @@ impl Reduction<'_> {
         send.get(..len)
             .ok_or_else(|| Error::new(ErrorClass::Buffer, "reduction send buffer too small"))
     }
-
-    /// A copy of the packed data of `send` to combine into.
-    fn start(&self, send: &[u8]) -> Result<Vec<u8>> {
-        self.input(send).map(<[u8]>::to_vec)
-    }
 }
 
 fn out(recv: &mut [u8], acc: &[u8]) -> Result<()> {
@@ -45,96 +38,6 @@ fn out(recv: &mut [u8], acc: &[u8]) -> Result<()> {
         .ok_or_else(|| Error::new(ErrorClass::Buffer, "reduction receive buffer too small"))?
         .copy_from_slice(acc);
     Ok(())
-}
-
-/// Sends `mine` to `peer` and receives as many bytes from it.
-fn exchange(comm: &Comm, peer: i32, tag: i32, mine: &[u8], theirs: &mut [u8]) -> Result<()> {
-    let want = theirs.len();
-    // SAFETY: both buffers stay borrowed until both requests are waited for below.
-    let mut r = unsafe { cirecv(comm, peer, tag, theirs)? };
-    // SAFETY: as above.
-    let mut s = unsafe { cisend(comm, peer, tag, mine)? };
-    wait(&mut s)?;
-    cwait(&mut r, peer, want)
-}
-
-/// Combines the data of the ranks of `list` towards `list[0]` (a binomial tree); with
-/// `list` in rank order, each step combines a lower block with the next higher one.
-fn tree_reduce(comm: &Comm, list: &[i32], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
-    let Some(v) = index_in(list, comm.rank()) else {
-        return Ok(acc);
-    };
-    let mut incoming = vec![0u8; acc.len()];
-    let mut mask = 1;
-    while mask < list.len() {
-        if v & mask != 0 {
-            csend(comm, list[v - mask], TAG_REDUCE, &acc)?;
-            break;
-        }
-        if v + mask < list.len() {
-            crecv(comm, list[v + mask], TAG_REDUCE, &mut incoming)?;
-            red.combine(&acc, &mut incoming)?;
-            std::mem::swap(&mut acc, &mut incoming);
-        }
-        mask <<= 1;
-    }
-    Ok(acc)
-}
-
-/// Every rank of `list` gets the combination of all their data (recursive doubling; the
-/// ranks past the largest power of two hand theirs to a partner first). Commutative only.
-fn doubling(comm: &Comm, list: &[i32], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
-    let Some(v) = index_in(list, comm.rank()) else {
-        return Ok(acc);
-    };
-    let (n, p) = (list.len(), 1 << list.len().ilog2());
-    if v >= p {
-        csend(comm, list[v - p], TAG_REDUCE, &acc)?;
-        crecv(comm, list[v - p], TAG_BCAST, &mut acc)?;
-        return Ok(acc);
-    }
-    let mut theirs = vec![0u8; acc.len()];
-    if v + p < n {
-        crecv(comm, list[v + p], TAG_REDUCE, &mut theirs)?;
-        red.combine(&acc, &mut theirs)?;
-        std::mem::swap(&mut acc, &mut theirs);
-    }
-    let mut mask = 1;
-    while mask < p {
-        let partner = v ^ mask;
-        exchange(comm, list[partner], TAG_DOUBLING, &acc, &mut theirs)?;
-        if partner < v {
-            red.combine(&theirs, &mut acc)?;
-        } else {
-            red.combine(&acc, &mut theirs)?;
-            std::mem::swap(&mut acc, &mut theirs);
-        }
-        mask <<= 1;
-    }
-    if v + p < n {
-        csend(comm, list[v + p], TAG_BCAST, &acc)?;
-    }
-    Ok(acc)
-}
-
-/// The whole reduction at `root`: within hosts then across them, or in rank order to
-/// rank 0 (then on to the root) for a non-commutative operation.
-fn reduce_to(comm: &Comm, root: i32, acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
-    if red.op.is_commutative() {
-        let tiers = Tiers::new(comm, root)?;
-        let acc = tree_reduce(comm, &tiers.local, acc, red)?;
-        return tree_reduce(comm, &tiers.leaders, acc, red);
-    }
-    let all: Vec<i32> = (0..comm.size()).collect();
-    let mut acc = tree_reduce(comm, &all, acc, red)?;
-    if root != 0 {
-        match comm.rank() {
-            0 => csend(comm, root, TAG_REDUCE, &acc)?,
-            r if r == root => crecv(comm, 0, TAG_REDUCE, &mut acc)?,
-            _ => {}
-        }
-    }
-    Ok(acc)
 }
 
 /// `MPI_Reduce` of `count` packed elements of `dt` onto `root`; `recv` is written at the
@@ -149,8 +52,8 @@ pub fn reduce(
     comm: &Comm,
 ) -> Result<()> {
     check_root(comm, root)?;
-    let red = Reduction { dt, count, op };
-    let acc = reduce_to(comm, root, red.start(send)?, &red)?;
+    let mine = Reduction { dt, count, op }.input(send)?.to_vec();
+    let acc = run(|done| ireduce(mine, count, dt, op, root, comm, done))?;
     if comm.rank() == root {
         out(recv, &acc)?;
     }
@@ -158,9 +61,7 @@ pub fn reduce(
 }
 
 /// `MPI_Allreduce`: on one host without messages, through shared memory (in rank order,
-/// for any operation); else recursive doubling on one host (or one rank per host); else within
-/// hosts, doubling across their leaders, and back within hosts. A non-commutative
-/// operation reduces in rank order and broadcasts.
+/// for any operation); else the schedule of `MPI_Iallreduce`.
 pub fn allreduce(
     send: &[u8],
     recv: &mut [u8],
@@ -170,58 +71,15 @@ pub fn allreduce(
     comm: &Comm,
 ) -> Result<()> {
     let red = Reduction { dt, count, op };
-    if red.through_shm(red.input(send)?, recv, comm)? {
+    let mine = red.input(send)?;
+    if red.through_shm(mine, recv, comm)? {
         return Ok(());
     }
-    let acc = red.start(send)?;
-    if op.is_commutative() && one_host(comm)? {
-        let all: Vec<i32> = (0..comm.size()).collect();
-        return out(recv, &doubling(comm, &all, acc, &red)?);
-    }
-    let tiers = Tiers::new(comm, 0)?;
-    let acc = if !op.is_commutative() {
-        let mut acc = reduce_to(comm, 0, acc, &red)?;
-        tree_bcast(comm, &tiers.leaders, &mut acc)?;
-        tree_bcast(comm, &tiers.local, &mut acc)?;
-        acc
-    } else if tiers.is_flat() {
-        doubling(comm, &(0..comm.size()).collect::<Vec<_>>(), acc, &red)?
-    } else {
-        let acc = tree_reduce(comm, &tiers.local, acc, &red)?;
-        let mut acc = doubling(comm, &tiers.leaders, acc, &red)?;
-        tree_bcast(comm, &tiers.local, &mut acc)?;
-        acc
-    };
-    out(recv, &acc)
-}
-
-/// Scan by recursive doubling: after step `k` each rank holds the combination of its
-/// block of `2^k` ranks (`partial`) and of the ranks up to itself within it. Returns the
-/// inclusive prefix, or the exclusive one (`None` on rank 0).
-fn prefix(send: &[u8], red: &Reduction, comm: &Comm, inclusive: bool) -> Result<Option<Vec<u8>>> {
-    let (r, n) = (comm.rank() as usize, comm.size() as usize);
-    let mut partial = red.start(send)?;
-    let mut result = inclusive.then(|| partial.clone());
-    let mut theirs = vec![0u8; partial.len()];
-    let mut mask = 1;
-    while mask < n {
-        let partner = r ^ mask;
-        if partner < n {
-            exchange(comm, partner as i32, TAG_SCAN, &partial, &mut theirs)?;
-            if partner < r {
-                match &mut result {
-                    Some(acc) => red.combine(&theirs, acc)?,
-                    None => result = Some(theirs.clone()),
-                }
-                red.combine(&theirs, &mut partial)?;
-            } else {
-                red.combine(&partial, &mut theirs)?;
-                std::mem::swap(&mut partial, &mut theirs);
-            }
-        }
-        mask <<= 1;
-    }
-    Ok(result)
+    let mine = mine.to_vec();
+    out(
+        recv,
+        &run(|done| iallreduce(mine, count, dt, op, comm, done))?,
+    )
 }
 
 /// `MPI_Scan`: rank `i` gets the combination of ranks `0..=i`.
@@ -233,9 +91,11 @@ pub fn scan(
     op: &Op,
     comm: &Comm,
 ) -> Result<()> {
-    let red = Reduction { dt, count, op };
-    let acc = prefix(send, &red, comm, true)?.expect("an inclusive scan has a result");
-    out(recv, &acc)
+    let mine = Reduction { dt, count, op }.input(send)?.to_vec();
+    out(
+        recv,
+        &run(|done| iscan(mine, count, dt, op, comm, true, done))?,
+    )
 }
 
 /// `MPI_Exscan`: rank `i` gets the combination of ranks `0..i`; rank 0's `recv` is left as
@@ -248,15 +108,16 @@ pub fn exscan(
     op: &Op,
     comm: &Comm,
 ) -> Result<()> {
-    let red = Reduction { dt, count, op };
-    match prefix(send, &red, comm, false)? {
-        Some(acc) => out(recv, &acc),
-        None => Ok(()),
+    let mine = Reduction { dt, count, op }.input(send)?.to_vec();
+    let acc = run(|done| iscan(mine, count, dt, op, comm, false, done))?;
+    if comm.rank() != 0 {
+        out(recv, &acc)?;
     }
+    Ok(())
 }
 
 /// `MPI_Reduce_scatter`: the reduction of every rank's `sum(counts)` packed elements,
-/// rank `i` getting `counts[i]` of them (in rank order). Reduced at rank 0, then scattered.
+/// rank `i` getting `counts[i]` of them (in rank order).
 pub fn reduce_scatter(
     send: &[u8],
     counts: &[usize],
@@ -264,31 +125,20 @@ pub fn reduce_scatter(
     op: &Op,
     comm: &Comm,
 ) -> Result<Vec<u8>> {
-    if counts.len() != comm.size() as usize {
-        return Err(Error::new(
-            ErrorClass::Count,
-            format!("{} counts for {} ranks", counts.len(), comm.size()),
-        ));
-    }
+    check_lens(counts, comm)?;
     let total = counts.iter().sum();
-    let red = Reduction {
+    let mine = Reduction {
         dt,
         count: total,
         op,
-    };
-    let acc = reduce_to(comm, 0, red.start(send)?, &red)?;
-    let blocks = if comm.rank() == 0 {
-        let mut at = 0;
-        counts
-            .iter()
-            .map(|&c| {
-                let len = dt.bytes(c)?;
-                at += len;
-                Ok(acc[at - len..at].to_vec())
-            })
-            .collect::<Result<Vec<_>>>()?
-    } else {
-        Vec::new()
-    };
-    scatter(&blocks, dt.bytes(counts[comm.rank() as usize])?, 0, comm)
+    }
+    .input(send)?
+    .to_vec();
+    run(|done| ireduce_scatter(mine, counts, dt, op, comm, done))
+}
+
+/// `MPI_Barrier`: an allreduce of nothing.
+pub fn barrier(comm: &Comm) -> Result<()> {
+    let byte = Datatype::predefined(Predef::Byte);
+    allreduce(&[], &mut [], 0, &byte, &Op::NoOp, comm)
 }

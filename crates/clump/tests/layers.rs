@@ -46,17 +46,6 @@ const FLOORS: &[(&str, u32)] = &[
 /// when one of them is gone, so that the list only shrinks.
 #[rustfmt::skip]
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
-    // The collectives, their gather and reduce halves and the non-blocking schedules call
-    // each other through the runtime (the schedules are advanced from its poll); to be cut
-    // when the blocking collectives run as schedules too (issue 27) and the algorithms move
-    // to one place (issue 30).
-    (
-        "clump-mpi",
-        &["coll", "coll_gather", "coll_reduce", "comm", "p2p", "runtime", "sched"],
-    ),
-    // Intercommunicator schedules reuse the intracommunicator ones' round builders and
-    // the reverse (issue 30).
-    ("clump-mpi", &["nbc", "nbc_inter"]),
     // The network transport's owner is reworking net/ (the wire codec's two test files
     // share helpers both ways).
     ("clump", &["net::wire::bundle_tests", "net::wire::tests"]),

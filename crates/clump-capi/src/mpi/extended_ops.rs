@@ -4,8 +4,7 @@
 //! arithmetic is C's own (`csrc/extended_arith.c`, shared with OpenSHMEM's reductions);
 //! clump-mpi calls [`combine`] for these types once `MPI_Init` has handed it over.
 
-use crate::shmem::extended::{less, ComplexLD, LongDouble, SumProd};
-use crate::shmem::ops::Arith;
+use crate::shmem::extended::{complexld, less, longdouble, LongDouble};
 use bytemuck::Pod;
 use clump_mpi::{Op, Predef};
 
@@ -20,15 +19,6 @@ fn each<T: Pod>(lower: &[u8], higher: &mut [u8], f: impl Fn(T, T) -> T) -> bool 
         b.copy_from_slice(bytemuck::bytes_of(&r));
     }
     true
-}
-
-/// Sum and product of a complex type.
-fn sum_prod<T: SumProd>(op: &Op, lower: &[u8], higher: &mut [u8]) -> bool {
-    match op {
-        Op::Sum => each(lower, higher, |a: T, b| a.sum(b)),
-        Op::Prod => each(lower, higher, |a: T, b| a.prod(b)),
-        _ => false,
-    }
 }
 
 /// `MPI_MAXLOC`/`MPI_MINLOC` on packed (long double, int) pairs: the better value, the
@@ -54,11 +44,12 @@ fn locate(max: bool, lower: &[u8], higher: &mut [u8]) -> bool {
 /// not apply to `t` (or `t` is not one of these types).
 pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
     match (t, op) {
-        (Predef::LongDouble, Op::Sum) => each(lower, higher, |a: LongDouble, b| a.sum(b)),
-        (Predef::LongDouble, Op::Prod) => each(lower, higher, |a: LongDouble, b| a.prod(b)),
-        (Predef::LongDouble, Op::Min) => each(lower, higher, |a: LongDouble, b| Arith::min(a, b)),
-        (Predef::LongDouble, Op::Max) => each(lower, higher, |a: LongDouble, b| Arith::max(a, b)),
-        (Predef::LongDoubleComplex, _) => sum_prod::<ComplexLD>(op, lower, higher),
+        (Predef::LongDouble, Op::Sum) => each(lower, higher, longdouble::sum),
+        (Predef::LongDouble, Op::Prod) => each(lower, higher, longdouble::prod),
+        (Predef::LongDouble, Op::Min) => each(lower, higher, longdouble::min),
+        (Predef::LongDouble, Op::Max) => each(lower, higher, longdouble::max),
+        (Predef::LongDoubleComplex, Op::Sum) => each(lower, higher, complexld::sum),
+        (Predef::LongDoubleComplex, Op::Prod) => each(lower, higher, complexld::prod),
         (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
             locate(matches!(op, Op::MaxLoc), lower, higher)
         }

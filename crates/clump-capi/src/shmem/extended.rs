@@ -1,10 +1,10 @@
 //! The C types of OpenSHMEM's (and MPI's, see `mpi::extended_ops`) reductions that Rust
-//! lacks: `long double` (x86-64: 80-bit extended in 16 bytes), its complex, and
-//! `double`/`float _Complex`. Rust moves them as plain bytes or
-//! pairs; their arithmetic is C's own, compiled into libclump from `csrc/extended_arith.c`,
-//! so results are exactly what a C program would compute.
+//! lacks: `long double` (x86-64: 80-bit extended in 16 bytes) and its complex. Rust moves
+//! them as plain bytes; their arithmetic is C's own, compiled into libclump from
+//! `csrc/extended_arith.c`, so results are exactly what a C program would compute. The
+//! `double`/`float _Complex` types are pairs of Rust floats, which clump-coll's operators
+//! combine.
 
-use super::ops::Arith;
 use bytemuck::Pod;
 use std::ffi::c_void;
 
@@ -17,12 +17,6 @@ pub type ComplexF = [f32; 2];
 /// `long double _Complex`: real part, imaginary part, each a [`LongDouble`].
 pub type ComplexLD = [u8; 32];
 
-/// Types reduced by sum and product only (complex numbers have no order).
-pub trait SumProd: Pod {
-    fn sum(self, o: Self) -> Self;
-    fn prod(self, o: Self) -> Self;
-}
-
 /// `*out = *a OP *b` on one value of the C type behind the pointers.
 type Binary = unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void);
 
@@ -31,10 +25,6 @@ extern "C" {
     fn clump_longdouble_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_min(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_max(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexd_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexd_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexf_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexf_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexld_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexld_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_less(a: *const c_void, b: *const c_void) -> std::ffi::c_int;
@@ -63,44 +53,32 @@ fn apply<T: Pod>(op: Binary, a: T, b: T) -> T {
     out
 }
 
-impl Arith for LongDouble {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_longdouble_sum, self, o)
+/// C's arithmetic on `long double`.
+pub mod longdouble {
+    use super::{apply, LongDouble};
+
+    pub fn sum(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_sum, a, b)
     }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_longdouble_prod, self, o)
+    pub fn prod(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_prod, a, b)
     }
-    fn min(self, o: Self) -> Self {
-        apply(clump_longdouble_min, self, o)
+    pub fn min(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_min, a, b)
     }
-    fn max(self, o: Self) -> Self {
-        apply(clump_longdouble_max, self, o)
+    pub fn max(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_max, a, b)
     }
 }
 
-impl SumProd for ComplexD {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexd_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexd_prod, self, o)
-    }
-}
+/// C's arithmetic on `long double _Complex`.
+pub mod complexld {
+    use super::{apply, ComplexLD};
 
-impl SumProd for ComplexLD {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexld_sum, self, o)
+    pub fn sum(a: ComplexLD, b: ComplexLD) -> ComplexLD {
+        apply(super::clump_complexld_sum, a, b)
     }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexld_prod, self, o)
-    }
-}
-
-impl SumProd for ComplexF {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexf_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexf_prod, self, o)
+    pub fn prod(a: ComplexLD, b: ComplexLD) -> ComplexLD {
+        apply(super::clump_complexld_prod, a, b)
     }
 }
