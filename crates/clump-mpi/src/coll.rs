@@ -14,9 +14,13 @@ use crate::p2p::{wait, Request};
 use crate::runtime::{self, SendMode};
 pub(crate) use clump_coll::pattern::Tiers;
 
+pub(crate) const TAG_BCAST: i32 = 2;
+pub(crate) const TAG_REDUCE: i32 = 3;
 pub(crate) const TAG_GATHER: i32 = 4;
 pub(crate) const TAG_SCATTER: i32 = 5;
 pub(crate) const TAG_ALLTOALL: i32 = 6;
+pub(crate) const TAG_SCAN: i32 = 7;
+pub(crate) const TAG_DOUBLING: i32 = 8;
 
 /// Starts sending `data` to communicator rank `to` in the collective context.
 ///

@@ -6,11 +6,10 @@ use crate::coll::{
     check_lens, check_root, cirecv, cisend, crecv, crecv_vec, csend, cwait, tiers, TAG_GATHER,
     TAG_SCATTER,
 };
+use crate::coll_bcast::tree_bcast;
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
-use crate::nbc::ibcast;
 use crate::p2p::{wait, Request};
-use crate::sched::run;
 
 /// `MPI_Gather(v)`: every rank's `mine` at `root`, which passes each rank's length in
 /// `lens` and gets the blocks in rank order (the other ranks get none and may pass `&[]`).
@@ -90,13 +89,14 @@ pub(crate) fn wait_all(reqs: Vec<Request>) -> Result<()> {
 }
 
 /// `MPI_Allgather(v)`: every rank's `mine` (rank `i`'s is `lens[i]` bytes) on every rank:
-/// gathered at rank 0 through the hosts' leaders and broadcast the same way (the
-/// broadcast's schedule).
+/// gathered at rank 0 through the hosts' leaders and broadcast the same way.
 pub fn allgather(mine: &[u8], lens: &[usize], comm: &Comm) -> Result<Vec<Vec<u8>>> {
     check_lens(lens, comm)?;
     let mut all = gather(mine, lens, 0, comm)?.concat();
     all.resize(lens.iter().sum(), 0);
-    let all = run(|done| ibcast(all, 0, comm, done))?;
+    let tiers = tiers(comm, 0)?;
+    tree_bcast(comm, &tiers.leaders, &mut all)?;
+    tree_bcast(comm, &tiers.local, &mut all)?;
     let mut at = 0;
     Ok(lens
         .iter()

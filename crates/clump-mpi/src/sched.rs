@@ -10,10 +10,8 @@
 //! several may be in flight at once; within one, a sender's messages to a receiver match in
 //! the order the receiver posts them (non-overtaking).
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::rc::Rc;
 
 use crate::coll::{cirecv, cisend, received_all};
 use crate::comm::Comm;
@@ -289,19 +287,6 @@ pub(crate) fn finish_blocks(
 ) -> Result<Request> {
     s.then(move |bufs| done(bufs.drain(first..first + n).collect()));
     s.start()
-}
-
-/// Runs a collective that `start` starts as a schedule to its end, as the blocking
-/// collectives do: returns what the schedule hands its `done`.
-pub(crate) fn run(start: impl FnOnce(Done) -> Result<Request>) -> Result<Vec<u8>> {
-    let out = Rc::new(RefCell::new(Vec::new()));
-    let into = out.clone();
-    let mut req = start(Box::new(move |v| {
-        *into.borrow_mut() = v;
-        Ok(())
-    }))?;
-    wait(&mut req)?;
-    Ok(out.take())
 }
 
 impl Advance for Schedule {
