@@ -3,37 +3,44 @@
 //! drives its own transport (clump-gas's messages, MPI's point-to-point or schedules).
 
 /// A member's place in a binomial tree of `n` members rooted at member 0.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Binomial {
     /// The member this one hears from (broadcast) or sends to (reduction); none at the root.
     pub parent: Option<usize>,
+    v: usize,
+    n: usize,
+    /// The children are `v + 2^k` for `k` below this (those that are members).
+    levels: u32,
+}
+
+impl Binomial {
     /// The members below this one, smallest subtree first. Child `c` heads members
     /// `c .. c + size` for a power-of-two size, so combining the children in this order,
-    /// each into what came before, keeps rank order (non-commutative reductions).
-    pub children: Vec<usize>,
+    /// each into what came before, keeps rank order (non-commutative reductions). Without
+    /// allocating: the blocking collectives ask for it on every call.
+    pub fn children(&self) -> impl DoubleEndedIterator<Item = usize> {
+        let (v, n) = (self.v, self.n);
+        (0..self.levels)
+            .map(move |k| v + (1 << k))
+            .filter(move |&c| c < n)
+    }
 }
 
 /// Member `v`'s place in the binomial tree of `n` members rooted at 0. A broadcast
 /// receives from the parent, then sends to the children largest subtree first (reverse
 /// order); a reduction receives from the children in order, then sends to the parent.
 pub fn binomial(v: usize, n: usize) -> Binomial {
-    let mut children = Vec::new();
-    let mut mask = 1;
-    while mask < n {
-        if v & mask != 0 {
-            return Binomial {
-                parent: Some(v - mask),
-                children,
-            };
-        }
-        if v + mask < n {
-            children.push(v + mask);
-        }
-        mask <<= 1;
-    }
+    let (parent, levels) = if v == 0 {
+        (None, n.max(1).next_power_of_two().trailing_zeros())
+    } else {
+        let low = v & v.wrapping_neg();
+        (Some(v - low), low.trailing_zeros())
+    };
     Binomial {
-        parent: None,
-        children,
+        parent,
+        v,
+        n,
+        levels,
     }
 }
 
@@ -98,12 +105,13 @@ pub struct Tiers {
 }
 
 impl Tiers {
-    /// The tiers of members `0..host.len()`, member `m` on host `host[m]` (any key that
-    /// is equal for members of one host), for member `me` and a collective rooted at
-    /// `root` (both members).
-    pub fn new<H: PartialEq>(host: &[H], root: usize, me: usize) -> Tiers {
-        let mut hosts: Vec<(&H, Vec<usize>)> = Vec::new();
-        for (m, h) in host.iter().enumerate() {
+    /// The tiers of members `0..n`, member `m` on host `host(m)` (any key that is equal
+    /// for members of one host), for member `me` and a collective rooted at `root` (both
+    /// members).
+    pub fn new<H: PartialEq>(n: usize, host: impl Fn(usize) -> H, root: usize, me: usize) -> Tiers {
+        let mut hosts: Vec<(H, Vec<usize>)> = Vec::new();
+        for m in 0..n {
+            let h = host(m);
             match hosts.iter_mut().find(|(k, _)| *k == h) {
                 Some((_, members)) => members.push(m),
                 None => hosts.push((h, vec![m])),

@@ -116,7 +116,7 @@ impl Gas {
             }
             bytes.copy_from_slice(&got);
         }
-        for &c in tree.children.iter().rev() {
+        for c in tree.children().rev() {
             self.coll_send(r, member(c), seq, bytes)?;
         }
         Ok(())
@@ -132,7 +132,7 @@ impl Gas {
     ) -> Result<()> {
         let seq = r.next_seq();
         let tree = binomial(r.me as usize, r.n as usize);
-        for &c in &tree.children {
+        for c in tree.children() {
             let mut got = self.coll_recv(r, c as u32, seq)?;
             if got.len() != data.len() {
                 return Err(Error::BadCollective(format!(

@@ -122,8 +122,14 @@ pub(crate) fn crecv_vec(comm: &Comm, from: i32, tag: i32) -> Result<Vec<u8>> {
 pub(crate) fn tiers(comm: &Comm, root: i32) -> Result<Tiers> {
     let rt = runtime::get()?;
     let leader = |job: u32| rt.host_leaders.get(job as usize).copied().unwrap_or(job);
-    let hosts: Vec<u32> = comm.group().iter().map(|&job| leader(job)).collect();
-    Ok(Tiers::new(&hosts, root as usize, comm.rank() as usize))
+    let group = comm.group();
+    let host = |m: usize| leader(group[m]);
+    Ok(Tiers::new(
+        group.len(),
+        host,
+        root as usize,
+        comm.rank() as usize,
+    ))
 }
 
 /// Whether every member of `comm` is on one host (found without building its tiers).

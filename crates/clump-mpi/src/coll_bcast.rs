@@ -16,7 +16,7 @@ pub(crate) fn tree_bcast(comm: &Comm, list: &[usize], buf: &mut [u8]) -> Result<
     if let Some(p) = tree.parent {
         crecv(comm, list[p] as i32, TAG_BCAST, buf)?;
     }
-    for &c in tree.children.iter().rev() {
+    for c in tree.children().rev() {
         csend(comm, list[c] as i32, TAG_BCAST, buf)?;
     }
     Ok(())

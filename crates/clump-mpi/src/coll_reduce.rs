@@ -68,7 +68,7 @@ fn tree_reduce(comm: &Comm, list: &[usize], mut acc: Vec<u8>, red: &Reduction) -
     };
     let tree = binomial(v, list.len());
     let mut incoming = vec![0u8; acc.len()];
-    for &c in &tree.children {
+    for c in tree.children() {
         crecv(comm, list[c] as i32, TAG_REDUCE, &mut incoming)?;
         red.combine(&acc, &mut incoming)?;
         std::mem::swap(&mut acc, &mut incoming);

@@ -22,7 +22,7 @@ pub(crate) fn tree_bcast(s: &mut Schedule, list: &[usize], buf: usize) {
         s.recv(list[p] as i32, buf);
         s.fence();
     }
-    for &c in tree.children.iter().rev() {
+    for c in tree.children().rev() {
         s.send(list[c] as i32, buf);
     }
     s.fence();

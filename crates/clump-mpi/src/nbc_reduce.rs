@@ -61,7 +61,7 @@ fn tree_reduce(s: &mut Schedule, list: &[usize], acc: usize, c: &Rc<Combine>) {
     let len = s.len(acc);
     let tree = binomial(v, list.len());
     let mut kids = Vec::new();
-    for &k in &tree.children {
+    for k in tree.children() {
         let b = s.buf(vec![0u8; len]);
         s.recv(list[k] as i32, b);
         kids.push(b);
