@@ -53,7 +53,7 @@ impl State {
 }
 
 /// The operator of OpenSHMEM's reduction `$op` on elements of `$t`: clump-coll's for every
-/// type but `long double`, whose arithmetic is C's ([`longdouble`]).
+/// type but `long double`, whose arithmetic is C's (`extended::longdouble`).
 macro_rules! operator {
     (LongDouble, $op:ident) => {
         $crate::shmem::extended::longdouble::$op as fn([u8; 16], [u8; 16]) -> [u8; 16]
