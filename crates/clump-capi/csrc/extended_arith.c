@@ -1,12 +1,13 @@
 /* Arithmetic on the C types Rust does not have, for OpenSHMEM's and MPI's reductions: long
- * double (x86-64: 80-bit extended in 16 bytes), its complex, double/float _Complex, and
- * binary128 (MPI's only) with its complex. Values come and go by
+ * double (x86-64: 80-bit extended in 16 bytes) and its complex, and binary128 (MPI's only)
+ * with its complex. Values come and go by
  * pointer, copied through memcpy so Rust's byte buffers need no alignment. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
 
-/* The Rust side holds these values as [u8; 16], [f64; 2] and [f32; 2]. */
+/* The Rust side holds these values as [u8; 16] and [u8; 32]; double and float _Complex
+ * as [f64; 2] and [f32; 2], which clump-coll combines. */
 _Static_assert(sizeof(long double) == 16, "long double must take 16 bytes");
 _Static_assert(sizeof(double _Complex) == 16, "double _Complex must take 16 bytes");
 _Static_assert(sizeof(float _Complex) == 8, "float _Complex must take 8 bytes");
@@ -27,11 +28,7 @@ CLUMP_BINARY(longdouble_prod, long double, x * y)
 /* fminl/fmaxl: a NaN loses to a number, as with Rust's f64::min and max. */
 CLUMP_BINARY(longdouble_min, long double, fminl(x, y))
 CLUMP_BINARY(longdouble_max, long double, fmaxl(x, y))
-/* Complex numbers have no order: OpenSHMEM reduces them by sum and product only. */
-CLUMP_BINARY(complexd_sum, double _Complex, x + y)
-CLUMP_BINARY(complexd_prod, double _Complex, x * y)
-CLUMP_BINARY(complexf_sum, float _Complex, x + y)
-CLUMP_BINARY(complexf_prod, float _Complex, x * y)
+/* Complex numbers have no order: they are reduced by sum and product only. */
 CLUMP_BINARY(complexld_sum, long double _Complex, x + y)
 CLUMP_BINARY(complexld_prod, long double _Complex, x * y)
 

@@ -1,5 +1,6 @@
 //! Collectives over Active Messages: a dissemination barrier, binomial-tree broadcast and
-//! reduction, and personalised exchange for gather and all-to-all. Every member calls them
+//! reduction (clump-coll's patterns and operators), and personalised exchange for gather
+//! and all-to-all. Every member calls them
 //! in the same order; each call's messages carry its group's key and the call's own
 //! sequence number. The world's collectives and a [`Group`](crate::Group)'s share one body,
 //! written over member indices ([`Round`]).
@@ -7,9 +8,10 @@
 use crate::error::{Error, Result};
 use crate::gas::Gas;
 use crate::protocol::H_COLL;
-use crate::reduce::{ReduceOp, Reducible};
 use crate::shared::split;
 use bytemuck::Pod;
+use clump_coll::kernel::{self, Element, Op};
+use clump_coll::pattern::{binomial, dissemination};
 use std::cell::Cell;
 
 /// The world's mailbox key; groups use any other.
@@ -82,13 +84,10 @@ impl Gas {
     }
 
     pub(crate) fn barrier_in(&self, r: &Round) -> Result<()> {
-        let (me, n) = (r.me, r.n);
-        let mut step = 1;
-        while step < n {
+        for (to, from) in dissemination(r.me as usize, r.n as usize) {
             let seq = r.next_seq();
-            self.coll_send(r, (me + step) % n, seq, &[])?;
-            self.coll_recv(r, (me + n - step) % n, seq)?;
-            step *= 2;
+            self.coll_send(r, to as u32, seq, &[])?;
+            self.coll_recv(r, from as u32, seq)?;
         }
         Ok(())
     }
@@ -102,59 +101,67 @@ impl Gas {
             });
         }
         let seq = r.next_seq();
-        let (me, n) = (r.me, r.n);
-        let rel = (me + n - root) % n;
-        let mut mask = 1;
-        while mask < n {
-            if rel & mask != 0 {
-                let got = self.coll_recv(r, (rel - mask + root) % n, seq)?;
-                if got.len() != bytes.len() {
-                    return Err(Error::BadCollective(format!(
-                        "broadcast of {} bytes, root sent {}",
-                        bytes.len(),
-                        got.len()
-                    )));
-                }
-                bytes.copy_from_slice(&got);
-                break;
+        let n = r.n as usize;
+        // The tree is over members relative to the root.
+        let member = |rel: usize| ((rel + root as usize) % n) as u32;
+        let tree = binomial((r.me as usize + n - root as usize) % n, n);
+        if let Some(p) = tree.parent {
+            let got = self.coll_recv(r, member(p), seq)?;
+            if got.len() != bytes.len() {
+                return Err(Error::BadCollective(format!(
+                    "broadcast of {} bytes, root sent {}",
+                    bytes.len(),
+                    got.len()
+                )));
             }
-            mask <<= 1;
+            bytes.copy_from_slice(&got);
         }
-        mask >>= 1;
-        while mask > 0 {
-            if rel + mask < n {
-                self.coll_send(r, (rel + mask + root) % n, seq, bytes)?;
-            }
-            mask >>= 1;
+        for c in tree.children().rev() {
+            self.coll_send(r, member(c), seq, bytes)?;
         }
         Ok(())
     }
 
-    /// Combines every member's `data` element-wise with `combine`; all members get the result.
-    pub(crate) fn reduce_in<T: Pod>(
+    /// Combines every member's `data` element-wise with `combine` (`higher = lower op
+    /// higher`, the lower member's data first); all members get the result.
+    pub(crate) fn reduce_in(
         &self,
         r: &Round,
-        data: &mut [T],
-        combine: impl Fn(T, T) -> T,
+        data: &mut [u8],
+        combine: impl Fn(&[u8], &mut [u8]),
     ) -> Result<()> {
         let seq = r.next_seq();
-        let (me, n) = (r.me, r.n);
-        let mut mask = 1;
-        while mask < n {
-            if me & mask != 0 {
-                self.coll_send(r, me - mask, seq, bytemuck::cast_slice(data))?;
-                break;
+        let tree = binomial(r.me as usize, r.n as usize);
+        for c in tree.children() {
+            let mut got = self.coll_recv(r, c as u32, seq)?;
+            if got.len() != data.len() {
+                return Err(Error::BadCollective(format!(
+                    "reduction of {} bytes, member {c} sent {}",
+                    data.len(),
+                    got.len()
+                )));
             }
-            if me + mask < n {
-                let got = self.coll_recv(r, me + mask, seq)?;
-                let theirs: Vec<T> = bytes_to_vec(&got, data.len())?;
-                for (d, t) in data.iter_mut().zip(theirs) {
-                    *d = combine(*d, t);
-                }
-            }
-            mask <<= 1;
+            combine(data, &mut got);
+            data.copy_from_slice(&got);
         }
-        self.broadcast_in(r, 0, bytemuck::cast_slice_mut(data))
+        if let Some(p) = tree.parent {
+            self.coll_send(r, p as u32, seq, data)?;
+        }
+        self.broadcast_in(r, 0, data)
+    }
+
+    /// Combines every member's `data` with operator `op`; all members get the result. An
+    /// operator that does not apply to `T` is refused before any message.
+    pub(crate) fn reduce_op_in<T: Element>(&self, r: &Round, data: &mut [T], op: Op) -> Result<()> {
+        if !kernel::combine(op, T::ELEM, &[], &mut []) {
+            return Err(Error::BadCollective(format!(
+                "{op:?} does not apply to {:?}",
+                T::ELEM
+            )));
+        }
+        self.reduce_in(r, bytemuck::cast_slice_mut(data), |lower, higher| {
+            kernel::combine(op, T::ELEM, lower, higher);
+        })
     }
 
     /// `send[m]` goes to member m; returns what every member sent to this one, by member.
@@ -226,9 +233,10 @@ impl Gas {
         self.broadcast_in(&self.world_round(), root, bytemuck::cast_slice_mut(data))
     }
 
-    /// Combines every rank's `data` element-wise; all ranks get the result.
-    pub fn all_reduce<T: Reducible>(&mut self, data: &mut [T], op: ReduceOp) -> Result<()> {
-        self.reduce_in(&self.world_round(), data, |a, b| a.combine(b, op))
+    /// Combines every rank's `data` element-wise with `op` (an error, before any message,
+    /// if `op` does not apply to `T`); all ranks get the result.
+    pub fn all_reduce<T: Element>(&mut self, data: &mut [T], op: Op) -> Result<()> {
+        self.reduce_op_in(&self.world_round(), data, op)
     }
 
     /// Every rank's `mine`, in rank order (all must pass the same length).

@@ -6,6 +6,7 @@ use crate::collective::{Round, WORLD_KEY};
 use crate::error::{Error, Result};
 use crate::gas::Gas;
 use bytemuck::Pod;
+use clump_coll::kernel::{Element, Op};
 use std::cell::Cell;
 
 /// An ordered set of ranks that includes this one. Members agree on the key; two groups
@@ -85,14 +86,34 @@ impl Gas {
         self.broadcast_in(&g.round(), root, bytemuck::cast_slice_mut(data))
     }
 
-    /// Combines every member's `data` element-wise with `combine`; all members get it.
-    pub fn group_reduce<T: Pod>(
+    /// Combines every member's `data` element-wise with `op`; all members get it.
+    pub fn group_reduce<T: Element>(&self, g: &Group, data: &mut [T], op: Op) -> Result<()> {
+        self.reduce_op_in(&g.round(), data, op)
+    }
+
+    /// The same with a combining function of the caller's, for element types clump-coll's
+    /// operators do not know (C's `long double`): `combine(lower, higher)` element by
+    /// element, the lower member's value first.
+    pub fn group_reduce_with<T: Pod>(
         &self,
         g: &Group,
         data: &mut [T],
         combine: impl Fn(T, T) -> T,
     ) -> Result<()> {
-        self.reduce_in(&g.round(), data, combine)
+        let size = size_of::<T>().max(1);
+        self.reduce_in(
+            &g.round(),
+            bytemuck::cast_slice_mut(data),
+            |lower, higher| {
+                for (a, b) in lower.chunks_exact(size).zip(higher.chunks_exact_mut(size)) {
+                    let r = combine(
+                        bytemuck::pod_read_unaligned(a),
+                        bytemuck::pod_read_unaligned(b),
+                    );
+                    b.copy_from_slice(bytemuck::bytes_of(&r));
+                }
+            },
+        )
     }
 
     /// Every member's `mine`, in member order (all must pass the same length).

@@ -28,10 +28,12 @@ mod handlers;
 mod local_view;
 mod protocol;
 mod ptr;
-mod reduce;
 mod rpc;
 mod shared;
 
+/// The reduction operators and the element types they apply to are clump-coll's, shared
+/// with MPI and OpenSHMEM.
+pub use clump_coll::kernel::{Element as Reducible, Op as ReduceOp};
 pub use config::{GasConfig, GasVars, LocalMode, DEFAULT_SEGMENT_BYTES};
 pub use error::{Error, Result};
 pub use gas::{Exchange, Gas, GasStats, SHORT_BYTES};
@@ -39,4 +41,3 @@ pub use group::Group;
 pub use local_view::LocalView;
 pub use protocol::{RpcContext, RpcId};
 pub use ptr::{GlobalPtr, Spread};
-pub use reduce::{ReduceOp, Reducible};

@@ -75,6 +75,11 @@ fn every_operation(local: LocalMode) {
     g.broadcast(0, &mut d).unwrap();
     g.all_reduce(&mut d, ReduceOp::Sum).unwrap();
     assert_eq!(d, [1.5, 2.0]);
+    let refused = g.all_reduce(&mut d, ReduceOp::Bxor);
+    assert!(
+        matches!(refused, Err(Error::BadCollective(_))),
+        "{refused:?}"
+    );
     assert_eq!(g.all_gather(&[3u32, 4]).unwrap(), [3, 4]);
     assert_eq!(g.all_to_all(&[7i64], 1).unwrap(), [7]);
     assert_eq!(g.all_to_allv(&[vec![1u8, 2]]).unwrap(), [vec![1, 2]]);

@@ -1,18 +1,18 @@
-//! Collectives over point-to-point messages in the communicator's collective context, on
-//! packed bytes. They know the clump: processes of one host combine through shared memory
-//! first, and only one per host (its leader) crosses the network.
+//! What the collectives build on: point-to-point messages in the communicator's collective
+//! context, on packed bytes, and where the members sit. The collectives know the clump:
+//! processes of one host combine through shared memory first, and only one per host (its
+//! leader) crosses the network (clump-coll's two-level tiers).
 //!
 //! Every rank calls the collectives of a communicator in the same order, and messages of
 //! one sender never overtake each other, so a tag per phase keeps the phases apart.
 
 use crate::comm::Comm;
-use crate::datatype::{Datatype, Predef};
 use crate::engine::ReqKind;
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::Pattern;
-use crate::op::Op;
 use crate::p2p::{wait, Request};
 use crate::runtime::{self, SendMode};
+pub(crate) use clump_coll::pattern::Tiers;
 
 pub(crate) const TAG_BCAST: i32 = 2;
 pub(crate) const TAG_REDUCE: i32 = 3;
@@ -118,53 +118,18 @@ pub(crate) fn crecv_vec(comm: &Comm, from: i32, tag: i32) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// How the members of a communicator sit on hosts, for a collective rooted at `root`.
-pub(crate) struct Tiers {
-    /// The communicator ranks on this host, its leader first (the root on the root's host).
-    pub local: Vec<i32>,
-    /// Each host's leader, the root first.
-    pub leaders: Vec<i32>,
-    /// The members of each host in the order of `leaders`, each leader first.
-    pub hosts: Vec<Vec<i32>>,
-}
-
-impl Tiers {
-    pub fn new(comm: &Comm, root: i32) -> Result<Tiers> {
-        let rt = runtime::get()?;
-        let mut hosts: Vec<(u32, Vec<i32>)> = Vec::new();
-        for (r, &job) in comm.group().iter().enumerate() {
-            let leader = rt.host_leaders.get(job as usize).copied().unwrap_or(job);
-            match hosts.iter_mut().find(|(h, _)| *h == leader) {
-                Some((_, members)) => members.push(r as i32),
-                None => hosts.push((leader, vec![r as i32])),
-            }
-        }
-        let mut hosts: Vec<Vec<i32>> = hosts.into_iter().map(|(_, m)| m).collect();
-        let root_host = hosts
-            .iter()
-            .position(|m| m.contains(&root))
-            .expect("the root is a member");
-        hosts.swap(0, root_host);
-        let at = hosts[0].iter().position(|&r| r == root).expect("root");
-        hosts[0].swap(0, at);
-        let me = comm.rank();
-        let local = hosts
-            .iter()
-            .find(|m| m.contains(&me))
-            .expect("a member is on a host")
-            .clone();
-        let leaders = hosts.iter().map(|m| m[0]).collect();
-        Ok(Tiers {
-            local,
-            leaders,
-            hosts,
-        })
-    }
-
-    /// Whether a flat algorithm over all ranks is as good: one host, or one rank per host.
-    pub fn is_flat(&self) -> bool {
-        self.hosts.len() == 1 || self.hosts.iter().all(|h| h.len() == 1)
-    }
+/// How the members of `comm` sit on hosts, for a two-level collective rooted at `root`.
+pub(crate) fn tiers(comm: &Comm, root: i32) -> Result<Tiers> {
+    let rt = runtime::get()?;
+    let leader = |job: u32| rt.host_leaders.get(job as usize).copied().unwrap_or(job);
+    let group = comm.group();
+    let host = |m: usize| leader(group[m]);
+    Ok(Tiers::new(
+        group.len(),
+        host,
+        root as usize,
+        comm.rank() as usize,
+    ))
 }
 
 /// Whether every member of `comm` is on one host (found without building its tiers).
@@ -176,33 +141,9 @@ pub(crate) fn one_host(comm: &Comm) -> Result<bool> {
     Ok(leaders.all(|l| Some(l) == first))
 }
 
-/// My index in `list`, if I am in it.
-pub(crate) fn index_in(list: &[i32], me: i32) -> Option<usize> {
-    list.iter().position(|&r| r == me)
-}
-
-/// Broadcast of `buf` from `list[0]` to the ranks of `list` (a binomial tree).
-pub(crate) fn tree_bcast(comm: &Comm, list: &[i32], buf: &mut [u8]) -> Result<()> {
-    let Some(v) = index_in(list, comm.rank()) else {
-        return Ok(());
-    };
-    let n = list.len();
-    let mut mask = 1;
-    while mask < n {
-        if v & mask != 0 {
-            crecv(comm, list[v - mask], TAG_BCAST, buf)?;
-            break;
-        }
-        mask <<= 1;
-    }
-    mask >>= 1;
-    while mask > 0 {
-        if v + mask < n {
-            csend(comm, list[v + mask], TAG_BCAST, buf)?;
-        }
-        mask >>= 1;
-    }
-    Ok(())
+/// My index in `list` (of communicator ranks), if I am in it.
+pub(crate) fn index_in(list: &[usize], me: i32) -> Option<usize> {
+    list.iter().position(|&r| r as i32 == me)
 }
 
 pub(crate) fn check_root(comm: &Comm, root: i32) -> Result<()> {
@@ -216,21 +157,14 @@ pub(crate) fn check_root(comm: &Comm, root: i32) -> Result<()> {
     }
 }
 
-/// `MPI_Bcast` of `count` packed elements of `dt` in `buf` from `root`: to every host's
-/// leader, then within each host.
-pub fn bcast(buf: &mut [u8], count: usize, dt: &Datatype, root: i32, comm: &Comm) -> Result<()> {
-    check_root(comm, root)?;
-    let len = dt.bytes(count)?;
-    let buf = buf
-        .get_mut(..len)
-        .ok_or_else(|| Error::new(ErrorClass::Buffer, "broadcast buffer too small"))?;
-    let tiers = Tiers::new(comm, root)?;
-    tree_bcast(comm, &tiers.leaders, buf)?;
-    tree_bcast(comm, &tiers.local, buf)
-}
-
-/// `MPI_Barrier`: an allreduce of nothing.
-pub fn barrier(comm: &Comm) -> Result<()> {
-    let byte = Datatype::predefined(Predef::Byte);
-    crate::coll_reduce::allreduce(&[], &mut [], 0, &byte, &Op::NoOp, comm)
+/// Checks that `lens` has one count per rank of `comm`.
+pub(crate) fn check_lens(lens: &[usize], comm: &Comm) -> Result<()> {
+    if lens.len() == comm.size() as usize {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorClass::Count,
+            format!("{} counts for {} ranks", lens.len(), comm.size()),
+        ))
+    }
 }

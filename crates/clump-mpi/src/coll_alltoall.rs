@@ -3,8 +3,9 @@
 //! lengths of its blocks, then the blocks (but the one it keeps), and copies its own block
 //! out of every other member's slot. Else by messages, every receive posted first.
 
+use crate::coll::check_lens;
 use crate::coll::{cirecv, cisend, cwait, one_host, TAG_ALLTOALL};
-use crate::coll_gather::{check_lens, wait_all};
+use crate::coll_gather::wait_all;
 use crate::coll_shm;
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};

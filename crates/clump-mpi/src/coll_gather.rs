@@ -3,49 +3,40 @@
 //! leader first, so one message per host crosses the network to the root.
 
 use crate::coll::{
-    check_root, cirecv, cisend, crecv, crecv_vec, csend, cwait, tree_bcast, Tiers, TAG_GATHER,
+    check_lens, check_root, cirecv, cisend, crecv, crecv_vec, csend, cwait, tiers, TAG_GATHER,
     TAG_SCATTER,
 };
+use crate::coll_bcast::tree_bcast;
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
 use crate::p2p::{wait, Request};
-
-pub(crate) fn check_lens(lens: &[usize], comm: &Comm) -> Result<()> {
-    if lens.len() == comm.size() as usize {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorClass::Count,
-            format!("{} counts for {} ranks", lens.len(), comm.size()),
-        ))
-    }
-}
 
 /// `MPI_Gather(v)`: every rank's `mine` at `root`, which passes each rank's length in
 /// `lens` and gets the blocks in rank order (the other ranks get none and may pass `&[]`).
 pub fn gather(mine: &[u8], lens: &[usize], root: i32, comm: &Comm) -> Result<Vec<Vec<u8>>> {
     check_root(comm, root)?;
-    let tiers = Tiers::new(comm, root)?;
+    let tiers = tiers(comm, root)?;
     let me = comm.rank();
-    if tiers.local[0] != me {
-        return csend(comm, tiers.local[0], TAG_GATHER, mine).map(|_| Vec::new());
+    let leader = tiers.local[0] as i32;
+    if leader != me {
+        return csend(comm, leader, TAG_GATHER, mine).map(|_| Vec::new());
     }
     if me != root {
         let mut host = mine.to_vec();
         for &m in &tiers.local[1..] {
-            host.extend(crecv_vec(comm, m, TAG_GATHER)?);
+            host.extend(crecv_vec(comm, m as i32, TAG_GATHER)?);
         }
         return csend(comm, root, TAG_GATHER, &host).map(|_| Vec::new());
     }
     check_lens(lens, comm)?;
     // The root's own host sends block by block, every other host as one message.
-    let mut incoming: Vec<(i32, Vec<i32>, Vec<u8>)> = tiers.local[1..]
+    let mut incoming: Vec<(i32, Vec<usize>, Vec<u8>)> = tiers.local[1..]
         .iter()
-        .map(|&m| (m, vec![m], vec![0u8; lens[m as usize]]))
+        .map(|&m| (m as i32, vec![m], vec![0u8; lens[m]]))
         .collect();
     for host in &tiers.hosts[1..] {
-        let len = host.iter().map(|&m| lens[m as usize]).sum();
-        incoming.push((host[0], host.clone(), vec![0u8; len]));
+        let len = host.iter().map(|&m| lens[m]).sum();
+        incoming.push((host[0] as i32, host.clone(), vec![0u8; len]));
     }
     let mut reqs = Vec::with_capacity(incoming.len());
     for (from, _, buf) in incoming.iter_mut() {
@@ -58,8 +49,8 @@ pub fn gather(mine: &[u8], lens: &[usize], root: i32, comm: &Comm) -> Result<Vec
         cwait(&mut r, from, buf.len())?;
         let mut at = 0;
         for m in members {
-            let len = lens[m as usize];
-            blocks[m as usize] = buf[at..at + len].to_vec();
+            let len = lens[m];
+            blocks[m] = buf[at..at + len].to_vec();
             at += len;
         }
     }
@@ -103,7 +94,7 @@ pub fn allgather(mine: &[u8], lens: &[usize], comm: &Comm) -> Result<Vec<Vec<u8>
     check_lens(lens, comm)?;
     let mut all = gather(mine, lens, 0, comm)?.concat();
     all.resize(lens.iter().sum(), 0);
-    let tiers = Tiers::new(comm, 0)?;
+    let tiers = tiers(comm, 0)?;
     tree_bcast(comm, &tiers.leaders, &mut all)?;
     tree_bcast(comm, &tiers.local, &mut all)?;
     let mut at = 0;

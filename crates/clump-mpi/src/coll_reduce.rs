@@ -3,15 +3,17 @@
 //! hosts' leaders; a non-commutative one combines in rank order, as MPI requires.
 
 use crate::coll::{
-    check_root, cirecv, cisend, crecv, csend, cwait, index_in, one_host, tree_bcast, Tiers,
+    check_lens, check_root, cirecv, cisend, crecv, csend, cwait, index_in, one_host, tiers,
     TAG_BCAST, TAG_DOUBLING, TAG_REDUCE, TAG_SCAN,
 };
+use crate::coll_bcast::tree_bcast;
 use crate::coll_gather::scatter;
 use crate::comm::Comm;
-use crate::datatype::Datatype;
+use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
 use crate::op::Op;
 use crate::p2p::wait;
+use clump_coll::pattern::{binomial, doubling as doubling_pattern, prefix_partners, Doubling};
 
 /// What one reduction combines: `count` packed elements of `dt` with `op`.
 pub(crate) struct Reduction<'a> {
@@ -60,59 +62,55 @@ fn exchange(comm: &Comm, peer: i32, tag: i32, mine: &[u8], theirs: &mut [u8]) ->
 
 /// Combines the data of the ranks of `list` towards `list[0]` (a binomial tree); with
 /// `list` in rank order, each step combines a lower block with the next higher one.
-fn tree_reduce(comm: &Comm, list: &[i32], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
+fn tree_reduce(comm: &Comm, list: &[usize], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
     let Some(v) = index_in(list, comm.rank()) else {
         return Ok(acc);
     };
+    let tree = binomial(v, list.len());
     let mut incoming = vec![0u8; acc.len()];
-    let mut mask = 1;
-    while mask < list.len() {
-        if v & mask != 0 {
-            csend(comm, list[v - mask], TAG_REDUCE, &acc)?;
-            break;
-        }
-        if v + mask < list.len() {
-            crecv(comm, list[v + mask], TAG_REDUCE, &mut incoming)?;
-            red.combine(&acc, &mut incoming)?;
-            std::mem::swap(&mut acc, &mut incoming);
-        }
-        mask <<= 1;
+    for c in tree.children() {
+        crecv(comm, list[c] as i32, TAG_REDUCE, &mut incoming)?;
+        red.combine(&acc, &mut incoming)?;
+        std::mem::swap(&mut acc, &mut incoming);
+    }
+    if let Some(p) = tree.parent {
+        csend(comm, list[p] as i32, TAG_REDUCE, &acc)?;
     }
     Ok(acc)
 }
 
 /// Every rank of `list` gets the combination of all their data (recursive doubling; the
 /// ranks past the largest power of two hand theirs to a partner first). Commutative only.
-fn doubling(comm: &Comm, list: &[i32], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
+fn doubling(comm: &Comm, list: &[usize], mut acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
     let Some(v) = index_in(list, comm.rank()) else {
         return Ok(acc);
     };
-    let (n, p) = (list.len(), 1 << list.len().ilog2());
-    if v >= p {
-        csend(comm, list[v - p], TAG_REDUCE, &acc)?;
-        crecv(comm, list[v - p], TAG_BCAST, &mut acc)?;
-        return Ok(acc);
-    }
+    let (extra, partners) = match doubling_pattern(v, list.len()) {
+        Doubling::Extra { partner } => {
+            let partner = list[partner] as i32;
+            csend(comm, partner, TAG_REDUCE, &acc)?;
+            crecv(comm, partner, TAG_BCAST, &mut acc)?;
+            return Ok(acc);
+        }
+        Doubling::Core { extra, partners } => (extra.map(|e| list[e] as i32), partners),
+    };
     let mut theirs = vec![0u8; acc.len()];
-    if v + p < n {
-        crecv(comm, list[v + p], TAG_REDUCE, &mut theirs)?;
+    if let Some(e) = extra {
+        crecv(comm, e, TAG_REDUCE, &mut theirs)?;
         red.combine(&acc, &mut theirs)?;
         std::mem::swap(&mut acc, &mut theirs);
     }
-    let mut mask = 1;
-    while mask < p {
-        let partner = v ^ mask;
-        exchange(comm, list[partner], TAG_DOUBLING, &acc, &mut theirs)?;
+    for partner in partners {
+        exchange(comm, list[partner] as i32, TAG_DOUBLING, &acc, &mut theirs)?;
         if partner < v {
             red.combine(&theirs, &mut acc)?;
         } else {
             red.combine(&acc, &mut theirs)?;
             std::mem::swap(&mut acc, &mut theirs);
         }
-        mask <<= 1;
     }
-    if v + p < n {
-        csend(comm, list[v + p], TAG_BCAST, &acc)?;
+    if let Some(e) = extra {
+        csend(comm, e, TAG_BCAST, &acc)?;
     }
     Ok(acc)
 }
@@ -121,11 +119,11 @@ fn doubling(comm: &Comm, list: &[i32], mut acc: Vec<u8>, red: &Reduction) -> Res
 /// rank 0 (then on to the root) for a non-commutative operation.
 fn reduce_to(comm: &Comm, root: i32, acc: Vec<u8>, red: &Reduction) -> Result<Vec<u8>> {
     if red.op.is_commutative() {
-        let tiers = Tiers::new(comm, root)?;
+        let tiers = tiers(comm, root)?;
         let acc = tree_reduce(comm, &tiers.local, acc, red)?;
         return tree_reduce(comm, &tiers.leaders, acc, red);
     }
-    let all: Vec<i32> = (0..comm.size()).collect();
+    let all: Vec<usize> = (0..comm.size() as usize).collect();
     let mut acc = tree_reduce(comm, &all, acc, red)?;
     if root != 0 {
         match comm.rank() {
@@ -175,17 +173,22 @@ pub fn allreduce(
     }
     let acc = red.start(send)?;
     if op.is_commutative() && one_host(comm)? {
-        let all: Vec<i32> = (0..comm.size()).collect();
+        let all: Vec<usize> = (0..comm.size() as usize).collect();
         return out(recv, &doubling(comm, &all, acc, &red)?);
     }
-    let tiers = Tiers::new(comm, 0)?;
+    let tiers = tiers(comm, 0)?;
     let acc = if !op.is_commutative() {
         let mut acc = reduce_to(comm, 0, acc, &red)?;
         tree_bcast(comm, &tiers.leaders, &mut acc)?;
         tree_bcast(comm, &tiers.local, &mut acc)?;
         acc
     } else if tiers.is_flat() {
-        doubling(comm, &(0..comm.size()).collect::<Vec<_>>(), acc, &red)?
+        doubling(
+            comm,
+            &(0..comm.size() as usize).collect::<Vec<_>>(),
+            acc,
+            &red,
+        )?
     } else {
         let acc = tree_reduce(comm, &tiers.local, acc, &red)?;
         let mut acc = doubling(comm, &tiers.leaders, acc, &red)?;
@@ -203,23 +206,18 @@ fn prefix(send: &[u8], red: &Reduction, comm: &Comm, inclusive: bool) -> Result<
     let mut partial = red.start(send)?;
     let mut result = inclusive.then(|| partial.clone());
     let mut theirs = vec![0u8; partial.len()];
-    let mut mask = 1;
-    while mask < n {
-        let partner = r ^ mask;
-        if partner < n {
-            exchange(comm, partner as i32, TAG_SCAN, &partial, &mut theirs)?;
-            if partner < r {
-                match &mut result {
-                    Some(acc) => red.combine(&theirs, acc)?,
-                    None => result = Some(theirs.clone()),
-                }
-                red.combine(&theirs, &mut partial)?;
-            } else {
-                red.combine(&partial, &mut theirs)?;
-                std::mem::swap(&mut partial, &mut theirs);
+    for partner in prefix_partners(r, n) {
+        exchange(comm, partner as i32, TAG_SCAN, &partial, &mut theirs)?;
+        if partner < r {
+            match &mut result {
+                Some(acc) => red.combine(&theirs, acc)?,
+                None => result = Some(theirs.clone()),
             }
+            red.combine(&theirs, &mut partial)?;
+        } else {
+            red.combine(&partial, &mut theirs)?;
+            std::mem::swap(&mut partial, &mut theirs);
         }
-        mask <<= 1;
     }
     Ok(result)
 }
@@ -264,12 +262,7 @@ pub fn reduce_scatter(
     op: &Op,
     comm: &Comm,
 ) -> Result<Vec<u8>> {
-    if counts.len() != comm.size() as usize {
-        return Err(Error::new(
-            ErrorClass::Count,
-            format!("{} counts for {} ranks", counts.len(), comm.size()),
-        ));
-    }
+    check_lens(counts, comm)?;
     let total = counts.iter().sum();
     let red = Reduction {
         dt,
@@ -291,4 +284,10 @@ pub fn reduce_scatter(
         Vec::new()
     };
     scatter(&blocks, dt.bytes(counts[comm.rank() as usize])?, 0, comm)
+}
+
+/// `MPI_Barrier`: an allreduce of nothing.
+pub fn barrier(comm: &Comm) -> Result<()> {
+    let byte = Datatype::predefined(Predef::Byte);
+    allreduce(&[], &mut [], 0, &byte, &Op::NoOp, comm)
 }

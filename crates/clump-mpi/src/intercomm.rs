@@ -6,7 +6,8 @@
 
 use std::rc::Rc;
 
-use crate::coll::{bcast, cisend, crecv_vec};
+use crate::coll::{cisend, crecv_vec};
+use crate::coll_bcast::bcast;
 use crate::coll_gather::allgather;
 use crate::coll_reduce::allreduce;
 use crate::comm::Comm;

@@ -9,6 +9,7 @@
 mod bind;
 mod coll;
 mod coll_alltoall;
+mod coll_bcast;
 mod coll_gather;
 mod coll_reduce;
 mod coll_reduce_shm;
@@ -47,10 +48,10 @@ mod topo_create;
 mod topology;
 mod unexpected;
 
-pub use coll::{barrier, bcast};
 pub use coll_alltoall::{alltoall, alltoall_contiguous};
+pub use coll_bcast::bcast;
 pub use coll_gather::{allgather, gather, scatter};
-pub use coll_reduce::{allreduce, exscan, reduce, reduce_scatter, scan};
+pub use coll_reduce::{allreduce, barrier, exscan, reduce, reduce_scatter, scan};
 pub use comm::Comm;
 pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
@@ -60,7 +61,7 @@ pub use error::{Error, ErrorClass, Result};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
-pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter, Done, DoneBlocks};
+pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter};
 pub use nbc_inter::{role, Role, ROOT};
 pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use neighbor::neighbor_alltoall;
@@ -70,10 +71,10 @@ pub use p2p::{
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
 pub use runtime::{
-    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, SendMode,
-    Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, CollTag,
+    SendMode, Thresholds,
 };
-pub use sched::{reserve_tag, with_tag, CollTag};
+pub use sched::{reserve_tag, with_tag, Done, DoneBlocks};
 pub use startup::init;
 pub use status::Status;
 pub use topology::{grid_size, Topology};

@@ -4,56 +4,36 @@
 //! interface unpacks it there into the program's buffer). Broadcasts go through the hosts'
 //! leaders, as the blocking ones do. On an intercommunicator each is [`nbc_inter`]'s.
 
-use crate::coll::{check_root, index_in, Tiers};
-use crate::coll_gather::check_lens;
+use crate::coll::{check_lens, check_root, index_in, tiers};
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
 use crate::nbc_inter;
 use crate::p2p::Request;
-use crate::sched::Schedule;
-
-/// What receives the result of a collective with one buffer of output.
-pub type Done = Box<dyn FnOnce(Vec<u8>) -> Result<()>>;
-/// What receives the result of a collective with a block per rank.
-pub type DoneBlocks = Box<dyn FnOnce(Vec<Vec<u8>>) -> Result<()>>;
+use crate::sched::{finish, finish_blocks, Done, DoneBlocks, Schedule};
+use clump_coll::pattern::{binomial, dissemination};
 
 /// Binomial-tree broadcast of buffer `buf` from `list[0]` to the ranks of `list`.
-pub(crate) fn tree_bcast(s: &mut Schedule, list: &[i32], buf: usize) {
+pub(crate) fn tree_bcast(s: &mut Schedule, list: &[usize], buf: usize) {
     let Some(v) = index_in(list, s.comm().rank()) else {
         return;
     };
-    let n = list.len();
-    let mut mask = 1;
-    while mask < n {
-        if v & mask != 0 {
-            s.recv(list[v - mask], buf);
-            s.fence();
-            break;
-        }
-        mask <<= 1;
+    let tree = binomial(v, list.len());
+    if let Some(p) = tree.parent {
+        s.recv(list[p] as i32, buf);
+        s.fence();
     }
-    mask >>= 1;
-    while mask > 0 {
-        if v + mask < n {
-            s.send(list[v + mask], buf);
-        }
-        mask >>= 1;
+    for c in tree.children().rev() {
+        s.send(list[c] as i32, buf);
     }
     s.fence();
 }
 
 /// Broadcast of `buf` from `root` through each host's leader.
 pub(crate) fn host_bcast(s: &mut Schedule, root: i32, buf: usize) -> Result<()> {
-    let tiers = Tiers::new(s.comm(), root)?;
+    let tiers = tiers(s.comm(), root)?;
     tree_bcast(s, &tiers.leaders, buf);
     tree_bcast(s, &tiers.local, buf);
     Ok(())
-}
-
-/// Ends `s` with handing buffer `buf` to `done`.
-pub(crate) fn finish(mut s: Schedule, buf: usize, done: Done) -> Result<Request> {
-    s.then(move |bufs| done(std::mem::take(&mut bufs[buf])));
-    s.start()
 }
 
 /// `MPI_Ibarrier`: dissemination, one message to and from a rank at each distance 2^k.
@@ -62,14 +42,11 @@ pub fn ibarrier(comm: &Comm) -> Result<Request> {
         return nbc_inter::ibarrier(comm);
     }
     let mut s = Schedule::new(comm)?;
-    let (r, n) = (comm.rank(), comm.size());
     let none = s.buf(Vec::new());
-    let mut d = 1;
-    while d < n {
-        s.send((r + d) % n, none);
-        s.recv((r + n - d) % n, none);
+    for (to, from) in dissemination(comm.rank() as usize, comm.size() as usize) {
+        s.send(to as i32, none);
+        s.recv(from as i32, none);
         s.fence();
-        d <<= 1;
     }
     s.start()
 }
@@ -113,17 +90,6 @@ pub fn igather(
         s.recv(i as i32, first + i);
     }
     finish_blocks(s, first, lens.len(), done)
-}
-
-/// Ends `s` with handing its `n` buffers from `first` to `done`.
-pub(crate) fn finish_blocks(
-    mut s: Schedule,
-    first: usize,
-    n: usize,
-    done: DoneBlocks,
-) -> Result<Request> {
-    s.then(move |bufs| done(bufs.drain(first..first + n).collect()));
-    s.start()
 }
 
 /// `MPI_Iscatter(v)`: rank `i` gets `blocks[i]` of the root (`want` bytes long).

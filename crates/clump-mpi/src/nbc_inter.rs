@@ -10,10 +10,9 @@ use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::PROC_NULL;
-use crate::nbc::{finish, finish_blocks, Done, DoneBlocks};
 use crate::op::Op;
 use crate::p2p::Request;
-use crate::sched::Schedule;
+use crate::sched::{finish, finish_blocks, Done, DoneBlocks, Schedule};
 
 /// The root of an intercommunicator collective passes this (`MPI_ROOT`).
 pub const ROOT: i32 = -4;

@@ -5,15 +5,17 @@
 
 use std::rc::Rc;
 
-use crate::coll::{check_root, index_in, Tiers};
+use crate::coll::{check_root, index_in, one_host, tiers};
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass, Result};
-use crate::nbc::{finish, host_bcast, Done};
+use crate::nbc::{host_bcast, tree_bcast};
 use crate::nbc_inter;
 use crate::op::Op;
 use crate::p2p::Request;
 use crate::sched::Schedule;
+use crate::sched::{finish, Done};
+use clump_coll::pattern::{binomial, doubling as doubling_pattern, prefix_partners, Doubling};
 
 /// What a reduction combines, owned by the schedule's local steps.
 struct Combine {
@@ -52,25 +54,17 @@ impl Combine {
 
 /// Combines buffer `acc` of the ranks of `list` towards `list[0]` (a binomial tree): each
 /// rank receives its children's data in one round, then combines them in order.
-fn tree_reduce(s: &mut Schedule, list: &[i32], acc: usize, c: &Rc<Combine>) {
+fn tree_reduce(s: &mut Schedule, list: &[usize], acc: usize, c: &Rc<Combine>) {
     let Some(v) = index_in(list, s.comm().rank()) else {
         return;
     };
     let len = s.len(acc);
+    let tree = binomial(v, list.len());
     let mut kids = Vec::new();
-    let mut parent = None;
-    let mut mask = 1;
-    while mask < list.len() {
-        if v & mask != 0 {
-            parent = Some(list[v - mask]);
-            break;
-        }
-        if v + mask < list.len() {
-            let k = s.buf(vec![0u8; len]);
-            s.recv(list[v + mask], k);
-            kids.push(k);
-        }
-        mask <<= 1;
+    for k in tree.children() {
+        let b = s.buf(vec![0u8; len]);
+        s.recv(list[k] as i32, b);
+        kids.push(b);
     }
     if !kids.is_empty() {
         let c = c.clone();
@@ -82,8 +76,8 @@ fn tree_reduce(s: &mut Schedule, list: &[i32], acc: usize, c: &Rc<Combine>) {
             Ok(())
         });
     }
-    if let Some(p) = parent {
-        s.send(p, acc);
+    if let Some(p) = tree.parent {
+        s.send(list[p] as i32, acc);
         s.fence();
     }
 }
@@ -91,12 +85,12 @@ fn tree_reduce(s: &mut Schedule, list: &[i32], acc: usize, c: &Rc<Combine>) {
 /// The whole reduction of `acc` at `root`.
 fn reduce_to(s: &mut Schedule, root: i32, acc: usize, c: &Rc<Combine>) -> Result<()> {
     if c.op.is_commutative() {
-        let tiers = Tiers::new(s.comm(), root)?;
+        let tiers = tiers(s.comm(), root)?;
         tree_reduce(s, &tiers.local, acc, c);
         tree_reduce(s, &tiers.leaders, acc, c);
         return Ok(());
     }
-    let all: Vec<i32> = (0..s.comm().size()).collect();
+    let all: Vec<usize> = (0..s.comm().size() as usize).collect();
     tree_reduce(s, &all, acc, c);
     if root != 0 {
         match s.comm().rank() {
@@ -107,6 +101,54 @@ fn reduce_to(s: &mut Schedule, root: i32, acc: usize, c: &Rc<Combine>) -> Result
         s.fence();
     }
     Ok(())
+}
+
+/// Every rank of `list` gets the combination of all their buffer `acc` (recursive
+/// doubling; the ranks past the largest power of two hand theirs to a partner first and
+/// get the result back). Commutative operations only.
+fn doubling(s: &mut Schedule, list: &[usize], acc: usize, c: &Rc<Combine>) {
+    let Some(v) = index_in(list, s.comm().rank()) else {
+        return;
+    };
+    let (extra, partners) = match doubling_pattern(v, list.len()) {
+        Doubling::Extra { partner } => {
+            let partner = list[partner] as i32;
+            s.send(partner, acc);
+            s.fence();
+            s.recv(partner, acc);
+            s.fence();
+            return;
+        }
+        Doubling::Core { extra, partners } => (extra.map(|e| list[e] as i32), partners),
+    };
+    let theirs = s.buf(vec![0u8; s.len(acc)]);
+    if let Some(e) = extra {
+        s.recv(e, theirs);
+        let c = c.clone();
+        s.then(move |bufs| {
+            c.apply(bufs, acc, theirs)?;
+            bufs.swap(acc, theirs);
+            Ok(())
+        });
+    }
+    for p in partners {
+        s.send(list[p] as i32, acc);
+        s.recv(list[p] as i32, theirs);
+        let (c, lower) = (c.clone(), p < v);
+        s.then(move |bufs| {
+            if lower {
+                c.apply(bufs, theirs, acc)
+            } else {
+                c.apply(bufs, acc, theirs)?;
+                bufs.swap(acc, theirs);
+                Ok(())
+            }
+        });
+    }
+    if let Some(e) = extra {
+        s.send(e, acc);
+        s.fence();
+    }
 }
 
 /// `MPI_Ireduce` of `count` packed elements of `dt` in `send` onto `root`; `done` gets the
@@ -131,7 +173,9 @@ pub fn ireduce(
     finish(s, acc, done)
 }
 
-/// `MPI_Iallreduce`: reduced at rank 0, then broadcast through the hosts' leaders.
+/// `MPI_Iallreduce`: recursive doubling when all ranks share one host or each has its own;
+/// otherwise within hosts, doubling across their leaders, and back within hosts. A
+/// non-commutative operation reduces in rank order at rank 0 and broadcasts.
 pub fn iallreduce(
     send: Vec<u8>,
     count: usize,
@@ -146,8 +190,22 @@ pub fn iallreduce(
     let c = Combine::new(&send, count, dt, op)?;
     let mut s = Schedule::new(comm)?;
     let acc = s.buf(send);
-    reduce_to(&mut s, 0, acc, &c)?;
-    host_bcast(&mut s, 0, acc)?;
+    let all = || (0..comm.size() as usize).collect::<Vec<_>>();
+    if !op.is_commutative() {
+        reduce_to(&mut s, 0, acc, &c)?;
+        host_bcast(&mut s, 0, acc)?;
+    } else if one_host(comm)? {
+        doubling(&mut s, &all(), acc, &c);
+    } else {
+        let tiers = tiers(comm, 0)?;
+        if tiers.is_flat() {
+            doubling(&mut s, &all(), acc, &c);
+        } else {
+            tree_reduce(&mut s, &tiers.local, acc, &c);
+            doubling(&mut s, &tiers.leaders, acc, &c);
+            tree_bcast(&mut s, &tiers.local, acc);
+        }
+    }
     finish(s, acc, done)
 }
 
@@ -164,7 +222,7 @@ pub fn ireduce_scatter(
     if comm.is_inter() {
         return nbc_inter::ireduce_scatter(send, counts, dt, op, comm, done);
     }
-    crate::coll_gather::check_lens(counts, comm)?;
+    crate::coll::check_lens(counts, comm)?;
     let c = Combine::new(&send, counts.iter().sum(), dt, op)?;
     let mut s = Schedule::new(comm)?;
     let acc = s.buf(send);
@@ -220,31 +278,26 @@ pub fn iscan(
     let partial = s.buf(send);
     let theirs = s.buf(vec![0u8; len]);
     let mut have = inclusive;
-    let mut mask = 1;
-    while mask < n {
-        let partner = r ^ mask;
-        if partner < n {
-            s.send(partner as i32, partial);
-            s.recv(partner as i32, theirs);
-            let (c, first) = (c.clone(), !have);
-            let lower = partner < r;
-            s.then(move |bufs| {
-                if lower {
-                    if first {
-                        bufs[result] = bufs[theirs].clone();
-                    } else {
-                        c.apply(bufs, theirs, result)?;
-                    }
-                    c.apply(bufs, theirs, partial)
+    for partner in prefix_partners(r, n) {
+        s.send(partner as i32, partial);
+        s.recv(partner as i32, theirs);
+        let (c, first) = (c.clone(), !have);
+        let lower = partner < r;
+        s.then(move |bufs| {
+            if lower {
+                if first {
+                    bufs[result] = bufs[theirs].clone();
                 } else {
-                    c.apply(bufs, partial, theirs)?;
-                    bufs.swap(partial, theirs);
-                    Ok(())
+                    c.apply(bufs, theirs, result)?;
                 }
-            });
-            have |= lower;
-        }
-        mask <<= 1;
+                c.apply(bufs, theirs, partial)
+            } else {
+                c.apply(bufs, partial, theirs)?;
+                bufs.swap(partial, theirs);
+                Ok(())
+            }
+        });
+        have |= lower;
     }
     finish(s, result, done)
 }

@@ -1,9 +1,13 @@
-//! Reduction operations on packed data: `higher = lower OP higher`, element by element,
-//! where `lower` comes from the lower ranks (the order a non-commutative operation needs).
+//! MPI's reduction operations on packed data: `higher = lower OP higher`, element by
+//! element, where `lower` comes from the lower ranks (the order a non-commutative operation
+//! needs). The predefined ones are clump-coll's operators, shared with clump-gas and
+//! OpenSHMEM; user functions and C's long double types are MPI's own.
 
 use std::fmt;
 use std::rc::Rc;
 use std::sync::OnceLock;
+
+use clump_coll::kernel::{self, Elem, Loc};
 
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
@@ -71,144 +75,6 @@ impl fmt::Debug for Op {
     }
 }
 
-/// Combines `lower` into `higher` as elements of `$t` with an integer operation; false
-/// when `$op` does not apply. The operation is chosen once, outside the loop, so that each
-/// arm's loop is a plain element-wise one the compiler turns into vector instructions.
-macro_rules! int_op {
-    ($t:ty, $op:expr, $lower:expr, $higher:expr) => {{
-        match $op {
-            Op::Sum => each_as!($t, $lower, $higher, |a, b| a.wrapping_add(b)),
-            Op::Prod => each_as!($t, $lower, $higher, |a, b| a.wrapping_mul(b)),
-            Op::Min => each_as!($t, $lower, $higher, |a, b| if b < a { b } else { a }),
-            Op::Max => each_as!($t, $lower, $higher, |a, b| if b > a { b } else { a }),
-            Op::Land => each_as!($t, $lower, $higher, |a, b| ((a != 0) && (b != 0)) as $t),
-            Op::Lor => each_as!($t, $lower, $higher, |a, b| ((a != 0) || (b != 0)) as $t),
-            Op::Lxor => each_as!($t, $lower, $higher, |a, b| ((a != 0) != (b != 0)) as $t),
-            Op::Band => each_as!($t, $lower, $higher, |a, b| a & b),
-            Op::Bor => each_as!($t, $lower, $higher, |a, b| a | b),
-            Op::Bxor => each_as!($t, $lower, $higher, |a, b| a ^ b),
-            Op::Replace => each_as!($t, $lower, $higher, |_, b| b),
-            Op::NoOp => each_as!($t, $lower, $higher, |a, _| a),
-            _ => false,
-        }
-    }};
-}
-
-/// The same with a floating-point operation (none of the bitwise or location ones).
-macro_rules! float_op {
-    ($t:ty, $op:expr, $lower:expr, $higher:expr) => {{
-        match $op {
-            Op::Sum => each_as!($t, $lower, $higher, |a, b| a + b),
-            Op::Prod => each_as!($t, $lower, $higher, |a, b| a * b),
-            Op::Min => each_as!($t, $lower, $higher, |a, b| if b < a { b } else { a }),
-            Op::Max => each_as!($t, $lower, $higher, |a, b| if b > a { b } else { a }),
-            Op::Land => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) && (b != 0.0)) as u8
-                as $t),
-            Op::Lor => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) || (b != 0.0)) as u8
-                as $t),
-            Op::Lxor => each_as!($t, $lower, $higher, |a, b| ((a != 0.0) != (b != 0.0)) as u8
-                as $t),
-            Op::Replace => each_as!($t, $lower, $higher, |_, b| b),
-            Op::NoOp => each_as!($t, $lower, $higher, |a, _| a),
-            _ => false,
-        }
-    }};
-}
-
-/// `higher[i] = f(lower[i], higher[i])` over elements of `$t`; true.
-macro_rules! each_as {
-    ($t:ty, $lower:expr, $higher:expr, $f:expr) => {
-        each($lower, $higher, <$t>::from_ne_bytes, <$t>::to_ne_bytes, $f)
-    };
-}
-
-/// `higher[i] = f(lower[i], higher[i])` over elements of `N` bytes read as `T`; true.
-/// A function of its own for each type and operation: its loop vectorizes, and the match
-/// that picks it stays small (inlined, the loops made it slow for a few elements).
-#[inline(never)]
-fn each<const N: usize, T: Copy>(
-    lower: &[u8],
-    higher: &mut [u8],
-    from: fn([u8; N]) -> T,
-    to: fn(T) -> [u8; N],
-    f: impl Fn(T, T) -> T,
-) -> bool {
-    for (a, b) in lower.chunks_exact(N).zip(higher.chunks_exact_mut(N)) {
-        let x = from(a.try_into().expect("chunk of N"));
-        let y = from(b.try_into().expect("chunk of N"));
-        b.copy_from_slice(&to(f(x, y)));
-    }
-    true
-}
-
-/// `MPI_MAXLOC` (`max`) or `MPI_MINLOC` on packed (value, index) pairs whose value is
-/// `N` bytes read as `T` and whose index is `M` bytes read as `U` (an int in C's pairs,
-/// the value's type in Fortran's MPI_2REAL ...): the better value, the lower index on a tie.
-fn locate<const N: usize, const M: usize, T: PartialOrd, U: PartialOrd>(
-    lower: &[u8],
-    higher: &mut [u8],
-    from: fn([u8; N]) -> T,
-    index: fn([u8; M]) -> U,
-    max: bool,
-) {
-    for (a, b) in lower
-        .chunks_exact(N + M)
-        .zip(higher.chunks_exact_mut(N + M))
-    {
-        let (va, vb) = (
-            from(a[..N].try_into().expect("N")),
-            from(b[..N].try_into().expect("N")),
-        );
-        let index = |x: &[u8]| index(x[N..].try_into().expect("M bytes"));
-        let take_a = if va == vb {
-            index(a) < index(b)
-        } else {
-            (va > vb) == max
-        };
-        if take_a {
-            b.copy_from_slice(a);
-        }
-    }
-}
-
-/// A complex number of `N`-byte parts read as `T`, from its bytes and back.
-fn complex<const N: usize, const B: usize, T: Copy>(
-    lower: &[u8],
-    higher: &mut [u8],
-    from: fn([u8; N]) -> T,
-    to: fn(T) -> [u8; N],
-    f: impl Fn((T, T), (T, T)) -> (T, T),
-) -> bool {
-    let parts = |x: [u8; B]| {
-        (
-            from(x[..N].try_into().expect("N")),
-            from(x[N..].try_into().expect("N")),
-        )
-    };
-    let join = |(re, im): (T, T)| {
-        let mut out = [0u8; B];
-        out[..N].copy_from_slice(&to(re));
-        out[N..].copy_from_slice(&to(im));
-        out
-    };
-    for (a, b) in lower.chunks_exact(B).zip(higher.chunks_exact_mut(B)) {
-        let x = parts(a.try_into().expect("B"));
-        let y = parts((&*b).try_into().expect("B"));
-        b.copy_from_slice(&join(f(x, y)));
-    }
-    true
-}
-
-/// The complex product, `MPI_PROD` on complex types.
-fn times<
-    T: Copy + std::ops::Mul<Output = T> + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
->(
-    (a, b): (T, T),
-    (c, d): (T, T),
-) -> (T, T) {
-    (a * c - b * d, a * d + b * c)
-}
-
 impl Op {
     /// Whether the order of the operands does not matter.
     pub fn is_commutative(&self) -> bool {
@@ -257,83 +123,72 @@ impl Op {
         }
     }
 
+    /// The element-wise operator of a predefined operation (none for a user function).
+    fn kernel(&self) -> Option<kernel::Op> {
+        Some(match self {
+            Op::Sum => kernel::Op::Sum,
+            Op::Prod => kernel::Op::Prod,
+            Op::Min => kernel::Op::Min,
+            Op::Max => kernel::Op::Max,
+            Op::Land => kernel::Op::Land,
+            Op::Lor => kernel::Op::Lor,
+            Op::Lxor => kernel::Op::Lxor,
+            Op::Band => kernel::Op::Band,
+            Op::Bor => kernel::Op::Bor,
+            Op::Bxor => kernel::Op::Bxor,
+            Op::MaxLoc => kernel::Op::MaxLoc,
+            Op::MinLoc => kernel::Op::MinLoc,
+            Op::Replace => kernel::Op::Replace,
+            Op::NoOp => kernel::Op::NoOp,
+            Op::User { .. } => return None,
+        })
+    }
+
     /// A predefined operation on elements of `t`; false when it does not apply to them.
     fn predefined_on(&self, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
-        use Predef::*;
-        // Replace and no-op only move bytes, so they apply to every type (the pairs and
-        // complex types included, which one-sided calls may name with them).
-        match self {
-            Op::Replace => return true,
-            Op::NoOp => {
-                higher.copy_from_slice(lower);
-                return true;
+        let Some(k) = self.kernel() else {
+            return false;
+        };
+        match element(t) {
+            Some(e) => kernel::combine(k, e, lower, higher),
+            // Replace and no-op only move bytes, so they apply to C's long double types too
+            // (the element named here is never read).
+            None if matches!(k, kernel::Op::Replace | kernel::Op::NoOp) => {
+                kernel::combine(k, Elem::U8, lower, higher)
             }
-            _ => {}
-        }
-        let loc = matches!(self, Op::MaxLoc | Op::MinLoc);
-        let max = matches!(self, Op::MaxLoc);
-        match t {
-            FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoFloat | TwoDouble if !loc => {
-                false
-            }
-            LongDouble | LongDoubleComplex | LongDoubleInt | Float128 | Float128Complex => {
-                extended(self, t, lower, higher)
-            }
-            FloatInt => {
-                locate(lower, higher, f32::from_ne_bytes, i32::from_ne_bytes, max);
-                true
-            }
-            DoubleInt => {
-                locate(lower, higher, f64::from_ne_bytes, i32::from_ne_bytes, max);
-                true
-            }
-            LongInt => {
-                locate(lower, higher, i64::from_ne_bytes, i32::from_ne_bytes, max);
-                true
-            }
-            TwoInt => {
-                locate(lower, higher, i32::from_ne_bytes, i32::from_ne_bytes, max);
-                true
-            }
-            ShortInt => {
-                locate(lower, higher, i16::from_ne_bytes, i32::from_ne_bytes, max);
-                true
-            }
-            TwoFloat => {
-                locate(lower, higher, f32::from_ne_bytes, f32::from_ne_bytes, max);
-                true
-            }
-            TwoDouble => {
-                locate(lower, higher, f64::from_ne_bytes, f64::from_ne_bytes, max);
-                true
-            }
-            _ if loc => false,
-            Char | SignedChar | Int8 => int_op!(i8, self, lower, higher),
-            Byte | Packed | UnsignedChar | Uint8 | CBool => int_op!(u8, self, lower, higher),
-            Short | Int16 => int_op!(i16, self, lower, higher),
-            UnsignedShort | Uint16 => int_op!(u16, self, lower, higher),
-            Int | Int32 | Wchar => int_op!(i32, self, lower, higher),
-            Unsigned | Uint32 => int_op!(u32, self, lower, higher),
-            Long | LongLong | Int64 | Aint | Offset | Count => {
-                int_op!(i64, self, lower, higher)
-            }
-            UnsignedLong | UnsignedLongLong | Uint64 => int_op!(u64, self, lower, higher),
-            Int128 => int_op!(i128, self, lower, higher),
-            Float => float_op!(f32, self, lower, higher),
-            Double => float_op!(f64, self, lower, higher),
-            // A complex sum is the sum of the parts; the product is the complex one; other
-            // operations do not apply.
-            FloatComplex if matches!(self, Op::Sum) => float_op!(f32, self, lower, higher),
-            DoubleComplex if matches!(self, Op::Sum) => float_op!(f64, self, lower, higher),
-            FloatComplex if matches!(self, Op::Prod) => {
-                complex::<4, 8, f32>(lower, higher, f32::from_ne_bytes, f32::to_ne_bytes, times)
-            }
-            DoubleComplex if matches!(self, Op::Prod) => {
-                complex::<8, 16, f64>(lower, higher, f64::from_ne_bytes, f64::to_ne_bytes, times)
-            }
-            FloatComplex | DoubleComplex => false,
+            None => extended(self, t, lower, higher),
         }
     }
+}
+
+/// The element type of `t` for the shared operators; none for the C types Rust lacks.
+fn element(t: Predef) -> Option<Elem> {
+    use Predef::*;
+    Some(match t {
+        Char | SignedChar | Int8 => Elem::I8,
+        Byte | Packed | UnsignedChar | Uint8 | CBool => Elem::U8,
+        Short | Int16 => Elem::I16,
+        UnsignedShort | Uint16 => Elem::U16,
+        Int | Int32 | Wchar => Elem::I32,
+        Unsigned | Uint32 => Elem::U32,
+        Long | LongLong | Int64 | Aint | Offset | Count => Elem::I64,
+        UnsignedLong | UnsignedLongLong | Uint64 => Elem::U64,
+        Int128 => Elem::I128,
+        Float => Elem::F32,
+        Double => Elem::F64,
+        FloatComplex => Elem::ComplexF32,
+        DoubleComplex => Elem::ComplexF64,
+        FloatInt => Elem::Loc(Loc::F32I32),
+        DoubleInt => Elem::Loc(Loc::F64I32),
+        LongInt => Elem::Loc(Loc::I64I32),
+        TwoInt => Elem::Loc(Loc::I32I32),
+        ShortInt => Elem::Loc(Loc::I16I32),
+        TwoFloat => Elem::Loc(Loc::F32F32),
+        TwoDouble => Elem::Loc(Loc::F64F64),
+        LongDouble | LongDoubleComplex | LongDoubleInt | Float128 | Float128Complex => {
+            return None
+        }
+    })
 }
 
 /// Runs a user function on packed data: straight on it for a contiguous type, else on

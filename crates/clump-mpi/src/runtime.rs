@@ -12,7 +12,6 @@ use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::Envelope;
-use crate::sched::{CollTag, Schedule};
 use crate::short_eager;
 use crate::single_copy;
 use crate::slots::Slots;
@@ -87,6 +86,22 @@ pub(crate) fn vars() -> Result<MpiVars> {
     MpiVars::from_env().map_err(|e| Error::new(ErrorClass::Arg, e.to_string()))
 }
 
+/// Work in flight that moves on as the runtime makes progress: a non-blocking
+/// collective's schedule. The schedules sit above the runtime, which only advances them.
+pub(crate) trait Advance {
+    /// Moves on as far as completed messages allow; true once finished.
+    fn advance(&mut self, rt: &Runtime) -> bool;
+}
+
+/// The tag of a persistent collective, taken when it is initialised: MPI orders a
+/// communicator's persistent collectives by their init calls (their starts may come in
+/// any order), so each start runs under the tag its init took.
+#[derive(Clone, Copy, Debug)]
+pub struct CollTag {
+    pub(crate) ctx: u32,
+    pub(crate) tag: i32,
+}
+
 pub struct Runtime {
     pub spmd: RefCell<Spmd>,
     pub engine: Rc<RefCell<Engine>>,
@@ -109,7 +124,7 @@ pub struct Runtime {
     /// The shared-memory slots of one-step collectives on this host.
     pub slots: Slots,
     /// The non-blocking collectives in flight, in the order they started.
-    pub(crate) colls: RefCell<Vec<Schedule>>,
+    pub(crate) colls: RefCell<Vec<Box<dyn Advance>>>,
     /// How many schedules each collective context has started (their tags).
     pub(crate) nbc_calls: RefCell<HashMap<u32, u32>>,
     /// The tag the next schedule takes (a persistent collective's start).

@@ -17,7 +17,12 @@ use crate::coll::{cirecv, cisend, received_all};
 use crate::comm::Comm;
 use crate::error::Result;
 use crate::p2p::{wait, Request};
-use crate::runtime::{self, Runtime};
+use crate::runtime::{self, Advance, CollTag, Runtime};
+
+/// What receives the result of a collective with one buffer of output.
+pub type Done = Box<dyn FnOnce(Vec<u8>) -> Result<()>>;
+/// What receives the result of a collective with a block per rank.
+pub type DoneBlocks = Box<dyn FnOnce(Vec<Vec<u8>>) -> Result<()>>;
 
 /// A local step: runs on the schedule's buffers between two rounds.
 pub(crate) type Local = Box<dyn FnOnce(&mut Vec<Vec<u8>>) -> Result<()>>;
@@ -67,15 +72,6 @@ pub(crate) struct Schedule {
     then: Option<Local>,
     /// The engine's request that completes with the schedule.
     id: u64,
-}
-
-/// The tag of a persistent collective, taken when it is initialised: MPI orders a
-/// communicator's persistent collectives by their init calls (their starts may come in
-/// any order), so each start runs under the tag its init took.
-#[derive(Clone, Copy, Debug)]
-pub struct CollTag {
-    ctx: u32,
-    tag: i32,
 }
 
 /// Takes the next tag of `comm`'s collectives for a persistent collective.
@@ -204,26 +200,9 @@ impl Schedule {
         self.id = rt.engine.borrow_mut().add_coll();
         let id = self.id;
         if !self.advance(&rt) {
-            rt.colls.borrow_mut().push(self);
+            rt.colls.borrow_mut().push(Box::new(self));
         }
         Ok(Request::from_id(id))
-    }
-
-    /// Moves on as far as completed messages allow; true once finished (its request then
-    /// carries the outcome).
-    pub fn advance(&mut self, rt: &Runtime) -> bool {
-        match self.step(rt) {
-            Ok(false) => false,
-            Ok(true) => {
-                rt.engine.borrow_mut().finish_coll(self.id, None);
-                true
-            }
-            Err(e) => {
-                self.abandon(rt);
-                rt.engine.borrow_mut().finish_coll(self.id, Some(e));
-                true
-            }
-        }
     }
 
     fn step(&mut self, rt: &Runtime) -> Result<bool> {
@@ -289,6 +268,42 @@ impl Schedule {
         let mut e = rt.engine.borrow_mut();
         for p in self.pending.drain(..) {
             e.detach(p.req.into_id());
+        }
+    }
+}
+
+/// Ends `s` with handing buffer `buf` to `done`, and starts it.
+pub(crate) fn finish(mut s: Schedule, buf: usize, done: Done) -> Result<Request> {
+    s.then(move |bufs| done(std::mem::take(&mut bufs[buf])));
+    s.start()
+}
+
+/// Ends `s` with handing its `n` buffers from `first` to `done`, and starts it.
+pub(crate) fn finish_blocks(
+    mut s: Schedule,
+    first: usize,
+    n: usize,
+    done: DoneBlocks,
+) -> Result<Request> {
+    s.then(move |bufs| done(bufs.drain(first..first + n).collect()));
+    s.start()
+}
+
+impl Advance for Schedule {
+    /// Moves on as far as completed messages allow; true once finished (its request then
+    /// carries the outcome).
+    fn advance(&mut self, rt: &Runtime) -> bool {
+        match self.step(rt) {
+            Ok(false) => false,
+            Ok(true) => {
+                rt.engine.borrow_mut().finish_coll(self.id, None);
+                true
+            }
+            Err(e) => {
+                self.abandon(rt);
+                rt.engine.borrow_mut().finish_coll(self.id, Some(e));
+                true
+            }
         }
     }
 }

@@ -44,23 +44,6 @@ const FLOORS: &[(&str, u32)] = &[
     ("lib", 5),
 ];
 
-/// Circles left for now, each with why: crate, then its files in order. The test fails
-/// when one of them is gone, so that the list only shrinks.
-#[rustfmt::skip]
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
-    // The collectives, their gather and reduce halves and the non-blocking schedules call
-    // each other through the runtime (the schedules are advanced from its poll); to be cut
-    // when the blocking collectives run as schedules too (issue 27) and the algorithms move
-    // to one place (issue 30).
-    (
-        "clump-mpi",
-        &["coll", "coll_gather", "coll_reduce", "comm", "p2p", "runtime", "sched"],
-    ),
-    // Intercommunicator schedules reuse the intracommunicator ones' round builders and
-    // the reverse (issue 30).
-    ("clump-mpi", &["nbc", "nbc_inter"]),
-];
-
 type Mod = Vec<String>;
 
 /// One crate's modules: every module path (inline ones too) and the file that holds it.
@@ -538,35 +521,16 @@ fn floor(module: &str) -> u32 {
 #[test]
 fn no_crate_has_an_import_circle() {
     let mut found = Vec::new();
-    let mut known_seen = BTreeSet::new();
     for (name, root) in roots() {
-        let krate_name = name.split(' ').next().unwrap();
         let g = edges(&Crate::load(&root));
-        for circle in circles(&g) {
-            let known = KNOWN_CIRCLES.iter().position(|(k, files)| {
-                *k == krate_name && files.iter().copied().eq(circle.iter().map(String::as_str))
-            });
-            match known {
-                Some(i) => {
-                    known_seen.insert(i);
-                }
-                // Each edge inside the circle, so that the reader sees what to cut.
-                None => found.push(format!(
-                    "{name}: {circle:?}, edges {:?}",
-                    inside(&g, &circle)
-                )),
-            }
-        }
+        // Each edge inside a circle, so that the reader sees what to cut.
+        found.extend(
+            circles(&g)
+                .into_iter()
+                .map(|circle| format!("{name}: {circle:?}, edges {:?}", inside(&g, &circle))),
+        );
     }
     assert!(found.is_empty(), "import circles: {found:#?}");
-    let stale: Vec<_> = (0..KNOWN_CIRCLES.len())
-        .filter(|i| !known_seen.contains(i))
-        .map(|i| KNOWN_CIRCLES[i])
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "known circles that are gone (remove them from KNOWN_CIRCLES): {stale:?}"
-    );
 }
 
 /// The edges between files of `circle`.

@@ -1,14 +1,12 @@
 //! The predefined `MPI_Op`s on the C types Rust lacks: long double, its complex and its
 //! value-index pair (`MPI_LONG_DOUBLE_INT`), and binary128 with its complex (Fortran's
-//! `MPI_REAL16` and `MPI_COMPLEX32`); clump-mpi combines the other complex types
-//! itself. The
+//! `MPI_REAL16` and `MPI_COMPLEX32`); clump-coll combines the other complex types. The
 //! arithmetic is C's own (`csrc/extended_arith.c`, shared with OpenSHMEM's reductions);
 //! clump-mpi calls [`combine`] for these types once `MPI_Init` has handed it over.
 
 use crate::shmem::extended::{
-    complex_quad, less, quad, ComplexLD, ComplexQuad, LongDouble, Quad, QuadOp, SumProd,
+    complex_quad, complexld, less, longdouble, quad, ComplexQuad, LongDouble, Quad, QuadOp,
 };
-use crate::shmem::ops::Arith;
 use bytemuck::Pod;
 use clump_mpi::{Op, Predef};
 
@@ -23,15 +21,6 @@ fn each<T: Pod>(lower: &[u8], higher: &mut [u8], f: impl Fn(T, T) -> T) -> bool 
         b.copy_from_slice(bytemuck::bytes_of(&r));
     }
     true
-}
-
-/// Sum and product of a complex type.
-fn sum_prod<T: SumProd>(op: &Op, lower: &[u8], higher: &mut [u8]) -> bool {
-    match op {
-        Op::Sum => each(lower, higher, |a: T, b| a.sum(b)),
-        Op::Prod => each(lower, higher, |a: T, b| a.prod(b)),
-        _ => false,
-    }
 }
 
 /// `MPI_MAXLOC`/`MPI_MINLOC` on packed (long double, int) pairs: the better value, the
@@ -68,14 +57,12 @@ fn quad_op(op: &Op) -> Option<QuadOp> {
 /// not apply to `t` (or `t` is not one of these types).
 pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
     match (t, op) {
-        (Predef::LongDouble, Op::Sum) => each(lower, higher, |a: LongDouble, b| a.sum(b)),
-        (Predef::LongDouble, Op::Prod) => each(lower, higher, |a: LongDouble, b| a.prod(b)),
-        (Predef::LongDouble, Op::Min) => each(lower, higher, |a: LongDouble, b| Arith::min(a, b)),
-        (Predef::LongDouble, Op::Max) => each(lower, higher, |a: LongDouble, b| Arith::max(a, b)),
-        (Predef::LongDoubleComplex, _) => sum_prod::<ComplexLD>(op, lower, higher),
-        (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
-            locate(matches!(op, Op::MaxLoc), lower, higher)
-        }
+        (Predef::LongDouble, Op::Sum) => each(lower, higher, longdouble::sum),
+        (Predef::LongDouble, Op::Prod) => each(lower, higher, longdouble::prod),
+        (Predef::LongDouble, Op::Min) => each(lower, higher, longdouble::min),
+        (Predef::LongDouble, Op::Max) => each(lower, higher, longdouble::max),
+        (Predef::LongDoubleComplex, Op::Sum) => each(lower, higher, complexld::sum),
+        (Predef::LongDoubleComplex, Op::Prod) => each(lower, higher, complexld::prod),
         (Predef::Float128, _) => match quad_op(op) {
             Some(q) => each(lower, higher, |a: Quad, b| quad(q, a, b)),
             None => false,
@@ -85,6 +72,9 @@ pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
             each(lower, higher, |a: ComplexQuad, b| {
                 complex_quad(product, a, b)
             })
+        }
+        (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
+            locate(matches!(op, Op::MaxLoc), lower, higher)
         }
         _ => false,
     }

@@ -3,8 +3,8 @@
 //! not needed: the messages of each active set are kept apart by the set's own key.
 
 use super::collectives::Bufs;
-use super::extended::{ComplexD, ComplexF, LongDouble, SumProd};
-use super::ops::{Arith, Bits};
+use super::extended::{ComplexD, ComplexF, LongDouble};
+use super::reduce::operator;
 use super::runtime::{gas_err, run, strides, Res, State};
 use super::team_set::mix;
 use clump_gas::Group;
@@ -132,23 +132,23 @@ sized_sets!(32, 64);
 
 /// `shmem_{name}_{op}_to_all` for each type and operation.
 macro_rules! to_all {
-    ($trait:ident: $types:tt; $($op:ident),*) => {
-        $( to_all!(@op $trait, $op, $types); )*
+    ($types:tt; $($op:ident),*) => {
+        $( to_all!(@op $op, $types); )*
     };
-    (@op $trait:ident, $op:ident, [$($name:ident: $t:ty),* $(,)?]) => {
+    (@op $op:ident, [$($name:ident: $t:tt),* $(,)?]) => {
         paste::paste! {$(
             #[pshmem::twin]
             #[allow(clippy::too_many_arguments)] // OpenSHMEM's signature
             pub extern "C" fn [<shmem_ $name _ $op _to_all>](dest: *mut $t, src: *const $t, nreduce: c_int, start: c_int, log_stride: c_int, size: c_int, _p_wrk: *mut $t, p_sync: *mut c_long) {
                 on_set(stringify!([<shmem_ $name _ $op _to_all>]), (start, log_stride, size, p_sync), |s, g| {
                     let n = usize::try_from(nreduce).map_err(|_| format!("nreduce {nreduce} is negative"))?;
-                    s.reduce(g, dest, src, n, <$t as $trait>::$op)
+                    s.reduce(g, dest, src, n, operator!($t, $op))
                 })
             }
         )*}
     };
 }
-to_all!(Bits: [short: c_short, int: c_int, long: c_long, longlong: c_longlong]; and, or, xor);
-to_all!(Arith: [short: c_short, int: c_int, long: c_long, longlong: c_longlong, float: f32,
+to_all!([short: c_short, int: c_int, long: c_long, longlong: c_longlong]; and, or, xor);
+to_all!([short: c_short, int: c_int, long: c_long, longlong: c_longlong, float: f32,
     double: f64, longdouble: LongDouble]; max, min, sum, prod);
-to_all!(SumProd: [complexd: ComplexD, complexf: ComplexF]; sum, prod);
+to_all!([complexd: ComplexD, complexf: ComplexF]; sum, prod);

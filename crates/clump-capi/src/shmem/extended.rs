@@ -1,10 +1,11 @@
 //! The C types of OpenSHMEM's (and MPI's, see `mpi::extended_ops`) reductions that Rust
-//! lacks: `long double` (x86-64: 80-bit extended in 16 bytes), its complex, and
-//! `double`/`float _Complex`, and binary128 (MPI's only). Rust moves them as plain bytes or
-//! pairs; their arithmetic is C's own, compiled into libclump from `csrc/extended_arith.c`,
-//! so results are exactly what a C program would compute.
+//! lacks: `long double` (x86-64: 80-bit extended in 16 bytes) and its complex, and binary128
+//! (MPI's only) with its complex. Rust moves
+//! them as plain bytes; their arithmetic is C's own, compiled into libclump from
+//! `csrc/extended_arith.c`, so results are exactly what a C program would compute. The
+//! `double`/`float _Complex` types are pairs of Rust floats, which clump-coll's operators
+//! combine.
 
-use super::ops::Arith;
 use bytemuck::Pod;
 use std::ffi::c_void;
 
@@ -17,12 +18,6 @@ pub type ComplexF = [f32; 2];
 /// `long double _Complex`: real part, imaginary part, each a [`LongDouble`].
 pub type ComplexLD = [u8; 32];
 
-/// Types reduced by sum and product only (complex numbers have no order).
-pub trait SumProd: Pod {
-    fn sum(self, o: Self) -> Self;
-    fn prod(self, o: Self) -> Self;
-}
-
 /// `*out = *a OP *b` on one value of the C type behind the pointers.
 type Binary = unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void);
 
@@ -31,10 +26,6 @@ extern "C" {
     fn clump_longdouble_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_min(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_max(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexd_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexd_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexf_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
-    fn clump_complexf_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexld_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexld_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_longdouble_less(a: *const c_void, b: *const c_void) -> std::ffi::c_int;
@@ -44,6 +35,59 @@ extern "C" {
     fn clump_quad_max(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexq_sum(a: *const c_void, b: *const c_void, out: *mut c_void);
     fn clump_complexq_prod(a: *const c_void, b: *const c_void, out: *mut c_void);
+}
+
+/// Whether `a < b` as long doubles.
+pub fn less(a: LongDouble, b: LongDouble) -> bool {
+    // SAFETY: the C function reads one long double from each pointer through memcpy; both
+    // point at live 16-byte locals.
+    unsafe { clump_longdouble_less(a.as_ptr().cast(), b.as_ptr().cast()) != 0 }
+}
+
+/// `a OP b` by the C function `op`, which works on values of `T`'s size.
+fn apply<T: Pod>(op: Binary, a: T, b: T) -> T {
+    let mut out = T::zeroed();
+    // SAFETY: each `op` of this file reads one value of its C type from `a` and `b` and
+    // writes one to `out` through memcpy (no alignment needed); `T` is chosen below to
+    // have exactly that C type's size, and all three are live locals of this frame.
+    unsafe {
+        op(
+            (&a as *const T).cast(),
+            (&b as *const T).cast(),
+            (&mut out as *mut T).cast(),
+        )
+    };
+    out
+}
+
+/// C's arithmetic on `long double`.
+pub mod longdouble {
+    use super::{apply, LongDouble};
+
+    pub fn sum(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_sum, a, b)
+    }
+    pub fn prod(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_prod, a, b)
+    }
+    pub fn min(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_min, a, b)
+    }
+    pub fn max(a: LongDouble, b: LongDouble) -> LongDouble {
+        apply(super::clump_longdouble_max, a, b)
+    }
+}
+
+/// C's arithmetic on `long double _Complex`.
+pub mod complexld {
+    use super::{apply, ComplexLD};
+
+    pub fn sum(a: ComplexLD, b: ComplexLD) -> ComplexLD {
+        apply(super::clump_complexld_sum, a, b)
+    }
+    pub fn prod(a: ComplexLD, b: ComplexLD) -> ComplexLD {
+        apply(super::clump_complexld_prod, a, b)
+    }
 }
 
 /// IEEE binary128 (`_Float128`, Fortran's REAL(KIND=16)), as its bytes.
@@ -80,69 +124,4 @@ pub fn complex_quad(product: bool, a: ComplexQuad, b: ComplexQuad) -> ComplexQua
         clump_complexq_sum
     };
     apply(f, a, b)
-}
-
-/// Whether `a < b` as long doubles.
-pub fn less(a: LongDouble, b: LongDouble) -> bool {
-    // SAFETY: the C function reads one long double from each pointer through memcpy; both
-    // point at live 16-byte locals.
-    unsafe { clump_longdouble_less(a.as_ptr().cast(), b.as_ptr().cast()) != 0 }
-}
-
-/// `a OP b` by the C function `op`, which works on values of `T`'s size.
-fn apply<T: Pod>(op: Binary, a: T, b: T) -> T {
-    let mut out = T::zeroed();
-    // SAFETY: each `op` of this file reads one value of its C type from `a` and `b` and
-    // writes one to `out` through memcpy (no alignment needed); `T` is chosen below to
-    // have exactly that C type's size, and all three are live locals of this frame.
-    unsafe {
-        op(
-            (&a as *const T).cast(),
-            (&b as *const T).cast(),
-            (&mut out as *mut T).cast(),
-        )
-    };
-    out
-}
-
-impl Arith for LongDouble {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_longdouble_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_longdouble_prod, self, o)
-    }
-    fn min(self, o: Self) -> Self {
-        apply(clump_longdouble_min, self, o)
-    }
-    fn max(self, o: Self) -> Self {
-        apply(clump_longdouble_max, self, o)
-    }
-}
-
-impl SumProd for ComplexD {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexd_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexd_prod, self, o)
-    }
-}
-
-impl SumProd for ComplexLD {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexld_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexld_prod, self, o)
-    }
-}
-
-impl SumProd for ComplexF {
-    fn sum(self, o: Self) -> Self {
-        apply(clump_complexf_sum, self, o)
-    }
-    fn prod(self, o: Self) -> Self {
-        apply(clump_complexf_prod, self, o)
-    }
 }

@@ -16,7 +16,6 @@ pub(crate) mod extended;
 pub(crate) mod heap;
 mod locks;
 mod memory;
-pub(crate) mod ops;
 mod reduce;
 mod res;
 mod rma;

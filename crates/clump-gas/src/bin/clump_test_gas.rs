@@ -166,8 +166,11 @@ fn groups(gas: &mut Gas) -> Result<()> {
     check(g.ranks()[g.index() as usize] == me, "group index")?;
     gas.group_barrier(&g)?;
     let mut data = [me, 1];
-    gas.group_reduce(&g, &mut data, |a, b| a.max(b))?;
+    gas.group_reduce(&g, &mut data, ReduceOp::Max)?;
     check(data == [*mine.last().unwrap(), 1], "group reduce")?;
+    let mut data = [me, 1];
+    gas.group_reduce_with(&g, &mut data, |a, b| a.min(b))?;
+    check(data == [mine[0], 1], "group reduce with a function")?;
     let mut root = [if g.index() == 0 { 55u16 } else { 0 }];
     gas.group_broadcast(&g, 0, &mut root)?;
     check(root == [55], "group broadcast")?;
