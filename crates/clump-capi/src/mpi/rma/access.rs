@@ -11,7 +11,7 @@ use super::super::export::{mpi_functions, out};
 use super::super::handles::{datatype, err, predef, put_request, Handle, DATATYPE_NULL};
 use super::super::wired::{count, Failure};
 use super::abi::*;
-use super::guard::{guarded, GUARD_BYTES};
+use super::guard::GUARD_BYTES;
 use super::space::{self, Space};
 use super::target::{self, Kind, Request};
 use super::window::{self, on};
@@ -451,11 +451,11 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
             for (at, piece) in shape.pieces(&data) {
                 let before = match local {
                     // SAFETY: `piece` lies in the span `reach` checked, mapped here until
-                    // the collective MPI_Win_free; the guard (or this process owning a
-                    // window without one) keeps other accumulates off it meanwhile.
-                    Some(addr) => guarded(r.guard, || unsafe {
-                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
-                    })?,
+                    // the collective MPI_Win_free; every accumulate on the window passes
+                    // the same guard (none: this process owns it and serves the others).
+                    Some(addr) => unsafe {
+                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching, r.guard)
+                    }?,
                     None => {
                         // Whole elements per request.
                         let size = bdt.size().max(1);
@@ -513,9 +513,9 @@ fn compare_and_swap(
     };
     let old = match r.local() {
         // SAFETY: as for an accumulate in `accumulate`, for the element's bytes.
-        Some(addr) => guarded(r.guard, || unsafe {
-            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..])
-        }),
+        Some(addr) => unsafe {
+            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..], r.guard)
+        },
         None => r.call(request(Kind::CompareSwap, [0; 3], &data), 0)?,
     };
     unpack(&old, result, 1, &dt)
