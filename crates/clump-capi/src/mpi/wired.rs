@@ -162,6 +162,8 @@ mpi_functions! {
             if !super::errhandlers::fits(h, super::errhandlers::Kind::Comm) {
                 return Err((MPI_ERR_ERRHANDLER, format!("{h:#x} is no communicator error handler")));
             }
+            // Communicators keep the handlers set on them for the job.
+            super::errhandlers::hold(h);
             set_errhandler(c, h);
             Ok(())
         })
@@ -170,7 +172,11 @@ mpi_functions! {
     fn Comm_get_errhandler(c: Handle, h: *mut Handle) -> c_int {
         on(c, || {
             comm(c)?;
-            out(h, errhandler(c)).map_err(|e| (e, "NULL errhandler".into()))
+            let handler = errhandler(c);
+            out(h, handler).map_err(|e| (e, "NULL errhandler".into()))?;
+            // The program's new handle is a reference it frees.
+            super::errhandlers::hold(handler);
+            Ok(())
         })
     }
 

@@ -398,6 +398,16 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
     let (buf, n, ot) = a.origin;
     let tdt = datatype(tt)?;
+    let tlen = tdt.bytes(count(tn)?).map_err(err)?;
+    if tlen == 0 {
+        // Nothing to combine (a zero count, or a type of no bytes): only the call's
+        // epoch and target are checked, and the origin must bring nothing either.
+        let olen = datatype(ot)?.bytes(count(n)?).map_err(err)?;
+        if olen != 0 && a.op != NO_OP {
+            return Err(type_error(format!("the origin has {olen} bytes, the target 0")));
+        }
+        return reach(a.win, target, disp, (0, 0)).map(drop);
+    }
     // The operation combines the one predefined type the target's type is made of.
     let basic = tdt.element().ok_or_else(|| {
         type_error("an accumulate's target datatype must be made of one predefined type".into())
@@ -406,7 +416,6 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         Some(_) => (tt, tdt.clone()),
         None => (basic_handle(basic), Datatype::predefined(basic)),
     };
-    let tlen = tdt.bytes(count(tn)?).map_err(err)?;
     let whole = plain(n, ot, tn, tt);
     let data = if a.op == NO_OP {
         Cow::Owned(vec![0; tlen])
