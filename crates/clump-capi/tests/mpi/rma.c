@@ -212,6 +212,18 @@ static void shared(void) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_OK(MPI_Win_free(&win));
+
+    /* A member without memory has no base: size 0 and NULL. */
+    int *some = NULL;
+    CHECK_OK(MPI_Win_allocate_shared(rank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                     MPI_COMM_WORLD, &some, &win));
+    for (int r = 1; r < size; r += 2) {
+        MPI_Aint bytes = -1;
+        int unit = -1, *theirs = &unit;
+        CHECK_OK(MPI_Win_shared_query(win, r, &bytes, &unit, &theirs));
+        CHECK(bytes == 0 && theirs == NULL);
+    }
+    CHECK_OK(MPI_Win_free(&win));
 }
 
 /* General active target over a ring: each rank exposes its window to its left
