@@ -101,7 +101,10 @@ fn rma_window_info_attributes_and_errhandlers_run_over_shared_memory_udp_and_two
 #[test]
 fn rma_accumulates_are_atomic_per_element_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
-        &mpicc("crates/clump-capi/tests/mpi/rma_atomics.c", "mpi_rma_atomics"),
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_atomics.c",
+            "mpi_rma_atomics",
+        ),
         "rma_atomics",
     );
 }

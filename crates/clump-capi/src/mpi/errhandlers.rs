@@ -39,8 +39,7 @@ fn with<T>(f: impl FnOnce(&mut HashMap<Handle, Entry>) -> T) -> T {
 
 /// Whether `h` may be set on an object of `kind`: a predefined handler or one made for it.
 pub fn fits(h: Handle, kind: Kind) -> bool {
-    predefined(h)
-        || with(|m| m.get(&h).map(|e| e.kind)) == Some(kind)
+    predefined(h) || with(|m| m.get(&h).map(|e| e.kind)) == Some(kind)
 }
 
 /// One more reference to `h` (nothing for a predefined handler).

@@ -404,7 +404,9 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         // epoch and target are checked, and the origin must bring nothing either.
         let olen = datatype(ot)?.bytes(count(n)?).map_err(err)?;
         if olen != 0 && a.op != NO_OP {
-            return Err(type_error(format!("the origin has {olen} bytes, the target 0")));
+            return Err(type_error(format!(
+                "the origin has {olen} bytes, the target 0"
+            )));
         }
         return reach(a.win, target, disp, (0, 0)).map(drop);
     }

@@ -143,7 +143,11 @@ unsafe fn each<W: Word>(
     (dt, op, integer, fetch): (&Datatype, &Op, bool, bool),
 ) -> Result<Vec<u8>, Failure> {
     let w = W::WIDTH;
-    let mut old = if fetch { vec![0; data.len()] } else { Vec::new() };
+    let mut old = if fetch {
+        vec![0; data.len()]
+    } else {
+        Vec::new()
+    };
     for (i, el) in data.chunks_exact(w).enumerate() {
         // SAFETY: element `i` lies in the caller's bytes, aligned as `addr` is.
         let word = unsafe { W::at(addr + i * w) };
@@ -155,8 +159,7 @@ unsafe fn each<W: Word>(
                     let (mut prev, mut next) = ([0u8; 8], [0u8; 8]);
                     W::put(current, &mut prev[..w]);
                     next[..w].copy_from_slice(el);
-                    op.combine(dt, 1, &prev[..w], &mut next[..w])
-                        .map_err(err)?;
+                    op.combine(dt, 1, &prev[..w], &mut next[..w]).map_err(err)?;
                     match word.cas(current, W::of(&next[..w])) {
                         Ok(_) => break current,
                         Err(seen) => current = seen,
@@ -218,8 +221,14 @@ mod tests {
     fn every_width_and_operation_combines_and_fetches() {
         let mut words = [0u64; 4];
         let five = 5i32.to_ne_bytes();
-        assert_eq!(acc(&mut words, 4, &five, Predef::Int, Op::Sum), Some(vec![0; 4]));
-        assert_eq!(acc(&mut words, 4, &five, Predef::Int, Op::Prod), Some(five.to_vec()));
+        assert_eq!(
+            acc(&mut words, 4, &five, Predef::Int, Op::Sum),
+            Some(vec![0; 4])
+        );
+        assert_eq!(
+            acc(&mut words, 4, &five, Predef::Int, Op::Prod),
+            Some(five.to_vec())
+        );
         assert_eq!(words[0] >> 32, 25, "the other half is untouched");
         assert_eq!(words[0] as u32, 0);
         let d = 1.5f64.to_ne_bytes();
@@ -231,11 +240,25 @@ mod tests {
         acc(&mut words, 16, &[0xf0], Predef::Uint8, Op::Bor).unwrap();
         acc(&mut words, 16, &[0x3c], Predef::Uint8, Op::Bxor).unwrap();
         assert_eq!(words[2], 0xcc);
-        acc(&mut words, 18, &(-7i16).to_ne_bytes(), Predef::Short, Op::Min).unwrap();
+        acc(
+            &mut words,
+            18,
+            &(-7i16).to_ne_bytes(),
+            Predef::Short,
+            Op::Min,
+        )
+        .unwrap();
         assert_eq!((words[2] >> 16) as u16 as i16, -7);
         let fetched = acc(&mut words, 18, &[0, 0], Predef::Short, Op::NoOp).unwrap();
         assert_eq!(fetched, (-7i16).to_ne_bytes());
-        acc(&mut words, 24, &9u64.to_ne_bytes(), Predef::Uint64, Op::Replace).unwrap();
+        acc(
+            &mut words,
+            24,
+            &9u64.to_ne_bytes(),
+            Predef::Uint64,
+            Op::Replace,
+        )
+        .unwrap();
         assert_eq!(words[3], 9);
     }
 

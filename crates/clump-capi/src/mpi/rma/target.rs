@@ -6,8 +6,8 @@ use super::super::abi::{MPI_ERR_OP, MPI_ERR_OTHER, MPI_ERR_TYPE};
 use super::super::handles::{predef, predefined_op, Handle};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
-use super::guard::{guarded, GUARD_BYTES};
 use super::atomic;
+use super::guard::{guarded, GUARD_BYTES};
 use super::space::Space;
 use super::window;
 use clump_mpi::{Datatype, Op};
@@ -207,9 +207,9 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             unsafe { accumulate_at(addr, req.data, (&dt, &op), fetch != 0, guard) }
         }
         // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
-        Kind::CompareSwap => Ok(unsafe {
-            compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len], guard)
-        }),
+        Kind::CompareSwap => {
+            Ok(unsafe { compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len], guard) })
+        }
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
             unreachable!("answered above")
         }
@@ -257,9 +257,9 @@ fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
         bytes = rest;
         match &combine {
             // SAFETY: as for a get; every accumulate on the window passes the same guard.
-            Some((dt, op)) => out.extend(unsafe {
-                accumulate_at(addr, now, (dt, op), req.args[2] != 0, guard)
-            }?),
+            Some((dt, op)) => {
+                out.extend(unsafe { accumulate_at(addr, now, (dt, op), req.args[2] != 0, guard) }?)
+            }
             // SAFETY: as for a get, and `now` has `len` bytes.
             None => unsafe { write_at(addr, now) },
         }
