@@ -1,7 +1,8 @@
 /* pshmem.h: the OpenSHMEM profiling interface for clump (libclump), generated from
  * shmem.h by scripts/pshmem-h; do not edit. Every shmem_ routine of shmem.h is also
  * pshmem_, the same implementation: a tool that defines shmem_X in the program calls
- * pshmem_X to reach libclump's. The C11 generic names have no pshmem_ form. */
+ * pshmem_X to reach libclump's; the C11 generic names are pshmem_ too (pshmem_put, ...),
+ * selecting the pshmem_ typed routines. */
 #ifndef CLUMP_PSHMEM_H
 #define CLUMP_PSHMEM_H
 
@@ -331,6 +332,69 @@ void pshmem_udcflush_line(void *dest);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* C11 generic names: pshmem_put(dest, ...) or pshmem_put(ctx, dest, ...) selects
+ * pshmem_[ctx_]TYPE_put as shmem.h's shmem_put selects shmem_[ctx_]TYPE_put. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define pshmem_put(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, put, __VA_ARGS__)
+#define pshmem_get(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, get, __VA_ARGS__)
+#define pshmem_put_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, put_nbi, __VA_ARGS__)
+#define pshmem_get_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, get_nbi, __VA_ARGS__)
+#define pshmem_p(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, p, __VA_ARGS__)
+#define pshmem_g(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC_CONST, pshmem, g, __VA_ARGS__)
+#define pshmem_iput(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, iput, __VA_ARGS__)
+#define pshmem_iget(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, iget, __VA_ARGS__)
+#define pshmem_put_signal(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, put_signal, __VA_ARGS__)
+#define pshmem_put_signal_nbi(...) CLUMP_C11_CTX(CLUMP_C11_RMA, CLUMP_C11_ASSOC, pshmem, put_signal_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC_CONST, pshmem, atomic_fetch, __VA_ARGS__)
+#define pshmem_atomic_set(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, pshmem, atomic_set, __VA_ARGS__)
+#define pshmem_atomic_swap(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, pshmem, atomic_swap, __VA_ARGS__)
+#define pshmem_atomic_compare_swap(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_compare_swap, __VA_ARGS__)
+#define pshmem_atomic_fetch_inc(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_fetch_inc, __VA_ARGS__)
+#define pshmem_atomic_inc(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_inc, __VA_ARGS__)
+#define pshmem_atomic_fetch_add(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_fetch_add, __VA_ARGS__)
+#define pshmem_atomic_add(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_add, __VA_ARGS__)
+#define pshmem_atomic_fetch_and(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_and, __VA_ARGS__)
+#define pshmem_atomic_and(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_and, __VA_ARGS__)
+#define pshmem_atomic_fetch_or(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_or, __VA_ARGS__)
+#define pshmem_atomic_or(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_or, __VA_ARGS__)
+#define pshmem_atomic_fetch_xor(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_xor, __VA_ARGS__)
+#define pshmem_atomic_xor(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_xor, __VA_ARGS__)
+#define pshmem_atomic_fetch_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, pshmem, atomic_fetch_nbi, __VA_ARGS__)
+#define pshmem_atomic_swap_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_EXTENDED, CLUMP_C11_ASSOC, pshmem, atomic_swap_nbi, __VA_ARGS__)
+#define pshmem_atomic_compare_swap_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_compare_swap_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch_inc_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch_add_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO, CLUMP_C11_ASSOC, pshmem, atomic_fetch_add_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch_and_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_and_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch_or_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_or_nbi, __VA_ARGS__)
+#define pshmem_atomic_fetch_xor_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define pshmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until, __VA_ARGS__)
+#define pshmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_all, __VA_ARGS__)
+#define pshmem_wait_until_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_any, __VA_ARGS__)
+#define pshmem_wait_until_some(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_some, __VA_ARGS__)
+#define pshmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_all_vector, __VA_ARGS__)
+#define pshmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_any_vector, __VA_ARGS__)
+#define pshmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_some_vector, __VA_ARGS__)
+#define pshmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test, __VA_ARGS__)
+#define pshmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_all, __VA_ARGS__)
+#define pshmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_any, __VA_ARGS__)
+#define pshmem_test_some(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_some, __VA_ARGS__)
+#define pshmem_test_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_all_vector, __VA_ARGS__)
+#define pshmem_test_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_any_vector, __VA_ARGS__)
+#define pshmem_test_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_some_vector, __VA_ARGS__)
+#define pshmem_broadcast(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, pshmem, broadcast, __VA_ARGS__)
+#define pshmem_collect(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, pshmem, collect, __VA_ARGS__)
+#define pshmem_fcollect(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, pshmem, fcollect, __VA_ARGS__)
+#define pshmem_alltoall(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, pshmem, alltoall, __VA_ARGS__)
+#define pshmem_alltoalls(...) CLUMP_C11_TEAM(CLUMP_C11_RMA, pshmem, alltoalls, __VA_ARGS__)
+#define pshmem_and_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, pshmem, and_reduce, __VA_ARGS__)
+#define pshmem_or_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, pshmem, or_reduce, __VA_ARGS__)
+#define pshmem_xor_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_BITS, pshmem, xor_reduce, __VA_ARGS__)
+#define pshmem_max_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ORDER, pshmem, max_reduce, __VA_ARGS__)
+#define pshmem_min_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ORDER, pshmem, min_reduce, __VA_ARGS__)
+#define pshmem_sum_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ARITH, pshmem, sum_reduce, __VA_ARGS__)
+#define pshmem_prod_reduce(...) CLUMP_C11_TEAM(CLUMP_C11_REDUCE_ARITH, pshmem, prod_reduce, __VA_ARGS__)
 #endif
 
 #endif

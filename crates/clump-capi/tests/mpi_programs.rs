@@ -99,6 +99,17 @@ fn rma_window_info_attributes_and_errhandlers_run_over_shared_memory_udp_and_two
 }
 
 #[test]
+fn rma_accumulates_are_atomic_per_element_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_atomics.c",
+            "mpi_rma_atomics",
+        ),
+        "rma_atomics",
+    );
+}
+
+#[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/rma_edges.c", "mpi_rma_edges"),

@@ -92,6 +92,18 @@ impl Gas {
         self.wait_until(|| shared.pending.get() == 0)
     }
 
+    /// Orders this rank's puts and atomics to each rank before its later ones without
+    /// waiting for them: every path already delivers in the order sent (direct stores
+    /// complete on return, Active Messages run in order), so it only sends at once what
+    /// the network side holds back for coalescing (one poll), and does nothing when no
+    /// message is outstanding.
+    pub fn fence(&self) -> Result<()> {
+        if self.shared.pending.get() == 0 {
+            return Ok(());
+        }
+        self.poll()
+    }
+
     /// A one-way store: the destination learns of it through `store_sync`.
     pub fn store<T: Pod>(&self, dst: GlobalPtr<T>, v: T) -> Result<()> {
         self.store_bulk(dst, &[v])

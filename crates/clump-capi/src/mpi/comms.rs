@@ -202,8 +202,17 @@ mpi_functions! {
     }
 
     fn Errhandler_free(h: *mut Handle) -> c_int {
-        // The predefined handlers are the only ones; freeing one only clears the handle.
-        on(COMM_WORLD, || handle_out(h, 0x140, "errhandler"))
+        on(COMM_WORLD, || {
+            // SAFETY: a non-NULL handle pointer from C points at a handle.
+            let Some(&handler) = (unsafe { h.as_ref() }) else {
+                return Err((MPI_ERR_ARG, "NULL errhandler".into()));
+            };
+            // A user handler lives on while an object holds it; a predefined one always.
+            if !super::errhandlers::predefined(handler) && !super::errhandlers::release(handler) {
+                return Err((MPI_ERR_ERRHANDLER, format!("{handler:#x} is no error handler")));
+            }
+            handle_out(h, 0x140, "errhandler")
+        })
     }
 
     fn Group_size(g: Handle, size: *mut c_int) -> c_int {

@@ -2,7 +2,7 @@
 //! reading a communicator's, and calling it.
 
 use super::abi::{MPI_ERR_ARG, MPI_ERR_ERRHANDLER};
-use super::errhandlers::{add, fits, invoke, ErrFn, Kind};
+use super::errhandlers::{add, fits, hold, invoke, ErrFn, Kind};
 use super::export::{call, mpi_functions, out};
 use super::handles::*;
 use super::wired::on;
@@ -41,6 +41,8 @@ mpi_functions! {
             if !fits(h, Kind::Comm) {
                 return Err((MPI_ERR_ERRHANDLER, format!("{h:#x} is no communicator error handler")));
             }
+            // Communicators keep the handlers set on them for the job.
+            hold(h);
             set_errhandler(c, h);
             Ok(())
         })
@@ -49,7 +51,11 @@ mpi_functions! {
     fn Comm_get_errhandler(c: Handle, h: *mut Handle) -> c_int {
         on(c, || {
             comm(c)?;
-            out(h, errhandler(c)).map_err(|e| (e, "NULL errhandler".into()))
+            let handler = errhandler(c);
+            out(h, handler).map_err(|e| (e, "NULL errhandler".into()))?;
+            // The program's new handle is a reference it frees.
+            hold(handler);
+            Ok(())
         })
     }
 }

@@ -2,7 +2,9 @@
 //! `MPI_Win_create_errhandler`, in [`super::errhandler_calls`]) and the path every
 //! communicator error takes through its handler. A handler is a C function called with the
 //! object and the error code; a freed handler stays callable through the objects that still
-//! hold it, as MPI requires, so its entry (one function pointer) is kept.
+//! hold it, as MPI requires, so each entry counts its references: the program's handles
+//! (the one made, and each one a get call gave) and the objects it is set on. Windows give
+//! theirs back when they are freed or set another; communicators keep theirs for the job.
 
 use super::handles::*;
 use std::collections::HashMap;
@@ -20,22 +22,53 @@ pub enum Kind {
     Win,
 }
 
-static HANDLERS: Mutex<Option<HashMap<Handle, (Kind, ErrFn)>>> = Mutex::new(None);
+/// A user handler: what it was made for, its function, and its references.
+struct Entry {
+    kind: Kind,
+    f: ErrFn,
+    refs: u32,
+}
 
-fn with<T>(f: impl FnOnce(&mut HashMap<Handle, (Kind, ErrFn)>) -> T) -> T {
+static HANDLERS: Mutex<Option<HashMap<Handle, Entry>>> = Mutex::new(None);
+
+fn with<T>(f: impl FnOnce(&mut HashMap<Handle, Entry>) -> T) -> T {
     let mut guard = HANDLERS.lock().unwrap_or_else(|p| p.into_inner());
     f(guard.get_or_insert_with(HashMap::new))
 }
 
 /// Whether `h` may be set on an object of `kind`: a predefined handler or one made for it.
 pub fn fits(h: Handle, kind: Kind) -> bool {
+    predefined(h) || with(|m| m.get(&h).map(|e| e.kind)) == Some(kind)
+}
+
+/// One more reference to `h` (nothing for a predefined handler).
+pub fn hold(h: Handle) {
+    with(|m| m.get_mut(&h).map(|e| e.refs += 1));
+}
+
+/// One reference to `h` fewer: the entry goes with the last. False if `h` is no user
+/// handler.
+pub fn release(h: Handle) -> bool {
+    with(|m| {
+        let Some(e) = m.get_mut(&h) else {
+            return false;
+        };
+        e.refs -= 1;
+        if e.refs == 0 {
+            m.remove(&h);
+        }
+        true
+    })
+}
+
+/// Whether `h` is one of the predefined handlers.
+pub fn predefined(h: Handle) -> bool {
     [ERRORS_ARE_FATAL, ERRORS_RETURN, ERRORS_ABORT].contains(&h)
-        || with(|m| m.get(&h).map(|e| e.0)) == Some(kind)
 }
 
 /// Calls user handler `h` on `object` with `code`; false if `h` is no user handler.
 pub fn invoke(h: Handle, object: Handle, code: c_int) -> bool {
-    let Some((_, f)) = with(|m| m.get(&h).copied()) else {
+    let Some(f) = with(|m| m.get(&h).map(|e| e.f)) else {
         return false;
     };
     let (mut obj, mut code) = (object, code);
@@ -45,10 +78,11 @@ pub fn invoke(h: Handle, object: Handle, code: c_int) -> bool {
     true
 }
 
-/// Stores `f` as a new handler for objects of `kind`; returns its handle.
+/// Stores `f` as a new handler for objects of `kind`, with the program's one reference;
+/// returns its handle.
 pub fn add(f: ErrFn, kind: Kind) -> Handle {
     let made = fresh_handle();
-    with(|m| m.insert(made, (kind, f)));
+    with(|m| m.insert(made, Entry { kind, f, refs: 1 }));
     made
 }
 

@@ -4,9 +4,14 @@
 //! returns 0; bad use ends the job like every other call.
 
 use super::runtime::{byte_len, dst_slice, gas_err, run, src_slice, strides, Res, State};
+use super::symmetric::Place;
 use clump_gas::Group;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
+
+/// Bytes an fcollect gathers from which it goes as direct puts between same-host PEs
+/// (below it, the exchange of the global address space's collectives is as fast).
+const DIRECT_FCOLLECT: usize = 8192;
 
 /// Where the bytes of one collective live: `nelems` elements of `size` bytes.
 #[derive(Clone, Copy)]
@@ -47,6 +52,9 @@ impl State {
     pub fn collect(&self, g: &Group, b: Bufs, fixed: bool) -> Res<()> {
         // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
         let mine = unsafe { src_slice(b.src, byte_len(b.nelems, b.size)?, "source")? };
+        if fixed && self.puts_directly(g, b.dest, mine.len())? {
+            return self.fcollect_by_puts(g, b.dest, mine);
+        }
         let gas = self.gas.borrow();
         let all = if fixed {
             gas.group_all_gather(g, mine).map_err(gas_err)?
@@ -57,6 +65,35 @@ impl State {
         // SAFETY: `b.dest` is the C caller's destination, room for every member's part.
         unsafe { dst_slice(b.dest, all.len(), "dest")? }.copy_from_slice(&all);
         Ok(())
+    }
+
+    /// Whether an fcollect of `len` bytes a member into `dest` goes as direct puts: when
+    /// `dest` is on the symmetric heap, every member on this host (each put one copy into
+    /// its mapped heap) and the whole no smaller than [`DIRECT_FCOLLECT`].
+    fn puts_directly(&self, g: &Group, dest: *mut c_void, len: usize) -> Res<bool> {
+        let total = byte_len(len, g.size() as usize)?;
+        if total < DIRECT_FCOLLECT {
+            return Ok(false);
+        }
+        let gas = self.gas.borrow();
+        Ok(matches!(self.locate(dest, total), Ok(Place::Heap(_)))
+            && g.ranks().iter().all(|&r| gas.is_local(r)))
+    }
+
+    /// Every member writes its block straight into every member's `dest`, between two
+    /// barriers of the team: the first so that no member's `dest` is written before it
+    /// entered the call, the second so that all blocks are in place when it returns.
+    fn fcollect_by_puts(&self, g: &Group, dest: *mut c_void, mine: &[u8]) -> Res<()> {
+        let barrier = || self.gas.borrow().group_barrier(g).map_err(gas_err);
+        barrier()?;
+        let at = dest.wrapping_byte_add(g.index() as usize * mine.len());
+        // Starting after this member spreads the writers over the members' heaps.
+        let ranks = g.ranks();
+        let me = g.index() as usize;
+        for &r in ranks[me..].iter().chain(&ranks[..me]) {
+            self.put(at, mine, r)?;
+        }
+        barrier()
     }
 
     /// Block j of every member's source to member j; block i of dest from member i. The

@@ -1,6 +1,6 @@
 //! Communication contexts. Every context shares the PE's one stream of accesses, so a
-//! context's quiet and fence complete the others' accesses too (more than the standard
-//! asks, never less); creating one always succeeds.
+//! context's quiet completes, and its fence orders, the others' accesses too (more than
+//! the standard asks, never less); creating one always succeeds.
 
 use super::abi::{CTX_DEFAULT, CTX_INVALID, TEAM_INVALID, TEAM_WORLD};
 use super::runtime::{dst_slice, run, Res, State};

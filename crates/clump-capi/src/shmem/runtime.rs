@@ -134,6 +134,11 @@ impl State {
         self.gas.borrow().sync().map_err(gas_err)
     }
 
+    /// Orders this PE's puts and atomics to each PE before its later ones (`shmem_fence`).
+    pub fn fence(&self) -> Res<()> {
+        self.gas.borrow().fence().map_err(gas_err)
+    }
+
     /// Runs the handlers of messages that have arrived (progress while waiting).
     pub fn poll(&self) -> Res<()> {
         self.gas.borrow().poll().map_err(gas_err)

@@ -212,6 +212,18 @@ static void shared(void) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_OK(MPI_Win_free(&win));
+
+    /* A member without memory has no base: size 0 and NULL. */
+    int *some = NULL;
+    CHECK_OK(MPI_Win_allocate_shared(rank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                     MPI_COMM_WORLD, &some, &win));
+    for (int r = 1; r < size; r += 2) {
+        MPI_Aint bytes = -1;
+        int unit = -1, *theirs = &unit;
+        CHECK_OK(MPI_Win_shared_query(win, r, &bytes, &unit, &theirs));
+        CHECK(bytes == 0 && theirs == NULL);
+    }
+    CHECK_OK(MPI_Win_free(&win));
 }
 
 /* General active target over a ring: each rank exposes its window to its left
@@ -243,8 +255,9 @@ static void active_target(MPI_Win win, int *a) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* A dynamic window: each rank attaches a buffer, the others address it by its address
- * (MPI_Get_address); an address outside every attached region is MPI_ERR_RMA_RANGE. */
+/* A dynamic window: each rank attaches a buffer as two adjacent regions, the others
+ * address it by its address (MPI_Get_address), an access may cross from one region into
+ * the next, and an address outside every attached region is MPI_ERR_RMA_RANGE. */
 static void dynamic(void) {
     static int buf[4];
     MPI_Aint mine, addrs[64];
@@ -255,23 +268,26 @@ static void dynamic(void) {
     CHECK_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &f, &flag));
     CHECK(flag && *f == MPI_WIN_FLAVOR_DYNAMIC);
     for (int i = 0; i < 4; i++) buf[i] = 0;
-    CHECK_OK(MPI_Win_attach(win, buf, sizeof buf));
+    CHECK_OK(MPI_Win_attach(win, buf, 2 * sizeof(int)));
+    CHECK_OK(MPI_Win_attach(win, buf + 2, 2 * sizeof(int)));
     CHECK_OK(MPI_Get_address(buf, &mine));
     CHECK_OK(MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
     int right = (rank + 1) % size, left = (rank + size - 1) % size, one = 1;
+    int pair[2] = {rank, rank};
     CHECK_OK(MPI_Win_fence(0, win));
-    CHECK_OK(MPI_Put(&rank, 1, MPI_INT, right, addrs[right] + sizeof(int), 1, MPI_INT, win));
-    CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, addrs[0] + 2 * sizeof(int), 1, MPI_INT,
+    CHECK_OK(MPI_Put(pair, 2, MPI_INT, right, addrs[right] + sizeof(int), 2, MPI_INT, win));
+    CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, addrs[0] + 3 * sizeof(int), 1, MPI_INT,
                             MPI_SUM, win));
     CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     int v = 0;
     CHECK(class_of(MPI_Put(&v, 1, MPI_INT, right, addrs[right] + sizeof buf, 1, MPI_INT,
                            win)) == MPI_ERR_RMA_RANGE);
     CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
-    CHECK(buf[1] == left);
-    if (rank == 0) CHECK(buf[2] == size);
+    CHECK(buf[1] == left && buf[2] == left);
+    if (rank == 0) CHECK(buf[3] == size);
     CHECK(class_of(MPI_Win_detach(win, buf + 1)) == MPI_ERR_RMA_ATTACH);
     CHECK_OK(MPI_Win_detach(win, buf));
+    CHECK_OK(MPI_Win_detach(win, buf + 2));
     CHECK_OK(MPI_Win_free(&win));
 }
 

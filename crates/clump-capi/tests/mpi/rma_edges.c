@@ -1,8 +1,10 @@
 /* Edges of one-sided communication that MPICH's rma tests reach: accumulates served by a
  * target blocked in MPI_Recv (its handler must not need what the blocking call holds), a
- * window freed after a fence that opened no epoch, and MPI_PROC_NULL as the target of
- * lock, unlock and flush. Prints "rma_edges ok" on each rank. */
+ * window freed after a fence that opened no epoch, MPI_PROC_NULL as the target of
+ * lock, unlock and flush, accumulates of no bytes (a zero count, or a type of none), and
+ * the name of MPI_WIN_NULL. Prints "rma_edges ok" on each rank. */
 #include "check.h"
+#include <string.h>
 
 static int rank, size;
 
@@ -73,6 +75,41 @@ static void proc_null(void) {
     CHECK_OK(MPI_Win_free(&win));
 }
 
+/* Accumulates that move nothing succeed (with NULL buffers too) and leave the window as
+ * it was; one whose origin brings bytes the target cannot take is an error. */
+static void zero_bytes(void) {
+    int *a = NULL, x = 5, r = 0;
+    MPI_Win win;
+    MPI_Datatype none;
+    CHECK_OK(MPI_Type_contiguous(0, MPI_INT, &none));
+    CHECK_OK(MPI_Type_commit(&none));
+    CHECK_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &a,
+                              &win));
+    *a = 7;
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Win_fence(0, win));
+    int peer = (rank + 1) % size;
+    CHECK_OK(MPI_Accumulate(&x, 1, none, peer, 0, 1, none, MPI_SUM, win));
+    CHECK_OK(MPI_Accumulate(NULL, 0, MPI_INT, peer, 0, 0, MPI_INT, MPI_SUM, win));
+    CHECK_OK(MPI_Get_accumulate(NULL, 2, none, NULL, 0, MPI_INT, peer, 0, 1, none, MPI_SUM,
+                                win));
+    CHECK_OK(MPI_Get_accumulate(&x, 1, MPI_INT, &r, 1, MPI_INT, peer, 0, 1, MPI_INT,
+                                MPI_NO_OP, win));
+    CHECK(r == 7);
+    int err = MPI_Accumulate(&x, 1, MPI_INT, peer, 0, 0, MPI_INT, MPI_SUM, win), cls = -1;
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_TYPE);
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(*a == 7);
+    CHECK_OK(MPI_Win_free(&win));
+    CHECK_OK(MPI_Type_free(&none));
+
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    CHECK_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == (int)strlen(name));
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -80,6 +117,7 @@ int main(int argc, char **argv) {
     served_while_receiving();
     free_after_fence();
     proc_null();
+    zero_bytes();
     printf("rma_edges ok\n");
     MPI_Finalize();
     return 0;

@@ -130,6 +130,14 @@ static void handlers(MPI_Win win) {
     CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     CHECK_OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
     CHECK(errors_seen == 4);
+
+    /* With its last reference (the handle the get gave) freed, and no window holding it,
+     * the handler is released: its stale handle is refused. */
+    MPI_Errhandler stale = now;
+    CHECK_OK(MPI_Errhandler_free(&now));
+    CHECK(now == MPI_ERRHANDLER_NULL);
+    CHECK(class_of(MPI_Win_set_errhandler(win, stale)) == MPI_ERR_ERRHANDLER);
+    CHECK(class_of(MPI_Errhandler_free(&stale)) == MPI_ERR_ERRHANDLER);
 }
 
 int main(int argc, char **argv) {

@@ -27,6 +27,20 @@ int main(void) {
     CHECK(shmem_int_fcollect(SHMEM_TEAM_WORLD, dst, src, 3) == 0);
     for (int pe = 0; pe < npes; pe++)
         for (int i = 0; i < 3; i++) CHECK(dst[pe * 3 + i] == pe * 100 + i);
+    /* Large fcollects (on one host, each PE's block goes straight into every heap), twice
+     * in a row with different data, so a PE that is ahead must not overwrite the first. */
+    enum { BIG = 4096 };
+    int *bsrc = shmem_malloc(BIG * sizeof(int));
+    int *bdst = shmem_malloc((size_t)BIG * npes * sizeof(int));
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < BIG; i++) bsrc[i] = round * 1000000 + me * BIG + i;
+        CHECK(shmem_int_fcollect(SHMEM_TEAM_WORLD, bdst, bsrc, BIG) == 0);
+        for (int pe = 0; pe < npes; pe++)
+            for (int i = 0; i < BIG; i++)
+                CHECK(bdst[pe * BIG + i] == round * 1000000 + pe * BIG + i);
+    }
+    shmem_free(bdst);
+    shmem_free(bsrc);
     /* collect: PE p contributes p+1 elements. */
     CHECK(shmem_int_collect(SHMEM_TEAM_WORLD, dst, src, me + 1) == 0);
     int at = 0;

@@ -11,7 +11,7 @@ use super::super::export::{mpi_functions, out};
 use super::super::handles::{datatype, err, predef, put_request, Handle, DATATYPE_NULL};
 use super::super::wired::{count, Failure};
 use super::abi::*;
-use super::guard::{guarded, GUARD_BYTES};
+use super::guard::GUARD_BYTES;
 use super::request::{self, Kind, Request};
 use super::space::{self, Space};
 use super::target;
@@ -399,6 +399,18 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
     let (buf, n, ot) = a.origin;
     let tdt = datatype(tt)?;
+    let tlen = tdt.bytes(count(tn)?).map_err(err)?;
+    if tlen == 0 {
+        // Nothing to combine (a zero count, or a type of no bytes): only the call's
+        // epoch and target are checked, and the origin must bring nothing either.
+        let olen = datatype(ot)?.bytes(count(n)?).map_err(err)?;
+        if olen != 0 && a.op != NO_OP {
+            return Err(type_error(format!(
+                "the origin has {olen} bytes, the target 0"
+            )));
+        }
+        return reach(a.win, target, disp, (0, 0)).map(drop);
+    }
     // The operation combines the one predefined type the target's type is made of.
     let basic = tdt.element().ok_or_else(|| {
         type_error("an accumulate's target datatype must be made of one predefined type".into())
@@ -407,7 +419,6 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         Some(_) => (tt, tdt.clone()),
         None => (basic_handle(basic), Datatype::predefined(basic)),
     };
-    let tlen = tdt.bytes(count(tn)?).map_err(err)?;
     let whole = plain(n, ot, tn, tt);
     let data = if a.op == NO_OP {
         Cow::Owned(vec![0; tlen])
@@ -452,11 +463,11 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
             for (at, piece) in shape.pieces(&data) {
                 let before = match local {
                     // SAFETY: `piece` lies in the span `reach` checked, mapped here until
-                    // the collective MPI_Win_free; the guard (or this process owning a
-                    // window without one) keeps other accumulates off it meanwhile.
-                    Some(addr) => guarded(r.guard, || unsafe {
-                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching)
-                    })?,
+                    // the collective MPI_Win_free; every accumulate on the window passes
+                    // the same guard (none: this process owns it and serves the others).
+                    Some(addr) => unsafe {
+                        target::accumulate_at(addr + at, piece, (&bdt, &op), fetching, r.guard)
+                    }?,
                     None => {
                         // Whole elements per request.
                         let size = bdt.size().max(1);
@@ -514,9 +525,9 @@ fn compare_and_swap(
     };
     let old = match r.local() {
         // SAFETY: as for an accumulate in `accumulate`, for the element's bytes.
-        Some(addr) => guarded(r.guard, || unsafe {
-            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..])
-        }),
+        Some(addr) => unsafe {
+            target::compare_swap_at(addr, &data[..dt.size()], &data[dt.size()..], r.guard)
+        },
         None => r.call(request(Kind::CompareSwap, [0; 3], &data), 0)?,
     };
     unpack(&old, result, 1, &dt)

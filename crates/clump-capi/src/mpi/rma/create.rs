@@ -217,9 +217,10 @@ fn query(w: &Window, rank: c_int) -> Result<(usize, usize, usize), Failure> {
     } else {
         m.seg_off.and_then(|off| space.direct(m.rank, off))
     };
+    // A member without memory has no base either (NULL, as other implementations give).
     Ok(match here {
-        Some(addr) => (addr, m.size, m.disp_unit),
-        None => (0, 0, m.disp_unit),
+        Some(addr) if m.size > 0 => (addr, m.size, m.disp_unit),
+        _ => (0, 0, m.disp_unit),
     })
 }
 
@@ -311,6 +312,7 @@ mpi_functions! {
             // The program's attributes go first: a delete callback that fails fails the call.
             attrs::delete_all(h)?;
             let w = window::remove(h)?;
+            super::super::errhandlers::release(w.errhandler);
             if let (Some(addr), Some(space)) = (w.owned, space::current()) {
                 space.free(addr);
             }
@@ -383,7 +385,11 @@ mpi_functions! {
 
     fn Win_get_name(win: usize, name: *mut c_char, len: *mut c_int) -> c_int {
         on(win, || {
-            let text = window::with(win, |w| Ok(w.name.clone()))?;
+            // MPI_WIN_NULL is named as the other null handles are.
+            let text = match win {
+                WIN_NULL => "MPI_WIN_NULL".to_owned(),
+                _ => window::with(win, |w| Ok(w.name.clone()))?,
+            };
             string_out(&text, name, MAX_OBJECT_NAME, len).map_err(|e| (e, "NULL name".into()))
         })
     }

@@ -22,17 +22,20 @@ mpi_functions! {
             if !errhandlers::fits(handler, Kind::Win) {
                 return Err((MPI_ERR_ERRHANDLER, format!("{handler:#x} is not a window's error handler")));
             }
-            window::with(win, |w| {
-                w.errhandler = handler;
-                Ok(())
-            })
+            let old = window::with(win, |w| Ok(std::mem::replace(&mut w.errhandler, handler)))?;
+            errhandlers::hold(handler);
+            errhandlers::release(old);
+            Ok(())
         })
     }
 
     fn Win_get_errhandler(win: Handle, handler: *mut Handle) -> c_int {
         on(win, || {
             let h = window::with(win, |w| Ok(w.errhandler))?;
-            out(handler, h).map_err(|e| (e, "NULL errhandler".into()))
+            out(handler, h).map_err(|e| (e, "NULL errhandler".into()))?;
+            // The program's new handle is a reference it frees.
+            errhandlers::hold(h);
+            Ok(())
         })
     }
 

@@ -3,11 +3,13 @@
 //! global address space's segment (`MPI_Win_allocate`, `MPI_Win_allocate_shared`) is
 //! reached by plain loads and stores from the processes of its host; everything else
 //! (other hosts, `MPI_Win_create`'s memory) goes as a remote procedure call the target's
-//! handler runs ([`target`]). Accumulates to segment memory hold the window's [`guard`]
-//! word whichever way they come; the others run in the target's process, one at a time. Each call completes at the target before it returns.
+//! handler runs ([`target`]). Accumulates are atomic per element whichever way they come:
+//! with the host's atomic instructions where it has them ([`atomic`]), else under the
+//! window's [`guard`] word (segment memory) or in the target's process, one at a time. Each call completes at the target before it returns.
 
 mod abi;
 pub(super) mod access;
+mod atomic;
 pub(super) mod caching;
 pub(super) mod create;
 pub(super) mod errhandler;

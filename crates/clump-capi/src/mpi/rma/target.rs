@@ -1,11 +1,12 @@
 //! The target's side: the requests of [`super::request`] served (by the handler, one at a
-//! time: what makes accumulates atomic), and the memory accesses both the handler and an
-//! origin with direct access make.
+//! time), and the memory accesses both the handler and an origin with direct access make
+//! (accumulates element-wise atomic, [`atomic`]).
 
 use super::super::abi::{MPI_ERR_OP, MPI_ERR_OTHER, MPI_ERR_TYPE};
 use super::super::handles::{predef, predefined_op, Handle};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
+use super::atomic;
 use super::guard::{guarded, GUARD_BYTES};
 use super::request::{reply, Kind, Request, RUN_ENTRY};
 use super::window;
@@ -78,16 +79,14 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
         Kind::Accumulate => {
             let [op_h, ty, fetch] = req.args;
             let (dt, op) = basic_op(op_h, ty)?;
-            // SAFETY: `len` (`req.data.len()`) checked bytes at `addr`, under the window's
-            // guard, or in its owner's handler, which runs one request at a time.
-            guarded(guard, || unsafe {
-                accumulate_at(addr, req.data, (&dt, &op), fetch != 0)
-            })
+            // SAFETY: `len` (`req.data.len()`) checked bytes at `addr`; every accumulate
+            // on the window passes the same guard.
+            unsafe { accumulate_at(addr, req.data, (&dt, &op), fetch != 0, guard) }
         }
         // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
-        Kind::CompareSwap => Ok(guarded(guard, || unsafe {
-            compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len])
-        })),
+        Kind::CompareSwap => {
+            Ok(unsafe { compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len], guard) })
+        }
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
             unreachable!("answered above")
         }
@@ -134,11 +133,10 @@ fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
         let (now, rest) = bytes.split_at_checked(len).ok_or_else(malformed)?;
         bytes = rest;
         match &combine {
-            // SAFETY: as for a get; the guard, or this handler running one request at a
-            // time, keeps other accumulates off the bytes.
-            Some((dt, op)) => out.extend(guarded(guard, || unsafe {
-                accumulate_at(addr, now, (dt, op), req.args[2] != 0)
-            })?),
+            // SAFETY: as for a get; every accumulate on the window passes the same guard.
+            Some((dt, op)) => {
+                out.extend(unsafe { accumulate_at(addr, now, (dt, op), req.args[2] != 0, guard) }?)
+            }
             // SAFETY: as for a get, and `now` has `len` bytes.
             None => unsafe { write_at(addr, now) },
         }
@@ -194,48 +192,61 @@ pub unsafe fn read_at(addr: usize, len: usize) -> Vec<u8> {
 }
 
 /// `target = target op data` for the elements of predefined type `dt` at `addr`; the old
-/// contents when `fetch`.
+/// contents when `fetch`. Elements the host has an atomic instruction for go one by one
+/// ([`atomic`]); the others hold `guard`, the window's guard word (none: the window's
+/// accumulates all run in its owner's process, one at a time).
 ///
 /// # Safety
-/// `addr` must be readable and writable for `data.len()` bytes (as for [`copy`]), and no
-/// other accumulate may run on them meanwhile (the caller holds the window's guard, or is
-/// the window's owner, whose accumulates run one at a time).
+/// `addr` must be readable and writable for `data.len()` bytes (as for [`copy`]), and
+/// every other accumulate on them must come through here with the same `guard`.
 pub unsafe fn accumulate_at(
     addr: usize,
     data: &[u8],
     (dt, op): (&Datatype, &Op),
     fetch: bool,
+    guard: Option<usize>,
 ) -> Result<Vec<u8>, Failure> {
-    let count = data.len() / dt.size().max(1);
-    // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`.
-    let old = unsafe { read_at(addr, data.len()) };
-    // One element (a fetch-and-op) combines on the stack: no allocation per call.
-    let mut small = [0u8; 16];
-    let mut heap = Vec::new();
-    let new: &mut [u8] = if data.len() <= small.len() {
-        &mut small[..data.len()]
-    } else {
-        heap.extend_from_slice(data);
-        &mut heap
-    };
-    new.copy_from_slice(data);
-    op.combine(dt, count, &old, new)
-        .map_err(super::super::handles::err)?;
-    // SAFETY: as above.
-    unsafe { write_at(addr, new) };
-    Ok(if fetch { old } else { Vec::new() })
+    // SAFETY: the caller's contract.
+    if let Some(done) = unsafe { atomic::accumulate(addr, data, (dt, op), fetch) } {
+        return done;
+    }
+    guarded(guard, || {
+        let count = data.len() / dt.size().max(1);
+        // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`; the guard
+        // keeps other accumulates off them.
+        let old = unsafe { read_at(addr, data.len()) };
+        let mut new = data.to_vec();
+        op.combine(dt, count, &old, &mut new)
+            .map_err(super::super::handles::err)?;
+        // SAFETY: as above.
+        unsafe { write_at(addr, &new) };
+        Ok(if fetch { old } else { Vec::new() })
+    })
 }
 
-/// Writes `new` at `addr` if it holds `expect`; the old contents.
+/// Writes `new` at `addr` if it holds `expect`; the old contents. One atomic instruction
+/// where the host has one for the width, else under `guard` (as for [`accumulate_at`]).
 ///
 /// # Safety
 /// As for [`accumulate_at`], for `expect.len()` bytes (`new` is as long).
-pub unsafe fn compare_swap_at(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
-    // SAFETY: the caller's contract covers the `expect.len()` bytes at `addr`.
-    let old = unsafe { read_at(addr, expect.len()) };
-    if old == expect {
-        // SAFETY: as above; `new` has as many bytes as `expect`.
-        unsafe { write_at(addr, new) };
+pub unsafe fn compare_swap_at(
+    addr: usize,
+    expect: &[u8],
+    new: &[u8],
+    guard: Option<usize>,
+) -> Vec<u8> {
+    // SAFETY: the caller's contract.
+    if let Some(old) = unsafe { atomic::compare_swap(addr, expect, new) } {
+        return old;
     }
-    old
+    guarded(guard, || {
+        // SAFETY: the caller's contract covers the `expect.len()` bytes at `addr`; the
+        // guard keeps other accumulates off them.
+        let old = unsafe { read_at(addr, expect.len()) };
+        if old == expect {
+            // SAFETY: as above; `new` has as many bytes as `expect`.
+            unsafe { write_at(addr, new) };
+        }
+        old
+    })
 }

@@ -152,7 +152,7 @@ impl Window {
             offset >= start && end.is_some_and(|e| e <= start + size)
         };
         if self.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
-            if self.attached.iter().any(|&r| inside(r)) {
+            if self.attached.iter().any(|&r| inside(r)) || self.covered(offset, end) {
                 return Ok(offset);
             }
         } else if inside((0, self.attrs.size as usize)) {
@@ -162,6 +162,25 @@ impl Window {
             MPI_ERR_RMA_RANGE,
             format!("{len} bytes at {offset:#x} leave the target's window"),
         ))
+    }
+
+    /// Whether attached regions that touch or overlap cover the bytes from `from` to `end`
+    /// between them (an access may cross from one region into the next).
+    fn covered(&self, mut from: usize, end: Option<usize>) -> bool {
+        let Some(end) = end else { return false };
+        while from < end {
+            let reach = self
+                .attached
+                .iter()
+                .filter(|&&(start, size)| start <= from && from < start + size)
+                .map(|&(start, size)| start + size)
+                .max();
+            match reach {
+                Some(next) => from = next,
+                None => return false,
+            }
+        }
+        true
     }
 
     /// The member of communicator rank `rank`, checked.
