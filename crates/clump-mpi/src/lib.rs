@@ -7,6 +7,7 @@
 //! that called [`init`].
 
 mod bind;
+mod cancel;
 mod coll;
 mod coll_alltoall;
 mod coll_gather;

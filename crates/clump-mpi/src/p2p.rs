@@ -1,6 +1,7 @@
 //! Point-to-point: non-blocking sends and receives over raw buffers, their safe blocking
 //! forms over slices, and wait/test.
 
+use crate::cancel::{is_logged, Sent};
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
@@ -18,7 +19,7 @@ const DONE_AT_ONCE: u64 = u64::MAX;
 
 /// Whether request `id` holds nothing in the engine: null, or complete from the start.
 fn settled(id: u64) -> bool {
-    matches!(id, 0 | DONE_AT_ONCE | SENT)
+    matches!(id, 0 | DONE_AT_ONCE | SENT) || is_logged(id)
 }
 
 impl Request {
@@ -69,6 +70,34 @@ pub unsafe fn isend(
 /// # Safety
 /// As [`isend`].
 pub unsafe fn isend_mode(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<Request> {
+    // SAFETY: the same contract.
+    let r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
+    if r.0 != SENT {
+        return Ok(r);
+    }
+    // An eager send is complete, but the program may still cancel it: its message is
+    // logged under the id it gets.
+    let dest = comm.job_rank(dest)?.unwrap_or_default();
+    let ctx = comm.p2p_ctx();
+    let rt = runtime::get()?;
+    let mut e = rt.engine.borrow_mut();
+    let seq = e.last_seq(dest, ctx);
+    Ok(Request(e.sent_log.push(Sent { dest, ctx, seq })))
+}
+
+/// Starts a send as [`isend_mode`] does, an eager one under [`SENT`] (not logged).
+///
+/// # Safety
+/// As [`isend`].
+unsafe fn start(
     buf: *const u8,
     count: usize,
     dt: &Datatype,
@@ -255,7 +284,7 @@ pub fn wait(req: &mut Request) -> Result<Status> {
             *req = Request::null();
             Ok(null_status())
         }
-        SENT => {
+        id if id == SENT || is_logged(id) => {
             *req = Request::null();
             Ok(Status::empty())
         }
@@ -288,7 +317,7 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
 /// the request left for a wait or test to free.
 pub fn get_status(req: &Request) -> Result<Option<Status>> {
     match req.0 {
-        0 | SENT => Ok(Some(Status::empty())),
+        id if id == 0 || id == SENT || is_logged(id) => Ok(Some(Status::empty())),
         DONE_AT_ONCE => Ok(Some(null_status())),
         id => {
             let rt = runtime::get()?;
@@ -428,7 +457,7 @@ pub unsafe fn send_raw(
     mode: SendMode,
 ) -> Result<()> {
     // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
-    let mut r = unsafe { isend_mode(buf, count, dt, dest, tag, comm, mode)? };
+    let mut r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
     if r.0 == SENT {
         return Ok(());
     }
@@ -515,9 +544,18 @@ pub fn request_free(req: &mut Request) -> Result<()> {
     Ok(())
 }
 
-/// `MPI_Cancel` of a receive: true when it had not matched and is now cancelled.
-pub fn cancel(req: &Request) -> Result<bool> {
-    Ok(runtime::get()?.engine.borrow_mut().cancel_recv(req.0))
+/// `MPI_Cancel`: a receive that has not matched is cancelled at once (true); a send asks
+/// its receiver to withdraw the message, and its wait tells whether it did. A send may go
+/// on under another id (see [`crate::cancel`]), which `req` then holds.
+pub fn cancel(req: &mut Request) -> Result<bool> {
+    let rt = runtime::get()?;
+    if rt.engine.borrow_mut().cancel_recv(req.0) {
+        return Ok(true);
+    }
+    if let Some(id) = rt.cancel_send(req.0)? {
+        req.0 = id;
+    }
+    Ok(false)
 }
 
 impl Request {
