@@ -54,6 +54,14 @@ fn cancelled_sends_and_receives_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn generalized_requests_and_request_statuses_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/grequest.c", "mpi_grequest"),
+        "grequest",
+    );
+}
+
+#[test]
 fn collectives_run_over_shared_memory_udp_and_two_hosts() {
     let exe = mpicc(
         "crates/clump-capi/tests/mpi/collectives.c",

@@ -147,6 +147,12 @@ pub enum ReqKind {
     /// A non-blocking collective: its schedule runs in the runtime and completes this
     /// request with its outcome.
     Coll { error: Option<Error> },
+    /// A generalized request: the program's functions, and whether the program freed it
+    /// before completing it.
+    Generalized {
+        hooks: crate::generalized::SharedHooks,
+        freed: bool,
+    },
 }
 
 /// The user's buffer of a non-contiguous receive, and the staging bytes `buf` points into.

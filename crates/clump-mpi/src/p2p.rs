@@ -6,6 +6,7 @@ use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
+use crate::generalized;
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
 use crate::status::Status;
@@ -249,6 +250,9 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
+    if let Some(h) = generalized::hooks_of(&r) {
+        return generalized::collect(&h);
+    }
     if let ReqKind::Pair { recv, send } = r.kind {
         // Both parts have completed: these waits only collect them.
         let sent = wait(&mut Request(send));
@@ -325,6 +329,10 @@ pub fn get_status(req: &Request) -> Result<Option<Status>> {
             let e = rt.engine.borrow();
             if !finished(&e, id) {
                 return Ok(None);
+            }
+            if let Some(h) = e.reqs.get(id).and_then(generalized::hooks_of) {
+                drop(e);
+                return generalized::query(&h).map(Some);
             }
             Ok(Some(match e.reqs.get(id) {
                 Some(Req {
@@ -520,13 +528,19 @@ fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
 }
 
 /// `MPI_Request_free`: the request completes on its own (a send still delivers, a
-/// receive still fills its buffer) and is forgotten; this does not wait.
+/// receive still fills its buffer) and is forgotten; this does not wait. A generalized
+/// request not yet complete stays in `req`, for `grequest_complete` to name.
 pub fn request_free(req: &mut Request) -> Result<()> {
     let id = std::mem::replace(req, Request::null()).0;
     if settled(id) {
         return Ok(());
     }
     let rt = runtime::get()?;
+    match generalized::free(&rt, id)? {
+        Some(false) => return Ok(*req = Request(id)),
+        Some(true) => return Ok(()),
+        None => {}
+    }
     let mut e = rt.engine.borrow_mut();
     let parts = match e.reqs.get(id) {
         Some(Req {
@@ -549,6 +563,9 @@ pub fn request_free(req: &mut Request) -> Result<()> {
 /// on under another id (see [`crate::cancel`]), which `req` then holds.
 pub fn cancel(req: &mut Request) -> Result<bool> {
     let rt = runtime::get()?;
+    if generalized::cancel(&rt, req.0)? {
+        return Ok(false);
+    }
     if rt.engine.borrow_mut().cancel_recv(req.0) {
         return Ok(true);
     }
@@ -561,6 +578,10 @@ pub fn cancel(req: &mut Request) -> Result<bool> {
 impl Request {
     pub(crate) fn from_id(id: u64) -> Request {
         Request(id)
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.0
     }
 
     pub(crate) fn into_id(self) -> u64 {

@@ -56,18 +56,17 @@ unsupported! {
     world:
         Accumulate_c
         Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
-        Comm_create_from_group Comm_disconnect
+        Comm_create_from_group
         Comm_get_parent Comm_join
         Get_accumulate_c Get_c Get_count_c Get_elements_c
-        Get_hw_resource_info Grequest_complete Grequest_start
+        Get_hw_resource_info
         Group_from_session_pset Imrecv_c
         Intercomm_create_from_groups Lookup_name Mrecv_c
         Op_create_c Open_port Pack_external Pack_external_c
         Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
         Publish_name Put_c Raccumulate_c Reduce_local_c
         Register_datarep Register_datarep_c
-        Request_get_status_all Request_get_status_any
-        Request_get_status_some Rget_accumulate_c Rget_c Rput_c
+        Rget_accumulate_c Rget_c Rput_c
         Session_attach_buffer Session_attach_buffer_c Session_call_errhandler
         Session_create_errhandler Session_detach_buffer Session_detach_buffer_c
         Session_finalize Session_flush_buffer Session_get_errhandler Session_get_info

@@ -15,9 +15,9 @@ use super::handles::UserFunction;
 #[allow(unused_imports)] // which modules the table reaches changes as it grows
 use super::{
     abi_queries::*, attrs::*, buffered::*, collectives::*, comm_attrs::*, comm_hints::*, comms::*,
-    completion::*, conversions::*, env::*, errors::*, info::*, intercomms::*, persistent::*,
-    rma::access::*, rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, topology::*,
-    types::*, wired::*,
+    completion::*, conversions::*, env::*, errors::*, grequests::*, info::*, intercomms::*,
+    persistent::*, request_status::*, rma::access::*, rma::create::*, rma::errhandler::*,
+    rma::pscw::*, rma::sync::*, topology::*, types::*, wired::*,
 };
 use args::Fint;
 use std::os::raw::{c_char, c_int, c_void};
