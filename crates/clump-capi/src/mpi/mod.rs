@@ -29,6 +29,7 @@ mod handles;
 mod info;
 mod intercomms;
 mod isendrecv;
+mod large_count;
 mod messages;
 mod nbcoll;
 mod neighbor;
