@@ -46,6 +46,33 @@ fn p2p_runs_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn cancelled_sends_and_receives_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/cancel.c", "mpi_cancel"),
+        "cancel",
+    );
+}
+
+#[test]
+fn generalized_requests_and_request_statuses_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/grequest.c", "mpi_grequest"),
+        "grequest",
+    );
+}
+
+#[test]
+fn large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/large_count.c",
+            "mpi_large_count",
+        ),
+        "large_count",
+    );
+}
+
+#[test]
 fn collectives_run_over_shared_memory_udp_and_two_hosts() {
     let exe = mpicc(
         "crates/clump-capi/tests/mpi/collectives.c",

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
+use crate::cancel::SentLog;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
@@ -125,6 +126,10 @@ pub enum ReqKind {
         /// answer (a clear to send, served, or the end of its read), and each part the
         /// sender is asked to write itself.
         parts: u32,
+        /// The message's context and sequence number (what a cancel names).
+        msg: (u32, u32),
+        /// Whether the receiver was asked to withdraw the message (`MPI_Cancel`).
+        cancel_asked: bool,
     },
     /// A receive and a send that complete together (`MPI_Isendrecv`): done when both
     /// parts are; its status is the receive's.
@@ -142,6 +147,12 @@ pub enum ReqKind {
     /// A non-blocking collective: its schedule runs in the runtime and completes this
     /// request with its outcome.
     Coll { error: Option<Error> },
+    /// A generalized request: the program's functions, and whether the program freed it
+    /// before completing it.
+    Generalized {
+        hooks: crate::generalized::SharedHooks,
+        freed: bool,
+    },
 }
 
 /// The user's buffer of a non-contiguous receive, and the staging bytes `buf` points into.
@@ -196,6 +207,8 @@ pub struct Engine {
     detached: Vec<u64>,
     /// A failure found inside a handler, reported by the next call.
     pub fault: Option<Error>,
+    /// The latest eager non-blocking sends, which a cancel may still withdraw.
+    pub sent_log: SentLog,
 }
 
 impl Engine {
@@ -214,6 +227,7 @@ impl Engine {
             actions: Vec::new(),
             detached: Vec::new(),
             fault: None,
+            sent_log: SentLog::default(),
         }
     }
 
@@ -341,6 +355,11 @@ impl Engine {
         let seq = *s;
         *s = s.wrapping_add(1);
         Ok(seq)
+    }
+
+    /// The sequence number of the last message sent to job rank `dest` in `ctx`.
+    pub fn last_seq(&self, dest: u32, ctx: u32) -> u32 {
+        self.seq_out.peek(ctx, dest).wrapping_sub(1)
     }
 
     /// A message whose arguments hold none (`what` it claimed to be): a fault.
@@ -720,6 +739,26 @@ impl Engine {
         }
         posted
     }
+
+    /// Withdraws message `seq` of job rank `src` in `ctx` if it waits unmatched among the
+    /// unexpected ones (its send is cancelled); true when it did. A message held back for
+    /// order is not withdrawn: the messages after it wait for its number.
+    pub fn withdraw(&mut self, src: u32, ctx: u32, seq: u32) -> bool {
+        let Some(i) = self
+            .unexpected
+            .iter()
+            .position(|m| m.env.src == src && m.env.ctx == ctx && m.seq == seq)
+        else {
+            return false;
+        };
+        match self.unexpected.remove(i).map(|m| m.body) {
+            Some(Body::Eager(stored)) | Some(Body::Rts { prefix: stored, .. }) => {
+                self.store.release(stored)
+            }
+            None => {}
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -989,6 +1028,8 @@ mod tests {
             owned: Vec::new(),
             ahead: 0,
             parts: 1,
+            msg: (0, 0),
+            cancel_asked: false,
         });
         // Asked to write a part it could not (its chunks go later), then the receiver's
         // read ends: the send waits for the chunks.

@@ -7,6 +7,7 @@
 //! that called [`init`].
 
 mod bind;
+mod cancel;
 mod coll;
 mod coll_alltoall;
 mod coll_bcast;
@@ -23,6 +24,7 @@ mod datatype_grid;
 mod dims;
 mod engine;
 mod error;
+mod generalized;
 mod group;
 mod idle;
 mod intercomm;
@@ -58,6 +60,7 @@ pub use datatype::{Datatype, Predef};
 pub use datatype_grid::{darray, subarray, Distrib, Order};
 pub use dims::dims_create;
 pub use error::{Error, ErrorClass, Result};
+pub use generalized::{grequest_complete, grequest_start, Hooks, SharedHooks};
 pub use group::{Comparison, Group, UNDEFINED};
 pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};

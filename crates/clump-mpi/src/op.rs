@@ -185,9 +185,7 @@ fn element(t: Predef) -> Option<Elem> {
         ShortInt => Elem::Loc(Loc::I16I32),
         TwoFloat => Elem::Loc(Loc::F32F32),
         TwoDouble => Elem::Loc(Loc::F64F64),
-        LongDouble | LongDoubleComplex | LongDoubleInt | Float128 | Float128Complex => {
-            return None
-        }
+        LongDouble | LongDoubleComplex | LongDoubleInt | Float128 | Float128Complex => return None,
     })
 }
 

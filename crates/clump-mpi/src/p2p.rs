@@ -1,10 +1,12 @@
 //! Point-to-point: non-blocking sends and receives over raw buffers, their safe blocking
 //! forms over slices, and wait/test.
 
+use crate::cancel::{is_logged, Sent};
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
+use crate::generalized;
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
 use crate::status::Status;
@@ -18,7 +20,7 @@ const DONE_AT_ONCE: u64 = u64::MAX;
 
 /// Whether request `id` holds nothing in the engine: null, or complete from the start.
 fn settled(id: u64) -> bool {
-    matches!(id, 0 | DONE_AT_ONCE | SENT)
+    matches!(id, 0 | DONE_AT_ONCE | SENT) || is_logged(id)
 }
 
 impl Request {
@@ -69,6 +71,34 @@ pub unsafe fn isend(
 /// # Safety
 /// As [`isend`].
 pub unsafe fn isend_mode(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    tag: i32,
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<Request> {
+    // SAFETY: the same contract.
+    let r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
+    if r.0 != SENT {
+        return Ok(r);
+    }
+    // An eager send is complete, but the program may still cancel it: its message is
+    // logged under the id it gets.
+    let dest = comm.job_rank(dest)?.unwrap_or_default();
+    let ctx = comm.p2p_ctx();
+    let rt = runtime::get()?;
+    let mut e = rt.engine.borrow_mut();
+    let seq = e.last_seq(dest, ctx);
+    Ok(Request(e.sent_log.push(Sent { dest, ctx, seq })))
+}
+
+/// Starts a send as [`isend_mode`] does, an eager one under [`SENT`] (not logged).
+///
+/// # Safety
+/// As [`isend`].
+unsafe fn start(
     buf: *const u8,
     count: usize,
     dt: &Datatype,
@@ -220,6 +250,9 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
+    if let Some(h) = generalized::hooks_of(&r) {
+        return generalized::collect(&h);
+    }
     if let ReqKind::Pair { recv, send } = r.kind {
         // Both parts have completed: these waits only collect them.
         let sent = wait(&mut Request(send));
@@ -255,7 +288,7 @@ pub fn wait(req: &mut Request) -> Result<Status> {
             *req = Request::null();
             Ok(null_status())
         }
-        SENT => {
+        id if id == SENT || is_logged(id) => {
             *req = Request::null();
             Ok(Status::empty())
         }
@@ -288,7 +321,7 @@ pub fn test(req: &mut Request) -> Result<Option<Status>> {
 /// the request left for a wait or test to free.
 pub fn get_status(req: &Request) -> Result<Option<Status>> {
     match req.0 {
-        0 | SENT => Ok(Some(Status::empty())),
+        id if id == 0 || id == SENT || is_logged(id) => Ok(Some(Status::empty())),
         DONE_AT_ONCE => Ok(Some(null_status())),
         id => {
             let rt = runtime::get()?;
@@ -296,6 +329,10 @@ pub fn get_status(req: &Request) -> Result<Option<Status>> {
             let e = rt.engine.borrow();
             if !finished(&e, id) {
                 return Ok(None);
+            }
+            if let Some(h) = e.reqs.get(id).and_then(generalized::hooks_of) {
+                drop(e);
+                return generalized::query(&h).map(Some);
             }
             Ok(Some(match e.reqs.get(id) {
                 Some(Req {
@@ -428,7 +465,7 @@ pub unsafe fn send_raw(
     mode: SendMode,
 ) -> Result<()> {
     // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
-    let mut r = unsafe { isend_mode(buf, count, dt, dest, tag, comm, mode)? };
+    let mut r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
     if r.0 == SENT {
         return Ok(());
     }
@@ -491,13 +528,19 @@ fn check_len(have: usize, count: usize, dt: &Datatype) -> Result<()> {
 }
 
 /// `MPI_Request_free`: the request completes on its own (a send still delivers, a
-/// receive still fills its buffer) and is forgotten; this does not wait.
+/// receive still fills its buffer) and is forgotten; this does not wait. A generalized
+/// request not yet complete stays in `req`, for `grequest_complete` to name.
 pub fn request_free(req: &mut Request) -> Result<()> {
     let id = std::mem::replace(req, Request::null()).0;
     if settled(id) {
         return Ok(());
     }
     let rt = runtime::get()?;
+    match generalized::free(&rt, id)? {
+        Some(false) => return Ok(*req = Request(id)),
+        Some(true) => return Ok(()),
+        None => {}
+    }
     let mut e = rt.engine.borrow_mut();
     let parts = match e.reqs.get(id) {
         Some(Req {
@@ -515,14 +558,30 @@ pub fn request_free(req: &mut Request) -> Result<()> {
     Ok(())
 }
 
-/// `MPI_Cancel` of a receive: true when it had not matched and is now cancelled.
-pub fn cancel(req: &Request) -> Result<bool> {
-    Ok(runtime::get()?.engine.borrow_mut().cancel_recv(req.0))
+/// `MPI_Cancel`: a receive that has not matched is cancelled at once (true); a send asks
+/// its receiver to withdraw the message, and its wait tells whether it did. A send may go
+/// on under another id (see [`crate::cancel`]), which `req` then holds.
+pub fn cancel(req: &mut Request) -> Result<bool> {
+    let rt = runtime::get()?;
+    if generalized::cancel(&rt, req.0)? {
+        return Ok(false);
+    }
+    if rt.engine.borrow_mut().cancel_recv(req.0) {
+        return Ok(true);
+    }
+    if let Some(id) = rt.cancel_send(req.0)? {
+        req.0 = id;
+    }
+    Ok(false)
 }
 
 impl Request {
     pub(crate) fn from_id(id: u64) -> Request {
         Request(id)
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.0
     }
 
     pub(crate) fn into_id(self) -> u64 {

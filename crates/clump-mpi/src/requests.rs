@@ -4,9 +4,10 @@
 
 use std::ops::Index;
 
-/// Slots' generations stay at most this, so that no id is `u64::MAX`, `u64::MAX - 1` or
-/// `u64::MAX - 2` (ids that the point-to-point layer reserves).
-const LAST_GENERATION: u32 = u32::MAX - 1;
+/// Slots' generations stay at most this, so that no id has its top bit set (the
+/// point-to-point layer reserves those ids: logged eager sends, `u64::MAX` and the two
+/// below it).
+const LAST_GENERATION: u32 = (1 << 31) - 1;
 
 struct Slot<T> {
     generation: u32,
@@ -123,6 +124,6 @@ mod tests {
         let last = id(0, LAST_GENERATION);
         assert_eq!(r.remove(last), Some(0));
         assert_eq!(r.insert(1), first);
-        assert!(last < u64::MAX - 1);
+        assert!(last < 1 << 63);
     }
 }

@@ -25,6 +25,8 @@ pub(crate) const H_EAGER_INLINE: usize = 6;
 pub(crate) const H_EAGER_SHORT: usize = 7;
 pub(crate) const H_PUSH: usize = 8;
 pub(crate) const H_WROTE: usize = 9;
+pub(crate) const H_CANCEL: usize = 10;
+pub(crate) const H_CANCELLED: usize = 11;
 
 /// Arguments ahead of the data words of an eager message sent inline.
 const INLINE_HEAD: usize = 5;
@@ -342,6 +344,8 @@ impl Runtime {
                     owned: Vec::new(),
                     ahead,
                     parts: 1,
+                    msg: (ctx, seq),
+                    cancel_asked: false,
                 })
             };
             (id, seq)

@@ -38,6 +38,7 @@ pub fn init() -> Result<()> {
     let single_copy = Rc::new(Cell::new(false));
     eager_handlers(&spmd.ep, &engine)?;
     rendezvous_handlers(&spmd.ep, &engine, &single_copy)?;
+    crate::cancel::handlers(&spmd.ep, &engine)?;
     slots::reserve(&spmd, thresholds.shm_coll)?;
     let place = crate::placement::learn(&mut spmd)?;
     let slots = Slots::map(&mut spmd, &place.host_leaders)?;

@@ -61,7 +61,10 @@ fn a_replaced_handler_may_use_its_endpoint_as_it_is_dropped() {
     while !returned.get() && start.elapsed().as_secs() < 10 {
         bundle.poll().unwrap();
     }
-    assert!(returned.get(), "the request to the cleared handler did not come back");
+    assert!(
+        returned.get(),
+        "the request to the cleared handler did not come back"
+    );
 }
 
 #[test]

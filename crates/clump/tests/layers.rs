@@ -587,13 +587,19 @@ fn no_transport_calls_the_other() {
             };
             let transports = ["shm", "net"];
             let am_side = to.get(1).is_some_and(|m| AM_SIDE.contains(&m.as_str()));
-            if a != b && transports.contains(&a.as_str()) && transports.contains(&b.as_str()) && am_side
+            if a != b
+                && transports.contains(&a.as_str())
+                && transports.contains(&b.as_str())
+                && am_side
             {
                 crossing.push(format!("{} -> {}", from.join("::"), to.join("::")));
             }
         }
     }
-    assert!(crossing.is_empty(), "one transport calls the other: {crossing:#?}");
+    assert!(
+        crossing.is_empty(),
+        "one transport calls the other: {crossing:#?}"
+    );
 }
 
 #[test]

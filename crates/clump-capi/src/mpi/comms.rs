@@ -106,6 +106,13 @@ fn ranges(ptr: *const [c_int; 3], n: c_int) -> Result<Vec<(i32, i32, i32)>, Fail
     Ok(flat.chunks_exact(3).map(|t| (t[0], t[1], t[2])).collect())
 }
 
+/// Frees communicator `h` (its attributes first) and sets the program's handle `c` null.
+fn release(c: *mut Handle, h: Handle) -> Result<(), Failure> {
+    super::attrs::delete_all(h)?;
+    free_comm(h)?.free().map_err(err)?;
+    handle_out(c, COMM_NULL, "communicator")
+}
+
 mpi_functions! {
     fn Comm_dup(c: Handle, newcomm: *mut Handle) -> c_int {
         on(c, || dup_out(c, newcomm))
@@ -138,10 +145,17 @@ mpi_functions! {
 
     fn Comm_free(c: *mut Handle) -> c_int {
         let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
+        on(h, || release(c, h))
+    }
+
+    fn Comm_disconnect(c: *mut Handle) -> c_int {
+        // Collective: once every member is here, what they sent each other before has been
+        // matched or is pending in requests the program still completes (clump completes
+        // them with or without their communicator).
+        let h = handle_in(c, "communicator").unwrap_or(COMM_NULL);
         on(h, || {
-            super::attrs::delete_all(h)?;
-            free_comm(h)?.free().map_err(err)?;
-            handle_out(c, COMM_NULL, "communicator")
+            clump_mpi::barrier(&comm(h)?).map_err(err)?;
+            release(c, h)
         })
     }
 

@@ -134,7 +134,7 @@ mpi_functions! {
 
     fn Cancel(req: *mut Handle) -> c_int {
         // The request stays; the program still completes it with a wait or a test.
-        on(COMM_WORLD, || with_requests(req, 1, |r| clump_mpi::cancel(&r[0])).map(drop))
+        on(COMM_WORLD, || with_requests(req, 1, |r| clump_mpi::cancel(&mut r[0])).map(drop))
     }
 
     fn Request_free(req: *mut Handle) -> c_int {

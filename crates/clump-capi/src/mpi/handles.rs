@@ -532,14 +532,17 @@ pub fn start_persistent(h: Handle) -> Result<(), (c_int, String)> {
     Ok(())
 }
 
-/// Frees request `h`: its operation completes on its own and is forgotten.
+/// Frees request `h`: its operation completes on its own and is forgotten (a pending
+/// generalized request keeps `h`, which `MPI_Grequest_complete` still names).
 pub fn free_request(h: Handle) -> Result<(), (c_int, String)> {
     let persistent = REGISTRY.with_borrow_mut(|r| r.persistent.remove(&h));
     let mut req = match persistent {
         Some(p) => p.active,
         None => take_request(h)?,
     };
-    clump_mpi::request_free(&mut req).map_err(err)
+    clump_mpi::request_free(&mut req).map_err(err)?;
+    restore(h, req);
+    Ok(())
 }
 
 fn is_persistent(h: Handle) -> bool {

@@ -17,7 +17,7 @@ fn joined(recv: Request, send: Result<Request, Failure>) -> Result<Request, Fail
         Err(e) => {
             let mut r = recv;
             // The failure to report is the send's; the receive is only abandoned.
-            let _ = clump_mpi::cancel(&r).and_then(|_| clump_mpi::request_free(&mut r));
+            let _ = clump_mpi::cancel(&mut r).and_then(|_| clump_mpi::request_free(&mut r));
             Err(e)
         }
     }

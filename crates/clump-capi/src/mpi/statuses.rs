@@ -1,6 +1,6 @@
 //! What a program may read and set in a status (`MPI_Status_set_elements(_x)`,
 //! `MPI_Status_set_cancelled`, the MPI 4.1 getters and setters of its fields), the
-//! `MPI_Count` form of `MPI_Get_elements`, and `MPI_Request_get_status`.
+//! `MPI_Count` form of `MPI_Get_elements`.
 
 use super::abi::*;
 use super::export::{mpi_functions, out};
@@ -87,17 +87,6 @@ mpi_functions! {
             let s = unsafe { s.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".to_string()))?;
             let v = super::types::elements(s, &datatype(t)?);
             out(n, v.map_or(MPI_UNDEFINED as Count, |v| v as Count)).map_err(|e| (e, "NULL count".into()))
-        })
-    }
-
-    fn Request_get_status(req: Handle, flag: *mut c_int, status: *mut MpiStatus) -> c_int {
-        on(COMM_WORLD, || {
-            let mut h = req;
-            let found = with_requests(&mut h, 1, |r| clump_mpi::get_status(&r[0]))?;
-            if let Some(st) = &found {
-                write_status(status, st);
-            }
-            int_out(flag, found.is_some() as c_int)
         })
     }
 }

@@ -230,7 +230,7 @@ fn nonblocking_and_nulls(world: &Comm, int: &Datatype) {
         "irecv",
     );
     check!(
-        ok(mpi::cancel(&q), "cancel"),
+        ok(mpi::cancel(&mut q), "cancel"),
         "cancel of an unmatched receive failed"
     );
     check!(
@@ -307,7 +307,7 @@ fn modes_and_completion(world: &Comm, byte: &Datatype) {
         ok(mpi::test_all(&mut pair), "testall").is_none(),
         "testall of a pending receive"
     );
-    check!(ok(mpi::cancel(&pair[0]), "cancel"), "cancel");
+    check!(ok(mpi::cancel(&mut pair[0]), "cancel"), "cancel");
     let sts = ok(mpi::test_all(&mut pair), "testall");
     check!(sts.is_some_and(|s| s[0].cancelled), "testall after cancel");
     for i in [2i32, 0, 1] {
