@@ -537,7 +537,10 @@ pub fn request_free(req: &mut Request) -> Result<()> {
     }
     let rt = runtime::get()?;
     match generalized::free(&rt, id)? {
-        Some(false) => return Ok(*req = Request(id)),
+        Some(false) => {
+            *req = Request(id);
+            return Ok(());
+        }
         Some(true) => return Ok(()),
         None => {}
     }

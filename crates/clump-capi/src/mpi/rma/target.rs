@@ -83,8 +83,8 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             // on the window passes the same guard.
             unsafe { accumulate_at(addr, req.data, (&dt, &op), fetch != 0, guard) }
         }
-        // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
         Kind::CompareSwap => {
+            // SAFETY: as for an accumulate; `req.data` holds `expect` and `new`, `len` each.
             Ok(unsafe { compare_swap_at(addr, &req.data[..len], &req.data[len..2 * len], guard) })
         }
         Kind::Lock | Kind::Unlock | Kind::Post | Kind::Complete => {
@@ -133,8 +133,8 @@ fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
         let (now, rest) = bytes.split_at_checked(len).ok_or_else(malformed)?;
         bytes = rest;
         match &combine {
-            // SAFETY: as for a get; every accumulate on the window passes the same guard.
             Some((dt, op)) => {
+                // SAFETY: as for a get; every accumulate on the window passes the same guard.
                 out.extend(unsafe { accumulate_at(addr, now, (dt, op), req.args[2] != 0, guard) }?)
             }
             // SAFETY: as for a get, and `now` has `len` bytes.
