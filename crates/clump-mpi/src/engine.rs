@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
-use crate::cancel::SentLog;
 use crate::datatype::Datatype;
 use crate::error::{Error, ErrorClass};
 use crate::matching::{Envelope, Pattern};
 use crate::requests::Requests;
+use crate::sent_log::SentLog;
 use crate::sequence::Sequences;
 use crate::single_copy::Source;
 use crate::status::Status;
@@ -150,7 +150,7 @@ pub enum ReqKind {
     /// A generalized request: the program's functions, and whether the program freed it
     /// before completing it.
     Generalized {
-        hooks: crate::generalized::SharedHooks,
+        hooks: crate::grequest_hooks::SharedHooks,
         freed: bool,
     },
 }

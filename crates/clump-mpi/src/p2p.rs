@@ -1,7 +1,6 @@
 //! Point-to-point: non-blocking sends and receives over raw buffers, their safe blocking
 //! forms over slices, and wait/test.
 
-use crate::cancel::{is_logged, Sent};
 use crate::comm::Comm;
 use crate::datatype::Datatype;
 use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
@@ -9,6 +8,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::generalized;
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
+use crate::sent_log::{is_logged, Sent};
 use crate::status::Status;
 
 /// A non-blocking operation; `Request::null()` once completed by `wait`/`test`.
