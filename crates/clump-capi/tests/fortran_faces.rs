@@ -39,6 +39,12 @@ const EXCLUDED: &[(&str, &str)] = &[
         "Abi_set_fortran_info",
         "for Fortran binding layers written in C",
     ),
+    // Missing, not by design: Fortran's query, free and cancel functions take their
+    // arguments by reference and an ierror, so the face needs trampolines of its own.
+    (
+        "Grequest_start",
+        "not yet: Fortran callbacks need trampolines (issue 28)",
+    ),
 ];
 
 /// Large-count forms (`MPI_X_c`): Fortran has them in mpi_f08 only, as specifics of the
