@@ -10,6 +10,7 @@ use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use crate::runtime::{self, SendMode};
 use crate::sent_log::{is_logged, Sent};
 use crate::status::Status;
+use std::rc::Rc;
 
 /// A non-blocking operation; `Request::null()` once completed by `wait`/`test`.
 #[derive(Debug, PartialEq, Eq)]
@@ -80,21 +81,24 @@ pub unsafe fn isend_mode(
     mode: SendMode,
 ) -> Result<Request> {
     // SAFETY: the same contract.
-    let r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
-    if r.0 != SENT {
+    let (r, sent) = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
+    let Some((rt, dest)) = sent.filter(|_| r.0 == SENT) else {
         return Ok(r);
-    }
+    };
     // An eager send is complete, but the program may still cancel it: its message is
     // logged under the id it gets.
-    let dest = comm.job_rank(dest)?.unwrap_or_default();
     let ctx = comm.p2p_ctx();
-    let rt = runtime::get()?;
     let mut e = rt.engine.borrow_mut();
     let seq = e.last_seq(dest, ctx);
     Ok(Request(e.sent_log.push(Sent { dest, ctx, seq })))
 }
 
-/// Starts a send as [`isend_mode`] does, an eager one under [`SENT`] (not logged).
+/// The runtime a send started in and the job rank it went to.
+type SentTo = (Rc<runtime::Runtime>, u32);
+
+/// Starts a send as [`isend_mode`] does, an eager one under [`SENT`] (not logged); with
+/// the runtime and the job rank it went to, unless it went nowhere (`MPI_PROC_NULL`), so
+/// that logging it looks neither up again.
 ///
 /// # Safety
 /// As [`isend`].
@@ -106,11 +110,11 @@ unsafe fn start(
     tag: i32,
     comm: &Comm,
     mode: SendMode,
-) -> Result<Request> {
+) -> Result<(Request, Option<SentTo>)> {
     check_tag(tag, false)?;
     let len = dt.bytes(count)?;
     let Some(dest) = comm.job_rank(dest)? else {
-        return Ok(Request(DONE_AT_ONCE));
+        return Ok((Request(DONE_AT_ONCE), None));
     };
     if buf.is_null() && len > 0 && !dt.absolute() {
         return Err(Error::new(ErrorClass::Buffer, "null send buffer"));
@@ -129,7 +133,7 @@ unsafe fn start(
     if let Some(v) = packed {
         rt.engine.borrow_mut().keep(id, v);
     }
-    Ok(Request(id))
+    Ok((Request(id), Some((rt, dest))))
 }
 
 /// `MPI_Irecv`.
@@ -465,7 +469,7 @@ pub unsafe fn send_raw(
     mode: SendMode,
 ) -> Result<()> {
     // SAFETY: the caller's contract, for as long as `wait` takes to complete it.
-    let mut r = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
+    let (mut r, _) = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
     if r.0 == SENT {
         return Ok(());
     }
