@@ -6,6 +6,7 @@
 
 use super::report::size;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;
 use std::ops::Range;
@@ -287,18 +288,7 @@ fn render(file: &Path, chart: &Chart<'_>) -> Result<(), Box<dyn std::error::Erro
     let root = BitMapBackend::new(file, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let (head, body) = root.split_vertically(62);
-    let centre = |size| {
-        ("sans-serif", size)
-            .into_font()
-            .color(&BLACK)
-            .pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Top,
-            ))
-    };
-    let mid = (WIDTH / 2) as i32;
-    head.draw_text(&chart.title, &centre(22), (mid, 8))?;
-    head.draw_text(&chart.subtitle, &centre(14), (mid, 38))?;
+    draw_heading(&head, chart)?;
 
     let longest = chart.series.iter().map(|s| s.name.len()).max().unwrap_or(0) as u32;
     let legend_width = (longest * 8 + 50).clamp(140, 320);
@@ -338,22 +328,52 @@ fn render(file: &Path, chart: &Chart<'_>) -> Result<(), Box<dyn std::error::Erro
                     .map(|p| Circle::new(p, 4, color.filled())),
             )?;
         }
-        // The legend entry, beside the plot.
-        let (lx, ly) = (8, 40 + 24 * i as i32);
-        match s.style {
-            Style::Points => legend.draw(&Circle::new((lx + 10, ly), 4, color.filled()))?,
-            _ => legend.draw(&PathElement::new([(lx, ly), (lx + 20, ly)], stroke))?,
-        }
-        if s.style == Style::Line {
-            legend.draw(&Circle::new((lx + 10, ly), 4, color.filled()))?;
-        }
-        legend.draw_text(
-            &s.name,
-            &("sans-serif", 14).into_font().color(&BLACK),
-            (lx + 28, ly - 8),
-        )?;
+        draw_legend_entry(&legend, i, s, color)?;
     }
     root.present()?;
+    Ok(())
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+/// The chart's title and subtitle, centred above the plot.
+fn draw_heading(head: &Area<'_>, chart: &Chart<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    let centre = |size| {
+        ("sans-serif", size)
+            .into_font()
+            .color(&BLACK)
+            .pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Top,
+            ))
+    };
+    let mid = (WIDTH / 2) as i32;
+    head.draw_text(&chart.title, &centre(22), (mid, 8))?;
+    head.draw_text(&chart.subtitle, &centre(14), (mid, 38))?;
+    Ok(())
+}
+
+/// The `i`th series' entry in the legend beside the plot, drawn as the series is.
+fn draw_legend_entry(
+    legend: &Area<'_>,
+    i: usize,
+    s: &Series,
+    color: RGBColor,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let stroke = color.stroke_width(if s.style == Style::Reference { 1 } else { 2 });
+    let (lx, ly) = (8, 40 + 24 * i as i32);
+    match s.style {
+        Style::Points => legend.draw(&Circle::new((lx + 10, ly), 4, color.filled()))?,
+        _ => legend.draw(&PathElement::new([(lx, ly), (lx + 20, ly)], stroke))?,
+    }
+    if s.style == Style::Line {
+        legend.draw(&Circle::new((lx + 10, ly), 4, color.filled()))?;
+    }
+    legend.draw_text(
+        &s.name,
+        &("sans-serif", 14).into_font().color(&BLACK),
+        (lx + 28, ly - 8),
+    )?;
     Ok(())
 }
 

@@ -52,16 +52,16 @@ impl Conn {
         progress: &mut dyn FnMut(),
     ) -> Result<(), BootError> {
         let mut sent = 0;
-        let mut backoff = Backoff::new(self.long_nap);
+        let mut waiting = SocketWait::new(self.long_nap);
         while sent < frame.len() {
             match send_nosignal(self.fd(), &frame[sent..]) {
                 Ok(n) => {
                     sent += n;
-                    backoff = Backoff::new(self.long_nap);
+                    waiting = SocketWait::new(self.long_nap);
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     progress();
-                    backoff.wait(self.fd(), libc::POLLOUT);
+                    waiting.wait(self.fd(), libc::POLLOUT);
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(gone(e)),
@@ -74,12 +74,12 @@ impl Conn {
     pub(crate) fn send_within(&mut self, frame: &[u8], timeout: Duration) -> Result<(), BootError> {
         let deadline = Instant::now() + timeout;
         let mut sent = 0;
-        let mut backoff = Backoff::new(self.long_nap);
+        let mut waiting = SocketWait::new(self.long_nap);
         while sent < frame.len() && Instant::now() < deadline {
             match send_nosignal(self.fd(), &frame[sent..]) {
                 Ok(n) => sent += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    backoff.wait(self.fd(), libc::POLLOUT)
+                    waiting.wait(self.fd(), libc::POLLOUT)
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(gone(e)),
@@ -95,13 +95,13 @@ impl Conn {
 
     /// Waits for the next message, calling `progress` between attempts.
     pub(crate) fn recv(&mut self, progress: &mut dyn FnMut()) -> Result<Msg, BootError> {
-        let mut backoff = Backoff::new(self.long_nap);
+        let mut waiting = SocketWait::new(self.long_nap);
         loop {
             if let Some(m) = self.try_recv()? {
                 return Ok(m);
             }
             progress();
-            backoff.wait(self.fd(), libc::POLLIN);
+            waiting.wait(self.fd(), libc::POLLIN);
         }
     }
 
@@ -110,7 +110,7 @@ impl Conn {
     /// launcher that is slow (starting a thousand ranks) is told from one that is gone.
     pub(crate) fn recv_within(&mut self, timeout: Duration) -> Result<Msg, BootError> {
         let mut deadline = Instant::now() + timeout;
-        let mut backoff = Backoff::new(self.long_nap);
+        let mut waiting = SocketWait::new(self.long_nap);
         loop {
             let before = self.reader.buffered();
             if let Some(m) = self.try_recv()? {
@@ -125,7 +125,7 @@ impl Conn {
                     timeout.as_secs()
                 )));
             }
-            backoff.wait(self.fd(), libc::POLLIN);
+            waiting.wait(self.fd(), libc::POLLIN);
         }
     }
 
@@ -217,38 +217,42 @@ impl NapCap {
     }
 }
 
-/// Spin a little, then yield, then sleep in ppoll(2) on the socket with a timeout that
-/// doubles up to [`MAX_NAP`], and after [`LONG_WAIT`] up to the job's long nap: cheap
-/// when the answer is imminent, idle when it is not. The socket wakes the sleeper as
-/// soon as the launcher answers; the nap only bounds how often `progress` runs.
-struct Backoff {
-    step: u32,
+/// Spin a little (the one back-off of every wait, [`crate::idle::Backoff`], with no spin
+/// budget beyond its first rounds: a launcher's answer takes a wake-up, never a round
+/// trip), then yield, then sleep in ppoll(2) on the socket with a timeout that doubles up
+/// to [`MAX_NAP`], and after [`LONG_WAIT`] up to the job's long nap: cheap when the
+/// answer is imminent, idle when it is not. The socket wakes the sleeper as soon as the
+/// launcher answers; the nap only bounds how often `progress` runs.
+struct SocketWait {
+    spin: crate::idle::Backoff,
+    /// Rounds since the spin let go.
+    after_spin: u32,
     cap: NapCap,
 }
 
-impl Backoff {
-    const SPINS: u32 = 6;
-    const YIELDS: u32 = 10;
+impl SocketWait {
+    /// Yields after the spin, before the first nap.
+    const YIELDS: u32 = 4;
 
-    fn new(long_nap: Duration) -> Backoff {
-        Backoff {
-            step: 0,
+    fn new(long_nap: Duration) -> SocketWait {
+        SocketWait {
+            spin: crate::idle::Backoff::new(Duration::ZERO),
+            after_spin: 0,
             cap: NapCap::new(long_nap),
         }
     }
 
     fn wait(&mut self, fd: RawFd, events: libc::c_short) {
-        let step = self.step;
-        self.step = self.step.saturating_add(1);
-        if step < Self::SPINS {
-            for _ in 0..(1u32 << step) {
-                std::hint::spin_loop();
-            }
-        } else if step < Self::YIELDS {
+        if self.spin.idle_round() == crate::idle::Pause::Spin {
+            std::hint::spin_loop();
+            return;
+        }
+        let step = self.after_spin;
+        self.after_spin = self.after_spin.saturating_add(1);
+        if step < Self::YIELDS {
             std::thread::yield_now();
         } else {
-            let nap =
-                Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(self.cap.cap());
+            let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(self.cap.cap());
             wait_fd(fd, events, nap);
         }
     }

@@ -137,20 +137,7 @@ fn main() {
 }
 
 fn run_app(cli: Cli) -> run::AppResult<()> {
-    let vars = clump_gas::GasVars::from_env().map_err(|e| e.to_string())?;
-    let mut config = clump_gas::GasConfig::of(&vars)?;
-    if !vars.segment_given {
-        // The FFT's two arrays outgrow the default segment at the papers' size (256³: 512 MiB
-        // on one process); pages are only taken where the arrays lie.
-        if let App::Fft { n } = cli.app {
-            let need = n
-                .saturating_pow(3)
-                .saturating_mul(32)
-                .saturating_add(1 << 20);
-            config.segment_bytes = config.segment_bytes.max(need.min(1 << 30));
-        }
-    }
-    let mut gas = clump_gas::Gas::init_with(config)?;
+    let mut gas = start_gas(&cli.app)?;
     let (seed, check) = (cli.seed, cli.check);
     match cli.app {
         App::Em3d {
@@ -189,24 +176,7 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             edges,
             remote,
         } => {
-            if !(0.0..=1.0).contains(&remote) || !(0.0..=1.0).contains(&present) || vertices == 0 {
-                return Err(
-                    "con: needs vertices > 0, 0 <= remote <= 1 and 0 <= present <= 1".into(),
-                );
-            }
-            let graph = match graph {
-                GraphKind::Random => Graph::Random { edges, remote },
-                GraphKind::Lattice2d => Graph::Lattice { dims: 2, present },
-                GraphKind::Lattice3d => Graph::Lattice { dims: 3, present },
-            };
-            let params = ConParams {
-                vertices,
-                graph,
-                seed,
-            };
-            if let Graph::Lattice { .. } = graph {
-                params.side().map_err(|e| format!("con: {e}"))?;
-            }
+            let params = con_params(vertices, graph, present, edges, remote, seed)?;
             con::run(&mut gas, params, check)
         }
         App::Fft { n } => fft::run(&mut gas, n, seed, check),
@@ -225,4 +195,51 @@ fn run_app(cli: Cli) -> run::AppResult<()> {
             radixsort::run(&mut gas, SortParams { keys, seed }, version, check)
         }
     }
+}
+
+/// Joins the job with the segment `app` needs: the configured one, or, where none was
+/// given, one large enough for the FFT's two arrays.
+fn start_gas(app: &App) -> run::AppResult<clump_gas::Gas> {
+    let vars = clump_gas::GasVars::from_env().map_err(|e| e.to_string())?;
+    let mut config = clump_gas::GasConfig::of(&vars)?;
+    if !vars.segment_given {
+        // The FFT's two arrays outgrow the default segment at the papers' size (256³: 512 MiB
+        // on one process); pages are only taken where the arrays lie.
+        if let App::Fft { n } = *app {
+            let need = n
+                .saturating_pow(3)
+                .saturating_mul(32)
+                .saturating_add(1 << 20);
+            config.segment_bytes = config.segment_bytes.max(need.min(1 << 30));
+        }
+    }
+    Ok(clump_gas::Gas::init_with(config)?)
+}
+
+/// CON's parameters from its options, checked.
+fn con_params(
+    vertices: usize,
+    graph: GraphKind,
+    present: f64,
+    edges: usize,
+    remote: f64,
+    seed: u64,
+) -> run::AppResult<ConParams> {
+    if !(0.0..=1.0).contains(&remote) || !(0.0..=1.0).contains(&present) || vertices == 0 {
+        return Err("con: needs vertices > 0, 0 <= remote <= 1 and 0 <= present <= 1".into());
+    }
+    let graph = match graph {
+        GraphKind::Random => Graph::Random { edges, remote },
+        GraphKind::Lattice2d => Graph::Lattice { dims: 2, present },
+        GraphKind::Lattice3d => Graph::Lattice { dims: 3, present },
+    };
+    let params = ConParams {
+        vertices,
+        graph,
+        seed,
+    };
+    if let Graph::Lattice { .. } = graph {
+        params.side().map_err(|e| format!("con: {e}"))?;
+    }
+    Ok(params)
 }

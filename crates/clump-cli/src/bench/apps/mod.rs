@@ -97,6 +97,41 @@ pub fn main(args: &AppsArgs) -> ExitCode {
 }
 
 fn run(args: &AppsArgs) -> Result<(), String> {
+    check_names(args)?;
+    let configs = Config::chosen(&args.configs, args.hosts)?;
+    let size = if args.quick {
+        cases::Size::Quick
+    } else {
+        args.size.clone()
+    };
+    let (results, failed) = run_selected(args, &configs, &size)?;
+    let cores = crate::about::cores();
+    let mut fields = report::to_json(&results, cores);
+    fields["size"] = serde_json::json!(format!("{size:?}").to_lowercase());
+    fields["local"] = serde_json::json!(args.local);
+    fields["failed"] = serde_json::json!(failed);
+    fields["rank_wrapper"] = serde_json::json!(args.rank_wrapper);
+    let doc = job::document("apps", size == cases::Size::Quick, fields);
+    if let Some(dir) = &args.plot {
+        for file in plot::write(dir, &results, &doc)? {
+            eprintln!("clump bench apps: wrote {}", file.display());
+        }
+    }
+    job::print(&doc, args.json, |_, _| {
+        report::print_tables(&results, cores);
+        Ok(())
+    })?;
+    let wrong = results.iter().filter(|r| !r.verified).count();
+    match (wrong, failed.len()) {
+        (0, 0) => Ok(()),
+        (w, f) => Err(format!(
+            "{w} run(s) computed a wrong result (verified: false), {f} failed without results (failed)"
+        )),
+    }
+}
+
+/// Refuses an application or version no case knows, before anything runs.
+fn check_names(args: &AppsArgs) -> Result<(), String> {
     if let Some(bad) = args
         .apps
         .iter()
@@ -111,24 +146,28 @@ fn run(args: &AppsArgs) -> Result<(), String> {
     {
         return Err(format!("unknown version {bad}"));
     }
-    let configs = Config::chosen(&args.configs, args.hosts)?;
-    let size = if args.quick {
-        cases::Size::Quick
-    } else {
-        args.size.clone()
-    };
+    Ok(())
+}
+
+/// Runs every selected case, version, configuration and process count; returns the runs
+/// with results and, for each job that ended without results, what failed. A failed run
+/// is reported and the others go on.
+fn run_selected(
+    args: &AppsArgs,
+    configs: &[Config],
+    size: &cases::Size,
+) -> Result<(Vec<Run>, Vec<serde_json::Value>), String> {
     let apps_bin = apps_binary()?;
     let clump = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut results: Vec<Run> = Vec::new();
-    // A run that ends without results (the job failed) is reported, and the others go on.
     let mut failed: Vec<serde_json::Value> = Vec::new();
     for case in CASES
         .iter()
         .filter(|c| args.apps.is_empty() || args.apps.iter().any(|a| c.selected_by(a)))
     {
         for version in case.versions_to_run(&args.versions) {
-            let app_args = case.arguments(&size, version);
-            for &config in &configs {
+            let app_args = case.arguments(size, version);
+            for &config in configs {
                 for &procs in args.procs.iter().filter(|&&p| config.allows(p)) {
                     eprintln!(
                         "clump bench apps: {}{} on {} with {procs} process(es)",
@@ -162,27 +201,5 @@ fn run(args: &AppsArgs) -> Result<(), String> {
             }
         }
     }
-    let cores = crate::about::cores();
-    let mut fields = report::to_json(&results, cores);
-    fields["size"] = serde_json::json!(format!("{size:?}").to_lowercase());
-    fields["local"] = serde_json::json!(args.local);
-    fields["failed"] = serde_json::json!(failed);
-    fields["rank_wrapper"] = serde_json::json!(args.rank_wrapper);
-    let doc = job::document("apps", size == cases::Size::Quick, fields);
-    if let Some(dir) = &args.plot {
-        for file in plot::write(dir, &results, &doc)? {
-            eprintln!("clump bench apps: wrote {}", file.display());
-        }
-    }
-    job::print(&doc, args.json, |_, _| {
-        report::print_tables(&results, cores);
-        Ok(())
-    })?;
-    let wrong = results.iter().filter(|r| !r.verified).count();
-    match (wrong, failed.len()) {
-        (0, 0) => Ok(()),
-        (w, f) => Err(format!(
-            "{w} run(s) computed a wrong result (verified: false), {f} failed without results (failed)"
-        )),
-    }
+    Ok((results, failed))
 }
