@@ -45,7 +45,7 @@ fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots()
         "fop_rate/lock",
         "fop_rate/fence",
     ];
-    for bench in ["latency", "bandwidth", "allreduce", "alltoall"]
+    for bench in ["latency", "bandwidth", "msg_rate", "allreduce", "alltoall"]
         .into_iter()
         .chain(one_sided)
     {
@@ -69,7 +69,7 @@ fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots()
         );
         let (clump, openmpi) = (f["clump"].as_f64().unwrap(), f["openmpi"].as_f64().unwrap());
         assert!(clump > 0.0 && openmpi > 0.0, "{f}");
-        let expected = if f["unit"] == "MB/s" || f["unit"] == "Mop/s" {
+        let expected = if ["MB/s", "Mop/s", "Mmsg/s"].contains(&f["unit"].as_str().unwrap()) {
             clump / openmpi
         } else {
             openmpi / clump
@@ -87,9 +87,30 @@ fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots()
         [64, 1024, 16384, 65536],
         "quick: times 16 from the least, the most last"
     );
+    // The message rate counts the bandwidth run's messages: bandwidth / size, per size.
+    for bw in figures.iter().filter(|f| f["bench"] == "bandwidth") {
+        let rate = figures
+            .iter()
+            .find(|f| {
+                f["bench"] == "msg_rate"
+                    && f["transport"] == bw["transport"]
+                    && f["bytes"] == bw["bytes"]
+            })
+            .unwrap_or_else(|| panic!("no message rate beside {bw}"));
+        assert_eq!(rate["unit"], "Mmsg/s", "{rate}");
+        let bytes = bw["bytes"].as_f64().unwrap();
+        for who in ["clump", "openmpi"] {
+            let (mb_s, m_s) = (bw[who].as_f64().unwrap(), rate[who].as_f64().unwrap());
+            assert!(
+                (mb_s / bytes - m_s).abs() <= 1e-3 * m_s + 1e-4,
+                "{bw} {rate}"
+            );
+        }
+    }
     for name in [
         "latency",
         "bandwidth",
+        "message-rate",
         "allreduce",
         "alltoall",
         "put-latency",

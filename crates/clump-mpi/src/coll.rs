@@ -30,7 +30,7 @@ pub(crate) unsafe fn cisend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Resu
     let rt = runtime::get()?;
     let dest = comm.job_rank(to)?.expect("collective peers are real ranks");
     // SAFETY: the caller keeps `data` valid until the request completes.
-    let id = unsafe {
+    let (id, _) = unsafe {
         rt.start_send(
             data.as_ptr(),
             data.len(),

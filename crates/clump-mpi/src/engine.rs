@@ -357,11 +357,6 @@ impl Engine {
         Ok(seq)
     }
 
-    /// The sequence number of the last message sent to job rank `dest` in `ctx`.
-    pub fn last_seq(&self, dest: u32, ctx: u32) -> u32 {
-        self.seq_out.peek(ctx, dest).wrapping_sub(1)
-    }
-
     /// A message whose arguments hold none (`what` it claimed to be): a fault.
     pub fn malformed(&mut self, what: &str) {
         self.fault

@@ -82,23 +82,26 @@ pub unsafe fn isend_mode(
 ) -> Result<Request> {
     // SAFETY: the same contract.
     let (r, sent) = unsafe { start(buf, count, dt, dest, tag, comm, mode)? };
-    let Some((rt, dest)) = sent.filter(|_| r.0 == SENT) else {
+    let Some((rt, dest, seq)) = sent.filter(|_| r.0 == SENT) else {
         return Ok(r);
     };
     // An eager send is complete, but the program may still cancel it: its message is
     // logged under the id it gets.
     let ctx = comm.p2p_ctx();
-    let mut e = rt.engine.borrow_mut();
-    let seq = e.last_seq(dest, ctx);
-    Ok(Request(e.sent_log.push(Sent { dest, ctx, seq })))
+    let id = rt
+        .engine
+        .borrow_mut()
+        .sent_log
+        .push(Sent { dest, ctx, seq });
+    Ok(Request(id))
 }
 
-/// The runtime a send started in and the job rank it went to.
-type SentTo = (Rc<runtime::Runtime>, u32);
+/// The runtime a send started in, the job rank it went to and its sequence number.
+type SentTo = (Rc<runtime::Runtime>, u32, u32);
 
 /// Starts a send as [`isend_mode`] does, an eager one under [`SENT`] (not logged); with
-/// the runtime and the job rank it went to, unless it went nowhere (`MPI_PROC_NULL`), so
-/// that logging it looks neither up again.
+/// the runtime, the job rank it went to and its number, unless it went nowhere
+/// (`MPI_PROC_NULL`), so that logging it looks none of them up again.
 ///
 /// # Safety
 /// As [`isend`].
@@ -129,11 +132,11 @@ unsafe fn start(
     let from = packed.as_ref().map_or(buf, |v| v.as_ptr());
     // SAFETY: passed on from this function's contract, or the packed copy, which the
     // request keeps (its heap bytes do not move with it).
-    let id = unsafe { rt.start_send(from, len, dest, comm.p2p_ctx(), tag, mode)? };
+    let (id, seq) = unsafe { rt.start_send(from, len, dest, comm.p2p_ctx(), tag, mode)? };
     if let Some(v) = packed {
         rt.engine.borrow_mut().keep(id, v);
     }
-    Ok((Request(id), Some((rt, dest))))
+    Ok((Request(id), Some((rt, dest, seq))))
 }
 
 /// `MPI_Irecv`.
@@ -411,7 +414,8 @@ pub fn isend_owned(data: Vec<u8>, dest: i32, tag: i32, comm: &Comm) -> Result<Re
     let mode = SendMode::Standard;
     // SAFETY: the request keeps `data` (its heap bytes do not move with it) until it
     // completes; an eager send has copied it before this returns.
-    let id = unsafe { rt.start_send(data.as_ptr(), data.len(), dest, comm.p2p_ctx(), tag, mode)? };
+    let (id, _) =
+        unsafe { rt.start_send(data.as_ptr(), data.len(), dest, comm.p2p_ctx(), tag, mode)? };
     rt.engine.borrow_mut().keep(id, data);
     Ok(Request(id))
 }

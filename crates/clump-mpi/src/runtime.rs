@@ -284,7 +284,9 @@ impl Runtime {
     }
 
     /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`; a
-    /// synchronous send always takes the rendezvous protocol.
+    /// synchronous send always takes the rendezvous protocol. Returns the request's id
+    /// ([`SENT`] for an eager send) and the message's sequence number, which an eager
+    /// `Isend` logs without looking it up again.
     ///
     /// # Safety
     /// `buf` must be valid for reads of `len` bytes until the returned request completes.
@@ -296,7 +298,7 @@ impl Runtime {
         ctx: u32,
         tag: i32,
         mode: SendMode,
-    ) -> Result<u64> {
+    ) -> Result<(u64, u32)> {
         let me = self.rank();
         let local = self.is_local(dest);
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
@@ -312,12 +314,12 @@ impl Runtime {
             let env = Envelope { src: me, ctx, tag };
             if let Some(n) = short_eager::encode(env, data, &mut short) {
                 // The shortest form: the sender counts it, the receiver numbers it.
-                self.engine.borrow_mut().next_seq(dest, ctx)?;
+                let seq = self.engine.borrow_mut().next_seq(dest, ctx)?;
                 self.spmd
                     .borrow()
                     .ep
                     .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
-                return Ok(SENT);
+                return Ok((SENT, seq));
             }
         }
         let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
@@ -380,7 +382,7 @@ impl Runtime {
                 ep.request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
             }
         }
-        Ok(id)
+        Ok((id, seq))
     }
 
     pub(crate) fn finish(&self, id: u64) {

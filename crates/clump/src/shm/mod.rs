@@ -4,7 +4,8 @@
 //! - `ring.rs`, `bulk.rs`: the lock-free packet queue and the bulk blocks of medium
 //!   payloads (model-checked with loom in `ring_loom.rs`).
 //! - `block.rs`, `packet.rs`: an endpoint's queue block and the packet of one slot.
-//! - `remote.rs`: peers' blocks as this process sees them; `segment.rs`: a mapped
+//! - `remote.rs`: peers' blocks as this process sees them (`liveness.rs`: whether a
+//!   peer's process still runs); `segment.rs`: a mapped
 //!   segment, the one place where segment bytes are read and written.
 //! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
 //!   `owned.rs`: whether memory the program names as a segment is its own.
@@ -21,6 +22,7 @@ mod ring_loom;
 crate::without_loom! {
     pub mod block;
     pub mod cma;
+    pub mod liveness;
     pub mod owned;
     pub mod packet;
     pub(crate) mod poll;

@@ -7,12 +7,12 @@ use super::block::{MappedBlock, BULK_BLOCKS, NO_FD};
 use super::bulk::home_block;
 use super::region::Region;
 pub use super::segment::{SegMapping, SegMemory};
-use super::wake::{readable, wait_readable, Waker, NO_KEY};
+use super::liveness::Watch;
+use super::wake::{Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
 use std::collections::HashMap;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -25,7 +25,7 @@ pub struct Remote {
     pub id: EndpointId,
     pub block: MappedBlock,
     /// Tells when the owning process has exited; `None` for this process's own blocks.
-    pidfd: Option<OwnedFd>,
+    owner: Option<Watch>,
     /// The socket that wakes the owner, made on first need.
     waker: Mutex<Option<Waker>>,
     /// Whether a failed wake-up was reported already (once per peer is enough).
@@ -70,7 +70,7 @@ impl Remote {
         let remote = Arc::new(Remote {
             id,
             block,
-            pidfd: None,
+            owner: None,
             waker: Mutex::new(None),
             wake_failed: AtomicBool::new(false),
             segment: Mutex::new(None),
@@ -87,11 +87,11 @@ impl Remote {
                 return Ok(live);
             }
             let block = MappedBlock::open(id.pid, id.fd, id.nonce)?;
-            let pidfd = pidfd_open(id.pid)?;
+            let owner = Watch::of(id.pid)?;
             let remote = Arc::new(Remote {
                 id,
                 block,
-                pidfd: Some(pidfd),
+                owner: Some(owner),
                 waker: Mutex::new(None),
                 wake_failed: AtomicBool::new(false),
                 segment: Mutex::new(None),
@@ -119,9 +119,7 @@ impl Remote {
 
     /// Whether the owning process is still running.
     pub fn alive(&self) -> bool {
-        let Some(fd) = &self.pidfd else { return true };
-        // A pidfd turns readable when its process exits.
-        wait_readable(&mut [readable(fd.as_raw_fd())], std::time::Duration::ZERO) == 0
+        self.owner.as_ref().is_none_or(Watch::alive)
     }
 
     /// The endpoint's tag, which senders check before they enqueue.
@@ -248,16 +246,6 @@ impl Remote {
         header.seg_gen.store(gen + 2, Ordering::Release);
         mapping
     }
-}
-
-fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
-    // SAFETY: plain syscall; a non-negative result is a new descriptor we own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh descriptor returned by the kernel.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
 #[cfg(test)]

@@ -177,6 +177,8 @@ const MPI_LEGEND: &str = "
 speedup: how many times faster clump is than Open MPI, for times (latency, allreduce,
   alltoall: Open MPI's time / clump's) and rates (bandwidth: clump's / Open MPI's) alike.
   Above 1x clump is ahead; below 1x Open MPI is (0.50x: clump takes twice as long).
+msg_rate: the bandwidth run's windows of 64 non-blocking sends counted in messages (million
+  per second), as osu_mbw_mr reports it for one pair.
 one-sided (rank 0 to rank 1's MPI_Win_allocate window; Open MPI's osc sm over shared
   memory, osc pt2pt over TCP): /lock is one MPI_Win_lock_all epoch with a flush per
   access (latency, accumulate, fetch-and-op) or per window of 64 (bandwidth); /fence
@@ -190,6 +192,34 @@ const TARGETS: &[(Side, &str, u64, f64, &str)] = &[
         8,
         1.0,
         "8 B latency at most Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "latency",
+        128,
+        1.0,
+        "128 B latency at most Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "msg_rate",
+        8,
+        1.0,
+        "8 B message rate at least Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "msg_rate",
+        128,
+        1.0,
+        "128 B message rate at least Open MPI's",
+    ),
+    (
+        Side::Shm,
+        "bandwidth",
+        2048,
+        1.0,
+        "2 KiB bandwidth at least Open MPI's",
     ),
     (
         Side::Shm,
@@ -329,6 +359,28 @@ mod tests {
         let f = pair(Side::Shm, &ours.join("\n"), &theirs.join("\n")).unwrap();
         assert!(f[0].is_rate() && !f[1].is_rate());
         assert_eq!((f[0].speedup(), f[1].speedup()), (2.0, 2.0));
+    }
+
+    /// The message rate sits beside bandwidth as a rate, with a target at 8 bytes.
+    #[test]
+    fn a_message_rate_is_a_rate_with_a_small_message_target() {
+        let line = |v: f64| {
+            format!("{{\"bench\":\"msg_rate\",\"bytes\":8,\"value\":{v},\"unit\":\"Mmsg/s\"}}")
+        };
+        let f = pair(Side::Shm, &line(6.0), &line(4.0)).unwrap();
+        assert!(f[0].is_rate());
+        assert_eq!(f[0].speedup(), 1.5);
+        let mut table = Vec::new();
+        print_table(&f, &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        let target = table
+            .lines()
+            .find(|l| l.contains("8 B message rate"))
+            .unwrap_or_else(|| panic!("{table}"));
+        assert!(
+            target.contains("1.50x") && target.ends_with(" met"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -43,10 +43,10 @@ pub struct MpiArgs {
     /// at it, allreduce and alltoall stay within it.
     #[arg(long, value_name = "BYTES", default_value = "1M", value_parser = parse_bytes)]
     max_bytes: u64,
-    /// Also write DIR/mpi-latency.png, mpi-bandwidth.png, mpi-allreduce.png,
-    /// mpi-alltoall.png and the one-sided mpi-put-latency.png, mpi-get-latency.png,
-    /// mpi-put-bandwidth.png, mpi-get-bandwidth.png: each figure against message size,
-    /// clump beside Open MPI.
+    /// Also write DIR/mpi-latency.png, mpi-bandwidth.png, mpi-message-rate.png,
+    /// mpi-allreduce.png, mpi-alltoall.png and the one-sided mpi-put-latency.png,
+    /// mpi-get-latency.png, mpi-put-bandwidth.png, mpi-get-bandwidth.png: each figure
+    /// against message size, clump beside Open MPI.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
     /// Start each rank of the network side (clump's and Open MPI's) through this program,

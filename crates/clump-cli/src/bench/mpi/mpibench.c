@@ -3,6 +3,8 @@
  * figure: {"bench":..., "bytes":..., "value":..., "unit":...}.
  *   latency    ping-pong between ranks 0 and 1, half the round trip (us), MIN .. MAX
  *   bandwidth  rank 0 streams a window of non-blocking sends to rank 1 (MB/s), MIN .. MAX
+ *   msg_rate   the same timed windows as messages per second (million/s), as osu_mbw_mr
+ *              reports beside its bandwidth for one pair
  *   allreduce  MPI_SUM of doubles on every rank, the slowest rank's time (us)
  *   alltoall   bytes per pair, the slowest rank's time (us)
  * and one-sided communication from rank 0 to rank 1's window, each with passive target
@@ -104,10 +106,11 @@ static void bandwidth(char *buf) {
                     MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
                 }
             }
-            double secs = MPI_Wtime() - t0;
-            t[r] = (double)bytes * WINDOW * rounds / secs / 1e6;
+            t[r] = MPI_Wtime() - t0;
         }
-        report("bandwidth", bytes, median(t, REPS), "MB/s");
+        double messages = (double)WINDOW * rounds, secs = median(t, REPS);
+        report("bandwidth", bytes, bytes * messages / secs / 1e6, "MB/s");
+        report("msg_rate", bytes, messages / secs / 1e6, "Mmsg/s");
     }
 }
 

@@ -1,5 +1,5 @@
 //! `clump bench mpi --plot DIR`: DIR/mpi-BENCH.png for each benchmark with a curve (latency,
-//! bandwidth, allreduce, alltoall, and one-sided put and get latency and bandwidth), its
+//! bandwidth, message rate, allreduce, alltoall, and one-sided put and get latency and bandwidth), its
 //! figure against message size, clump beside Open MPI over shared memory and over the
 //! network.
 
@@ -18,13 +18,18 @@ pub fn write(dir: &Path, figures: &[Figure], doc: &Value) -> Result<Vec<PathBuf>
 }
 
 /// (bench, chart file name, what it shows).
-const BENCHES: [(&str, &str, &str); 8] = [
+const BENCHES: [(&str, &str, &str); 9] = [
     (
         "latency",
         "mpi-latency",
         "ping-pong latency (half the round trip)",
     ),
     ("bandwidth", "mpi-bandwidth", "streaming bandwidth"),
+    (
+        "msg_rate",
+        "mpi-message-rate",
+        "message rate (windows of 64 non-blocking sends)",
+    ),
     (
         "allreduce",
         "mpi-allreduce",
@@ -97,10 +102,10 @@ fn charts(figures: &[Figure], doc: &Value) -> Vec<Chart<'static>> {
                     scale: Scale::Bytes,
                 },
                 y: Axis {
-                    desc: if unit == "MB/s" {
-                        "MB/s"
-                    } else {
-                        "microseconds"
+                    desc: match unit.as_str() {
+                        "MB/s" => "MB/s",
+                        "Mmsg/s" => "million messages/s",
+                        _ => "microseconds",
                     },
                     scale,
                 },
