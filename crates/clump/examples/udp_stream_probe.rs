@@ -1,5 +1,5 @@
-//! A one-way stream of short requests (or 8-byte long messages with `long`) from rank 0 to
-//! rank 1, for counting what one message costs over UDP. valgrind follows both ranks when
+//! A one-way stream of short requests (or long messages of BYTES, 8 by default, with
+//! `long`) from rank 0 to rank 1, for counting what one message costs over UDP. valgrind follows both ranks when
 //! the launcher starts each under it:
 //!
 //! ```text
@@ -17,24 +17,35 @@ use std::rc::Rc;
 
 const ONEWAY: u8 = 3;
 
-fn main() {
-    let mut args = std::env::args().skip(1);
-    let count: u64 = match args.next().map(|s| s.parse()) {
-        None => 100_000,
+const USAGE: &str = "usage: udp_stream_probe [MESSAGES] [short|long [BYTES]]";
+
+/// The number in `arg`, `default` when absent; a bad one ends the program with the usage.
+fn number<T: std::str::FromStr>(arg: Option<String>, default: T) -> T
+where
+    T::Err: std::fmt::Display,
+{
+    match arg.map(|s| s.parse()) {
+        None => default,
         Some(Ok(n)) => n,
         Some(Err(e)) => {
-            eprintln!("usage: udp_stream_probe [MESSAGES] [short|long]: {e}");
+            eprintln!("{USAGE}: {e}");
             std::process::exit(2);
         }
-    };
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let count: u64 = number(args.next(), 100_000);
     let long = match args.next().as_deref() {
         None | Some("short") => false,
         Some("long") => true,
         Some(other) => {
-            eprintln!("usage: udp_stream_probe [MESSAGES] [short|long]: not a kind: {other}");
+            eprintln!("{USAGE}: not a kind: {other}");
             std::process::exit(2);
         }
     };
+    let bytes: usize = number(args.next(), 8);
     let mut sp = Spmd::init().expect("join the job");
     assert_eq!(sp.size(), 2, "udp_stream_probe runs on 2 processes");
     let seen = Rc::new(Cell::new(0u64));
@@ -43,12 +54,12 @@ fn main() {
         .set_handler(ONEWAY as usize, move |_, _| s.set(s.get() + 1))
         .expect("handler");
     if long {
-        sp.ep.set_segment(4096).expect("segment");
+        sp.ep.set_segment(bytes.max(8)).expect("segment");
     }
     sp.barrier().expect("barrier");
+    let payload: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
     let start = std::time::Instant::now();
     if sp.rank() == 0 {
-        let payload = 7u64.to_le_bytes();
         for _ in 0..count {
             if long {
                 sp.ep
