@@ -1,6 +1,7 @@
 //! A one-way stream of short requests (or long messages of BYTES, 8 by default, with
-//! `long`) from rank 0 to rank 1, for counting what one message costs over UDP. valgrind follows both ranks when
-//! the launcher starts each under it:
+//! `long`) from rank 0 to rank 1, or with `rtt` short round trips (rank 1 replies, rank 0
+//! waits for each reply), for counting what one message costs over UDP. valgrind follows
+//! both ranks when the launcher starts each under it:
 //!
 //! ```text
 //! cargo build --release -p clump --example udp_stream_probe
@@ -16,8 +17,18 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 const ONEWAY: u8 = 3;
+const ECHO: u8 = 4;
+const ECHOED: u8 = 5;
 
-const USAGE: &str = "usage: udp_stream_probe [MESSAGES] [short|long [BYTES]]";
+/// What rank 0 sends.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Short,
+    Rtt,
+    Long,
+}
+
+const USAGE: &str = "usage: udp_stream_probe [MESSAGES] [short|rtt|long [BYTES]]";
 
 /// The number in `arg`, `default` when absent; a bad one ends the program with the usage.
 fn number<T: std::str::FromStr>(arg: Option<String>, default: T) -> T
@@ -37,9 +48,10 @@ where
 fn main() {
     let mut args = std::env::args().skip(1);
     let count: u64 = number(args.next(), 100_000);
-    let long = match args.next().as_deref() {
-        None | Some("short") => false,
-        Some("long") => true,
+    let kind = match args.next().as_deref() {
+        None | Some("short") => Kind::Short,
+        Some("rtt") => Kind::Rtt,
+        Some("long") => Kind::Long,
         Some(other) => {
             eprintln!("{USAGE}: not a kind: {other}");
             std::process::exit(2);
@@ -53,23 +65,38 @@ fn main() {
     sp.ep
         .set_handler(ONEWAY as usize, move |_, _| s.set(s.get() + 1))
         .expect("handler");
-    if long {
+    sp.ep
+        .set_handler(ECHO as usize, |t, _| t.reply(ECHOED, &[]).expect("reply"))
+        .expect("handler");
+    let s = seen.clone();
+    sp.ep
+        .set_handler(ECHOED as usize, move |_, _| s.set(s.get() + 1))
+        .expect("handler");
+    if kind == Kind::Long {
         sp.ep.set_segment(bytes.max(8)).expect("segment");
     }
     sp.barrier().expect("barrier");
     let payload: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
     let start = std::time::Instant::now();
     if sp.rank() == 0 {
-        for _ in 0..count {
-            if long {
-                sp.ep
+        for done in 0..count {
+            match kind {
+                Kind::Short => sp.ep.request(1, ONEWAY, &[]).expect("request"),
+                Kind::Long => sp
+                    .ep
                     .request_long(1, ONEWAY, &[], &payload, 0)
-                    .expect("long");
-            } else {
-                sp.ep.request(1, ONEWAY, &[]).expect("request");
+                    .expect("long"),
+                Kind::Rtt => {
+                    sp.ep.request(1, ECHO, &[]).expect("request");
+                    while seen.get() == done {
+                        sp.bundle.poll().expect("poll");
+                    }
+                }
             }
         }
         sp.drain().expect("drain");
+    } else if kind == Kind::Rtt {
+        // Rank 0's last request ends the round trips; the barrier polls until then.
     } else {
         while seen.get() < count {
             sp.bundle.poll().expect("poll");
