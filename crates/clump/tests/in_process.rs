@@ -352,6 +352,26 @@ fn one_way_requests_beyond_the_credit_window_all_arrive(via: Via) {
     });
 }
 
+/// A sender may put a whole window in flight before it waits: `CLUMP_CREDITS` to a
+/// destination over shared memory, the larger `CLUMP_NET_CREDITS` over the network (a
+/// credit comes back once half a window is owed, a network round trip later).
+fn a_sender_fills_its_routes_window_before_it_waits(via: Via) {
+    let (bundle, a, b) = pair(via);
+    let window = match via {
+        Via::Shm => clump::config::DEFAULT_CREDITS,
+        Via::Udp | Via::UdpRationed => clump::config::DEFAULT_NET_CREDITS,
+    };
+    let count = Rc::new(Cell::new(0u32));
+    let c = count.clone();
+    b.set_handler(1, move |_, _| c.set(c.get() + 1)).unwrap();
+    for i in 0..window {
+        assert!(a.can_send_now(0), "request {i} of a window of {window}");
+        a.request(0, 1, &[i]).unwrap();
+    }
+    assert!(!a.can_send_now(0), "a full window of {window} waits");
+    poll_until(&bundle, || count.get() == window && a.outstanding() == 0);
+}
+
 fn virtual_networks_do_not_see_each_other(via: Via) {
     let bundle = Bundle::with_config(config(via)).unwrap();
     let net1 = [endpoint(&bundle, via, 1), endpoint(&bundle, via, 1)];
@@ -459,10 +479,11 @@ fn a_reply_handler_may_not_send_requests(via: Via) {
 }
 
 fn freeing_the_sender_from_a_handler_while_it_waits_for_credit_is_an_error_not_a_panic(via: Via) {
-    let c = Config {
+    let mut c = Config {
         credits: 1,
         ..config(via)
     };
+    c.net.credits = 1;
     let (_bundle, a, b) = pair_with(via, c);
     b.set_handler(1, |t, _| t.reply(2, &[]).unwrap()).unwrap();
     a.set_handler(2, |t, _| t.endpoint().free()).unwrap();
@@ -633,6 +654,7 @@ over_each!(
     reply_rules_are_enforced,
     a_freed_endpoint_returns_queued_and_later_requests,
     one_way_requests_beyond_the_credit_window_all_arrive,
+    a_sender_fills_its_routes_window_before_it_waits,
     virtual_networks_do_not_see_each_other,
     a_request_handler_may_send_requests,
     a_reply_handler_may_not_send_requests,

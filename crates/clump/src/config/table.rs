@@ -138,6 +138,8 @@ pub static TABLE: &[Var] = &[
       "the key of the datagram MAC (`CLUMP_NET_AUTH`), never on the wire (set by `clump run`)"),
     v("CLUMP_CREDITS", Core, int(1, super::MAX_CREDITS as u64), Value("16"),
       "requests one endpoint may have in flight to one destination"),
+    v("CLUMP_NET_CREDITS", Core, int(1, super::MAX_CREDITS as u64), Value("64"),
+      "requests one endpoint may have in flight to one destination over the network"),
     v("CLUMP_SPIN_US", Core, int(0, 1_000_000), Value("50"),
       "how long `wait` polls before it sleeps, in microseconds"),
     v("CLUMP_HOST", Core, int(0, MAX_JOB - 1), Value("0"),
@@ -405,6 +407,10 @@ mod tests {
         assert_eq!(
             number_in(&|_| None, "CLUMP_CREDITS").unwrap(),
             Some(super::super::DEFAULT_CREDITS as u64)
+        );
+        assert_eq!(
+            number_in(&|_| None, "CLUMP_NET_CREDITS").unwrap(),
+            Some(super::super::DEFAULT_NET_CREDITS as u64)
         );
         assert_eq!(
             number_in(&|_| None, "CLUMP_NET_REORDER_TOTAL").unwrap(),

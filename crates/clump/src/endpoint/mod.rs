@@ -215,7 +215,7 @@ impl EndpointCore {
         let own = Remote::register_own(id, block);
         let port = if config.net.enabled {
             Some(
-                NetPort::open(id, &config.job, config.credits, &config.net).map_err(|e| {
+                NetPort::open(id, &config.job, config.net.credits, &config.net).map_err(|e| {
                     Error::io(
                         format!("cannot open a UDP socket on {}", config.net.bind_ip),
                         e,
@@ -242,7 +242,11 @@ impl EndpointCore {
                 on_return: Part::default(),
                 translations: RefCell::new(Vec::new()),
             },
-            flow: Part::new(Flow::new(config.credits as usize, REPLY_SLOTS)),
+            flow: Part::new(Flow::new(
+                config.credits as usize,
+                config.net.credits as usize,
+                REPLY_SLOTS,
+            )),
             local: Part::default(),
             segment: Part::default(),
             shm: ShmSide {
@@ -297,9 +301,16 @@ impl EndpointCore {
         self.segment.with(|s| s.clone())
     }
 
+    /// Whether a request may go through `dest`, a shared-memory route, now.
     #[inline]
     pub(crate) fn has_credit(&self, dest: u32) -> bool {
         self.flow.with(|f| f.has_credit(dest))
+    }
+
+    /// Whether a request may go through `dest`, a network route, now.
+    #[inline]
+    pub(crate) fn has_net_credit(&self, dest: u32) -> bool {
+        self.flow.with(|f| f.has_net_credit(dest))
     }
 
     /// Requests in flight from this endpoint.

@@ -9,7 +9,7 @@ use crate::net::reliable::{
     Event, Inbound, Liveness, Reliable, ReliableConfig, SendError, COALESCE_AT_MOST,
 };
 use crate::net::udp::{Offload, UdpPort, UdpStats};
-use crate::net::wire::{Channel, Header};
+use crate::net::wire::{Channel, Header, Integrity};
 use crate::net::NetPeer;
 use std::io;
 use std::net::SocketAddrV4;
@@ -95,6 +95,8 @@ impl NetPort {
                 reorder_peer: cfg.reorder_peer,
                 reorder_total: cfg.reorder_total,
                 coalesce: true,
+                // Sealed, a datagram's tag checks every byte: a CRC would repeat it.
+                integrity: if key.is_some() { Integrity::Sealed } else { Integrity::Crc },
                 ..defaults
             },
         );

@@ -96,7 +96,9 @@ use self::spares::Spares;
 use crate::net::fragment::Fragment;
 use std::sync::Arc;
 use self::timers::Timers;
-use super::wire::{self, Channel, Header, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN};
+use super::wire::{
+    self, Channel, Header, Integrity, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN,
+};
 use crate::name::EndpointId;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Debug;
@@ -158,6 +160,9 @@ pub struct ReliableConfig {
     /// (`reliable/coalesce.rs`). Off (the default, which unit tests that steer single
     /// datagrams keep), only a request rides behind a payload-less reply.
     pub coalesce: bool,
+    /// What guards packets against corruption: their CRC (the default), or the seal
+    /// the caller puts on every datagram and checks before it hands one over.
+    pub integrity: Integrity,
 }
 
 /// The fewest resends or probes a peer leaves unanswered before it is judged silent:
@@ -183,6 +188,7 @@ impl Default for ReliableConfig {
             reorder_peer: REORDER_PEER_BYTES,
             reorder_total: REORDER_TOTAL_BYTES,
             coalesce: false,
+            integrity: Integrity::Crc,
         }
     }
 }
@@ -608,7 +614,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let mut rest = datagram;
         let mut accepted = false;
         loop {
-            let Ok((h, payload, next)) = wire::decode_next(rest, self.cfg.job) else {
+            let Ok((h, payload, next)) = wire::decode_next(rest, self.cfg.job, self.cfg.integrity) else {
                 // The packets before a malformed one stand: each had its own CRC.
                 self.stats.crc_or_malformed += 1;
                 break;

@@ -106,7 +106,7 @@ fn wait_for_credit(
 ) -> Result<Option<u64>> {
     let route = Route::Net(peer);
     let mut stall = Stall::new();
-    let ready = || ep.has_credit(dest) && backlog(ep, &peer) <= NET_BACKLOG;
+    let ready = || ep.has_net_credit(dest) && backlog(ep, &peer) <= NET_BACKLOG;
     while !ready() {
         ep.count(|s| s.credit_waits += 1);
         if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall, &ready)? {
@@ -230,7 +230,7 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
 /// At the end of a poll: the credits owed go now if half a window is owed, else they
 /// wait for a request to carry them, in bounded time (`send/owed.rs`).
 pub(crate) fn flush_or_hold_acks(ep: &Rc<EndpointCore>) {
-    let window = ep.flow.with(|f| f.window());
+    let window = ep.flow.with(|f| f.net_window());
     let Some(must_go) = ep.net.acks.with(|a| (!a.is_empty()).then(|| a.half_window_owed(window)))
     else {
         return;

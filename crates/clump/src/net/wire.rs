@@ -15,7 +15,7 @@
 //! | 5        | 1     | handler index                                                    |
 //! | 6        | 1     | nargs, at most [`MAX_ARGS`] (16)                                 |
 //! | 7        | 1     | return reason ([`ReturnReason`], 1..=9) for `Returned`, else 0  |
-//! | 8        | 4     | CRC32C of the datagram with these four bytes zeroed              |
+//! | 8        | 4     | CRC32C of the datagram with these four bytes zeroed (0, unchecked, in a sealed datagram: [`Integrity`]) |
 //! | 12       | 4     | sequence number                                                  |
 //! | 16       | 4     | acknowledgement number (0 unless "ack valid")                    |
 //! | 20       | 4     | payload length (bytes after the arguments)                       |
@@ -191,6 +191,17 @@ pub enum WireError {
 
 /// The two logical channels between a pair of endpoints: replies never wait behind
 /// requests (paper 002).
+/// What guards a packet against corruption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Integrity {
+    /// Its CRC32C, computed when it is encoded and checked when it is decoded.
+    Crc,
+    /// The seal of its datagram (`net/auth.rs`, AES-GCM), whose tag covers every byte
+    /// and is checked before the packet is decoded: the CRC would only repeat that
+    /// check, so data packets leave their CRC field zero and decoding does not read it.
+    Sealed,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Channel {
     Request,
@@ -645,14 +656,15 @@ pub fn encode_into(header: &Header, payload: &[u8], buf: &mut [u8]) -> Result<us
     Ok(need)
 }
 
-/// Encodes only the header of a packet into the front of `buf`, its CRC covering
-/// `payload` too, which the caller sends after it from where it lies (scatter-gather:
-/// the payload is read once, by the checksum, and never copied); returns the header's
-/// length.
+/// Encodes only the header of a packet into the front of `buf`, its CRC (under
+/// [`Integrity::Crc`]) covering `payload` too, which the caller sends after it from where
+/// it lies (scatter-gather: the payload is read once, by the checksum, and never copied);
+/// returns the header's length.
 pub fn encode_header_into(
     header: &Header,
     payload: &[u8],
     buf: &mut [u8],
+    integrity: Integrity,
 ) -> Result<usize, WireError> {
     validate(header, payload.len())?;
     let need = header.wire_len();
@@ -661,8 +673,10 @@ pub fn encode_header_into(
         .get_mut(..need)
         .ok_or(WireError::BufferTooSmall { len, need })?;
     write_header(header, payload.len(), out)?;
-    let crc = crc_append(checksum(out), payload);
-    put(out, offsets::CRC, &crc.to_le_bytes())?;
+    if integrity == Integrity::Crc {
+        let crc = crc_append(checksum(out), payload);
+        put(out, offsets::CRC, &crc.to_le_bytes())?;
+    }
     Ok(need)
 }
 
@@ -735,7 +749,7 @@ pub fn encode(header: &Header, payload: &[u8], out: &mut Vec<u8>) -> Result<(), 
 /// here (its first has the "more" flag): [`decode_next`] takes them one at a time.
 /// Allocates nothing; never panics.
 pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), WireError> {
-    match decode_next(datagram, expected_job)? {
+    match decode_next(datagram, expected_job, Integrity::Crc)? {
         (header, payload, []) => Ok((header, payload)),
         (_, _, rest) => Err(WireError::LengthMismatch {
             declared: (datagram.len() - rest.len()) as u32,
@@ -746,11 +760,12 @@ pub fn decode(datagram: &[u8], expected_job: u64) -> Result<(Header, &[u8]), Wir
 
 /// Decodes and validates the first packet of a datagram (or of what is left of one) of
 /// job `expected_job`: its header, its payload, and the bytes of the packets that follow
-/// it (empty unless it has the "more" flag, non-empty if it has). Allocates nothing;
-/// never panics.
+/// it (empty unless it has the "more" flag, non-empty if it has). Its CRC is checked
+/// under [`Integrity::Crc`] only. Allocates nothing; never panics.
 pub fn decode_next(
     datagram: &[u8],
     expected_job: u64,
+    integrity: Integrity,
 ) -> Result<(Header, &[u8], &[u8]), WireError> {
     let Frame {
         nargs,
@@ -761,10 +776,12 @@ pub fn decode_next(
     let (d, rest) = datagram.split_at(header_len + payload_len);
     let payload = &d[header_len..];
 
-    let stored = get_u32(d, offsets::CRC)?;
-    let computed = checksum(d);
-    if stored != computed {
-        return Err(WireError::CrcMismatch { stored, computed });
+    if integrity == Integrity::Crc {
+        let stored = get_u32(d, offsets::CRC)?;
+        let computed = checksum(d);
+        if stored != computed {
+            return Err(WireError::CrcMismatch { stored, computed });
+        }
     }
     if more && rest.is_empty() {
         return Err(WireError::NothingFollows);
@@ -906,8 +923,8 @@ fn read_header(d: &[u8], nargs: usize, expected_job: u64) -> Result<Header, Wire
 }
 
 /// Gives the whole packet `packet` (header and payload, as encoded) the "more" flag: another
-/// packet will follow it in its datagram. Its CRC is made anew.
-pub fn mark_followed(packet: &mut [u8]) -> Result<(), WireError> {
+/// packet will follow it in its datagram. Its CRC is made anew under [`Integrity::Crc`].
+pub fn mark_followed(packet: &mut [u8], integrity: Integrity) -> Result<(), WireError> {
     let len = packet.len();
     let nargs = usize::from(get_u8(packet, offsets::NARGS)?);
     let declared = get_u32(packet, offsets::PAYLOAD_LEN)? as usize;
@@ -916,6 +933,9 @@ pub fn mark_followed(packet: &mut [u8]) -> Result<(), WireError> {
     }
     let flags = get_u8(packet, offsets::FLAGS)? | FLAG_MORE;
     put(packet, offsets::FLAGS, &[flags])?;
+    if integrity == Integrity::Sealed {
+        return Ok(());
+    }
     let crc = checksum(packet);
     put(packet, offsets::CRC, &crc.to_le_bytes())
 }

@@ -12,7 +12,7 @@ fn many_packets_of_every_data_kind_share_a_datagram() {
     let mut rest = &d[..];
     let mut kinds = Vec::new();
     while !rest.is_empty() {
-        let (h, payload, next) = decode_next(rest, JOB).unwrap();
+        let (h, payload, next) = decode_next(rest, JOB, Integrity::Crc).unwrap();
         assert_eq!(payload.len(), h.total_len as usize);
         kinds.push(h.kind);
         rest = next;
@@ -24,13 +24,13 @@ fn many_packets_of_every_data_kind_share_a_datagram() {
 #[test]
 fn two_packets_share_a_datagram_each_decoded_in_turn() {
     let d = credit_then_request();
-    let (first, payload, rest) = decode_next(&d, JOB).unwrap();
+    let (first, payload, rest) = decode_next(&d, JOB, Integrity::Crc).unwrap();
     assert_eq!(
         (first.channel, first.handler, &first.args[..]),
         (Channel::Reply, 0, &[0x1000_0001][..])
     );
     assert!(payload.is_empty());
-    let (second, payload, rest) = decode_next(rest, JOB).unwrap();
+    let (second, payload, rest) = decode_next(rest, JOB, Integrity::Crc).unwrap();
     let (h, sent) = request();
     assert_eq!((second, payload), (h, &sent[..]));
     assert!(rest.is_empty(), "the last packet has no \"more\" flag");
@@ -44,13 +44,13 @@ fn two_packets_share_a_datagram_each_decoded_in_turn() {
 fn a_packet_with_a_payload_ends_at_its_length() {
     let (h, payload) = request();
     let mut d = enc(&h, &payload);
-    mark_followed(&mut d).unwrap();
+    mark_followed(&mut d, Integrity::Crc).unwrap();
     let first_len = d.len();
     d.extend(enc(&header(PacketKind::Ack, 0, 0), &[]));
-    let (got, got_payload, rest) = decode_next(&d, JOB).unwrap();
+    let (got, got_payload, rest) = decode_next(&d, JOB, Integrity::Crc).unwrap();
     assert_eq!((got, got_payload), (h, &payload[..]));
     assert_eq!(rest, &d[first_len..]);
-    assert_eq!(decode_next(rest, JOB).unwrap().0.kind, PacketKind::Ack);
+    assert_eq!(decode_next(rest, JOB, Integrity::Crc).unwrap().0.kind, PacketKind::Ack);
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn decode_takes_one_packet_only() {
 #[test]
 fn the_more_flag_with_nothing_after_it_is_refused() {
     assert_eq!(
-        decode_next(&credit_answer(), JOB).unwrap_err(),
+        decode_next(&credit_answer(), JOB, Integrity::Crc).unwrap_err(),
         WireError::NothingFollows
     );
 }
@@ -77,7 +77,7 @@ fn a_packet_without_the_flag_cannot_have_one_after_it() {
     d.extend(enc(&h, &payload));
     // The first packet claims the whole datagram: its declared length is wrong.
     assert!(matches!(
-        decode_next(&d, JOB),
+        decode_next(&d, JOB, Integrity::Crc),
         Err(WireError::LengthMismatch { .. })
     ));
 }
@@ -87,15 +87,15 @@ fn each_packet_keeps_its_own_crc() {
     let mut d = credit_then_request();
     let last = d.len() - 1;
     d[last] ^= 1;
-    let (_, _, rest) = decode_next(&d, JOB).expect("the first packet is intact");
+    let (_, _, rest) = decode_next(&d, JOB, Integrity::Crc).expect("the first packet is intact");
     assert!(matches!(
-        decode_next(rest, JOB),
+        decode_next(rest, JOB, Integrity::Crc),
         Err(WireError::CrcMismatch { .. })
     ));
     let mut d = credit_then_request();
     d[offsets::SEQ] ^= 1;
     assert!(matches!(
-        decode_next(&d, JOB),
+        decode_next(&d, JOB, Integrity::Crc),
         Err(WireError::CrcMismatch { .. })
     ));
 }
@@ -106,7 +106,7 @@ fn a_declared_length_past_the_datagram_is_refused() {
     d.extend([0u8; 8]);
     d[offsets::PAYLOAD_LEN..offsets::PAYLOAD_LEN + 4].copy_from_slice(&100u32.to_le_bytes());
     assert!(matches!(
-        decode_next(&d, JOB),
+        decode_next(&d, JOB, Integrity::Crc),
         Err(WireError::LengthMismatch { declared: 100, .. })
     ));
 }
@@ -118,11 +118,11 @@ fn only_a_whole_packet_is_marked() {
     // Its header alone (a fragment sent from elsewhere) cannot be resealed here.
     let mut head = d[..h.wire_len()].to_vec();
     assert_eq!(
-        mark_followed(&mut head),
+        mark_followed(&mut head, Integrity::Crc),
         Err(WireError::NotMarkable { len: head.len() })
     );
     assert!(matches!(
-        mark_followed(&mut [0u8; 8]),
+        mark_followed(&mut [0u8; 8], Integrity::Crc),
         Err(WireError::Truncated { .. })
     ));
 }

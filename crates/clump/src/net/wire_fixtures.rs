@@ -58,7 +58,7 @@ pub(in crate::net::wire) fn credit_answer() -> Vec<u8> {
     h.channel = Channel::Reply;
     h.handler = 0;
     let mut d = enc(&h, &[]);
-    mark_followed(&mut d).unwrap();
+    mark_followed(&mut d, Integrity::Crc).unwrap();
     d
 }
 
@@ -91,7 +91,7 @@ pub(in crate::net::wire) fn coalesced() -> Vec<u8> {
     for (i, (h, payload)) in packets.iter().enumerate() {
         let mut packet = enc(h, payload);
         if i + 1 < packets.len() {
-            mark_followed(&mut packet).unwrap();
+            mark_followed(&mut packet, Integrity::Crc).unwrap();
         }
         d.extend(packet);
     }

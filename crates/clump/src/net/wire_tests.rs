@@ -767,7 +767,7 @@ fn fuzz_seeds_are_current() {
         }
         let mut rest = &std::fs::read(&path).unwrap()[..];
         while !rest.is_empty() {
-            let next = decode_next(rest, JOB).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let next = decode_next(rest, JOB, Integrity::Crc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             rest = next.2;
         }
         seen += 1;
@@ -1033,7 +1033,7 @@ fn a_header_encoded_alone_carries_the_crc_of_the_whole_datagram() {
         let mut whole = vec![0u8; MAX_DATAGRAM];
         let n = encode_into(&h, &payload[..len], &mut whole).unwrap();
         let mut head = vec![0u8; MAX_HEADER_LEN];
-        let k = encode_header_into(&h, &payload[..len], &mut head).unwrap();
+        let k = encode_header_into(&h, &payload[..len], &mut head, Integrity::Crc).unwrap();
         assert_eq!((k, &head[..k]), (h.wire_len(), &whole[..k]), "{len}");
         assert_eq!(n, k + len);
         let (_, got) = decode(&whole[..n], h.job).unwrap();

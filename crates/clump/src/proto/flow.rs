@@ -28,8 +28,10 @@ struct Lane {
 
 #[derive(Debug)]
 pub(crate) struct Flow<P> {
-    /// Credits per translation.
+    /// Credits per translation over shared memory...
     window: usize,
+    /// ... and over the network, whose round trip is longer (`CLUMP_NET_CREDITS`).
+    net_window: usize,
     /// Requests in flight at most, over all translations.
     limit: usize,
     lanes: Vec<Lane>,
@@ -39,9 +41,10 @@ pub(crate) struct Flow<P> {
 }
 
 impl<P: Copy + Eq + Hash> Flow<P> {
-    pub fn new(window: usize, limit: usize) -> Flow<P> {
+    pub fn new(window: usize, net_window: usize, limit: usize) -> Flow<P> {
         Flow {
             window,
+            net_window,
             limit,
             lanes: Vec::new(),
             total: 0,
@@ -76,15 +79,26 @@ impl<P: Copy + Eq + Hash> Flow<P> {
         self.total
     }
 
-    /// Credits per translation.
+    /// Credits per translation over shared memory.
     pub fn window(&self) -> usize {
         self.window
     }
 
-    /// Whether one more request may go through `dest` now.
+    /// Credits per translation over the network.
+    pub fn net_window(&self) -> usize {
+        self.net_window
+    }
+
+    /// Whether one more request may go through `dest`, a shared-memory route, now.
     #[inline]
     pub fn has_credit(&self, dest: u32) -> bool {
         self.in_flight(dest) < self.window && self.total < self.limit
+    }
+
+    /// Whether one more request may go through `dest`, a network route, now.
+    #[inline]
+    pub fn has_net_credit(&self, dest: u32) -> bool {
+        self.in_flight(dest) < self.net_window && self.total < self.limit
     }
 
     /// Whether one more request may go through `dest` now and `dest` is not dead: one
@@ -264,7 +278,7 @@ mod tests {
 
     #[test]
     fn the_window_and_the_total_bound_credits() {
-        let mut f = Flow::<Peer>::new(2, 3);
+        let mut f = Flow::<Peer>::new(2, 2, 3);
         f.reset(0);
         f.reset(1);
         f.sent(0, req(1), None);
@@ -279,8 +293,24 @@ mod tests {
     }
 
     #[test]
+    fn network_routes_have_their_own_window() {
+        let mut f = Flow::<Peer>::new(2, 4, 8);
+        f.reset(0);
+        for n in 0..2 {
+            f.sent(0, req(n), Some(peer(1)));
+        }
+        assert!(!f.has_credit(0), "two fill the shared-memory window");
+        assert!(f.has_net_credit(0), "the network's is larger");
+        for n in 2..4 {
+            f.sent(0, req(n), Some(peer(1)));
+        }
+        assert!(!f.has_net_credit(0), "four fill the network's window");
+        assert_eq!((f.window(), f.net_window()), (2, 4));
+    }
+
+    #[test]
     fn a_send_may_go_where_there_is_credit_and_the_destination_lives() {
-        let mut f = Flow::<Peer>::new(2, 3);
+        let mut f = Flow::<Peer>::new(2, 2, 3);
         assert!(f.may_send(5), "a translation with no lane yet");
         f.sent(0, req(1), None);
         f.sent(0, req(2), None);
@@ -302,7 +332,7 @@ mod tests {
 
     #[test]
     fn network_answers_settle_the_oldest_flight_of_their_peer() {
-        let mut f = Flow::<Peer>::new(8, 64);
+        let mut f = Flow::<Peer>::new(8, 8, 64);
         f.sent(3, req(1), Some(peer(1)));
         f.sent(5, req(2), Some(peer(1)));
         f.sent(4, req(3), Some(peer(2)));
@@ -316,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_lost_destination_returns_its_requests_in_order_and_stays_dead() {
-        let mut f = Flow::<Peer>::new(8, 64);
+        let mut f = Flow::<Peer>::new(8, 8, 64);
         f.sent(1, req(7), None);
         f.sent(1, req(8), None);
         f.sent(2, req(9), None);
@@ -336,7 +366,7 @@ mod tests {
     fn an_endpoint_at_another_address_is_another_peer() {
         // A datagram replayed from a new port names the real endpoint at a new address:
         // its answers and its loss must leave the real peer's flights alone.
-        let mut f = Flow::<Peer>::new(8, 64);
+        let mut f = Flow::<Peer>::new(8, 8, 64);
         let real = peer(1);
         let replayed = (2, real.1);
         f.sent(3, req(1), Some(real));
@@ -351,7 +381,7 @@ mod tests {
 
     #[test]
     fn only_the_newest_never_sent_requests_come_back_unreachable() {
-        let mut f = Flow::new(8, 64);
+        let mut f = Flow::new(8, 8, 64);
         for (dest, handler) in [(1, 1), (2, 2), (1, 3), (2, 4), (1, 5)] {
             f.sent(dest, req(handler), Some(peer(9)));
         }

@@ -109,7 +109,7 @@ pub(super) fn coalesce<A>(
                 }
             };
         timers.arm(&mut st.timer, p, deadline);
-        if let Err(e) = wire::mark_followed(&mut buf[packed.last..used]) {
+        if let Err(e) = wire::mark_followed(&mut buf[packed.last..used], st.tx[ix(channel)].integrity) {
             // Encoded just now, so a bug: the new packet stays out of this datagram and
             // goes again when its timer fires.
             debug_assert!(false, "marking an encoded packet failed: {e}");

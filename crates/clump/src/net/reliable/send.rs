@@ -10,7 +10,7 @@
 
 use super::{Micros, ReliableConfig};
 use crate::net::fragment::Fragment;
-use crate::net::wire::{self, Header, WireError};
+use crate::net::wire::{self, Header, Integrity, WireError};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -65,7 +65,14 @@ impl OutMsg {
 
     /// Encodes the header of fragment `seq` of this message, sent at `now` and carrying
     /// `ack`, into `buf`.
-    fn encode(&self, seq: u32, now: Micros, ack: AckOut, buf: &mut [u8]) -> Result<Encoded, WireError> {
+    fn encode(
+        &self,
+        seq: u32,
+        now: Micros,
+        ack: AckOut,
+        integrity: Integrity,
+        buf: &mut [u8],
+    ) -> Result<Encoded, WireError> {
         let (start, end) = self.fragment_bounds(seq);
         let fragment = Fragment::new(&self.payload, start..end).filter(|f| !f.is_empty());
         let bytes = fragment.as_ref().map_or(&[][..], Fragment::bytes);
@@ -75,7 +82,7 @@ impl OutMsg {
         h.echo = ack.echo;
         h.timestamp = timestamp(now);
         h.frag_offset = if bytes.is_empty() { 0 } else { start as u32 };
-        let len = wire::encode_header_into(&h, bytes, buf)?;
+        let len = wire::encode_header_into(&h, bytes, buf, integrity)?;
         Ok((len, fragment))
     }
 }
@@ -143,6 +150,8 @@ pub(super) struct SendChannel {
     partial_acks: u64,
     /// Payloads of messages acknowledged whole, for the caller to reuse.
     pub(super) finished: Vec<Arc<Vec<u8>>>,
+    /// Whether its packets carry a CRC, or travel sealed (`ReliableConfig::integrity`).
+    pub(super) integrity: Integrity,
 }
 
 impl SendChannel {
@@ -163,6 +172,7 @@ impl SendChannel {
             nack_backoff: cfg.nack_delay,
             partial_acks: 0,
             finished: Vec::new(),
+            integrity: cfg.integrity,
         }
     }
 
@@ -262,7 +272,7 @@ impl SendChannel {
         }
         let seq = self.nxt;
         let msg = self.msgs.get(self.nxt_msg)?;
-        let encoded = match msg.encode(seq, now, ack, buf) {
+        let encoded = match msg.encode(seq, now, ack, self.integrity, buf) {
             Ok(encoded) => encoded,
             Err(e) => return Some(Err(e)),
         };
@@ -294,13 +304,14 @@ impl SendChannel {
         if self.is_paused() {
             return None;
         }
+        let integrity = self.integrity;
         while let Some(seq) = self.retx.pop_front() {
             let rel = seq.wrapping_sub(self.una) as usize;
             match self.slots.get(rel) {
                 Some(slot) if slot.queued => {}
                 _ => continue, // acknowledged meanwhile
             }
-            let encoded = match self.msg_of(seq)?.encode(seq, now, ack, buf) {
+            let encoded = match self.msg_of(seq)?.encode(seq, now, ack, integrity, buf) {
                 Ok(encoded) => encoded,
                 Err(e) => return Some(Err(e)),
             };

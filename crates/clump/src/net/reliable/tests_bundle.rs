@@ -28,9 +28,9 @@ fn a_payload_less_reply_and_the_next_request_share_a_datagram() {
     let sent = drain(&mut a, 10);
     assert_eq!(sent.len(), 1, "one datagram, and no explicit ack");
     assert_eq!(a.stats().coalesced, 1);
-    let (first, _, rest) = wire::decode_next(&sent[0], JOB).unwrap();
+    let (first, _, rest) = wire::decode_next(&sent[0], JOB, Integrity::Crc).unwrap();
     assert_eq!((first.channel, first.ack), (Channel::Reply, Some(2)), "the reply acks request 7");
-    let (second, _, _) = wire::decode_next(rest, JOB).unwrap();
+    let (second, _, _) = wire::decode_next(rest, JOB, Integrity::Crc).unwrap();
     assert_eq!(second.channel, Channel::Request);
     deliver(&mut b, 20, 1, &sent);
     assert_eq!(inbound_args(&mut b, Channel::Reply), [8]);
@@ -78,7 +78,7 @@ fn a_packet_after_a_corrupted_one_is_not_read() {
     let (mut a, mut b) = reply_then_request(8);
     let mut sent = drain(&mut a, 10);
     let first_len = {
-        let (_, _, rest) = wire::decode_next(&sent[0], JOB).unwrap();
+        let (_, _, rest) = wire::decode_next(&sent[0], JOB, Integrity::Crc).unwrap();
         sent[0].len() - rest.len()
     };
     // A flipped bit in the reply: neither it nor the request behind it is delivered (the
@@ -102,7 +102,7 @@ fn packets(d: &[u8]) -> Vec<(Channel, u32)> {
     let mut out = Vec::new();
     let mut rest = d;
     while !rest.is_empty() {
-        let (h, _, next) = wire::decode_next(rest, JOB).unwrap();
+        let (h, _, next) = wire::decode_next(rest, JOB, Integrity::Crc).unwrap();
         out.push((h.channel, h.args[0]));
         rest = next;
     }
@@ -176,4 +176,40 @@ fn each_packet_of_a_lost_coalesced_datagram_is_sent_again_and_delivered_once() {
     assert!(a.stats().retransmits >= 5, "{:?}", a.stats());
     deliver(&mut b, now, 1, &again);
     assert_eq!(inbound_args(&mut b, Channel::Request), (0..7).collect::<Vec<_>>());
+}
+
+/// The CRC field of each packet in `datagram`, decoded as `integrity` says.
+fn crcs(datagram: &[u8], integrity: Integrity) -> Vec<u32> {
+    let mut rest = datagram;
+    let mut crcs = Vec::new();
+    while !rest.is_empty() {
+        crcs.push(u32::from_le_bytes(rest[wire::offsets::CRC..][..4].try_into().unwrap()));
+        rest = wire::decode_next(rest, JOB, integrity).unwrap().2;
+    }
+    crcs
+}
+
+#[test]
+fn sealed_datagrams_carry_no_crc_and_are_delivered_whole() {
+    let sealed = |n| {
+        machine(
+            n,
+            ReliableConfig { coalesce: true, integrity: Integrity::Sealed, ..cfg() },
+        )
+    };
+    let (mut a, mut b) = (sealed(1), sealed(2));
+    for i in 0..5 {
+        let (h, payload) = medium(Channel::Request, i, 100 + i as usize);
+        a.send(0, peer(2), h, payload).unwrap();
+    }
+    let sent = drain(&mut a, 0);
+    assert_eq!(sent.len(), 1, "five small packets in one datagram");
+    assert_eq!(crcs(&sent[0], Integrity::Sealed), [0; 5], "no CRC is computed");
+    assert!(
+        wire::decode_next(&sent[0], JOB, Integrity::Crc).is_err(),
+        "a receiver that checks CRCs refuses them"
+    );
+    deliver(&mut b, 10, 1, &sent);
+    assert_eq!(inbound_args(&mut b, Channel::Request), [0, 1, 2, 3, 4]);
+    assert_eq!(b.stats().crc_or_malformed, 0);
 }

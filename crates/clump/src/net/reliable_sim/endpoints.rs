@@ -127,7 +127,7 @@ impl Sim<'_> {
             while mc.next[t] < self.s.requests {
                 let number = mc.next[t];
                 let dest = translation(to, number);
-                if !mc.flow.has_credit(dest) || mc.flow.dead(dest).is_some() {
+                if !mc.flow.has_net_credit(dest) || mc.flow.dead(dest).is_some() {
                     break;
                 }
                 if self.s.hold {
@@ -333,7 +333,7 @@ pub fn run_counting(s: &Scenario) -> (Vec<Vec<(u64, u64)>>, Counts) {
         .map(|me| Machine {
             me,
             rel: Reliable::new(id(me), cfg.clone()),
-            flow: Flow::new(s.credits, usize::MAX),
+            flow: Flow::new(s.credits, s.credits, usize::MAX),
             acks: AckRuns::default(),
             next: vec![0; n],
             in_flight: vec![VecDeque::new(); n],
