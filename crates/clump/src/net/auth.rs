@@ -29,7 +29,6 @@ const WIDE_FROM: usize = 512;
 
 /// The job's datagram key: the two MACs' states after their key set-up, cloned per
 /// datagram.
-#[derive(Clone)]
 pub struct DatagramKey {
     narrow: Aegis128LMac<SEAL_LEN>,
     wide: Aegis128X4Mac<SEAL_LEN>,
