@@ -165,7 +165,7 @@ pub static TABLE: &[Var] = &[
     v("CLUMP_NET_POLL_BUSY", Core, int(1, 1024), Value("8"),
       "a busy network is polled once every this many polls; at most `CLUMP_NET_POLL_IDLE`"),
     v("CLUMP_NET_AUTH", Core, FLAG, Value("1"),
-      "every datagram is sealed with AES-128-GCM under the job's key (encrypted, with a 16-byte tag); datagrams without a right tag are dropped (every rank must agree; 0 for a trusted network)"),
+      "every datagram carries a 32-byte AEGIS MAC under the job's key; datagrams without a right tag are dropped (every rank must agree; 0 for a trusted network)"),
     v("CLUMP_NET_REORDER_BYTES", Core, bytes(0, 1 << 30), Value("4M"),
       "bytes of datagrams that arrived ahead of a missing one kept per peer (a full window both ways); beyond it they are dropped and the peer sends them again"),
     v("CLUMP_NET_REORDER_TOTAL", Core, bytes(0, 16 << 30), Value("32M"),

@@ -193,25 +193,23 @@ impl NetPort {
 
     /// Sends every datagram the machine has ready, in batches, as of the last poll or
     /// send's clock reading: each header from its buffer, each fragment of payload from
-    /// the machine's copy of its message.
+    /// the machine's copy of its message; with the seal, each tagged where it lies (the
+    /// tag in front of the header, in the buffer).
     fn send_ready(&mut self) {
         let now = self.now;
+        let overhead = self.overhead();
         loop {
             let buf = self.udp.tx_buffer();
-            let Some((to, len, fragment)) = self.machine.poll_transmit_parts(now, buf) else {
+            let Some((to, len, fragment)) =
+                self.machine.poll_transmit_parts(now, &mut buf[overhead..])
+            else {
                 break;
             };
-            match &mut self.key {
-                // The seal covers the whole datagram, so a sealed one is made whole in
-                // its buffer (the seal rewrites every byte anyway).
-                Some(key) => {
-                    let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
-                    buf[len..len + body.len()].copy_from_slice(body);
-                    let sealed = key.seal(buf, len + body.len());
-                    self.udp.tx_commit(to, sealed);
-                }
-                None => self.udp.tx_commit_parts(to, len, fragment),
+            if let Some(key) = &self.key {
+                let tail = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+                key.seal(&mut buf[..SEAL_LEN + len], tail);
             }
+            self.udp.tx_commit_parts(to, overhead + len, fragment);
         }
         if self.udp.tx_pending() {
             self.udp.flush();
@@ -229,9 +227,9 @@ impl NetPort {
         let n = self.udp.receive(max);
         let now = self.read_clock();
         for i in 0..n {
-            let (addr, bytes) = self.udp.received_mut(i);
+            let (addr, bytes) = self.udp.received(i);
             let bytes = match &self.key {
-                None => &*bytes,
+                None => bytes,
                 Some(key) => match key.open(bytes) {
                     Some(body) => body,
                     None => {

@@ -324,11 +324,6 @@ impl UdpPort {
         self.rx.received(i)
     }
 
-    /// [`UdpPort::received`], writable.
-    pub fn received_mut(&mut self, i: usize) -> (SocketAddrV4, &mut [u8]) {
-        self.rx.received_mut(i)
-    }
-
     /// A read that found no datagram: EAGAIN and EINTR are an empty socket; anything
     /// else is counted and, the first time, said (the protocol recovers what it lost, so
     /// the poll goes on).

@@ -196,7 +196,7 @@ pub enum WireError {
 pub enum Integrity {
     /// Its CRC32C, computed when it is encoded and checked when it is decoded.
     Crc,
-    /// The seal of its datagram (`net/auth.rs`, AES-GCM), whose tag covers every byte
+    /// The seal of its datagram (`net/auth.rs`, an AEGIS MAC), whose tag covers every byte
     /// and is checked before the packet is decoded: the CRC would only repeat that
     /// check, so data packets leave their CRC field zero and decoding does not read it.
     Sealed,

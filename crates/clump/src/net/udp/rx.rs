@@ -121,12 +121,6 @@ impl RxBatch {
         (self.sender(entry), &self.bufs[entry][start..start + len])
     }
 
-    /// [`RxBatch::received`], writable: a sealed datagram is opened in place.
-    pub fn received_mut(&mut self, i: usize) -> (SocketAddrV4, &mut [u8]) {
-        let (entry, start, len) = self.datagrams[i];
-        (self.sender(entry), &mut self.bufs[entry][start..start + len])
-    }
-
     fn sender(&self, entry: usize) -> SocketAddrV4 {
         let a = &self.addrs[entry];
         SocketAddrV4::new(
