@@ -37,6 +37,7 @@ mod nbc_reduce;
 mod neighbor;
 mod op;
 mod p2p;
+mod partitioned;
 mod placement;
 mod rendezvous;
 mod requests;
@@ -77,9 +78,10 @@ pub use p2p::{
     cancel, get_status, iprobe, irecv, isend, isend_mode, isend_owned, pair, probe, recv, recv_raw,
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
+pub use partitioned::{check_partitioned, precv, psend};
 pub use runtime::{
-    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, CollTag,
-    SendMode, Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, quiesce,
+    CollTag, SendMode, Thresholds,
 };
 pub use sched::{reserve_tag, with_tag, Done, DoneBlocks};
 pub use startup::init;

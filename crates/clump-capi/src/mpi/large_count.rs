@@ -11,7 +11,7 @@ use super::wired::{on, Failure};
 #[allow(unused_imports)] // the `int` forms live in these
 use super::{
     buffered::*, buffers::*, collectives::*, isendrecv::*, messages::*, nbcoll::*, neighbor::*,
-    persistent::*, statuses::*, type_queries::*, types::*, wired::*,
+    partitioned::*, persistent::*, statuses::*, type_queries::*, types::*, wired::*,
 };
 use clump_mpi::ErrorClass;
 use std::os::raw::{c_int, c_void};
@@ -54,6 +54,8 @@ narrowed! {
     fn Bsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Bsend(buf, count, datatype, dest, tag, comm) [count];
     fn Ssend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Ssend(buf, count, datatype, dest, tag, comm) [count];
     fn Rsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Rsend(buf, count, datatype, dest, tag, comm) [count];
+    fn Psend_init_c(buf: *const c_void, partitions: c_int, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, info: Handle, request: *mut Handle) on comm => Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request) [count];
+    fn Precv_init_c(buf: *mut c_void, partitions: c_int, count: Count, datatype: Handle, source: c_int, tag: c_int, comm: Handle, info: Handle, request: *mut Handle) on comm => Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request) [count];
     fn Isend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Isend(buf, count, datatype, dest, tag, comm, request) [count];
     fn Ibsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Ibsend(buf, count, datatype, dest, tag, comm, request) [count];
     fn Issend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Issend(buf, count, datatype, dest, tag, comm, request) [count];
