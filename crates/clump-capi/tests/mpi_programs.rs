@@ -312,3 +312,11 @@ fn sessions_run_over_shared_memory_udp_and_two_hosts() {
         "sessions",
     );
 }
+
+#[test]
+fn nonblocking_and_persistent_neighbourhood_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/nbneighbor.c", "mpi_nbneighbor"),
+        "nbneighbor",
+    );
+}

@@ -35,6 +35,7 @@ mod large_count;
 mod lifecycle;
 mod messages;
 mod nbcoll;
+mod nbneighbor;
 mod neighbor;
 mod partitioned;
 mod persistent;

@@ -55,19 +55,18 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
-        Comm_get_parent Comm_join Get_accumulate_c Get_c Get_hw_resource_info
-        Intercomm_create_from_groups Lookup_name Op_create_c Open_port Pack_external
-        Pack_external_c Pack_external_size Pack_external_size_c Publish_name Put_c
-        Raccumulate_c Register_datarep Register_datarep_c Rget_accumulate_c Rget_c Rput_c
-        Session_attach_buffer Session_attach_buffer_c Session_detach_buffer
-        Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
-        Status_set_elements_c Type_create_darray_c Type_create_f90_complex
-        Type_create_f90_integer Type_create_f90_real Type_create_hindexed_block_c
-        Type_create_hindexed_c Type_create_hvector_c Type_create_indexed_block_c
-        Type_create_resized_c Type_create_struct_c Type_create_subarray_c Type_get_contents
-        Type_get_contents_c Type_get_envelope Type_get_envelope_c Type_get_value_index
-        Type_indexed_c Type_vector_c Unpack_external Unpack_external_c Unpublish_name;
+        Accumulate_c Buffer_flush Buffer_iflush Close_port Comm_get_parent Comm_join
+        Get_accumulate_c Get_c Get_hw_resource_info Intercomm_create_from_groups
+        Lookup_name Op_create_c Open_port Pack_external Pack_external_c Pack_external_size
+        Pack_external_size_c Publish_name Put_c Raccumulate_c Register_datarep
+        Register_datarep_c Rget_accumulate_c Rget_c Rput_c Session_attach_buffer
+        Session_attach_buffer_c Session_detach_buffer Session_detach_buffer_c
+        Session_flush_buffer Session_iflush_buffer Type_create_darray_c
+        Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
+        Type_create_hindexed_block_c Type_create_hindexed_c Type_create_indexed_block_c
+        Type_create_struct_c Type_create_subarray_c Type_get_contents Type_get_contents_c
+        Type_get_envelope Type_get_envelope_c Type_get_value_index Type_indexed_c
+        Unpack_external Unpack_external_c Unpublish_name;
     returned:
         File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
         File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group
@@ -106,26 +105,20 @@ unsupported! {
     comm after ():
         Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
         Comm_flush_buffer Comm_iflush_buffer;
-    comm after (_a0 _a1):
-        Pack_size_c;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):
         Comm_spawn Ireduce_scatter_c Reduce_scatter_c Reduce_scatter_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5):
-        Comm_spawn_multiple Ineighbor_allgather Ineighbor_allgather_c Ineighbor_alltoall
-        Ineighbor_alltoall_c Neighbor_allgather_init Neighbor_allgather_init_c
-        Neighbor_alltoall_init Neighbor_alltoall_init_c Pack_c Unpack_c;
+        Comm_spawn_multiple;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
-        Allgatherv_c Allgatherv_init_c Iallgatherv_c Ineighbor_allgatherv
-        Ineighbor_allgatherv_c Neighbor_allgatherv_c Neighbor_allgatherv_init
-        Neighbor_allgatherv_init_c;
+        Allgatherv_c Allgatherv_init_c Iallgatherv_c Ineighbor_allgatherv_c
+        Neighbor_allgatherv_c Neighbor_allgatherv_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
         Alltoallv_c Alltoallv_init_c Alltoallw_c Alltoallw_init_c Gatherv_c Gatherv_init_c
-        Ialltoallv_c Ialltoallw_c Igatherv_c Ineighbor_alltoallv Ineighbor_alltoallv_c
-        Ineighbor_alltoallw Ineighbor_alltoallw_c Iscatterv_c Neighbor_alltoallv_c
-        Neighbor_alltoallv_init Neighbor_alltoallv_init_c Neighbor_alltoallw_c
-        Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c Scatterv_init_c;
+        Ialltoallv_c Ialltoallw_c Igatherv_c Ineighbor_alltoallv_c Ineighbor_alltoallw_c
+        Iscatterv_c Neighbor_alltoallv_c Neighbor_alltoallv_init_c Neighbor_alltoallw_c
+        Neighbor_alltoallw_init_c Scatterv_c Scatterv_init_c;
 }
 
 #[cfg(test)]

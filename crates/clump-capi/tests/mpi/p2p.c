@@ -225,6 +225,25 @@ static void truncation(int rank, int size) {
     (void)size;
 }
 
+/* No data with MPI_DATATYPE_NULL (as MPICH accepts it), to MPI_PROC_NULL and to a peer;
+ * with data it is still an error. */
+static void null_type_without_data(int rank, int size) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Status st;
+    MPI_Request r;
+    CHECK_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+    CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, left, 3, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 3, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Wait(&r, &st));
+    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 3);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int x = 0, eclass;
+    MPI_Error_class(MPI_Send(&x, 1, MPI_DATATYPE_NULL, right, 3, MPI_COMM_WORLD), &eclass);
+    CHECK(eclass == MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv) {
     CHECK_OK(MPI_Init(&argc, &argv));
     int rank, size;
@@ -238,6 +257,7 @@ int main(int argc, char **argv) {
     ring_and_completion(rank, size);
     persistent_ready_buffered(rank, size);
     truncation(rank, size);
+    null_type_without_data(rank, size);
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     printf("p2p ok rank %d of %d\n", rank, size);
     CHECK_OK(MPI_Finalize());
