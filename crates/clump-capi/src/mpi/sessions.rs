@@ -1,7 +1,7 @@
 //! Sessions (MPI 4.0): `MPI_Session_init` opens MPI without the world model, over the
 //! same runtime `MPI_Init` starts (the first session starts it if `MPI_Init` has not);
 //! its process sets are `mpi://WORLD` and `mpi://SELF`, and `MPI_Comm_create_from_group`
-//! makes a communicator of a group of them. The runtime cannot start twice in a process,
+//! and `MPI_Intercomm_create_from_groups` make communicators of groups of them. The runtime cannot start twice in a process,
 //! so it stays up after the last session ends (its outstanding sends completed): a later
 //! `MPI_Session_init`, or `MPI_Init`, finds it ready.
 
@@ -102,6 +102,42 @@ fn ensure_runtime() -> Result<(), Failure> {
     Ok(())
 }
 
+/// A communicator made from groups by `make` (given the tag the string `tag` names),
+/// with `errhandler`, in `*newcomm`; errors go through `MPI_COMM_SELF`'s handler.
+fn from_groups(
+    tag: *const c_char,
+    errhandler: Handle,
+    newcomm: *mut Handle,
+    make: impl FnOnce(c_int) -> Result<Option<clump_mpi::Comm>, Failure>,
+) -> c_int {
+    call(|| {
+        let made = (|| {
+            let tag = text_arg(tag, MAX_NAME)?;
+            if !fits(errhandler, Kind::Comm) && !fits(errhandler, Kind::Session) {
+                return Err((
+                    MPI_ERR_ERRHANDLER,
+                    format!("{errhandler:#x} is no communicator error handler"),
+                ));
+            }
+            Ok(put_comm(make(tag_of(&tag))?, COMM_WORLD))
+        })()
+        .map_err(|e| super::errhandlers::handle_error(COMM_SELF, e))?;
+        if made != COMM_NULL {
+            hold(errhandler);
+            set_errhandler(made, errhandler);
+        }
+        out(newcomm, made)
+    })
+}
+
+/// The message tag a string tag names (FNV-1a, folded to a valid tag).
+fn tag_of(s: &str) -> c_int {
+    let h = s.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    });
+    (h & 0x7fff_ffff) as c_int
+}
+
 mpi_functions! {
     fn Session_init(info: Handle, errhandler: Handle, session: *mut Handle) -> c_int {
         call(|| {
@@ -193,21 +229,18 @@ mpi_functions! {
     fn Comm_create_from_group(g: Handle, tag: *const c_char, _info: Handle, errhandler: Handle, newcomm: *mut Handle) -> c_int {
         // Collective over the group: every member reaches the others through the runtime's
         // world, whatever model opened MPI.
-        call(|| {
-            let made = (|| {
-                text_arg(tag, MAX_NAME)?;
-                if !fits(errhandler, Kind::Comm) && !fits(errhandler, Kind::Session) {
-                    return Err((MPI_ERR_ERRHANDLER, format!("{errhandler:#x} is no communicator error handler")));
-                }
-                let c = comm(COMM_WORLD)?.create_group(&group(g)?).map_err(err)?;
-                Ok(put_comm(c, COMM_WORLD))
-            })()
-            .map_err(|e| super::errhandlers::handle_error(COMM_SELF, e))?;
-            if made != COMM_NULL {
-                hold(errhandler);
-                set_errhandler(made, errhandler);
-            }
-            out(newcomm, made)
+        from_groups(tag, errhandler, newcomm, |_| comm(COMM_WORLD)?.create_group(&group(g)?).map_err(err))
+    }
+
+    fn Intercomm_create_from_groups(local: Handle, local_leader: c_int, remote: Handle, remote_leader: c_int, tag: *const c_char, _info: Handle, errhandler: Handle, newcomm: *mut Handle) -> c_int {
+        // The local group's communicator, then the leaders meet in the world under a tag
+        // of the string both sides name.
+        from_groups(tag, errhandler, newcomm, |tag| {
+            let world = comm(COMM_WORLD)?;
+            let lc = world.create_group(&group(local)?).map_err(err)?
+                .ok_or_else(|| (MPI_ERR_GROUP, "this process is not in the local group".to_string()))?;
+            let leader = group(remote)?.translate_ranks(&[remote_leader], &world.get_group()).map_err(err)?[0];
+            clump_mpi::intercomm_create(&lc, local_leader, &world, leader, tag).map(Some).map_err(err)
         })
     }
 

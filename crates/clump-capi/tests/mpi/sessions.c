@@ -1,5 +1,5 @@
 /* Sessions (MPI 4.0) without MPI_Init: the process sets and their info, communicators
- * made from their groups, session error handlers, a session started again after the
+ * and intercommunicators made from their groups, session error handlers, a session started again after the
  * first ended, and MPI_Init afterwards taking the runtime the sessions started. */
 #include "check.h"
 #include <string.h>
@@ -30,6 +30,38 @@ static int sum_over(MPI_Session s, const char *pset, int *size)
     CHECK(h == MPI_ERRORS_RETURN);
     CHECK_OK(MPI_Comm_free(&c));
     return rank;
+}
+
+/* An intercommunicator of the even and the odd ranks of the world process set. */
+static void inter_from_groups(MPI_Session s)
+{
+    MPI_Group world, evens, odds;
+    CHECK_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &world));
+    int size, rank;
+    MPI_Group_size(world, &size);
+    MPI_Group_rank(world, &rank);
+    if (size >= 2) {
+        int even[1][3] = {{0, size - 1, 2}}, odd[1][3] = {{1, size - 1, 2}};
+        MPI_Group_range_incl(world, 1, even, &evens);
+        MPI_Group_range_incl(world, 1, odd, &odds);
+        MPI_Comm ic;
+        CHECK_OK(MPI_Intercomm_create_from_groups(rank % 2 ? odds : evens, 0, rank % 2 ? evens : odds, 0,
+                                                  "org.clump.test.inter", MPI_INFO_NULL, MPI_ERRORS_RETURN, &ic));
+        int flag, remote, local;
+        MPI_Comm_test_inter(ic, &flag);
+        MPI_Comm_remote_size(ic, &remote);
+        CHECK(flag && remote == (rank % 2 ? (size + 1) / 2 : size / 2));
+        MPI_Comm_rank(ic, &local);
+        if (local == 0) {
+            int got = -1;
+            CHECK_OK(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, ic, MPI_STATUS_IGNORE));
+            CHECK(got == (rank % 2 ? 0 : 1));
+        }
+        CHECK_OK(MPI_Comm_free(&ic));
+        MPI_Group_free(&evens);
+        MPI_Group_free(&odds);
+    }
+    MPI_Group_free(&world);
 }
 
 static void one_session(void)
@@ -77,6 +109,7 @@ static void one_session(void)
     sum_over(s, "mpi://world", &size); /* names compare without case */
     int me = sum_over(s, "mpi://SELF", &size);
     CHECK(me == 0 && size == 1);
+    inter_from_groups(s);
 
     /* Errors of session calls go to the session's handler. */
     int eclass;
