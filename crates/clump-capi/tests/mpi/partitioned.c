@@ -15,7 +15,7 @@ static int right, left;
 /* Three starts of one pair of requests, each marking the partitions another way. */
 static void ring(int rank)
 {
-    int out[PARTS * PER], in[PARTS * PER];
+    int out[PARTS * PER] = {0}, in[PARTS * PER] = {0};
     MPI_Request s, r;
     CHECK_OK(MPI_Psend_init(out, PARTS, PER, MPI_INT, right, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
     CHECK_OK(MPI_Precv_init(in, PARTS, PER, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
