@@ -27,9 +27,9 @@ fn send_init(
     let start = move || -> Result<Request, Failure> {
         let buf = addr as *const c_void;
         match mode {
-            // SAFETY: the program keeps the buffer of a started send valid and unwritten
-            // until the request completes.
             Some(mode) => {
+                // SAFETY: the program keeps the buffer of a started send valid and
+                // unwritten until the request completes.
                 unsafe { clump_mpi::isend_mode(buf.cast(), n, &dt, dest, tag, &cm, mode) }
                     .map_err(err)
             }
