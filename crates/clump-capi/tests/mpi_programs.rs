@@ -293,3 +293,30 @@ fn attributes_run_over_shared_memory_udp_and_two_hosts() {
         "attrs",
     );
 }
+
+#[test]
+fn partitioned_communication_runs_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/partitioned.c",
+            "mpi_partitioned",
+        ),
+        "partitioned",
+    );
+}
+
+#[test]
+fn sessions_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/sessions.c", "mpi_sessions"),
+        "sessions",
+    );
+}
+
+#[test]
+fn nonblocking_and_persistent_neighbourhood_collectives_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/nbneighbor.c", "mpi_nbneighbor"),
+        "nbneighbor",
+    );
+}

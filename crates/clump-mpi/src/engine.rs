@@ -171,7 +171,7 @@ pub struct Req {
 
 impl Req {
     /// A completed request's last step: a non-contiguous receive's data goes from its
-    /// staging bytes into the user's buffer.
+    /// staging bytes into the user's buffer, and a partitioned one reports the program's tag.
     pub fn finish(self) -> Status {
         if let ReqKind::Recv {
             unpack: Some(u), ..
@@ -182,7 +182,7 @@ impl Req {
             // of `count` elements until it completes, which is now.
             unsafe { u.dt.unpack_raw(&u.staging[..n], u.to, u.count) };
         }
-        self.status
+        crate::partitioned::shown(self.status)
     }
 }
 

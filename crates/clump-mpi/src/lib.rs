@@ -33,10 +33,12 @@ mod intercomm;
 mod matching;
 mod nbc;
 mod nbc_inter;
+mod nbc_neighbor;
 mod nbc_reduce;
 mod neighbor;
 mod op;
 mod p2p;
+mod partitioned;
 mod placement;
 mod rendezvous;
 mod requests;
@@ -70,6 +72,7 @@ pub use intercomm::intercomm_create;
 pub use matching::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 pub use nbc::{iallgather, ialltoall, ibarrier, ibcast, igather, iscatter};
 pub use nbc_inter::{role, Role, ROOT};
+pub use nbc_neighbor::{ineighbor_alltoall, DoneNeighbors};
 pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use neighbor::neighbor_alltoall;
 pub use op::{set_extended, Extended, Op, UserFn};
@@ -77,9 +80,10 @@ pub use p2p::{
     cancel, get_status, iprobe, irecv, isend, isend_mode, isend_owned, pair, probe, recv, recv_raw,
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
+pub use partitioned::{check_partitioned, precv, psend};
 pub use runtime::{
-    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, CollTag,
-    SendMode, Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, quiesce,
+    CollTag, SendMode, Thresholds,
 };
 pub use sched::{reserve_tag, with_tag, Done, DoneBlocks};
 pub use startup::init;

@@ -16,6 +16,33 @@ use crate::topology::Topology;
 
 const TAG_NEIGHBOR: i32 = 64;
 
+/// The sources and destinations of this process in `comm`'s topology, and whether it is a
+/// grid; checks that `sends` blocks and `recvs` receive lengths fit them.
+pub(crate) fn neighbours(
+    comm: &Comm,
+    sends: usize,
+    recvs: usize,
+) -> Result<(Vec<i32>, Vec<i32>, bool)> {
+    let topo = comm.topology().ok_or_else(|| {
+        Error::new(
+            ErrorClass::Topology,
+            "a neighbourhood collective needs a topology",
+        )
+    })?;
+    let (sources, dests) = topo.neighbors(comm.rank())?;
+    if sends != dests.len() || recvs != sources.len() {
+        return Err(Error::new(
+            ErrorClass::Count,
+            format!(
+                "{sends} blocks and {recvs} receive counts for {} destinations and {} sources",
+                dests.len(),
+                sources.len()
+            ),
+        ));
+    }
+    Ok((sources, dests, matches!(topo, Topology::Cart { .. })))
+}
+
 /// `MPI_Neighbor_alltoall(v,w)`: sends `blocks[k]` to destination `k` and receives
 /// `recv_lens[k]` bytes from source `k`; `None` where the source is `MPI_PROC_NULL` (the
 /// receive buffer stays as it was).
@@ -24,26 +51,7 @@ pub fn neighbor_alltoall(
     recv_lens: &[usize],
     comm: &Comm,
 ) -> Result<Vec<Option<Vec<u8>>>> {
-    let topo = comm.topology().ok_or_else(|| {
-        Error::new(
-            ErrorClass::Topology,
-            "a neighbourhood collective needs a topology",
-        )
-    })?;
-    let (sources, dests) = topo.neighbors(comm.rank())?;
-    if blocks.len() != dests.len() || recv_lens.len() != sources.len() {
-        return Err(Error::new(
-            ErrorClass::Count,
-            format!(
-                "{} blocks and {} receive counts for {} destinations and {} sources",
-                blocks.len(),
-                recv_lens.len(),
-                dests.len(),
-                sources.len()
-            ),
-        ));
-    }
-    let grid = matches!(topo, Topology::Cart { .. });
+    let (sources, dests, grid) = neighbours(comm, blocks.len(), recv_lens.len())?;
     // A grid's block k went out as the opposite direction's block at its sender.
     let recv_tag = |k: usize| TAG_NEIGHBOR + if grid { (k ^ 1) as i32 } else { 0 };
     let send_tag = |k: usize| TAG_NEIGHBOR + if grid { k as i32 } else { 0 };

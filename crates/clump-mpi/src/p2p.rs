@@ -41,7 +41,7 @@ impl Request {
     }
 }
 
-fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {
+pub(crate) fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {
     if (0..=TAG_UB).contains(&tag) || (wildcard_ok && tag == ANY_TAG) {
         Ok(())
     } else {
@@ -115,6 +115,23 @@ unsafe fn start(
     mode: SendMode,
 ) -> Result<(Request, Option<SentTo>)> {
     check_tag(tag, false)?;
+    // SAFETY: the same contract.
+    unsafe { start_in(buf, count, dt, dest, (comm.p2p_ctx(), tag), comm, mode) }
+}
+
+/// Starts a send as [`start`] does, in context and tag `(ctx, tag)` (checked by the caller).
+///
+/// # Safety
+/// As [`isend`].
+pub(crate) unsafe fn start_in(
+    buf: *const u8,
+    count: usize,
+    dt: &Datatype,
+    dest: i32,
+    (ctx, tag): (u32, i32),
+    comm: &Comm,
+    mode: SendMode,
+) -> Result<(Request, Option<SentTo>)> {
     let len = dt.bytes(count)?;
     let Some(dest) = comm.job_rank(dest)? else {
         return Ok((Request(DONE_AT_ONCE), None));
@@ -132,7 +149,7 @@ unsafe fn start(
     let from = packed.as_ref().map_or(buf, |v| v.as_ptr());
     // SAFETY: passed on from this function's contract, or the packed copy, which the
     // request keeps (its heap bytes do not move with it).
-    let (id, seq) = unsafe { rt.start_send(from, len, dest, comm.p2p_ctx(), tag, mode)? };
+    let (id, seq) = unsafe { rt.start_send(from, len, dest, ctx, tag, mode)? };
     if let Some(v) = packed {
         rt.engine.borrow_mut().keep(id, v);
     }
@@ -155,6 +172,22 @@ pub unsafe fn irecv(
     let Some((cap, pat)) = recv_pattern(buf, count, dt, source, tag, comm)? else {
         return Ok(Request(DONE_AT_ONCE));
     };
+    // SAFETY: the same contract.
+    unsafe { post_recv(buf, count, dt, (cap, pat), comm) }
+}
+
+/// Posts a receive of `count` elements of `dt` into `buf`, of capacity `cap` bytes, for
+/// messages `pat` matches.
+///
+/// # Safety
+/// As [`irecv`].
+pub(crate) unsafe fn post_recv(
+    buf: *mut u8,
+    count: usize,
+    dt: &Datatype,
+    (cap, pat): (usize, Pattern),
+    comm: &Comm,
+) -> Result<Request> {
     let rt = runtime::get()?;
     let mut unpack = (!dt.is_contiguous()).then(|| {
         Box::new(Unpack {
@@ -180,7 +213,7 @@ pub unsafe fn irecv(
 
 /// The capacity and pattern of a receive of `count` elements of `dt` into `buf`, its
 /// arguments checked; `None` for `MPI_PROC_NULL`.
-fn recv_pattern(
+pub(crate) fn recv_pattern(
     buf: *mut u8,
     count: usize,
     dt: &Datatype,
@@ -353,7 +386,7 @@ pub fn get_status(req: &Request) -> Result<Option<Status>> {
                     .reqs
                     .get(*recv)
                     .map_or(Status::empty(), |r| r.status.clone()),
-                Some(r) => r.status.clone(),
+                Some(r) => crate::partitioned::shown(r.status.clone()),
                 None => Status::empty(),
             }))
         }

@@ -243,13 +243,19 @@ pub(crate) fn install(rt: Runtime) {
 
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
 pub fn finalize() -> Result<()> {
-    let rt = get()?;
-    // Buffered and freed sends complete before the job ends.
-    rt.wait_until(|e| !e.has_detached())?;
-    rt.spmd.borrow().drain()?;
-    rt.spmd.borrow_mut().barrier()?;
+    quiesce()?;
+    get()?.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = None);
     FINALIZED.with(|f| *f.borrow_mut() = true);
+    Ok(())
+}
+
+/// Completes this process's outstanding sends, buffered and freed ones included, and
+/// drains its endpoint, without ending MPI (what the end of a session owes its peers).
+pub fn quiesce() -> Result<()> {
+    let rt = get()?;
+    rt.wait_until(|e| !e.has_detached())?;
+    rt.spmd.borrow().drain()?;
     Ok(())
 }
 

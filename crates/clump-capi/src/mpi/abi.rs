@@ -22,6 +22,7 @@ pub const MPI_ERR_LASTCODE: c_int = 16383;
 pub const MPI_KEYVAL_INVALID: c_int = 0;
 pub const MPI_ERR_NO_MEM: c_int = 39;
 pub const MPI_ERR_UNSUPPORTED_OPERATION: c_int = 55;
+pub const MPI_ERR_SESSION: c_int = 60;
 pub const MPI_ERR_ERRHANDLER: c_int = 61;
 /// The highest error class the standard defines (`MPI_ERR_ABI`).
 pub const LAST_STANDARD_CLASS: c_int = 62;

@@ -47,14 +47,13 @@ fn reap() -> Result<usize, Failure> {
 /// A buffered send: the data is copied now, and the call returns without waiting.
 pub fn bsend_now(
     buf: *const c_void,
-    n: c_int,
-    t: Handle,
+    n: usize,
+    dt: &clump_mpi::Datatype,
     dest: c_int,
     tag: c_int,
-    c: Handle,
+    comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
-    let (dt, n, comm) = (datatype(t)?, count(n)?, comm(c)?);
-    let copy = pack(buf, n, &dt)?;
+    let copy = pack(buf, n, dt)?;
     let used = reap()?;
     let need = copy.len() + OVERHEAD;
     let size = ATTACHED.with_borrow(|a| a.buffer.map_or(0, |b| b.1));
@@ -66,13 +65,25 @@ pub fn bsend_now(
     }
     let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
     // SAFETY: the copy's heap bytes stay in ATTACHED until the send completes.
-    let r = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, tag, &comm) }
+    let r = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, tag, comm) }
         .map_err(err)?;
     ATTACHED.with_borrow_mut(|a| {
         a.pending.push((r, need));
         a.copies.push(copy);
     });
     Ok(())
+}
+
+/// [`bsend_now`] of `n` elements of type `t` in communicator `c`.
+fn bsend(
+    buf: *const c_void,
+    n: c_int,
+    t: Handle,
+    dest: c_int,
+    tag: c_int,
+    c: Handle,
+) -> Result<(), Failure> {
+    bsend_now(buf, count(n)?, &datatype(t)?, dest, tag, &comm(c)?)
 }
 
 /// Completes every buffered send (detach and finalize wait for them).
@@ -118,13 +129,13 @@ mpi_functions! {
     }
 
     fn Bsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || bsend_now(buf, n, t, dest, tag, c))
+        on(c, || bsend(buf, n, t, dest, tag, c))
     }
 
     fn Ibsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
         // The data is in the attached buffer when this returns: the request is complete.
         on(c, || {
-            bsend_now(buf, n, t, dest, tag, c)?;
+            bsend(buf, n, t, dest, tag, c)?;
             out(req, put_request(Request::null())).map_err(|e| (e, "NULL request".into()))
         })
     }

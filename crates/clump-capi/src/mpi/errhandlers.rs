@@ -20,6 +20,7 @@ pub type ErrFn = unsafe extern "C" fn(*mut Handle, *mut c_int, ...);
 pub enum Kind {
     Comm,
     Win,
+    Session,
 }
 
 /// A user handler: what it was made for, its function, and its references.

@@ -47,6 +47,8 @@ pub struct CommEntry {
 pub struct Persistent {
     pub start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
     pub active: Request,
+    /// A partitioned request's partitions (`MPI_Psend_init`, `MPI_Precv_init`).
+    pub parts: Option<Rc<super::partitioned::Parts>>,
 }
 
 #[derive(Default)]
@@ -500,6 +502,14 @@ pub fn put_request(req: Request) -> Handle {
 
 /// Stores a persistent request (inactive) and returns its handle.
 pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -> Handle {
+    put_partitioned(start, None)
+}
+
+/// Stores a persistent request (inactive) with its partitions, if it has any.
+pub fn put_partitioned(
+    start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
+    parts: Option<Rc<super::partitioned::Parts>>,
+) -> Handle {
     REGISTRY.with_borrow_mut(|r| {
         let h = r.fresh();
         r.persistent.insert(
@@ -507,9 +517,26 @@ pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -
             Persistent {
                 start,
                 active: Request::null(),
+                parts,
             },
         );
         h
+    })
+}
+
+/// The partitions of partitioned request `h`, and whether it is active.
+pub fn partitions(h: Handle) -> Option<(Rc<super::partitioned::Parts>, bool)> {
+    REGISTRY.with_borrow(|r| {
+        let p = r.persistent.get(&h)?;
+        Some((p.parts.clone()?, !p.active.is_null()))
+    })
+}
+
+/// Puts `req` in the place of persistent request `h`'s current start, which it returns.
+pub fn replace_active(h: Handle, req: Request) -> Request {
+    REGISTRY.with_borrow_mut(|r| match r.persistent.get_mut(&h) {
+        Some(p) => std::mem::replace(&mut p.active, req),
+        None => req,
     })
 }
 

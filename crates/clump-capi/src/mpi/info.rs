@@ -14,7 +14,7 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
-const INFO_NULL: Handle = 0x130;
+pub const INFO_NULL: Handle = 0x130;
 const INFO_ENV: Handle = 0x131;
 /// The program's info objects are counted from here (above every predefined handle).
 const FIRST_INFO: Handle = 0x10000;

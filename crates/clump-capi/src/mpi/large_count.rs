@@ -10,8 +10,8 @@ use super::handles::*;
 use super::wired::{on, Failure};
 #[allow(unused_imports)] // the `int` forms live in these
 use super::{
-    buffered::*, buffers::*, collectives::*, isendrecv::*, messages::*, nbcoll::*, neighbor::*,
-    persistent::*, statuses::*, type_queries::*, types::*, wired::*,
+    buffered::*, buffers::*, collectives::*, isendrecv::*, messages::*, nbcoll::*, nbneighbor::*,
+    neighbor::*, partitioned::*, persistent::*, statuses::*, type_queries::*, types::*, wired::*,
 };
 use clump_mpi::ErrorClass;
 use std::os::raw::{c_int, c_void};
@@ -54,6 +54,8 @@ narrowed! {
     fn Bsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Bsend(buf, count, datatype, dest, tag, comm) [count];
     fn Ssend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Ssend(buf, count, datatype, dest, tag, comm) [count];
     fn Rsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle) on comm => Rsend(buf, count, datatype, dest, tag, comm) [count];
+    fn Psend_init_c(buf: *const c_void, partitions: c_int, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, info: Handle, request: *mut Handle) on comm => Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request) [count];
+    fn Precv_init_c(buf: *mut c_void, partitions: c_int, count: Count, datatype: Handle, source: c_int, tag: c_int, comm: Handle, info: Handle, request: *mut Handle) on comm => Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request) [count];
     fn Isend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Isend(buf, count, datatype, dest, tag, comm, request) [count];
     fn Ibsend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Ibsend(buf, count, datatype, dest, tag, comm, request) [count];
     fn Issend_c(buf: *const c_void, count: Count, datatype: Handle, dest: c_int, tag: c_int, comm: Handle, request: *mut Handle) on comm => Issend(buf, count, datatype, dest, tag, comm, request) [count];
@@ -104,7 +106,13 @@ narrowed! {
     fn Reduce_local_c(inbuf: *const c_void, inoutbuf: *mut c_void, count: Count, datatype: Handle, op: Handle) on COMM_WORLD => Reduce_local(inbuf, inoutbuf, count, datatype, op) [count];
     fn Neighbor_allgather_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle) on comm => Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) [sendcount, recvcount];
     fn Neighbor_alltoall_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle) on comm => Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) [sendcount, recvcount];
+    fn Ineighbor_allgather_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle, request: *mut Handle) on comm => Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) [sendcount, recvcount];
+    fn Ineighbor_alltoall_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle, request: *mut Handle) on comm => Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) [sendcount, recvcount];
+    fn Neighbor_allgather_init_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle, info: Handle, request: *mut Handle) on comm => Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) [sendcount, recvcount];
+    fn Neighbor_alltoall_init_c(sendbuf: *const c_void, sendcount: Count, sendtype: Handle, recvbuf: *mut c_void, recvcount: Count, recvtype: Handle, comm: Handle, info: Handle, request: *mut Handle) on comm => Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) [sendcount, recvcount];
     fn Type_contiguous_c(count: Count, oldtype: Handle, newtype: *mut Handle) on COMM_WORLD => Type_contiguous(count, oldtype, newtype) [count];
+    fn Type_vector_c(count: Count, blocklength: Count, stride: Count, oldtype: Handle, newtype: *mut Handle) on COMM_WORLD => Type_vector(count, blocklength, stride, oldtype, newtype) [count, blocklength, stride];
+    fn Buffer_attach_c(buffer: *mut c_void, size: Count) on COMM_WORLD => Buffer_attach(buffer, size) [size];
 }
 
 mpi_functions! {
@@ -128,6 +136,67 @@ mpi_functions! {
     fn Type_get_true_extent_c(t: Handle, lb: *mut Count, extent: *mut Count) -> c_int {
         PMPI_Type_get_true_extent(t, lb.cast(), extent.cast())
     }
+
+    fn Type_create_hvector_c(n: Count, len: Count, stride: Count, old: Handle, new: *mut Handle) -> c_int {
+        match (narrow(n), narrow(len)) {
+            (Ok(n), Ok(len)) => PMPI_Type_create_hvector(n, len, stride as Aint, old, new),
+            (Err(e), _) | (_, Err(e)) => on(COMM_WORLD, || Err(e)),
+        }
+    }
+
+    fn Type_create_resized_c(old: Handle, lb: Count, extent: Count, new: *mut Handle) -> c_int {
+        PMPI_Type_create_resized(old, lb as Aint, extent as Aint, new)
+    }
+
+    fn Status_set_elements_c(s: *mut MpiStatus, t: Handle, n: Count) -> c_int {
+        PMPI_Status_set_elements_x(s, t, n)
+    }
+
+    fn Buffer_detach_c(buf: *mut c_void, size: *mut Count) -> c_int {
+        widened(size, |n| PMPI_Buffer_detach(buf, n))
+    }
+
+    fn Pack_size_c(n: Count, t: Handle, c: Handle, size: *mut Count) -> c_int {
+        match narrow(n) {
+            Ok(n) => widened(size, |s| PMPI_Pack_size(n, t, c, s)),
+            Err(e) => on(c, || Err(e)),
+        }
+    }
+
+    fn Pack_c(inbuf: *const c_void, n: Count, t: Handle, outbuf: *mut c_void, size: Count, pos: *mut Count, c: Handle) -> c_int {
+        match (narrow(n), narrow(size)) {
+            (Ok(n), Ok(size)) => moved(pos, c, |p| PMPI_Pack(inbuf, n, t, outbuf, size, p, c)),
+            (Err(e), _) | (_, Err(e)) => on(c, || Err(e)),
+        }
+    }
+
+    fn Unpack_c(inbuf: *const c_void, size: Count, pos: *mut Count, outbuf: *mut c_void, n: Count, t: Handle, c: Handle) -> c_int {
+        match (narrow(size), narrow(n)) {
+            (Ok(size), Ok(n)) => moved(pos, c, |p| PMPI_Unpack(inbuf, size, p, outbuf, n, t, c)),
+            (Err(e), _) | (_, Err(e)) => on(c, || Err(e)),
+        }
+    }
+}
+
+/// `MPI_Aint`.
+type Aint = isize;
+
+/// Runs the `int` form `f` on the position `pos` (read and written) of a pack or unpack.
+fn moved(pos: *mut Count, c: Handle, f: impl FnOnce(*mut c_int) -> c_int) -> c_int {
+    // SAFETY: a non-NULL position pointer from C points at an MPI_Count.
+    let Some(&at) = (unsafe { pos.as_ref() }) else {
+        return on(c, || Err((MPI_ERR_ARG, "NULL position".into())));
+    };
+    let mut at = match narrow(at) {
+        Ok(at) => at,
+        Err(e) => return on(c, || Err(e)),
+    };
+    let rc = f(&mut at);
+    if rc == 0 {
+        // SAFETY: as above.
+        unsafe { pos.write(at as Count) };
+    }
+    rc
 }
 
 /// Runs the `int` form `f` and writes its answer to `to` as a count (`MPI_UNDEFINED`

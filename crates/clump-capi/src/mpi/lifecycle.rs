@@ -18,9 +18,18 @@ fn thread_level(required: c_int) -> c_int {
     }
 }
 
-fn init() -> Result<(), Failure> {
+/// Starts clump's MPI runtime (`MPI_Init`, or the first `MPI_Session_init`).
+pub fn start_runtime() -> Result<(), Failure> {
     clump_mpi::set_extended(super::extended_ops::combine);
     clump_mpi::init().map_err(err)
+}
+
+/// `MPI_Init`: starts the runtime, or takes the one a session started.
+fn init() -> Result<(), Failure> {
+    if super::sessions::adopt_runtime() {
+        return Ok(());
+    }
+    start_runtime()
 }
 
 mpi_functions! {
@@ -45,7 +54,8 @@ mpi_functions! {
     }
 
     fn Initialized(flag: *mut c_int) -> c_int {
-        call(|| out(flag, clump_mpi::initialized() as c_int))
+        // Sessions alone leave the world model uninitialised.
+        call(|| out(flag, super::sessions::world_model() as c_int))
     }
 
     fn Finalized(flag: *mut c_int) -> c_int {

@@ -439,13 +439,13 @@ pub(super) fn ireduce_scatter_block(
     ireduce_scatter_counts(sbuf, rbuf, rcounts, t, o, &comm)
 }
 
-fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
+pub(super) fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
     out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
 }
 
 /// A persistent collective on `c`: each `MPI_Start` begins `start` anew, under the tag
 /// taken now (persistent collectives are ordered by their init calls).
-fn persistent_out(
+pub(super) fn persistent_out(
     c: Handle,
     req: *mut Handle,
     start: impl Fn() -> Result<Request, Failure> + 'static,

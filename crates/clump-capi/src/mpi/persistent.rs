@@ -4,12 +4,13 @@
 use super::buffered::bsend_now;
 use super::export::{mpi_functions, out};
 use super::handles::*;
-use super::wired::{irecv_raw, isend_raw, on, Failure};
+use super::wired::{count, on, Failure};
 use clump_mpi::{Request, SendMode};
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
-/// A send started in `mode`, or a buffered one (`None`).
+/// A send started in `mode`, or a buffered one (`None`). The datatype and communicator
+/// are taken now: the program may free its handles before it starts the request.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 fn send_init(
     buf: *const c_void,
@@ -21,14 +22,18 @@ fn send_init(
     req: *mut Handle,
     mode: Option<SendMode>,
 ) -> Result<(), Failure> {
-    comm(c)?;
-    datatype(t)?;
+    let (dt, n, cm) = (datatype(t)?, count(n)?, comm(c)?);
     let addr = buf as usize;
     let start = move || -> Result<Request, Failure> {
         let buf = addr as *const c_void;
         match mode {
-            Some(mode) => isend_raw(buf, n, t, dest, tag, c, mode),
-            None => bsend_now(buf, n, t, dest, tag, c).map(|_| Request::null()),
+            Some(mode) => {
+                // SAFETY: the program keeps the buffer of a started send valid and
+                // unwritten until the request completes.
+                unsafe { clump_mpi::isend_mode(buf.cast(), n, &dt, dest, tag, &cm, mode) }
+                    .map_err(err)
+            }
+            None => bsend_now(buf, n, &dt, dest, tag, &cm).map(|_| Request::null()),
         }
     };
     out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
@@ -53,10 +58,11 @@ mpi_functions! {
 
     fn Recv_init(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
         on(c, || {
-            comm(c)?;
-            datatype(t)?;
+            let (dt, n, cm) = (datatype(t)?, count(n)?, comm(c)?);
             let addr = buf as usize;
-            let start = move || irecv_raw(addr as *mut c_void, n, t, src, tag, c);
+            // SAFETY: the program leaves the buffer of a started receive to MPI until the
+            // request completes.
+            let start = move || unsafe { clump_mpi::irecv(addr as *mut u8, n, &dt, src, tag, &cm) }.map_err(err);
             out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
         })
     }

@@ -55,58 +55,42 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c
-        Buffer_attach_c Buffer_detach_c Buffer_flush Buffer_iflush Close_port
-        Comm_create_from_group
-        Comm_get_parent Comm_join
-        Get_accumulate_c Get_c
-        Get_hw_resource_info
-        Group_from_session_pset
-        Intercomm_create_from_groups Lookup_name
-        Op_create_c Open_port Pack_external Pack_external_c
-        Pack_external_size Pack_external_size_c Parrived Pready Pready_list Pready_range
-        Publish_name Put_c Raccumulate_c
-        Register_datarep Register_datarep_c
-        Rget_accumulate_c Rget_c Rput_c
-        Session_attach_buffer Session_attach_buffer_c Session_call_errhandler
-        Session_create_errhandler Session_detach_buffer Session_detach_buffer_c
-        Session_finalize Session_flush_buffer Session_get_errhandler Session_get_info
-        Session_get_nth_pset Session_get_num_psets Session_get_pset_info
-        Session_iflush_buffer Session_init Session_set_errhandler Status_set_elements_c
-        Type_create_darray_c
-        Type_create_f90_complex Type_create_f90_integer Type_create_f90_real
-        Type_create_hindexed_block_c Type_create_hindexed_c
-        Type_create_hvector_c Type_create_indexed_block_c
-        Type_create_resized_c Type_create_struct_c
-        Type_create_subarray_c
+        Accumulate_c Buffer_flush Buffer_iflush Close_port Comm_get_parent Comm_join
+        Get_accumulate_c Get_c Get_hw_resource_info Lookup_name Op_create_c Open_port
+        Pack_external Pack_external_c Pack_external_size Pack_external_size_c Publish_name
+        Put_c Raccumulate_c Register_datarep Register_datarep_c Rget_accumulate_c Rget_c
+        Rput_c Session_attach_buffer Session_attach_buffer_c Session_detach_buffer
+        Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
+        Type_create_darray_c Type_create_f90_complex Type_create_f90_integer
+        Type_create_f90_real Type_create_hindexed_block_c Type_create_hindexed_c
+        Type_create_indexed_block_c Type_create_struct_c Type_create_subarray_c
         Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
-        Type_get_value_index Type_indexed_c
-        Type_vector_c Unpack_external
-        Unpack_external_c Unpublish_name;
+        Type_get_value_index Type_indexed_c Unpack_external Unpack_external_c
+        Unpublish_name;
     returned:
         File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
         File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group
         File_get_info File_get_position File_get_position_shared File_get_size
         File_get_type_extent File_get_type_extent_c File_get_view File_iread File_iread_all
-        File_iread_all_c File_iread_at File_iread_at_all File_iread_at_all_c File_iread_at_c
-        File_iread_c File_iread_shared File_iread_shared_c File_iwrite File_iwrite_all
-        File_iwrite_all_c File_iwrite_at File_iwrite_at_all File_iwrite_at_all_c
-        File_iwrite_at_c File_iwrite_c File_iwrite_shared File_iwrite_shared_c File_open
-        File_preallocate File_read File_read_all File_read_all_begin File_read_all_begin_c
-        File_read_all_c File_read_all_end File_read_at File_read_at_all
-        File_read_at_all_begin File_read_at_all_begin_c File_read_at_all_c
-        File_read_at_all_end File_read_at_c File_read_c File_read_ordered
-        File_read_ordered_begin File_read_ordered_begin_c File_read_ordered_c
-        File_read_ordered_end File_read_shared File_read_shared_c File_seek File_seek_shared
-        File_set_atomicity File_set_errhandler File_set_info File_set_size File_set_view
-        File_sync File_write File_write_all File_write_all_begin File_write_all_begin_c
-        File_write_all_c File_write_all_end File_write_at File_write_at_all
-        File_write_at_all_begin File_write_at_all_begin_c File_write_at_all_c
-        File_write_at_all_end File_write_at_c File_write_c File_write_ordered
-        File_write_ordered_begin File_write_ordered_begin_c File_write_ordered_c
-        File_write_ordered_end File_write_shared File_write_shared_c T_category_changed
-        T_category_get_categories T_category_get_cvars T_category_get_events
-        T_category_get_index T_category_get_info T_category_get_num
+        File_iread_all_c File_iread_at File_iread_at_all File_iread_at_all_c
+        File_iread_at_c File_iread_c File_iread_shared File_iread_shared_c File_iwrite
+        File_iwrite_all File_iwrite_all_c File_iwrite_at File_iwrite_at_all
+        File_iwrite_at_all_c File_iwrite_at_c File_iwrite_c File_iwrite_shared
+        File_iwrite_shared_c File_open File_preallocate File_read File_read_all
+        File_read_all_begin File_read_all_begin_c File_read_all_c File_read_all_end
+        File_read_at File_read_at_all File_read_at_all_begin File_read_at_all_begin_c
+        File_read_at_all_c File_read_at_all_end File_read_at_c File_read_c
+        File_read_ordered File_read_ordered_begin File_read_ordered_begin_c
+        File_read_ordered_c File_read_ordered_end File_read_shared File_read_shared_c
+        File_seek File_seek_shared File_set_atomicity File_set_errhandler File_set_info
+        File_set_size File_set_view File_sync File_write File_write_all
+        File_write_all_begin File_write_all_begin_c File_write_all_c File_write_all_end
+        File_write_at File_write_at_all File_write_at_all_begin File_write_at_all_begin_c
+        File_write_at_all_c File_write_at_all_end File_write_at_c File_write_c
+        File_write_ordered File_write_ordered_begin File_write_ordered_begin_c
+        File_write_ordered_c File_write_ordered_end File_write_shared File_write_shared_c
+        T_category_changed T_category_get_categories T_category_get_cvars
+        T_category_get_events T_category_get_index T_category_get_info T_category_get_num
         T_category_get_num_events T_category_get_pvars T_cvar_get_index T_cvar_get_info
         T_cvar_get_num T_cvar_handle_alloc T_cvar_handle_free T_cvar_read T_cvar_write
         T_enum_get_info T_enum_get_item T_event_callback_get_info T_event_callback_set_info
@@ -119,35 +103,22 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer
-        Comm_detach_buffer_c Comm_flush_buffer Comm_iflush_buffer;
-    comm after (_a0 _a1):
-        Pack_size_c;
+        Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
+        Comm_flush_buffer Comm_iflush_buffer;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):
         Comm_spawn Ireduce_scatter_c Reduce_scatter_c Reduce_scatter_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5):
-        Comm_spawn_multiple
-        Ineighbor_allgather Ineighbor_allgather_c Ineighbor_alltoall Ineighbor_alltoall_c
-        Neighbor_allgather_init
-        Neighbor_allgather_init_c
-        Neighbor_alltoall_init Neighbor_alltoall_init_c Pack_c Precv_init Precv_init_c
-        Psend_init Psend_init_c Unpack_c;
+        Comm_spawn_multiple;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
-        Allgatherv_c Allgatherv_init_c
-        Iallgatherv_c Ineighbor_allgatherv Ineighbor_allgatherv_c
-        Neighbor_allgatherv_c Neighbor_allgatherv_init
-        Neighbor_allgatherv_init_c;
+        Allgatherv_c Allgatherv_init_c Iallgatherv_c Ineighbor_allgatherv_c
+        Neighbor_allgatherv_c Neighbor_allgatherv_init_c;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
-        Alltoallv_c Alltoallv_init_c Alltoallw_c
-        Alltoallw_init_c Gatherv_c Gatherv_init_c Ialltoallv_c
-        Ialltoallw_c Igatherv_c Ineighbor_alltoallv
-        Ineighbor_alltoallv_c Ineighbor_alltoallw Ineighbor_alltoallw_c
-        Iscatterv_c Neighbor_alltoallv_c Neighbor_alltoallv_init
-        Neighbor_alltoallv_init_c Neighbor_alltoallw_c
-        Neighbor_alltoallw_init Neighbor_alltoallw_init_c Scatterv_c
-        Scatterv_init_c;
+        Alltoallv_c Alltoallv_init_c Alltoallw_c Alltoallw_init_c Gatherv_c Gatherv_init_c
+        Ialltoallv_c Ialltoallw_c Igatherv_c Ineighbor_alltoallv_c Ineighbor_alltoallw_c
+        Iscatterv_c Neighbor_alltoallv_c Neighbor_alltoallv_init_c Neighbor_alltoallw_c
+        Neighbor_alltoallw_init_c Scatterv_c Scatterv_init_c;
 }
 
 #[cfg(test)]

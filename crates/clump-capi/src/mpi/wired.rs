@@ -30,8 +30,17 @@ fn p2p<T>(
     f: impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<T>,
 ) -> Result<T, Failure> {
     let n = count(n)?;
+    // No data: MPI_DATATYPE_NULL is taken for a byte type, as MPICH takes it.
+    let t = if n == 0 && t == DATATYPE_NULL {
+        PACKED
+    } else {
+        t
+    };
     with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))
 }
+
+/// `MPI_PACKED`.
+const PACKED: Handle = 0x207;
 
 /// Starts a non-blocking send of `n` elements of type `t` at `buf`.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list

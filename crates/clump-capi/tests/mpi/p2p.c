@@ -225,6 +225,61 @@ static void truncation(int rank, int size) {
     (void)size;
 }
 
+/* Persistent requests keep their datatype: the program may free it after the init call
+ * (MPICH pt2pt/multi_psend_derived). */
+static void persistent_after_type_free(int rank, int size) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int out = 0, in = -1;
+    char buffer[256 + MPI_BSEND_OVERHEAD];
+    MPI_Datatype dup;
+    MPI_Request r[3];
+    MPI_Type_contiguous(1, MPI_INT, &dup);
+    MPI_Type_commit(&dup);
+    CHECK_OK(MPI_Recv_init(&in, 1, dup, left, 4, MPI_COMM_WORLD, &r[0]));
+    CHECK_OK(MPI_Send_init(&out, 1, dup, right, 4, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Type_free(&dup));
+    for (int round = 0; round < 3; round++) {
+        out = 100 * rank + round;
+        CHECK_OK(MPI_Startall(2, r));
+        CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        CHECK(in == 100 * left + round);
+    }
+    MPI_Type_contiguous(1, MPI_INT, &dup);
+    MPI_Type_commit(&dup);
+    CHECK_OK(MPI_Bsend_init(&out, 1, dup, right, 4, MPI_COMM_WORLD, &r[2]));
+    CHECK_OK(MPI_Type_free(&dup));
+    CHECK_OK(MPI_Buffer_attach(buffer, sizeof buffer));
+    CHECK_OK(MPI_Start(&r[0]));
+    CHECK_OK(MPI_Start(&r[2]));
+    CHECK_OK(MPI_Waitall(1, &r[2], MPI_STATUSES_IGNORE));
+    CHECK_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK(in == 100 * left + 2);
+    void *back;
+    int len;
+    CHECK_OK(MPI_Buffer_detach(&back, &len));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(MPI_Request_free(&r[i]));
+}
+
+/* No data with MPI_DATATYPE_NULL (as MPICH accepts it), to MPI_PROC_NULL and to a peer;
+ * with data it is still an error. */
+static void null_type_without_data(int rank, int size) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Status st;
+    MPI_Request r;
+    CHECK_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+    CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, left, 3, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 3, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Wait(&r, &st));
+    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 3);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int x = 0, eclass;
+    MPI_Error_class(MPI_Send(&x, 1, MPI_DATATYPE_NULL, right, 3, MPI_COMM_WORLD), &eclass);
+    CHECK(eclass == MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv) {
     CHECK_OK(MPI_Init(&argc, &argv));
     int rank, size;
@@ -238,6 +293,8 @@ int main(int argc, char **argv) {
     ring_and_completion(rank, size);
     persistent_ready_buffered(rank, size);
     truncation(rank, size);
+    null_type_without_data(rank, size);
+    persistent_after_type_free(rank, size);
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     printf("p2p ok rank %d of %d\n", rank, size);
     CHECK_OK(MPI_Finalize());

@@ -20,10 +20,10 @@ use super::{
     abi_queries::*, array_types::*, attrs::*, buffered::*, collectives::*, comm_attrs::*,
     comm_hints::*, comms::*, completion::*, conversions::*, env::*, errhandler_calls::*,
     errhandlers::*, errors::*, graphs::*, grequests::*, info::*, intercomms::*, isendrecv::*,
-    lifecycle::*, messages::*, nbcoll::*, neighbor::*, persistent::*, request_status::*,
-    rma::access::*, rma::caching::*, rma::create::*, rma::errhandler::*, rma::pscw::*,
-    rma::sync::*, split_type::*, statuses::*, topology::*, type_queries::*, types::*,
-    user_errors::*, wired::*,
+    lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*, partitioned::*,
+    persistent::*, request_status::*, rma::access::*, rma::caching::*, rma::create::*,
+    rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*, statuses::*,
+    topology::*, type_queries::*, types::*, user_errors::*, wired::*,
 };
 use args::Fint;
 
