@@ -5,7 +5,8 @@
  * the symmetric heap (shmem_malloc and friends) and the program's global and static
  * variables. Bad use (an address that is not symmetric, a PE out of range, a call before
  * shmem_init) prints what went wrong and ends the job. The state belongs to the thread
- * that called shmem_init (SHMEM_THREAD_FUNNELED at most).
+ * that called shmem_init, unless shmem_init_thread granted SHMEM_THREAD_SERIALIZED or
+ * SHMEM_THREAD_MULTIPLE: then every thread calls, one call at a time.
  */
 #ifndef CLUMP_SHMEM_H
 #define CLUMP_SHMEM_H

@@ -37,6 +37,28 @@ fn basic_runs_over_shared_memory_udp_and_two_hosts() {
     );
 }
 
+/// `MPI_THREAD_MULTIPLE`: 6 threads per process on 2 processes, each thread around the
+/// ring on its own tag (and through `MPI_ANY_SOURCE`), then collectives on a duplicate of
+/// `MPI_COMM_WORLD` per thread; over shared memory, UDP and two virtual hosts.
+#[test]
+fn threads_share_mpi_over_shared_memory_udp_and_two_hosts() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/threads.c", "mpi_threads");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        let mut cmd = Command::new(support::tree().bin.join("clump"));
+        cmd.args(["run", "-n", "2"])
+            .args(placement)
+            .arg("--")
+            .arg(&exe);
+        let out = wait_with_timeout(cmd);
+        assert_ok(&out, "threads ok", 2);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if let Some(rate) = stdout.lines().find(|l| l.starts_with("threads:")) {
+            println!("{placement:?} {rate}");
+        }
+    }
+}
+
 #[test]
 fn p2p_runs_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

@@ -204,12 +204,11 @@ fn fence_orders_puts_to_each_pe() {
     everywhere(&exe, "fence ok");
 }
 
-/// Asking for `SHMEM_THREAD_MULTIPLE` gives `SHMEM_THREAD_FUNNELED`, and the
-/// `shmem_global_exit` that follows ends the job with its status and no panic, on one
-/// host and two.
+/// Asking for `SHMEM_THREAD_MULTIPLE` gives it, and the `shmem_global_exit` that follows
+/// ends the job with its status and no panic, on one host and two.
 #[test]
-fn thread_multiple_is_refused_cleanly() {
-    let exe = oshcc("thread_refused", "shmem_thread_refused");
+fn thread_multiple_is_granted_and_global_exit_ends_cleanly() {
+    let exe = oshcc("thread_exit", "shmem_thread_exit");
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
     for placement in placements {
         let mut cmd = Command::new(tree().bin.join("clump"));
@@ -225,11 +224,30 @@ fn thread_multiple_is_refused_cleanly() {
             "{placement:?}\n{stdout}\n{stderr}"
         );
         assert_eq!(
-            stdout.matches("refused").count(),
+            stdout.matches("granted").count(),
             4,
             "{placement:?}\n{stdout}"
         );
         assert!(!stderr.contains("panicked"), "{placement:?}\n{stderr}");
+    }
+}
+
+/// `SHMEM_THREAD_MULTIPLE`: 6 threads per PE on 2 PEs put, get, add atomically (on the
+/// heap and on a global) and quiet at once, every word checked; over shared memory, UDP
+/// and two virtual hosts.
+#[test]
+fn threads_share_a_pe_over_shared_memory_udp_and_two_hosts() {
+    let exe = oshcc("threads", "shmem_threads");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["oshrun", "-n", "2"]).args(placement).arg(&exe);
+        let out = wait_with_timeout(cmd);
+        assert_ok(&out, "threads ok", 2);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if let Some(rate) = stdout.lines().find(|l| l.starts_with("threads:")) {
+            println!("{placement:?} {rate}");
+        }
     }
 }
 

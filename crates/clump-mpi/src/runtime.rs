@@ -3,6 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clump::config::layers::MpiVars;
@@ -145,12 +146,15 @@ pub struct Runtime {
     pub(crate) all_local: bool,
 }
 
-thread_local! {
-    static RUNTIME: RefCell<Option<Rc<Runtime>>> = const { RefCell::new(None) };
-    static FINALIZED: RefCell<bool> = const { RefCell::new(false) };
+clump::process_local! {
+    /// The process's runtime (reachable from every thread under `clump::serial`'s rules).
+    static RUNTIME: RefCell<Option<Rc<Runtime>>> = RefCell::new(None);
 }
+/// Whether `init` and `finalize` have run: atomics, since any thread may ask at any time.
+static STARTED: AtomicBool = AtomicBool::new(false);
+static FINALIZED: AtomicBool = AtomicBool::new(false);
 
-/// The runtime of this thread, or an error before `init` / after `finalize`.
+/// The process's runtime, or an error before `init` / after `finalize`.
 #[inline]
 pub fn get() -> Result<Rc<Runtime>> {
     RUNTIME
@@ -169,11 +173,11 @@ fn not_initialized() -> Error {
 }
 
 pub fn is_initialized() -> bool {
-    RUNTIME.with(|r| r.borrow().is_some()) || is_finalized()
+    STARTED.load(Ordering::Acquire)
 }
 
 pub fn is_finalized() -> bool {
-    FINALIZED.with(|f| *f.borrow())
+    FINALIZED.load(Ordering::Acquire)
 }
 
 pub(crate) fn arg(args: &[u32], i: usize) -> u32 {
@@ -236,9 +240,10 @@ pub(crate) unsafe fn bytes_at<'a>(buf: *const u8, len: usize) -> &'a [u8] {
     }
 }
 
-/// Makes `rt` this thread's runtime (the end of `init`).
+/// Makes `rt` the process's runtime (the end of `init`).
 pub(crate) fn install(rt: Runtime) {
     RUNTIME.with(|r| *r.borrow_mut() = Some(Rc::new(rt)));
+    STARTED.store(true, Ordering::Release);
 }
 
 /// Completes outstanding traffic, waits for every rank, and leaves the job.
@@ -246,7 +251,7 @@ pub fn finalize() -> Result<()> {
     quiesce()?;
     get()?.spmd.borrow_mut().barrier()?;
     RUNTIME.with(|r| *r.borrow_mut() = None);
-    FINALIZED.with(|f| *f.borrow_mut() = true);
+    FINALIZED.store(true, Ordering::Release);
     Ok(())
 }
 

@@ -86,9 +86,15 @@ impl Backoff {
         Pause::LetGo
     }
 
-    /// [`Backoff::idle_round`], carried out: a spin-loop hint or a yield.
+    /// [`Backoff::idle_round`], carried out: a spin-loop hint or a yield; in a process
+    /// whose faces are shared by threads, a pause of its lock (`serial::pause`), so that
+    /// other threads' calls run while this one waits.
     #[inline]
     pub fn snooze(&mut self) {
+        if crate::serial::is_shared() {
+            crate::serial::pause();
+            return;
+        }
         match self.idle_round() {
             Pause::Spin => std::hint::spin_loop(),
             Pause::LetGo => std::thread::yield_now(),

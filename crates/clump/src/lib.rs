@@ -64,6 +64,7 @@ without_loom! {
     pub mod name;
     pub mod net;
     pub mod poll;
+    pub mod serial;
     mod proto;
     pub mod spmd;
 

@@ -39,6 +39,8 @@ pub const MPI_MAX_INFO_VAL: usize = 1024;
 
 pub const MPI_THREAD_SINGLE: c_int = 0;
 pub const MPI_THREAD_FUNNELED: c_int = 1024;
+pub const MPI_THREAD_SERIALIZED: c_int = 2048;
+pub const MPI_THREAD_MULTIPLE: c_int = 4096;
 
 pub const MPI_UNDEFINED: c_int = -32766;
 

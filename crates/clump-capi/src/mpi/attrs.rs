@@ -59,7 +59,7 @@ struct Attrs {
     values: HashMap<Handle, Vec<(c_int, usize)>>,
 }
 
-thread_local! {
+am::process_local! {
     static ATTRS: RefCell<Attrs> = RefCell::new(Attrs { next: FIRST_KEYVAL, ..Attrs::default() });
 }
 

@@ -24,7 +24,7 @@ struct Attached {
     copies: Vec<Vec<u8>>,
 }
 
-thread_local! {
+am::process_local! {
     static ATTACHED: RefCell<Attached> = RefCell::new(Attached::default());
 }
 

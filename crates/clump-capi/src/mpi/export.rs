@@ -1,7 +1,9 @@
 //! How an MPI function reaches C: `mpi_functions!` defines `PMPI_<name>` with the body
 //! and `MPI_<name>` calling it, both exported, so a profiling tool that defines
-//! `MPI_<name>` itself still reaches clump through `PMPI_<name>`. [`call`] is the
-//! boundary: the body's error code, or `MPI_ERR_INTERN` if it panicked.
+//! `MPI_<name>` itself still reaches clump through `PMPI_<name>`. Each `PMPI_<name>`
+//! runs inside the process lock when threads share MPI (`clump::serial`; a relaxed load
+//! otherwise). [`call`] is the boundary: the body's error code, or `MPI_ERR_INTERN` if it
+//! panicked.
 
 use super::abi::{MpiResult, MPI_ERR_INTERN, MPI_SUCCESS};
 use std::os::raw::c_int;
@@ -13,7 +15,11 @@ macro_rules! mpi_functions {
         paste::paste! {
             $(
                 #[no_mangle]
-                pub extern "C" fn [<PMPI_ $name>]($($arg: $ty),*) -> $ret $body
+                pub extern "C" fn [<PMPI_ $name>]($($arg: $ty),*) -> $ret {
+                    // Inside the process lock when MPI is shared by threads.
+                    let _entered = am::serial::enter();
+                    $body
+                }
 
                 #[no_mangle]
                 pub extern "C" fn [<MPI_ $name>]($($arg: $ty),*) -> $ret {

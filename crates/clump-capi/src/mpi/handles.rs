@@ -80,7 +80,7 @@ impl Registry {
     }
 }
 
-thread_local! {
+am::process_local! {
     static REGISTRY: RefCell<Registry> = RefCell::new(Registry { next: FIRST_REQUEST, ..Default::default() });
 }
 
@@ -384,20 +384,40 @@ const REAL2: Handle = 0x2ca;
 
 /// Runs `f` on datatype `t` and communicator `c` where they are stored: one registry
 /// access and no copies, for point-to-point calls. `f` must not reach the registry, which
-/// is borrowed meanwhile (clump-mpi's point-to-point calls never call back into C).
+/// is borrowed meanwhile (clump-mpi's point-to-point calls never call back into C). When
+/// threads share MPI, `f` runs on copies instead (two `Rc` counts): a blocking call lets
+/// the process lock go while it waits, and other threads' calls need the registry.
 pub fn with_type_and_comm<T>(
     t: Handle,
     c: Handle,
     f: impl FnOnce(&Datatype, &Comm) -> Result<T, (c_int, String)>,
 ) -> Result<T, (c_int, String)> {
+    if am::serial::is_shared() {
+        let (dt, comm) = REGISTRY.with_borrow_mut(|r| {
+            let (dt, comm) = type_and_comm(r, t, c)?;
+            Ok::<_, (c_int, String)>((dt.clone(), comm.clone()))
+        })?;
+        return f(&dt, &comm);
+    }
     REGISTRY.with_borrow_mut(|r| {
-        let comm = match r.comms.entry(c) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(v) => v.insert(predefined_comm(c)?),
-        };
-        let dt = find_datatype(&r.datatypes, &mut r.predefined, t)?;
-        f(dt, &comm.comm)
+        let (dt, comm) = type_and_comm(r, t, c)?;
+        f(dt, comm)
     })
+}
+
+/// Datatype `t` and communicator `c` in the registry (world and self made on first use).
+#[inline(always)]
+fn type_and_comm(
+    r: &mut Registry,
+    t: Handle,
+    c: Handle,
+) -> Result<(&Datatype, &Comm), (c_int, String)> {
+    let comm = match r.comms.entry(c) {
+        Entry::Occupied(e) => e.into_mut(),
+        Entry::Vacant(v) => v.insert(predefined_comm(c)?),
+    };
+    let dt = find_datatype(&r.datatypes, &mut r.predefined, t)?;
+    Ok((dt, &comm.comm))
 }
 
 /// Renames datatype `h` (a predefined one too: MPI allows it).

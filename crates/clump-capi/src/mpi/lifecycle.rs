@@ -6,22 +6,49 @@ use super::abi::*;
 use super::export::{call, mpi_functions, out};
 use super::handles::*;
 use super::wired::{on, Failure};
+use std::cell::Cell;
 use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The thread level clump provides for `required`: funneled at most, since the MPI state
-/// belongs to the thread that initialised it.
+/// The thread level granted for `required`: what was asked (`FUNNELED` for a value between
+/// the levels, `MULTIPLE` above them). `SERIALIZED` and `MULTIPLE`
+/// share MPI's state between threads behind one process lock (`clump::serial`): calls run
+/// one at a time, and a thread that waits lets the lock go between polls.
 fn thread_level(required: c_int) -> c_int {
-    if required >= MPI_THREAD_FUNNELED {
-        MPI_THREAD_FUNNELED
-    } else {
-        MPI_THREAD_SINGLE
+    match required {
+        MPI_THREAD_SINGLE | MPI_THREAD_SERIALIZED | MPI_THREAD_MULTIPLE => required,
+        r if r > MPI_THREAD_MULTIPLE => MPI_THREAD_MULTIPLE,
+        _ => MPI_THREAD_FUNNELED,
     }
+}
+
+/// The level `MPI_Init_thread` granted (`MPI_Init` grants `FUNNELED`).
+static PROVIDED: AtomicI32 = AtomicI32::new(MPI_THREAD_FUNNELED);
+
+/// Grants `level`: for more than `FUNNELED`, every later call enters the process lock.
+fn grant(level: c_int) {
+    PROVIDED.store(level, Ordering::Relaxed);
+    if level > MPI_THREAD_FUNNELED {
+        // SAFETY: every MPI entry point (`mpi_functions!`) enters the process lock before
+        // it touches MPI's state and hands C only integers and handles, so no value of that
+        // state outlives a call; this thread is at the end of `MPI_Init_thread`, outside
+        // any `enter`, and touches no state after this.
+        unsafe { am::serial::share() };
+    }
+}
+
+thread_local! {
+    /// Whether this thread initialised MPI: MPI's main thread (a fact about the thread,
+    /// not state of MPI's).
+    static MAIN: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Starts clump's MPI runtime (`MPI_Init`, or the first `MPI_Session_init`).
 pub fn start_runtime() -> Result<(), Failure> {
     clump_mpi::set_extended(super::extended_ops::combine);
-    clump_mpi::init().map_err(err)
+    clump_mpi::init().map_err(err)?;
+    MAIN.with(|m| m.set(true));
+    Ok(())
 }
 
 /// `MPI_Init`: starts the runtime, or takes the one a session started.
@@ -39,18 +66,23 @@ mpi_functions! {
 
     fn Init_thread(_argc: *mut c_int, _argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int) -> c_int {
         on(COMM_WORLD, || {
+            if provided.is_null() {
+                return Err((MPI_ERR_ARG, "NULL provided".into()));
+            }
             init()?;
-            out(provided, thread_level(required)).map_err(|c| (c, "NULL provided".into()))
+            let level = thread_level(required);
+            out(provided, level).map_err(|c| (c, "NULL provided".into()))?;
+            grant(level);
+            Ok(())
         })
     }
 
     fn Query_thread(provided: *mut c_int) -> c_int {
-        call(|| out(provided, MPI_THREAD_FUNNELED))
+        call(|| out(provided, PROVIDED.load(Ordering::Relaxed)))
     }
 
     fn Is_thread_main(flag: *mut c_int) -> c_int {
-        // The MPI state belongs to the thread that initialised it.
-        call(|| out(flag, clump_mpi::initialized() as c_int))
+        call(|| out(flag, MAIN.with(Cell::get) as c_int))
     }
 
     fn Initialized(flag: *mut c_int) -> c_int {

@@ -27,7 +27,7 @@ struct Matched {
     data: Vec<u8>,
 }
 
-thread_local! {
+am::process_local! {
     static MESSAGES: RefCell<HashMap<Handle, Matched>> = RefCell::new(HashMap::new());
 }
 

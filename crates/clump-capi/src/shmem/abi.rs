@@ -10,6 +10,8 @@ pub const MAX_NAME_LEN: usize = 256;
 
 pub const THREAD_SINGLE: c_int = 0;
 pub const THREAD_FUNNELED: c_int = 1;
+pub const THREAD_SERIALIZED: c_int = 2;
+pub const THREAD_MULTIPLE: c_int = 3;
 
 pub const CMP_EQ: c_int = 1;
 pub const CMP_NE: c_int = 2;

@@ -1,6 +1,6 @@
-//! The state behind the OpenSHMEM calls of this thread, and the boundary every call goes
-//! through: [`run`] finds the state, catches panics, and turns an error into a message and
-//! the end of the job.
+//! The state behind the OpenSHMEM calls of this PE, and the boundary every call goes
+//! through: [`run`] enters the process lock when threads share the state, finds the state,
+//! catches panics, and turns an error into a message and the end of the job.
 
 // The result type and its gas errors are res.rs's; most calls reach them from here.
 use super::heap::Heap;
@@ -40,12 +40,14 @@ pub struct State {
     pub calls: std::cell::Cell<u32>,
 }
 
-thread_local! {
-    static STATE: RefCell<Option<Rc<State>>> = const { RefCell::new(None) };
+am::process_local! {
+    /// The PE's state: the initialising thread's, or every thread's once a level of
+    /// `SHMEM_THREAD_SERIALIZED` or more shares it (`am::serial`).
+    static STATE: RefCell<Option<Rc<State>>> = RefCell::new(None);
 }
 
-/// Whether some thread of this process holds the state: a call from any other thread is
-/// beyond the thread level provided (`SHMEM_THREAD_FUNNELED`) and is told so.
+/// Whether some thread of this process holds the state: a call from another thread at
+/// `SHMEM_THREAD_FUNNELED` or below is told so.
 static HELD: AtomicBool = AtomicBool::new(false);
 
 pub fn installed() -> Option<Rc<State>> {
@@ -61,7 +63,7 @@ pub fn install(state: Option<Rc<State>>) {
 fn no_state() -> String {
     if HELD.load(Ordering::Relaxed) {
         "called from a thread other than the one that called shmem_init (the thread level \
-         provided is SHMEM_THREAD_FUNNELED)"
+         provided is SHMEM_THREAD_FUNNELED or below)"
             .to_owned()
     } else {
         "called before shmem_init".to_owned()
@@ -76,7 +78,10 @@ fn no_state() -> String {
 /// polls, and a program spinning on a local call (`shmem_int_atomic_fetch` of its own
 /// flag, `shmem_test_lock`) must still let them complete. An empty poll looks at a few
 /// queue heads (10 to 40 ns measured); one call in eight keeps that off the fastest puts.
+///
+/// When threads share the state, the call runs inside the process lock (`am::serial`).
 pub fn run<R>(what: &str, body: impl FnOnce(&State) -> Res<R>) -> R {
+    let _entered = am::serial::enter();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let state = installed().ok_or_else(no_state)?;
         let calls = state.calls.get().wrapping_add(1);
@@ -97,6 +102,7 @@ pub fn run<R>(what: &str, body: impl FnOnce(&State) -> Res<R>) -> R {
 pub fn fatal(what: &str, why: &str) -> ! {
     let reason = format!("clump shmem: {what}: {why}");
     eprintln!("{reason}");
+    let _entered = am::serial::enter();
     if let Some(state) = installed() {
         if let Ok(mut gas) = state.gas.try_borrow_mut() {
             gas.abort(1, &reason);

@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// The heap per PE when neither `SHMEM_SYMMETRIC_SIZE` nor `CLUMP_GAS_SEGMENT` says: Sandia
 /// OpenSHMEM's default, room for OSU's message-rate benchmarks (~200 MiB). Only the pages
@@ -51,6 +52,7 @@ fn start() -> Res<State> {
 
 #[pshmem::twin]
 pub extern "C" fn shmem_init() {
+    let _entered = am::serial::enter();
     if installed().is_some() {
         return; // a second call is harmless
     }
@@ -64,26 +66,40 @@ pub extern "C" fn shmem_init() {
 #[pshmem::twin]
 pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
     shmem_init();
-    // The state belongs to the thread that initialised it.
+    let level = requested.clamp(THREAD_SINGLE, THREAD_MULTIPLE);
+    if level >= THREAD_SERIALIZED && !am::serial::is_shared() {
+        // SAFETY: every OpenSHMEM call that reaches the state enters the process lock
+        // first (`run`, and `shmem_init`, `shmem_finalize`, `shmem_global_exit`), and
+        // hands C only numbers and addresses of symmetric memory, never a value of the
+        // state; this thread is outside any call (shmem_init has returned) and touches
+        // no state until its next call.
+        unsafe { am::serial::share() };
+    }
+    PROVIDED.store(level, Ordering::Relaxed);
     if !provided.is_null() {
         // SAFETY: a non-NULL `provided` points at an int (shmem.h).
-        unsafe { provided.write(requested.clamp(THREAD_SINGLE, THREAD_FUNNELED)) };
+        unsafe { provided.write(level) };
     }
     0
 }
+
+/// The level `shmem_init_thread` granted (`shmem_init` grants `SHMEM_THREAD_FUNNELED`):
+/// `SERIALIZED` and `MULTIPLE` share the state between threads behind the process lock.
+static PROVIDED: AtomicI32 = AtomicI32::new(THREAD_FUNNELED);
 
 #[pshmem::twin]
 pub extern "C" fn shmem_query_thread(provided: *mut c_int) {
     run("shmem_query_thread", |_| {
         // SAFETY: `provided` is the C caller's `int *`, or NULL.
         let p = unsafe { super::runtime::dst_slice(provided.cast(), 4, "provided")? };
-        p.copy_from_slice(&THREAD_FUNNELED.to_ne_bytes());
+        p.copy_from_slice(&PROVIDED.load(Ordering::Relaxed).to_ne_bytes());
         Ok(())
     })
 }
 
 #[pshmem::twin]
 pub extern "C" fn shmem_finalize() {
+    let _entered = am::serial::enter();
     if installed().is_none() {
         return;
     }
@@ -97,6 +113,7 @@ pub extern "C" fn shmem_finalize() {
 #[pshmem::twin]
 pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
     let reason = format!("shmem_global_exit({status})");
+    let _entered = am::serial::enter();
     if let Some(s) = installed() {
         if let Ok(mut gas) = s.gas.try_borrow_mut() {
             let _ = gas.sync();

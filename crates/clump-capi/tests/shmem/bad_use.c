@@ -1,7 +1,7 @@
 /* Bad use ends the job with a clear message: `bad_use addr` puts to a stack address,
  * `bad_use pe` to a PE past the end, `bad_use free` frees what shmem_malloc did not
  * return, `bad_use init` calls before shmem_init, `bad_use thread` asks for
- * SHMEM_THREAD_MULTIPLE, is told SHMEM_THREAD_FUNNELED, and calls from a second thread. */
+ * SHMEM_THREAD_FUNNELED, is told so, and calls from a second thread. */
 #include <pthread.h>
 #include <shmem.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(what, "thread") == 0) {
         int provided = -1, queried = -1;
-        shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+        shmem_init_thread(SHMEM_THREAD_FUNNELED, &provided);
         shmem_query_thread(&queried);
         if (provided != SHMEM_THREAD_FUNNELED || queried != SHMEM_THREAD_FUNNELED) {
             printf("thread level %d (queried %d) is not FUNNELED\n", provided, queried);

@@ -23,8 +23,8 @@ pub struct Space {
     heap: RefCell<Heap>,
 }
 
-thread_local! {
-    static SPACE: RefCell<Option<Rc<Space>>> = const { RefCell::new(None) };
+am::process_local! {
+    static SPACE: RefCell<Option<Rc<Space>>> = RefCell::new(None);
 }
 
 /// Alignment of allocated windows: enough for any predefined type and a cache line.
@@ -113,6 +113,8 @@ impl Space {
         while !done()? {
             self.gas.poll().map_err(gas_failure)?;
             tries += 1;
+            // Other threads' calls run meanwhile, in a process shared by threads.
+            am::serial::pause();
             if tries > 16 {
                 // Leave the core to the process this one waits for.
                 std::thread::yield_now();

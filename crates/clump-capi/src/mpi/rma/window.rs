@@ -198,7 +198,7 @@ struct Registry {
     next: u32,
 }
 
-thread_local! {
+am::process_local! {
     static WINDOWS: RefCell<Registry> = RefCell::default();
 }
 

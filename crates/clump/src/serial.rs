@@ -1,0 +1,275 @@
+//! One lock per process, for C programs that call a face (MPI first) from several threads.
+//!
+//! A face's state (MPI's runtime and handle tables) is a graph of `Rc`/`RefCell` values,
+//! fast for one thread and not `Send`. It lives in [`ProcessLocal`]s ([`process_local!`]),
+//! which are in one of two modes:
+//!
+//! - **Per thread** (the default; MPI's `SINGLE` and `FUNNELED`): each thread has its own
+//!   value, as with `thread_local!`, so only the thread that initialised the face reaches
+//!   its state (another gets an empty one: "not initialized"). The cost on this path is a
+//!   relaxed load of the mode beside the thread-local access: no lock, no atomic
+//!   read-modify-write.
+//! - **Shared** ([`share`], MPI's `SERIALIZED` and `MULTIPLE`): the values of the thread
+//!   that called `share` become the process's, reached from every thread. Every C entry
+//!   point [`enter`]s one process lock (re-entrant, for callbacks that call the face again)
+//!   and holds it until it returns, so the calls of the face run one at a time, whichever
+//!   thread makes them; handlers run inside the poll of the thread that holds the lock.
+//!   A thread that waits (a blocking receive, a collective) [`pause`]s between polls:
+//!   it lets the lock go, yields, and takes it again, so that other threads' calls
+//!   proceed; whichever thread waits makes the progress.
+//!
+//! Why sharing is sound although the values are not `Send`: a shared value is only ever
+//! read or written (including an `Rc`'s counts and a `RefCell`'s borrow flag) by the thread
+//! that holds the lock ([`ProcessLocal::with`] checks it), and the lock orders one holder's
+//! writes before the next holder's reads. A thread that pauses keeps `Rc`s and `RefCell`
+//! guards on its stack but touches none of them until it holds the lock again; another
+//! thread that wants a cell it keeps borrowed gets the `RefCell` error, not an alias.
+//! What the lock cannot see is a value carried out of a call: that is the contract of
+//! [`share`], which is `unsafe` for that reason (C callers get integers and handles only).
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::LocalKey;
+
+/// Whether the process is in shared mode (see the module's comment).
+static SHARED: AtomicBool = AtomicBool::new(false);
+/// The process lock of shared mode.
+static LOCK: Mutex<()> = Mutex::new(());
+/// Every `ProcessLocal` some thread has touched: those whose values `share` adopts.
+static TOUCHED: Mutex<Vec<&'static dyn Adopt>> = Mutex::new(Vec::new());
+
+/// This thread's hold on the lock.
+struct Mine {
+    /// How many nested [`enter`]s this thread is in.
+    depth: Cell<u32>,
+    /// The lock while this thread holds it.
+    guard: RefCell<Option<MutexGuard<'static, ()>>>,
+}
+
+thread_local! {
+    static MINE: Mine = const { Mine { depth: Cell::new(0), guard: RefCell::new(None) } };
+}
+
+/// Whether the calling thread holds the process lock.
+fn holds_lock() -> bool {
+    MINE.with(|m| m.guard.borrow().is_some())
+}
+
+/// Whether the process is in shared mode.
+#[inline]
+pub fn is_shared() -> bool {
+    SHARED.load(Ordering::Relaxed)
+}
+
+/// Turns shared mode on for the rest of the process: the calling thread's values of every
+/// [`ProcessLocal`] become the process's, and every later touch of one needs the lock,
+/// [`enter`]ed. A second call changes nothing.
+///
+/// # Safety
+/// Every value the caller and its callers obtain from a `ProcessLocal` (any `Rc` cloned
+/// out of one) must be touched only between an [`enter`] and the drop of what it returned,
+/// on the thread that entered, and dropped before that: the lock orders nothing else. The
+/// calling thread holds no such value when it calls this (it is not inside an `enter`),
+/// and no other thread touches a `ProcessLocal` meanwhile.
+pub unsafe fn share() {
+    if SHARED.load(Ordering::Relaxed) {
+        return;
+    }
+    for p in TOUCHED.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+        p.adopt();
+    }
+    SHARED.store(true, Ordering::Release);
+}
+
+/// A call of the face, inside the process lock in shared mode; leaves it when dropped.
+#[must_use]
+pub struct Entered(bool);
+
+/// Enters the process lock if the process is shared (re-entrant: a callback inside a call
+/// may call again); in one-thread mode only a relaxed load.
+#[inline]
+pub fn enter() -> Entered {
+    if !SHARED.load(Ordering::Relaxed) {
+        return Entered(false);
+    }
+    lock_nested();
+    Entered(true)
+}
+
+#[cold]
+fn lock_nested() {
+    MINE.with(|m| {
+        let depth = m.depth.get();
+        if depth == 0 {
+            *m.guard.borrow_mut() = Some(LOCK.lock().unwrap_or_else(PoisonError::into_inner));
+        }
+        m.depth.set(depth + 1);
+    });
+}
+
+impl Drop for Entered {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0 {
+            MINE.with(|m| {
+                let depth = m.depth.get() - 1;
+                m.depth.set(depth);
+                if depth == 0 {
+                    m.guard.borrow_mut().take();
+                }
+            });
+        }
+    }
+}
+
+/// A waiting thread's idle round in shared mode: lets the lock go, yields the core, and
+/// takes the lock again, so that other threads' calls (and their progress) run meanwhile.
+/// Nothing in one-thread mode, or outside an [`enter`].
+#[inline]
+pub fn pause() {
+    if SHARED.load(Ordering::Relaxed) {
+        pause_locked();
+    }
+}
+
+#[cold]
+fn pause_locked() {
+    MINE.with(|m| {
+        let Some(guard) = m.guard.borrow_mut().take() else {
+            return;
+        };
+        drop(guard);
+        std::thread::yield_now();
+        *m.guard.borrow_mut() = Some(LOCK.lock().unwrap_or_else(PoisonError::into_inner));
+    });
+}
+
+/// A static of a face's state, per thread or shared (see the module's comment); declared
+/// with [`process_local!`], touched only inside [`ProcessLocal::with`].
+pub struct ProcessLocal<T: 'static> {
+    init: fn() -> T,
+    /// This thread's value while the process is not shared (made on first use, and kept
+    /// for the rest of the process: `share` may hand it to every thread).
+    local: &'static LocalKey<Cell<Option<&'static T>>>,
+    /// The process's value once shared: the sharing thread's, or made on first use.
+    shared: AtomicPtr<T>,
+}
+
+// SAFETY: what a `ProcessLocal` holds is only read or written inside `with`. Before
+// `share`, `with` reaches the calling thread's own value only, which no other thread can
+// name (`adopt`, which publishes it, runs in `share` on that thread). After it, `with`
+// reaches the shared value only on a thread that holds the process lock, whose release
+// and acquisition order the accesses of successive holders; what `with` hands out cannot
+// outlive the closure except as clones of values inside (an `Rc`), which `share`'s
+// contract keeps inside the lock.
+unsafe impl<T> Sync for ProcessLocal<T> {}
+
+/// What `share` does to each `ProcessLocal` it finds.
+trait Adopt: Sync {
+    /// Makes the calling thread's value, if it has one, the process's.
+    fn adopt(&self);
+}
+
+impl<T> Adopt for ProcessLocal<T> {
+    fn adopt(&self) {
+        if let Some(mine) = self.local.with(Cell::get) {
+            self.shared.store(std::ptr::from_ref(mine).cast_mut(), Ordering::Release);
+        }
+    }
+}
+
+/// Declares `static NAME: ProcessLocal<T> = ProcessLocal::new(|| init)` with its
+/// thread-local part.
+#[macro_export]
+macro_rules! process_local {
+    ($(#[$m:meta])* $v:vis static $name:ident: $t:ty = $init:expr;) => {
+        $(#[$m])*
+        $v static $name: $crate::serial::ProcessLocal<$t> = {
+            ::std::thread_local! {
+                static LOCAL: ::std::cell::Cell<::std::option::Option<&'static $t>> =
+                    const { ::std::cell::Cell::new(None) };
+            }
+            $crate::serial::ProcessLocal::new(|| $init, &LOCAL)
+        };
+    };
+}
+
+impl<T> ProcessLocal<T> {
+    /// Use [`process_local!`], which makes `local`.
+    pub const fn new(
+        init: fn() -> T,
+        local: &'static LocalKey<Cell<Option<&'static T>>>,
+    ) -> ProcessLocal<T> {
+        ProcessLocal {
+            init,
+            local,
+            shared: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Runs `f` on the value: this thread's, or the process's once shared. Panics when
+    /// the process is shared and the calling thread did not `enter` the lock.
+    #[inline]
+    pub fn with<R>(&'static self, f: impl FnOnce(&T) -> R) -> R {
+        if SHARED.load(Ordering::Relaxed) {
+            return f(self.shared_value());
+        }
+        let value = match self.local.with(Cell::get) {
+            Some(v) => v,
+            None => self.first_local(),
+        };
+        f(value)
+    }
+
+    /// This thread's value on its first use: made, kept for the process, and listed for
+    /// `share`.
+    #[cold]
+    fn first_local(&'static self) -> &'static T {
+        let value: &'static T = Box::leak(Box::new((self.init)()));
+        self.local.with(|l| l.set(Some(value)));
+        let mut touched = TOUCHED.lock().unwrap_or_else(PoisonError::into_inner);
+        let me: &'static dyn Adopt = self;
+        if !touched.iter().any(|p| std::ptr::addr_eq(*p, me)) {
+            touched.push(me);
+        }
+        value
+    }
+
+    /// The process's value, for a thread that holds the lock (made on first use).
+    #[cold]
+    fn shared_value(&'static self) -> &'static T {
+        if !holds_lock() {
+            refused();
+        }
+        let p = self.shared.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: a non-null `shared` is a leaked `Box` (`first_local` or below), valid
+            // for the rest of the process; only `&` references to it are ever made.
+            return unsafe { &*p };
+        }
+        let value: &'static T = Box::leak(Box::new((self.init)()));
+        self.shared.store(std::ptr::from_ref(value).cast_mut(), Ordering::Release);
+        value
+    }
+}
+
+impl<T> ProcessLocal<RefCell<T>> {
+    /// [`ProcessLocal::with`] on a shared borrow of the cell.
+    #[inline]
+    pub fn with_borrow<R>(&'static self, f: impl FnOnce(&T) -> R) -> R {
+        self.with(|c| f(&c.borrow()))
+    }
+
+    /// [`ProcessLocal::with`] on a mutable borrow of the cell.
+    #[inline]
+    pub fn with_borrow_mut<R>(&'static self, f: impl FnOnce(&mut T) -> R) -> R {
+        self.with(|c| f(&mut c.borrow_mut()))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn refused() -> ! {
+    panic!("clump: a face's state touched outside the process lock while threads share it")
+}
