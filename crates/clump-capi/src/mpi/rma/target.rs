@@ -206,9 +206,11 @@ pub unsafe fn accumulate_at(
     fetch: bool,
     guard: Option<usize>,
 ) -> Result<Vec<u8>, Failure> {
+    let mut old = vec![0; if fetch { data.len() } else { 0 }];
+    let into = fetch.then_some(&mut old[..]);
     // SAFETY: the caller's contract.
-    if let Some(done) = unsafe { atomic::accumulate(addr, data, (dt, op), fetch) } {
-        return done;
+    if let Some(done) = unsafe { atomic::accumulate(addr, data, (dt, op), into) } {
+        return done.map(|()| old);
     }
     guarded(guard, || {
         let count = data.len() / dt.size().max(1);
