@@ -14,6 +14,7 @@ use super::super::handles::{
 use super::super::wired::{count, Failure};
 use super::abi::*;
 use super::atomic;
+use super::elements;
 use super::guard::GUARD_BYTES;
 use super::request::{self, Kind, Request};
 use super::space;
@@ -169,6 +170,42 @@ fn target_shape(n: c_int, t: Handle, origin: usize) -> Result<Shape, Failure> {
             .iter()
             .map(|&(off, len)| ((off - lo) as usize, len))
             .collect(),
+        lo,
+        span: (hi - lo) as usize,
+    })
+}
+
+/// The shape of `n` elements of the target datatype `t`, made of the predefined `basic`
+/// whose elements have holes, as one run per element in its memory layout
+/// ([`elements`]); the origin brings `origin` packed bytes.
+fn element_shape(n: c_int, t: Handle, basic: &Datatype, origin: usize) -> Result<Shape, Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    let len = dt.bytes(n).map_err(err)?;
+    if len != origin {
+        return Err(type_error(format!(
+            "the origin has {origin} bytes, the target {len}"
+        )));
+    }
+    // An element starts at every multiple of its size in the packed bytes.
+    let size = basic.size().max(1);
+    let mut starts = Vec::new();
+    for (off, at, len) in dt.runs(n) {
+        let first = at.next_multiple_of(size);
+        starts.extend(
+            (first..at + len)
+                .step_by(size)
+                .map(|p| off + (p - at) as isize),
+        );
+    }
+    let reach = elements::reach(basic);
+    let lo = starts.iter().copied().min().unwrap_or(0);
+    let hi = starts
+        .iter()
+        .map(|&s| s + reach as isize)
+        .max()
+        .unwrap_or(0);
+    Ok(Shape {
+        runs: starts.iter().map(|&s| ((s - lo) as usize, reach)).collect(),
         lo,
         span: (hi - lo) as usize,
     })
@@ -479,15 +516,27 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
         }
         Cow::Owned(pack(buf, count(n)?, &odt)?)
     };
-    let shape = match whole {
+    let (shape, data) = match whole {
+        _ if elements::has_holes(&bdt) => (
+            element_shape(tn, tt, &bdt, data.len())?,
+            Cow::Owned(
+                data.chunks(bdt.size())
+                    .flat_map(|e| elements::spread(&bdt, e))
+                    .collect(),
+            ),
+        ),
         // Predefined on both sides: one run, nothing to walk.
-        Some(len) if len == data.len() => Shape {
-            runs: vec![(0, len)],
-            lo: 0,
-            span: len,
-        },
-        _ => target_shape(tn, tt, data.len())?,
+        Some(len) if len == data.len() => (
+            Shape {
+                runs: vec![(0, len)],
+                lo: 0,
+                span: len,
+            },
+            data,
+        ),
+        _ => (target_shape(tn, tt, data.len())?, data),
     };
+    let unit = elements::reach(&bdt).max(1);
     // The operation must apply to the type before any byte moves.
     let op = super::super::handles::op(a.op, basic_h)?;
     op.check(&bdt).map_err(err)?;
@@ -497,12 +546,9 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
     let fetching = a.result.is_some();
     let args = [a.op as u64, basic_h as u64, fetching as u64];
     let old = match r.local() {
-        None if shape.runs.len() > 1 => send_runs(
-            &r,
-            (Kind::AccumulateRuns, args, bdt.size().max(1)),
-            &shape.runs,
-            &data,
-        )?,
+        None if shape.runs.len() > 1 => {
+            send_runs(&r, (Kind::AccumulateRuns, args, unit), &shape.runs, &data)?
+        }
         local => {
             let mut old = Vec::new();
             for (at, piece) in shape.pieces(&data) {
@@ -515,8 +561,7 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
                     }?,
                     None => {
                         // Whole elements per request.
-                        let size = bdt.size().max(1);
-                        let step = (request::room() / size * size).max(size);
+                        let step = (request::room() / unit * unit).max(unit);
                         let mut before = Vec::new();
                         for (i, chunk) in piece.chunks(step).enumerate() {
                             let req = request(Kind::Accumulate, args, chunk);
