@@ -25,7 +25,7 @@ pub fn count(dt: &Datatype, len: usize) -> Option<usize> {
     let (ext, last) = (usize::try_from(dt.extent()).ok()?.max(1), reach(dt));
     match len {
         0 => Some(0),
-        _ if len < last || (len - last) % ext != 0 => None,
+        _ if len < last || !(len - last).is_multiple_of(ext) => None,
         _ => Some((len - last) / ext + 1),
     }
 }
