@@ -159,6 +159,14 @@ fn rma_accumulates_are_atomic_per_element_over_shared_memory_udp_and_two_hosts()
 }
 
 #[test]
+fn rma_accumulates_of_pairs_with_holes_stay_whole_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_pairs.c", "mpi_rma_pairs"),
+        "rma_pairs",
+    );
+}
+
+#[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/rma_edges.c", "mpi_rma_edges"),

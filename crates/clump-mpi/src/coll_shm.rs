@@ -7,7 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
-use clump::idle::Backoff;
+use clump::idle::{Backoff, Pause};
 
 use crate::comm::Comm;
 use crate::error::{Error, ErrorClass, Result};
@@ -41,17 +41,28 @@ impl Slots {
 }
 
 /// Waits until `slot` holds call `k`, keeping clump's progress going (a peer may wait for
-/// this process's messages before it reaches the collective) and, past the spin budget,
-/// letting the core go between looks.
+/// this process's messages before it reaches the collective: a one-sided lock or access
+/// its handler serves) and, past the spin budget, letting the core go between looks. While
+/// it spins it polls once every [`CHECKS_PER_POLL`] looks; once it lets the core go it
+/// polls before every yield, since a yield on a shared core can last a time slice and 64
+/// of them would keep a peer's request waiting for a large part of a second.
 fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     let mut checks = 0u32;
     let mut idle = Backoff::new(rt.spin);
     while slot.seq().load(Ordering::Acquire) != k {
         checks = checks.wrapping_add(1);
-        if checks.is_multiple_of(CHECKS_PER_POLL) {
-            rt.progress()?;
+        match idle.idle_round() {
+            Pause::Spin => {
+                if checks.is_multiple_of(CHECKS_PER_POLL) {
+                    rt.progress()?;
+                }
+                std::hint::spin_loop();
+            }
+            Pause::LetGo => {
+                rt.progress()?;
+                std::thread::yield_now();
+            }
         }
-        idle.snooze();
     }
     Ok(())
 }

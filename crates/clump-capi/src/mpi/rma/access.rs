@@ -8,25 +8,27 @@
 use super::super::abi::MpiAint;
 use super::super::buffers::{pack, unpack};
 use super::super::export::{mpi_functions, out};
-use super::super::handles::{datatype, err, predef, put_request, Handle, DATATYPE_NULL};
+use super::super::handles::{
+    datatype, err, predef, predefined_op, put_request, Handle, DATATYPE_NULL,
+};
 use super::super::wired::{count, Failure};
 use super::abi::*;
+use super::atomic;
+use super::elements;
 use super::guard::GUARD_BYTES;
 use super::request::{self, Kind, Request};
-use super::space::{self, Space};
+use super::space;
 use super::target;
 use super::window::{self, on};
 use clump_mpi::{Datatype, Predef};
 use std::borrow::Cow;
 use std::os::raw::{c_int, c_void};
-use std::rc::Rc;
 
 /// `MPI_NO_OP`.
 const NO_OP: Handle = 0x3d;
 
 /// Where an access lands.
 struct Reach {
-    space: Rc<Space>,
     /// The target's job rank and window id.
     rank: u32,
     id: u32,
@@ -52,7 +54,6 @@ fn reach(
     if target == clump_mpi::PROC_NULL {
         return Ok(None);
     }
-    let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".to_owned()))?;
     window::with(win, |w| {
         let t = w.index(target)?;
         if !w.epoch.reaches(t) {
@@ -62,7 +63,6 @@ fn reach(
             ));
         }
         let m = w.members[t];
-        let me = m.rank == space.gas.rank();
         let range = || {
             (
                 MPI_ERR_RMA_RANGE,
@@ -77,28 +77,20 @@ fn reach(
             .ok_or_else(range)?;
         let direct = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
             // The displacement is an address; only the target knows what it attached.
-            me.then(|| w.locate(offset, span)).transpose()?
+            m.me.then(|| w.locate(offset, span)).transpose()?
         } else {
             if offset.checked_add(span).is_none_or(|end| end > m.size) {
                 return Err(range());
             }
-            if me {
-                Some(m.addr + offset)
-            } else {
-                m.seg_off.and_then(|s| space.direct(m.rank, s + offset))
-            }
+            m.here.map(|base| base + offset)
         };
-        let guard = m
-            .seg_off
-            .and_then(|s| space.direct(m.rank, s - GUARD_BYTES));
         Ok(Some(Reach {
             rank: m.rank,
             id: m.id,
             offset,
             direct,
-            guard,
-            me,
-            space: space.clone(),
+            guard: m.seg_off.and(m.here).map(|base| base - GUARD_BYTES),
+            me: m.me,
         }))
     })
 }
@@ -114,7 +106,8 @@ impl Reach {
     fn call(&self, mut req: Request, at: usize) -> Result<Vec<u8>, Failure> {
         req.id = self.id;
         req.offset = (self.offset + at) as u64;
-        self.space.send(self.rank, &req)
+        let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".to_owned()))?;
+        space.send(self.rank, &req)
     }
 }
 
@@ -177,6 +170,42 @@ fn target_shape(n: c_int, t: Handle, origin: usize) -> Result<Shape, Failure> {
             .iter()
             .map(|&(off, len)| ((off - lo) as usize, len))
             .collect(),
+        lo,
+        span: (hi - lo) as usize,
+    })
+}
+
+/// The shape of `n` elements of the target datatype `t`, made of the predefined `basic`
+/// whose elements have holes, as one run per element in its memory layout
+/// ([`elements`]); the origin brings `origin` packed bytes.
+fn element_shape(n: c_int, t: Handle, basic: &Datatype, origin: usize) -> Result<Shape, Failure> {
+    let (dt, n) = (datatype(t)?, count(n)?);
+    let len = dt.bytes(n).map_err(err)?;
+    if len != origin {
+        return Err(type_error(format!(
+            "the origin has {origin} bytes, the target {len}"
+        )));
+    }
+    // An element starts at every multiple of its size in the packed bytes.
+    let size = basic.size().max(1);
+    let mut starts = Vec::new();
+    for (off, at, len) in dt.runs(n) {
+        let first = at.next_multiple_of(size);
+        starts.extend(
+            (first..at + len)
+                .step_by(size)
+                .map(|p| off + (p - at) as isize),
+        );
+    }
+    let reach = elements::reach(basic);
+    let lo = starts.iter().copied().min().unwrap_or(0);
+    let hi = starts
+        .iter()
+        .map(|&s| s + reach as isize)
+        .max()
+        .unwrap_or(0);
+    Ok(Shape {
+        runs: starts.iter().map(|&s| ((s - lo) as usize, reach)).collect(),
         lo,
         span: (hi - lo) as usize,
     })
@@ -395,7 +424,60 @@ fn basic_handle(p: Predef) -> Handle {
         .expect("every predefined type has a handle")
 }
 
+/// The common atomic: one element of a predefined type of 1, 2, 4 or 8 bytes, the same
+/// type at origin, target and result, a predefined operation, and target memory this
+/// process reaches (a fetch-and-op or one-element accumulate over shared memory). It runs
+/// as one atomic instruction (or compare-and-swap loop) in place, the old value written
+/// straight to the result: no packing, no allocation, no lookup but the window's and the
+/// datatype's. `None` when the call is not of that shape (nothing was done).
+fn one_element(a: &Combine) -> Option<Result<(), Failure>> {
+    let (target, disp, tn, tt) = a.target;
+    let (buf, n, ot) = a.origin;
+    let same = |(rn, rt): (c_int, Handle)| rn == 1 && rt == tt;
+    if (n, tn, ot) != (1, 1, tt) || !a.result.is_none_or(|(_, rn, rt)| same((rn, rt))) {
+        return None;
+    }
+    let p = predef(tt).filter(|p| p.size() == p.extent() && p.size() <= 8)?;
+    let op = predefined_op(a.op)?;
+    let w = p.size();
+    let addr = match reach(a.win, target, disp, (0, w)) {
+        Ok(r) => r?.local()?,
+        Err(e) => return Some(Err(e)),
+    };
+    Some((|| {
+        let mut data = [0u8; 8];
+        if a.op != NO_OP {
+            data[..w].copy_from_slice(user_bytes(buf, w)?);
+        }
+        let result = match a.result {
+            // SAFETY: the caller's contract (mpi.h): the result buffer holds one element,
+            // `w` bytes, which `user_bytes` checked is not NULL.
+            Some((res, _, _)) => Some(unsafe {
+                user_bytes(res, w)?;
+                std::slice::from_raw_parts_mut(res.cast::<u8>(), w)
+            }),
+            None => None,
+        };
+        let dt = datatype(tt)?;
+        // SAFETY: `reach` checked the element's `w` bytes lie in the target's part of the
+        // window, mapped here until the collective MPI_Win_free; every accumulate on them
+        // goes element-wise through `atomic` (their type and address decide it, as here).
+        match unsafe { atomic::accumulate(addr, &data[..w], (&dt, &op), result) } {
+            Some(done) => done,
+            // Misaligned: the general path serializes it under the guard.
+            None => accumulate_general(a),
+        }
+    })())
+}
+
 fn accumulate(a: Combine) -> Result<(), Failure> {
+    match one_element(&a) {
+        Some(done) => done,
+        None => accumulate_general(&a),
+    }
+}
+
+fn accumulate_general(a: &Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
     let (buf, n, ot) = a.origin;
     let tdt = datatype(tt)?;
@@ -434,15 +516,27 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
         }
         Cow::Owned(pack(buf, count(n)?, &odt)?)
     };
-    let shape = match whole {
+    let (shape, data) = match whole {
+        _ if elements::has_holes(&bdt) => (
+            element_shape(tn, tt, &bdt, data.len())?,
+            Cow::Owned(
+                data.chunks(bdt.size())
+                    .flat_map(|e| elements::spread(&bdt, e))
+                    .collect(),
+            ),
+        ),
         // Predefined on both sides: one run, nothing to walk.
-        Some(len) if len == data.len() => Shape {
-            runs: vec![(0, len)],
-            lo: 0,
-            span: len,
-        },
-        _ => target_shape(tn, tt, data.len())?,
+        Some(len) if len == data.len() => (
+            Shape {
+                runs: vec![(0, len)],
+                lo: 0,
+                span: len,
+            },
+            data,
+        ),
+        _ => (target_shape(tn, tt, data.len())?, data),
     };
+    let unit = elements::reach(&bdt).max(1);
     // The operation must apply to the type before any byte moves.
     let op = super::super::handles::op(a.op, basic_h)?;
     op.check(&bdt).map_err(err)?;
@@ -452,12 +546,9 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
     let fetching = a.result.is_some();
     let args = [a.op as u64, basic_h as u64, fetching as u64];
     let old = match r.local() {
-        None if shape.runs.len() > 1 => send_runs(
-            &r,
-            (Kind::AccumulateRuns, args, bdt.size().max(1)),
-            &shape.runs,
-            &data,
-        )?,
+        None if shape.runs.len() > 1 => {
+            send_runs(&r, (Kind::AccumulateRuns, args, unit), &shape.runs, &data)?
+        }
         local => {
             let mut old = Vec::new();
             for (at, piece) in shape.pieces(&data) {
@@ -470,8 +561,7 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
                     }?,
                     None => {
                         // Whole elements per request.
-                        let size = bdt.size().max(1);
-                        let step = (request::room() / size * size).max(size);
+                        let step = (request::room() / unit * unit).max(unit);
                         let mut before = Vec::new();
                         for (i, chunk) in piece.chunks(step).enumerate() {
                             let req = request(Kind::Accumulate, args, chunk);

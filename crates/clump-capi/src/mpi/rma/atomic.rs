@@ -105,8 +105,10 @@ fn fits(addr: usize, len: usize, width: usize) -> bool {
 }
 
 /// `target = target op data` on the elements of predefined type `dt` at `addr`, each with
-/// one atomic instruction or a compare-and-swap loop; the old contents when `fetch`.
-/// `None` when the elements cannot go so (the caller serializes them another way).
+/// one atomic instruction or a compare-and-swap loop; the old contents go to `old` (as
+/// long as `data`) when it is given. `None` when the elements cannot go so (the caller
+/// serializes them another way); an operation that does not apply to the type fails on
+/// the first element, before anything is written.
 ///
 /// # Safety
 /// `addr` must be valid for reads and writes of `data.len()` bytes for the call, and
@@ -115,13 +117,16 @@ pub unsafe fn accumulate(
     addr: usize,
     data: &[u8],
     (dt, op): (&Datatype, &Op),
-    fetch: bool,
-) -> Option<Result<Vec<u8>, Failure>> {
+    old: Option<&mut [u8]>,
+) -> Option<Result<(), Failure>> {
     let t = dt.element()?;
-    if t.size() != t.extent() || !fits(addr, data.len(), t.size()) {
+    if t.size() != t.extent()
+        || !fits(addr, data.len(), t.size())
+        || old.as_ref().is_some_and(|o| o.len() != data.len())
+    {
         return None;
     }
-    let how = (dt, op, integer(t), fetch);
+    let how = (dt, op, integer(t), old);
     // SAFETY: `fits` checked the alignment and whole elements; the rest is the caller's.
     Some(unsafe {
         match t.size() {
@@ -140,14 +145,9 @@ pub unsafe fn accumulate(
 unsafe fn each<W: Word>(
     addr: usize,
     data: &[u8],
-    (dt, op, integer, fetch): (&Datatype, &Op, bool, bool),
-) -> Result<Vec<u8>, Failure> {
+    (dt, op, integer, mut old): (&Datatype, &Op, bool, Option<&mut [u8]>),
+) -> Result<(), Failure> {
     let w = W::WIDTH;
-    let mut old = if fetch {
-        vec![0; data.len()]
-    } else {
-        Vec::new()
-    };
     for (i, el) in data.chunks_exact(w).enumerate() {
         // SAFETY: element `i` lies in the caller's bytes, aligned as `addr` is.
         let word = unsafe { W::at(addr + i * w) };
@@ -167,11 +167,11 @@ unsafe fn each<W: Word>(
                 }
             }
         };
-        if fetch {
+        if let Some(old) = old.as_deref_mut() {
             W::put(before, &mut old[i * w..(i + 1) * w]);
         }
     }
-    Ok(old)
+    Ok(())
 }
 
 /// Writes `new` at `addr` if it holds `expect`, in one instruction; the old contents, or
@@ -213,8 +213,10 @@ mod tests {
     fn acc(words: &mut [u64], at: usize, data: &[u8], t: Predef, op: Op) -> Option<Vec<u8>> {
         let addr = words.as_mut_ptr() as usize + at;
         let dt = Datatype::predefined(t);
+        let mut old = vec![0; data.len()];
         // SAFETY: `words` is this test's own memory, `at + data.len()` inside it.
-        unsafe { accumulate(addr, data, (&dt, &op), true) }.map(|r| r.unwrap())
+        unsafe { accumulate(addr, data, (&dt, &op), Some(&mut old)) }.map(|r| r.unwrap())?;
+        Some(old)
     }
 
     #[test]
@@ -282,7 +284,7 @@ mod tests {
         let addr = words.as_mut_ptr() as usize;
         let dt = Datatype::predefined(Predef::Float);
         // SAFETY: this test's own memory.
-        let r = unsafe { accumulate(addr, &[0; 4], (&dt, &Op::Band), false) }.unwrap();
+        let r = unsafe { accumulate(addr, &[0; 4], (&dt, &Op::Band), None) }.unwrap();
         assert!(r.is_err());
     }
 
@@ -296,7 +298,7 @@ mod tests {
                     let dt = Datatype::predefined(Predef::Double);
                     for _ in 0..1000 {
                         // SAFETY: `word` outlives the scope; every access is atomic.
-                        unsafe { accumulate(addr, &1.0f64.to_ne_bytes(), (&dt, &Op::Sum), false) }
+                        unsafe { accumulate(addr, &1.0f64.to_ne_bytes(), (&dt, &Op::Sum), None) }
                             .unwrap()
                             .unwrap();
                     }

@@ -49,6 +49,8 @@ fn member(bytes: &[u8]) -> (bool, Member) {
         size: w(4) as usize,
         disp_unit: w(5) as usize,
         seg_off: (w(6) != u64::MAX).then_some(w(6) as usize),
+        me: false,
+        here: None,
     };
     (w(0) != 0, m)
 }
@@ -101,6 +103,8 @@ fn make(
         size,
         disp_unit,
         seg_off,
+        me: true,
+        here: None,
     };
     let n = c.size() as usize;
     let all = clump_mpi::allgather(&entry(problem.is_none(), &mine), &vec![ENTRY; n], &c)
@@ -164,12 +168,22 @@ fn members(
             format!("rank {r} of the communicator could not make its part"),
         ));
     }
-    let members: Vec<Member> = parsed.into_iter().map(|(_, m)| m).collect();
+    let me = space.gas.rank();
+    let members: Vec<Member> = parsed
+        .into_iter()
+        .map(|(_, mut m)| {
+            m.me = m.rank == me;
+            m.here = match memory {
+                // The displacement is an address only the target resolves.
+                Memory::Dynamic => None,
+                _ if m.me => Some(m.addr),
+                _ => m.seg_off.and_then(|off| space.direct(m.rank, off)),
+            };
+            m
+        })
+        .collect();
     if memory == (Memory::Segment { shared: true }) {
-        if let Some(r) = members
-            .iter()
-            .position(|m| space.direct(m.rank, m.seg_off.unwrap_or(0)).is_none())
-        {
+        if let Some(r) = members.iter().position(|m| m.here.is_none()) {
             return Err((
                 MPI_ERR_RMA_SHARED,
                 format!("rank {r} of the communicator shares no memory with this process"),
@@ -204,7 +218,6 @@ fn create_out(
 /// The address of `rank`'s part of window `w` in this process, with its size and unit,
 /// when this process can load and store it (NULL and 0 when it cannot).
 fn query(w: &Window, rank: c_int) -> Result<(usize, usize, usize), Failure> {
-    let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".into()))?;
     let m = if rank == clump_mpi::PROC_NULL {
         // The lowest rank with memory, as MPI says.
         w.members.iter().find(|m| m.size > 0).or(w.members.first())
@@ -212,13 +225,8 @@ fn query(w: &Window, rank: c_int) -> Result<(usize, usize, usize), Failure> {
         usize::try_from(rank).ok().and_then(|r| w.members.get(r))
     }
     .ok_or_else(|| (MPI_ERR_RANK, format!("invalid rank {rank}")))?;
-    let here = if m.rank == space.gas.rank() {
-        Some(m.addr)
-    } else {
-        m.seg_off.and_then(|off| space.direct(m.rank, off))
-    };
     // A member without memory has no base either (NULL, as other implementations give).
-    Ok(match here {
+    Ok(match m.here {
         Some(addr) if m.size > 0 => (addr, m.size, m.disp_unit),
         _ => (0, 0, m.disp_unit),
     })

@@ -12,6 +12,7 @@ pub(super) mod access;
 mod atomic;
 pub(super) mod caching;
 pub(super) mod create;
+mod elements;
 pub(super) mod errhandler;
 mod guard;
 pub(super) mod pscw;

@@ -7,6 +7,7 @@ use super::super::handles::{predef, predefined_op, Handle};
 use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
 use super::atomic;
+use super::elements;
 use super::guard::{guarded, GUARD_BYTES};
 use super::request::{reply, Kind, Request, RUN_ENTRY};
 use super::window;
@@ -191,10 +192,11 @@ pub unsafe fn read_at(addr: usize, len: usize) -> Vec<u8> {
     out
 }
 
-/// `target = target op data` for the elements of predefined type `dt` at `addr`; the old
-/// contents when `fetch`. Elements the host has an atomic instruction for go one by one
-/// ([`atomic`]); the others hold `guard`, the window's guard word (none: the window's
-/// accumulates all run in its owner's process, one at a time).
+/// `target = target op data` for the elements of predefined type `dt` at `addr`, `data`
+/// in their memory layout ([`elements`]); the old contents, packed, when `fetch`. Elements
+/// the host has an atomic instruction for go one by one ([`atomic`]); the others hold
+/// `guard`, the window's guard word (none: the window's accumulates all run in its owner's
+/// process, one at a time).
 ///
 /// # Safety
 /// `addr` must be readable and writable for `data.len()` bytes (as for [`copy`]), and
@@ -206,20 +208,30 @@ pub unsafe fn accumulate_at(
     fetch: bool,
     guard: Option<usize>,
 ) -> Result<Vec<u8>, Failure> {
+    let mut old = vec![0; if fetch { data.len() } else { 0 }];
+    let into = fetch.then_some(&mut old[..]);
     // SAFETY: the caller's contract.
-    if let Some(done) = unsafe { atomic::accumulate(addr, data, (dt, op), fetch) } {
-        return done;
+    if let Some(done) = unsafe { atomic::accumulate(addr, data, (dt, op), into) } {
+        return done.map(|()| old);
     }
+    let count = elements::count(dt, data.len()).ok_or_else(|| {
+        (
+            MPI_ERR_OTHER,
+            format!("{} bytes are no whole {} elements", data.len(), dt.name()),
+        )
+    })?;
     guarded(guard, || {
-        let count = data.len() / dt.size().max(1);
         // SAFETY: the caller's contract covers the `data.len()` bytes at `addr`; the guard
         // keeps other accumulates off them.
-        let old = unsafe { read_at(addr, data.len()) };
-        let mut new = data.to_vec();
+        let old = elements::gather(dt, &unsafe { read_at(addr, data.len()) });
+        let mut new = elements::gather(dt, data);
         op.combine(dt, count, &old, &mut new)
             .map_err(super::super::handles::err)?;
-        // SAFETY: as above.
-        unsafe { write_at(addr, &new) };
+        for (off, at, len) in dt.runs(count) {
+            // SAFETY: as above; each run lies within the `data.len()` bytes (`count`
+            // elements in memory layout), so only data bytes are written, never a hole.
+            unsafe { write_at(addr + off as usize, &new[at..at + len]) };
+        }
         Ok(if fetch { old } else { Vec::new() })
     })
 }

@@ -29,6 +29,11 @@ pub struct Member {
     pub disp_unit: usize,
     /// The memory's offset in its global address space segment (allocated windows).
     pub seg_off: Option<usize>,
+    /// Whether it is this process, and where its memory is mapped here when this process
+    /// loads and stores it (its own part, a same-host member's segment): found once, when
+    /// the window is made, not on every access.
+    pub me: bool,
+    pub here: Option<usize>,
 }
 
 /// The values `MPI_Win_get_attr` hands out pointers to: they stay put while the window
