@@ -6,6 +6,7 @@
 #![allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 
 mod args;
+mod grequests;
 mod info;
 mod keyvals;
 mod only;
@@ -20,9 +21,9 @@ use super::{
     abi_queries::*, array_types::*, attrs::*, buffered::*, collectives::*, comm_attrs::*,
     comm_hints::*, comms::*, completion::*, conversions::*, env::*, errhandler_calls::*,
     errhandlers::*, errors::*, graphs::*, grequests::*, info::*, intercomms::*, isendrecv::*,
-    lifecycle::*, messages::*, nbcoll::*, neighbor::*, persistent::*, request_status::*,
-    rma::access::*, rma::caching::*, rma::create::*, rma::errhandler::*, rma::pscw::*,
-    rma::sync::*, split_type::*, statuses::*, topology::*, type_queries::*, types::*,
+    large_count::*, lifecycle::*, messages::*, nbcoll::*, neighbor::*, persistent::*,
+    request_status::*, rma::access::*, rma::caching::*, rma::create::*, rma::errhandler::*,
+    rma::pscw::*, rma::sync::*, split_type::*, statuses::*, topology::*, type_queries::*, types::*,
     user_errors::*, wired::*,
 };
 use args::Fint;
