@@ -62,7 +62,7 @@ pub fn alltoall_views(blocks: &[&[u8]], out: &mut [&mut [u8]], comm: &Comm) -> R
             ),
         ));
     }
-    if !through_slots(|j| blocks[j], comm, |j, got| place(&mut out[j], j, got))? {
+    if !through_slots(|j| blocks[j], comm, |j, got| place(out[j], j, got))? {
         by_messages(blocks, out, comm)?;
     }
     Ok(())

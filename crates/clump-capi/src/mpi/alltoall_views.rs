@@ -42,23 +42,24 @@ pub fn views<'a>(
     if !apart(&sent, &got) {
         return Ok(None);
     }
-    // SAFETY: mpi.h's contract: block j of the send buffer is scounts[j] elements of a
-    // contiguous type at displacement sdispls[j], readable for the call, and likewise
-    // each receive block writable; no receive block overlaps another or any send block
-    // (checked above), so the mutable slices alias nothing. An empty block is no slice
-    // of the program's memory.
     let blocks = sent
         .iter()
         .map(|&(at, len)| match len {
             0 => &[][..],
+            // SAFETY: mpi.h's contract: block j of the send buffer is scounts[j] elements
+            // of a contiguous type at displacement sdispls[j], readable for the call; no
+            // receive block overlaps it (checked above). An empty block is no slice of
+            // the program's memory.
             _ => unsafe { std::slice::from_raw_parts(at as *const u8, len) },
         })
         .collect();
-    // SAFETY: as above.
     let places = got
         .iter()
         .map(|&(at, len)| match len {
             0 => &mut [][..],
+            // SAFETY: likewise each receive block is writable for the call, and none
+            // overlaps another or any send block (checked above): these slices alias
+            // nothing.
             _ => unsafe { std::slice::from_raw_parts_mut(at as *mut u8, len) },
         })
         .collect();
