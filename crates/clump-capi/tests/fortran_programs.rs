@@ -85,3 +85,23 @@ fn sixteen_byte_kinds_reduce_over_shared_memory_udp_and_two_hosts() {
         runs_everywhere(&exe, "kinds");
     }
 }
+
+#[test]
+fn mpi_f08_large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/large_count.f90",
+        "fortran_large_count",
+    ) {
+        runs_everywhere(&exe, "large_count");
+    }
+}
+
+#[test]
+fn generalized_requests_with_fortran_callbacks_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/grequest.f90",
+        "fortran_grequest",
+    ) {
+        runs_everywhere(&exe, "grequest");
+    }
+}

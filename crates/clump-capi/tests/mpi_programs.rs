@@ -84,6 +84,17 @@ fn generalized_requests_and_request_statuses_run_over_shared_memory_udp_and_two_
 }
 
 #[test]
+fn alltoallv_exchanges_in_the_programs_buffers_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/alltoallv_memory.c",
+            "mpi_alltoallv_memory",
+        ),
+        "alltoallv_memory",
+    );
+}
+
+#[test]
 fn large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc(

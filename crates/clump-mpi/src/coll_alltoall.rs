@@ -15,17 +15,9 @@ use crate::runtime;
 /// `recv_lens[j]` bytes from each.
 pub fn alltoall(blocks: &[&[u8]], recv_lens: &[usize], comm: &Comm) -> Result<Vec<Vec<u8>>> {
     check_lens(recv_lens, comm)?;
-    if blocks.len() != recv_lens.len() {
-        return Err(Error::new(
-            ErrorClass::Count,
-            format!("{} blocks for {} ranks", blocks.len(), comm.size()),
-        ));
-    }
     let mut out: Vec<Vec<u8>> = recv_lens.iter().map(|&l| vec![0u8; l]).collect();
-    if !through_slots(|j| blocks[j], comm, |j, block| place(&mut out[j], j, block))? {
-        let mut views: Vec<&mut [u8]> = out.iter_mut().map(Vec::as_mut_slice).collect();
-        by_messages(blocks, &mut views, comm)?;
-    }
+    let mut views: Vec<&mut [u8]> = out.iter_mut().map(Vec::as_mut_slice).collect();
+    alltoall_views(blocks, &mut views, comm)?;
     Ok(out)
 }
 
@@ -44,20 +36,34 @@ pub fn alltoall_contiguous(send: &[u8], recv: &mut [u8], comm: &Comm) -> Result<
         ));
     }
     let (sb, rb) = (send.len() / n, recv.len() / n);
-    let block = |j: usize| &send[j * sb..(j + 1) * sb];
-    let done = through_slots(block, comm, |j, got| {
-        place(&mut recv[j * rb..(j + 1) * rb], j, got)
-    })?;
-    if !done {
-        let blocks: Vec<&[u8]> = (0..n).map(block).collect();
-        let mut views = Vec::with_capacity(n);
-        let mut rest = recv;
-        for _ in 0..n {
-            let (block, tail) = rest.split_at_mut(rb);
-            views.push(block);
-            rest = tail;
-        }
-        by_messages(&blocks, &mut views, comm)?;
+    let blocks: Vec<&[u8]> = (0..n).map(|j| &send[j * sb..(j + 1) * sb]).collect();
+    let mut views = Vec::with_capacity(n);
+    let mut rest = recv;
+    for _ in 0..n {
+        let (block, tail) = rest.split_at_mut(rb);
+        views.push(block);
+        rest = tail;
+    }
+    alltoall_views(&blocks, &mut views, comm)
+}
+
+/// `MPI_Alltoall(v)` in place in the program's buffers: rank `i` sends `blocks[j]` to rank
+/// `j` and receives into `out[j]` what rank `j` sends it, each exactly as long. Its own
+/// block is one copy; nothing is packed or allocated per byte.
+pub fn alltoall_views(blocks: &[&[u8]], out: &mut [&mut [u8]], comm: &Comm) -> Result<()> {
+    let n = comm.size() as usize;
+    if blocks.len() != n || out.len() != n {
+        return Err(Error::new(
+            ErrorClass::Count,
+            format!(
+                "{} blocks and {} places for {n} ranks",
+                blocks.len(),
+                out.len()
+            ),
+        ));
+    }
+    if !through_slots(|j| blocks[j], comm, |j, got| place(out[j], j, got))? {
+        by_messages(blocks, out, comm)?;
     }
     Ok(())
 }

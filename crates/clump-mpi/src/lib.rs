@@ -55,7 +55,7 @@ mod topo_create;
 mod topology;
 mod unexpected;
 
-pub use coll_alltoall::{alltoall, alltoall_contiguous};
+pub use coll_alltoall::{alltoall, alltoall_contiguous, alltoall_views};
 pub use coll_bcast::bcast;
 pub use coll_gather::{allgather, gather, scatter};
 pub use coll_reduce::{allreduce, barrier, exscan, reduce, reduce_scatter, scan};

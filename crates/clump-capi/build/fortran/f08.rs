@@ -59,10 +59,15 @@ pub fn mpi_f08_module(constants: &[Constant], procs: &[Procedure]) -> String {
         "module mpi_f08\n  use mpi_f08_types\n  \
          use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none\n  private :: c_ptr\n",
     );
-    for p in procs {
+    // Each generic MPI_X over its specific MPI_X_f08 and, where there is one, its
+    // large-count MPI_X_c_f08 (which its INTEGER(KIND=MPI_COUNT_KIND) counts select).
+    for p in procs.iter().filter(|p| p.large_count_of().is_none()) {
+        let large = procs.iter().filter(|q| q.large_count_of() == Some(&p.name));
         for prefix in ["MPI", "PMPI"] {
             let _ = writeln!(s, "  interface {prefix}_{}", p.name);
-            interface(&mut s, p, &format!("{prefix}_{}_f08", p.name), face(p));
+            for q in std::iter::once(p).chain(large.clone()) {
+                interface(&mut s, q, &format!("{prefix}_{}_f08", q.name), face(q));
+            }
             s.push_str("  end interface\n");
         }
     }
@@ -284,15 +289,16 @@ fn profiled(s: &mut String, p: &Procedure) {
     let _ = writeln!(s, "  if (present(ierror)) ierror = ierror_c\n{end}");
 }
 
-/// `MPI_X_f08`: calls `PMPI_X`, so that a tool's `MPI_X_f08` can take its place.
+/// `MPI_X_f08`: calls `PMPI_X`, so that a tool's `MPI_X_f08` can take its place (and
+/// `MPI_X_c_f08` the same generic, whose counts choose `PMPI_X_c_f08`).
 fn specific(s: &mut String, p: &Procedure) {
     let name = format!("MPI_{}_f08", p.name);
+    let generic = p.large_count_of().unwrap_or(&p.name);
     let (head, end) = heading(p, &name);
     let _ = writeln!(
         s,
-        "{head}\n  use mpi_f08_types\n  use mpi_f08, only: PMPI_{}\n  \
-         use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none",
-        p.name
+        "{head}\n  use mpi_f08_types\n  use mpi_f08, only: PMPI_{generic}\n  \
+         use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none"
     );
     for a in p.fortran_args() {
         declare(s, a, face(p));
@@ -302,15 +308,14 @@ fn specific(s: &mut String, p: &Procedure) {
         (Returns::Ierror, _) => {
             let _ = writeln!(
                 s,
-                "  integer, optional, intent(out) :: ierror\n  call PMPI_{}({call})\n{end}",
-                p.name
+                "  integer, optional, intent(out) :: ierror\n  call PMPI_{generic}({call})\n{end}"
             );
         }
         (_, Some(_)) => {
-            let _ = writeln!(s, "  {name} = PMPI_{}({call})\n{end}", p.name);
+            let _ = writeln!(s, "  {name} = PMPI_{generic}({call})\n{end}");
         }
         (_, None) => {
-            let _ = writeln!(s, "  call PMPI_{}({call})\n{end}", p.name);
+            let _ = writeln!(s, "  call PMPI_{generic}({call})\n{end}");
         }
     }
 }

@@ -262,7 +262,7 @@ pub fn mpi_module(constants: &[Constant], procs: &[Procedure]) -> String {
     free_constants(&mut s, constants, false);
     free_sentinels(&mut s, false);
     s.push_str("  interface\n");
-    for p in procs {
+    for p in procs.iter().filter(|p| p.large_count_of().is_none()) {
         interface(&mut s, p, &format!("MPI_{}", p.name), Face::Mpi);
     }
     s.push_str("  end interface\n");

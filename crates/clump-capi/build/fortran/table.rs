@@ -87,6 +87,11 @@ pub const HANDLES: &[&str] = &[
 ];
 
 impl Procedure {
+    /// For a large-count form (`Send_c`), the name of the form it extends (`Send`).
+    pub fn large_count_of(&self) -> Option<&str> {
+        self.name.strip_suffix("_c")
+    }
+
     /// The CHARACTER arguments, whose lengths Fortran passes after all the others.
     pub fn strings(&self) -> impl Iterator<Item = &Arg> {
         self.args
@@ -103,11 +108,21 @@ impl Procedure {
 }
 
 pub fn parse(text: &str) -> Result<Vec<Procedure>, String> {
-    text.lines()
+    let procs: Vec<Procedure> = text
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| line(l).map_err(|e| format!("fortran/interface.txt: {l}: {e}")))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    // A large-count form is a specific of its base's generic: the base must be there.
+    for p in &procs {
+        if let Some(base) = p.large_count_of() {
+            if !procs.iter().any(|q| q.name == base) {
+                return Err(format!("fortran/interface.txt: {} has no {base}", p.name));
+            }
+        }
+    }
+    Ok(procs)
 }
 
 fn line(l: &str) -> Result<Procedure, String> {

@@ -1,6 +1,7 @@
 //! The collectives from C: each packs its C buffers (`MPI_IN_PLACE` where the standard
 //! allows it), runs clump-mpi's collective on packed bytes, and unpacks the result.
 
+use super::alltoall_views::views;
 use super::buffers::{counts, is_in_place, pack, unpack};
 use super::coll_args::*;
 use super::export::mpi_functions;
@@ -63,7 +64,8 @@ fn allgather_into(
     g.out.map_or(Ok(()), |at| at.fill(&blocks))
 }
 
-/// Alltoall and Alltoallv; `MPI_IN_PLACE` sends from the receive buffer's layout.
+/// Alltoall and Alltoallv: in the program's buffers where they allow it ([`views`]), else
+/// packed; `MPI_IN_PLACE` sends from the receive buffer's layout.
 #[allow(clippy::too_many_arguments)] // MPI's own argument list
 fn alltoall_into(
     sbuf: *const c_void,
@@ -76,6 +78,11 @@ fn alltoall_into(
     rt: Handle,
     comm: &clump_mpi::Comm,
 ) -> Result<(), Failure> {
+    if let Some((blocks, mut places)) =
+        views(sbuf, scounts, sdispls, st, rbuf, &rcounts, &rdispls, rt)?
+    {
+        return clump_mpi::alltoall_views(&blocks, &mut places, comm).map_err(err);
+    }
     let x = exchanged(sbuf, scounts, sdispls, st, rbuf, &rcounts, &rdispls, rt)?;
     alltoall_blocks(x, comm)
 }

@@ -6,6 +6,7 @@
 
 mod abi;
 mod abi_queries;
+mod alltoall_views;
 mod array_types;
 mod attrs;
 mod buffered;

@@ -6,6 +6,7 @@
 #![allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 
 mod args;
+mod grequests;
 mod info;
 mod keyvals;
 mod only;
@@ -20,10 +21,10 @@ use super::{
     abi_queries::*, array_types::*, attrs::*, buffered::*, collectives::*, comm_attrs::*,
     comm_hints::*, comms::*, completion::*, conversions::*, env::*, errhandler_calls::*,
     errhandlers::*, errors::*, graphs::*, grequests::*, info::*, intercomms::*, isendrecv::*,
-    lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*, partitioned::*,
-    persistent::*, request_status::*, rma::access::*, rma::caching::*, rma::create::*,
-    rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*, statuses::*,
-    topology::*, type_queries::*, types::*, user_errors::*, wired::*,
+    large_count::*, lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*,
+    partitioned::*, persistent::*, request_status::*, rma::access::*, rma::caching::*,
+    rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*,
+    statuses::*, topology::*, type_queries::*, types::*, user_errors::*, wired::*,
 };
 use args::Fint;
 
