@@ -152,8 +152,12 @@ pub struct ProcessLocal<T: 'static> {
     /// This thread's value while the process is not shared (made on first use, and kept
     /// for the rest of the process: `share` may hand it to every thread).
     local: &'static LocalKey<Cell<Option<&'static T>>>,
-    /// The process's value once shared: the sharing thread's, or made on first use.
-    shared: AtomicPtr<T>,
+    /// The process's value once shared: the sharing thread's, or made on first use. A
+    /// static of its own, so that a `ProcessLocal` holds no interior mutability: the
+    /// compiler then reads `local` from the static at compile time and inlines the
+    /// thread-local access (through a field it would load at run time, every `with` paid
+    /// an indirect call).
+    shared: &'static AtomicPtr<T>,
 }
 
 // SAFETY: what a `ProcessLocal` holds is only read or written inside `with`. Before
@@ -190,21 +194,24 @@ macro_rules! process_local {
                 static LOCAL: ::std::cell::Cell<::std::option::Option<&'static $t>> =
                     const { ::std::cell::Cell::new(None) };
             }
-            $crate::serial::ProcessLocal::new(|| $init, &LOCAL)
+            static SHARED: ::std::sync::atomic::AtomicPtr<$t> =
+                ::std::sync::atomic::AtomicPtr::new(::std::ptr::null_mut());
+            $crate::serial::ProcessLocal::new(|| $init, &LOCAL, &SHARED)
         };
     };
 }
 
 impl<T> ProcessLocal<T> {
-    /// Use [`process_local!`], which makes `local`.
+    /// Use [`process_local!`], which makes `local` and `shared`.
     pub const fn new(
         init: fn() -> T,
         local: &'static LocalKey<Cell<Option<&'static T>>>,
+        shared: &'static AtomicPtr<T>,
     ) -> ProcessLocal<T> {
         ProcessLocal {
             init,
             local,
-            shared: AtomicPtr::new(std::ptr::null_mut()),
+            shared,
         }
     }
 
