@@ -182,7 +182,7 @@ impl Req {
             // of `count` elements until it completes, which is now.
             unsafe { u.dt.unpack_raw(&u.staging[..n], u.to, u.count) };
         }
-        crate::partitioned::shown(self.status)
+        self.status.shown()
     }
 }
 

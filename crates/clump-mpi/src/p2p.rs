@@ -386,7 +386,7 @@ pub fn get_status(req: &Request) -> Result<Option<Status>> {
                     .reqs
                     .get(*recv)
                     .map_or(Status::empty(), |r| r.status.clone()),
-                Some(r) => crate::partitioned::shown(r.status.clone()),
+                Some(r) => r.status.clone().shown(),
                 None => Status::empty(),
             }))
         }

@@ -4,7 +4,8 @@
 //! no other receive can take it: the communicator's collective context, under the bitwise
 //! complement of the program's tag. Collectives tag with non-negative numbers and
 //! point-to-point receives never look in that context; a matched message with a negative
-//! tag is therefore partitioned, and its status shows the program's tag again ([`shown`]).
+//! tag is therefore partitioned, and its status shows the program's tag again
+//! (`Status::shown`).
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
@@ -12,7 +13,6 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::matching::{ANY_SOURCE, ANY_TAG};
 use crate::p2p::{check_tag, post_recv, recv_pattern, start_in, Request};
 use crate::runtime::SendMode;
-use crate::status::Status;
 
 /// Checks the peer and tag of a partitioned send or receive: a rank of `comm` or
 /// `MPI_PROC_NULL`, and a tag, no wildcards (a partitioned pair is matched once, by both).
@@ -69,32 +69,4 @@ pub unsafe fn precv(
     pat.tag = Some(!tag);
     // SAFETY: this function's contract.
     unsafe { post_recv(buf, count, dt, (cap, pat), comm) }
-}
-
-/// The status a program sees of a completed request: a matched partitioned message (a
-/// real source, a negative tag) shows the program's tag.
-pub(crate) fn shown(mut s: Status) -> Status {
-    if s.source >= 0 && s.tag < 0 {
-        s.tag = !s.tag;
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_partitioned_status_shows_the_programs_tag_and_others_stay() {
-        let matched = |source, tag| Status {
-            source,
-            tag,
-            ..Status::empty()
-        };
-        assert_eq!(shown(matched(1, !7)).tag, 7);
-        assert_eq!(shown(matched(0, !i32::MAX)).tag, i32::MAX);
-        assert_eq!(shown(matched(1, 7)).tag, 7);
-        // Never matched: the empty status keeps MPI_ANY_TAG.
-        assert_eq!(shown(Status::empty()).tag, ANY_TAG);
-    }
 }

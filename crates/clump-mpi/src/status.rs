@@ -33,4 +33,32 @@ impl Status {
             _ => None,
         }
     }
+
+    /// The status a program sees of a completed request: a matched partitioned message
+    /// (a real source, a negative tag: `partitioned`'s channel) shows the program's tag.
+    pub(crate) fn shown(mut self) -> Status {
+        if self.source >= 0 && self.tag < 0 {
+            self.tag = !self.tag;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partitioned_status_shows_the_programs_tag_and_others_stay() {
+        let matched = |source, tag| Status {
+            source,
+            tag,
+            ..Status::empty()
+        };
+        assert_eq!(matched(1, !7).shown().tag, 7);
+        assert_eq!(matched(0, !i32::MAX).shown().tag, i32::MAX);
+        assert_eq!(matched(1, 7).shown().tag, 7);
+        // Never matched: the empty status keeps MPI_ANY_TAG.
+        assert_eq!(Status::empty().shown().tag, crate::matching::ANY_TAG);
+    }
 }

@@ -22,6 +22,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("poll", 0),
     ("idle", 0),
     ("cpu", 0),
+    ("serial", 0),
     ("proto", 0),
     // The transports' machinery: queues, mappings, sockets, the reliability machine.
     ("shm", 1),

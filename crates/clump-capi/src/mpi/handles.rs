@@ -5,6 +5,7 @@
 use super::abi::*;
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
 use std::os::raw::{c_int, c_void};
@@ -47,8 +48,9 @@ pub struct CommEntry {
 pub struct Persistent {
     pub start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
     pub active: Request,
-    /// A partitioned request's partitions (`MPI_Psend_init`, `MPI_Precv_init`).
-    pub parts: Option<Rc<super::partitioned::Parts>>,
+    /// A partitioned request's partitions (`MPI_Psend_init`, `MPI_Precv_init`): opaque
+    /// here, so that the registry does not depend on the module that reads them.
+    pub parts: Option<Rc<dyn Any>>,
 }
 
 #[derive(Default)]
@@ -528,7 +530,7 @@ pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -
 /// Stores a persistent request (inactive) with its partitions, if it has any.
 pub fn put_partitioned(
     start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
-    parts: Option<Rc<super::partitioned::Parts>>,
+    parts: Option<Rc<dyn Any>>,
 ) -> Handle {
     REGISTRY.with_borrow_mut(|r| {
         let h = r.fresh();
@@ -545,7 +547,7 @@ pub fn put_partitioned(
 }
 
 /// The partitions of partitioned request `h`, and whether it is active.
-pub fn partitions(h: Handle) -> Option<(Rc<super::partitioned::Parts>, bool)> {
+pub fn partitions(h: Handle) -> Option<(Rc<dyn Any>, bool)> {
     REGISTRY.with_borrow(|r| {
         let p = r.persistent.get(&h)?;
         Some((p.parts.clone()?, !p.active.is_null()))

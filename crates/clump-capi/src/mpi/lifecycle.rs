@@ -5,8 +5,8 @@
 use super::abi::*;
 use super::export::{call, mpi_functions, out};
 use super::handles::*;
+use super::runtime_start::{is_main_thread, start_runtime};
 use super::wired::{on, Failure};
-use std::cell::Cell;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -35,20 +35,6 @@ fn grant(level: c_int) {
         // any `enter`, and touches no state after this.
         unsafe { am::serial::share() };
     }
-}
-
-thread_local! {
-    /// Whether this thread initialised MPI: MPI's main thread (a fact about the thread,
-    /// not state of MPI's).
-    static MAIN: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Starts clump's MPI runtime (`MPI_Init`, or the first `MPI_Session_init`).
-pub fn start_runtime() -> Result<(), Failure> {
-    clump_mpi::set_extended(super::extended_ops::combine);
-    clump_mpi::init().map_err(err)?;
-    MAIN.with(|m| m.set(true));
-    Ok(())
 }
 
 /// `MPI_Init`: starts the runtime, or takes the one a session started.
@@ -82,7 +68,7 @@ mpi_functions! {
     }
 
     fn Is_thread_main(flag: *mut c_int) -> c_int {
-        call(|| out(flag, MAIN.with(Cell::get) as c_int))
+        call(|| out(flag, is_main_thread() as c_int))
     }
 
     fn Initialized(flag: *mut c_int) -> c_int {

@@ -42,6 +42,7 @@ mod partitioned;
 mod persistent;
 mod request_status;
 mod rma;
+mod runtime_start;
 mod sessions;
 mod split_type;
 mod statuses;

@@ -84,9 +84,16 @@ fn index(partition: c_int, count: usize) -> Result<usize, Failure> {
         })
 }
 
+/// The partitions of request `h` and whether it is active; `None` if it is not a
+/// partitioned request.
+fn parts_of(h: Handle) -> Option<(Rc<Parts>, bool)> {
+    let (parts, active) = partitions(h)?;
+    Some((parts.downcast::<Parts>().ok()?, active))
+}
+
 /// The partitions of active request `h`.
 fn active(h: Handle, call: &str) -> Result<Rc<Parts>, Failure> {
-    match partitions(h) {
+    match parts_of(h) {
         Some((parts, true)) => Ok(parts),
         Some(_) => Err((
             MPI_ERR_REQUEST,
@@ -101,7 +108,7 @@ fn active(h: Handle, call: &str) -> Result<Rc<Parts>, Failure> {
 
 /// The communicator whose handler an error of a call on request `h` goes to.
 fn comm_of(h: Handle) -> Handle {
-    partitions(h).map_or(COMM_WORLD, |(p, _)| p.comm)
+    parts_of(h).map_or(COMM_WORLD, |(p, _)| p.comm)
 }
 
 /// `MPI_Pready` of each of `partitions` of send `h`; the message starts with the last.
@@ -207,7 +214,7 @@ mpi_functions! {
 
     fn Parrived(req: Handle, partition: c_int, flag: *mut c_int) -> c_int {
         on(comm_of(req), || {
-            let arrived = match partitions(req) {
+            let arrived = match parts_of(req) {
                 // An inactive request has nothing left to arrive.
                 Some((_, false)) => true,
                 _ => {

@@ -96,7 +96,7 @@ fn ensure_runtime() -> Result<(), Failure> {
         ));
     }
     if !clump_mpi::initialized() {
-        super::lifecycle::start_runtime()?;
+        super::runtime_start::start_runtime()?;
         STARTED_BY_SESSION.store(true, Ordering::Release);
     }
     Ok(())
