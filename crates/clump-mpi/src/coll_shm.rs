@@ -51,6 +51,13 @@ fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     let mut idle = Backoff::new(rt.spin);
     while slot.seq().load(Ordering::Acquire) != k {
         checks = checks.wrapping_add(1);
+        if clump::serial::is_shared() {
+            // Threads share MPI: the call this one waits for may be another thread's of a
+            // peer that waits for a thread of ours, so every look lets the process lock go.
+            rt.progress()?;
+            clump::serial::pause();
+            continue;
+        }
         match idle.idle_round() {
             Pause::Spin => {
                 if checks.is_multiple_of(CHECKS_PER_POLL) {
