@@ -44,32 +44,20 @@ impl Slots {
 /// this process's messages before it reaches the collective: a one-sided lock or access
 /// its handler serves) and, past the spin budget, letting the core go between looks. While
 /// it spins it polls once every [`CHECKS_PER_POLL`] looks; once it lets the core go it
-/// polls before every yield, since a yield on a shared core can last a time slice and 64
-/// of them would keep a peer's request waiting for a large part of a second.
+/// polls between yields, since a yield on a shared core can last a time slice and 64 of
+/// them would keep a peer's request waiting for a large part of a second. Where threads
+/// share MPI, every look lets the process lock go (`Backoff::snooze`): the call this one
+/// waits for may be a peer's thread's that waits for another thread of ours.
 fn await_call(rt: &Runtime, slot: &Slot, k: u64) -> Result<()> {
     let mut checks = 0u32;
     let mut idle = Backoff::new(rt.spin);
+    let mut let_go = false;
     while slot.seq().load(Ordering::Acquire) != k {
         checks = checks.wrapping_add(1);
-        if clump::serial::is_shared() {
-            // Threads share MPI: the call this one waits for may be another thread's of a
-            // peer that waits for a thread of ours, so every look lets the process lock go.
+        if let_go || checks.is_multiple_of(CHECKS_PER_POLL) {
             rt.progress()?;
-            clump::serial::pause();
-            continue;
         }
-        match idle.idle_round() {
-            Pause::Spin => {
-                if checks.is_multiple_of(CHECKS_PER_POLL) {
-                    rt.progress()?;
-                }
-                std::hint::spin_loop();
-            }
-            Pause::LetGo => {
-                rt.progress()?;
-                std::thread::yield_now();
-            }
-        }
+        let_go = idle.snooze() == Pause::LetGo;
     }
     Ok(())
 }

@@ -87,18 +87,21 @@ impl Backoff {
     }
 
     /// [`Backoff::idle_round`], carried out: a spin-loop hint or a yield; in a process
-    /// whose faces are shared by threads, a pause of its lock (`serial::pause`), so that
-    /// other threads' calls run while this one waits.
+    /// whose faces are shared by threads, a pause of its lock (`serial::pause`, which
+    /// yields), so that other threads' calls run while this one waits. Says which it was,
+    /// for a waiter that polls more often once it lets the core go.
     #[inline]
-    pub fn snooze(&mut self) {
+    pub fn snooze(&mut self) -> Pause {
         if crate::serial::is_shared() {
             crate::serial::pause();
-            return;
+            return Pause::LetGo;
         }
-        match self.idle_round() {
+        let pause = self.idle_round();
+        match pause {
             Pause::Spin => std::hint::spin_loop(),
             Pause::LetGo => std::thread::yield_now(),
         }
+        pause
     }
 }
 
