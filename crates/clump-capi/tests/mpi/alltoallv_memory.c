@@ -1,8 +1,10 @@
 /* MPI_Alltoallv of contiguous types in separate buffers works in the program's own
- * buffers: the call's peak memory grows by less than the data it exchanges (a packed copy
- * of each side would grow it by twice that; what grows over UDP is the transport's
- * datagrams in flight), and every block arrives whole, at its
- * displacement, with the gaps between blocks untouched. */
+ * buffers: the call's peak memory grows by less than one and a half times the data it
+ * exchanges (a packed copy of each side grows it by twice that: 16.2-18.5 MiB of 8 MiB
+ * before the change). Over shared memory it grows by a fraction of a MiB; over UDP what
+ * grows is the transport's retained datagrams in flight, up to the network's window of
+ * 64 messages per peer (CLUMP_NET_CREDITS), seen at 8.3-9 MiB. Every block arrives
+ * whole, at its displacement, with the gaps between blocks untouched. */
 #include "check.h"
 #include <string.h>
 
@@ -62,7 +64,7 @@ int main(int argc, char **argv)
             CHECK(b[k] == -1);
     }
     printf("rank %d: peak grew %ld KiB exchanging %d KiB\n", rank, grown, 8 << 10);
-    CHECK(before > 0 && grown < (8 << 10));
+    CHECK(before > 0 && grown < (12 << 10));
     free(scounts), free(sdispls), free(rcounts), free(rdispls), free(send), free(recv);
     printf("alltoallv_memory ok\n");
     MPI_Finalize();
