@@ -9,7 +9,7 @@
 //! one encoding), each but the last with the "more" flag.
 #![no_main]
 
-use clump::net::wire::{decode, decode_next, encode, mark_followed, offsets, Integrity};
+use clump::transport::net::wire::{decode, decode_next, encode, mark_followed, offsets, Integrity};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -112,7 +112,7 @@ fn doorbell() -> String {
         Ok(s) => s,
         Err(e) => return format!("cannot tell (no UDP socket: {e})"),
     };
-    match clump::net::doorbell::Doorbell::attach(socket.as_raw_fd()) {
+    match clump::transport::net::doorbell::Doorbell::attach(socket.as_raw_fd()) {
         Ok(_) => "works (network polls skip the socket while nothing came)".into(),
         Err(e) => format!(
             "not available ({e}): network polls follow the polling policy alone; \

@@ -19,13 +19,13 @@
 //! ```
 //!
 //! The tree follows paper 001's architecture: one AM layer (`am/`) above two complete
-//! transports with the same verbs, shared memory (`shm/`) and the network (`net/`), each
-//! with its send and poll sides; the endpoint's state split by owner (`endpoint/`); the
+//! transports with the same verbs, shared memory (`transport/shm/`) and the network
+//! (`transport/net/`), each with its send and poll sides; the endpoint's state split by owner (`endpoint/`); the
 //! pure bookkeeping of credits, flights and owed answers (`proto/`). Imports only point
 //! down that list (`tests/layers.rs` checks it).
 
 /// The loom build (`--cfg loom`) model-checks the lock-free queues alone: this is the one
-/// switch that leaves everything else out of it (used here and in `shm/mod.rs`).
+/// switch that leaves everything else out of it (used here and in `transport/`).
 macro_rules! without_loom {
     ($($item:item)*) => { $( #[cfg(not(loom))] $item )* };
 }
@@ -47,9 +47,9 @@ macro_rules! testing_pub {
 }
 pub(crate) use testing_pub;
 
-pub(crate) mod shm;
+pub mod transport;
 #[cfg(not(loom))]
-pub use shm::cma;
+pub use transport::shm::cma;
 pub(crate) mod sync;
 
 without_loom! {
@@ -62,7 +62,6 @@ without_loom! {
     pub mod idle;
     mod message;
     pub mod name;
-    pub mod net;
     pub mod poll;
     pub mod serial;
     mod proto;
@@ -80,8 +79,8 @@ without_loom! {
             MAX_MEDIUM, MAX_SEGMENT, MAX_TRANSLATIONS,
         },
         name::{EndpointId, EndpointName},
-        shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
-        shm::cma::describe as describe_cross_memory_attach,
-        shm::region::Region as SharedRegion,
+        transport::shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
+        transport::shm::cma::describe as describe_cross_memory_attach,
+        transport::shm::region::Region as SharedRegion,
     };
 }

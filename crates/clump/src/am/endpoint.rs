@@ -7,12 +7,12 @@ use crate::endpoint::{EndpointCore, EndpointStats, Translation};
 use crate::error::{Error, Result};
 use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
 use crate::name::EndpointName;
-use crate::shm::region::Region;
-use crate::shm::remote::SegMemory;
+use crate::transport::shm::region::Region;
+use crate::transport::shm::remote::SegMemory;
 use crate::sync::Ordering;
-use crate::net;
-use crate::net::transport::Net;
-use crate::shm::transport::Shm;
+use crate::transport::net;
+use crate::transport::net::transport::Net;
+use crate::transport::shm::transport::Shm;
 use std::rc::Rc;
 
 /// A communication endpoint. Cloning gives another handle to the same endpoint.
@@ -202,7 +202,7 @@ impl Endpoint {
     }
 
     /// What the network transport of this endpoint did; `None` without a network.
-    pub fn net_stats(&self) -> Option<crate::net::NetStats> {
+    pub fn net_stats(&self) -> Option<crate::transport::net::NetStats> {
         self.core.net.port.borrow().as_ref().map(|p| p.stats())
     }
 

@@ -5,7 +5,7 @@
 
 use super::endpoint::Endpoint;
 use crate::error::Result;
-use crate::shm::remote::SegMapping;
+use crate::transport::shm::remote::SegMapping;
 use std::sync::Arc;
 
 /// A same-host peer's segment, mapped into this process. The mapping stays valid while

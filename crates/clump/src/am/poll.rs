@@ -6,10 +6,10 @@ use super::endpoint::Endpoint;
 use crate::endpoint::handlers::in_handler;
 use crate::endpoint::transport::Transport;
 use crate::endpoint::EndpointCore;
-use crate::net::transport::Net;
-use crate::shm::transport::Shm;
+use crate::transport::net::transport::Net;
+use crate::transport::shm::transport::Shm;
 use crate::poll::BASE_BATCH;
-use crate::{net, shm};
+use crate::transport::{net, shm};
 use std::rc::Rc;
 
 /// Messages one poll handles per queue at most, so a busy queue cannot starve the others.

@@ -5,8 +5,8 @@
 use super::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::message::MAX_SEGMENT;
-use crate::shm::remote::SegMemory;
-use crate::shm::{cma, owned};
+use crate::transport::shm::remote::SegMemory;
+use crate::transport::shm::{cma, owned};
 
 impl Endpoint {
     /// Makes the `len` bytes at `addr` this endpoint's segment (`len` 0 removes the

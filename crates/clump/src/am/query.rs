@@ -28,7 +28,7 @@ impl Endpoint {
     /// between polls (a poll costs far more than a look).
     #[inline]
     pub fn shm_ready(&self) -> bool {
-        crate::shm::poll::has_work(&self.core)
+        crate::transport::shm::poll::has_work(&self.core)
     }
 }
 

@@ -15,11 +15,11 @@ use crate::endpoint::transport::{Sent, Transport};
 use crate::endpoint::EndpointCore;
 use crate::error::{Error, Result};
 use crate::message::{HandlerIndex, Kind, Outgoing, MAX_LONG};
-use crate::net::transport::Net;
-use crate::net::NetPeer;
-use crate::shm;
-use crate::shm::segment::check_range;
-use crate::shm::transport::Shm;
+use crate::transport::net::transport::Net;
+use crate::transport::net::NetPeer;
+use crate::transport::shm;
+use crate::transport::shm::segment::check_range;
+use crate::transport::shm::transport::Shm;
 use std::rc::Rc;
 
 impl Endpoint {

@@ -9,8 +9,8 @@ use crate::message::{HandlerIndex, Kind, Outgoing};
 use crate::name::EndpointId;
 use crate::endpoint::route::Requester;
 use crate::endpoint::transport::Transport;
-use crate::net::transport::Net;
-use crate::shm::transport::Shm;
+use crate::transport::net::transport::Net;
+use crate::transport::shm::transport::Shm;
 
 impl Token<'_> {
     /// True in a request handler, false in a reply or local completion handler.

@@ -4,7 +4,7 @@
 
 use super::frame::{FrameReader, Msg, MAX_REPLY_BODY};
 use super::BootError;
-use crate::shm::wake::wait_fds;
+use crate::transport::shm::wake::wait_fds;
 use std::io::{self, ErrorKind, Read};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;

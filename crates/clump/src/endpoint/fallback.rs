@@ -9,9 +9,9 @@
 
 use super::EndpointCore;
 use crate::error::ReturnReason;
-use crate::net::NetPeer;
-use crate::shm::cma;
-use crate::shm::segment::return_reason;
+use crate::transport::net::NetPeer;
+use crate::transport::shm::cma;
+use crate::transport::shm::segment::return_reason;
 use std::io;
 use std::sync::Once;
 

@@ -45,15 +45,15 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::message::{ArgBuf, Message, Returned, ReturnedMessage, MAX_HANDLERS};
 use crate::name::{host_id, EndpointId, EndpointName, IdMap, NO_ADDR};
-use crate::net::port::NetPort;
+use crate::transport::net::port::NetPort;
 use crate::proto::held::Held;
-use crate::net::NetPeer;
+use crate::transport::net::NetPeer;
 use crate::proto::acks::AckRuns;
 use crate::proto::flow::Flow;
-use crate::shm::block::{MappedBlock, REPLY_SLOTS};
-use crate::shm::packet::Packet;
-use crate::shm::remote::{Remote, RemoteRef, SegMapping};
-use crate::shm::ring::Cursor;
+use crate::transport::shm::block::{MappedBlock, REPLY_SLOTS};
+use crate::transport::shm::packet::Packet;
+use crate::transport::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::transport::shm::ring::Cursor;
 use handlers::Token;
 use part::Part;
 use route::Route;
@@ -231,7 +231,7 @@ impl EndpointCore {
             addr: port.as_ref().map_or(NO_ADDR, |n| n.addr()),
         };
         // The process's own endpoints talk to each other without mapping both ways.
-        crate::net::members::admit(&name);
+        crate::transport::net::members::admit(&name);
         Ok(Rc::new(EndpointCore {
             name,
             bundle: RefCell::new(bundle),

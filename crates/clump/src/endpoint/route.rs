@@ -18,8 +18,8 @@
 use super::{EndpointCore, Translation};
 use crate::error::{Error, Result, ReturnReason};
 use crate::name::{EndpointId, EndpointName, NO_ADDR};
-use crate::net::NetPeer;
-use crate::shm::remote::{Remote, RemoteRef, SegMapping};
+use crate::transport::net::NetPeer;
+use crate::transport::shm::remote::{Remote, RemoteRef, SegMapping};
 use std::rc::Rc;
 use std::sync::Arc;
 

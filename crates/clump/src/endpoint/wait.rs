@@ -9,7 +9,7 @@ use super::route::Route;
 use super::EndpointCore;
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::Outgoing;
-use crate::shm::wake::{readable, wait_readable};
+use crate::transport::shm::wake::{readable, wait_readable};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::time::{Duration, Instant};

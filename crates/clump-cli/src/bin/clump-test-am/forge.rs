@@ -6,8 +6,8 @@
 //! each real request once, in order, and keep no state for any of the forgers.
 
 use crate::check::{pattern, poll_until, Failures};
-use clump::net::wire::{self, Args, Channel, Header, PacketKind};
 use clump::spmd::Spmd;
+use clump::transport::net::wire::{self, Args, Channel, Header, PacketKind};
 use clump::EndpointId;
 use std::cell::Cell;
 use std::net::{SocketAddrV4, UdpSocket};

@@ -1,0 +1,581 @@
+//! Sockets and batching: the only file of the network transport that does I/O.
+//!
+//! Each endpoint owns one non-blocking UDP socket. Outgoing datagrams are written into a
+//! batch of buffers and leave in one `sendmmsg` (`udp/tx.rs`), runs of them to one peer
+//! as segmentation-offload super-datagrams (`udp/offload.rs`); incoming ones arrive up to
+//! a batch at a time through one `recvmmsg` (`udp/rx.rs`), coalesced where the kernel
+//! does, so a poll that finds nothing costs one system call. The largest datagram to a
+//! peer comes from the path to it (`udp/path.rs`) unless configured. The fault injector
+//! (`faults.rs`) acts here, on the way out, on each datagram (so on single segments of
+//! super-datagrams).
+
+mod offload;
+mod path;
+mod replay;
+mod rx;
+mod tx;
+
+pub use offload::Offload;
+
+use crate::config::Faults;
+use crate::transport::net::doorbell::Doorbell;
+use crate::transport::net::faults::{Fate, FaultInjector};
+use crate::transport::net::fragment::Fragment;
+use crate::transport::net::wire::MAX_DATAGRAM;
+use rx::RxBatch;
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::{AsRawFd, RawFd};
+
+/// Datagrams one `sendmmsg` or `recvmmsg` moves at most.
+pub const BATCH: usize = 64;
+/// With a doorbell, polls that find it silent skip the socket; one in this many reads
+/// it anyway, in case the hint was wrong (see `doorbell.rs`).
+const READS_SKIPPED_AT_MOST: u32 = 32;
+/// Socket buffer sizes asked for: bursts of a window of datagrams must not overflow them.
+const SOCKET_BUFFER: usize = 4 << 20;
+
+/// Counters of what the socket layer did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UdpStats {
+    pub sent: u64,
+    pub received: u64,
+    /// Datagrams the kernel refused (socket buffer full, no route): lost, as on a wire.
+    pub send_errors: u64,
+    pub injected_losses: u64,
+    /// Copies of captured datagrams sent again by the replay fault (`udp/replay.rs`).
+    pub replayed: u64,
+    /// Super-datagrams sent (each counted in `sent` as its segments).
+    pub super_datagrams: u64,
+    /// `sendmmsg` calls.
+    pub send_calls: u64,
+    /// Datagrams that came up coalesced behind the first of their receive buffer.
+    pub coalesced: u64,
+    /// Reads of the socket that failed other than for want of a datagram (an ICMP report
+    /// of an earlier send, a broken socket); the first is said on stderr.
+    pub receive_errors: u64,
+}
+
+/// One endpoint's socket with its send and receive batches.
+pub struct UdpPort {
+    socket: std::net::UdpSocket,
+    local: SocketAddrV4,
+    /// The size of the transmit buffers: the configured datagram size, else the largest.
+    max_datagram: usize,
+    /// Whether the configuration fixed the datagram size (else it comes from the path).
+    fixed: bool,
+    /// The largest datagram to each peer address, as its path says.
+    paths: HashMap<Ipv4Addr, usize>,
+    offload: Offload,
+    tx: tx::TxBatch,
+    /// Datagrams queued in `tx`.
+    tx_count: usize,
+    rx: RxBatch,
+    faults: Option<FaultInjector>,
+    /// Datagrams the injector holds back, sent after the next batch (reordering).
+    held: VecDeque<(SocketAddrV4, Vec<u8>)>,
+    replayer: Option<replay::Replayer>,
+    doorbell: Option<Doorbell>,
+    /// Reads skipped in a row because the doorbell was silent.
+    skipped: u32,
+    stats: UdpStats,
+}
+
+impl UdpPort {
+    /// A socket bound to `ip` on a port the kernel picks, sending datagrams of at most
+    /// `max_datagram` bytes (`None`: as large as the path to each peer carries) and, if
+    /// `offload`, super-datagrams where the kernel can.
+    pub fn bind(
+        ip: Ipv4Addr,
+        max_datagram: Option<usize>,
+        offload: bool,
+        faults: Faults,
+    ) -> io::Result<UdpPort> {
+        use socket2::{Domain, Protocol, Socket, Type};
+        // socket2 opens sockets close-on-exec.
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+        // Larger buffers are a wish: the kernel caps them at its limits.
+        let _ = socket.set_recv_buffer_size(SOCKET_BUFFER);
+        let _ = socket.set_send_buffer_size(SOCKET_BUFFER);
+        socket.bind(&SocketAddrV4::new(ip, 0).into())?;
+        socket.set_nonblocking(true)?;
+        let socket: std::net::UdpSocket = socket.into();
+        let offload = if offload {
+            offload::enable(socket.as_raw_fd())
+        } else {
+            Offload::default()
+        };
+        let local = match socket.local_addr()? {
+            std::net::SocketAddr::V4(a) => a,
+            std::net::SocketAddr::V6(_) => unreachable!("bound to an IPv4 address"),
+        };
+        let cap = max_datagram.unwrap_or(MAX_DATAGRAM).min(MAX_DATAGRAM);
+        let replayer = match faults.replay > 0 {
+            true => Some(replay::Replayer::bind(local)?),
+            false => None,
+        };
+        Ok(UdpPort {
+            socket,
+            local,
+            max_datagram: cap,
+            fixed: max_datagram.is_some(),
+            paths: HashMap::new(),
+            offload,
+            tx: tx::TxBatch::new(cap),
+            tx_count: 0,
+            rx: RxBatch::new(),
+            faults: faults.any().then(|| FaultInjector::new(faults)),
+            held: VecDeque::new(),
+            replayer,
+            doorbell: None,
+            skipped: 0,
+            stats: UdpStats::default(),
+        })
+    }
+
+    /// Gives the socket a doorbell (see `doorbell.rs`); an error where this process may
+    /// not load BPF programs, and the socket then works without one.
+    pub fn attach_doorbell(&mut self) -> io::Result<()> {
+        self.doorbell = Some(Doorbell::attach(self.socket.as_raw_fd())?);
+        Ok(())
+    }
+
+    pub fn has_doorbell(&self) -> bool {
+        self.doorbell.is_some()
+    }
+
+    /// Whether the doorbell says datagrams wait (false without a doorbell).
+    pub fn rang(&self) -> bool {
+        self.doorbell.as_ref().is_some_and(Doorbell::rang)
+    }
+
+    pub fn local_addr(&self) -> SocketAddrV4 {
+        self.local
+    }
+
+    /// The size of the transmit buffers: no datagram sent is larger.
+    pub fn max_datagram(&self) -> usize {
+        self.max_datagram
+    }
+
+    /// The largest datagram to send to `to`: the configured size, else what the path
+    /// carries (looked up once per address; 1472, an Ethernet frame's, if it cannot be).
+    pub fn path_datagram(&mut self, to: Ipv4Addr) -> usize {
+        if self.fixed {
+            return self.max_datagram;
+        }
+        let (local, cap) = (*self.local.ip(), self.max_datagram);
+        *self.paths.entry(to).or_insert_with(|| {
+            path::datagram_to(local, SocketAddrV4::new(to, 9))
+                .unwrap_or(1472)
+                .min(cap)
+        })
+    }
+
+    /// The offloads in force (segmentation goes off if the path refuses it).
+    pub fn offload(&self) -> Offload {
+        self.offload
+    }
+
+    pub fn stats(&self) -> UdpStats {
+        self.stats
+    }
+
+    /// The buffer for the next outgoing datagram; sends the batch first if it is full.
+    pub fn tx_buffer(&mut self) -> &mut [u8] {
+        if self.tx_count == BATCH {
+            self.flush();
+        }
+        self.tx.buffer(self.tx_count)
+    }
+
+    /// Queues the `len` bytes written into the last [`UdpPort::tx_buffer`] for `to`.
+    pub fn tx_commit(&mut self, to: SocketAddrV4, len: usize) {
+        self.tx_commit_parts(to, len, None);
+    }
+
+    /// Queues a datagram for `to`: the `len` bytes written into the last
+    /// [`UdpPort::tx_buffer`], then `fragment`, sent from where it lies. The buffer holds
+    /// both (they make one datagram of at most [`UdpPort::max_datagram`] bytes).
+    pub fn tx_commit_parts(&mut self, to: SocketAddrV4, len: usize, fragment: Option<Fragment>) {
+        let i = self.tx_count;
+        let fate = match &mut self.faults {
+            Some(f) => f.decide(),
+            None => Fate::CLEAN,
+        };
+        if fate != Fate::CLEAN {
+            // What the injector does acts on a datagram's own bytes (never on the
+            // message's payload, which later retransmissions send): it gets a copy.
+            let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
+            self.tx.buffer(i)[len..len + body.len()].copy_from_slice(body);
+            return self.commit_faulty(to, len + body.len(), fate);
+        }
+        self.tx.describe(i, to, len, fragment);
+        self.tx_count += 1;
+    }
+
+    /// Queues the `len` bytes of the last [`UdpPort::tx_buffer`] for `to` as `fate`
+    /// says: corrupted, lost, held back for reordering or duplicated.
+    fn commit_faulty(&mut self, to: SocketAddrV4, len: usize, fate: Fate) {
+        let i = self.tx_count;
+        if let Some((at, mask)) = fate.corrupt {
+            if len > 0 {
+                self.tx.buffer(i)[at % len] ^= mask;
+            }
+        }
+        if let (true, Some(r)) = (fate.replay, &mut self.replayer) {
+            r.capture(to, &self.tx.buffer(i)[..len]);
+        }
+        match fate.copies {
+            0 => self.stats.injected_losses += 1,
+            _ if fate.hold => {
+                let bytes = self.tx.buffer(i)[..len].to_vec();
+                if fate.copies == 2 {
+                    self.held.push_back((to, bytes.clone()));
+                }
+                self.held.push_back((to, bytes));
+            }
+            copies => {
+                self.tx.describe(i, to, len, None);
+                self.tx_count += 1;
+                // A duplicate that no longer fits in the batch is not made.
+                if copies == 2 && self.tx_count < BATCH {
+                    self.tx.duplicate(i);
+                    self.tx_count += 1;
+                }
+            }
+        }
+    }
+
+    /// Whether datagrams wait to be sent.
+    pub fn tx_pending(&self) -> bool {
+        self.tx_count > 0
+            || !self.held.is_empty()
+            || self.replayer.as_ref().is_some_and(replay::Replayer::pending)
+    }
+
+    /// Sends the batch (one `sendmmsg`, more only if the kernel takes part of it), then
+    /// anything held back for reordering. Datagrams the kernel refuses are lost, as they
+    /// would be on a wire; the reliability layer sends them again.
+    pub fn flush(&mut self) {
+        let sent = self
+            .tx
+            .send(&self.socket, self.tx_count, &mut self.offload.segmentation);
+        self.stats.sent += sent.datagrams;
+        self.stats.send_errors += sent.refused;
+        self.stats.super_datagrams += sent.super_datagrams;
+        self.stats.send_calls += sent.calls;
+        self.tx_count = 0;
+        while let Some((to, bytes)) = self.held.pop_front() {
+            match self.socket.send_to(&bytes, to) {
+                Ok(_) => self.stats.sent += 1,
+                Err(_) => self.stats.send_errors += 1,
+            }
+        }
+        if let Some(r) = &mut self.replayer {
+            let replayed = r.send_due(&self.socket);
+            self.stats.replayed += replayed.sent;
+            self.stats.send_errors += replayed.refused;
+        }
+    }
+
+    /// Receives up to `max` datagrams (at most [`BATCH`], more if some came coalesced)
+    /// waiting on the socket, with one system call; returns how many. Read them with [`UdpPort::received`]. With a
+    /// doorbell that is silent, it mostly makes no call and returns 0.
+    pub fn receive(&mut self, max: usize) -> usize {
+        let mut max = max.clamp(1, BATCH);
+        // One read of the counter decides whether to read the socket and how much.
+        let counted = match &self.doorbell {
+            Some(bell) => {
+                let counted = bell.snapshot();
+                match bell.unread(counted) {
+                    0 if self.skipped < READS_SKIPPED_AT_MOST => {
+                        self.skipped += 1;
+                        self.rx.clear();
+                        return 0;
+                    }
+                    0 => {}
+                    unread => max = max.min(unread as usize),
+                }
+                counted
+            }
+            None => 0,
+        };
+        self.skipped = 0;
+        let buffers = match self.rx.receive(&self.socket, max) {
+            Ok(buffers) => buffers,
+            Err(e) => {
+                self.receive_failed(&e);
+                0
+            }
+        };
+        if let Some(bell) = &mut self.doorbell {
+            bell.read(counted, buffers);
+        }
+        let datagrams = self.rx.datagrams();
+        self.stats.received += datagrams as u64;
+        self.stats.coalesced += (datagrams - buffers) as u64;
+        datagrams
+    }
+
+    /// Datagram `i` of the last [`UdpPort::receive`]: its sender and bytes.
+    pub fn received(&self, i: usize) -> (SocketAddrV4, &[u8]) {
+        self.rx.received(i)
+    }
+
+    /// A read that found no datagram: EAGAIN and EINTR are an empty socket; anything
+    /// else is counted and, the first time, said (the protocol recovers what it lost, so
+    /// the poll goes on).
+    #[cold]
+    fn receive_failed(&mut self, e: &io::Error) {
+        if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) {
+            return;
+        }
+        self.stats.receive_errors += 1;
+        if self.stats.receive_errors == 1 {
+            eprintln!(
+                "clump: reading the socket {} failed: {e} (later failures are counted in its statistics)",
+                self.local
+            );
+        }
+    }
+}
+
+impl AsRawFd for UdpPort {
+    fn as_raw_fd(&self) -> RawFd {
+        self.socket.as_raw_fd()
+    }
+}
+
+fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: a.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(a.ip().octets()),
+        },
+        sin_zero: [0; 8],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(faults: Faults) -> UdpPort {
+        UdpPort::bind(Ipv4Addr::LOCALHOST, Some(1472), true, faults).unwrap()
+    }
+
+    fn send(p: &mut UdpPort, to: SocketAddrV4, bytes: &[u8]) {
+        p.tx_buffer()[..bytes.len()].copy_from_slice(bytes);
+        p.tx_commit(to, bytes.len());
+    }
+
+    /// Everything that arrives at `p` within a short while.
+    fn drain(p: &mut UdpPort) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+        while std::time::Instant::now() < deadline {
+            let n = p.receive(BATCH);
+            got.extend((0..n).map(|i| p.received(i).1.to_vec()));
+            if n == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        got
+    }
+
+    /// A failed read other than an empty socket is counted, not taken for no datagram:
+    /// here the kernel's report that an earlier datagram found its port closed.
+    #[test]
+    fn a_failed_read_is_counted_and_an_empty_socket_is_not() {
+        let mut p = port(Faults::default());
+        assert_eq!(p.receive(BATCH), 0);
+        assert_eq!(p.stats().receive_errors, 0, "an empty socket is no failure");
+        let closed = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let closed_addr = closed.local_addr().unwrap();
+        drop(closed);
+        // A connected UDP socket hears of the ICMP "port unreachable" at its next read.
+        p.socket.connect(closed_addr).unwrap();
+        p.socket.send(b"nobody").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while p.stats().receive_errors == 0 && std::time::Instant::now() < deadline {
+            assert_eq!(p.receive(BATCH), 0);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(p.stats().receive_errors, 1);
+    }
+
+    #[test]
+    fn a_batch_goes_out_in_one_flush_and_comes_in_with_its_sender() {
+        let mut a = port(Faults::default());
+        let mut b = port(Faults::default());
+        assert_eq!(b.receive(BATCH), 0, "an empty socket reads as nothing");
+        for i in 0..150u8 {
+            send(&mut a, b.local_addr(), &[i; 100]);
+        }
+        a.flush();
+        assert!(!a.tx_pending());
+        let got = drain(&mut b);
+        assert_eq!(got.len(), 150);
+        assert!(got.iter().enumerate().all(|(i, d)| d == &[i as u8; 100]));
+        send(&mut b, a.local_addr(), b"back");
+        b.flush();
+        let n = loop {
+            let n = a.receive(1);
+            if n > 0 {
+                break n;
+            }
+        };
+        assert_eq!(n, 1);
+        assert_eq!(a.received(0), (b.local_addr(), &b"back"[..]));
+        assert_eq!(a.stats().sent, 150);
+    }
+
+    /// Sends 45 datagrams to `b` (44 of 1000 bytes, one of 300, each starting with its
+    /// index) in one flush; returns the indices that arrived, in order.
+    fn send_a_run(a: &mut UdpPort, b: &mut UdpPort) -> Vec<u8> {
+        for i in 0..45u8 {
+            let len = if i == 44 { 300 } else { 1000 };
+            let mut d = vec![i; len];
+            d[len - 1] = !i;
+            send(a, b.local_addr(), &d);
+        }
+        a.flush();
+        drain(b)
+            .iter()
+            .map(|d| {
+                let (i, len) = (d[0], d.len());
+                assert_eq!(len, if i == 44 { 300 } else { 1000 }, "datagram {i}");
+                assert!(d[..len - 1].iter().all(|&x| x == i) && d[len - 1] == !i);
+                i
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_to_one_peer_leaves_as_super_datagrams_and_arrives_split_back() {
+        let mut a = port(Faults::default());
+        let mut b = port(Faults::default());
+        let got = send_a_run(&mut a, &mut b);
+        assert_eq!(got, (0..45).collect::<Vec<u8>>());
+        let (sa, sb) = (a.stats(), b.stats());
+        assert_eq!((sa.sent, sb.received), (45, 45));
+        if a.offload().segmentation {
+            // 44 segments of 1000 bytes fit in one; the last run follows.
+            assert_eq!((sa.super_datagrams, sa.send_calls), (1, 1), "{sa:?}");
+        }
+        if b.offload().coalescing && a.offload().segmentation {
+            assert!(sb.coalesced > 0, "{sb:?}");
+        }
+        // Without offload: one datagram per entry, the same bytes.
+        let mut plain =
+            UdpPort::bind(Ipv4Addr::LOCALHOST, Some(1472), false, Faults::default()).unwrap();
+        let got = send_a_run(&mut plain, &mut b);
+        assert_eq!(got.len(), 45);
+        assert_eq!(plain.stats().super_datagrams, 0);
+        assert_eq!(plain.offload(), Offload::default());
+    }
+
+    #[test]
+    fn a_segment_lost_on_the_way_leaves_its_run_whole_around_it() {
+        let lossy = Faults {
+            loss: 20.0,
+            seed: 3,
+            ..Faults::default()
+        };
+        let mut a = port(lossy);
+        let mut b = port(Faults::default());
+        let got = send_a_run(&mut a, &mut b);
+        let lost = a.stats().injected_losses as usize;
+        assert!(lost > 0 && got.len() == 45 - lost, "{lost} lost, {got:?}");
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "in order: {got:?}");
+    }
+
+    #[test]
+    fn the_path_gives_loopback_its_largest_datagram_unless_configured() {
+        let mut free = UdpPort::bind(Ipv4Addr::LOCALHOST, None, true, Faults::default()).unwrap();
+        assert_eq!(free.path_datagram(Ipv4Addr::LOCALHOST), MAX_DATAGRAM);
+        assert_eq!(free.max_datagram(), MAX_DATAGRAM);
+        let mut fixed = port(Faults::default());
+        assert_eq!(fixed.path_datagram(Ipv4Addr::LOCALHOST), 1472);
+        // A full-sized datagram goes through whole.
+        let mut b = port(Faults::default());
+        send(&mut free, b.local_addr(), &vec![7u8; MAX_DATAGRAM]);
+        free.flush();
+        let got = drain(&mut b);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].len(), MAX_DATAGRAM);
+    }
+
+    #[test]
+    fn the_injector_drops_duplicates_reorders_and_corrupts() {
+        let mut b = port(Faults::default());
+        let faults = |loss, duplicate, reorder, corrupt| Faults {
+            loss,
+            duplicate,
+            reorder,
+            corrupt,
+            replay: 0,
+            seed: 7,
+        };
+        let mut lossy = port(faults(100.0, 0.0, 0.0, 0.0));
+        send(&mut lossy, b.local_addr(), b"x");
+        lossy.flush();
+        assert_eq!(lossy.stats().injected_losses, 1);
+        let mut dup = port(faults(0.0, 100.0, 0.0, 0.0));
+        send(&mut dup, b.local_addr(), b"twice");
+        dup.flush();
+        let mut corrupt = port(faults(0.0, 0.0, 0.0, 100.0));
+        send(&mut corrupt, b.local_addr(), b"clean");
+        corrupt.flush();
+        let got = drain(&mut b);
+        assert_eq!(got.iter().filter(|d| d.as_slice() == b"twice").count(), 2);
+        assert!(got.iter().all(|d| d.as_slice() != b"x"));
+        assert!(got
+            .iter()
+            .any(|d| d.len() == 5 && d.as_slice() != b"clean" && d.as_slice() != b"twice"));
+        let mut reorder = port(faults(0.0, 0.0, 50.0, 0.0));
+        for i in 0..40u8 {
+            send(&mut reorder, b.local_addr(), &[i]);
+        }
+        reorder.flush();
+        let got: Vec<u8> = drain(&mut b).iter().map(|d| d[0]).collect();
+        assert_eq!(got.len(), 40);
+        assert!(
+            got.windows(2).any(|w| w[0] > w[1]),
+            "some arrive out of order"
+        );
+    }
+
+    #[test]
+    fn the_replay_fault_sends_the_first_datagrams_again_from_a_second_port() {
+        let mut b = port(Faults::default());
+        let replaying = Faults {
+            replay: 1,
+            seed: 5,
+            ..Faults::default()
+        };
+        let mut a = port(replaying);
+        send(&mut a, b.local_addr(), b"captured");
+        send(&mut a, b.local_addr(), b"captured");
+        a.flush();
+        assert!(a.tx_pending(), "the replay waits for the next flush");
+        a.flush();
+        assert!(!a.tx_pending());
+        let mut from = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        while from.len() < 4 && std::time::Instant::now() < deadline {
+            for i in 0..b.receive(BATCH) {
+                let (sender, bytes) = b.received(i);
+                assert_eq!(bytes, b"captured");
+                from.push(sender);
+            }
+        }
+        let own = from.iter().filter(|&&f| f == a.local_addr()).count();
+        // Both sent, and the first (the only one captured) again from both ports.
+        assert_eq!((from.len(), own), (4, 3), "{from:?}");
+        assert_eq!(a.stats().replayed, 2);
+    }
+}
