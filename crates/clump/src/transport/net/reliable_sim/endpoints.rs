@@ -156,7 +156,15 @@ impl Sim<'_> {
 
     /// One poll of machine `m`, as `net/poll.rs` runs it.
     fn poll(&mut self, m: usize) {
-        let credits = self.s.credits;
+        self.settle_silent_peers(m);
+        self.take_answers(m);
+        self.serve_requests(m);
+        self.flush_owed_acks(m);
+    }
+
+    /// Peers the machine gave up on: every request in flight to them comes back, each
+    /// with its translation, and none that ran there comes back "unreachable".
+    fn settle_silent_peers(&mut self, m: usize) {
         let mc = &mut self.machines[m];
         let mut unreachable = Vec::new();
         while let Some(Event::Silent(p)) = mc.rel.poll_event() {
@@ -193,6 +201,10 @@ impl Sim<'_> {
             let ran = self.machines[t].expected[m];
             assert!(n >= ran, "request {n} from {m} returned unreachable, but {t} ran it");
         }
+    }
+
+    /// Replies and acks: each settles its peer's oldest request in flight.
+    fn take_answers(&mut self, m: usize) {
         let mc = &mut self.machines[m];
         while let Some(msg) = mc.rel.poll_inbound(Channel::Reply) {
             let from = usize::from(msg.from.addr);
@@ -211,6 +223,13 @@ impl Sim<'_> {
                 mc.answered[from] += 1;
             }
         }
+    }
+
+    /// Requests run once and in order, within the sender's credits; each is answered by a
+    /// reply or an owed ack.
+    fn serve_requests(&mut self, m: usize) {
+        let credits = self.s.credits;
+        let mc = &mut self.machines[m];
         while let Some(msg) = mc.rel.poll_inbound(Channel::Request) {
             let from = usize::from(msg.from.addr);
             let n = number(&msg.header);
@@ -233,6 +252,12 @@ impl Sim<'_> {
                 mc.acks.owe(msg.from);
             }
         }
+    }
+
+    /// Owed acks go at once, or (held) at half a window or after the credit delay.
+    fn flush_owed_acks(&mut self, m: usize) {
+        let credits = self.s.credits;
+        let mc = &mut self.machines[m];
         if !self.s.hold {
             flush_acks(mc, self.now);
         } else if !mc.acks.is_empty() {
