@@ -81,6 +81,7 @@ pub use p2p::{
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,
 };
 pub use partitioned::{check_partitioned, precv, psend};
+pub use requests::Requests;
 pub use runtime::{
     bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, quiesce,
     CollTag, SendMode, Thresholds,

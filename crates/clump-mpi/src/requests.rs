@@ -1,12 +1,14 @@
 //! The table of pending requests: a slab whose ids carry a generation, so that an id whose
 //! request completed and whose slot was reused names nothing rather than another request.
 //! (A hash map did this job at the cost of hashing on every send, receive and wait.)
+//! The C face keeps its request handles in one too, with fewer generations so that a
+//! handle fits a C `int`.
 
 use std::ops::Index;
 
-/// Slots' generations stay at most this, so that no id has its top bit set (the
-/// point-to-point layer reserves those ids: logged eager sends, `u64::MAX` and the two
-/// below it).
+/// Slots' generations stay at most this by default, so that no id has its top bit set
+/// (the point-to-point layer reserves those ids: logged eager sends, `u64::MAX` and the
+/// two below it).
 const LAST_GENERATION: u32 = (1 << 31) - 1;
 
 struct Slot<T> {
@@ -14,12 +16,13 @@ struct Slot<T> {
     value: Option<T>,
 }
 
-pub struct Requests<T> {
+/// The slab; generations run from 1 to `LAST`, then start again at 1.
+pub struct Requests<T, const LAST: u32 = LAST_GENERATION> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
 }
 
-impl<T> Default for Requests<T> {
+impl<T, const LAST: u32> Default for Requests<T, LAST> {
     fn default() -> Self {
         Requests {
             slots: Vec::new(),
@@ -33,7 +36,12 @@ fn id(index: u32, generation: u32) -> u64 {
     (generation as u64) << 32 | index as u64
 }
 
-impl<T> Requests<T> {
+impl<T, const LAST: u32> Requests<T, LAST> {
+    /// The slot index the next `insert` takes (a caller that bounds indices checks it).
+    pub fn next_index(&self) -> usize {
+        self.free.last().map_or(self.slots.len(), |&i| i as usize)
+    }
+
     pub fn insert(&mut self, value: T) -> u64 {
         match self.free.pop() {
             Some(i) => {
@@ -77,7 +85,7 @@ impl<T> Requests<T> {
             return None;
         }
         let value = slot.value.take()?;
-        slot.generation = if slot.generation >= LAST_GENERATION {
+        slot.generation = if slot.generation >= LAST {
             1
         } else {
             slot.generation + 1
@@ -87,7 +95,7 @@ impl<T> Requests<T> {
     }
 }
 
-impl<T> Index<&u64> for Requests<T> {
+impl<T, const LAST: u32> Index<&u64> for Requests<T, LAST> {
     type Output = T;
 
     fn index(&self, id: &u64) -> &T {
@@ -101,7 +109,7 @@ mod tests {
 
     #[test]
     fn ids_of_removed_requests_name_nothing_even_once_their_slot_is_reused() {
-        let mut r = Requests::default();
+        let mut r: Requests<_> = Requests::default();
         let a = r.insert("a");
         let b = r.insert("b");
         assert!(a != 0 && b != 0 && a != b);
@@ -118,12 +126,29 @@ mod tests {
 
     #[test]
     fn generations_wrap_before_the_reserved_ids() {
-        let mut r = Requests::default();
+        let mut r: Requests<_> = Requests::default();
         let first = r.insert(0);
         r.slots[0].generation = LAST_GENERATION;
         let last = id(0, LAST_GENERATION);
         assert_eq!(r.remove(last), Some(0));
         assert_eq!(r.insert(1), first);
         assert!(last < 1 << 63);
+    }
+
+    #[test]
+    fn a_smaller_generation_bound_wraps_there_and_the_next_index_is_known() {
+        let mut r: Requests<u8, 3> = Requests::default();
+        assert_eq!(r.next_index(), 0);
+        let a = r.insert(0);
+        assert_eq!(r.next_index(), 1);
+        let mut ids = vec![a];
+        for _ in 0..3 {
+            let id = *ids.last().unwrap();
+            assert_eq!(r.remove(id), Some(0));
+            assert_eq!(r.next_index(), 0, "the freed slot comes back first");
+            ids.push(r.insert(0));
+        }
+        let generations: Vec<u64> = ids.iter().map(|id| id >> 32).collect();
+        assert_eq!(generations, [1, 2, 3, 1]);
     }
 }

@@ -136,7 +136,7 @@ mpi_functions! {
         // The data is in the attached buffer when this returns: the request is complete.
         on(c, || {
             bsend(buf, n, t, dest, tag, c)?;
-            out(req, put_request(Request::null())).map_err(|e| (e, "NULL request".into()))
+            out(req, put_request(Request::null())?).map_err(|e| (e, "NULL request".into()))
         })
     }
 }

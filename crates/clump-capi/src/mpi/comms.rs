@@ -68,7 +68,7 @@ pub fn idup_out(c: Handle, newcomm: *mut Handle, req: *mut Handle) -> Result<(),
             .map_err(|(_, m)| clump_mpi::Error::new(clump_mpi::ErrorClass::Comm, m))
     };
     let r = comm(c)?.idup(Box::new(done)).map_err(err)?;
-    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+    out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
 }
 
 /// Reads the handle an in-out pointer argument holds.

@@ -3,8 +3,9 @@
 //! `MPI_Fint` of implementation-specific headers), and address arithmetic.
 //!
 //! clump's handles are small integers already (predefined ones below 0x300, the program's
-//! counted up from 0x10000), so a handle's int is its value, and every int is some handle
-//! (one naming nothing fails where it is used, as an invalid handle does).
+//! counted up from 0x10000, requests between 2^30 and 2^31), so a handle's int is its
+//! value, and every int is some handle (one naming nothing fails where it is used, as an
+//! invalid handle does).
 
 use super::abi::MpiAint as Aint;
 use super::export::mpi_functions;

@@ -70,7 +70,7 @@ pub(super) fn query_with(
 /// Starts a generalized request over `hooks` and writes its handle to `req`.
 pub(super) fn start(hooks: SharedHooks, req: *mut Handle) -> Result<(), (c_int, String)> {
     let r = clump_mpi::grequest_start(hooks).map_err(err)?;
-    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+    out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
 }
 
 mpi_functions! {

@@ -1,8 +1,10 @@
 //! ABI handles <-> clump-mpi objects: predefined communicators, datatypes and operations
-//! have the values the standard ABI fixes; requests live in a per-thread registry keyed by
-//! handle. Also the status layout and the error handlers of the two communicators.
+//! have the values the standard ABI fixes; the program's objects live in a per-thread
+//! registry keyed by handle (requests in [`request_table`]'s slab). Also the status layout
+//! and the error handlers of the two communicators.
 
 use super::abi::*;
+use super::request_table::{Entry as RequestEntry, RequestTable};
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
@@ -22,7 +24,8 @@ pub const ERRORS_ABORT: Handle = 0x142;
 pub const ERRORS_RETURN: Handle = 0x143;
 /// `MPI_IN_PLACE`.
 pub const IN_PLACE: usize = 1;
-/// User request handles start here, far above every predefined handle value.
+/// Handles of the program's objects (other than requests) start here, far above every
+/// predefined handle value.
 const FIRST_REQUEST: Handle = 0x10000;
 
 /// The ABI's `MPI_Status`.
@@ -55,8 +58,7 @@ pub struct Persistent {
 
 #[derive(Default)]
 struct Registry {
-    requests: HashMap<Handle, Request>,
-    persistent: HashMap<Handle, Persistent>,
+    requests: RequestTable,
     datatypes: HashMap<Handle, Datatype>,
     /// The predefined datatypes built so far, by handle value from `MPI_DATATYPE_NULL` on
     /// (the values are fixed and few; each is built once, then found by index).
@@ -322,6 +324,7 @@ pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
 }
 
 /// Datatype `h` among the user's and the predefined ones (built on first use).
+#[inline(always)]
 fn find_datatype<'a>(
     user: &'a HashMap<Handle, Datatype>,
     predefined: &'a mut Vec<Option<Datatype>>,
@@ -394,16 +397,39 @@ pub fn with_type_and_comm<T>(
     c: Handle,
     f: impl FnOnce(&Datatype, &Comm) -> Result<T, (c_int, String)>,
 ) -> Result<T, (c_int, String)> {
+    with_type_and_comm_then(t, c, f, |_, v| Ok(v))
+}
+
+/// [`with_type_and_comm`] for a call that makes a request: stores it in the same registry
+/// access (two when threads share MPI) and returns its handle.
+pub fn request_with_type_and_comm(
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(&Datatype, &Comm) -> Result<Request, (c_int, String)>,
+) -> Result<Handle, (c_int, String)> {
+    with_type_and_comm_then(t, c, f, store_request)
+}
+
+/// [`with_type_and_comm`], then `then` on the registry and what `f` gave.
+#[inline(always)]
+fn with_type_and_comm_then<T, U>(
+    t: Handle,
+    c: Handle,
+    f: impl FnOnce(&Datatype, &Comm) -> Result<T, (c_int, String)>,
+    then: impl FnOnce(&mut Registry, T) -> Result<U, (c_int, String)>,
+) -> Result<U, (c_int, String)> {
     if am::serial::is_shared() {
         let (dt, comm) = REGISTRY.with_borrow_mut(|r| {
             let (dt, comm) = type_and_comm(r, t, c)?;
             Ok::<_, (c_int, String)>((dt.clone(), comm.clone()))
         })?;
-        return f(&dt, &comm);
+        let v = f(&dt, &comm)?;
+        return REGISTRY.with_borrow_mut(|r| then(r, v));
     }
     REGISTRY.with_borrow_mut(|r| {
         let (dt, comm) = type_and_comm(r, t, c)?;
-        f(dt, comm)
+        let v = f(dt, comm)?;
+        then(r, v)
     })
 }
 
@@ -511,19 +537,22 @@ pub fn free_op(h: Handle) -> Result<(), (c_int, String)> {
 }
 
 /// Stores `req` and returns its handle (`MPI_REQUEST_NULL` for a null request).
-pub fn put_request(req: Request) -> Handle {
+pub fn put_request(req: Request) -> Result<Handle, (c_int, String)> {
+    REGISTRY.with_borrow_mut(|r| store_request(r, req))
+}
+
+#[inline]
+fn store_request(r: &mut Registry, req: Request) -> Result<Handle, (c_int, String)> {
     if req.is_null() {
-        return REQUEST_NULL;
+        return Ok(REQUEST_NULL);
     }
-    REGISTRY.with_borrow_mut(|r| {
-        let h = r.fresh();
-        r.requests.insert(h, req);
-        h
-    })
+    r.requests.insert(RequestEntry::Plain(req))
 }
 
 /// Stores a persistent request (inactive) and returns its handle.
-pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -> Handle {
+pub fn put_persistent(
+    start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
+) -> Result<Handle, (c_int, String)> {
     put_partitioned(start, None)
 }
 
@@ -531,32 +560,26 @@ pub fn put_persistent(start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>) -
 pub fn put_partitioned(
     start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
     parts: Option<Rc<dyn Any>>,
-) -> Handle {
-    REGISTRY.with_borrow_mut(|r| {
-        let h = r.fresh();
-        r.persistent.insert(
-            h,
-            Persistent {
-                start,
-                active: Request::null(),
-                parts,
-            },
-        );
-        h
-    })
+) -> Result<Handle, (c_int, String)> {
+    let p = Persistent {
+        start,
+        active: Request::null(),
+        parts,
+    };
+    REGISTRY.with_borrow_mut(|r| r.requests.insert(RequestEntry::Persistent(Box::new(p))))
 }
 
 /// The partitions of partitioned request `h`, and whether it is active.
 pub fn partitions(h: Handle) -> Option<(Rc<dyn Any>, bool)> {
     REGISTRY.with_borrow(|r| {
-        let p = r.persistent.get(&h)?;
+        let p = r.requests.persistent(h)?;
         Some((p.parts.clone()?, !p.active.is_null()))
     })
 }
 
 /// Puts `req` in the place of persistent request `h`'s current start, which it returns.
 pub fn replace_active(h: Handle, req: Request) -> Request {
-    REGISTRY.with_borrow_mut(|r| match r.persistent.get_mut(&h) {
+    REGISTRY.with_borrow_mut(|r| match r.requests.persistent_mut(h) {
         Some(p) => std::mem::replace(&mut p.active, req),
         None => req,
     })
@@ -564,7 +587,7 @@ pub fn replace_active(h: Handle, req: Request) -> Request {
 
 /// Starts persistent request `h`.
 pub fn start_persistent(h: Handle) -> Result<(), (c_int, String)> {
-    let start = REGISTRY.with_borrow(|r| match r.persistent.get(&h) {
+    let start = REGISTRY.with_borrow(|r| match r.requests.persistent(h) {
         Some(p) if p.active.is_null() => Ok(p.start.clone()),
         Some(_) => Err((MPI_ERR_REQUEST, format!("request {h:#x} is already active"))),
         None => Err((
@@ -574,7 +597,7 @@ pub fn start_persistent(h: Handle) -> Result<(), (c_int, String)> {
     })?;
     let req = start()?;
     REGISTRY.with_borrow_mut(|r| {
-        if let Some(p) = r.persistent.get_mut(&h) {
+        if let Some(p) = r.requests.persistent_mut(h) {
             p.active = req;
         }
     });
@@ -584,37 +607,15 @@ pub fn start_persistent(h: Handle) -> Result<(), (c_int, String)> {
 /// Frees request `h`: its operation completes on its own and is forgotten (a pending
 /// generalized request keeps `h`, which `MPI_Grequest_complete` still names).
 pub fn free_request(h: Handle) -> Result<(), (c_int, String)> {
-    let persistent = REGISTRY.with_borrow_mut(|r| r.persistent.remove(&h));
-    let mut req = match persistent {
-        Some(p) => p.active,
-        None => take_request(h)?,
-    };
+    let mut req = REGISTRY.with_borrow_mut(|r| r.requests.take_to_free(h))?;
     clump_mpi::request_free(&mut req).map_err(err)?;
-    restore(h, req);
+    REGISTRY.with_borrow_mut(|r| r.requests.restore(h, req));
     Ok(())
 }
 
-fn is_persistent(h: Handle) -> bool {
-    REGISTRY.with_borrow(|r| r.persistent.contains_key(&h))
-}
-
-/// Takes the request of `h` out of the registry (null for `MPI_REQUEST_NULL`).
-pub fn take_request(h: Handle) -> Result<Request, (c_int, String)> {
-    if h == REQUEST_NULL {
-        return Ok(Request::null());
-    }
-    REGISTRY.with_borrow_mut(|r| {
-        if let Some(p) = r.persistent.get_mut(&h) {
-            return Ok(std::mem::replace(&mut p.active, Request::null()));
-        }
-        r.requests
-            .remove(&h)
-            .ok_or_else(|| (MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
-    })
-}
-
 /// Runs `f` on the requests of the C array `slots` (`n` handles), then stores each one
-/// back: `MPI_REQUEST_NULL` for those `f` completed, the same handle for the others.
+/// back: `MPI_REQUEST_NULL` for those `f` completed, the same handle for the others (a
+/// persistent request keeps its handle). Two registry accesses, whatever `n`.
 pub fn with_requests<T>(
     slots: *mut Handle,
     n: usize,
@@ -623,44 +624,36 @@ pub fn with_requests<T>(
     if n > 0 && slots.is_null() {
         return Err((MPI_ERR_ARG, "NULL request array".into()));
     }
-    let handles: Vec<Handle> = (0..n)
-        // SAFETY: a non-NULL request array from C holds `n` handles.
-        .map(|i| unsafe { *slots.add(i) })
-        .collect();
-    let mut reqs = Vec::with_capacity(n);
-    for &h in &handles {
-        match take_request(h) {
-            Ok(r) => reqs.push(r),
-            Err(e) => {
-                handles.iter().zip(reqs).for_each(|(&h, r)| restore(h, r));
-                return Err(e);
+    // SAFETY: a non-NULL request array from C holds `n` handles, and every `i` is below `n`.
+    let handle = |i: usize| unsafe { slots.add(i) };
+    let mut reqs = REGISTRY.with_borrow_mut(|r| {
+        let mut reqs = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: see `handle`.
+            match r.requests.take(unsafe { *handle(i) }) {
+                Ok(req) => reqs.push(req),
+                Err(e) => {
+                    for (i, req) in reqs.into_iter().enumerate() {
+                        // SAFETY: see `handle`.
+                        r.requests.restore(unsafe { *handle(i) }, req);
+                    }
+                    return Err(e);
+                }
             }
         }
-    }
+        Ok(reqs)
+    })?;
     let result = f(&mut reqs);
-    for (i, (h, r)) in handles.into_iter().zip(reqs).enumerate() {
-        // A persistent request keeps its handle when it completes.
-        let now = if r.is_null() && !is_persistent(h) {
-            REQUEST_NULL
-        } else {
-            h
-        };
-        restore(h, r);
-        // SAFETY: as above.
-        unsafe { *slots.add(i) = now };
-    }
-    result.map_err(err)
-}
-
-/// Puts a request that is still pending back under its handle.
-fn restore(h: Handle, req: Request) {
-    REGISTRY.with_borrow_mut(|r| match r.persistent.get_mut(&h) {
-        Some(p) => p.active = req,
-        None if !req.is_null() => {
-            r.requests.insert(h, req);
+    REGISTRY.with_borrow_mut(|r| {
+        for (i, req) in reqs.into_iter().enumerate() {
+            // SAFETY: see `handle`.
+            let h = unsafe { &mut *handle(i) };
+            if !r.requests.restore(*h, req) {
+                *h = REQUEST_NULL;
+            }
         }
-        None => {}
     });
+    result.map_err(err)
 }
 
 /// Writes `s` into a C status unless it is `MPI_STATUS_IGNORE`. The error field changes

@@ -123,7 +123,7 @@ mpi_functions! {
         on(COMM_WORLD, || {
             let st = finish(buf, n, t, msg)?;
             let r = Request::completed_with(st).map_err(err)?;
-            out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+            out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
         })
     }
 }

@@ -41,6 +41,7 @@ mod neighbor;
 mod partitioned;
 mod persistent;
 mod request_status;
+mod request_table;
 mod rma;
 mod runtime_start;
 mod sessions;

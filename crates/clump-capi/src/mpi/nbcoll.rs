@@ -440,7 +440,7 @@ pub(super) fn ireduce_scatter_block(
 }
 
 pub(super) fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
-    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+    out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
 }
 
 /// A persistent collective on `c`: each `MPI_Start` begins `start` anew, under the tag
@@ -452,7 +452,7 @@ pub(super) fn persistent_out(
 ) -> Result<(), Failure> {
     let tag = clump_mpi::reserve_tag(&coll(c)?).map_err(err)?;
     let start = move || clump_mpi::with_tag(tag, &start).map_err(err)?;
-    out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
+    out(req, put_persistent(Rc::new(start))?).map_err(|e| (e, "NULL request".into()))
 }
 
 /// Exports each collective's non-blocking form (`I...`, with a request) and its persistent

@@ -68,7 +68,7 @@ fn store(
     start: impl Fn() -> Result<Request, Failure> + 'static,
     parts: Rc<Parts>,
 ) -> Result<(), Failure> {
-    out(req, put_partitioned(Rc::new(start), Some(parts))).map_err(|e| (e, "NULL request".into()))
+    out(req, put_partitioned(Rc::new(start), Some(parts))?).map_err(|e| (e, "NULL request".into()))
 }
 
 /// The index of `partition` among `count`.

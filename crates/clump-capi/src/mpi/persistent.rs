@@ -36,7 +36,7 @@ fn send_init(
             None => bsend_now(buf, n, &dt, dest, tag, &cm).map(|_| Request::null()),
         }
     };
-    out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
+    out(req, put_persistent(Rc::new(start))?).map_err(|e| (e, "NULL request".into()))
 }
 
 mpi_functions! {
@@ -63,7 +63,7 @@ mpi_functions! {
             // SAFETY: the program leaves the buffer of a started receive to MPI until the
             // request completes.
             let start = move || unsafe { clump_mpi::irecv(addr as *mut u8, n, &dt, src, tag, &cm) }.map_err(err);
-            out(req, put_persistent(Rc::new(start))).map_err(|e| (e, "NULL request".into()))
+            out(req, put_persistent(Rc::new(start))?).map_err(|e| (e, "NULL request".into()))
         })
     }
 

@@ -29,6 +29,29 @@ fn p2p<T>(
     c: Handle,
     f: impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<T>,
 ) -> Result<T, Failure> {
+    let (n, t) = p2p_args(n, t)?;
+    with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))
+}
+
+/// [`p2p`] for a non-blocking call: stores the request `f` starts (in the same registry
+/// access) and writes its handle to `req`, checked before anything starts.
+fn p2p_request(
+    n: c_int,
+    t: Handle,
+    c: Handle,
+    req: *mut Handle,
+    f: impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<Request>,
+) -> Result<(), Failure> {
+    if req.is_null() {
+        return Err((MPI_ERR_ARG, "NULL request".into()));
+    }
+    let (n, t) = p2p_args(n, t)?;
+    let h = request_with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))?;
+    out(req, h).map_err(|e| (e, "NULL request".into()))
+}
+
+/// The element count and the datatype a point-to-point call names.
+fn p2p_args(n: c_int, t: Handle) -> Result<(usize, Handle), Failure> {
     let n = count(n)?;
     // No data: MPI_DATATYPE_NULL is taken for a byte type, as MPICH takes it.
     let t = if n == 0 && t == DATATYPE_NULL {
@@ -36,7 +59,7 @@ fn p2p<T>(
     } else {
         t
     };
-    with_type_and_comm(t, c, |dt, comm| f(n, dt, comm).map_err(err))
+    Ok((n, t))
 }
 
 /// `MPI_PACKED`.
@@ -53,10 +76,21 @@ pub fn isend_raw(
     c: Handle,
     mode: SendMode,
 ) -> Result<Request, Failure> {
-    p2p(n, t, c, |n, dt, comm| {
+    p2p(n, t, c, isend_at(buf, dest, tag, mode))
+}
+
+/// The start of a non-blocking send of the elements at `buf`, given their count, type
+/// and communicator.
+fn isend_at(
+    buf: *const c_void,
+    dest: c_int,
+    tag: c_int,
+    mode: SendMode,
+) -> impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<Request> {
+    move |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
         unsafe { clump_mpi::isend_mode(buf.cast(), n, dt, dest, tag, comm, mode) }
-    })
+    }
 }
 
 /// A blocking send of `n` elements of type `t` at `buf`: no request handle.
@@ -84,10 +118,19 @@ pub fn irecv_raw(
     tag: c_int,
     c: Handle,
 ) -> Result<Request, Failure> {
-    p2p(n, t, c, |n, dt, comm| {
+    p2p(n, t, c, irecv_at(buf, src, tag))
+}
+
+/// The post of a receive into `buf`, given its element count, type and communicator.
+fn irecv_at(
+    buf: *mut c_void,
+    src: c_int,
+    tag: c_int,
+) -> impl FnOnce(usize, &clump_mpi::Datatype, &clump_mpi::Comm) -> clump_mpi::Result<Request> {
+    move |n, dt, comm| {
         // SAFETY: the C caller keeps `buf` alive and untouched until the request completes.
         unsafe { clump_mpi::irecv(buf.cast(), n, dt, src, tag, comm) }
-    })
+    }
 }
 
 /// Waits for `r`, writing its status unless ignored.
@@ -98,7 +141,7 @@ pub fn finish(mut r: Request, status: *mut MpiStatus) -> Result<(), Failure> {
 }
 
 pub fn request_out(req: *mut Handle, r: Request) -> Result<(), Failure> {
-    out(req, put_request(r)).map_err(|e| (e, "NULL request".into()))
+    out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
 }
 
 mpi_functions! {
@@ -150,19 +193,19 @@ mpi_functions! {
     }
 
     fn Isend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?))
+        on(c, || p2p_request(n, t, c, req, isend_at(buf, dest, tag, SendMode::Standard)))
     }
 
     fn Irsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Standard)?))
+        on(c, || p2p_request(n, t, c, req, isend_at(buf, dest, tag, SendMode::Standard)))
     }
 
     fn Issend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || request_out(req, isend_raw(buf, n, t, dest, tag, c, SendMode::Synchronous)?))
+        on(c, || p2p_request(n, t, c, req, isend_at(buf, dest, tag, SendMode::Synchronous)))
     }
 
     fn Irecv(buf: *mut c_void, n: c_int, t: Handle, src: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        on(c, || request_out(req, irecv_raw(buf, n, t, src, tag, c)?))
+        on(c, || p2p_request(n, t, c, req, irecv_at(buf, src, tag)))
     }
 
     fn Iprobe(src: c_int, tag: c_int, c: Handle, flag: *mut c_int, status: *mut MpiStatus) -> c_int {

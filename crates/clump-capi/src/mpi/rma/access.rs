@@ -625,7 +625,7 @@ fn compare_and_swap(
 
 /// Writes a request complete from the start: the operation completed when it ran.
 fn done(request: *mut Handle) -> Result<(), Failure> {
-    out(request, put_request(clump_mpi::Request::completed()))
+    out(request, put_request(clump_mpi::Request::completed())?)
         .map_err(|e| (e, "NULL request".into()))
 }
 

@@ -160,10 +160,10 @@ impl Remote {
             return;
         }
         let mut waker = self.waker.lock().unwrap_or_else(|p| p.into_inner());
-        let result = match waker.as_ref() {
+        let result = match waker.as_mut() {
             Some(w) => w.wake(self.id.pid, key),
             None => Waker::new()
-                .and_then(|w| w.wake(self.id.pid, key).map(|()| w))
+                .and_then(|mut w| w.wake(self.id.pid, key).map(|()| w))
                 .map(|w| {
                     *waker = Some(w);
                 }),
