@@ -9,6 +9,7 @@ mod abi_queries;
 mod alltoall_views;
 mod array_types;
 mod attrs;
+mod bsend_buffers;
 mod buffered;
 mod buffers;
 mod class_texts;

@@ -55,12 +55,11 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c Buffer_flush Buffer_iflush Close_port Comm_get_parent Comm_join
+        Accumulate_c Buffer_iflush Close_port Comm_get_parent Comm_join
         Get_accumulate_c Get_c Get_hw_resource_info Lookup_name Op_create_c Open_port
         Pack_external Pack_external_c Pack_external_size Pack_external_size_c Publish_name
         Put_c Raccumulate_c Register_datarep Register_datarep_c Rget_accumulate_c Rget_c
-        Rput_c Session_attach_buffer Session_attach_buffer_c Session_detach_buffer
-        Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
+        Rput_c Session_iflush_buffer
         Type_create_darray_c Type_create_f90_complex Type_create_f90_integer
         Type_create_f90_real Type_create_hindexed_block_c Type_create_hindexed_c
         Type_create_indexed_block_c Type_create_struct_c Type_create_subarray_c
@@ -103,8 +102,7 @@ unsupported! {
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
     comm after ():
-        Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
-        Comm_flush_buffer Comm_iflush_buffer;
+        Comm_iflush_buffer;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):
