@@ -106,6 +106,17 @@ fn alltoallv_exchanges_in_the_programs_buffers_over_shared_memory_udp_and_two_ho
 }
 
 #[test]
+fn large_count_forms_with_count_arrays_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/large_count_arrays.c",
+            "mpi_large_count_arrays",
+        ),
+        "large_count_arrays",
+    );
+}
+
+#[test]
 fn large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc(

@@ -20,7 +20,7 @@ use std::os::raw::{c_int, c_void};
 type Count = i64;
 
 /// A large count as the `int` its `int` form takes.
-fn narrow(n: Count) -> Result<c_int, Failure> {
+pub(super) fn narrow(n: Count) -> Result<c_int, Failure> {
     c_int::try_from(n).map_err(|_| {
         (
             class_code(ErrorClass::Count),

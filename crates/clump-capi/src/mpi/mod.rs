@@ -34,6 +34,7 @@ mod info;
 mod intercomms;
 mod isendrecv;
 mod large_count;
+mod large_count_arrays;
 mod lifecycle;
 mod messages;
 mod nbcoll;

@@ -106,17 +106,9 @@ unsupported! {
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):
-        Comm_spawn Ireduce_scatter_c Reduce_scatter_c Reduce_scatter_init_c;
+        Comm_spawn;
     comm after (_a0 _a1 _a2 _a3 _a4 _a5):
         Comm_spawn_multiple;
-    comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6):
-        Allgatherv_c Allgatherv_init_c Iallgatherv_c Ineighbor_allgatherv_c
-        Neighbor_allgatherv_c Neighbor_allgatherv_init_c;
-    comm after (_a0 _a1 _a2 _a3 _a4 _a5 _a6 _a7):
-        Alltoallv_c Alltoallv_init_c Alltoallw_c Alltoallw_init_c Gatherv_c Gatherv_init_c
-        Ialltoallv_c Ialltoallw_c Igatherv_c Ineighbor_alltoallv_c Ineighbor_alltoallw_c
-        Iscatterv_c Neighbor_alltoallv_c Neighbor_alltoallv_init_c Neighbor_alltoallw_c
-        Neighbor_alltoallw_init_c Scatterv_c Scatterv_init_c;
 }
 
 #[cfg(test)]
@@ -134,10 +126,6 @@ mod tests {
         assert_eq!(PMPI_Unpublish_name(), MPI_ERR_UNSUPPORTED_OPERATION);
         assert_eq!(
             MPI_Comm_accept(0, 0, 0, COMM_WORLD),
-            MPI_ERR_UNSUPPORTED_OPERATION
-        );
-        assert_eq!(
-            MPI_Reduce_scatter_c(0, 0, 0, 0, 0, COMM_WORLD),
             MPI_ERR_UNSUPPORTED_OPERATION
         );
     }
