@@ -76,6 +76,17 @@ fn cancelled_sends_and_receives_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn buffered_sends_use_the_communicators_the_sessions_or_the_process_buffer_everywhere() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/bsend_buffers.c",
+            "mpi_bsend_buffers",
+        ),
+        "bsend_buffers",
+    );
+}
+
+#[test]
 fn generalized_requests_and_request_statuses_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/grequest.c", "mpi_grequest"),
@@ -91,6 +102,17 @@ fn alltoallv_exchanges_in_the_programs_buffers_over_shared_memory_udp_and_two_ho
             "mpi_alltoallv_memory",
         ),
         "alltoallv_memory",
+    );
+}
+
+#[test]
+fn large_count_forms_with_count_arrays_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/large_count_arrays.c",
+            "mpi_large_count_arrays",
+        ),
+        "large_count_arrays",
     );
 }
 

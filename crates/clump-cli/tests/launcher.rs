@@ -201,6 +201,39 @@ fn a_failing_rank_ends_the_job_with_its_status() {
     );
 }
 
+/// `MPIEXEC_TIMEOUT` (hydra's and Open MPI's): past it the job is ended and says why; a
+/// value that is not whole seconds is refused before anything starts.
+#[test]
+fn a_job_past_mpiexec_timeout_is_ended() {
+    let tmp = tmpdir();
+    let child = Command::new(CLUMP)
+        .args(["run", "-n", "2", "sleep", "60"])
+        .env("TMPDIR", &tmp)
+        .env("MPIEXEC_TIMEOUT", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = finish(child, Instant::now(), HANG);
+    assert_empty(&tmp);
+    assert_eq!(o.code, Some(124), "stderr: {}", o.stderr);
+    assert!(o.elapsed < Duration::from_secs(20), "{:?}", o.elapsed);
+    let lines = o.launcher_lines();
+    assert!(
+        lines[0].contains("time limit (MPIEXEC_TIMEOUT=1)"),
+        "{}",
+        o.stderr
+    );
+    let bad = Command::new(CLUMP)
+        .args(["run", "-n", "1", "true"])
+        .env("MPIEXEC_TIMEOUT", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("MPIEXEC_TIMEOUT=\"soon\""));
+}
+
 #[test]
 fn a_killed_rank_ends_the_job_quickly() {
     let o = probe(4, &["--kill", "1"]);

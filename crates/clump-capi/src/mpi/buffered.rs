@@ -1,77 +1,75 @@
-//! Buffered mode: the program attaches a buffer; each buffered send takes its packed size
-//! plus `MPI_BSEND_OVERHEAD` of it until the message has left, and a send that does not
-//! fit is an `MPI_ERR_BUFFER`. The copy itself lives in clump-mpi's request.
+//! Buffered mode: the data is packed into the buffer the communicator's send uses
+//! ([`super::bsend_buffers`]) and the call returns without waiting. The request of
+//! `MPI_Ibsend` (and of a started `MPI_Bsend_init`) is complete from the start, yet a
+//! cancel still withdraws its message while no receive has matched it.
 
-use super::abi::{MPI_ERR_ARG, MPI_ERR_BUFFER};
+use super::bsend_buffers::{owner_of, reserve, track, withdraw};
 use super::buffers::pack;
 use super::export::{mpi_functions, out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
-use clump_mpi::Request;
+use clump_mpi::{Hooks, Request, Status};
 use std::cell::RefCell;
 use std::os::raw::{c_int, c_void};
+use std::rc::Rc;
 
-/// `MPI_BSEND_OVERHEAD` (mpi.h).
-const OVERHEAD: usize = 512;
-
-#[derive(Default)]
-struct Attached {
-    /// The program's buffer and its size, while attached.
-    buffer: Option<(usize, usize)>,
-    /// Buffered sends not yet complete, with the bytes each holds of the buffer.
-    pending: Vec<(Request, usize)>,
-    /// The packed copies those sends read from (the same order).
-    copies: Vec<Vec<u8>>,
-}
-
-am::process_local! {
-    static ATTACHED: RefCell<Attached> = RefCell::new(Attached::default());
-}
-
-/// Forgets the buffered sends that have completed; the bytes they held are free again.
-fn reap() -> Result<usize, Failure> {
-    ATTACHED.with_borrow_mut(|a| {
-        let mut i = 0;
-        while i < a.pending.len() {
-            if clump_mpi::test(&mut a.pending[i].0).map_err(err)?.is_some() {
-                a.pending.swap_remove(i);
-                a.copies.swap_remove(i);
-            } else {
-                i += 1;
-            }
-        }
-        Ok(a.pending.iter().map(|p| p.1).sum())
-    })
-}
-
-/// A buffered send: the data is copied now, and the call returns without waiting.
+/// A buffered send of `n` elements of `dt` in communicator `c` (`cm`): the data is copied
+/// now; the key of the pending send.
 pub fn bsend_now(
     buf: *const c_void,
     n: usize,
     dt: &clump_mpi::Datatype,
     dest: c_int,
     tag: c_int,
-    comm: &clump_mpi::Comm,
-) -> Result<(), Failure> {
+    (c, cm): (Handle, &clump_mpi::Comm),
+) -> Result<u64, Failure> {
     let copy = pack(buf, n, dt)?;
-    let used = reap()?;
-    let need = copy.len() + OVERHEAD;
-    let size = ATTACHED.with_borrow(|a| a.buffer.map_or(0, |b| b.1));
-    if used + need > size {
-        return Err((
-            MPI_ERR_BUFFER,
-            format!("a buffered send of {} bytes does not fit the attached buffer ({used} of {size} bytes in use, {OVERHEAD} per message)", copy.len()),
-        ));
-    }
+    let owner = owner_of(c);
+    let bytes = reserve(owner, copy.len())?;
     let byte = clump_mpi::Datatype::predefined(clump_mpi::Predef::Byte);
-    // SAFETY: the copy's heap bytes stay in ATTACHED until the send completes.
-    let r = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, tag, comm) }
+    // SAFETY: the copy's heap bytes stay with the pending send until it completes.
+    let r = unsafe { clump_mpi::isend(copy.as_ptr(), copy.len(), &byte, dest, tag, cm) }
         .map_err(err)?;
-    ATTACHED.with_borrow_mut(|a| {
-        a.pending.push((r, need));
-        a.copies.push(copy);
-    });
-    Ok(())
+    Ok(track(owner, r, bytes, copy))
+}
+
+/// What the request of a buffered send does when the program cancels it.
+struct Buffered {
+    key: u64,
+    cancelled: bool,
+}
+
+impl Hooks for Buffered {
+    fn query(&mut self, status: &mut Status) -> clump_mpi::Result<()> {
+        status.cancelled = self.cancelled;
+        Ok(())
+    }
+
+    fn free(&mut self) -> clump_mpi::Result<()> {
+        Ok(())
+    }
+
+    fn cancel(&mut self, _complete: bool) -> clump_mpi::Result<()> {
+        // The receiver's answer is awaited here, since the request is already complete; a
+        // send it did not withdraw has matched a receive and is waited for as a flush
+        // would. Either way its bytes of the buffer are free again.
+        if let Some(mut p) = withdraw(self.key) {
+            clump_mpi::cancel(&mut p.req)?;
+            self.cancelled = clump_mpi::wait(&mut p.req)?.cancelled;
+        }
+        Ok(())
+    }
+}
+
+/// The (complete) request of pending buffered send `key`.
+pub fn buffered_request(key: u64) -> Result<Request, Failure> {
+    let hooks = Rc::new(RefCell::new(Buffered {
+        key,
+        cancelled: false,
+    }));
+    let mut r = clump_mpi::grequest_start(hooks).map_err(err)?;
+    clump_mpi::grequest_complete(&mut r).map_err(err)?;
+    Ok(r)
 }
 
 /// [`bsend_now`] of `n` elements of type `t` in communicator `c`.
@@ -82,61 +80,19 @@ fn bsend(
     dest: c_int,
     tag: c_int,
     c: Handle,
-) -> Result<(), Failure> {
-    bsend_now(buf, count(n)?, &datatype(t)?, dest, tag, &comm(c)?)
-}
-
-/// Completes every buffered send (detach and finalize wait for them).
-pub fn flush() -> Result<(), Failure> {
-    let pending = ATTACHED.with_borrow_mut(|a| std::mem::take(&mut a.pending));
-    for (mut r, _) in pending {
-        clump_mpi::wait(&mut r).map_err(err)?;
-    }
-    ATTACHED.with_borrow_mut(|a| a.copies.clear());
-    Ok(())
+) -> Result<u64, Failure> {
+    bsend_now(buf, count(n)?, &datatype(t)?, dest, tag, (c, &comm(c)?))
 }
 
 mpi_functions! {
-    fn Buffer_attach(buf: *mut c_void, size: c_int) -> c_int {
-        on(COMM_WORLD, || {
-            let size = count(size)?;
-            if buf.is_null() && size > 0 {
-                return Err((MPI_ERR_BUFFER, "NULL buffer".into()));
-            }
-            ATTACHED.with_borrow_mut(|a| match a.buffer {
-                Some(_) => Err((MPI_ERR_BUFFER, "a buffer is already attached".into())),
-                None => {
-                    a.buffer = Some((buf as usize, size));
-                    Ok(())
-                }
-            })
-        })
-    }
-
-    fn Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
-        on(COMM_WORLD, || {
-            flush()?;
-            let (addr, len) = ATTACHED
-                .with_borrow_mut(|a| a.buffer.take())
-                .ok_or_else(|| (MPI_ERR_BUFFER, "no buffer is attached".to_string()))?;
-            if buf.is_null() {
-                return Err((MPI_ERR_ARG, "NULL buffer address".into()));
-            }
-            // SAFETY: MPI_Buffer_detach's first argument is the address of a pointer.
-            unsafe { buf.cast::<*mut c_void>().write(addr as *mut c_void) };
-            out(size, len as c_int).map_err(|e| (e, "NULL size".into()))
-        })
-    }
-
     fn Bsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle) -> c_int {
-        on(c, || bsend(buf, n, t, dest, tag, c))
+        on(c, || bsend(buf, n, t, dest, tag, c).map(drop))
     }
 
     fn Ibsend(buf: *const c_void, n: c_int, t: Handle, dest: c_int, tag: c_int, c: Handle, req: *mut Handle) -> c_int {
-        // The data is in the attached buffer when this returns: the request is complete.
         on(c, || {
-            bsend(buf, n, t, dest, tag, c)?;
-            out(req, put_request(Request::null())?).map_err(|e| (e, "NULL request".into()))
+            let r = buffered_request(bsend(buf, n, t, dest, tag, c)?)?;
+            out(req, put_request(r)?).map_err(|e| (e, "NULL request".into()))
         })
     }
 }

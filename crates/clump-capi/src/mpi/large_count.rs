@@ -10,8 +10,9 @@ use super::handles::*;
 use super::wired::{on, Failure};
 #[allow(unused_imports)] // the `int` forms live in these
 use super::{
-    buffered::*, buffers::*, collectives::*, isendrecv::*, messages::*, nbcoll::*, nbneighbor::*,
-    neighbor::*, partitioned::*, persistent::*, statuses::*, type_queries::*, types::*, wired::*,
+    bsend_buffers::*, buffered::*, buffers::*, collectives::*, isendrecv::*, messages::*,
+    nbcoll::*, nbneighbor::*, neighbor::*, partitioned::*, persistent::*, statuses::*,
+    type_queries::*, types::*, wired::*,
 };
 use clump_mpi::ErrorClass;
 use std::os::raw::{c_int, c_void};
@@ -19,7 +20,7 @@ use std::os::raw::{c_int, c_void};
 type Count = i64;
 
 /// A large count as the `int` its `int` form takes.
-fn narrow(n: Count) -> Result<c_int, Failure> {
+pub(super) fn narrow(n: Count) -> Result<c_int, Failure> {
     c_int::try_from(n).map_err(|_| {
         (
             class_code(ErrorClass::Count),

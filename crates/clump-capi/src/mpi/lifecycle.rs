@@ -83,7 +83,7 @@ mpi_functions! {
     fn Finalize() -> c_int {
         on(COMM_WORLD, || {
             super::attrs::delete_all(COMM_SELF)?;
-            super::buffered::flush()?;
+            super::bsend_buffers::flush(None)?;
             clump_mpi::finalize().map_err(err)
         })
     }

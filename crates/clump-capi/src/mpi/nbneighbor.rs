@@ -13,7 +13,7 @@ use std::os::raw::{c_int, c_void};
 
 /// Starts sending `send[k]` to destination `k`; source `k`'s block lands in `recv[k]`
 /// when the request completes.
-fn start(c: Handle, send: &[Block], recv: Vec<Block>) -> Result<Request, Failure> {
+pub(super) fn start(c: Handle, send: &[Block], recv: Vec<Block>) -> Result<Request, Failure> {
     let (packed, lens) = packed(send, &recv)?;
     let done = Box::new(move |got| {
         deliver(&recv, got).map_err(|(_, m)| Error::new(ErrorClass::Buffer, m))

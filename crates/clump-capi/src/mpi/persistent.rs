@@ -1,7 +1,7 @@
 //! Persistent requests: `MPI_*_init` records a send or a receive, `MPI_Start(all)` begins
 //! it again; a completed one keeps its handle until `MPI_Request_free`.
 
-use super::buffered::bsend_now;
+use super::buffered::{bsend_now, buffered_request};
 use super::export::{mpi_functions, out};
 use super::handles::*;
 use super::wired::{count, on, Failure};
@@ -33,7 +33,7 @@ fn send_init(
                 unsafe { clump_mpi::isend_mode(buf.cast(), n, &dt, dest, tag, &cm, mode) }
                     .map_err(err)
             }
-            None => bsend_now(buf, n, &dt, dest, tag, &cm).map(|_| Request::null()),
+            None => bsend_now(buf, n, &dt, dest, tag, (c, &cm)).and_then(buffered_request),
         }
     };
     out(req, put_persistent(Rc::new(start))?).map_err(|e| (e, "NULL request".into()))

@@ -24,10 +24,12 @@ const MAX_NAME: usize = 256;
 /// The process sets every session has, as `MPI_Session_get_nth_pset` names them.
 const PSETS: [&str; 2] = ["mpi://WORLD", "mpi://SELF"];
 
-/// An open session: its error handler and the thread level it provides.
+/// An open session: its error handler, the thread level it provides, and the groups and
+/// communicators made of its process sets (a buffered send in one uses its buffer).
 struct Session {
     errhandler: Handle,
     thread_level: &'static str,
+    members: Vec<Handle>,
 }
 
 static SESSIONS: Mutex<Option<HashMap<Handle, Session>>> = Mutex::new(None);
@@ -56,7 +58,7 @@ fn handler_of(s: Handle) -> Handle {
 }
 
 /// Runs `body` on session `s`; its error goes through the session's handler.
-fn on_session(s: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
+pub fn on_session(s: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
     call(|| {
         body().map_err(|(code, message)| {
             let h = handler_of(s);
@@ -68,10 +70,26 @@ fn on_session(s: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
     })
 }
 
-fn known(s: Handle) -> Result<(), Failure> {
+pub fn known(s: Handle) -> Result<(), Failure> {
     match with(|m| m.contains_key(&s)) {
         true => Ok(()),
         false => Err((MPI_ERR_SESSION, format!("{s:#x} is not an open session"))),
+    }
+}
+
+/// The session group or communicator `h` was made in, if it was made of a session's.
+pub fn session_of(h: Handle) -> Option<Handle> {
+    with(|m| {
+        m.iter()
+            .find(|(_, e)| e.members.contains(&h))
+            .map(|(s, _)| *s)
+    })
+}
+
+/// Records `h` as made in the session of `from` (if any).
+fn inherit(from: Handle, h: Handle) {
+    if let Some(s) = session_of(from) {
+        with(|m| m.get_mut(&s).map(|e| e.members.push(h)));
     }
 }
 
@@ -160,7 +178,7 @@ mpi_functions! {
             let thread_level = started.map_err(|e| super::errhandlers::handle_error(COMM_SELF, e))?;
             let s = fresh_handle();
             hold(errhandler);
-            with(|m| m.insert(s, Session { errhandler, thread_level }));
+            with(|m| m.insert(s, Session { errhandler, thread_level, members: Vec::new() }));
             out(session, s)
         })
     }
@@ -171,6 +189,7 @@ mpi_functions! {
         on_session(s, || {
             known(s)?;
             // What was sent reaches its peers before the program may exit.
+            super::bsend_buffers::flush(Some(super::bsend_buffers::Owner::Session(s)))?;
             clump_mpi::quiesce().map_err(err)?;
             if let Some(e) = with(|m| m.remove(&s)) {
                 release(e.errhandler);
@@ -221,15 +240,21 @@ mpi_functions! {
     fn Group_from_session_pset(s: Handle, name: *const c_char, group: *mut Handle) -> c_int {
         on_session(s, || {
             known(s)?;
-            let g = pset_group(&text_arg(name, MAX_NAME)?)?;
-            out(group, put_group(g)).map_err(|e| (e, "NULL group".into()))
+            let g = put_group(pset_group(&text_arg(name, MAX_NAME)?)?);
+            with(|m| m.get_mut(&s).map(|e| e.members.push(g)));
+            out(group, g).map_err(|e| (e, "NULL group".into()))
         })
     }
 
     fn Comm_create_from_group(g: Handle, tag: *const c_char, _info: Handle, errhandler: Handle, newcomm: *mut Handle) -> c_int {
         // Collective over the group: every member reaches the others through the runtime's
         // world, whatever model opened MPI.
-        from_groups(tag, errhandler, newcomm, |_| comm(COMM_WORLD)?.create_group(&group(g)?).map_err(err))
+        let rc = from_groups(tag, errhandler, newcomm, |_| comm(COMM_WORLD)?.create_group(&group(g)?).map_err(err));
+        // SAFETY: a non-NULL communicator pointer from C points at an MPI_Comm.
+        if let (MPI_SUCCESS, Some(&c)) = (rc, unsafe { newcomm.as_ref() }) {
+            inherit(g, c);
+        }
+        rc
     }
 
     fn Intercomm_create_from_groups(local: Handle, local_leader: c_int, remote: Handle, remote_leader: c_int, tag: *const c_char, _info: Handle, errhandler: Handle, newcomm: *mut Handle) -> c_int {

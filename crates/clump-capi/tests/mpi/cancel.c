@@ -2,14 +2,19 @@
  * to itself): a send nothing has received is cancelled, whatever its protocol (short, eager,
  * rendezvous, synchronous, persistent), and its message never arrives; a send already
  * received is not cancelled; a cancelled message in the middle of others leaves their
- * order; a receive nothing matches is cancelled. */
+ * order; a receive nothing matches is cancelled. Buffered sends (MPI_Ibsend, a started
+ * MPI_Bsend_init) are complete at once yet still cancelled, and give back their part of the
+ * attached buffer. */
 #include "check.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define BIG (1 << 18)
 
-enum kind { SHORT, EAGER, RENDEZVOUS, SYNCHRONOUS, PERSISTENT, PERSISTENT_BIG, PERSISTENT_SYNC, KINDS };
+enum kind {
+    SHORT, EAGER, RENDEZVOUS, SYNCHRONOUS, BUFFERED, BUFFERED_BIG,
+    PERSISTENT, PERSISTENT_BIG, PERSISTENT_SYNC, PERSISTENT_BUFFERED, KINDS
+};
 
 static char *payload;
 
@@ -23,7 +28,10 @@ static void start(enum kind k, int peer, int tag, MPI_Request *r)
     case SYNCHRONOUS: CHECK_OK(MPI_Issend(payload, 4, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
     case PERSISTENT: CHECK_OK(MPI_Send_init(payload, 4, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
     case PERSISTENT_BIG: CHECK_OK(MPI_Send_init(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
+    case BUFFERED: CHECK_OK(MPI_Ibsend(payload, 4, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
+    case BUFFERED_BIG: CHECK_OK(MPI_Ibsend(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
     case PERSISTENT_SYNC: CHECK_OK(MPI_Ssend_init(payload, 4, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
+    case PERSISTENT_BUFFERED: CHECK_OK(MPI_Bsend_init(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, r)); break;
     default: CHECK(0);
     }
     if (k >= PERSISTENT)
@@ -67,12 +75,52 @@ static void cancelled_sends(int sender, int receiver, int peer)
     }
 }
 
+/* Cancels `r` and completes it: the status says whether it was `cancelled`. */
+static void cancel_expecting(MPI_Request *r, int cancelled)
+{
+    MPI_Status s;
+    int flag = !cancelled;
+    CHECK_OK(MPI_Cancel(r));
+    CHECK_OK(MPI_Wait(r, &s));
+    CHECK_OK(MPI_Test_cancelled(&s, &flag));
+    CHECK(flag == cancelled);
+}
+
+/* The attached buffer holds one big message: a cancelled buffered send gives its part back,
+ * so the next one fits while the receiver has taken nothing; a buffered send received
+ * already is not cancelled. */
+static void buffered_space(int sender, int receiver, int peer)
+{
+    int tag = 60;
+    MPI_Request r;
+    char *in = malloc(BIG);
+    if (sender) {
+        for (int i = 0; i < 3; i++) {
+            CHECK_OK(MPI_Ibsend(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r));
+            cancel_expecting(&r, 1);
+        }
+        /* Full: a second message does not fit beside this one. */
+        CHECK_OK(MPI_Ibsend(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r));
+        CHECK(MPI_Bsend(payload, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (receiver) {
+        CHECK_OK(MPI_Recv(in, BIG, MPI_CHAR, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(memcmp(in, payload, BIG) == 0);
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (sender)
+        cancel_expecting(&r, 0);
+    free(in);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* A send whose message was received already is not cancelled (short and rendezvous). */
 static void received_sends(int sender, int receiver, int peer)
 {
     int sizes[2] = {4, BIG};
     for (int i = 0; i < 2; i++) {
-        int tag = 30 + i, flag = 1;
+        int tag = 30 + i;
         MPI_Request r;
         MPI_Status s;
         char *in = malloc(BIG);
@@ -83,12 +131,8 @@ static void received_sends(int sender, int receiver, int peer)
             CHECK(memcmp(in, payload, sizes[i]) == 0);
         }
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-        if (sender) {
-            CHECK_OK(MPI_Cancel(&r));
-            CHECK_OK(MPI_Wait(&r, &s));
-            CHECK_OK(MPI_Test_cancelled(&s, &flag));
-            CHECK(!flag);
-        }
+        if (sender)
+            cancel_expecting(&r, 0);
         free(in);
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     }
@@ -145,11 +189,19 @@ int main(int argc, char **argv)
     int peer = size == 1 ? 0 : rank ^ 1;
     int paired = peer < size;
     int sender = paired && rank % 2 == 0, receiver = paired && (size == 1 || rank % 2 == 1);
+    /* Room for one big buffered send at a time. */
+    int room = BIG + MPI_BSEND_OVERHEAD;
+    void *attached = malloc(room), *detached;
+    CHECK_OK(MPI_Buffer_attach(attached, room));
     cancelled_sends(sender, receiver, peer);
+    buffered_space(sender, receiver, peer);
     received_sends(sender, receiver, peer);
     cancelled_in_between(sender, receiver, peer);
     if (paired)
         cancelled_receive(peer);
+    CHECK_OK(MPI_Buffer_detach(&detached, &room));
+    CHECK(detached == attached && room == BIG + MPI_BSEND_OVERHEAD);
+    free(attached);
     free(payload);
     MPI_Finalize();
     printf("cancel ok\n");

@@ -5,6 +5,7 @@
 mod agent;
 mod argv;
 mod children;
+mod deadline;
 mod hostfile;
 mod hosts;
 mod mapping;
@@ -130,6 +131,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let (program, program_args) = args.command.split_first().expect("clap requires PROGRAM");
     let layout = hosts::layout(args).map_err(|e| (2, e))?;
     let env = passed_env(&args.env).map_err(|e| (2, e))?;
+    let limit = deadline::from_env().map_err(|e| (2, e))?;
     warn_unknown_settings(&env);
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
@@ -171,7 +173,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let mut children =
         Children::spawn(&launch, &mut welcome).map_err(|e| cannot_start(program, &e))?;
     let early = welcome.early;
-    let code = Supervisor::new(&mut children, server, signal_fd, early).run();
+    let code = Supervisor::new(&mut children, server, signal_fd, early, limit).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm();
     drop(scratch);

@@ -1,5 +1,6 @@
 //! The launcher's event loop: serves the bootstrap, watches the ranks, and ends the job
-//! (SIGTERM, then SIGKILL after a grace period) on the first failure or on Ctrl-C.
+//! (SIGTERM, then SIGKILL after a grace period) on the first failure, on Ctrl-C or past
+//! its time limit (`MPIEXEC_TIMEOUT`).
 
 use super::children::{describe, Children};
 use super::server::{Event, Server};
@@ -41,6 +42,8 @@ pub struct Supervisor<'a> {
     failed: Vec<u32>,
     /// Ranks that exited unsuccessfully once the launcher was ending the job.
     ended: Vec<u32>,
+    /// When the job's time is up, and its seconds (`MPIEXEC_TIMEOUT`).
+    limit: Option<(Instant, u64)>,
 }
 
 impl<'a> Supervisor<'a> {
@@ -49,6 +52,7 @@ impl<'a> Supervisor<'a> {
         server: Server,
         signal_fd: RawFd,
         early: Vec<Event>,
+        limit: Option<(Instant, u64)>,
     ) -> Self {
         Supervisor {
             children,
@@ -58,6 +62,7 @@ impl<'a> Supervisor<'a> {
             early,
             failed: Vec::new(),
             ended: Vec::new(),
+            limit,
         }
     }
 
@@ -76,7 +81,8 @@ impl<'a> Supervisor<'a> {
                 break;
             }
             self.check_stalled();
-            let timeout = self.check_grace();
+            self.check_limit();
+            let timeout = self.check_grace().min(self.time_left());
             fds.clear();
             fds.push(libc::pollfd {
                 fd: self.signal_fd,
@@ -273,6 +279,24 @@ impl<'a> Supervisor<'a> {
                 if st.waiting.len() == 1 { "is" } else { "are" },
             );
             return self.fail(1, line);
+        }
+    }
+
+    /// Ends the job once its time limit is past.
+    fn check_limit(&mut self) {
+        if let Some((at, secs)) = self.limit {
+            if self.ending.is_none() && Instant::now() >= at {
+                let line = format!("the job ran past its time limit (MPIEXEC_TIMEOUT={secs})");
+                self.fail(super::deadline::TIMED_OUT, line);
+            }
+        }
+    }
+
+    /// How long poll may sleep before the time limit needs checking.
+    fn time_left(&self) -> Duration {
+        match self.limit {
+            Some((at, _)) if self.ending.is_none() => at.saturating_duration_since(Instant::now()),
+            _ => IDLE,
         }
     }
 

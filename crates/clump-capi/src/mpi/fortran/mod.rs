@@ -18,13 +18,13 @@ use super::errhandlers::ErrFn;
 use super::handles::UserFunction;
 #[allow(unused_imports)] // which modules the table reaches changes as it grows
 use super::{
-    abi_queries::*, array_types::*, attrs::*, buffered::*, collectives::*, comm_attrs::*,
-    comm_hints::*, comms::*, completion::*, conversions::*, env::*, errhandler_calls::*,
-    errhandlers::*, errors::*, graphs::*, grequests::*, info::*, intercomms::*, isendrecv::*,
-    large_count::*, lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*,
-    partitioned::*, persistent::*, request_status::*, rma::access::*, rma::caching::*,
-    rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*,
-    statuses::*, topology::*, type_queries::*, types::*, user_errors::*, wired::*,
+    abi_queries::*, array_types::*, attrs::*, bsend_buffers::*, buffered::*, collectives::*,
+    comm_attrs::*, comm_hints::*, comms::*, completion::*, conversions::*, env::*,
+    errhandler_calls::*, errhandlers::*, errors::*, graphs::*, grequests::*, info::*,
+    intercomms::*, isendrecv::*, large_count::*, lifecycle::*, messages::*, nbcoll::*,
+    nbneighbor::*, neighbor::*, partitioned::*, persistent::*, request_status::*, rma::access::*,
+    rma::caching::*, rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*,
+    split_type::*, statuses::*, topology::*, type_queries::*, types::*, user_errors::*, wired::*,
 };
 use args::Fint;
 
