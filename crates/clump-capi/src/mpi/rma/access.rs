@@ -15,7 +15,6 @@ use super::super::wired::{count, Failure};
 use super::abi::*;
 use super::atomic;
 use super::elements;
-use super::guard::GUARD_BYTES;
 use super::request::{self, Kind, Request};
 use super::space;
 use super::target;
@@ -89,7 +88,7 @@ fn reach(
             id: m.id,
             offset,
             direct,
-            guard: m.seg_off.and(m.here).map(|base| base - GUARD_BYTES),
+            guard: m.guard,
             me: m.me,
         }))
     })
