@@ -203,6 +203,20 @@ fn shared_windows_are_one_contiguous_block_per_host() {
     }
 }
 
+/// Puts and gets to same-host program memory (`MPI_Win_create`, attached regions of a
+/// dynamic window) complete while the target
+/// computes outside MPI (cross-memory attach, no message); on one host only, since a
+/// message to a target that never polls would wait for good.
+#[test]
+fn puts_and_gets_to_same_host_program_memory_need_no_target_progress() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/rma_attach.c", "mpi_rma_attach");
+    for n in ["2", "4"] {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", n, "--"]).arg(&exe);
+        assert_ok(&wait_with_timeout(cmd), "rma_attach ok", n.parse().unwrap());
+    }
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

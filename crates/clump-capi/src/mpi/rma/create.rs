@@ -10,6 +10,7 @@ use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
 use super::guard::GUARD_BYTES;
+use super::published;
 use super::shared::{self, Carved};
 use super::space::{self, Space};
 use super::window::{self, on, Attrs, Epoch, Member, Owned, Served, Window};
@@ -29,8 +30,9 @@ enum Memory {
     Dynamic,
 }
 
-/// What each member sends the others: whether its part is ready, then a [`Member`].
-const ENTRY: usize = 7 * 8;
+/// What each member sends the others: whether its part is ready, then a [`Member`] and
+/// its process id.
+const ENTRY: usize = 8 * 8;
 
 fn entry(ok: bool, m: &Member) -> Vec<u8> {
     let words = [
@@ -41,6 +43,7 @@ fn entry(ok: bool, m: &Member) -> Vec<u8> {
         m.size as u64,
         m.disp_unit as u64,
         m.seg_off.map_or(u64::MAX, |o| o as u64),
+        std::process::id() as u64,
     ];
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -56,6 +59,8 @@ fn member(bytes: &[u8]) -> (bool, Member) {
         seg_off: (w(6) != u64::MAX).then_some(w(6) as usize),
         me: false,
         here: None,
+        attach: Some(w(7) as u32),
+        table: None,
         guard: None,
     };
     (w(0) != 0, m)
@@ -82,13 +87,28 @@ fn make(
 ) -> Result<(usize, usize), Failure> {
     let c = comm(comm_h)?;
     let space = space::joined(&c)?;
+    if let Memory::Given(_) | Memory::Dynamic = memory {
+        // Same-host members copy straight into this process's window memory.
+        am::cma::admit_peers();
+    }
     let mut problem = None;
     let shape = shape(size, disp_unit).map_err(|e| problem = Some(e)).ok();
     let (size, disp_unit) = shape.unwrap_or((0, 1));
-    let mut carved = None;
+    let (mut carved, mut taken) = (None, None);
     let (addr, seg_off) = match memory {
         Memory::Given(addr) => (addr, None),
-        Memory::Dynamic => (0, None),
+        // Its table of attached regions, for same-host origins.
+        Memory::Dynamic => match space.alloc(published::BYTES) {
+            Some((table, off)) => {
+                published::publish(table, &[]);
+                taken = Some(table);
+                (0, Some(off))
+            }
+            None => {
+                problem.get_or_insert(no_room(published::BYTES));
+                (0, None)
+            }
+        },
         Memory::Shared { info } => {
             let noncontig = shared::noncontig(info).map_err(|e| problem.get_or_insert(e));
             let wanted = shape.filter(|_| noncontig.is_ok()).map(|s| s.0);
@@ -105,15 +125,12 @@ fn make(
             }
         }
         Memory::Segment => match space.alloc(size) {
-            Some((addr, off)) => (addr, Some(off)),
+            Some((addr, off)) => {
+                taken = Some(addr);
+                (addr, Some(off))
+            }
             None => {
-                problem.get_or_insert((
-                    MPI_ERR_NO_MEM,
-                    format!(
-                        "no room for {size} bytes in the global address space segment \
-                         (CLUMP_GAS_SEGMENT sets its size)"
-                    ),
-                ));
+                problem.get_or_insert(no_room(size));
                 (0, None)
             }
         },
@@ -127,6 +144,8 @@ fn make(
         seg_off,
         me: true,
         here: None,
+        attach: None,
+        table: None,
         guard: None,
     };
     let n = c.size() as usize;
@@ -136,8 +155,8 @@ fn make(
     let members = match outcome {
         Ok(m) => m,
         Err(e) => {
-            if seg_off.is_some() {
-                space.free(addr);
+            if let Some(t) = taken {
+                space.free(t);
             }
             return Err(e);
         }
@@ -148,9 +167,9 @@ fn make(
         Memory::Segment => MPI_WIN_FLAVOR_ALLOCATE,
         Memory::Shared { .. } => MPI_WIN_FLAVOR_SHARED,
     };
-    let owned = match (carved, seg_off) {
+    let owned = match (carved, taken) {
         (Some(k), _) => Owned::Shared(k.region),
-        (None, Some(_)) => Owned::Segment(addr),
+        (None, Some(t)) => Owned::Segment(t),
         (None, None) => Owned::Nothing,
     };
     let h = window::insert(Window {
@@ -179,6 +198,23 @@ fn make(
     Ok((h, addr))
 }
 
+fn no_room(size: usize) -> Failure {
+    (
+        MPI_ERR_NO_MEM,
+        format!(
+            "no room for {size} bytes in the global address space segment \
+             (CLUMP_GAS_SEGMENT sets its size)"
+        ),
+    )
+}
+
+/// Shows a dynamic window's attached regions to the same-host origins.
+fn publish(w: &Window) {
+    if let Owned::Segment(table) = w.owned {
+        published::publish(table, &w.attached);
+    }
+}
+
 /// The members from what they sent, or why the window cannot be.
 fn members(
     space: &Space,
@@ -203,6 +239,7 @@ fn members(
         .enumerate()
         .map(|(i, (_, mut m))| {
             m.me = m.rank == me;
+            let pid = m.attach.take();
             (m.here, m.guard) = match (memory, carved) {
                 (Memory::Shared { .. }, Some(k)) => (Some(k.part(i)), Some(k.guard())),
                 // The displacement is an address only the target resolves.
@@ -216,6 +253,12 @@ fn members(
                     (here, m.seg_off.and(here).map(|a| a - GUARD_BYTES))
                 }
             };
+            if let Memory::Given(_) | Memory::Dynamic = memory {
+                m.attach = pid.filter(|_| !m.me && space.gas.is_local(m.rank));
+            }
+            if memory == Memory::Dynamic && m.attach.is_some() {
+                m.table = m.seg_off.and_then(|off| space.direct(m.rank, off));
+            }
             m
         })
         .collect();
@@ -369,6 +412,7 @@ mpi_functions! {
                     return Err((MPI_ERR_RMA_FLAVOR, "attach to a window that is not dynamic".into()));
                 }
                 w.attached.push((base as usize, size));
+                publish(w);
                 Ok(())
             })
         })
@@ -381,6 +425,7 @@ mpi_functions! {
                     (MPI_ERR_RMA_ATTACH, format!("no region is attached at {base:?}"))
                 })?;
                 w.attached.swap_remove(at);
+                publish(w);
                 Ok(())
             })
         })

@@ -17,6 +17,7 @@ mod elements;
 pub(super) mod errhandler;
 mod guard;
 pub(super) mod pscw;
+mod published;
 mod request;
 mod shared;
 mod space;

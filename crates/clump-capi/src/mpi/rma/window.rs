@@ -34,6 +34,12 @@ pub struct Member {
     /// the window is made, not on every access.
     pub me: bool,
     pub here: Option<usize>,
+    /// Its process, when this one reaches its memory (the program's own, which it cannot
+    /// map) by cross-memory attach: a same-host member of an `MPI_Win_create` window.
+    pub attach: Option<u32>,
+    /// A dynamic window's table of attached regions ([`super::published`]), where this
+    /// process maps it (a same-host member's).
+    pub table: Option<usize>,
     /// The guard word of its memory's accumulates, where this process reaches it.
     pub guard: Option<usize>,
 }
