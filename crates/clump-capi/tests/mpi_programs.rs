@@ -199,6 +199,46 @@ fn rma_accumulates_of_pairs_with_holes_stay_whole_over_shared_memory_udp_and_two
     );
 }
 
+/// `MPI_Win_allocate_shared` gives one contiguous block over a host's processes: made
+/// over all 4 on one host, over each host's 2 on two hosts; over UDP either made or
+/// `MPI_ERR_RMA_SHARED`.
+#[test]
+fn shared_windows_are_one_contiguous_block_per_host() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/rma_shared.c", "mpi_rma_shared");
+    runs_everywhere(&exe, "rma_shared");
+    for (placement, made) in [
+        (&[][..], "shared over 4"),
+        (&["--hosts", "2"][..], "shared over 2"),
+    ] {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", "4"])
+            .args(placement)
+            .arg("--")
+            .arg(&exe);
+        let stdout = assert_ok(&wait_with_timeout(cmd), "rma_shared ok", 4);
+        let hosts = if placement.is_empty() { 1 } else { 2 };
+        assert_eq!(
+            stdout.matches(made).count(),
+            hosts,
+            "{placement:?}\n{stdout}"
+        );
+    }
+}
+
+/// Puts and gets to same-host program memory (`MPI_Win_create`, attached regions of a
+/// dynamic window) complete while the target
+/// computes outside MPI (cross-memory attach, no message); on one host only, since a
+/// message to a target that never polls would wait for good.
+#[test]
+fn puts_and_gets_to_same_host_program_memory_need_no_target_progress() {
+    let exe = mpicc("crates/clump-capi/tests/mpi/rma_attach.c", "mpi_rma_attach");
+    for n in ["2", "4"] {
+        let mut cmd = Command::new(tree().bin.join("clump"));
+        cmd.args(["run", "-n", n, "--"]).arg(&exe);
+        assert_ok(&wait_with_timeout(cmd), "rma_attach ok", n.parse().unwrap());
+    }
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

@@ -1,7 +1,9 @@
 //! The RMA calls: put, get, the accumulates and their request-based forms. Each finds
 //! where its target bytes are ([`reach`]): memory this process can load and store (its
-//! own window, a same-host member's segment), or a remote procedure call to the target.
-//! Accumulates to segment memory this process maps run here under the window's guard;
+//! own window, a same-host member's segment or shared window), a same-host member's
+//! program memory (`MPI_Win_create`, a dynamic window's attached regions), copied by
+//! cross-memory attach for puts and gets, or
+//! a remote procedure call to the target. Accumulates to segment memory this process maps run here under the window's guard;
 //! the others go to the target's handler. Each call completes at the target before it
 //! returns.
 
@@ -15,7 +17,7 @@ use super::super::wired::{count, Failure};
 use super::abi::*;
 use super::atomic;
 use super::elements;
-use super::guard::GUARD_BYTES;
+use super::published;
 use super::request::{self, Kind, Request};
 use super::space;
 use super::target;
@@ -36,6 +38,9 @@ struct Reach {
     offset: usize,
     /// That byte's address here, when this process can reach the target bytes directly.
     direct: Option<usize>,
+    /// The target's process and that byte's address there, when this process reaches
+    /// the target bytes by cross-memory attach.
+    attach: Option<(u32, usize)>,
     /// The window's guard word here, when it has one this process reaches.
     guard: Option<usize>,
     /// The target is this process.
@@ -75,21 +80,28 @@ fn reach(
             .and_then(|d| d.checked_add(lo))
             .and_then(|d| usize::try_from(d).ok())
             .ok_or_else(range)?;
-        let direct = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
-            // The displacement is an address; only the target knows what it attached.
-            m.me.then(|| w.locate(offset, span)).transpose()?
+        let (direct, attach) = if w.attrs.flavor == MPI_WIN_FLAVOR_DYNAMIC {
+            // The displacement is an address in the target, checked against what it
+            // attached: by this process for its own, by the target's published table for
+            // a same-host target (else by the target's handler).
+            let direct = m.me.then(|| w.locate(offset, span)).transpose()?;
+            let attach = m.attach.zip(m.table);
+            let attach = attach.filter(|&(_, t)| published::covers(t, offset, span));
+            (direct, attach.map(|(pid, _)| (pid, offset)))
         } else {
             if offset.checked_add(span).is_none_or(|end| end > m.size) {
                 return Err(range());
             }
-            m.here.map(|base| base + offset)
+            let attach = m.attach.map(|pid| (pid, m.addr + offset));
+            (m.here.map(|base| base + offset), attach)
         };
         Ok(Some(Reach {
             rank: m.rank,
             id: m.id,
             offset,
             direct,
-            guard: m.seg_off.and(m.here).map(|base| base - GUARD_BYTES),
+            attach,
+            guard: m.guard,
             me: m.me,
         }))
     })
@@ -244,6 +256,12 @@ fn put_bytes(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
         unsafe { target::write_at(addr + at, data) };
         return Ok(());
     }
+    // Anything the kernel refuses goes as messages, whose target checks it again.
+    if let Some((pid, addr)) = r.attach {
+        if am::cma::write(pid, (addr + at) as u64, data).is_ok() {
+            return Ok(());
+        }
+    }
     for (i, chunk) in data.chunks(request::room()).enumerate() {
         r.call(request(Kind::Put, [0; 3], chunk), at + i * request::room())?;
     }
@@ -272,7 +290,7 @@ fn put(
     let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
-    if r.direct.is_none() {
+    if r.direct.is_none() && r.attach.is_none() {
         return send_runs(&r, (Kind::PutRuns, [0; 3], 1), &shape.runs, &data).map(drop);
     }
     for (at, piece) in shape.pieces(&data) {
@@ -346,11 +364,32 @@ fn get_runs(r: &Reach, runs: &[(usize, usize)]) -> Result<Vec<u8>, Failure> {
     Ok(data)
 }
 
+/// Reads the `len` target bytes of `r` by cross-memory attach straight into the caller's
+/// `buf` (one copy): whether it could.
+fn attach_read(r: &Reach, buf: *mut c_void, len: usize) -> bool {
+    let Some((pid, addr)) = r.attach else {
+        return false;
+    };
+    if len == 0 {
+        return true;
+    }
+    // SAFETY: `buf` is not NULL (the caller checked) and holds `len` bytes that nothing
+    // else reads or writes during the call (mpi.h's contract).
+    let into = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
+    am::cma::read(pid, addr as u64, into).is_ok()
+}
+
 /// The `len` target bytes at `at` bytes into the access `r` (within its checked span).
 fn fetch(r: &Reach, at: usize, len: usize) -> Result<Vec<u8>, Failure> {
     if let Some(addr) = r.direct {
         // SAFETY: as in `put_bytes`.
         return Ok(unsafe { target::read_at(addr + at, len) });
+    }
+    if let Some((pid, addr)) = r.attach {
+        let mut data = vec![0; len];
+        if am::cma::read(pid, (addr + at) as u64, &mut data).is_ok() {
+            return Ok(data);
+        }
     }
     let mut data = Vec::with_capacity(len);
     while data.len() < len {
@@ -381,7 +420,7 @@ fn get(
             // SAFETY: `buf` holds `len` bytes (mpi.h's contract); the target bytes are
             // the span `reach` checked, mapped here until the collective MPI_Win_free.
             unsafe { target::copy(addr, buf as usize, len) };
-        } else {
+        } else if !attach_read(&r, buf, len) {
             let data = fetch(&r, 0, len)?;
             // SAFETY: `buf` holds `len` bytes (mpi.h's contract), and `data` has `len`.
             unsafe { target::write_at(buf as usize, &data) };
@@ -394,7 +433,7 @@ fn get(
     let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
         return Ok(());
     };
-    let data = if r.direct.is_none() {
+    let data = if r.direct.is_none() && r.attach.is_none() {
         get_runs(&r, &shape.runs)?
     } else {
         let mut data = Vec::with_capacity(len);

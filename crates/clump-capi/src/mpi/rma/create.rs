@@ -9,8 +9,11 @@ use super::super::export::{mpi_functions, out, string_out};
 use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
+use super::guard::GUARD_BYTES;
+use super::published;
+use super::shared::{self, Carved};
 use super::space::{self, Space};
-use super::window::{self, on, Attrs, Epoch, Member, Served, Window};
+use super::window::{self, on, Attrs, Epoch, Member, Owned, Served, Window};
 use std::os::raw::{c_char, c_int, c_void};
 
 /// Where a window's memory comes from.
@@ -19,13 +22,17 @@ enum Memory {
     /// The caller's, at this address (`MPI_Win_create`).
     Given(usize),
     /// This process's global address space segment.
-    Segment { shared: bool },
+    Segment,
+    /// A region of the host's members (`MPI_Win_allocate_shared`), with the info
+    /// object whose hints shape it.
+    Shared { info: usize },
     /// None at first: the regions `MPI_Win_attach` adds (`MPI_Win_create_dynamic`).
     Dynamic,
 }
 
-/// What each member sends the others: whether its part is ready, then a [`Member`].
-const ENTRY: usize = 7 * 8;
+/// What each member sends the others: whether its part is ready, then a [`Member`] and
+/// its process id.
+const ENTRY: usize = 8 * 8;
 
 fn entry(ok: bool, m: &Member) -> Vec<u8> {
     let words = [
@@ -36,6 +43,7 @@ fn entry(ok: bool, m: &Member) -> Vec<u8> {
         m.size as u64,
         m.disp_unit as u64,
         m.seg_off.map_or(u64::MAX, |o| o as u64),
+        std::process::id() as u64,
     ];
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -51,6 +59,9 @@ fn member(bytes: &[u8]) -> (bool, Member) {
         seg_off: (w(6) != u64::MAX).then_some(w(6) as usize),
         me: false,
         here: None,
+        attach: Some(w(7) as u32),
+        table: None,
+        guard: None,
     };
     (w(0) != 0, m)
 }
@@ -76,22 +87,50 @@ fn make(
 ) -> Result<(usize, usize), Failure> {
     let c = comm(comm_h)?;
     let space = space::joined(&c)?;
+    if let Memory::Given(_) | Memory::Dynamic = memory {
+        // Same-host members copy straight into this process's window memory.
+        am::cma::admit_peers();
+    }
     let mut problem = None;
     let shape = shape(size, disp_unit).map_err(|e| problem = Some(e)).ok();
     let (size, disp_unit) = shape.unwrap_or((0, 1));
+    let (mut carved, mut taken) = (None, None);
     let (addr, seg_off) = match memory {
         Memory::Given(addr) => (addr, None),
-        Memory::Dynamic => (0, None),
-        Memory::Segment { .. } => match space.alloc(size) {
-            Some((addr, off)) => (addr, Some(off)),
+        // Its table of attached regions, for same-host origins.
+        Memory::Dynamic => match space.alloc(published::BYTES) {
+            Some((table, off)) => {
+                published::publish(table, &[]);
+                taken = Some(table);
+                (0, Some(off))
+            }
             None => {
-                problem.get_or_insert((
-                    MPI_ERR_NO_MEM,
-                    format!(
-                        "no room for {size} bytes in the global address space segment \
-                         (CLUMP_GAS_SEGMENT sets its size)"
-                    ),
-                ));
+                problem.get_or_insert(no_room(published::BYTES));
+                (0, None)
+            }
+        },
+        Memory::Shared { info } => {
+            let noncontig = shared::noncontig(info).map_err(|e| problem.get_or_insert(e));
+            let wanted = shape.filter(|_| noncontig.is_ok()).map(|s| s.0);
+            match shared::carve(&space, &c, wanted, noncontig.unwrap_or(false)) {
+                Ok(k) => {
+                    let addr = k.part(c.rank() as usize);
+                    carved = Some(k);
+                    (addr, None)
+                }
+                Err(e) => {
+                    problem.get_or_insert(e);
+                    (0, None)
+                }
+            }
+        }
+        Memory::Segment => match space.alloc(size) {
+            Some((addr, off)) => {
+                taken = Some(addr);
+                (addr, Some(off))
+            }
+            None => {
+                problem.get_or_insert(no_room(size));
                 (0, None)
             }
         },
@@ -105,16 +144,19 @@ fn make(
         seg_off,
         me: true,
         here: None,
+        attach: None,
+        table: None,
+        guard: None,
     };
     let n = c.size() as usize;
     let all = clump_mpi::allgather(&entry(problem.is_none(), &mine), &vec![ENTRY; n], &c)
         .map_err(super::super::handles::err);
-    let outcome = all.and_then(|all| members(&space, &all, memory, problem));
+    let outcome = all.and_then(|all| members(&space, &all, memory, carved.as_ref(), problem));
     let members = match outcome {
         Ok(m) => m,
         Err(e) => {
-            if seg_off.is_some() {
-                space.free(addr);
+            if let Some(t) = taken {
+                space.free(t);
             }
             return Err(e);
         }
@@ -122,8 +164,13 @@ fn make(
     let flavor = match memory {
         Memory::Given(_) => MPI_WIN_FLAVOR_CREATE,
         Memory::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
-        Memory::Segment { shared: false } => MPI_WIN_FLAVOR_ALLOCATE,
-        Memory::Segment { shared: true } => MPI_WIN_FLAVOR_SHARED,
+        Memory::Segment => MPI_WIN_FLAVOR_ALLOCATE,
+        Memory::Shared { .. } => MPI_WIN_FLAVOR_SHARED,
+    };
+    let owned = match (carved, taken) {
+        (Some(k), _) => Owned::Shared(k.region),
+        (None, Some(t)) => Owned::Segment(t),
+        (None, None) => Owned::Nothing,
     };
     let h = window::insert(Window {
         comm: c.clone(),
@@ -139,7 +186,7 @@ fn make(
         errhandler: ERRORS_ARE_FATAL,
         epoch: Epoch::default(),
         served: Served::default(),
-        owned: seg_off.map(|_| addr),
+        owned,
         attached: Vec::new(),
         posts: vec![0; n],
         completions: 0,
@@ -151,11 +198,29 @@ fn make(
     Ok((h, addr))
 }
 
+fn no_room(size: usize) -> Failure {
+    (
+        MPI_ERR_NO_MEM,
+        format!(
+            "no room for {size} bytes in the global address space segment \
+             (CLUMP_GAS_SEGMENT sets its size)"
+        ),
+    )
+}
+
+/// Shows a dynamic window's attached regions to the same-host origins.
+fn publish(w: &Window) {
+    if let Owned::Segment(table) = w.owned {
+        published::publish(table, &w.attached);
+    }
+}
+
 /// The members from what they sent, or why the window cannot be.
 fn members(
     space: &Space,
     all: &[Vec<u8>],
     memory: Memory,
+    carved: Option<&Carved>,
     problem: Option<Failure>,
 ) -> Result<Vec<Member>, Failure> {
     if let Some(p) = problem {
@@ -171,25 +236,32 @@ fn members(
     let me = space.gas.rank();
     let members: Vec<Member> = parsed
         .into_iter()
-        .map(|(_, mut m)| {
+        .enumerate()
+        .map(|(i, (_, mut m))| {
             m.me = m.rank == me;
-            m.here = match memory {
+            let pid = m.attach.take();
+            (m.here, m.guard) = match (memory, carved) {
+                (Memory::Shared { .. }, Some(k)) => (Some(k.part(i)), Some(k.guard())),
                 // The displacement is an address only the target resolves.
-                Memory::Dynamic => None,
-                _ if m.me => Some(m.addr),
-                _ => m.seg_off.and_then(|off| space.direct(m.rank, off)),
+                (Memory::Dynamic, _) => (None, None),
+                _ => {
+                    let here = match m.seg_off {
+                        _ if m.me => Some(m.addr),
+                        Some(off) => space.direct(m.rank, off),
+                        None => None,
+                    };
+                    (here, m.seg_off.and(here).map(|a| a - GUARD_BYTES))
+                }
             };
+            if let Memory::Given(_) | Memory::Dynamic = memory {
+                m.attach = pid.filter(|_| !m.me && space.gas.is_local(m.rank));
+            }
+            if memory == Memory::Dynamic && m.attach.is_some() {
+                m.table = m.seg_off.and_then(|off| space.direct(m.rank, off));
+            }
             m
         })
         .collect();
-    if memory == (Memory::Segment { shared: true }) {
-        if let Some(r) = members.iter().position(|m| m.here.is_none()) {
-            return Err((
-                MPI_ERR_RMA_SHARED,
-                format!("rank {r} of the communicator shares no memory with this process"),
-            ));
-        }
-    }
     Ok(members)
 }
 
@@ -268,28 +340,28 @@ mpi_functions! {
         size: MpiAint, disp_unit: c_int, _info: usize, comm: usize, baseptr: *mut c_void,
         win: *mut usize,
     ) -> c_int {
-        create_out(comm, size, disp_unit as MpiAint, Memory::Segment { shared: false }, baseptr, win)
+        create_out(comm, size, disp_unit as MpiAint, Memory::Segment, baseptr, win)
     }
 
     fn Win_allocate_c(
         size: MpiAint, disp_unit: MpiAint, _info: usize, comm: usize, baseptr: *mut c_void,
         win: *mut usize,
     ) -> c_int {
-        create_out(comm, size, disp_unit, Memory::Segment { shared: false }, baseptr, win)
+        create_out(comm, size, disp_unit, Memory::Segment, baseptr, win)
     }
 
     fn Win_allocate_shared(
-        size: MpiAint, disp_unit: c_int, _info: usize, comm: usize, baseptr: *mut c_void,
+        size: MpiAint, disp_unit: c_int, info: usize, comm: usize, baseptr: *mut c_void,
         win: *mut usize,
     ) -> c_int {
-        create_out(comm, size, disp_unit as MpiAint, Memory::Segment { shared: true }, baseptr, win)
+        create_out(comm, size, disp_unit as MpiAint, Memory::Shared { info }, baseptr, win)
     }
 
     fn Win_allocate_shared_c(
-        size: MpiAint, disp_unit: MpiAint, _info: usize, comm: usize, baseptr: *mut c_void,
+        size: MpiAint, disp_unit: MpiAint, info: usize, comm: usize, baseptr: *mut c_void,
         win: *mut usize,
     ) -> c_int {
-        create_out(comm, size, disp_unit, Memory::Segment { shared: true }, baseptr, win)
+        create_out(comm, size, disp_unit, Memory::Shared { info }, baseptr, win)
     }
 
     fn Win_shared_query(
@@ -321,8 +393,8 @@ mpi_functions! {
             attrs::delete_all(h)?;
             let w = window::remove(h)?;
             super::super::errhandlers::release(w.errhandler);
-            if let (Some(addr), Some(space)) = (w.owned, space::current()) {
-                space.free(addr);
+            if let (Owned::Segment(addr), Some(space)) = (&w.owned, space::current()) {
+                space.free(*addr);
             }
             out(win, WIN_NULL).map_err(|e| (e, "NULL win".into()))
         })
@@ -340,6 +412,7 @@ mpi_functions! {
                     return Err((MPI_ERR_RMA_FLAVOR, "attach to a window that is not dynamic".into()));
                 }
                 w.attached.push((base as usize, size));
+                publish(w);
                 Ok(())
             })
         })
@@ -352,6 +425,7 @@ mpi_functions! {
                     (MPI_ERR_RMA_ATTACH, format!("no region is attached at {base:?}"))
                 })?;
                 w.attached.swap_remove(at);
+                publish(w);
                 Ok(())
             })
         })

@@ -1,7 +1,7 @@
 //! The word that makes accumulates to a segment window atomic across the two ways they
 //! arrive: applied directly by a process of the target's host, or by the target's handler
 //! for a message. It sits in the bytes just before the window's memory, in the segment
-//! every process of the host maps, and is held only while one accumulate runs (never
+//! every process of the host maps (at the start of a shared window's region), and is held only while one accumulate runs (never
 //! across a poll), so a wait for it is short.
 
 use std::sync::atomic::{AtomicU32, Ordering};

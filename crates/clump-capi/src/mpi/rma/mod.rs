@@ -1,7 +1,8 @@
 //! MPI one-sided communication over clump-gas: windows ([`create`]), the RMA calls
 //! ([`access`]) and their synchronization ([`sync`]). Window memory that lies in the
-//! global address space's segment (`MPI_Win_allocate`, `MPI_Win_allocate_shared`) is
-//! reached by plain loads and stores from the processes of its host; everything else
+//! global address space's segment (`MPI_Win_allocate`) or in a region the host's members
+//! share ([`shared`], `MPI_Win_allocate_shared`) is reached by plain loads and stores
+//! from the processes of its host; everything else
 //! (other hosts, `MPI_Win_create`'s memory) goes as a remote procedure call the target's
 //! handler runs ([`target`]). Accumulates are atomic per element whichever way they come:
 //! with the host's atomic instructions where it has them ([`atomic`]), else under the
@@ -16,7 +17,9 @@ mod elements;
 pub(super) mod errhandler;
 mod guard;
 pub(super) mod pscw;
+mod published;
 mod request;
+mod shared;
 mod space;
 pub(super) mod sync;
 mod target;

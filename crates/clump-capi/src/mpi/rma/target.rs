@@ -8,7 +8,7 @@ use super::super::wired::Failure;
 use super::abi::MPI_ERR_WIN;
 use super::atomic;
 use super::elements;
-use super::guard::{guarded, GUARD_BYTES};
+use super::guard::guarded;
 use super::request::{reply, Kind, Request, RUN_ENTRY};
 use super::window;
 use clump_mpi::{Datatype, Op};
@@ -56,10 +56,10 @@ fn apply(req: &Request) -> Result<Vec<u8>, Failure> {
             w.signal(req.kind, req.args[0] as usize);
             Ok(Landing::Answer(Vec::new()))
         }
-        _ => {
-            let guard = w.owned.map(|base| base - GUARD_BYTES);
-            Ok(Landing::At(w.locate(req.offset as usize, len)?, guard))
-        }
+        _ => Ok(Landing::At(
+            w.locate(req.offset as usize, len)?,
+            w.owned.guard(),
+        )),
     })
     .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
     let (addr, guard) = match landing {
@@ -122,7 +122,7 @@ fn runs(req: &Request) -> Result<Vec<u8>, Failure> {
             return Err(malformed());
         };
         let (addr, guard) = window::with_id(req.id, |w| {
-            Ok::<_, Failure>((w.locate(at, len)?, w.owned.map(|base| base - GUARD_BYTES)))
+            Ok::<_, Failure>((w.locate(at, len)?, w.owned.guard()))
         })
         .ok_or_else(|| (MPI_ERR_WIN, format!("the target has no window {}", req.id)))??;
         if req.kind == Kind::GetRuns {

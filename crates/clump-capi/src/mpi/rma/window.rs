@@ -34,6 +34,35 @@ pub struct Member {
     /// the window is made, not on every access.
     pub me: bool,
     pub here: Option<usize>,
+    /// Its process, when this one reaches its memory (the program's own, which it cannot
+    /// map) by cross-memory attach: a same-host member of an `MPI_Win_create` window.
+    pub attach: Option<u32>,
+    /// A dynamic window's table of attached regions ([`super::published`]), where this
+    /// process maps it (a same-host member's).
+    pub table: Option<usize>,
+    /// The guard word of its memory's accumulates, where this process reaches it.
+    pub guard: Option<usize>,
+}
+
+/// Memory a window took, given back when it is freed.
+pub enum Owned {
+    /// None: the program's memory, or the regions it attaches.
+    Nothing,
+    /// Bytes of this process's segment at this address, their guard word before them.
+    Segment(usize),
+    /// The region the host's members share (`MPI_Win_allocate_shared`), guard word first.
+    Shared(am::SharedRegion),
+}
+
+impl Owned {
+    /// The guard word of this process's part, when it has one.
+    pub fn guard(&self) -> Option<usize> {
+        match self {
+            Owned::Nothing => None,
+            Owned::Segment(addr) => Some(addr - super::guard::GUARD_BYTES),
+            Owned::Shared(region) => Some(region.as_ptr() as usize),
+        }
+    }
 }
 
 /// The values `MPI_Win_get_attr` hands out pointers to: they stay put while the window
@@ -125,8 +154,7 @@ pub struct Window {
     pub errhandler: usize,
     pub epoch: Epoch,
     pub served: Served,
-    /// Memory this window took from the segment, returned when it is freed.
-    pub owned: Option<usize>,
+    pub owned: Owned,
     /// The (address, length) regions attached to a dynamic window.
     pub attached: Vec<(usize, usize)>,
     /// General active target: posts received from each member and not yet started on,
