@@ -26,6 +26,7 @@ mod errors;
 mod export;
 mod extended_ops;
 mod external;
+mod f90_types;
 mod fortran;
 mod graphs;
 mod grequests;

@@ -225,6 +225,9 @@ mpi_functions! {
         on(COMM_WORLD, || {
             // SAFETY: as in Type_commit.
             let h = unsafe { t.as_mut() }.ok_or_else(|| (MPI_ERR_ARG, "NULL datatype".to_string()))?;
+            if super::f90_types::is_f90(*h) {
+                return Err((MPI_ERR_TYPE, "a type of MPI_Type_create_f90_* cannot be freed".into()));
+            }
             free_datatype(*h)?;
             forget(*h);
             super::attrs::delete_all(*h)?;

@@ -3,7 +3,8 @@
  * type that decodes in turn and packs like the original, and MPI_Get_elements of a
  * partial struct counting the predefined elements that came whole; MPI_Get_count of a
  * type of no data; the names of the predefined types mpi.h gives two names; the
- * large-count constructors, MPI_Type_get_value_index and MPI_Op_create_c. */
+ * large-count constructors, MPI_Type_get_value_index and MPI_Op_create_c; the
+ * MPI_Type_create_f90_* types. */
 #include "check.h"
 #include <string.h>
 
@@ -224,6 +225,35 @@ static void large_count_forms(void)
     CHECK_OK(MPI_Op_free(&op));
 }
 
+/* MPI_Type_create_f90_*: the sized type of the kind gfortran selects, the same handle
+ * each time, its combiner and arguments in the envelope; it cannot be freed. */
+static void f90_types(void)
+{
+    MPI_Datatype t, again;
+    int size, ints[2];
+    MPI_Aint aints[1];
+    MPI_Datatype types[1];
+    CHECK_OK(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &t));
+    CHECK_OK(MPI_Type_size(t, &size));
+    CHECK(size == 8);
+    CHECK_OK(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &again));
+    CHECK(again == t);
+    envelope(t, 2, 0, 0, MPI_COMBINER_F90_REAL);
+    CHECK_OK(MPI_Type_get_contents(t, 2, 0, 0, ints, aints, types));
+    CHECK(ints[0] == 10 && ints[1] == MPI_UNDEFINED);
+    CHECK(MPI_Type_free(&again) != MPI_SUCCESS);
+    CHECK_OK(MPI_Type_create_f90_complex(MPI_UNDEFINED, 30, &t));
+    CHECK_OK(MPI_Type_size(t, &size));
+    CHECK(size == 8);
+    envelope(t, 2, 0, 0, MPI_COMBINER_F90_COMPLEX);
+    CHECK_OK(MPI_Type_create_f90_integer(9, &t));
+    CHECK_OK(MPI_Type_size(t, &size));
+    CHECK(size == 4);
+    envelope(t, 1, 0, 0, MPI_COMBINER_F90_INTEGER);
+    CHECK(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t) != MPI_SUCCESS);
+    CHECK(MPI_Type_create_f90_integer(50, &t) != MPI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -232,6 +262,7 @@ int main(int argc, char **argv)
     partial_struct(rank, size);
     zero_size_and_names();
     large_count_forms();
+    f90_types();
     MPI_Finalize();
     printf("type_contents ok\n");
     return 0;
