@@ -366,6 +366,25 @@ fn isendrecv_and_mpi_bottom_run_over_shared_memory_udp_and_two_hosts() {
 }
 
 #[test]
+fn external32_packing_runs_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/external32.c", "mpi_external32"),
+        "external32",
+    );
+}
+
+#[test]
+fn type_contents_and_partial_elements_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/type_contents.c",
+            "mpi_type_contents",
+        ),
+        "type_contents",
+    );
+}
+
+#[test]
 fn array_datatypes_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/arrays.c", "mpi_arrays"),

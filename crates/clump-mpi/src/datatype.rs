@@ -101,6 +101,16 @@ impl Predef {
         (blocks, self.extent())
     }
 
+    /// Predefined elements one element counts as (two for a value-index pair).
+    fn parts(self) -> usize {
+        use Predef::*;
+        match self {
+            FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoFloat | TwoDouble
+            | LongDoubleInt => 2,
+            _ => 1,
+        }
+    }
+
     /// The C alignment of the type, which rounds a struct's extent.
     fn align(self) -> usize {
         match self {
@@ -174,10 +184,22 @@ struct Block {
     len: usize,
 }
 
+/// `n` predefined elements of one kind from `disp`, each `kind.extent()` bytes after the
+/// last: the typed view of the type map, which keeps the element boundaries that merged
+/// byte runs lose (for `MPI_Get_elements` of a partial element and for external32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Elems {
+    pub(crate) disp: isize,
+    pub(crate) kind: Predef,
+    pub(crate) n: usize,
+}
+
 /// A datatype: the byte runs of one element, its bounds and the element type it is made of.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Datatype {
     blocks: Rc<[Block]>,
+    /// The predefined elements of one element, in type-map order.
+    pub(crate) elems: Rc<[Elems]>,
     size: usize,
     lb: isize,
     ub: isize,
@@ -199,17 +221,15 @@ impl Datatype {
         Datatype {
             size: p.size(),
             blocks: blocks.into(),
+            elems: [Elems {
+                disp: 0,
+                kind: p,
+                n: 1,
+            }]
+            .into(),
             lb: 0,
             ub: extent as isize,
-            basics: if p.size() != extent
-                || matches!(
-                    p,
-                    Predef::FloatInt | Predef::TwoInt | Predef::TwoFloat | Predef::TwoDouble
-                ) {
-                2
-            } else {
-                1
-            },
+            basics: p.parts(),
             elem: Some(p),
             align: p.align(),
             name: p.name().into(),
@@ -222,6 +242,7 @@ impl Datatype {
         parts: impl Iterator<Item = (isize, &'a Datatype)> + Clone,
     ) -> Result<Datatype> {
         let mut blocks: Vec<Block> = Vec::new();
+        let mut elems: Vec<Elems> = Vec::new();
         let (mut size, mut basics, mut align) = (0usize, 0usize, 1usize);
         let (mut lb, mut ub) = (isize::MAX, isize::MIN);
         let mut elem: Option<Option<Predef>> = None;
@@ -244,12 +265,25 @@ impl Datatype {
                     _ => {}
                 }
             }
+            for e in t.elems.iter() {
+                let disp = shift + e.disp;
+                match elems.last_mut() {
+                    Some(last)
+                        if last.kind == e.kind
+                            && last.disp + (last.n * last.kind.extent()) as isize == disp =>
+                    {
+                        last.n += e.n
+                    }
+                    _ => elems.push(Elems { disp, ..*e }),
+                }
+            }
         }
         if lb > ub {
             (lb, ub) = (0, 0);
         }
         Ok(Datatype {
             blocks: blocks.into(),
+            elems: elems.into(),
             size,
             lb,
             ub,
@@ -382,6 +416,30 @@ impl Datatype {
     /// Predefined elements in one element of this type.
     pub fn basic_count(&self) -> usize {
         self.basics
+    }
+
+    /// How many predefined elements the first `bytes` packed bytes of a sequence of this
+    /// type hold; `None` when they end inside one (`MPI_UNDEFINED`).
+    pub fn elements_in(&self, bytes: u64) -> Option<u64> {
+        if self.size == 0 {
+            return (bytes == 0).then_some(0);
+        }
+        let size = self.size as u64;
+        let (whole, mut rest) = (bytes / size, bytes % size);
+        let mut n = whole.checked_mul(self.basics as u64)?;
+        for e in self.elems.iter() {
+            if rest == 0 {
+                break;
+            }
+            let (each, parts) = (e.kind.size() as u64, e.kind.parts());
+            let fit = (rest / each).min(e.n as u64);
+            n += fit * parts as u64;
+            rest -= fit * each;
+            if fit < e.n as u64 {
+                break;
+            }
+        }
+        (rest == 0).then_some(n)
     }
 
     /// Whether `count` elements are `bytes(count)` bytes from the buffer's start.

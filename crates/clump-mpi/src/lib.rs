@@ -20,6 +20,7 @@ mod comm_create;
 mod comm_idup;
 mod completion;
 mod datatype;
+mod datatype_external;
 mod datatype_grid;
 mod dims;
 mod engine;

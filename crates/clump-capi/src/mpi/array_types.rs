@@ -3,8 +3,10 @@
 
 use super::abi::MPI_ERR_ARG;
 use super::buffers::{counts, ints};
-use super::export::{mpi_functions, out};
+use super::export::mpi_functions;
 use super::handles::*;
+use super::type_contents::{Contents, DARRAY, SUBARRAY};
+use super::types::made;
 use super::wired::{count, on, Failure};
 use clump_mpi::{Distrib, Order};
 use std::os::raw::c_int;
@@ -41,18 +43,19 @@ fn distrib(kind: c_int, darg: c_int) -> Result<Distrib, Failure> {
     }
 }
 
-fn made(t: clump_mpi::Result<clump_mpi::Datatype>, new: *mut Handle) -> Result<(), Failure> {
-    let h = put_datatype(t.map_err(err)?);
-    out(new, h).map_err(|e| (e, "NULL newtype".into()))
-}
-
 mpi_functions! {
     fn Type_create_subarray(n: c_int, sizes: *const c_int, subsizes: *const c_int, starts: *const c_int,
                             o: c_int, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            let (s, sub, at) = (counts(sizes, n)?, counts(subsizes, n)?, counts(starts, n)?);
-            made(clump_mpi::subarray(&s, &sub, &at, order(o)?, &datatype(old)?), new)
+            let k = count(n)?;
+            let (s, sub, at) = (counts(sizes, k)?, counts(subsizes, k)?, counts(starts, k)?);
+            let t = clump_mpi::subarray(&s, &sub, &at, order(o)?, &datatype(old)?);
+            let mut ints_of = vec![n];
+            for a in [sizes, subsizes, starts] {
+                ints_of.extend(ints(a, k)?);
+            }
+            ints_of.push(o);
+            made(t, new, Contents::new(SUBARRAY, ints_of, vec![], &[old])?)
         })
     }
 
@@ -60,6 +63,7 @@ mpi_functions! {
                           dargs: *const c_int, psizes: *const c_int, o: c_int, old: Handle,
                           new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
+            let nd = n;
             let n = count(n)?;
             let kinds = ints(distribs, n)?
                 .into_iter()
@@ -68,7 +72,12 @@ mpi_functions! {
                 .collect::<Result<Vec<_>, _>>()?;
             let (g, p) = (counts(gsizes, n)?, counts(psizes, n)?);
             let t = clump_mpi::darray(count(size)?, count(rank)?, &g, &kinds, &p, order(o)?, &datatype(old)?);
-            made(t, new)
+            let mut ints_of = vec![size, rank, nd];
+            for a in [gsizes, distribs, dargs, psizes] {
+                ints_of.extend(ints(a, n)?);
+            }
+            ints_of.push(o);
+            made(t, new, Contents::new(DARRAY, ints_of, vec![], &[old])?)
         })
     }
 }

@@ -195,7 +195,14 @@ mpi_functions! {
     fn Op_create(f: Option<UserFunction>, commute: c_int, o: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             let f = f.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
-            super::export::out(o, put_op(f, commute != 0)).map_err(|e| (e, "NULL op".into()))
+            super::export::out(o, put_op(UserFn::Int(f), commute != 0)).map_err(|e| (e, "NULL op".into()))
+        })
+    }
+
+    fn Op_create_c(f: Option<UserFunctionC>, commute: c_int, o: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            let f = f.ok_or_else(|| (super::abi::MPI_ERR_ARG, "NULL user function".to_string()))?;
+            super::export::out(o, put_op(UserFn::Large(f), commute != 0)).map_err(|e| (e, "NULL op".into()))
         })
     }
 

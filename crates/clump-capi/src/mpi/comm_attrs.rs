@@ -7,6 +7,7 @@ use super::attrs;
 use super::comms::{attr_out, PMPI_Comm_get_attr};
 use super::export::{mpi_functions, out};
 use super::handles::*;
+use super::type_contents::{record, Contents, DUP};
 use super::wired::{on, Failure};
 use std::os::raw::{c_int, c_void};
 
@@ -95,6 +96,7 @@ mpi_functions! {
     fn Type_dup(t: Handle, newtype: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
             let dup = put_datatype(datatype(t)?);
+            record(dup, Contents::new(DUP, vec![], vec![], &[t])?);
             attrs::copy_all(t, dup)?;
             out(newtype, dup).map_err(|e| (e, "NULL newtype".into()))
         })

@@ -39,7 +39,31 @@ fn matching(class: c_int, size: c_int) -> Option<Handle> {
     })
 }
 
+/// The predefined value-index pair type of `value` and `index` (MPI 4.1 §6.9.4), if any.
+fn value_index(value: Handle, index: Handle) -> Handle {
+    match (value, index) {
+        (0x210, 0x209) => 0x228, // MPI_FLOAT, MPI_INT: MPI_FLOAT_INT
+        (0x214, 0x209) => 0x229, // MPI_DOUBLE_INT
+        (0x20a, 0x209) => 0x22a, // MPI_LONG_INT
+        (0x209, 0x209) => 0x22b, // MPI_2INT
+        (0x208, 0x209) => 0x22c, // MPI_SHORT_INT
+        (0x220, 0x209) => 0x22d, // MPI_LONG_DOUBLE_INT
+        (0x21a, 0x21a) => 0x230, // MPI_2REAL
+        (0x21c, 0x21c) => 0x231, // MPI_2DOUBLE_PRECISION
+        (0x219, 0x219) => 0x232, // MPI_2INTEGER
+        _ => DATATYPE_NULL,
+    }
+}
+
 mpi_functions! {
+    fn Type_get_value_index(value: Handle, index: Handle, pair: *mut Handle) -> c_int {
+        on(COMM_WORLD, || {
+            datatype(value)?;
+            datatype(index)?;
+            arg(pair, value_index(value, index), "pair_type")
+        })
+    }
+
     fn Type_get_true_extent(t: Handle, lb: *mut Aint, extent: *mut Aint) -> c_int {
         on(COMM_WORLD, || {
             let (l, e) = datatype(t)?.true_bounds();

@@ -6,6 +6,7 @@ use super::abi::*;
 use super::buffers::{counts, handles, ints, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
+use super::type_contents::*;
 use super::wired::{count, on, Failure};
 use clump_mpi::Datatype;
 use std::os::raw::{c_char, c_int, c_void};
@@ -17,13 +18,29 @@ fn arg<T>(ptr: *mut T, v: T, what: &str) -> Result<(), Failure> {
     out(ptr, v).map_err(|e| (e, format!("NULL {what}")))
 }
 
-/// Stores a constructed type through `new`.
-fn made(t: clump_mpi::Result<Datatype>, new: *mut Handle) -> Result<(), Failure> {
+/// Stores a constructed type through `new`, with how it was made.
+pub fn made(
+    t: clump_mpi::Result<Datatype>,
+    new: *mut Handle,
+    how: Contents,
+) -> Result<(), Failure> {
     let t = t.map_err(err)?;
     if new.is_null() {
         return Err((MPI_ERR_ARG, "NULL newtype".into()));
     }
-    arg(new, put_datatype(t), "newtype")
+    let h = put_datatype(t);
+    record(h, how);
+    arg(new, h, "newtype")
+}
+
+/// The leading ints followed by each C int array (its pointer and length): a
+/// constructor's integer arguments as its contents list them.
+fn with(lead: &[c_int], arrays: &[(*const c_int, usize)]) -> Result<Vec<c_int>, Failure> {
+    let mut v = lead.to_vec();
+    for &(p, n) in arrays {
+        v.extend(ints(p, n)?);
+    }
+    Ok(v)
 }
 
 /// `n` displacements given as C ints.
@@ -58,76 +75,83 @@ fn position(pos: *mut c_int, size: usize) -> Result<usize, Failure> {
 }
 
 /// How many predefined elements of `dt` a status records: whole elements count all their
-/// parts, a partial one of a single predefined type the parts that came; `None` when that
-/// is no whole number (`MPI_UNDEFINED`). A type of no data received nothing: zero.
+/// parts, a partial one the predefined elements that came whole; `None` when the data
+/// ends inside one (`MPI_UNDEFINED`).
 pub fn elements(s: &MpiStatus, dt: &Datatype) -> Option<u64> {
-    let b = status_bytes(s);
-    let size = dt.size() as u64;
-    match dt.element() {
-        _ if size == 0 => (b == 0).then_some(0),
-        _ if b.is_multiple_of(size) => Some((b / size) * dt.basic_count() as u64),
-        Some(p) if b.is_multiple_of(p.size() as u64) => Some(b / p.size() as u64),
-        _ => None,
-    }
+    dt.elements_in(status_bytes(s))
 }
 
 mpi_functions! {
     fn Type_contiguous(n: c_int, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let dt = clump_mpi::Datatype::contiguous(count(n)?, &datatype(old)?).map_err(err)?;
-            if new.is_null() {
-                return Err((MPI_ERR_ARG, "NULL newtype".into()));
-            }
-            arg(new, put_datatype(dt), "newtype")
+            let t = Datatype::contiguous(count(n)?, &datatype(old)?);
+            made(t, new, Contents::new(CONTIGUOUS, vec![n], vec![], &[old])?)
         })
     }
 
     fn Type_vector(n: c_int, len: c_int, stride: c_int, old: Handle, new: *mut Handle) -> c_int {
-        on(COMM_WORLD, || made(Datatype::vector(count(n)?, count(len)?, stride as isize, &datatype(old)?), new))
+        on(COMM_WORLD, || {
+            let t = Datatype::vector(count(n)?, count(len)?, stride as isize, &datatype(old)?);
+            made(t, new, Contents::new(VECTOR, vec![n, len, stride], vec![], &[old])?)
+        })
     }
 
     fn Type_create_hvector(n: c_int, len: c_int, stride: Aint, old: Handle, new: *mut Handle) -> c_int {
-        on(COMM_WORLD, || made(Datatype::hvector(count(n)?, count(len)?, stride, &datatype(old)?), new))
+        on(COMM_WORLD, || {
+            let t = Datatype::hvector(count(n)?, count(len)?, stride, &datatype(old)?);
+            made(t, new, Contents::new(HVECTOR, vec![n, len], vec![stride], &[old])?)
+        })
     }
 
     fn Type_indexed(n: c_int, lens: *const c_int, disps: *const c_int, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            made(Datatype::indexed(&counts(lens, n)?, &displs(disps, n)?, &datatype(old)?), new)
+            let k = count(n)?;
+            let t = Datatype::indexed(&counts(lens, k)?, &displs(disps, k)?, &datatype(old)?);
+            made(t, new, Contents::new(INDEXED, with(&[n], &[(lens, k), (disps, k)])?, vec![], &[old])?)
         })
     }
 
     fn Type_create_hindexed(n: c_int, lens: *const c_int, disps: *const Aint, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            made(Datatype::hindexed(&counts(lens, n)?, &aints(disps, n)?, &datatype(old)?), new)
+            let k = count(n)?;
+            let d = aints(disps, k)?;
+            let t = Datatype::hindexed(&counts(lens, k)?, &d, &datatype(old)?);
+            made(t, new, Contents::new(HINDEXED, with(&[n], &[(lens, k)])?, d, &[old])?)
         })
     }
 
     fn Type_create_indexed_block(n: c_int, len: c_int, disps: *const c_int, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            made(Datatype::indexed_block(count(len)?, &displs(disps, n)?, &datatype(old)?), new)
+            let k = count(n)?;
+            let t = Datatype::indexed_block(count(len)?, &displs(disps, k)?, &datatype(old)?);
+            made(t, new, Contents::new(INDEXED_BLOCK, with(&[n, len], &[(disps, k)])?, vec![], &[old])?)
         })
     }
 
     fn Type_create_hindexed_block(n: c_int, len: c_int, disps: *const Aint, old: Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            made(Datatype::hindexed(&vec![count(len)?; n], &aints(disps, n)?, &datatype(old)?), new)
+            let k = count(n)?;
+            let d = aints(disps, k)?;
+            let t = Datatype::hindexed(&vec![count(len)?; k], &d, &datatype(old)?);
+            made(t, new, Contents::new(HINDEXED_BLOCK, vec![n, len], d, &[old])?)
         })
     }
 
     fn Type_create_struct(n: c_int, lens: *const c_int, disps: *const Aint, types: *const Handle, new: *mut Handle) -> c_int {
         on(COMM_WORLD, || {
-            let n = count(n)?;
-            let types = handles(types, n)?.into_iter().map(datatype).collect::<Result<Vec<_>, _>>()?;
-            made(Datatype::structure(&counts(lens, n)?, &aints(disps, n)?, &types), new)
+            let k = count(n)?;
+            let (hs, d) = (handles(types, k)?, aints(disps, k)?);
+            let dts = hs.iter().map(|&h| datatype(h)).collect::<Result<Vec<_>, _>>()?;
+            let t = Datatype::structure(&counts(lens, k)?, &d, &dts);
+            made(t, new, Contents::new(STRUCT, with(&[n], &[(lens, k)])?, d, &hs)?)
         })
     }
 
     fn Type_create_resized(old: Handle, lb: Aint, extent: Aint, new: *mut Handle) -> c_int {
-        on(COMM_WORLD, || made(Datatype::resized(&datatype(old)?, lb, extent), new))
+        on(COMM_WORLD, || {
+            let t = Datatype::resized(&datatype(old)?, lb, extent);
+            made(t, new, Contents::new(RESIZED, vec![], vec![lb, extent], &[old])?)
+        })
     }
 
     fn Type_get_name(t: Handle, name: *mut c_char, len: *mut c_int) -> c_int {
@@ -201,7 +225,11 @@ mpi_functions! {
         on(COMM_WORLD, || {
             // SAFETY: as in Type_commit.
             let h = unsafe { t.as_mut() }.ok_or_else(|| (MPI_ERR_ARG, "NULL datatype".to_string()))?;
+            if super::f90_types::is_f90(*h) {
+                return Err((MPI_ERR_TYPE, "a type of MPI_Type_create_f90_* cannot be freed".into()));
+            }
             free_datatype(*h)?;
+            forget(*h);
             super::attrs::delete_all(*h)?;
             *h = DATATYPE_NULL;
             Ok(())

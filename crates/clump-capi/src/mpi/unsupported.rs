@@ -55,17 +55,10 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c Buffer_iflush Close_port Comm_get_parent Comm_join
-        Get_accumulate_c Get_c Get_hw_resource_info Lookup_name Op_create_c Open_port
-        Pack_external Pack_external_c Pack_external_size Pack_external_size_c Publish_name
-        Put_c Raccumulate_c Register_datarep Register_datarep_c Rget_accumulate_c Rget_c
-        Rput_c Session_iflush_buffer
-        Type_create_darray_c Type_create_f90_complex Type_create_f90_integer
-        Type_create_f90_real Type_create_hindexed_block_c Type_create_hindexed_c
-        Type_create_indexed_block_c Type_create_struct_c Type_create_subarray_c
-        Type_get_contents Type_get_contents_c Type_get_envelope Type_get_envelope_c
-        Type_get_value_index Type_indexed_c Unpack_external Unpack_external_c
-        Unpublish_name;
+        Accumulate_c Buffer_iflush Close_port Comm_get_parent Comm_join Get_accumulate_c Get_c
+        Get_hw_resource_info Lookup_name Open_port Publish_name Put_c Raccumulate_c
+        Register_datarep Register_datarep_c Rget_accumulate_c Rget_c Rput_c
+        Session_iflush_buffer Unpublish_name;
     returned:
         File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
         File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group

@@ -163,7 +163,12 @@ mpi_functions! {
             // SAFETY: a non-NULL status pointer from C points at an MPI_Status.
             let s = unsafe { status.as_ref() }.ok_or_else(|| (MPI_ERR_ARG, "NULL status".into()))?;
             let b = status_bytes(s);
-            let v = if size == 0 || !b.is_multiple_of(size) { -32766 } else { (b / size) as c_int };
+            // A type of no data counts zero elements (MPI 4.1 §3.2.5).
+            let v = match size {
+                0 => 0,
+                _ if !b.is_multiple_of(size) => -32766,
+                _ => (b / size) as c_int,
+            };
             out(n, v).map_err(|e| (e, "NULL count".into()))
         })
     }
