@@ -82,8 +82,11 @@ pub fn print_table(points: &[Point], out: &mut impl Write) -> io::Result<()> {
     )
 }
 
-/// (chart file, what it shows, the curves on it with their legend names).
-const CHARTS: [(&str, &str, &[(&str, &str)]); 7] = [
+/// The curves of one chart: (bench, legend name).
+type Curves = &'static [(&'static str, &'static str)];
+
+/// (chart file, what it shows, the curves on it).
+const CHARTS: [(&str, &str, Curves); 7] = [
     (
         "shmem-latency",
         "latency: put + quiet, blocking get",
