@@ -17,6 +17,9 @@ use std::ffi::c_void;
 /// it, the exchange of the global address space's collectives is as fast).
 const DIRECT_BYTES: usize = 8192;
 
+/// Bytes of a reduction's part combined at a time (see [`State::reduce_direct`]).
+const PIECE: usize = 16384;
+
 /// The members from this one round to the one before it, as (index, rank): every member
 /// starts on a different heap, so the writers spread over the heaps.
 fn rotated(g: &Group) -> impl Iterator<Item = (usize, u32)> + '_ {
@@ -98,7 +101,8 @@ impl State {
     /// Reduction of `n` elements: member i combines its share of the elements (the i-th
     /// of `size` nearly equal parts) from every member's `src`, in member order, and writes
     /// the result into that part of every member's `dest`. Parts are disjoint, so `src`
-    /// and `dest` may be one buffer.
+    /// and `dest` may be one buffer. The part goes in pieces of [`PIECE`] bytes through two
+    /// small buffers that stay in cache, each piece written out while it is still there.
     pub fn reduce_direct<T: Pod>(
         &self,
         g: &Group,
@@ -110,23 +114,33 @@ impl State {
         let part = |i: usize| (n as u128 * i as u128 / g.size() as u128) as usize;
         let me = g.index() as usize;
         let (lo, hi) = (part(me), part(me + 1));
-        let mut acc = vec![T::zeroed(); hi - lo];
+        let step = (PIECE / size_of::<T>().max(1)).max(1);
+        let mut acc = vec![T::zeroed(); step.min(hi - lo)];
         let mut next = acc.clone();
         self.between_barriers(g, || {
-            for (i, &r) in g.ranks().iter().enumerate() {
-                let into = if i == 0 { &mut acc } else { &mut next };
-                self.get(
-                    bytemuck::cast_slice_mut(into),
-                    src.wrapping_add(lo).cast(),
-                    r,
-                )?;
-                if i > 0 {
-                    op.combine(&acc, &mut next)?;
-                    std::mem::swap(&mut acc, &mut next);
+            for at in (lo..hi).step_by(step) {
+                let len = step.min(hi - at);
+                for (i, &r) in g.ranks().iter().enumerate() {
+                    let into = if i == 0 {
+                        &mut acc[..len]
+                    } else {
+                        &mut next[..len]
+                    };
+                    self.get(
+                        bytemuck::cast_slice_mut(into),
+                        src.wrapping_add(at).cast(),
+                        r,
+                    )?;
+                    if i > 0 {
+                        op.combine(&acc[..len], &mut next[..len])?;
+                        std::mem::swap(&mut acc, &mut next);
+                    }
                 }
+                let to = dest.wrapping_add(at).cast::<c_void>();
+                let piece = bytemuck::cast_slice(&acc[..len]);
+                rotated(g).try_for_each(|(_, r)| self.put(to, piece, r))?;
             }
-            let at = dest.wrapping_add(lo).cast::<c_void>();
-            rotated(g).try_for_each(|(_, r)| self.put(at, bytemuck::cast_slice(&acc), r))
+            Ok(())
         })
     }
 }
