@@ -127,8 +127,11 @@ fn shmem_then_mpi_share_one_job_and_shmem_outlives_mpi() {
 /// not a timed test.
 #[test]
 fn bench_shmem_reports_every_figure_beside_its_am_reference() {
+    let plots = tree().out.join("bench-shmem-plots");
+    let _ = std::fs::remove_dir_all(&plots);
     let out = Command::new(tree().bin.join("clump"))
-        .args(["bench", "shmem", "--quick", "--json"])
+        .args(["bench", "shmem", "--quick", "--json", "--plot"])
+        .arg(&plots)
         .output()
         .expect("clump bench runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -159,6 +162,51 @@ fn bench_shmem_reports_every_figure_beside_its_am_reference() {
     }
     for t in ["shm", "udp"] {
         assert_eq!(rows.iter().filter(|r| r["transport"] == t).count(), 6);
+    }
+    // The curves: every figure at every size over both transports, from 8 B (64 B for the
+    // collectives) up to 1 MiB, or 8 KiB for fence against quiet; and a chart of each.
+    let curves = doc["curves"].as_array().unwrap();
+    let benches = [
+        ("put_lat", 8, 1 << 20),
+        ("get_lat", 8, 1 << 20),
+        ("put_bw", 8, 1 << 20),
+        ("get_bw", 8, 1 << 20),
+        ("put+fence", 8, 8 << 10),
+        ("put+quiet", 8, 8 << 10),
+        ("reduce", 64, 1 << 20),
+        ("fcollect", 64, 1 << 20),
+        ("broadcast", 64, 1 << 20),
+        ("alltoall", 64, 1 << 20),
+    ];
+    for (bench, min, max) in benches {
+        for t in ["shm", "udp"] {
+            let sizes: Vec<u64> = curves
+                .iter()
+                .filter(|c| c["bench"] == bench && c["transport"] == t)
+                .map(|c| {
+                    let v = c["value"].as_f64().unwrap();
+                    assert!(v > 0.0 && v.is_finite(), "{c}");
+                    c["bytes"].as_u64().unwrap()
+                })
+                .collect();
+            assert!(sizes.len() >= 3, "{bench} over {t}: {sizes:?}");
+            assert_eq!(sizes[0], min, "{bench} over {t}");
+            assert!(sizes.iter().all(|&b| b <= max), "{bench} over {t}");
+            assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{bench} over {t}");
+        }
+    }
+    for chart in [
+        "latency",
+        "bandwidth",
+        "fence",
+        "reduce",
+        "fcollect",
+        "broadcast",
+        "alltoall",
+    ] {
+        let png = plots.join(format!("shmem-{chart}.png"));
+        let bytes = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+        assert!(bytes.starts_with(b"\x89PNG"), "{}", png.display());
     }
 }
 

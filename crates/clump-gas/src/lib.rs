@@ -31,6 +31,8 @@ mod ptr;
 mod rpc;
 mod shared;
 
+/// `higher[i] = lower[i] op higher[i]`, for a reduction a caller combines itself.
+pub use clump_coll::kernel::combine_slice as reduce_slice;
 /// The reduction operators and the element types they apply to are clump-coll's, shared
 /// with MPI and OpenSHMEM.
 pub use clump_coll::kernel::{Element as Reducible, Op as ReduceOp};

@@ -4,14 +4,9 @@
 //! returns 0; bad use ends the job like every other call.
 
 use super::runtime::{byte_len, dst_slice, gas_err, run, src_slice, strides, Res, State};
-use super::symmetric::Place;
 use clump_gas::Group;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
-
-/// Bytes an fcollect gathers from which it goes as direct puts between same-host PEs
-/// (below it, the exchange of the global address space's collectives is as fast).
-const DIRECT_FCOLLECT: usize = 8192;
 
 /// Where the bytes of one collective live: `nelems` elements of `size` bytes.
 #[derive(Clone, Copy)]
@@ -23,13 +18,17 @@ pub struct Bufs {
 }
 
 impl State {
-    /// `root`'s source into every member's dest (the root's own too, unless `skip_root`).
+    /// `root`'s source into every member's dest (the root's own too, unless `skip_root`);
+    /// large ones between same-host PEs straight from the root's heap ([`super::direct`]).
     pub fn broadcast(&self, g: &Group, b: Bufs, root: c_int, skip_root: bool) -> Res<()> {
         let root = u32::try_from(root)
             .ok()
             .filter(|&r| r < g.size())
             .ok_or_else(|| format!("root {root} is not a member (the team has {})", g.size()))?;
         let len = byte_len(b.nelems, b.size)?;
+        if self.direct(g, len, &[(b.dest, len), (b.src, len)]) {
+            return self.broadcast_direct(g, root, (b.dest, b.src, len), skip_root);
+        }
         let mut data = if g.index() == root {
             // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
             unsafe { src_slice(b.src, len, "source")? }.to_vec()
@@ -52,8 +51,9 @@ impl State {
     pub fn collect(&self, g: &Group, b: Bufs, fixed: bool) -> Res<()> {
         // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
         let mine = unsafe { src_slice(b.src, byte_len(b.nelems, b.size)?, "source")? };
-        if fixed && self.puts_directly(g, b.dest, mine.len())? {
-            return self.fcollect_by_puts(g, b.dest, mine);
+        let total = byte_len(mine.len(), g.size() as usize)?;
+        if fixed && self.direct(g, total, &[(b.dest, total)]) {
+            return self.fcollect_direct(g, b.dest, mine);
         }
         let gas = self.gas.borrow();
         let all = if fixed {
@@ -67,40 +67,16 @@ impl State {
         Ok(())
     }
 
-    /// Whether an fcollect of `len` bytes a member into `dest` goes as direct puts: when
-    /// `dest` is on the symmetric heap, every member on this host (each put one copy into
-    /// its mapped heap) and the whole no smaller than [`DIRECT_FCOLLECT`].
-    fn puts_directly(&self, g: &Group, dest: *mut c_void, len: usize) -> Res<bool> {
-        let total = byte_len(len, g.size() as usize)?;
-        if total < DIRECT_FCOLLECT {
-            return Ok(false);
-        }
-        let gas = self.gas.borrow();
-        Ok(matches!(self.locate(dest, total), Ok(Place::Heap(_)))
-            && g.ranks().iter().all(|&r| gas.is_local(r)))
-    }
-
-    /// Every member writes its block straight into every member's `dest`, between two
-    /// barriers of the team: the first so that no member's `dest` is written before it
-    /// entered the call, the second so that all blocks are in place when it returns.
-    fn fcollect_by_puts(&self, g: &Group, dest: *mut c_void, mine: &[u8]) -> Res<()> {
-        let barrier = || self.gas.borrow().group_barrier(g).map_err(gas_err);
-        barrier()?;
-        let at = dest.wrapping_byte_add(g.index() as usize * mine.len());
-        // Starting after this member spreads the writers over the members' heaps.
-        let ranks = g.ranks();
-        let me = g.index() as usize;
-        for &r in ranks[me..].iter().chain(&ranks[..me]) {
-            self.put(at, mine, r)?;
-        }
-        barrier()
-    }
-
     /// Block j of every member's source to member j; block i of dest from member i. The
-    /// strides (in elements) pick every element of the blocks from `src` and into `dest`.
+    /// strides (in elements) pick every element of the blocks from `src` and into `dest`;
+    /// large contiguous ones between same-host PEs go straight into the heaps.
     pub fn alltoall(&self, g: &Group, b: Bufs, dst: usize, sst: usize) -> Res<()> {
         let n = g.size() as usize;
         let count = byte_len(b.nelems, n)?;
+        let total = byte_len(count, b.size)?;
+        if (dst, sst) == (1, 1) && self.direct(g, total, &[(b.dest, total), (b.src, total)]) {
+            return self.alltoall_direct(g, b.dest, b.src, total / n);
+        }
         let extent = |stride: usize| -> Res<usize> {
             byte_len(
                 count

@@ -12,6 +12,7 @@ mod atomics;
 mod collectives;
 mod ctx;
 mod deprecated;
+mod direct;
 pub(crate) mod extended;
 pub(crate) mod heap;
 mod locks;

@@ -14,12 +14,23 @@ use std::os::raw::{
 /// How a reduction combines a member's elements: an operator of clump-coll's, or (for C's
 /// `long double`) C's own arithmetic.
 pub trait Reducer<T>: Copy {
+    /// Reduces every member's `data` over the global address space's messages.
     fn run(self, gas: &Gas, g: &Group, data: &mut [T]) -> clump_gas::Result<()>;
+    /// `higher[i] = lower[i] op higher[i]` here (for [`State::reduce_direct`]).
+    fn combine(self, lower: &[T], higher: &mut [T]) -> Res<()>;
 }
 
 impl<T: clump_gas::Reducible> Reducer<T> for ReduceOp {
     fn run(self, gas: &Gas, g: &Group, data: &mut [T]) -> clump_gas::Result<()> {
         gas.group_reduce(g, data, self)
+    }
+
+    fn combine(self, lower: &[T], higher: &mut [T]) -> Res<()> {
+        if clump_gas::reduce_slice(self, lower, higher) {
+            Ok(())
+        } else {
+            Err(format!("{self:?} does not apply to {:?}", T::ELEM))
+        }
     }
 }
 
@@ -27,10 +38,18 @@ impl<T: Pod> Reducer<T> for fn(T, T) -> T {
     fn run(self, gas: &Gas, g: &Group, data: &mut [T]) -> clump_gas::Result<()> {
         gas.group_reduce_with(g, data, self)
     }
+
+    fn combine(self, lower: &[T], higher: &mut [T]) -> Res<()> {
+        for (l, h) in lower.iter().zip(higher) {
+            *h = self(*l, *h);
+        }
+        Ok(())
+    }
 }
 
 impl State {
-    /// Combines every member's `n` elements at `src` with `op` into every member's `dest`.
+    /// Combines every member's `n` elements at `src` with `op` into every member's `dest`:
+    /// straight between the heaps when the members share this host and the data is large.
     pub fn reduce<T: Pod>(
         &self,
         g: &Group,
@@ -40,6 +59,9 @@ impl State {
         op: impl Reducer<T>,
     ) -> Res<()> {
         let bytes = byte_len(n, size_of::<T>())?;
+        if self.direct(g, bytes, &[(dest.cast(), bytes), (src.cast(), bytes)]) {
+            return self.reduce_direct(g, dest, src, n, op);
+        }
         let mut data = vec![T::zeroed(); n];
         // SAFETY: `src` and `dest` are the C caller's buffers of `n` elements (shmem.h's
         // contract for a reduction), valid for the call and not touched by it meanwhile.

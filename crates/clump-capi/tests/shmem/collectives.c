@@ -39,6 +39,31 @@ int main(void) {
             for (int i = 0; i < BIG; i++)
                 CHECK(bdst[pe * BIG + i] == round * 1000000 + pe * BIG + i);
     }
+    /* Large broadcast, alltoall and reductions (on one host, straight between the heaps),
+     * each twice in a row with different data; the reductions on element counts that do
+     * not divide among the PEs, out of place and in place. */
+    for (int round = 0; round < 2; round++) {
+        int broot = (round + 1) % npes;
+        for (int i = 0; i < BIG; i++) bsrc[i] = round * 1000000 + me * BIG + i;
+        CHECK(shmem_int_broadcast(SHMEM_TEAM_WORLD, bdst, bsrc, BIG - round, broot) == 0);
+        for (int i = 0; i < BIG - round; i++) CHECK(bdst[i] == round * 1000000 + broot * BIG + i);
+        int block = BIG / npes;
+        CHECK(shmem_int_alltoall(SHMEM_TEAM_WORLD, bdst, bsrc, block) == 0);
+        for (int pe = 0; pe < npes; pe++)
+            for (int i = 0; i < block; i++)
+                CHECK(bdst[pe * block + i] == round * 1000000 + pe * BIG + me * block + i);
+        int n = BIG - 1 - round;
+        CHECK(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, bdst, bsrc, n) == 0);
+        for (int i = 0; i < n; i++)
+            CHECK(bdst[i] == npes * (round * 1000000 + i) + BIG * npes * (npes - 1) / 2);
+        CHECK(shmem_int_max_reduce(SHMEM_TEAM_WORLD, bsrc, bsrc, n) == 0);
+        for (int i = 0; i < n; i++) CHECK(bsrc[i] == round * 1000000 + (npes - 1) * BIG + i);
+    }
+    double *dbig = shmem_malloc(BIG * sizeof(double));
+    for (int i = 0; i < BIG; i++) dbig[i] = me + 0.5;
+    CHECK(shmem_double_sum_reduce(SHMEM_TEAM_WORLD, dbig, dbig, BIG) == 0);
+    for (int i = 0; i < BIG; i++) CHECK(dbig[i] == npes * npes / 2.0);
+    shmem_free(dbig);
     shmem_free(bdst);
     shmem_free(bsrc);
     /* collect: PE p contributes p+1 elements. */

@@ -8,7 +8,7 @@
 //! placement between jobs (a cache-to-cache round trip of 0.06 µs or 0.4 µs), and one job
 //! of each would compare whichever placements they happened to get.
 
-mod figures;
+pub(in crate::bench) mod figures;
 mod plot;
 
 use super::progress::Progress;

@@ -1,10 +1,14 @@
 //! `clump bench shmem`: OpenSHMEM between two PEs (`shmembench.c`, built with `clump
-//! oshcc`): 8-byte put (with quiet) and get latency, 1 MiB put and get bandwidth, the
-//! fetch-add rate and the barrier time, over shared memory and over UDP. Beside each, the
-//! Active Message figure it rests on, measured in the same run ([`am`]), and the speedup
-//! (how many times faster OpenSHMEM is than that figure; below 1, what it costs over AM).
+//! oshcc`), over shared memory and over UDP in one run. The summary: 8-byte put (with
+//! quiet) and get latency, 1 MiB put and get bandwidth, the fetch-add rate and the barrier
+//! time, each beside the Active Message figure it rests on, measured in the same run
+//! ([`am`]), and the speedup (how many times faster OpenSHMEM is than that figure; below
+//! 1, what it costs over AM). Then the curves by size ([`curves`]): put and get latency
+//! and bandwidth, a put with shmem_fence beside one with shmem_quiet, and the large
+//! collectives (reduce, fcollect, broadcast, alltoall), shared memory beside UDP.
 
 mod am;
+mod curves;
 
 pub use am::worker;
 
@@ -12,7 +16,7 @@ use super::progress::Progress;
 use super::transport::BenchTransport;
 use serde_json::Value;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The benchmark program.
@@ -29,6 +33,11 @@ pub struct ShmemArgs {
     /// Print the results as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also write DIR/shmem-latency.png, shmem-bandwidth.png, shmem-fence.png,
+    /// shmem-reduce.png, shmem-fcollect.png, shmem-broadcast.png and shmem-alltoall.png:
+    /// each curve against message size, shared memory beside UDP.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
 }
 
 /// One line of the results: the OpenSHMEM figure, its AM reference, the speedup.
@@ -97,12 +106,23 @@ pub fn main(args: &ShmemArgs) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let outcome = measure(args, &dir);
     let _ = std::fs::remove_dir_all(&dir);
-    let rows = outcome?;
-    let doc = super::job::document("shmem", args.quick, to_json(&rows));
-    super::job::print(&doc, args.json, |_, out| print_table(&rows, out))
+    let (rows, points) = outcome?;
+    let mut fields = to_json(&rows);
+    fields["curves"] = curves::to_json(&points);
+    let doc = super::job::document("shmem", args.quick, fields);
+    if let Some(dir) = &args.plot {
+        for file in curves::write_plots(dir, &points, &doc)? {
+            eprintln!("clump bench shmem: wrote {}", file.display());
+        }
+    }
+    super::job::print(&doc, args.json, |_, out| {
+        print_table(&rows, out)?;
+        curves::print_table(&points, out)
+    })
 }
 
-fn measure(args: &ShmemArgs, dir: &Path) -> Result<Vec<Row>, String> {
+/// The summary rows and the curves' points, over shared memory and UDP.
+fn measure(args: &ShmemArgs, dir: &Path) -> Result<(Vec<Row>, Vec<curves::Point>), String> {
     let src = dir.join("shmembench.c");
     std::fs::write(&src, SOURCE).map_err(|e| format!("{}: {e}", src.display()))?;
     let clump = std::env::current_exe().map_err(|e| format!("cannot locate clump: {e}"))?;
@@ -110,6 +130,7 @@ fn measure(args: &ShmemArgs, dir: &Path) -> Result<Vec<Row>, String> {
     super::mpi::compile(Command::new(&clump).arg("oshcc"), &src, &exe)?;
     let quick: &[&str] = if args.quick { &["--quick"] } else { &[] };
     let mut rows = Vec::new();
+    let mut points = Vec::new();
     let progress = Progress::new("shmem:", 4);
     for (i, t) in [BenchTransport::Shm, BenchTransport::Udp]
         .into_iter()
@@ -133,8 +154,9 @@ fn measure(args: &ShmemArgs, dir: &Path) -> Result<Vec<Row>, String> {
             .find_map(|l| serde_json::from_str(l).ok())
             .ok_or_else(|| format!("shmembench printed no results:\n{out}"))?;
         rows.extend(rows_of(t.name(), &shmem, &am)?);
+        points.extend(curves::parse(t.name(), &out));
     }
-    Ok(rows)
+    Ok((rows, points))
 }
 
 fn rows_of(transport: &'static str, shmem: &Value, am: &Value) -> Result<Vec<Row>, String> {

@@ -1,8 +1,13 @@
-/* clump bench shmem: OpenSHMEM figures between PE 0 and PE 1, measured by PE 0 and
- * printed as one JSON line. Each figure is the best of several batches (the machine is
- * shared; the best batch is the one least disturbed). Built with `clump oshcc`. */
+/* clump bench shmem: OpenSHMEM figures between PE 0 and PE 1, printed by PE 0 as JSON
+ * lines. First one line per figure and size ({"bench","bytes","value","unit"}): put and
+ * get latency and bandwidth, a put followed by shmem_fence beside one followed by
+ * shmem_quiet, and the large collectives (sum reduce, fcollect, broadcast, alltoall; the
+ * slower PE's time). Then the summary line the Active Message references are set against.
+ * Each figure is the best of several batches (the machine is shared; the best batch is
+ * the one least disturbed). Built with `clump oshcc`. */
 #include <shmem.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,19 +21,166 @@ static double now(void) {
 }
 
 static char source[BIG];
+static int me, quick;
+/* Symmetric: the target of puts and gets, and the buffers of the collectives. */
+static char *heap, *coll_src, *coll_dst;
+static double *timing, *slowest;
+
+static void figure(const char *bench, long bytes, double value, const char *unit) {
+    if (me == 0)
+        printf("{\"bench\":\"%s\",\"bytes\":%ld,\"value\":%.4f,\"unit\":\"%s\"}\n", bench, bytes,
+               value, unit);
+}
+
+/* Repetitions of an operation on `bytes`: about the same bytes moved at every size. */
+static int reps(long bytes) {
+    long r = (quick ? 4L << 20 : 32L << 20) / bytes;
+    long most = quick ? 200 : 2000;
+    return r < 4 ? 4 : r > most ? (int)most : (int)r;
+}
+
+enum pt { PUT_LAT, GET_LAT, PUT_BW, GET_BW, PUT_FENCE, PUT_QUIET };
+
+/* Seconds per operation of one batch of `kind` on `bytes`, measured by PE 0. */
+static double point_to_point(enum pt kind, long bytes, int n) {
+    double t = now();
+    for (int i = 0; i < n; i++) {
+        switch (kind) {
+        case PUT_LAT:
+            shmem_putmem(heap, source, bytes, 1);
+            shmem_quiet();
+            break;
+        case GET_LAT:
+            shmem_getmem(source, heap, bytes, 1);
+            break;
+        case PUT_BW:
+        case PUT_FENCE:
+        case PUT_QUIET:
+            shmem_putmem(heap, source, bytes, 1);
+            if (kind == PUT_FENCE) shmem_fence();
+            if (kind == PUT_QUIET) shmem_quiet();
+            break;
+        case GET_BW:
+            shmem_getmem_nbi(source, heap, bytes, 1);
+            break;
+        }
+    }
+    shmem_quiet();
+    return (now() - t) / n;
+}
+
+static void point_to_point_curve(enum pt kind, const char *bench, long min, long max, long step) {
+    for (long b = min; b <= max; b *= step) {
+        int n = reps(b);
+        double best = 1e30;
+        for (int k = 0; k < BATCHES; k++) {
+            shmem_barrier_all();
+            if (me == 0) {
+                double d = point_to_point(kind, b, n);
+                if (d < best) best = d;
+            }
+        }
+        int rate = kind == PUT_BW || kind == GET_BW;
+        figure(bench, b, rate ? b / best / 1e6 : best * 1e6, rate ? "MB/s" : "us");
+    }
+}
+
+enum coll { REDUCE, FCOLLECT, BROADCAST, ALLTOALL };
+
+/* One collective on `bytes` per PE (the whole of a reduce or broadcast; each PE's part of
+ * an fcollect or alltoall). */
+static void collective(enum coll kind, long bytes) {
+    switch (kind) {
+    case REDUCE:
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)coll_dst, (long *)coll_src,
+                              bytes / sizeof(long));
+        break;
+    case FCOLLECT:
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, bytes);
+        break;
+    case BROADCAST:
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, bytes, 0);
+        break;
+    case ALLTOALL:
+        shmem_alltoallmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, bytes / 2);
+        break;
+    }
+}
+
+/* What `kind` on `bytes` leaves at long i of this PE's destination, each PE's source
+ * holding (pe + 1) * 1000 + i. */
+static long expected(enum coll kind, long n, long i) {
+    long half = n / 2;
+    switch (kind) {
+    case REDUCE: return 3000 + 2 * i;
+    case BROADCAST: return 1000 + i;
+    case FCOLLECT: return (i / n + 1) * 1000 + i % n;
+    case ALLTOALL: return (i / half + 1) * 1000 + me * half + i % half;
+    }
+    return 0;
+}
+
+/* One call of `kind` on `bytes` gives every PE the right data: catches a fast wrong path. */
+static int collective_right(enum coll kind, long bytes) {
+    long *s = (long *)coll_src, *d = (long *)coll_dst, n = bytes / sizeof(long);
+    for (long i = 0; i < n; i++) s[i] = (me + 1) * 1000 + i;
+    memset(coll_dst, 0, 2 * bytes);
+    shmem_barrier_all();
+    collective(kind, bytes);
+    for (long i = 0; i < (kind == FCOLLECT ? 2 * n : n); i++)
+        if (d[i] != expected(kind, n, i)) return 0;
+    return 1;
+}
+
+static void collective_curve(enum coll kind, const char *bench, long min, long max, long step) {
+    for (long b = min; b <= max; b *= step) {
+        if (!collective_right(kind, b)) {
+            fprintf(stderr, "shmembench: %s of %ld bytes delivered wrong data\n", bench, b);
+            shmem_global_exit(1);
+        }
+        int n = reps(b) / 4 + 1;
+        double best = 1e30;
+        for (int k = 0; k < BATCHES; k++) {
+            shmem_barrier_all();
+            double t = now();
+            for (int i = 0; i < n; i++) collective(kind, b);
+            timing[0] = (now() - t) / n;
+            shmem_double_max_reduce(SHMEM_TEAM_WORLD, slowest, timing, 1);
+            if (slowest[0] < best) best = slowest[0];
+        }
+        figure(bench, b, best * 1e6, "us");
+    }
+}
 
 int main(int argc, char **argv) {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int rounds = quick ? 200 : 2000, bulk = quick ? 8 : 32;
+    long step = quick ? 16 : 4;
     shmem_init();
-    int me = shmem_my_pe();
+    me = shmem_my_pe();
     if (shmem_n_pes() != 2) {
         fprintf(stderr, "shmembench: needs exactly 2 PEs\n");
         shmem_global_exit(2);
     }
-    char *heap = shmem_malloc(BIG);
+    heap = shmem_malloc(BIG);
+    coll_src = shmem_malloc(BIG);
+    coll_dst = shmem_malloc(2 * BIG);
+    timing = shmem_malloc(2 * sizeof(double));
+    slowest = timing + 1;
     long *word = shmem_calloc(1, sizeof(long));
     memset(source, me + 1, BIG);
+
+    point_to_point_curve(PUT_LAT, "put_lat", 8, BIG, step);
+    point_to_point_curve(GET_LAT, "get_lat", 8, BIG, step);
+    point_to_point_curve(PUT_BW, "put_bw", 8, BIG, step);
+    point_to_point_curve(GET_BW, "get_bw", 8, BIG, step);
+    point_to_point_curve(PUT_FENCE, "put+fence", 8, 8 << 10, step);
+    point_to_point_curve(PUT_QUIET, "put+quiet", 8, 8 << 10, step);
+    collective_curve(REDUCE, "reduce", 64, BIG, step);
+    collective_curve(FCOLLECT, "fcollect", 64, BIG, step);
+    collective_curve(BROADCAST, "broadcast", 64, BIG, step);
+    collective_curve(ALLTOALL, "alltoall", 64, BIG, step);
+
     double put_lat = 1e30, get_lat = 1e30, put_bw = 0, get_bw = 0, amo = 0, barrier = 1e30;
     long check = 0;
     for (int b = 0; b < BATCHES; b++) {
