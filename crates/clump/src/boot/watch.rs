@@ -22,6 +22,11 @@ use std::time::{Duration, Instant};
 /// How long [`judge`] waits for the launcher's answer: it runs in the same host's
 /// launcher, which answers within milliseconds unless it is ending the job.
 const ANSWER_WAIT: Duration = Duration::from_secs(1);
+/// How often [`is_gone`] reads the launcher's connection at most. Endpoints ask every
+/// few thousand polls, for each peer: a spinning process read it (a failing system call)
+/// about every 60 us, many times per network round trip on a loaded host. A death is
+/// heard at most this much later.
+const READ_EVERY: Duration = Duration::from_millis(1);
 
 struct Watch {
     stream: UnixStream,
@@ -30,6 +35,8 @@ struct Watch {
     gone: HashSet<u32>,
     /// The latest answer about a process.
     answer: Option<(u32, PeerState)>,
+    /// When [`Watch::is_gone`] read the connection last.
+    read_at: Option<Instant>,
 }
 
 static WATCH: Mutex<Option<Watch>> = Mutex::new(None);
@@ -51,6 +58,7 @@ pub(crate) fn open(path: &str, rank: u32, job_id: u64) {
         reader: FrameReader::new(MAX_REPLY_BODY),
         gone: HashSet::new(),
         answer: None,
+        read_at: None,
     };
     *lock() = Some(watch);
 }
@@ -90,6 +98,18 @@ impl Watch {
         }
     }
 
+    /// Whether the launcher said `pid` exited, reading its connection first unless that
+    /// was done within [`READ_EVERY`] of `now`; false once the connection is unusable.
+    fn is_gone(&mut self, pid: u32, now: Instant) -> Option<bool> {
+        if self.read_at.is_none_or(|at| now.duration_since(at) >= READ_EVERY) {
+            self.read_at = Some(now);
+            if !self.drain() {
+                return None;
+            }
+        }
+        Some(self.gone.contains(&pid))
+    }
+
     fn died(&mut self, pid: u32) {
         if self.gone.insert(pid) {
             DEATHS.fetch_add(1, Ordering::Release);
@@ -127,7 +147,7 @@ pub(crate) fn deaths() -> u64 {
 
 /// Whether the launcher said the process `pid` of this job has exited.
 pub(crate) fn is_gone(pid: u32) -> bool {
-    with(|w| w.drain().then(|| w.gone.contains(&pid))).unwrap_or(false)
+    with(|w| w.is_gone(pid, Instant::now())).unwrap_or(false)
 }
 
 /// Asks the launcher about the process `pid`: has it exited, and if not, did it beat
@@ -152,5 +172,40 @@ pub(crate) fn judge(pid: u32, within: Duration) -> Option<PeerState> {
         // Should another thread drop the watch meanwhile, this wait merely ends early
         // or late: polling a closed or reused descriptor harms nothing.
         wait_fd(fd, libc::POLLIN, left);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A watch on one end of a socket pair; the launcher's end is returned beside it.
+    fn watch() -> (Watch, UnixStream) {
+        let (stream, launcher) = UnixStream::pair().unwrap();
+        stream.set_nonblocking(true).unwrap();
+        let w = Watch {
+            stream,
+            reader: FrameReader::new(MAX_REPLY_BODY),
+            gone: HashSet::new(),
+            answer: None,
+            read_at: None,
+        };
+        (w, launcher)
+    }
+
+    /// The endpoints ask whether a peer is gone every few thousand polls: the launcher's
+    /// connection is read once per period, not at every question.
+    #[test]
+    fn is_gone_reads_the_launcher_once_per_period() {
+        let (mut w, mut launcher) = watch();
+        let t0 = Instant::now();
+        launcher.write_all(&Msg::Died { pid: 42 }.encode()).unwrap();
+        assert_eq!(w.is_gone(42, t0), Some(true));
+        launcher.write_all(&Msg::Died { pid: 43 }.encode()).unwrap();
+        let soon = t0 + READ_EVERY / 2;
+        assert_eq!(w.is_gone(43, soon), Some(false), "not read again so soon");
+        assert_eq!(w.is_gone(43, t0 + READ_EVERY), Some(true));
+        drop(launcher);
+        assert_eq!(w.is_gone(43, t0 + 2 * READ_EVERY), None, "the launcher went away");
     }
 }

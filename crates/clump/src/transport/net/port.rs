@@ -224,8 +224,8 @@ impl NetPort {
         max: usize,
         land: &mut dyn FnMut(&NetPeer, &Header, &[u8]) -> bool,
     ) -> usize {
-        let n = self.udp.receive(max);
         let now = self.read_clock();
+        let n = self.udp.receive(max, now);
         for i in 0..n {
             let (addr, bytes) = self.udp.received(i);
             let bytes = match &self.key {

@@ -30,9 +30,12 @@ use std::os::fd::{AsRawFd, RawFd};
 
 /// Datagrams one `sendmmsg` or `recvmmsg` moves at most.
 pub const BATCH: usize = 64;
-/// With a doorbell, polls that find it silent skip the socket; one in this many reads
-/// it anyway, in case the hint was wrong (see `doorbell.rs`).
-const READS_SKIPPED_AT_MOST: u32 = 32;
+/// With a doorbell, polls that find it silent skip the socket, and read it anyway once
+/// per this many microseconds of the caller's clock, in case the hint was wrong (see
+/// `doorbell.rs`). A count of polls made a spinning waiter read about every 16 us, a
+/// system call that found nothing on nearly every round trip; a wrong hint is rare and
+/// waits no longer than an ack is delayed.
+pub const READ_ANYWAY_EVERY_US: u64 = 200;
 /// Socket buffer sizes asked for: bursts of a window of datagrams must not overflow them.
 const SOCKET_BUFFER: usize = 4 << 20;
 
@@ -50,6 +53,8 @@ pub struct UdpStats {
     pub super_datagrams: u64,
     /// `sendmmsg` calls.
     pub send_calls: u64,
+    /// `recvmmsg` calls (polls that a silent doorbell spares make none).
+    pub receive_calls: u64,
     /// Datagrams that came up coalesced behind the first of their receive buffer.
     pub coalesced: u64,
     /// Reads of the socket that failed other than for want of a datagram (an ICMP report
@@ -77,8 +82,8 @@ pub struct UdpPort {
     held: VecDeque<(SocketAddrV4, Vec<u8>)>,
     replayer: Option<replay::Replayer>,
     doorbell: Option<Doorbell>,
-    /// Reads skipped in a row because the doorbell was silent.
-    skipped: u32,
+    /// With a doorbell, when (caller's clock) a silent one is read anyway.
+    read_anyway_at: u64,
     stats: UdpStats,
 }
 
@@ -129,7 +134,7 @@ impl UdpPort {
             held: VecDeque::new(),
             replayer,
             doorbell: None,
-            skipped: 0,
+            read_anyway_at: 0,
             stats: UdpStats::default(),
         })
     }
@@ -281,28 +286,29 @@ impl UdpPort {
     }
 
     /// Receives up to `max` datagrams (at most [`BATCH`], more if some came coalesced)
-    /// waiting on the socket, with one system call; returns how many. Read them with [`UdpPort::received`]. With a
-    /// doorbell that is silent, it mostly makes no call and returns 0.
-    pub fn receive(&mut self, max: usize) -> usize {
+    /// waiting on the socket, with one system call; returns how many. Read them with
+    /// [`UdpPort::received`]. With a doorbell that is silent, it makes no call and returns
+    /// 0, unless [`READ_ANYWAY_EVERY_US`] passed on the clock `now` (microseconds).
+    pub fn receive(&mut self, max: usize, now: u64) -> usize {
         let mut max = max.clamp(1, BATCH);
         // One read of the counter decides whether to read the socket and how much.
         let counted = match &self.doorbell {
             Some(bell) => {
                 let counted = bell.snapshot();
                 match bell.unread(counted) {
-                    0 if self.skipped < READS_SKIPPED_AT_MOST => {
-                        self.skipped += 1;
+                    0 if now < self.read_anyway_at => {
                         self.rx.clear();
                         return 0;
                     }
                     0 => {}
                     unread => max = max.min(unread as usize),
                 }
+                self.read_anyway_at = now + READ_ANYWAY_EVERY_US;
                 counted
             }
             None => 0,
         };
-        self.skipped = 0;
+        self.stats.receive_calls += 1;
         let buffers = match self.rx.receive(&self.socket, max) {
             Ok(buffers) => buffers,
             Err(e) => {
@@ -377,7 +383,7 @@ mod tests {
         let mut got = Vec::new();
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
         while std::time::Instant::now() < deadline {
-            let n = p.receive(BATCH);
+            let n = p.receive(BATCH, 0);
             got.extend((0..n).map(|i| p.received(i).1.to_vec()));
             if n == 0 {
                 std::thread::sleep(std::time::Duration::from_millis(5));
@@ -391,7 +397,7 @@ mod tests {
     #[test]
     fn a_failed_read_is_counted_and_an_empty_socket_is_not() {
         let mut p = port(Faults::default());
-        assert_eq!(p.receive(BATCH), 0);
+        assert_eq!(p.receive(BATCH, 0), 0);
         assert_eq!(p.stats().receive_errors, 0, "an empty socket is no failure");
         let closed = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let closed_addr = closed.local_addr().unwrap();
@@ -401,17 +407,43 @@ mod tests {
         p.socket.send(b"nobody").unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while p.stats().receive_errors == 0 && std::time::Instant::now() < deadline {
-            assert_eq!(p.receive(BATCH), 0);
+            assert_eq!(p.receive(BATCH, 0), 0);
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         assert_eq!(p.stats().receive_errors, 1);
+    }
+
+    /// Polls that find the doorbell silent make no system call, however many there are:
+    /// the socket is read anyway once per period of the caller's clock, and at once when
+    /// the bell rings.
+    #[test]
+    fn a_silent_doorbell_spares_the_socket_reads_for_a_period() {
+        let mut p = port(Faults::default());
+        if let Err(e) = p.attach_doorbell() {
+            return eprintln!("no doorbell here ({e}): nothing to spare");
+        }
+        for _ in 0..1000 {
+            assert_eq!(p.receive(BATCH, 0), 0);
+        }
+        assert_eq!(p.stats().receive_calls, 1, "the first poll reads, the rest skip");
+        assert_eq!(p.receive(BATCH, READ_ANYWAY_EVERY_US - 1), 0);
+        assert_eq!(p.stats().receive_calls, 1);
+        assert_eq!(p.receive(BATCH, READ_ANYWAY_EVERY_US), 0);
+        assert_eq!(p.stats().receive_calls, 2, "read anyway once the period is over");
+        let mut q = port(Faults::default());
+        send(&mut q, p.local_addr(), b"ring");
+        q.flush();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !p.rang() && std::time::Instant::now() < deadline {}
+        assert_eq!(p.receive(BATCH, READ_ANYWAY_EVERY_US), 1, "a ringing bell is read at once");
+        assert_eq!(p.stats().receive_calls, 3);
     }
 
     #[test]
     fn a_batch_goes_out_in_one_flush_and_comes_in_with_its_sender() {
         let mut a = port(Faults::default());
         let mut b = port(Faults::default());
-        assert_eq!(b.receive(BATCH), 0, "an empty socket reads as nothing");
+        assert_eq!(b.receive(BATCH, 0), 0, "an empty socket reads as nothing");
         for i in 0..150u8 {
             send(&mut a, b.local_addr(), &[i; 100]);
         }
@@ -423,7 +455,7 @@ mod tests {
         send(&mut b, a.local_addr(), b"back");
         b.flush();
         let n = loop {
-            let n = a.receive(1);
+            let n = a.receive(1, 0);
             if n > 0 {
                 break n;
             }
@@ -567,7 +599,7 @@ mod tests {
         let mut from = Vec::new();
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
         while from.len() < 4 && std::time::Instant::now() < deadline {
-            for i in 0..b.receive(BATCH) {
+            for i in 0..b.receive(BATCH, 0) {
                 let (sender, bytes) = b.received(i);
                 assert_eq!(bytes, b"captured");
                 from.push(sender);
