@@ -1,5 +1,6 @@
-//! The boundary every exported function goes through: the AM_Init check, and a panic
-//! caught and turned into an error code instead of unwinding into C.
+//! The boundary every exported function goes through: the AM_Init check, the process lock
+//! when threads share the process, and a panic caught and turned into an error code
+//! instead of unwinding into C.
 
 use crate::codes::{AmResult, AM_ERR_NOT_INIT, AM_ERR_RESOURCE, AM_OK};
 use std::os::raw::c_int;
@@ -28,8 +29,11 @@ pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
 }
 
 /// Like [`call`] but without the `AM_Init` check (for `AM_Init` itself and the limits).
+/// Once threads share the process (an `AM_PAR` bundle), the body runs inside the process
+/// lock (`am::serial`); before, the lock costs one relaxed load.
 #[inline(always)]
 pub fn call_uninit(body: impl FnOnce() -> AmResult) -> c_int {
+    let _entered = am::serial::enter();
     // AssertUnwindSafe: after a panic the caller only gets an error code; the thread's
     // tables stay consistent because no borrow of them is held across clump calls.
     match catch_unwind(AssertUnwindSafe(body)) {
