@@ -99,9 +99,7 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
             // the other threads' sends and polls change that while this one sleeps. The
             // event fires once: when another thread's wait took it (the mask is reset),
             // this one ends too.
-            true => {
-                while !b.wait_timeout(SHARED_NAP)? && b.event_mask() != EventMask::None {}
-            }
+            true => while !b.wait_timeout(SHARED_NAP)? && b.event_mask() != EventMask::None {},
             false => b.wait()?,
         }
         b.set_event_mask(EventMask::None);

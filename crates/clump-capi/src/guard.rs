@@ -33,7 +33,23 @@ pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
 /// lock (`am::serial`); before, the lock costs one relaxed load.
 #[inline(always)]
 pub fn call_uninit(body: impl FnOnce() -> AmResult) -> c_int {
+    if am::serial::is_shared() {
+        return call_locked(body);
+    }
+    run(body)
+}
+
+/// [`call_uninit`] inside the process lock: out of line, so that the one-thread path
+/// stays as it was (no guard to drop on the way out).
+#[cold]
+#[inline(never)]
+fn call_locked(body: impl FnOnce() -> AmResult) -> c_int {
     let _entered = am::serial::enter();
+    run(body)
+}
+
+#[inline(always)]
+fn run(body: impl FnOnce() -> AmResult) -> c_int {
     // AssertUnwindSafe: after a panic the caller only gets an error code; the thread's
     // tables stay consistent because no borrow of them is held across clump calls.
     match catch_unwind(AssertUnwindSafe(body)) {

@@ -85,21 +85,30 @@ impl Drop for Pop<'_> {
         }
         let slot = &FRAMES[split(self.ep).1];
         let me = std::ptr::from_ref(self.node).cast_mut();
-        let mut above = slot.top.load(Ordering::Relaxed);
+        let above = slot.top.load(Ordering::Relaxed);
         if above == me {
             slot.top.store(self.node.below.get(), Ordering::Relaxed);
+        } else {
+            unlink_below(above, self.node);
+        }
+    }
+}
+
+/// Unlinks `node` from below `above`: on an `AM_PAR` endpoint, another thread's handler
+/// may have started above it while this one waited.
+#[cold]
+#[inline(never)]
+fn unlink_below(mut above: *mut Node, node: &Node) {
+    let me = std::ptr::from_ref(node).cast_mut();
+    while !above.is_null() {
+        // SAFETY: a linked frame is live (see `find`), and only the slot's owner (this
+        // thread, or the process lock's holder: this thread) touches the links.
+        let n = unsafe { &*above };
+        if n.below.get() == me {
+            n.below.set(node.below.get());
             return;
         }
-        while !above.is_null() {
-            // SAFETY: a linked frame is live (see `find`), and only the slot's owner (this
-            // thread, or the process lock's holder: this thread) touches the links.
-            let n = unsafe { &*above };
-            if n.below.get() == me {
-                n.below.set(self.node.below.get());
-                return;
-            }
-            above = n.below.get();
-        }
+        above = n.below.get();
     }
 }
 
