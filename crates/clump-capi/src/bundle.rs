@@ -1,6 +1,6 @@
 //! Initialization, bundles, events and polling.
 
-use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG, RESOURCE};
+use crate::codes::{AmResult, AM_NOEVENTS, AM_NOTEMPTY, AM_PAR, AM_SEQ, BAD_ARG};
 use crate::guard::{self, out};
 use crate::state::{self, to_ptr};
 use am::idle::{Backoff, Pause};
@@ -28,18 +28,28 @@ pub extern "C" fn AM_Terminate() -> c_int {
     })
 }
 
+/// `AM_PAR` turns on the process lock (`am::serial::share`) for the rest of the process:
+/// from then on every call of every face runs inside it, so the bundle, its endpoints and
+/// everything made after may be used from any thread; what the calling thread made
+/// before stays its own. Call it, like `MPI_Init_thread`, before other threads call.
 #[no_mangle]
 pub extern "C" fn AM_AllocateBundle(kind: c_int, endb: *mut *mut c_void) -> c_int {
     guard::call(|| {
-        match kind {
-            AM_SEQ => {}
-            AM_PAR => return Err(RESOURCE),
-            _ => return Err(BAD_ARG),
-        }
-        if endb.is_null() {
+        if !matches!(kind, AM_SEQ | AM_PAR) || endb.is_null() {
             return Err(BAD_ARG);
         }
-        let bundle = am::Bundle::new()?;
+        if kind == AM_PAR {
+            // SAFETY: no value of a `ProcessLocal` is held here: the AM-II face keeps
+            // none across its calls (its only one, the SPMD job, is taken and put back
+            // inside one call), and nothing of MPI or OpenSHMEM runs inside this call.
+            // That no other thread calls meanwhile is this function's documented contract.
+            unsafe { am::serial::share() };
+        }
+        // The lock from here on if `share` just turned it on (`guard` entered before).
+        let _entered = am::serial::enter();
+        let mut config = am::config::Config::from_env().map_err(|_| BAD_ARG)?;
+        crate::spmd::adapt(&mut config);
+        let bundle = am::Bundle::with_config(config)?;
         out(endb, to_ptr(state::insert_bundle(bundle)?))
     })
 }
@@ -83,11 +93,22 @@ pub extern "C" fn AM_SetEventMask(eb: *mut c_void, mask: c_int) -> c_int {
 pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     guard::call(|| {
         let b = state::bundle(eb)?;
-        b.wait()?;
+        match am::serial::is_shared() {
+            // Threads share the process (AM_PAR): sleep in short naps, each of which lets
+            // the lock go and starts by sending what the endpoints owe and hold, since
+            // the other threads' sends and polls change that while this one sleeps. The
+            // event fires once: when another thread's wait took it (the mask is reset),
+            // this one ends too.
+            true => while !b.wait_timeout(SHARED_NAP)? && b.event_mask() != EventMask::None {},
+            false => b.wait()?,
+        }
         b.set_event_mask(EventMask::None);
         poll(&b)
     })
 }
+
+/// How long an `AM_WaitSema` sleeps at a time once threads share the process.
+const SHARED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Processes of the job on this machine, once `clump_spmd_startup` has said (1 before).
 static PROCESSES_HERE: AtomicU32 = AtomicU32::new(1);
@@ -95,7 +116,8 @@ static PROCESSES_HERE: AtomicU32 = AtomicU32::new(1);
 thread_local! {
     /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
     /// around it, which must leave the core to the other processes when they outnumber
-    /// the cores.
+    /// the cores. Per thread, not per bundle: it is the calling thread's loop that spins
+    /// (threads polling one `AM_PAR` bundle each back off on their own).
     static IDLE: Cell<Option<Backoff>> = const { Cell::new(None) };
 }
 
@@ -111,8 +133,13 @@ pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
             .get()
             .unwrap_or_else(|| Backoff::for_host(PROCESSES_HERE.load(Ordering::Relaxed)));
         // The program's loop around AM_Poll is the spin: only letting go is done here.
+        // Once threads share the process every empty poll lets the lock go (and yields):
+        // a thread that polls in a loop would otherwise take it back before the threads
+        // waiting for it could.
         if handled > 0 {
             idle.reset();
+        } else if am::serial::is_shared() {
+            am::serial::pause();
         } else if idle.idle_round() == Pause::LetGo {
             std::thread::yield_now();
         }

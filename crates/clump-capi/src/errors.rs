@@ -7,9 +7,9 @@ use crate::codes::{
     AM_ERR_RESOURCE, AM_OK, EBADARGS, EBADENDPOINT, EBADHANDLER, EBADLENGTH, EBADSEGOFF, EBADTAG,
     EOUTCOMEUNKNOWN, EREPLYREJECTED, EUNREACHABLE,
 };
-use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::os::raw::c_int;
+use std::sync::{Mutex, PoisonError};
 
 /// (name, meaning) of a return code; static, so C may keep the pointers.
 fn text(code: c_int) -> (&'static CStr, &'static CStr) {
@@ -76,10 +76,8 @@ pub extern "C" fn clump_status_desc(status: c_int) -> *const c_char {
     status_text(status).1.as_ptr()
 }
 
-thread_local! {
-    /// Why this thread's last `clump_spmd_startup` failed.
-    static STARTUP_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
-}
+/// Why the process's last `clump_spmd_startup` failed (whichever thread called it).
+static STARTUP_ERROR: Mutex<Option<CString>> = Mutex::new(None);
 
 /// Remembers why start-up failed and says it on stderr, so that a program that only
 /// checks the code (or not even that) still shows the cause.
@@ -90,12 +88,14 @@ pub fn startup_failed(why: &str) {
         let _ = writeln!(std::io::stderr(), "{line}");
     }
     let text = CString::new(line.replace('\0', " ")).unwrap_or_default();
-    STARTUP_ERROR.with(|e| *e.borrow_mut() = Some(text));
+    *STARTUP_ERROR.lock().unwrap_or_else(PoisonError::into_inner) = Some(text);
 }
 
 #[no_mangle]
 pub extern "C" fn clump_spmd_error() -> *const c_char {
-    STARTUP_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |t| t.as_ptr()))
+    // The text's bytes stay where they are until the next failed start-up replaces them.
+    let error = STARTUP_ERROR.lock().unwrap_or_else(PoisonError::into_inner);
+    error.as_ref().map_or(std::ptr::null(), |t| t.as_ptr())
 }
 
 #[cfg(test)]
@@ -113,10 +113,10 @@ mod tests {
     }
 
     #[test]
-    fn the_startup_error_is_kept_for_the_thread() {
+    fn the_startup_error_is_kept_for_the_process() {
         assert!(clump_spmd_error().is_null());
         startup_failed("CLUMP_CREDITS=\"0\" is invalid");
-        // SAFETY: non-null, NUL-terminated, owned by this thread's cell until replaced.
+        // SAFETY: non-null, NUL-terminated, owned by the process's cell until replaced.
         let text = unsafe { CStr::from_ptr(clump_spmd_error()) };
         assert_eq!(
             text.to_str().unwrap(),

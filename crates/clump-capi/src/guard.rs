@@ -1,5 +1,6 @@
-//! The boundary every exported function goes through: the AM_Init check, and a panic
-//! caught and turned into an error code instead of unwinding into C.
+//! The boundary every exported function goes through: the AM_Init check, the process lock
+//! when threads share the process, and a panic caught and turned into an error code
+//! instead of unwinding into C.
 
 use crate::codes::{AmResult, AM_ERR_NOT_INIT, AM_ERR_RESOURCE, AM_OK};
 use std::os::raw::c_int;
@@ -28,8 +29,27 @@ pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
 }
 
 /// Like [`call`] but without the `AM_Init` check (for `AM_Init` itself and the limits).
+/// Once threads share the process (an `AM_PAR` bundle), the body runs inside the process
+/// lock (`am::serial`); before, the lock costs one relaxed load.
 #[inline(always)]
 pub fn call_uninit(body: impl FnOnce() -> AmResult) -> c_int {
+    if am::serial::is_shared() {
+        return call_locked(body);
+    }
+    run(body)
+}
+
+/// [`call_uninit`] inside the process lock: out of line, so that the one-thread path
+/// stays as it was (no guard to drop on the way out).
+#[cold]
+#[inline(never)]
+fn call_locked(body: impl FnOnce() -> AmResult) -> c_int {
+    let _entered = am::serial::enter();
+    run(body)
+}
+
+#[inline(always)]
+fn run(body: impl FnOnce() -> AmResult) -> c_int {
     // AssertUnwindSafe: after a panic the caller only gets an error code; the thread's
     // tables stay consistent because no borrow of them is held across clump calls.
     match catch_unwind(AssertUnwindSafe(body)) {

@@ -8,7 +8,10 @@
 //! on every call. The calling thread is known by its thread pointer instead. Only the
 //! owner ever gets at an object, so objects need not be `Send`; and a thread's objects
 //! are freed when it exits (see [`crate::state`]), before another thread can have its
-//! thread pointer.
+//! thread pointer. Objects made once threads share the process (an `AM_PAR` bundle and
+//! what is made after it) are owned by the process lock instead: any thread reaches them
+//! while it holds the lock, which orders one holder's touches before the next's, so they
+//! need not be `Send` either; they outlive the thread that made them.
 
 use crate::codes::{AmResult, BAD_ARG, RESOURCE};
 use std::rc::Rc;
@@ -26,7 +29,7 @@ static GENERATION: AtomicUsize = AtomicUsize::new(1);
 /// threads, never 0. On x86-64 it is read straight from `%fs:0` (no call into libc).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn this_thread() -> usize {
+pub fn this_thread() -> usize {
     let tp: usize;
     // SAFETY: a plain load, from memory every thread has: the x86-64 TLS ABI has the
     // thread control block begin with a pointer to itself, at `%fs:0`, so that compiled
@@ -44,9 +47,26 @@ fn this_thread() -> usize {
 
 /// The calling thread, as slots record their owner: unique among live threads, never 0.
 #[cfg(not(target_arch = "x86_64"))]
-fn this_thread() -> usize {
+pub fn this_thread() -> usize {
     // SAFETY: pthread_self has no preconditions and cannot fail.
     unsafe { libc::pthread_self() as usize }
+}
+
+/// The owner of an object made while threads share the process (`am::serial`, turned on
+/// by an `AM_PAR` bundle, `MPI_THREAD_SERIALIZED` or above, or OpenSHMEM's): any thread
+/// that holds the process lock, which every entry point takes then. Never a thread
+/// pointer (those are aligned addresses).
+const ANY_THREAD: usize = usize::MAX;
+
+/// Whether the calling thread may use an object whose slot records `owner`.
+#[inline(always)]
+fn may_use(owner: usize) -> bool {
+    owner == this_thread() || shared_and_locked(owner)
+}
+
+#[cold]
+fn shared_and_locked(owner: usize) -> bool {
+    owner == ANY_THREAD && am::serial::holds_lock()
 }
 
 /// A handle from a generation and a slot (or a token from a serial and a slot).
@@ -68,10 +88,10 @@ struct Slot<T> {
     ptr: AtomicPtr<T>,
 }
 
-/// Objects of one kind, each owned by the thread that inserted it. Slots change only
-/// under `writers`, and only their owner removes them: a lookup that finds its own
-/// thread as the owner of a slot whose key matches sees the object that thread inserted
-/// and has not removed.
+/// Objects of one kind, each owned by the thread that inserted it (or by the process
+/// lock). Slots change only under `writers`, and only their owner removes them: a lookup
+/// that finds itself the owner of a slot whose key matches sees the object that owner
+/// inserted and has not removed.
 pub struct Registry<T> {
     slots: [Slot<T>; MAX_SLOTS],
     /// Held while slots change; guards how many slots have ever been used.
@@ -98,7 +118,8 @@ impl<T> Registry<T> {
         self.writers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Stores `v`, owned by this thread; returns its handle (never 0). `claim` readies
+    /// Stores `v`, owned by this thread (by the process lock's holder, once threads share
+    /// the process); returns its handle (never 0). `claim` readies
     /// what the caller keeps per slot for the new object, before anything can reach it.
     pub fn insert(&self, v: Rc<T>, claim: impl FnOnce(usize)) -> AmResult<usize> {
         let mut used = self.writers();
@@ -111,7 +132,11 @@ impl<T> Registry<T> {
         claim(slot);
         let s = &self.slots[slot];
         s.ptr.store(Rc::into_raw(v).cast_mut(), Ordering::Relaxed);
-        s.owner.store(this_thread(), Ordering::Relaxed);
+        let owner = match am::serial::is_shared() {
+            true => ANY_THREAD,
+            false => this_thread(),
+        };
+        s.owner.store(owner, Ordering::Relaxed);
         s.key.store(handle, Ordering::Release);
         Ok(handle)
     }
@@ -128,7 +153,7 @@ impl<T> Registry<T> {
     pub fn slot_key(&self, handle_or_token: usize) -> Option<usize> {
         let s = &self.slots[split(handle_or_token).1];
         let key = s.key.load(Ordering::Acquire);
-        (key != 0 && s.owner.load(Ordering::Relaxed) == this_thread()).then_some(key)
+        (key != 0 && may_use(s.owner.load(Ordering::Relaxed))).then_some(key)
     }
 
     /// The handle of the object at the slot `handle_or_token` names and the object, if it
@@ -142,9 +167,11 @@ impl<T> Registry<T> {
     pub unsafe fn peek(&self, handle_or_token: usize) -> Option<(usize, &T)> {
         let key = self.slot_key(handle_or_token)?;
         let s = &self.slots[split(handle_or_token).1];
-        // SAFETY: the slot is this thread's, so `ptr` is the registry's reference to the
-        // object this thread inserted (published before the key); only this thread can
-        // remove it, and the caller promises not to before the reference is gone.
+        // SAFETY: the slot is this thread's (or the lock's, which this thread holds), so
+        // `ptr` is the registry's reference to the object its owner inserted (published
+        // before the key); only the owner can remove it (for the lock's, a thread that
+        // holds it, not meanwhile: this one does), and the caller promises not to before
+        // the reference is gone.
         Some((key, unsafe { &*s.ptr.load(Ordering::Relaxed) }))
     }
 
@@ -157,7 +184,7 @@ impl<T> Registry<T> {
             Some((key, v)) if key == handle => {
                 // SAFETY: `v` lives in an `Rc` (`insert` took it from `Rc::into_raw`)
                 // whose count the registry holds one of, and only its owner, this
-                // thread, touches the count.
+                // thread (or the lock's holder, this thread), touches the count.
                 Ok(unsafe {
                     Rc::increment_strong_count(v);
                     Rc::from_raw(v)

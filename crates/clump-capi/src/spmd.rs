@@ -5,16 +5,21 @@ use crate::errors;
 use crate::guard::{self, out};
 use crate::state::{self, to_ptr, EpState, DEFAULT_TRANSLATIONS};
 use am::spmd::Spmd;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-thread_local! {
-    /// The job, taken out while a collective runs (handlers then see it absent).
-    static JOB: RefCell<Option<Spmd>> = const { RefCell::new(None) };
-    static RANK_SIZE: Cell<(c_int, c_int)> = const { Cell::new((-1, -1)) };
+am::process_local! {
+    /// The job, taken out while a collective runs (handlers then see it absent): the
+    /// joining thread's, and the process's once threads share it (`AM_PAR`).
+    static JOB: RefCell<Option<Spmd>> = RefCell::new(None);
 }
+
+/// This process's rank and the job's size once joined (-1 before): one job per process,
+/// read by any thread without the lock.
+static RANK: AtomicI32 = AtomicI32::new(-1);
+static SIZE: AtomicI32 = AtomicI32::new(-1);
 
 #[no_mangle]
 pub extern "C" fn clump_spmd_startup(
@@ -28,7 +33,7 @@ pub extern "C" fn clump_spmd_startup(
         if bundle.is_null() || endpoint.is_null() {
             return Err(BAD_ARG);
         }
-        if RANK_SIZE.get().0 >= 0 {
+        if RANK.load(Ordering::Acquire) >= 0 {
             return Err(RESOURCE); // joined already
         }
         let spmd = Spmd::init().inspect_err(|e| errors::startup_failed(&e.to_string()))?;
@@ -36,9 +41,10 @@ pub extern "C" fn clump_spmd_startup(
         let eb = state::insert_bundle(spmd.bundle.clone())?;
         let ep = EpState::new(spmd.ep.clone(), eb, size.max(DEFAULT_TRANSLATIONS));
         let ep = state::insert_endpoint(ep, crate::token::claim)?;
-        RANK_SIZE.set((spmd.rank() as c_int, spmd.size() as c_int));
+        SIZE.store(spmd.size() as c_int, Ordering::Relaxed);
+        RANK.store(spmd.rank() as c_int, Ordering::Release);
         crate::bundle::set_processes_here(spmd.job.processes_here());
-        JOB.with(|j| *j.borrow_mut() = Some(spmd));
+        JOB.with_borrow_mut(|j| *j = Some(spmd));
         out(bundle, to_ptr(eb))?;
         out(endpoint, to_ptr(ep))
     })
@@ -46,19 +52,29 @@ pub extern "C" fn clump_spmd_startup(
 
 #[no_mangle]
 pub extern "C" fn clump_spmd_rank() -> c_int {
-    RANK_SIZE.get().0
+    RANK.load(Ordering::Relaxed)
 }
 
 #[no_mangle]
 pub extern "C" fn clump_spmd_size() -> c_int {
-    RANK_SIZE.get().1
+    SIZE.load(Ordering::Acquire)
+}
+
+/// Fits the configuration of a bundle the program allocates to the job it joined (its
+/// network address on the job's hosts), as the job's own bundle is; unchanged before.
+pub(crate) fn adapt(config: &mut am::config::Config) {
+    JOB.with_borrow(|j| {
+        if let Some(spmd) = j {
+            spmd.job.adapt(config);
+        }
+    });
 }
 
 /// Runs a collective on the job, which is out of its cell meanwhile.
 pub(crate) fn with_job<R>(f: impl FnOnce(&mut Spmd) -> AmResult<R>) -> AmResult<R> {
-    let mut spmd = JOB.with(|j| j.borrow_mut().take()).ok_or(RESOURCE)?;
+    let mut spmd = JOB.with_borrow_mut(Option::take).ok_or(RESOURCE)?;
     let result = f(&mut spmd);
-    JOB.with(|j| *j.borrow_mut() = Some(spmd));
+    JOB.with_borrow_mut(|j| *j = Some(spmd));
     result
 }
 
@@ -120,9 +136,11 @@ pub extern "C" fn clump_spmd_exit(status: c_int) -> c_int {
     }
     let _ = std::panic::catch_unwind(|| {
         let reason = format!("clump_spmd_exit({status})");
-        // try_with: the thread-local may be gone if the program calls this while its
-        // thread ends; the launcher then learns the status from the exit itself.
-        let _ = JOB.try_with(|j| {
+        // The job's state needs the lock once threads share it. A panic here (this
+        // thread's locals gone: it is ending) is caught: the launcher then learns the
+        // status from the exit itself.
+        let _entered = am::serial::enter();
+        JOB.with(|j| {
             if let Ok(mut j) = j.try_borrow_mut() {
                 if let Some(s) = j.as_mut() {
                     s.job.abort(status, &reason);

@@ -7,8 +7,9 @@
 
 use crate::codes::{AmResult, EnT, BAD_ARG, RESOURCE};
 use crate::guard::{self, out, out_if};
-use crate::handles::{join, split, MAX_SLOTS};
+use crate::handles::{join, split, this_thread, MAX_SLOTS};
 use crate::state::{self, handle_of, to_ptr};
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -29,16 +30,21 @@ pub enum Frame {
 /// A running handler's frame: on the stack of [`enter`] while the handler runs.
 struct Node {
     token: usize,
+    /// The thread running the handler: only it may use the token.
+    thread: usize,
     frame: Frame,
-    /// The frame of the handler this one runs inside, on the same endpoint (or null).
-    below: *mut Node,
+    /// The frame linked below this one on the same endpoint (or null): the handler this
+    /// one runs inside, or, on an `AM_PAR` endpoint, another thread's.
+    below: Cell<*mut Node>,
 }
 
-/// The frames of the handlers running on an endpoint slot's endpoint. Only the thread
-/// that owns the slot touches them, and only while its endpoint is in the registry (a
-/// slot passes to another thread through the registry's lock): plain loads and stores
-/// suffice. (An endpoint's handlers run on its thread only: clump's objects cannot leave
-/// their thread, and every entry point checks that its handles are the caller's.)
+/// The frames of the handlers running on an endpoint slot's endpoint. Only the owner of
+/// the slot touches them (its thread; for an `AM_PAR` endpoint, whichever thread holds
+/// the process lock), and only while its endpoint is in the registry (a slot passes to
+/// another owner through the registry's lock): plain loads and stores suffice. On one
+/// thread frames come and go like the calls they are; the handlers of an `AM_PAR`
+/// endpoint on several threads (one paused in a wait that let the lock go) need not, so
+/// a frame is unlinked wherever it is.
 struct SlotFrames {
     /// The last frame serial. It outlives the endpoints the slot holds in turn, so a token
     /// of a freed endpoint never names a frame of a later one.
@@ -66,19 +72,43 @@ pub fn claim(slot: usize) {
 }
 
 /// Unlinks the frame when the handler returns, however it returns.
-struct Pop {
+struct Pop<'a> {
     ep: usize,
-    below: *mut Node,
+    node: &'a Node,
 }
 
-impl Drop for Pop {
+impl Drop for Pop<'_> {
     fn drop(&mut self) {
         // Unless the handler freed its endpoint: the slot's frames are then not its own.
-        if state::endpoint_live(self.ep) {
-            FRAMES[split(self.ep).1]
-                .top
-                .store(self.below, Ordering::Relaxed);
+        if !state::endpoint_live(self.ep) {
+            return;
         }
+        let slot = &FRAMES[split(self.ep).1];
+        let me = std::ptr::from_ref(self.node).cast_mut();
+        let above = slot.top.load(Ordering::Relaxed);
+        if above == me {
+            slot.top.store(self.node.below.get(), Ordering::Relaxed);
+        } else {
+            unlink_below(above, self.node);
+        }
+    }
+}
+
+/// Unlinks `node` from below `above`: on an `AM_PAR` endpoint, another thread's handler
+/// may have started above it while this one waited.
+#[cold]
+#[inline(never)]
+fn unlink_below(mut above: *mut Node, node: &Node) {
+    let me = std::ptr::from_ref(node).cast_mut();
+    while !above.is_null() {
+        // SAFETY: a linked frame is live (see `find`), and only the slot's owner (this
+        // thread, or the process lock's holder: this thread) touches the links.
+        let n = unsafe { &*above };
+        if n.below.get() == me {
+            n.below.set(node.below.get());
+            return;
+        }
+        above = n.below.get();
     }
 }
 
@@ -95,15 +125,16 @@ pub fn enter<R>(ep: usize, frame: Frame, f: impl FnOnce(*mut c_void) -> R) -> R 
     };
     let node = Node {
         token: join(serial, split(ep).1),
+        thread: this_thread(),
         frame,
-        below,
+        below: Cell::new(below),
     };
     let _pop = linked.then(|| {
         slot.serial.store(serial, Ordering::Relaxed);
-        // Only ever read through.
+        // Read through, and its `below` set through, a shared reference only.
         slot.top
             .store(std::ptr::from_ref(&node).cast_mut(), Ordering::Relaxed);
-        Pop { ep, below }
+        Pop { ep, node: &node }
     });
     f(to_ptr(node.token))
 }
@@ -115,16 +146,20 @@ fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> 
     let ep = state::endpoint_of_token(token).ok_or(BAD_ARG)?;
     let mut node = FRAMES[split(token).1].top.load(Ordering::Relaxed);
     while !node.is_null() {
-        // SAFETY: the slot is this thread's (checked just above), and its frames are
-        // linked only while the `enter` call whose stack holds each runs: its `Pop`
-        // unlinks it on return and on unwind, restoring the one below, and the handlers of
-        // an endpoint nest like the calls they are. So every linked node is live; `claim`
-        // drops the frames of a slot's previous endpoint.
+        // SAFETY: the slot is this thread's (or the lock's, which this thread holds:
+        // checked just above), and its frames are linked only while the `enter` call whose
+        // stack holds each runs: its `Pop` unlinks it, wherever it is, on return and on
+        // unwind. So every linked node is live; `claim` drops the frames of a slot's
+        // previous endpoint.
         let n = unsafe { &*node };
         if n.token == token {
-            return f(ep, &n.frame);
+            // Another thread's token names no frame of this one.
+            return match n.thread == this_thread() {
+                true => f(ep, &n.frame),
+                false => Err(BAD_ARG),
+            };
         }
-        node = n.below;
+        node = n.below.get();
     }
     Err(BAD_ARG)
 }

@@ -336,3 +336,21 @@ fn amudp_program_builds_with_only_clump_config_flags_in_the_tree_and_installed()
         assert_ok(&support::wait_with_timeout(cmd), "amudp ok rank", 2);
     }
 }
+
+/// `AM_PAR`: 6 threads per process on 2 processes share one bundle and endpoint,
+/// requests and replies from any thread, some polling and some sleeping in `AM_WaitSema`;
+/// every handler runs once and every reply comes back; over shared memory, UDP and two
+/// virtual hosts.
+#[test]
+fn threads_share_an_am_par_bundle_over_shared_memory_udp_and_two_hosts() {
+    let exe = compile("crates/clump-capi/tests/c/par_threads.c", "par_threads");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        let clump = tree().bin.join("clump");
+        let out = clump_testkit::run(&clump, 2, placement, &exe, &["3000"], &[]);
+        let stdout = assert_ok(&out, "par ok", 2);
+        for line in stdout.lines().filter(|l| l.starts_with("par:")) {
+            eprintln!("{placement:?} {line}");
+        }
+    }
+}

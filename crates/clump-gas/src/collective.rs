@@ -189,9 +189,11 @@ impl Gas {
         Ok(out)
     }
 
-    /// Waits until every rank has entered the barrier.
-    pub fn barrier(&mut self) -> Result<()> {
-        if self.open_barrier.is_some() {
+    /// Waits until every rank has entered the barrier. Takes `&self`: a caller that shares
+    /// the `Gas` (OpenSHMEM's threads) holds no exclusive borrow across the wait, during
+    /// which other threads' calls run.
+    pub fn barrier(&self) -> Result<()> {
+        if self.open_barrier.get().is_some() {
             return Err(Error::BadCollective(
                 "barrier inside a split-phase barrier".into(),
             ));
@@ -201,7 +203,7 @@ impl Gas {
 
     /// Announces arrival to every rank and returns at once; `barrier_end` waits for all.
     pub fn barrier_start(&mut self) -> Result<()> {
-        if self.open_barrier.is_some() {
+        if self.open_barrier.get().is_some() {
             return Err(Error::BadCollective(
                 "barrier_start twice without barrier_end".into(),
             ));
@@ -211,7 +213,7 @@ impl Gas {
         for m in (0..r.n).filter(|&m| m != r.me) {
             self.coll_send(&r, m, seq, &[])?;
         }
-        self.open_barrier = Some(seq);
+        self.open_barrier.set(Some(seq));
         Ok(())
     }
 

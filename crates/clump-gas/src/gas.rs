@@ -103,7 +103,7 @@ pub struct Gas {
     /// The sequence number of the last collective over all ranks.
     pub(crate) coll_seq: Cell<u32>,
     /// The split-phase barrier's sequence number while one is open.
-    pub(crate) open_barrier: Option<u32>,
+    pub(crate) open_barrier: Cell<Option<u32>>,
     /// Bytes this rank stored into each rank since init.
     pub(crate) stored_to: RefCell<Vec<u64>>,
     /// Bytes stored into this rank that store syncs have accounted for, since init.
@@ -199,7 +199,7 @@ impl Gas {
             next_alloc: HEADER_BYTES,
             next_request: Cell::new(0),
             coll_seq: Cell::new(0),
-            open_barrier: None,
+            open_barrier: Cell::new(None),
             stored_to: RefCell::new(vec![0; size as usize]),
             consumed_stores: Cell::new(0),
             stats: Cell::new(GasStats::default()),

@@ -51,9 +51,10 @@ thread_local! {
     static MINE: Mine = const { Mine { depth: Cell::new(0), guard: RefCell::new(None) } };
 }
 
-/// Whether the calling thread holds the process lock.
-fn holds_lock() -> bool {
-    MINE.with(|m| m.guard.borrow().is_some())
+/// Whether the calling thread holds the process lock (false once its thread-locals are
+/// gone, as it exits).
+pub fn holds_lock() -> bool {
+    MINE.try_with(|m| m.guard.borrow().is_some()).unwrap_or(false)
 }
 
 /// Whether the process is in shared mode.
@@ -125,7 +126,7 @@ impl Drop for Entered {
 
 /// A waiting thread's idle round in shared mode: lets the lock go, yields the core, and
 /// takes the lock again, so that other threads' calls (and their progress) run meanwhile.
-/// Nothing in one-thread mode, or outside an [`enter`].
+/// Nothing in one-thread mode; only the yield outside an [`enter`].
 #[inline]
 pub fn pause() {
     if SHARED.load(Ordering::Relaxed) {
@@ -135,14 +136,25 @@ pub fn pause() {
 
 #[cold]
 fn pause_locked() {
-    MINE.with(|m| {
-        let Some(guard) = m.guard.borrow_mut().take() else {
-            return;
-        };
-        drop(guard);
-        std::thread::yield_now();
-        *m.guard.borrow_mut() = Some(LOCK.lock().unwrap_or_else(PoisonError::into_inner));
-    });
+    unlocked(std::thread::yield_now);
+}
+
+/// Runs `f`, a blocking call that touches no face's state (a `poll(2)` on descriptors
+/// read before), with the process lock let go if this thread holds it, so that other
+/// threads' calls run while this one sleeps; takes it again after.
+pub fn unlocked<R>(f: impl FnOnce() -> R) -> R {
+    if !SHARED.load(Ordering::Relaxed) {
+        return f();
+    }
+    // The guard dropped here, before `f`: the lock is free while it runs.
+    let released = MINE.with(|m| m.guard.borrow_mut().take()).is_some();
+    let r = f();
+    if released {
+        MINE.with(|m| {
+            *m.guard.borrow_mut() = Some(LOCK.lock().unwrap_or_else(PoisonError::into_inner))
+        });
+    }
+    r
 }
 
 /// A static of a face's state, per thread or shared (see the module's comment); declared

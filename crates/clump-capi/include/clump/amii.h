@@ -70,7 +70,9 @@ typedef int op_t;
 #define AM_NONE 0 /* tag values, for source compatibility (clump compares tags exactly) */
 #define AM_ALL  1
 
-/* Bundle access modes: clump bundles are single-threaded (AM_PAR gives AM_ERR_RESOURCE). */
+/* Bundle access modes. AM_PAR shares the process between threads behind one lock: every
+ * call runs inside it, and the bundles and endpoints made from then on may be used from any
+ * thread. Allocate it before other threads call. */
 #define AM_SEQ 0
 #define AM_PAR 1
 

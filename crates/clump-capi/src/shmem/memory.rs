@@ -12,7 +12,7 @@ impl State {
     /// `shmem_barrier_all`: completes this PE's accesses, then waits for every PE.
     pub fn barrier_all(&self) -> Res<()> {
         self.quiet()?;
-        self.gas.borrow_mut().barrier().map_err(gas_err)
+        self.gas.borrow().barrier().map_err(gas_err)
     }
 
     /// A block of `size` bytes aligned to `align`; NULL for size 0 or when the heap is full.

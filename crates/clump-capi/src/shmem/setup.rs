@@ -105,7 +105,7 @@ pub extern "C" fn shmem_finalize() {
     }
     run("shmem_finalize", |s| {
         s.quiet()?;
-        s.gas.borrow_mut().barrier().map_err(gas_err)
+        s.gas.borrow().barrier().map_err(gas_err)
     });
     install(None);
 }

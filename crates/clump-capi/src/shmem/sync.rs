@@ -317,7 +317,7 @@ pub extern "C" fn shmem_barrier_all() {
 #[pshmem::twin]
 pub extern "C" fn shmem_sync_all() {
     run("shmem_sync_all", |s| {
-        s.gas.borrow_mut().barrier().map_err(gas_err)
+        s.gas.borrow().barrier().map_err(gas_err)
     })
 }
 

@@ -85,7 +85,7 @@ static void handles(void) {
     IS(AM_GetTag(forged, &tag), AM_ERR_BAD_ARG);
     IS(AM_GetTag(ep, NULL), AM_ERR_BAD_ARG);
     IS(AM_Poll(NULL), AM_ERR_BAD_ARG);
-    IS(AM_AllocateBundle(AM_PAR, &eb2), AM_ERR_RESOURCE);
+    IS(AM_AllocateBundle(AM_PAR, NULL), AM_ERR_BAD_ARG); /* AM_PAR itself: par_threads.c */
     IS(AM_AllocateBundle(7, &eb2), AM_ERR_BAD_ARG);
     IS(AM_AllocateBundle(AM_SEQ, NULL), AM_ERR_BAD_ARG);
     IS(AM_AllocateEndpoint((eb_t)forged, &ep2, &name2), AM_ERR_BAD_ARG);

@@ -137,7 +137,11 @@ impl Bundle {
             if spins.is_multiple_of(64) && self.core.net_readable() {
                 return Ok(true);
             }
-            std::hint::spin_loop();
+            // Threads that share the bundle (AM_PAR) get the lock between looks.
+            match crate::serial::is_shared() {
+                true => crate::serial::pause(),
+                false => std::hint::spin_loop(),
+            }
         }
         loop {
             if self.core.sleep(start + timeout) {
@@ -324,7 +328,8 @@ impl BundleCore {
             // Both protocols at once: the doorbell of shared memory and every socket.
             let mut fds = vec![readable(self.wake.as_raw_fd())];
             fds.extend(self.socket_fds());
-            wait_readable(&mut fds, left.max(Duration::from_millis(1)));
+            // Threads that share the bundle (AM_PAR) run their calls meanwhile.
+            crate::serial::unlocked(|| wait_readable(&mut fds, left.max(Duration::from_millis(1))));
             self.wake.drain();
             from_net = fds[1..].iter().any(|p| p.revents != 0);
         }

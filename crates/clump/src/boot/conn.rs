@@ -249,11 +249,14 @@ impl SocketWait {
         }
         let step = self.after_spin;
         self.after_spin = self.after_spin.saturating_add(1);
+        // Threads sharing the process (AM_PAR, MPI_THREAD_MULTIPLE) run their calls while
+        // this one waits for the launcher: one of them may owe a peer the answer that
+        // lets it reach this collective.
         if step < Self::YIELDS {
-            std::thread::yield_now();
+            crate::serial::unlocked(std::thread::yield_now);
         } else {
             let nap = Duration::from_micros(16 << (step - Self::YIELDS).min(12)).min(self.cap.cap());
-            wait_fd(fd, events, nap);
+            crate::serial::unlocked(|| wait_fd(fd, events, nap));
         }
     }
 }
