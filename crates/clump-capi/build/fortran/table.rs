@@ -84,6 +84,7 @@ pub const HANDLES: &[&str] = &[
     "Errhandler",
     "Message",
     "Win",
+    "Session",
 ];
 
 impl Procedure {
