@@ -134,3 +134,18 @@ fn status_conversions_in_the_mpi_module_run_over_shared_memory_udp_and_two_hosts
         runs_everywhere(&exe, "conversions");
     }
 }
+
+#[test]
+fn c_pointer_allocations_and_profiling_functions_of_use_mpi_run_over_shared_memory_udp_and_two_hosts(
+) {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/cptr.f90", "fortran_cptr") {
+        runs_everywhere(&exe, "cptr");
+    }
+}
+
+#[test]
+fn info_values_not_returned_leave_the_character_alone_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/info.f", "fortran_info") {
+        runs_everywhere(&exe, "info");
+    }
+}

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-/// The numeric kinds `MPI_Sizeof` answers for (MPI 4.1, 19.1.9): each type and kind
+/// The kinds `MPI_Sizeof` answers for (MPI 4.1, 19.1.9, numeric types): each type and kind
 /// gfortran has, named for the procedure that serves it (kind 10, x87's extended
 /// precision, on x86 only).
 const SIZEOF_KINDS: &[(&str, &str)] = &[
@@ -22,6 +22,12 @@ const SIZEOF_KINDS: &[(&str, &str)] = &[
     ("c8", "complex(kind=8)"),
     ("c10", "complex(kind=10)"),
     ("c16", "complex(kind=16)"),
+    // Beyond the standard's numeric types, as other implementations answer too.
+    ("l1", "logical(kind=1)"),
+    ("l2", "logical(kind=2)"),
+    ("l4", "logical(kind=4)"),
+    ("l8", "logical(kind=8)"),
+    ("ch", "character(len=*)"),
 ];
 
 fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
