@@ -68,6 +68,15 @@ static inline int clump_status_f08_to_f(const MPI_F08_status *f08_status, MPI_Fi
     return MPI_SUCCESS;
 }
 
+/* Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE, for C code handed a Fortran status:
+ * COMMON blocks the library defines, the same in mpif.h and both modules. */
+extern MPI_Fint mpi_fortran_status_ignore_[];
+extern MPI_Fint mpi_fortran_statuses_ignore_[];
+#define MPI_F_STATUS_IGNORE     ((MPI_Fint *)mpi_fortran_status_ignore_)
+#define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)mpi_fortran_statuses_ignore_)
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)mpi_fortran_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mpi_fortran_statuses_ignore_)
+
 #define MPI_Status_c2f08    clump_status_to_f08
 #define MPI_Status_f082c    clump_status_from_f08
 #define MPI_Status_f2f08    clump_status_f_to_f08

@@ -12,7 +12,8 @@ use support::tree;
 
 /// `clump mpifort -O2 SRC -o EXE` (warnings allowed: mpif.h programs pass one external
 /// procedure buffers of many types, which gfortran warns about), the modules cached in
-/// the tests' own folder; `None` without gfortran.
+/// the tests' own folder, run there so that a program's own module files land there too;
+/// `None` without gfortran.
 fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
     if Command::new("gfortran").arg("--version").output().is_err() {
         clump_testkit::skip("no gfortran");
@@ -26,6 +27,7 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
         .arg("-o")
         .arg(&exe)
         .env("XDG_CACHE_HOME", t.out.join("fortran-cache"))
+        .current_dir(&t.out)
         .output()
         .expect("clump mpifort runs");
     assert!(
@@ -103,5 +105,47 @@ fn generalized_requests_with_fortran_callbacks_run_over_shared_memory_udp_and_tw
         "fortran_grequest",
     ) {
         runs_everywhere(&exe, "grequest");
+    }
+}
+
+#[test]
+fn sessions_from_mpi_f08_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/sessions.f90",
+        "fortran_sessions",
+    ) {
+        runs_everywhere(&exe, "sessions");
+    }
+}
+
+#[test]
+fn mpi_sizeof_and_sessions_through_mpif_h_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/sizeof.f", "fortran_sizeof") {
+        runs_everywhere(&exe, "sizeof");
+    }
+}
+
+#[test]
+fn status_conversions_in_the_mpi_module_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/conversions.f90",
+        "fortran_conversions",
+    ) {
+        runs_everywhere(&exe, "conversions");
+    }
+}
+
+#[test]
+fn c_pointer_allocations_and_profiling_functions_of_use_mpi_run_over_shared_memory_udp_and_two_hosts(
+) {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/cptr.f90", "fortran_cptr") {
+        runs_everywhere(&exe, "cptr");
+    }
+}
+
+#[test]
+fn info_values_not_returned_leave_the_character_alone_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/info.f", "fortran_info") {
+        runs_everywhere(&exe, "info");
     }
 }

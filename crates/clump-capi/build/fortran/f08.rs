@@ -10,7 +10,8 @@ use super::sizeof;
 use super::sources::{
     declare, dummies, free_constants, free_sentinels, function_type, heading, interface, Face,
 };
-use super::table::{Kind, Procedure, Returns, HANDLES};
+use super::table::{Kind, Procedure, Returns};
+use super::types::status_conversions;
 use std::fmt::Write;
 
 /// Calls whose buffer is an address only, never read or written by them.
@@ -71,10 +72,10 @@ pub fn mpi_f08_module(constants: &[Constant], procs: &[Procedure]) -> String {
             s.push_str("  end interface\n");
         }
     }
-    sizeof::interface(&mut s);
+    sizeof::f08_interface(&mut s);
     s.push_str("contains\n");
-    sizeof::procedures(&mut s, "optional, ");
-    s.push_str(STATUS_CONVERSIONS);
+    sizeof::f08_procedures(&mut s);
+    status_conversions(&mut s, "optional, ");
     s.push_str("end module mpi_f08\n\n");
     for p in procs {
         profiled(&mut s, p);
@@ -84,40 +85,9 @@ pub fn mpi_f08_module(constants: &[Constant], procs: &[Procedure]) -> String {
 }
 
 fn types_module(s: &mut String, constants: &[Constant]) {
-    s.push_str("module mpi_f08_types\n  implicit none\n");
-    for h in HANDLES {
-        let _ = writeln!(
-            s,
-            "  type, bind(C) :: MPI_{h}\n    integer :: MPI_VAL\n  end type MPI_{h}"
-        );
-    }
-    s.push_str(
-        "  type, bind(C) :: MPI_Status\n    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n    \
-         integer :: MPI_internal(5)\n  end type MPI_Status\n",
-    );
+    s.push_str("module mpi_f08_types\n  use mpi_handle_types\n  implicit none\n");
     free_constants(s, constants, true);
     free_sentinels(s, true);
-    for op in ["==", "/="] {
-        let _ = writeln!(s, "  interface operator({op})");
-        for h in HANDLES {
-            let _ = writeln!(
-                s,
-                "    module procedure clump_{}_{h}",
-                if op == "==" { "eq" } else { "ne" }
-            );
-        }
-        s.push_str("  end interface\n");
-    }
-    s.push_str("contains\n");
-    for h in HANDLES {
-        for (name, op) in [("eq", "=="), ("ne", "/=")] {
-            let _ = writeln!(
-                s,
-                "  elemental logical function clump_{name}_{h}(a, b)\n    type(MPI_{h}), intent(in) :: a, b\n    \
-                 clump_{name}_{h} = a%MPI_VAL {op} b%MPI_VAL\n  end function clump_{name}_{h}"
-            );
-        }
-    }
     s.push_str("end module mpi_f08_types\n\n");
 }
 
@@ -149,28 +119,6 @@ module mpi_f08_buffers
   end interface
 end module mpi_f08_buffers
 
-";
-
-/// `MPI_Status_f2f08` and `MPI_Status_f082f`: the same eight integers either way.
-const STATUS_CONVERSIONS: &str = "\
-  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
-    integer, intent(in) :: f_status(MPI_STATUS_SIZE)
-    type(MPI_Status), intent(out) :: f08_status
-    integer, optional, intent(out) :: ierror
-    f08_status%MPI_SOURCE = f_status(1)
-    f08_status%MPI_TAG = f_status(2)
-    f08_status%MPI_ERROR = f_status(3)
-    f08_status%MPI_internal = f_status(4:8)
-    if (present(ierror)) ierror = MPI_SUCCESS
-  end subroutine MPI_Status_f2f08
-  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
-    type(MPI_Status), intent(in) :: f08_status
-    integer, intent(out) :: f_status(MPI_STATUS_SIZE)
-    integer, optional, intent(out) :: ierror
-    f_status = [f08_status%MPI_SOURCE, f08_status%MPI_TAG, f08_status%MPI_ERROR, &
-                f08_status%MPI_internal]
-    if (present(ierror)) ierror = MPI_SUCCESS
-  end subroutine MPI_Status_f082f
 ";
 
 /// The object whose handler a call's buffer error goes through: (kind, handle).

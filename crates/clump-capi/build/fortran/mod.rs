@@ -1,6 +1,6 @@
 //! The Fortran bindings, generated from one table (`fortran/interface.txt`) and the
 //! constants of include/mpi.h: the library's entry points (Rust, into OUT_DIR, included
-//! by src/mpi/fortran) and the Fortran sources (mpif.h, mpi.f90, mpi_f08.f90) that
+//! by src/mpi/fortran) and the Fortran sources (mpif.h, mpi_types.f90, mpi.f90, mpi_f08.f90) that
 //! `clump mpifort` finds in `<target>/<profile>/fortran` and `scripts/install` installs.
 
 mod constants;
@@ -9,6 +9,7 @@ mod shims;
 mod sizeof;
 mod sources;
 mod table;
+mod types;
 
 use std::path::Path;
 
@@ -31,6 +32,7 @@ pub fn generate(out_dir: &Path, profile: Option<&Path>) -> Result<(), String> {
     for dir in dirs.into_iter().flatten() {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         write(&dir.join("mpif.h"), sources::mpif_h(&constants, &procs))?;
+        write(&dir.join("mpi_types.f90"), types::mpi_types())?;
         write(
             &dir.join("mpi.f90"),
             sources::mpi_module(&constants, &procs),

@@ -33,9 +33,12 @@ fn shim(s: &mut String, p: &Procedure) {
             Kind::ErrFn => "Option<ErrFn>",
             Kind::Count | Kind::CountOut => "*mut Count",
             Kind::Proc => "usize",
-            Kind::Aint | Kind::AintOut | Kind::AintArr | Kind::Attr | Kind::AttrOut(_) => {
-                "*mut Aint"
-            }
+            Kind::Aint
+            | Kind::AintOut
+            | Kind::CptrOut
+            | Kind::AintArr
+            | Kind::Attr
+            | Kind::AttrOut(_) => "*mut Aint",
             Kind::Str | Kind::StrOut => "*mut c_char",
             _ => "*mut Fint",
         };
@@ -74,6 +77,7 @@ fn shim(s: &mut String, p: &Procedure) {
             | Kind::LogicalArr
             | Kind::CountOut
             | Kind::AintOut
+            | Kind::CptrOut
             | Kind::AintArr
             | Kind::Index
             | Kind::Indices(_) => {
@@ -196,4 +200,20 @@ pub extern \"C\" fn mpi_{lower}_({params}){arrow} {{
         call = call.join(", "),
         names = names.join(", "),
     );
+    // MPI_X_CPTR: the same arguments, the address as TYPE(C_PTR), laid out alike.
+    if p.has_cptr() {
+        for prefix in ["mpi", "pmpi"] {
+            let _ = write!(
+                s,
+                "#[no_mangle]
+pub extern \"C\" fn {prefix}_{lower}_cptr_({params}){arrow} {{
+    pmpi_{lower}_({names})
+}}
+
+",
+                params = params.join(", "),
+                names = names.join(", "),
+            );
+        }
+    }
 }

@@ -1,9 +1,11 @@
-//! `MPI_Sizeof`, a generic procedure of the `mpi` and `mpi_f08` modules (none in mpif.h:
-//! it needs a generic interface): one specific per numeric type and kind.
+//! `MPI_Sizeof`, a generic procedure of mpif.h and both modules: one specific per numeric
+//! type and kind. mpif.h and the `mpi` module name the library's external procedures
+//! `MPI_Sizeof_<kind>` (their source is mpi_types.f90, compiled into the modules' library);
+//! `mpi_f08` has its own, whose ierror is optional.
 
 use std::fmt::Write;
 
-/// The numeric kinds `MPI_Sizeof` answers for (MPI 4.1, 19.1.9): each type and kind
+/// The kinds `MPI_Sizeof` answers for (MPI 4.1, 19.1.9, numeric types): each type and kind
 /// gfortran has, named for the procedure that serves it (kind 10, x87's extended
 /// precision, on x86 only).
 const SIZEOF_KINDS: &[(&str, &str)] = &[
@@ -20,6 +22,12 @@ const SIZEOF_KINDS: &[(&str, &str)] = &[
     ("c8", "complex(kind=8)"),
     ("c10", "complex(kind=10)"),
     ("c16", "complex(kind=16)"),
+    // Beyond the standard's numeric types, as other implementations answer too.
+    ("l1", "logical(kind=1)"),
+    ("l2", "logical(kind=2)"),
+    ("l4", "logical(kind=4)"),
+    ("l8", "logical(kind=8)"),
+    ("ch", "character(len=*)"),
 ];
 
 fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -29,7 +37,8 @@ fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
         .filter(move |(suffix, _)| x86 || !suffix.ends_with("10"))
 }
 
-pub fn interface(s: &mut String) {
+/// mpi_f08's generic over its module procedures.
+pub fn f08_interface(s: &mut String) {
     s.push_str("  interface MPI_Sizeof\n");
     for (suffix, _) in kinds() {
         let _ = writeln!(s, "    module procedure clump_sizeof_{suffix}");
@@ -37,21 +46,47 @@ pub fn interface(s: &mut String) {
     s.push_str("  end interface\n");
 }
 
-/// `MPI_Sizeof(x, size, ierror)`: the bytes of one element of `x`, whatever its rank;
-/// `optional` is "optional, " where ierror is (mpi_f08).
-pub fn procedures(s: &mut String, optional: &str) {
+/// The generic over the library's externals, as statements without indentation (each
+/// short enough for mpif.h's fixed form).
+pub fn external_interface() -> Vec<String> {
+    let mut v = vec!["interface MPI_SIZEOF".to_string()];
+    for (suffix, ty) in kinds() {
+        v.push(format!("subroutine MPI_Sizeof_{suffix}(x, size, ierror)"));
+        v.push(format!("{ty}, dimension(..) :: x"));
+        v.push("integer size, ierror".into());
+        v.push("end subroutine".into());
+    }
+    v.push("end interface".into());
+    v
+}
+
+/// `MPI_Sizeof(x, size, ierror)`: the bytes of one element of `x`, whatever its rank.
+/// `name` is the specific's name for a suffix; `optional` is "optional, " where ierror
+/// is (mpi_f08).
+fn procedures(s: &mut String, name: &dyn Fn(&str) -> String, optional: &str) {
     let set = if optional.is_empty() {
-        "ierror = MPI_SUCCESS"
+        "ierror = 0"
     } else {
-        "if (present(ierror)) ierror = MPI_SUCCESS"
+        "if (present(ierror)) ierror = 0"
     };
     for (suffix, ty) in kinds() {
+        let name = name(suffix);
         let _ = writeln!(
             s,
-            "  subroutine clump_sizeof_{suffix}(x, size, ierror)\n    \
+            "  subroutine {name}(x, size, ierror)\n    \
              {ty}, dimension(..), intent(in) :: x\n    integer, intent(out) :: size\n    \
              integer, {optional}intent(out) :: ierror\n    size = storage_size(x) / 8\n    \
-             {set}\n  end subroutine clump_sizeof_{suffix}"
+             {set}\n  end subroutine {name}"
         );
     }
+}
+
+/// mpi_f08's module procedures.
+pub fn f08_procedures(s: &mut String) {
+    procedures(s, &|k| format!("clump_sizeof_{k}"), "optional, ");
+}
+
+/// The library's external procedures for mpif.h and the `mpi` module.
+pub fn externals(s: &mut String) {
+    procedures(s, &|k| format!("MPI_Sizeof_{k}"), "");
 }

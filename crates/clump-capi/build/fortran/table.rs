@@ -26,6 +26,9 @@ pub enum Kind {
     ErrFn,
     Aint,
     AintOut,
+    /// A C address written (`baseptr`): an INTEGER(KIND=MPI_ADDRESS_KIND), and in the `mpi`
+    /// module also TYPE(C_PTR) through the `_CPTR` specific.
+    CptrOut,
     AintArr,
     /// A handle of this kind (`Comm`, `Datatype`, ...).
     Handle(String),
@@ -84,6 +87,7 @@ pub const HANDLES: &[&str] = &[
     "Errhandler",
     "Message",
     "Win",
+    "Session",
 ];
 
 impl Procedure {
@@ -97,6 +101,11 @@ impl Procedure {
         self.args
             .iter()
             .filter(|a| matches!(a.kind, Kind::Str | Kind::StrOut))
+    }
+
+    /// Whether the `mpi` module overloads it with a TYPE(C_PTR) specific `MPI_X_CPTR`.
+    pub fn has_cptr(&self) -> bool {
+        self.args.iter().any(|a| a.kind == Kind::CptrOut)
     }
 
     /// The arguments Fortran passes (all but `null` and `zero`).
@@ -207,6 +216,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("errfn", None) => ErrFn,
         ("aint", None) => Aint,
         ("aint*", None) => AintOut,
+        ("cptr*", None) => CptrOut,
         ("aint", Some("")) => AintArr,
         ("status*", None) => Status,
         ("statuses", None) => Statuses,

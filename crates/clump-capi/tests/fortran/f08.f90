@@ -1,7 +1,7 @@
 ! MPI through `use mpi_f08`: derived-type handles and status, no ierror, array sections
 ! as buffers, a collective on DOUBLE PRECISION, a split communicator with its group, a
 ! non-blocking collective, a Cartesian topology, an address function, a count of
-! MPI_COUNT_KIND.
+! MPI_COUNT_KIND, a vector datatype around the ring.
 ! Each rank prints "f08 ok"; a failed check stops it.
 program f08
   use mpi_f08
@@ -17,6 +17,8 @@ program f08
   integer :: src, dst
   integer(kind=MPI_ADDRESS_KIND) :: a
   integer(kind=MPI_COUNT_KIND) :: n8
+  type(MPI_Datatype) :: every_other
+  integer :: iv(6), ir(3), got
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, np)
@@ -49,6 +51,19 @@ program f08
   call check(MPI_Aint_diff(MPI_Aint_add(a, 8_MPI_ADDRESS_KIND), a) == 8, 'aint')
   call MPI_Type_size_x(MPI_DOUBLE_PRECISION, n8)
   call check(n8 == 8, 'type_size_x')
+  ! A derived datatype: every other one of 6 INTEGERs, sent to the next rank.
+  call MPI_Type_vector(3, 1, 2, MPI_INTEGER, every_other)
+  call MPI_Type_commit(every_other)
+  iv = -1
+  iv(1:5:2) = [rank, rank + 10, rank + 20]
+  call MPI_Sendrecv(iv, 1, every_other, mod(rank + 1, np), 9, ir, 3, MPI_INTEGER, &
+                    mod(rank + np - 1, np), 9, MPI_COMM_WORLD, st)
+  src = mod(rank + np - 1, np)
+  call check(all(ir == [src, src + 10, src + 20]), 'vector datatype')
+  call MPI_Get_count(st, MPI_INTEGER, got)
+  call check(got == 3, 'count of the vector')
+  call MPI_Type_free(every_other)
+  call check(every_other == MPI_DATATYPE_NULL, 'type_free')
   print '(a)', 'f08 ok'
   call MPI_Finalize()
 contains

@@ -104,11 +104,4 @@
       call MPI_FINALIZE(ierr)
       end
 
-      subroutine check(ok, what)
-      logical ok
-      character*(*) what
-      if (.not. ok) then
-         print *, 'FAILED: ', what
-         stop 1
-      end if
-      end
+      include 'checkf.inc'

@@ -23,9 +23,9 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The module sources, in the order they are compiled (mpi_f08.f90 holds three modules
-/// that use one another in order).
-const SOURCES: &[&str] = &["mpi.f90", "mpi_f08.f90"];
+/// The module sources, in the order they are compiled (both modules use mpi_types.f90's;
+/// mpi_f08.f90 holds four modules that use one another in order).
+const SOURCES: &[&str] = &["mpi_types.f90", "mpi.f90", "mpi_f08.f90"];
 const LIBRARY: &str = "libclump_fortran.so";
 
 /// `flags` with the Fortran directories and the modules' library.

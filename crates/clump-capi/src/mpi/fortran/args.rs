@@ -130,15 +130,22 @@ pub fn string_in(p: *const c_char, len: usize) -> Result<CString, c_int> {
     CString::new(&bytes[..end]).map_err(|_| MPI_ERR_ARG)
 }
 
+/// A byte no C string begins with: it marks a buffer the call left alone.
+const UNWRITTEN: u8 = 0xff;
+
 /// Room for any string a C query writes (the longest, MPI_MAX_LIBRARY_VERSION_STRING,
-/// with its NUL).
+/// with its NUL), marked unwritten.
 pub fn string_buffer() -> Vec<u8> {
-    vec![0; super::super::abi::MPI_MAX_LIBRARY_VERSION_STRING + 1]
+    let mut buf = vec![0; super::super::abi::MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    buf[0] = UNWRITTEN;
+    buf
 }
 
-/// Copies the C string in `buf` into a CHARACTER of `len`, cut to fit, blank-padded.
+/// Copies the C string in `buf` into a CHARACTER of `len`, cut to fit, blank-padded;
+/// nothing where C wrote none (a key not found, a length of 0 asked), so the program's
+/// CHARACTER keeps its value as the standard says.
 pub fn string_back(p: *mut c_char, len: usize, buf: &[u8]) {
-    if p.is_null() {
+    if p.is_null() || buf.first() == Some(&UNWRITTEN) {
         return;
     }
     let text = buf.split(|&b| b == 0).next().unwrap_or_default();

@@ -33,7 +33,8 @@ pub fn get_string(
     let Ok(room) = val(buflen) else {
         return MPI_ERR_ARG;
     };
-    let mut c_room = room.clamp(0, ROOM) + 1;
+    // C counts the NUL; a length of 0 stays the query, which writes no value.
+    let mut c_room = if room <= 0 { 0 } else { room.min(ROOM) + 1 };
     let rc = PMPI_Info_get_string(info, key, &mut c_room, value, flag);
     if rc == 0 && val(flag).is_ok_and(|f| f != 0) {
         put(buflen, c_room - 1);

@@ -10,6 +10,7 @@ mod grequests;
 mod info;
 mod keyvals;
 mod only;
+mod psets;
 mod sentinels;
 mod subarrays;
 
