@@ -8,7 +8,6 @@ use am::EventMask;
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 #[no_mangle]
 pub extern "C" fn AM_Init() -> c_int {
@@ -110,9 +109,6 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
 /// How long an `AM_WaitSema` sleeps at a time once threads share the process.
 const SHARED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// Processes of the job on this machine, once `clump_spmd_startup` has said (1 before).
-static PROCESSES_HERE: AtomicU32 = AtomicU32::new(1);
-
 thread_local! {
     /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
     /// around it, which must leave the core to the other processes when they outnumber
@@ -121,17 +117,13 @@ thread_local! {
     static IDLE: Cell<Option<Backoff>> = const { Cell::new(None) };
 }
 
-pub(crate) fn set_processes_here(n: u32) {
-    PROCESSES_HERE.store(n, Ordering::Relaxed);
-}
-
 #[no_mangle]
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
     guard::call(|| {
         let handled = state::bundle(eb)?.poll()?;
         let mut idle = IDLE
             .get()
-            .unwrap_or_else(|| Backoff::for_host(PROCESSES_HERE.load(Ordering::Relaxed)));
+            .unwrap_or_else(|| Backoff::for_host(crate::spmd::processes_here()));
         // The program's loop around AM_Poll is the spin: only letting go is done here.
         // Once threads share the process every empty poll lets the lock go (and yields):
         // a thread that polls in a loop would otherwise take it back before the threads

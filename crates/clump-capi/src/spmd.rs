@@ -8,7 +8,7 @@ use am::spmd::Spmd;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 am::process_local! {
     /// The job, taken out while a collective runs (handlers then see it absent): the
@@ -20,6 +20,9 @@ am::process_local! {
 /// read by any thread without the lock.
 static RANK: AtomicI32 = AtomicI32::new(-1);
 static SIZE: AtomicI32 = AtomicI32::new(-1);
+/// Processes of the job on this machine, once `clump_spmd_startup` has said (1 before):
+/// how `AM_Poll`'s back-off shares the cores.
+static PROCESSES_HERE: AtomicU32 = AtomicU32::new(1);
 
 #[no_mangle]
 pub extern "C" fn clump_spmd_startup(
@@ -43,7 +46,7 @@ pub extern "C" fn clump_spmd_startup(
         let ep = state::insert_endpoint(ep, crate::token::claim)?;
         SIZE.store(spmd.size() as c_int, Ordering::Relaxed);
         RANK.store(spmd.rank() as c_int, Ordering::Release);
-        crate::bundle::set_processes_here(spmd.job.processes_here());
+        PROCESSES_HERE.store(spmd.job.processes_here(), Ordering::Relaxed);
         JOB.with_borrow_mut(|j| *j = Some(spmd));
         out(bundle, to_ptr(eb))?;
         out(endpoint, to_ptr(ep))
@@ -58,6 +61,10 @@ pub extern "C" fn clump_spmd_rank() -> c_int {
 #[no_mangle]
 pub extern "C" fn clump_spmd_size() -> c_int {
     SIZE.load(Ordering::Acquire)
+}
+
+pub(crate) fn processes_here() -> u32 {
+    PROCESSES_HERE.load(Ordering::Relaxed)
 }
 
 /// Fits the configuration of a bundle the program allocates to the job it joined (its

@@ -7,7 +7,7 @@
 use super::abi::{MPI_ERR_ARG, MPI_ERR_BUFFER};
 use super::export::{mpi_functions, out};
 use super::handles::*;
-use super::sessions::{known, on_session, session_of};
+use super::session_table::{known, on_session, session_of};
 use super::wired::{count, on, Failure};
 use clump_mpi::Request;
 use std::cell::RefCell;

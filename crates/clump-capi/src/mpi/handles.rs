@@ -5,6 +5,7 @@
 
 use super::abi::*;
 use super::request_table::{Entry as RequestEntry, RequestTable};
+pub use super::request_table::{Persistent, REQUEST_NULL};
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
@@ -18,7 +19,6 @@ pub type Handle = usize;
 pub const COMM_NULL: Handle = 0x100;
 pub const COMM_WORLD: Handle = 0x101;
 pub const COMM_SELF: Handle = 0x102;
-pub const REQUEST_NULL: Handle = 0x180;
 pub const ERRORS_ARE_FATAL: Handle = 0x141;
 pub const ERRORS_ABORT: Handle = 0x142;
 pub const ERRORS_RETURN: Handle = 0x143;
@@ -55,15 +55,6 @@ pub enum UserFn {
 pub struct CommEntry {
     pub comm: Comm,
     pub name: String,
-}
-
-/// A persistent request: how to start it again, and its current start (null when idle).
-pub struct Persistent {
-    pub start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
-    pub active: Request,
-    /// A partitioned request's partitions (`MPI_Psend_init`, `MPI_Precv_init`): opaque
-    /// here, so that the registry does not depend on the module that reads them.
-    pub parts: Option<Rc<dyn Any>>,
 }
 
 #[derive(Default)]

@@ -49,6 +49,7 @@ mod request_status;
 mod request_table;
 mod rma;
 mod runtime_start;
+mod session_table;
 mod sessions;
 mod split_type;
 mod statuses;

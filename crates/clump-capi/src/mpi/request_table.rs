@@ -8,11 +8,24 @@
 //! predefined handle. Hence at most 2^22 requests pending at once, 255 generations.
 
 use super::abi::{MPI_ERR_NO_MEM, MPI_ERR_REQUEST};
-use super::handles::{Persistent, REQUEST_NULL};
 use clump_mpi::{Request, Requests};
+use std::any::Any;
 use std::os::raw::c_int;
+use std::rc::Rc;
 
 pub type Handle = usize;
+
+/// `MPI_REQUEST_NULL`.
+pub const REQUEST_NULL: Handle = 0x180;
+
+/// A persistent request: how to start it again, and its current start (null when idle).
+pub struct Persistent {
+    pub start: Rc<dyn Fn() -> Result<Request, (c_int, String)>>,
+    pub active: Request,
+    /// A partitioned request's partitions (`MPI_Psend_init`, `MPI_Precv_init`): opaque
+    /// here, so that the table does not depend on the module that reads them.
+    pub parts: Option<Rc<dyn Any>>,
+}
 
 const BASE: Handle = 1 << 30;
 const INDEX_BITS: u32 = 22;

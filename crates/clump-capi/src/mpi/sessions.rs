@@ -11,11 +11,10 @@ use super::errhandlers::{add, fits, hold, invoke, release, ErrFn, Kind};
 use super::export::{call, mpi_functions, out, string_out};
 use super::handles::*;
 use super::info::{check_hints, hint, hints, INFO_NULL};
+use super::session_table::{handler_of, inherit, known, on_session, with, Session};
 use super::wired::Failure;
-use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 /// `MPI_SESSION_NULL`.
 const SESSION_NULL: Handle = 0x120;
@@ -24,22 +23,8 @@ const MAX_NAME: usize = 256;
 /// The process sets every session has, as `MPI_Session_get_nth_pset` names them.
 const PSETS: [&str; 2] = ["mpi://WORLD", "mpi://SELF"];
 
-/// An open session: its error handler, the thread level it provides, and the groups and
-/// communicators made of its process sets (a buffered send in one uses its buffer).
-struct Session {
-    errhandler: Handle,
-    thread_level: &'static str,
-    members: Vec<Handle>,
-}
-
-static SESSIONS: Mutex<Option<HashMap<Handle, Session>>> = Mutex::new(None);
 /// Whether a session started the runtime, which `MPI_Init` then adopts.
 static STARTED_BY_SESSION: AtomicBool = AtomicBool::new(false);
-
-fn with<T>(f: impl FnOnce(&mut HashMap<Handle, Session>) -> T) -> T {
-    let mut guard = SESSIONS.lock().unwrap_or_else(|p| p.into_inner());
-    f(guard.get_or_insert_with(HashMap::new))
-}
 
 /// Whether the running runtime is one a session started and `MPI_Init` has not yet
 /// adopted; true once only (the adoption), so a second `MPI_Init` is still refused.
@@ -50,47 +35,6 @@ pub fn adopt_runtime() -> bool {
 /// Whether MPI runs because `MPI_Init` started it (or adopted a session's runtime).
 pub fn world_model() -> bool {
     clump_mpi::initialized() && !STARTED_BY_SESSION.load(Ordering::Acquire)
-}
-
-/// The error handler of session `s` (fatal for one that is not open).
-fn handler_of(s: Handle) -> Handle {
-    with(|m| m.get(&s).map(|e| e.errhandler)).unwrap_or(ERRORS_ARE_FATAL)
-}
-
-/// Runs `body` on session `s`; its error goes through the session's handler.
-pub fn on_session(s: Handle, body: impl FnOnce() -> Result<(), Failure>) -> c_int {
-    call(|| {
-        body().map_err(|(code, message)| {
-            let h = handler_of(s);
-            if h == ERRORS_RETURN || invoke(h, s, code) {
-                return code;
-            }
-            fatal((code, message))
-        })
-    })
-}
-
-pub fn known(s: Handle) -> Result<(), Failure> {
-    match with(|m| m.contains_key(&s)) {
-        true => Ok(()),
-        false => Err((MPI_ERR_SESSION, format!("{s:#x} is not an open session"))),
-    }
-}
-
-/// The session group or communicator `h` was made in, if it was made of a session's.
-pub fn session_of(h: Handle) -> Option<Handle> {
-    with(|m| {
-        m.iter()
-            .find(|(_, e)| e.members.contains(&h))
-            .map(|(s, _)| *s)
-    })
-}
-
-/// Records `h` as made in the session of `from` (if any).
-fn inherit(from: Handle, h: Handle) {
-    if let Some(s) = session_of(from) {
-        with(|m| m.get_mut(&s).map(|e| e.members.push(h)));
-    }
 }
 
 /// The group of process set `name` (compared without case, as the standard's names are).
