@@ -96,9 +96,10 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
             // Threads share the process (AM_PAR): sleep in short naps, each of which lets
             // the lock go and starts by sending what the endpoints owe and hold, since
             // the other threads' sends and polls change that while this one sleeps. The
-            // event fires once: when another thread's wait took it (the mask is reset),
-            // this one ends too.
-            true => while !b.wait_timeout(SHARED_NAP)? && b.event_mask() != EventMask::None {},
+            // event fires once: when another thread's wait took it (the mask is reset,
+            // before this wait began or during a nap), this one ends too. The mask is
+            // read under the lock, so no thread resets it between the look and the nap.
+            true => while b.event_mask() != EventMask::None && !b.wait_timeout(SHARED_NAP)? {},
             false => b.wait()?,
         }
         b.set_event_mask(EventMask::None);
