@@ -72,13 +72,15 @@ static void errors_return(int size) {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 
     /* An unsupported call's error goes to the handler of the communicator it names, even
-     * as its ninth argument (passed on the stack): world's stays fatal meanwhile. */
-    MPI_Comm dup;
-    MPI_Count counts[1] = {1};
-    MPI_Aint displs[1] = {0};
+     * as its seventh argument (passed on the stack): world's stays fatal meanwhile. */
+    MPI_Comm dup, spawned;
+    char *commands[1] = {"true"};
+    int maxprocs[1] = {1}, errcodes[1];
+    MPI_Info infos[1] = {MPI_INFO_NULL};
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     CHECK_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
-    err = MPI_Alltoallv_c(&x, counts, displs, MPI_INT, &x, counts, displs, MPI_INT, dup);
+    err = MPI_Comm_spawn_multiple(1, commands, MPI_ARGVS_NULL, maxprocs, infos, 0, dup, &spawned,
+                                  errcodes);
     CHECK(err == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_OK(MPI_Comm_free(&dup));
 }
