@@ -22,6 +22,7 @@ pub extern "C" fn AM_Init() -> c_int {
 pub extern "C" fn AM_Terminate() -> c_int {
     guard::call(|| {
         state::free_all();
+        crate::spmd::end_job();
         guard::set_initialized(false);
         Ok(())
     })

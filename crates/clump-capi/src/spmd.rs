@@ -63,6 +63,13 @@ pub extern "C" fn clump_spmd_size() -> c_int {
     SIZE.load(Ordering::Acquire)
 }
 
+/// Ends this process's part in the job (`AM_Terminate`): its process manager hears it
+/// (PMIx's finalize, which Open MPI's `mpirun` requires before the process exits). The
+/// job is a process-local value, which nothing drops at exit.
+pub(crate) fn end_job() {
+    drop(JOB.with_borrow_mut(Option::take));
+}
+
 pub(crate) fn processes_here() -> u32 {
     PROCESSES_HERE.load(Ordering::Relaxed)
 }
