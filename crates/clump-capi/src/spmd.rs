@@ -48,6 +48,8 @@ pub extern "C" fn clump_spmd_startup(
         RANK.store(spmd.rank() as c_int, Ordering::Release);
         PROCESSES_HERE.store(spmd.job.processes_here(), Ordering::Relaxed);
         JOB.with_borrow_mut(|j| *j = Some(spmd));
+        // SAFETY: atexit(3) takes a function of this type, called once at exit(3).
+        unsafe { libc::atexit(end_job_at_exit) };
         out(bundle, to_ptr(eb))?;
         out(endpoint, to_ptr(ep))
     })
@@ -68,6 +70,19 @@ pub extern "C" fn clump_spmd_size() -> c_int {
 /// job is a process-local value, which nothing drops at exit.
 pub(crate) fn end_job() {
     drop(JOB.with_borrow_mut(Option::take));
+}
+
+/// [`end_job`] for a program that returns from `main` without `AM_Terminate`, as the
+/// thread's locals once did at exit. Left to `AM_Terminate` once threads share the
+/// process: another thread may hold the lock while this one exits.
+extern "C" fn end_job_at_exit() {
+    if am::serial::is_shared() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(|| {
+        // Taken only if free: exit(3) may run inside a call that holds it.
+        JOB.with(|j| j.try_borrow_mut().map(|mut j| drop(j.take())))
+    });
 }
 
 pub(crate) fn processes_here() -> u32 {
