@@ -1,7 +1,8 @@
 //! A one-way stream of short requests (or long messages of BYTES, 8 by default, with
 //! `long`) from rank 0 to rank 1, or with `rtt` short round trips (rank 1 replies, rank 0
-//! waits for each reply), for counting what one message costs over UDP. valgrind follows
-//! both ranks when the launcher starts each under it:
+//! waits for each reply; both spin in polls, as `clump bench loggp`'s ranks do), for
+//! counting what one message costs over UDP. valgrind follows both ranks when the
+//! launcher starts each under it:
 //!
 //! ```text
 //! cargo build --release -p clump --example udp_stream_probe
@@ -11,6 +12,8 @@
 //! clump run -n 2 --transport udp -- strace -c -f $P 100000
 //! ```
 //! (instructions of the second run - those of the first) / 100000 = one message, per rank.
+//! A spinning rank's count includes its empty polls, as many as the wait lasted: compare
+//! builds by the cost per poll and per call of the functions that run once per message.
 
 use clump::spmd::Spmd;
 use std::cell::Cell;
@@ -65,8 +68,12 @@ fn main() {
     sp.ep
         .set_handler(ONEWAY as usize, move |_, _| s.set(s.get() + 1))
         .expect("handler");
+    let s = seen.clone();
     sp.ep
-        .set_handler(ECHO as usize, |t, _| t.reply(ECHOED, &[]).expect("reply"))
+        .set_handler(ECHO as usize, move |t, _| {
+            s.set(s.get() + 1);
+            t.reply(ECHOED, &[]).expect("reply")
+        })
         .expect("handler");
     let s = seen.clone();
     sp.ep
@@ -95,9 +102,8 @@ fn main() {
             }
         }
         sp.drain().expect("drain");
-    } else if kind == Kind::Rtt {
-        // Rank 0's last request ends the round trips; the barrier polls until then.
     } else {
+        // Rank 1 spins in polls as rank 0 does (the launcher's barrier would sleep).
         while seen.get() < count {
             sp.bundle.poll().expect("poll");
         }
