@@ -36,7 +36,9 @@ pub(crate) struct Flow<P> {
     limit: usize,
     lanes: Vec<Lane>,
     total: usize,
-    /// Per network peer, the translations of its requests in flight, oldest first.
+    /// Per network peer, the translations of its requests in flight, oldest first. A
+    /// peer's queue stays when it empties (until the peer is forgotten), so that a lone
+    /// request, answered before the next, allocates and hashes in nothing.
     flights: HashMap<P, VecDeque<u32>, BuildHasherDefault<IdHasher>>,
 }
 
@@ -158,12 +160,7 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     /// names the translation it went through; `None` if nothing was in flight to it (a
     /// confused or hostile peer).
     pub fn answered_by(&mut self, peer: P) -> Option<u32> {
-        let flight = self.flights.get_mut(&peer)?;
-        let dest = flight.pop_front();
-        if flight.is_empty() {
-            self.flights.remove(&peer);
-        }
-        let dest = dest?;
+        let dest = self.flights.get_mut(&peer)?.pop_front()?;
         self.answered(dest, 1);
         Some(dest)
     }
@@ -171,7 +168,7 @@ impl<P: Copy + Eq + Hash> Flow<P> {
     /// Whether answers are awaited from network peer `peer`.
     #[inline]
     pub fn awaits(&self, peer: &P) -> bool {
-        self.flights.contains_key(peer)
+        self.flights.get(peer).is_some_and(|f| !f.is_empty())
     }
 
     /// The destination of `dest` is lost for `reason`: later sends return at once (as
@@ -342,6 +339,23 @@ mod tests {
         assert_eq!(f.answered_by(peer(2)), None, "nothing in flight: ignored");
         assert_eq!(f.answered_by(peer(1)), Some(5));
         assert_eq!(f.total(), 0);
+    }
+
+    /// Round trips one at a time: the peer's queue of flights is kept, empty, between
+    /// them (its storage reused), and an empty queue awaits nothing.
+    #[test]
+    fn a_settled_flight_keeps_its_queue_for_the_next_request() {
+        let mut f = Flow::<Peer>::new(8, 8, 64);
+        let kept = |f: &Flow<Peer>| f.flights.get(&peer(1)).map_or(0, VecDeque::capacity);
+        f.sent(3, req(1), Some(peer(1)));
+        assert_eq!(f.answered_by(peer(1)), Some(3));
+        assert!(kept(&f) > 0, "the empty queue keeps its storage");
+        assert!(!f.awaits(&peer(1)));
+        assert_eq!(f.answered_by(peer(1)), None, "nothing in flight: ignored");
+        f.sent(4, req(2), Some(peer(1)));
+        assert!(f.awaits(&peer(1)));
+        f.forget(&peer(1));
+        assert!(f.flights.is_empty(), "a forgotten peer's queue goes");
     }
 
     #[test]

@@ -94,7 +94,6 @@ use self::rtt::Rtt;
 use self::send::{timestamp, AckOut, Encoded, OutMsg, SendChannel};
 use self::spares::Spares;
 use crate::transport::net::fragment::Fragment;
-use std::sync::Arc;
 use self::timers::Timers;
 use super::wire::{
     self, Channel, Header, Integrity, PacketKind, WireError, MAX_DATAGRAM, MAX_HEADER_LEN,
@@ -592,7 +591,7 @@ impl<A: Copy + Eq + Hash + Debug> Reliable<A> {
         let frags = payload.len().div_ceil(frag_len).max(1) as u32;
         st.tx[ix(h.channel)].push(OutMsg {
             header: h,
-            payload: Arc::new(payload),
+            payload: self.spares.keep(payload),
             frags,
             frag_len: frag_len as u32,
         });

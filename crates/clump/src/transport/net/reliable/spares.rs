@@ -16,6 +16,9 @@ const KEPT_BYTES: usize = 16 << 20;
 pub(super) struct Spares {
     bufs: Vec<Vec<u8>>,
     bytes: usize,
+    /// The payload of every message without one (each short message): shared, so that
+    /// such a message allocates nothing.
+    empty: Arc<Vec<u8>>,
 }
 
 impl Spares {
@@ -30,6 +33,14 @@ impl Spares {
             buf.clear();
             self.bytes += cap;
             self.bufs.push(buf);
+        }
+    }
+
+    /// `payload` as the machine keeps it until acknowledged; an empty one is shared.
+    pub(super) fn keep(&self, payload: Vec<u8>) -> Arc<Vec<u8>> {
+        match payload.is_empty() {
+            true => Arc::clone(&self.empty),
+            false => Arc::new(payload),
         }
     }
 
@@ -82,5 +93,16 @@ mod tests {
             s.give(Arc::new(vec![0u8; 1 << 20]));
         }
         assert!(s.bytes <= KEPT_BYTES && s.bufs.len() == KEPT_BYTES >> 20);
+    }
+
+    #[test]
+    fn empty_payloads_share_one_buffer_and_are_not_kept() {
+        let mut s = Spares::default();
+        let (a, b) = (s.keep(Vec::new()), s.keep(Vec::new()));
+        assert!(Arc::ptr_eq(&a, &b) && a.is_empty());
+        assert!(!Arc::ptr_eq(&s.keep(vec![1]), &s.keep(vec![1])));
+        s.give(a);
+        s.give(b);
+        assert!(s.bufs.is_empty() && s.bytes == 0);
     }
 }
