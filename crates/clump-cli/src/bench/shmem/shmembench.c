@@ -69,8 +69,14 @@ static double point_to_point(enum pt kind, long bytes, int n) {
     return (now() - t) / n;
 }
 
+/* The size after `b` on a curve from `min` by `step` that ends at `max` itself, whether or
+ * not `max` is `min` times a power of `step`. */
+static long next_size(long b, long step, long max) {
+    return b < max && b * step > max ? max : b * step;
+}
+
 static void point_to_point_curve(enum pt kind, const char *bench, long min, long max, long step) {
-    for (long b = min; b <= max; b *= step) {
+    for (long b = min; b <= max; b = next_size(b, step, max)) {
         int n = reps(b);
         double best = 1e30;
         for (int k = 0; k < BATCHES; k++) {
@@ -133,7 +139,7 @@ static int collective_right(enum coll kind, long bytes) {
 }
 
 static void collective_curve(enum coll kind, const char *bench, long min, long max, long step) {
-    for (long b = min; b <= max; b *= step) {
+    for (long b = min; b <= max; b = next_size(b, step, max)) {
         if (!collective_right(kind, b)) {
             fprintf(stderr, "shmembench: %s of %ld bytes delivered wrong data\n", bench, b);
             shmem_global_exit(1);
