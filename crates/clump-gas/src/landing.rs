@@ -1,5 +1,5 @@
-//! Blocking reads from a rank reached by messages. The bytes come as Active Message gets,
-//! which the transport carries as one message of any size and lands straight in this
+//! Blocking reads from a rank reached by messages. The bytes come as Active Message gets of
+//! up to 1 MiB, which the transport carries as one message each and lands straight in this
 //! rank's segment, in the landing area past the part `alloc` hands out; each piece is then
 //! copied once into the caller's buffer. (Reads used to come back as 64 KiB medium replies:
 //! per piece the target copied the bytes twice into fresh buffers and the reader twice more
@@ -9,9 +9,14 @@ use crate::error::Result;
 use crate::gas::Gas;
 use crate::protocol::H_LANDED;
 
-/// Bytes of the landing area, at the end of every rank's segment: the largest piece one
-/// get brings. A read of more comes in pieces of this size, one after the other.
-pub(crate) const LANDING_BYTES: usize = 1 << 20;
+/// The largest piece one get brings, and the pieces in flight at once: the landing area,
+/// at the end of every rank's segment, holds one piece in flight per slot. A longer read
+/// keeps every slot busy, each slot's next get leaving once its piece is copied out, so
+/// that the target's turn to run (a round trip, on a loaded machine a time slice) is paid
+/// once per `SLOTS` pieces in flight rather than once per piece.
+const PIECE: usize = 1 << 20;
+const SLOTS: usize = 4;
+pub(crate) const LANDING_BYTES: usize = PIECE * SLOTS;
 
 impl Gas {
     /// Copies `dst.len()` bytes at `offset` of `rank`'s segment into `dst`.
@@ -27,17 +32,29 @@ impl Gas {
     }
 
     fn read_pieces(&self, rank: u32, offset: usize, dst: &mut [u8]) -> Result<()> {
-        let landing = self.segment_len;
-        for (i, piece) in dst.chunks_mut(LANDING_BYTES).enumerate() {
-            let req = self.fresh_request();
-            let from = offset + i * LANDING_BYTES;
-            self.spmd
-                .ep
-                .get(rank, H_LANDED, &[req], from, piece.len(), landing)?;
-            self.count_exchange(rank, 0, piece.len());
+        let slot_at = |piece: usize| self.segment_len + (piece % SLOTS) * PIECE;
+        let mut pieces = dst.chunks_mut(PIECE).enumerate();
+        // (request, piece, its bytes) of the gets in flight, oldest first.
+        let mut flight = std::collections::VecDeque::with_capacity(SLOTS);
+        loop {
+            // A slot is free once the piece `SLOTS` before the next has been copied out.
+            while flight.len() < SLOTS {
+                let Some((i, piece)) = pieces.next() else {
+                    break;
+                };
+                let req = self.fresh_request();
+                let from = offset + i * PIECE;
+                self.spmd
+                    .ep
+                    .get(rank, H_LANDED, &[req], from, piece.len(), slot_at(i))?;
+                self.count_exchange(rank, 0, piece.len());
+                flight.push_back((req, i, piece));
+            }
+            let Some((req, i, piece)) = flight.pop_front() else {
+                return Ok(());
+            };
             self.await_status(req)?;
-            self.spmd.ep.read_segment(landing, piece)?;
+            self.spmd.ep.read_segment(slot_at(i), piece)?;
         }
-        Ok(())
     }
 }
