@@ -5,7 +5,7 @@
 use crate::atomic::{apply_at, AtomicOp};
 use crate::error::{Error, Result};
 use crate::gas::Gas;
-use crate::protocol::{H_ATOMIC, H_GET_DONE, H_PUT, H_READ, H_STORE, STATUS_OK, STORED_COUNTER};
+use crate::protocol::{H_ATOMIC, H_GET_DONE, H_PUT, H_STORE, STATUS_OK, STORED_COUNTER};
 use crate::ptr::GlobalPtr;
 use crate::shared::split;
 use bytemuck::Pod;
@@ -200,26 +200,7 @@ impl Gas {
             self.count_direct(rank, dst.len());
             return Ok(());
         }
-        // Every chunk's request goes out before the first reply is awaited.
-        let mut requests = Vec::new();
-        for at in (0..dst.len()).step_by(CHUNK) {
-            let piece = CHUNK.min(dst.len() - at);
-            let req = self.fresh_request();
-            let [lo, hi] = split((offset + at) as u64);
-            self.spmd
-                .ep
-                .request(rank, H_READ, &[req, lo, hi, piece as u32])?;
-            self.count_exchange(rank, 0, piece);
-            requests.push((req, at, piece));
-        }
-        for (req, at, piece) in requests {
-            let bytes = self.await_reply(req)?;
-            if bytes.len() != piece {
-                return Err(Error::Undeliverable("short read reply".into()));
-            }
-            dst[at..at + piece].copy_from_slice(&bytes);
-        }
-        Ok(())
+        self.read_by_messages(rank, offset, dst)
     }
 
     fn send_bytes(&self, rank: u32, offset: usize, src: &[u8], landing: Landing) -> Result<()> {

@@ -3,6 +3,7 @@
 use crate::config::{GasConfig, LocalMode};
 use crate::error::{Error, Result};
 use crate::handlers;
+use crate::landing::LANDING_BYTES;
 use crate::local_view::LocalView;
 use crate::protocol::STORED_COUNTER;
 use crate::ptr::{GlobalPtr, Spread};
@@ -109,6 +110,8 @@ pub struct Gas {
     /// Bytes stored into this rank that store syncs have accounted for, since init.
     pub(crate) consumed_stores: Cell<u64>,
     pub(crate) stats: Cell<GasStats>,
+    /// A blocking read by messages is using the landing area (`landing.rs`).
+    pub(crate) landing_busy: Cell<bool>,
 }
 
 impl Gas {
@@ -171,7 +174,8 @@ impl Gas {
     fn start(mut place: Place, exchange: Option<Exchange<'_>>, config: GasConfig) -> Result<Gas> {
         let shared = Rc::new(Shared::default());
         handlers::install(&place.ep, &shared)?;
-        place.ep.set_segment(config.segment_bytes)?;
+        // The landing area lies past the bytes `alloc` hands out (`landing.rs`).
+        place.ep.set_segment(config.segment_bytes + LANDING_BYTES)?;
         // The exchange is also the point after which every peer's segment exists.
         let mine = (config.segment_bytes as u64).to_le_bytes();
         let lens = match exchange {
@@ -203,6 +207,7 @@ impl Gas {
             stored_to: RefCell::new(vec![0; size as usize]),
             consumed_stores: Cell::new(0),
             stats: Cell::new(GasStats::default()),
+            landing_busy: Cell::new(false),
         })
     }
 

@@ -25,6 +25,7 @@ mod error;
 mod gas;
 mod group;
 mod handlers;
+mod landing;
 mod local_view;
 mod protocol;
 mod ptr;

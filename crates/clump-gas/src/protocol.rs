@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-pub(crate) const H_READ: u8 = 1;
+/// A read's get has landed in this rank's landing area (`landing.rs`).
+pub(crate) const H_LANDED: u8 = 1;
 pub(crate) const H_REPLY: u8 = 2;
 pub(crate) const H_PUT: u8 = 3;
 pub(crate) const H_PUT_ACK: u8 = 4;

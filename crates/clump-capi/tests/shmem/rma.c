@@ -3,6 +3,7 @@
  * its right neighbour and gets from its left; prints "rma ok" once per PE. */
 #include "check.h"
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N 3000 /* bigger than one message carries, so puts and gets are split */
@@ -12,6 +13,25 @@ int global_init[4] = {1, 2, 3, 4}; /* .data */
 static double static_value;
 
 static long pattern(int pe, int i) { return (long)pe * 1000003L + i; }
+
+/* Byte i of PE pe's large block: varies within and across pages and PEs. */
+static unsigned char byte_at(int pe, size_t i) { return (unsigned char)(pe * 31 + i * 7 + i / 4096); }
+
+/* A get of several MiB into memory off the heap: from another host it comes as more 1 MiB
+ * pieces than the four in flight at once, each landing in the segment first. */
+static void large_get(int me, int right) {
+    size_t big = (6u << 20) + 40;
+    unsigned char *block = shmem_malloc(big), *copy = malloc(big);
+    CHECK(block && copy);
+    for (size_t i = 0; i < big; i++) block[i] = byte_at(me, i);
+    shmem_barrier_all();
+    shmem_getmem(copy, block, big, right);
+    for (size_t i = 0; i < big; i++)
+        if (copy[i] != byte_at(right, i)) CHECK(copy[i] == byte_at(right, i));
+    shmem_barrier_all(); /* every PE's get is done before any block is freed */
+    shmem_free(block);
+    free(copy);
+}
 
 int main(void) {
     shmem_init();
@@ -43,6 +63,7 @@ int main(void) {
     long back[N];
     shmem_long_get(back, a, N, right);
     for (int i = 0; i < N; i++) CHECK(back[i] == mine[i]);
+    large_get(me, right);
 
     /* Sized, byte and non-blocking forms, completed by quiet. */
     shmem_putmem(b, mine, 24, right);

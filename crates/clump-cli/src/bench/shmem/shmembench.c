@@ -69,20 +69,42 @@ static double point_to_point(enum pt kind, long bytes, int n) {
     return (now() - t) / n;
 }
 
-static void point_to_point_curve(enum pt kind, const char *bench, long min, long max, long step) {
-    for (long b = min; b <= max; b *= step) {
+/* The size after `b` on a curve from `min` by `step` that ends at `max` itself, whether or
+ * not `max` is `min` times a power of `step`. */
+static long next_size(long b, long step, long max) {
+    return b < max && b * step > max ? max : b * step;
+}
+
+static const char *const PT_NAME[] = {"put_lat", "get_lat", "put_bw", "get_bw", "put+fence",
+                                      "put+quiet"};
+
+/* The curves of `nk` kinds side by side: at each size the kinds' batches take turns, so that
+ * curves set against each other (fence against quiet) see the same load on a shared
+ * machine, rather than one curve a quiet minute and the other a busy one. */
+static void point_to_point_curves(const enum pt *kinds, int nk, long min, long max, long step) {
+    for (long b = min; b <= max; b = next_size(b, step, max)) {
         int n = reps(b);
-        double best = 1e30;
+        double best[PUT_QUIET + 1];
+        for (int j = 0; j < nk; j++) best[j] = 1e30;
         for (int k = 0; k < BATCHES; k++) {
-            shmem_barrier_all();
-            if (me == 0) {
-                double d = point_to_point(kind, b, n);
-                if (d < best) best = d;
+            for (int j = 0; j < nk; j++) {
+                shmem_barrier_all();
+                if (me == 0) {
+                    double d = point_to_point(kinds[j], b, n);
+                    if (d < best[j]) best[j] = d;
+                }
             }
         }
-        int rate = kind == PUT_BW || kind == GET_BW;
-        figure(bench, b, rate ? b / best / 1e6 : best * 1e6, rate ? "MB/s" : "us");
+        for (int j = 0; j < nk; j++) {
+            int rate = kinds[j] == PUT_BW || kinds[j] == GET_BW;
+            figure(PT_NAME[kinds[j]], b, rate ? b / best[j] / 1e6 : best[j] * 1e6,
+                   rate ? "MB/s" : "us");
+        }
     }
+}
+
+static void point_to_point_curve(enum pt kind, long min, long max, long step) {
+    point_to_point_curves(&kind, 1, min, max, step);
 }
 
 enum coll { REDUCE, FCOLLECT, BROADCAST, ALLTOALL };
@@ -133,7 +155,7 @@ static int collective_right(enum coll kind, long bytes) {
 }
 
 static void collective_curve(enum coll kind, const char *bench, long min, long max, long step) {
-    for (long b = min; b <= max; b *= step) {
+    for (long b = min; b <= max; b = next_size(b, step, max)) {
         if (!collective_right(kind, b)) {
             fprintf(stderr, "shmembench: %s of %ld bytes delivered wrong data\n", bench, b);
             shmem_global_exit(1);
@@ -170,12 +192,12 @@ int main(int argc, char **argv) {
     long *word = shmem_calloc(1, sizeof(long));
     memset(source, me + 1, BIG);
 
-    point_to_point_curve(PUT_LAT, "put_lat", 8, BIG, step);
-    point_to_point_curve(GET_LAT, "get_lat", 8, BIG, step);
-    point_to_point_curve(PUT_BW, "put_bw", 8, BIG, step);
-    point_to_point_curve(GET_BW, "get_bw", 8, BIG, step);
-    point_to_point_curve(PUT_FENCE, "put+fence", 8, 8 << 10, step);
-    point_to_point_curve(PUT_QUIET, "put+quiet", 8, 8 << 10, step);
+    point_to_point_curve(PUT_LAT, 8, BIG, step);
+    point_to_point_curve(GET_LAT, 8, BIG, step);
+    point_to_point_curve(PUT_BW, 8, BIG, step);
+    point_to_point_curve(GET_BW, 8, BIG, step);
+    const enum pt ordering[] = {PUT_FENCE, PUT_QUIET};
+    point_to_point_curves(ordering, 2, 8, 8 << 10, step);
     collective_curve(REDUCE, "reduce", 64, BIG, step);
     collective_curve(FCOLLECT, "fcollect", 64, BIG, step);
     collective_curve(BROADCAST, "broadcast", 64, BIG, step);
