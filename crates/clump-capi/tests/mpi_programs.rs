@@ -100,6 +100,17 @@ fn buffered_sends_use_the_communicators_the_sessions_or_the_process_buffer_every
 }
 
 #[test]
+fn nonblocking_buffer_flushes_complete_once_the_buffered_sends_have_left_everywhere() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/bsend_iflush.c",
+            "mpi_bsend_iflush",
+        ),
+        "bsend_iflush",
+    );
+}
+
+#[test]
 fn generalized_requests_and_request_statuses_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
         &mpicc("crates/clump-capi/tests/mpi/grequest.c", "mpi_grequest"),
