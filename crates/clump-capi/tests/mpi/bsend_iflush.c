@@ -71,16 +71,11 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_free(&dup));
 
     MPI_Session session;
-    MPI_Group group;
-    MPI_Comm sc;
-    CHECK_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session));
-    CHECK_OK(MPI_Group_from_session_pset(session, "mpi://WORLD", &group));
-    CHECK_OK(MPI_Comm_create_from_group(group, "bsend_iflush", MPI_INFO_NULL, MPI_ERRORS_RETURN, &sc));
+    MPI_Comm sc = session_world(&session, "bsend_iflush");
     CHECK_OK(MPI_Session_attach_buffer(session, buffer, sizeof buffer));
     round_trip(SESSION, sc, session, 3);
     CHECK_OK(MPI_Session_detach_buffer(session, &got, &got_size));
     CHECK_OK(MPI_Comm_free(&sc));
-    CHECK_OK(MPI_Group_free(&group));
     CHECK_OK(MPI_Session_finalize(&session));
 
     MPI_Finalize();
