@@ -75,6 +75,19 @@ fn cancelled_sends_and_receives_run_over_shared_memory_udp_and_two_hosts() {
     );
 }
 
+/// MPICH's pssend: a synchronous send whose receiver matched it from the unexpected store
+/// and went on to `MPI_Finalize` completes (it hung over UDP).
+#[test]
+fn synchronous_sends_complete_while_their_receiver_finalizes_everywhere() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/ssend_matched.c",
+            "mpi_ssend_matched",
+        ),
+        "ssend_matched",
+    );
+}
+
 #[test]
 fn buffered_sends_use_the_communicators_the_sessions_or_the_process_buffer_everywhere() {
     runs_everywhere(
@@ -83,6 +96,17 @@ fn buffered_sends_use_the_communicators_the_sessions_or_the_process_buffer_every
             "mpi_bsend_buffers",
         ),
         "bsend_buffers",
+    );
+}
+
+#[test]
+fn nonblocking_buffer_flushes_complete_once_the_buffered_sends_have_left_everywhere() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/bsend_iflush.c",
+            "mpi_bsend_iflush",
+        ),
+        "bsend_iflush",
     );
 }
 

@@ -66,7 +66,8 @@ pub(crate) unsafe fn cirecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) ->
         group: comm.peers().clone(),
         unpack: None,
     });
-    e.post(id, pattern(comm, src, tag));
+    drop(e);
+    rt.post(id, pattern(comm, src, tag))?;
     Ok(Request::from_id(id))
 }
 

@@ -6,6 +6,7 @@
 //! Everything progresses inside MPI calls by polling clump; the state belongs to the thread
 //! that called [`init`].
 
+mod all_done;
 mod bind;
 mod cancel;
 mod coll;
@@ -56,6 +57,7 @@ mod topo_create;
 mod topology;
 mod unexpected;
 
+pub use all_done::all_done;
 pub use coll_alltoall::{alltoall, alltoall_contiguous, alltoall_views};
 pub use coll_bcast::bcast;
 pub use coll_gather::{allgather, gather, scatter};

@@ -207,7 +207,8 @@ pub(crate) unsafe fn post_recv(
         group: comm.peers().clone(),
         unpack,
     });
-    e.post(id, pat);
+    drop(e);
+    rt.post(id, pat)?;
     Ok(Request(id))
 }
 
@@ -260,7 +261,11 @@ pub unsafe fn recv_raw(
             pat,
         );
         if posted {
-            if let Err(e) = rt.wait_until(Engine::blocking_done) {
+            // A match at once may owe its sender an answer (as `Runtime::post` sends).
+            let done = rt
+                .send_actions()
+                .and_then(|_| rt.wait_until(Engine::blocking_done));
+            if let Err(e) = done {
                 rt.engine.borrow_mut().abandon_blocking();
                 return Err(e);
             }

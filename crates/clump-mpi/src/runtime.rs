@@ -12,7 +12,7 @@ use clump::spmd::Spmd;
 use crate::engine::{Action, Engine, ReqKind, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
-use crate::matching::Envelope;
+use crate::matching::{Envelope, Pattern};
 use crate::short_eager;
 use crate::single_copy;
 use crate::slots::Slots;
@@ -420,8 +420,30 @@ impl Runtime {
                 return Ok(n > 0);
             }
         }
+        let busy = self.send_actions()? || n > 0;
+        let busy = self.advance_colls() || busy;
+        self.engine.borrow_mut().reap();
+        if let Some(f) = self.engine.borrow_mut().fault.take() {
+            return Err(f);
+        }
+        Ok(busy)
+    }
+
+    /// Posts receive `id` for messages `pat` matches. A match with a stored request to
+    /// send owes its sender the answer now: a receive the match completed (a synchronous
+    /// send whose bytes all came with its request) is never waited on, so no later poll
+    /// of this process need send it, and the sender would wait forever.
+    pub(crate) fn post(&self, id: u64, pat: Pattern) -> Result<()> {
+        self.engine.borrow_mut().post(id, pat);
+        self.send_actions()?;
+        Ok(())
+    }
+
+    /// Sends what the engine asked for (clear to send, data, reads); true when it asked
+    /// for anything.
+    pub(crate) fn send_actions(&self) -> Result<bool> {
         let actions = std::mem::take(&mut self.engine.borrow_mut().actions);
-        let busy = n > 0 || !actions.is_empty();
+        let busy = !actions.is_empty();
         for a in actions {
             match a {
                 Action::Cts {
@@ -451,11 +473,6 @@ impl Runtime {
                     Some(range) => self.clear_to_send(dest, send_id, recv_id, Some(range))?,
                 },
             }
-        }
-        let busy = self.advance_colls() || busy;
-        self.engine.borrow_mut().reap();
-        if let Some(f) = self.engine.borrow_mut().fault.take() {
-            return Err(f);
         }
         Ok(busy)
     }

@@ -2,11 +2,12 @@
 //! of the session it was made in, else the process's. Each buffered send takes its packed
 //! size plus `MPI_BSEND_OVERHEAD` of its buffer until its message has left; a buffer
 //! attached as `MPI_BUFFER_AUTOMATIC` has no limit. Detaching or flushing a buffer waits
-//! for the sends that use it.
+//! for the sends that use it; an `iflush` gives a request that completes once they have.
 
 use super::abi::{MPI_ERR_ARG, MPI_ERR_BUFFER};
 use super::export::{mpi_functions, out};
 use super::handles::*;
+use super::nbcoll::request_out;
 use super::session_table::{known, on_session, session_of};
 use super::wired::{count, on, Failure};
 use clump_mpi::Request;
@@ -142,6 +143,16 @@ pub fn flush(owner: Option<Owner>) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Gives in `req` a request that completes once the buffered sends of `owner` pending now
+/// have; they stay in the buffer, which frees their space as each completes.
+fn iflush(owner: Owner, req: *mut Handle) -> Result<(), Failure> {
+    let all = ATTACHED.with_borrow(|a| {
+        let mine = a.pending.values().filter(|p| p.owner == owner);
+        clump_mpi::all_done(mine.map(|p| &p.req))
+    });
+    request_out(req, all.map_err(err)?)
+}
+
 fn attach(owner: Owner, buf: *mut c_void, size: usize) -> Result<(), Failure> {
     if buf.is_null() && size > 0 {
         return Err((MPI_ERR_BUFFER, "NULL buffer".into()));
@@ -201,6 +212,10 @@ mpi_functions! {
         on(COMM_WORLD, || flush(Some(Owner::Process)))
     }
 
+    fn Buffer_iflush(req: *mut Handle) -> c_int {
+        on(COMM_WORLD, || iflush(Owner::Process, req))
+    }
+
     fn Comm_attach_buffer(c: Handle, buf: *mut c_void, size: c_int) -> c_int {
         on(c, || {
             comm(c)?;
@@ -230,6 +245,13 @@ mpi_functions! {
         })
     }
 
+    fn Comm_iflush_buffer(c: Handle, req: *mut Handle) -> c_int {
+        on(c, || {
+            comm(c)?;
+            iflush(Owner::Comm(c), req)
+        })
+    }
+
     fn Session_attach_buffer(s: Handle, buf: *mut c_void, size: c_int) -> c_int {
         on_session(s, || {
             known(s)?;
@@ -256,6 +278,13 @@ mpi_functions! {
         on_session(s, || {
             known(s)?;
             flush(Some(Owner::Session(s)))
+        })
+    }
+
+    fn Session_iflush_buffer(s: Handle, req: *mut Handle) -> c_int {
+        on_session(s, || {
+            known(s)?;
+            iflush(Owner::Session(s), req)
         })
     }
 }

@@ -55,10 +55,10 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c Buffer_iflush Close_port Comm_get_parent Comm_join Get_accumulate_c Get_c
+        Accumulate_c Close_port Comm_get_parent Comm_join Get_accumulate_c Get_c
         Get_hw_resource_info Lookup_name Open_port Publish_name Put_c Raccumulate_c
         Register_datarep Register_datarep_c Rget_accumulate_c Rget_c Rput_c
-        Session_iflush_buffer Unpublish_name;
+        Unpublish_name;
     returned:
         File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
         File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group
@@ -94,8 +94,6 @@ unsupported! {
         T_pvar_handle_free T_pvar_read T_pvar_readreset T_pvar_reset T_pvar_session_create
         T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
         T_source_get_num T_source_get_timestamp;
-    comm after ():
-        Comm_iflush_buffer;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):

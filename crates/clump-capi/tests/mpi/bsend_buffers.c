@@ -71,11 +71,7 @@ int main(int argc, char **argv)
 
     /* A session's buffer serves the communicators made of its process sets, after their own. */
     MPI_Session session;
-    MPI_Group group;
-    MPI_Comm sc;
-    CHECK_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session));
-    CHECK_OK(MPI_Group_from_session_pset(session, "mpi://WORLD", &group));
-    CHECK_OK(MPI_Comm_create_from_group(group, "bsend_buffers", MPI_INFO_NULL, MPI_ERRORS_RETURN, &sc));
+    MPI_Comm sc = session_world(&session, "bsend_buffers");
     CHECK(ring(sc, N, 8) == MPI_ERR_BUFFER);
     CHECK_OK(MPI_Session_attach_buffer(session, big, sizeof big));
     CHECK_OK(ring(sc, N, 9));
@@ -92,7 +88,6 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Session_detach_buffer_c(session, &got, &got_count));
     CHECK(got == MPI_BUFFER_AUTOMATIC && got_count == 0);
     CHECK_OK(MPI_Comm_free(&sc));
-    CHECK_OK(MPI_Group_free(&group));
     CHECK_OK(MPI_Session_finalize(&session));
 
     MPI_Finalize();

@@ -29,4 +29,17 @@ static inline void start_returning_errors(int *argc, char ***argv, int *rank, in
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
+/* A session returning errors and a communicator of its process set mpi://WORLD, named
+ * `tag`; the caller frees the communicator, then finalizes the session. */
+static inline MPI_Comm session_world(MPI_Session *session, const char *tag)
+{
+    MPI_Group group;
+    MPI_Comm comm;
+    CHECK_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session));
+    CHECK_OK(MPI_Group_from_session_pset(*session, "mpi://WORLD", &group));
+    CHECK_OK(MPI_Comm_create_from_group(group, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &comm));
+    CHECK_OK(MPI_Group_free(&group));
+    return comm;
+}
+
 #endif
