@@ -43,7 +43,7 @@ pub extern "C" fn AM_AllocateBundle(kind: c_int, endb: *mut *mut c_void) -> c_in
             // none across its calls (its only one, the SPMD job, is taken and put back
             // inside one call), and nothing of MPI or OpenSHMEM runs inside this call.
             // That no other thread calls meanwhile is this function's documented contract.
-            unsafe { am::serial::share() };
+            unsafe { crate::guard::share() };
         }
         // The lock from here on if `share` just turned it on (`guard` entered before).
         let _entered = am::serial::enter();
@@ -121,25 +121,33 @@ thread_local! {
 
 #[no_mangle]
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
-    guard::call(|| {
-        let handled = state::bundle(eb)?.poll()?;
-        let mut idle = IDLE
-            .get()
-            .unwrap_or_else(|| Backoff::for_host(crate::spmd::processes_here()));
-        // The program's loop around AM_Poll is the spin: only letting go is done here.
-        // Once threads share the process every empty poll lets the lock go (and yields):
-        // a thread that polls in a loop would otherwise take it back before the threads
-        // waiting for it could.
-        if handled > 0 {
-            idle.reset();
-        } else if am::serial::is_shared() {
+    guard::call_shared!(|shared| poll_and_idle(eb, shared))
+}
+
+/// `AM_Poll`'s body: the program's wait loop is this call over and over.
+#[inline(always)]
+fn poll_and_idle(eb: *mut c_void, shared: bool) -> AmResult {
+    let handled = state::bundle(eb)?.poll()?;
+    // Once threads share the process every empty poll lets the lock go (and yields): a
+    // thread that polls in a loop would otherwise take it back before the threads waiting
+    // for it could.
+    if shared {
+        if handled == 0 {
             am::serial::pause();
-        } else if idle.idle_round() == Pause::LetGo {
-            std::thread::yield_now();
         }
-        IDLE.set(Some(idle));
-        Ok(())
-    })
+        return Ok(());
+    }
+    let mut idle = IDLE
+        .get()
+        .unwrap_or_else(|| Backoff::for_host(crate::spmd::processes_here()));
+    // The program's loop around AM_Poll is the spin: only letting go is done here.
+    if handled > 0 {
+        idle.reset();
+    } else if idle.idle_round() == Pause::LetGo {
+        std::thread::yield_now();
+    }
+    IDLE.set(Some(idle));
+    Ok(())
 }
 
 fn poll(b: &am::Bundle) -> AmResult {
