@@ -94,13 +94,20 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     guard::call(|| {
         let b = state::bundle(eb)?;
         match am::serial::is_shared() {
-            // Threads share the process (AM_PAR): sleep in short naps, each of which lets
-            // the lock go and starts by sending what the endpoints owe and hold, since
-            // the other threads' sends and polls change that while this one sleeps. The
-            // event fires once: when another thread's wait took it (the mask is reset,
-            // before this wait began or during a nap), this one ends too. The mask is
-            // read under the lock, so no thread resets it between the look and the nap.
-            true => while b.event_mask() != EventMask::None && !b.wait_timeout(SHARED_NAP)? {},
+            // Threads share the process (AM_PAR): the event fires when a message arrives
+            // after the mask was set, though another thread's poll may have run its
+            // handler (`event_fired`) and the message no longer waits; and it fires once:
+            // when another thread's wait took it (the mask is reset), this one ends too.
+            // Each round sleeps until a message waits or another thread wakes this one,
+            // and starts by sending what the endpoints owe and hold. The mask and the
+            // count are read under the lock, so nothing changes them between the look and
+            // the sleep.
+            true => {
+                while b.event_mask() != EventMask::None
+                    && !b.event_fired()
+                    && !b.wait_round(WAIT_ROUND)?
+                {}
+            }
             false => b.wait()?,
         }
         b.set_event_mask(EventMask::None);
@@ -108,8 +115,9 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     })
 }
 
-/// How long an `AM_WaitSema` sleeps at a time once threads share the process.
-const SHARED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
+/// The longest round of an `AM_WaitSema` once threads share the process (rounds end
+/// sooner when woken).
+const WAIT_ROUND: std::time::Duration = std::time::Duration::from_secs(3600);
 
 thread_local! {
     /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
