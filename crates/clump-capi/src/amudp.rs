@@ -131,7 +131,8 @@ pub extern "C" fn AMX_GetTokenInfo(
     is_req: *mut c_int,
 ) -> c_int {
     guard::call(|| {
-        let (index, kind, request) = message_info(token)?;
+        let shared = am::serial::is_shared();
+        let (index, kind, request) = message_info(token, shared)?;
         out_if(handler, index);
         out_if(
             category,

@@ -43,7 +43,7 @@ pub extern "C" fn AM_AllocateBundle(kind: c_int, endb: *mut *mut c_void) -> c_in
             // none across its calls (its only one, the SPMD job, is taken and put back
             // inside one call), and nothing of MPI or OpenSHMEM runs inside this call.
             // That no other thread calls meanwhile is this function's documented contract.
-            unsafe { am::serial::share() };
+            unsafe { crate::guard::share() };
         }
         // The lock from here on if `share` just turned it on (`guard` entered before).
         let _entered = am::serial::enter();
@@ -94,13 +94,20 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     guard::call(|| {
         let b = state::bundle(eb)?;
         match am::serial::is_shared() {
-            // Threads share the process (AM_PAR): sleep in short naps, each of which lets
-            // the lock go and starts by sending what the endpoints owe and hold, since
-            // the other threads' sends and polls change that while this one sleeps. The
-            // event fires once: when another thread's wait took it (the mask is reset,
-            // before this wait began or during a nap), this one ends too. The mask is
-            // read under the lock, so no thread resets it between the look and the nap.
-            true => while b.event_mask() != EventMask::None && !b.wait_timeout(SHARED_NAP)? {},
+            // Threads share the process (AM_PAR): the event fires when a message arrives
+            // after the mask was set, though another thread's poll may have run its
+            // handler (`event_fired`) and the message no longer waits; and it fires once:
+            // when another thread's wait took it (the mask is reset), this one ends too.
+            // Each round sleeps until a message waits or another thread wakes this one,
+            // and starts by sending what the endpoints owe and hold. The mask and the
+            // count are read under the lock, so nothing changes them between the look and
+            // the sleep.
+            true => {
+                while b.event_mask() != EventMask::None
+                    && !b.event_fired()
+                    && !b.wait_round(WAIT_ROUND)?
+                {}
+            }
             false => b.wait()?,
         }
         b.set_event_mask(EventMask::None);
@@ -108,8 +115,9 @@ pub extern "C" fn AM_WaitSema(eb: *mut c_void) -> c_int {
     })
 }
 
-/// How long an `AM_WaitSema` sleeps at a time once threads share the process.
-const SHARED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
+/// The longest round of an `AM_WaitSema` once threads share the process (rounds end
+/// sooner when woken).
+const WAIT_ROUND: std::time::Duration = std::time::Duration::from_secs(3600);
 
 thread_local! {
     /// This thread's run of empty `AM_Poll`s: C programs wait for messages in a loop
@@ -121,25 +129,33 @@ thread_local! {
 
 #[no_mangle]
 pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
-    guard::call(|| {
-        let handled = state::bundle(eb)?.poll()?;
-        let mut idle = IDLE
-            .get()
-            .unwrap_or_else(|| Backoff::for_host(crate::spmd::processes_here()));
-        // The program's loop around AM_Poll is the spin: only letting go is done here.
-        // Once threads share the process every empty poll lets the lock go (and yields):
-        // a thread that polls in a loop would otherwise take it back before the threads
-        // waiting for it could.
-        if handled > 0 {
-            idle.reset();
-        } else if am::serial::is_shared() {
+    guard::call_shared!(|shared| poll_and_idle(eb, shared))
+}
+
+/// `AM_Poll`'s body: the program's wait loop is this call over and over.
+#[inline(always)]
+fn poll_and_idle(eb: *mut c_void, shared: bool) -> AmResult {
+    let handled = state::bundle(eb)?.poll()?;
+    // Once threads share the process every empty poll lets the lock go (and yields): a
+    // thread that polls in a loop would otherwise take it back before the threads waiting
+    // for it could.
+    if shared {
+        if handled == 0 {
             am::serial::pause();
-        } else if idle.idle_round() == Pause::LetGo {
-            std::thread::yield_now();
         }
-        IDLE.set(Some(idle));
-        Ok(())
-    })
+        return Ok(());
+    }
+    let mut idle = IDLE
+        .get()
+        .unwrap_or_else(|| Backoff::for_host(crate::spmd::processes_here()));
+    // The program's loop around AM_Poll is the spin: only letting go is done here.
+    if handled > 0 {
+        idle.reset();
+    } else if idle.idle_round() == Pause::LetGo {
+        std::thread::yield_now();
+    }
+    IDLE.set(Some(idle));
+    Ok(())
 }
 
 fn poll(b: &am::Bundle) -> AmResult {

@@ -4,7 +4,7 @@
 //! handler 0 as `h(status, opcode, token)`.
 
 use crate::codes::{opcode_of, status_of, AmResult};
-use crate::state::RawFn;
+use crate::state::{self, to_ptr, RawFn};
 use crate::token::{self, Frame};
 use am::{Kind, MAX_ARGS};
 use std::cell::Cell;
@@ -69,7 +69,19 @@ pub fn install(
     f: Option<RawFn>,
     seg_base: Rc<Cell<*mut u8>>,
 ) -> AmResult {
+    // Threads that share the process may wait on the endpoint's bundle while another
+    // runs the handler they wait for: such handlers tell the bundle they ran. Decided
+    // here, once, so that a one-thread endpoint's handlers pay nothing for it.
+    let shared = am::serial::is_shared();
     match (index, f) {
+        (0, Some(f)) if shared => ep.set_return_handler(move |r| {
+            returned(f, ep_handle, r);
+            ran_shared(ep_handle)
+        })?,
+        (i, Some(f)) if shared => ep.set_handler(i, move |t, m| {
+            message(f, ep_handle, &seg_base, t, m);
+            ran_shared(ep_handle)
+        })?,
         (0, Some(f)) => ep.set_return_handler(move |r| returned(f, ep_handle, r))?,
         (0, None) => ep.set_return_handler(|r| {
             eprintln!(
@@ -85,6 +97,19 @@ pub fn install(
         (i, None) => ep.clear_handler(i)?,
     }
     Ok(())
+}
+
+/// After a handler of an endpoint made while threads share the process: counts it on the
+/// endpoint's bundle, whose waits end on it (`am::Bundle::note_handled`). Nothing if the
+/// handler freed its endpoint or bundle.
+fn ran_shared(ep: usize) {
+    let Ok(s) = state::endpoint(to_ptr(ep)) else {
+        return;
+    };
+    let bundle = s.tables().bundle;
+    if let Ok(b) = state::bundle(to_ptr(bundle)) {
+        b.note_handled();
+    }
 }
 
 fn message(

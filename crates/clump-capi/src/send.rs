@@ -35,7 +35,7 @@ fn request(
     dest: c_int,
     send: impl FnOnce(&am::Endpoint, u32) -> AmResult,
 ) -> c_int {
-    guard::call(move || {
+    guard::call_shared!(|_shared| {
         let dest = u32::try_from(dest).map_err(|_| BAD_ARG)?;
         send(&state::endpoint(ep)?.ep, dest)
     })
@@ -44,7 +44,7 @@ fn request(
 /// Sends a reply: `send` gets the clump token `token` stands for, checked.
 #[inline(always)]
 fn reply(token: *mut c_void, send: impl FnOnce(&mut am::Token<'_>) -> AmResult) -> c_int {
-    guard::call(move || token::with_token(token, send)?)
+    guard::call_shared!(|shared| token::with_token(token, shared, send)?)
 }
 
 /// A long request, or with `wait` false, `AM_ERR_IN_USE` if it would wait for credits.
@@ -70,14 +70,14 @@ macro_rules! export_sends {
     ($($n:literal [$($a:ident)*]),*) => { paste::paste! { $(
         #[no_mangle]
         pub extern "C" fn [<AM_Request $n>](ep: *mut c_void, dest: c_int, h: u8 $(, $a: i32)*) -> c_int {
-            request(ep, dest, |ep, dest| Ok(ep.request(dest, h, &[$($a as u32),*])?))
+            request(ep, dest, move |ep, dest| Ok(ep.request(dest, h, &[$($a as u32),*])?))
         }
 
         #[no_mangle]
         pub extern "C" fn [<AM_RequestI $n>](
             ep: *mut c_void, dest: c_int, h: u8, src: *const c_void, nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            request(ep, dest, |ep, dest| {
+            request(ep, dest, move |ep, dest| {
                 let data = bytes(src, nbytes, MAX_MEDIUM)?;
                 Ok(ep.request_medium(dest, h, &[$($a as u32),*], data)?)
             })
@@ -88,7 +88,7 @@ macro_rules! export_sends {
             ep: *mut c_void, dest: c_int, offset: usize, h: u8, src: *const c_void,
             nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            request(ep, dest, |ep, dest| {
+            request(ep, dest, move |ep, dest| {
                 request_long(ep, dest, h, &[$($a as u32),*], src, nbytes, offset, true)
             })
         }
@@ -98,7 +98,7 @@ macro_rules! export_sends {
             ep: *mut c_void, dest: c_int, offset: usize, h: u8, src: *const c_void,
             nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            request(ep, dest, |ep, dest| {
+            request(ep, dest, move |ep, dest| {
                 request_long(ep, dest, h, &[$($a as u32),*], src, nbytes, offset, false)
             })
         }
@@ -108,7 +108,7 @@ macro_rules! export_sends {
             ep: *mut c_void, dest: c_int, src_offset: usize, h: u8, dest_offset: usize,
             nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            request(ep, dest, |ep, dest| {
+            request(ep, dest, move |ep, dest| {
                 let len = usize::try_from(nbytes).map_err(|_| BAD_ARG)?;
                 Ok(ep.get(dest, h, &[$($a as u32),*], src_offset, len, dest_offset)?)
             })
@@ -116,14 +116,14 @@ macro_rules! export_sends {
 
         #[no_mangle]
         pub extern "C" fn [<AM_Reply $n>](token: *mut c_void, h: u8 $(, $a: i32)*) -> c_int {
-            reply(token, |t| Ok(t.reply(h, &[$($a as u32),*])?))
+            reply(token, move |t| Ok(t.reply(h, &[$($a as u32),*])?))
         }
 
         #[no_mangle]
         pub extern "C" fn [<AM_ReplyI $n>](
             token: *mut c_void, h: u8, src: *const c_void, nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            reply(token, |t| {
+            reply(token, move |t| {
                 let data = bytes(src, nbytes, MAX_MEDIUM)?;
                 Ok(t.reply_medium(h, &[$($a as u32),*], data)?)
             })
@@ -133,7 +133,7 @@ macro_rules! export_sends {
         pub extern "C" fn [<AM_ReplyXfer $n>](
             token: *mut c_void, offset: usize, h: u8, src: *const c_void, nbytes: c_int $(, $a: i32)*
         ) -> c_int {
-            reply(token, |t| {
+            reply(token, move |t| {
                 let data = bytes(src, nbytes, MAX_LONG)?;
                 Ok(t.reply_long(h, &[$($a as u32),*], data, offset)?)
             })

@@ -140,8 +140,15 @@ pub fn enter<R>(ep: usize, frame: Frame, f: impl FnOnce(*mut c_void) -> R) -> R 
 }
 
 /// Runs `f` on the endpoint handle and the live frame `token` names. `f` only reads.
+/// `shared` says whether threads share the process: only then can the frame be another
+/// thread's (before, the endpoint's registry slot, checked first, is this thread's, and
+/// so are all its frames).
 #[inline]
-fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> AmResult<R> {
+fn find<R>(
+    token: *mut c_void,
+    shared: bool,
+    f: impl FnOnce(usize, &Frame) -> AmResult<R>,
+) -> AmResult<R> {
     let token = handle_of(token);
     let ep = state::endpoint_of_token(token).ok_or(BAD_ARG)?;
     let mut node = FRAMES[split(token).1].top.load(Ordering::Relaxed);
@@ -154,7 +161,7 @@ fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> 
         let n = unsafe { &*node };
         if n.token == token {
             // Another thread's token names no frame of this one.
-            return match n.thread == this_thread() {
+            return match !shared || n.thread == this_thread() {
                 true => f(ep, &n.frame),
                 false => Err(BAD_ARG),
             };
@@ -164,9 +171,15 @@ fn find<R>(token: *mut c_void, f: impl FnOnce(usize, &Frame) -> AmResult<R>) -> 
     Err(BAD_ARG)
 }
 
-/// Runs `f` on the clump token of a request, reply or get handler.
-pub fn with_token<R>(token: *mut c_void, f: impl FnOnce(&mut am::Token<'_>) -> R) -> AmResult<R> {
-    let ptr = find(token, |_, frame| match frame {
+/// Runs `f` on the clump token of a request, reply or get handler (`shared` as for
+/// [`find`]).
+#[inline]
+pub fn with_token<R>(
+    token: *mut c_void,
+    shared: bool,
+    f: impl FnOnce(&mut am::Token<'_>) -> R,
+) -> AmResult<R> {
+    let ptr = find(token, shared, |_, frame| match frame {
         Frame::Message { token, .. } => Ok(*token),
         Frame::Returned(_) => Err(BAD_ARG),
     })?;
@@ -178,14 +191,14 @@ pub fn with_token<R>(token: *mut c_void, f: impl FnOnce(&mut am::Token<'_>) -> R
 
 /// What the message `token` stands for is: its handler index, its kind, and whether it
 /// is a request (a returned message: the one that came back).
-pub fn message_info(token: *mut c_void) -> AmResult<(u8, am::Kind, bool)> {
-    let (handler, kind, request) = find(token, |_, frame| match frame {
+pub fn message_info(token: *mut c_void, shared: bool) -> AmResult<(u8, am::Kind, bool)> {
+    let (handler, kind, request) = find(token, shared, |_, frame| match frame {
         Frame::Message { handler, kind, .. } => Ok((*handler, *kind, None)),
         Frame::Returned(m) => Ok((m.handler, m.kind, Some(m.request))),
     })?;
     let request = match request {
         Some(r) => r,
-        None => with_token(token, |t| t.is_request())?,
+        None => with_token(token, shared, |t| t.is_request())?,
     };
     Ok((handler, kind, request))
 }
@@ -193,12 +206,13 @@ pub fn message_info(token: *mut c_void) -> AmResult<(u8, am::Kind, bool)> {
 #[no_mangle]
 pub extern "C" fn AM_GetSourceEndpoint(token: *mut c_void, gan: *mut EnT) -> c_int {
     guard::call(|| {
-        let (ep, translation) = find(token, |ep, frame| match frame {
+        let shared = am::serial::is_shared();
+        let (ep, translation) = find(token, shared, |ep, frame| match frame {
             Frame::Message { .. } => Ok((ep, None)),
             Frame::Returned(m) => Ok((ep, Some(m.translation.ok_or(RESOURCE)?))),
         })?;
         let name = match translation {
-            None => with_token(token, |t| t.source_name())?,
+            None => with_token(token, shared, |t| t.source_name())?,
             Some(i) => state::endpoint(to_ptr(ep))?
                 .ep
                 .translation(i)
@@ -210,13 +224,14 @@ pub extern "C" fn AM_GetSourceEndpoint(token: *mut c_void, gan: *mut EnT) -> c_i
 
 #[no_mangle]
 pub extern "C" fn AM_GetDestEndpoint(token: *mut c_void, endp: *mut *mut c_void) -> c_int {
-    guard::call(|| out(endp, to_ptr(find(token, |ep, _| Ok(ep))?)))
+    guard::call(|| out(endp, to_ptr(find(token, am::serial::is_shared(), |ep, _| Ok(ep))?)))
 }
 
 #[no_mangle]
 pub extern "C" fn AM_GetMsgTag(token: *mut c_void, tagp: *mut u64) -> c_int {
     guard::call(|| {
-        let (ep, translation) = find(token, |ep, frame| {
+        let shared = am::serial::is_shared();
+        let (ep, translation) = find(token, shared, |ep, frame| {
             Ok((
                 ep,
                 match frame {
@@ -228,7 +243,7 @@ pub extern "C" fn AM_GetMsgTag(token: *mut c_void, tagp: *mut u64) -> c_int {
         let endpoint = state::endpoint(to_ptr(ep))?;
         let tag = match translation {
             Some(i) => endpoint.ep.translation(i).map(|(_, tag)| tag),
-            None => with_token(token, |t| t.source_tag()).ok().flatten(),
+            None => with_token(token, shared, |t| t.source_tag()).ok().flatten(),
         };
         out(tagp, tag.unwrap_or_else(|| endpoint.ep.tag()))
     })
@@ -243,7 +258,8 @@ pub extern "C" fn clump_returned_msg(
     translation: *mut c_int,
 ) -> c_int {
     guard::call(|| {
-        find(token, |_, frame| {
+        let shared = am::serial::is_shared();
+        find(token, shared, |_, frame| {
             let Frame::Returned(m) = frame else {
                 return Err(BAD_ARG);
             };

@@ -346,11 +346,38 @@ fn threads_share_an_am_par_bundle_over_shared_memory_udp_and_two_hosts() {
     let exe = compile("crates/clump-capi/tests/c/par_threads.c", "par_threads");
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
     for placement in placements {
-        let clump = tree().bin.join("clump");
-        let out = clump_testkit::run(&clump, 2, placement, &exe, &["3000"], &[]);
-        let stdout = assert_ok(&out, "par ok", 2);
-        for line in stdout.lines().filter(|l| l.starts_with("par:")) {
-            eprintln!("{placement:?} {line}");
+        for _ in 0..soak_runs() {
+            let clump = tree().bin.join("clump");
+            let out = clump_testkit::run(&clump, 2, placement, &exe, &["3000"], &[]);
+            let stdout = assert_ok(&out, "par ok", 2);
+            for line in stdout.lines().filter(|l| l.starts_with("par:")) {
+                eprintln!("{placement:?} {line}");
+            }
+        }
+    }
+}
+
+/// Runs of each multithreaded program in a row: 20 under `CLUMP_SOAK=1` (the stress run
+/// of the threads tests), 1 otherwise.
+fn soak_runs() -> usize {
+    match std::env::var("CLUMP_SOAK").as_deref() {
+        Ok("1") => 20,
+        _ => 1,
+    }
+}
+
+/// AM_WaitSema under AM_PAR ends when a message arrived after the mask was set, whichever
+/// thread's poll ran its handler: before, a sleeper waited for a message that still
+/// waited in the queue, and slept on (in 1 ms naps) once another thread had taken it.
+#[test]
+fn a_waiting_thread_wakes_when_another_thread_runs_its_events_handler() {
+    let exe = compile("crates/clump-capi/tests/c/par_wait.c", "par_wait");
+    let placements: [&[&str]; 2] = [&[], &["--transport", "udp"]];
+    for placement in placements {
+        for _ in 0..soak_runs() {
+            let clump = tree().bin.join("clump");
+            let out = clump_testkit::run(&clump, 2, placement, &exe, &[], &[]);
+            assert_ok(&out, "par_wait ok", 2);
         }
     }
 }

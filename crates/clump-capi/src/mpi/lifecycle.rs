@@ -33,7 +33,7 @@ fn grant(level: c_int) {
         // it touches MPI's state and hands C only integers and handles, so no value of that
         // state outlives a call; this thread is at the end of `MPI_Init_thread`, outside
         // any `enter`, and touches no state after this.
-        unsafe { am::serial::share() };
+        unsafe { crate::guard::share() };
     }
 }
 

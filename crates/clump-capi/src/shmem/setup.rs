@@ -73,7 +73,7 @@ pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c
         // hands C only numbers and addresses of symmetric memory, never a value of the
         // state; this thread is outside any call (shmem_init has returned) and touches
         // no state until its next call.
-        unsafe { am::serial::share() };
+        unsafe { crate::guard::share() };
     }
     PROVIDED.store(level, Ordering::Relaxed);
     if !provided.is_null() {

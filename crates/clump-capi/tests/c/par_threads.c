@@ -59,9 +59,12 @@ static void on_reply(void *token, int32_t thread) {
 static void progress_until(atomic_int *counter, int want, int sleeper) {
     while (atomic_load(counter) < want) {
         CHECK(AM_Poll(eb));
-        if (sleeper && atomic_load(counter) < want) {
+        /* The mask first, then the look: a reply another thread's poll runs after the
+         * mask is set fires the event; one run before it would not, and the wait would
+         * sleep on for a message that may never come. */
+        if (sleeper) {
             CHECK(AM_SetEventMask(eb, AM_NOTEMPTY));
-            CHECK(AM_WaitSema(eb));
+            if (atomic_load(counter) < want) CHECK(AM_WaitSema(eb));
         }
     }
 }

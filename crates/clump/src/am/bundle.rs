@@ -33,6 +33,13 @@ pub(crate) struct BundleCore {
     /// Senders that find an endpoint of this bundle asleep send here.
     wake: WakeSocket,
     mask: Cell<EventMask>,
+    /// Handlers run on the bundle's endpoints by threads that share it (AM_PAR), as the
+    /// face counts them ([`Bundle::note_handled`]), and that count when the mask was set:
+    /// the event has fired once they differ, whichever thread's poll ran the handler.
+    events: Cell<u64>,
+    armed_at: Cell<u64>,
+    /// Threads asleep in [`BundleCore::sleep`] (more than one only when threads share it).
+    sleepers: Cell<u32>,
     /// When polls look at the network (001's adaptive policy).
     net_policy: Cell<NetPollPolicy>,
     /// The credits the thread's endpoints hold back (`net/send/owed.rs`), shared with
@@ -62,6 +69,9 @@ impl Bundle {
                 endpoints: RefCell::new(Vec::new()),
                 wake,
                 mask: Cell::new(EventMask::None),
+                events: Cell::new(0),
+                armed_at: Cell::new(0),
+                sleepers: Cell::new(0),
                 net_policy: Cell::new(NetPollPolicy::new(
                     config.net.poll_every_busy,
                     config.net.poll_every_idle,
@@ -102,8 +112,29 @@ impl Bundle {
         self.core.mask.get()
     }
 
+    /// Sets the mask (`AM_SetEventMask`). Setting it while it is set does not move when
+    /// it was set: threads that share the bundle share its mask, and one thread's setting
+    /// must not hide from another's wait the handlers that ran since that one set it.
     pub fn set_event_mask(&self, mask: EventMask) {
+        if self.core.mask.get() == EventMask::None {
+            self.core.armed_at.set(self.core.events.get());
+        }
         self.core.mask.set(mask);
+    }
+
+    /// Counts a handler that ran on an endpoint of this bundle, for a face whose threads
+    /// share it: the event fires ([`Bundle::event_fired`]) and the threads asleep in a wait
+    /// wake to see it, since the message they woke for, or would, no longer waits.
+    pub fn note_handled(&self) {
+        self.core.events.set(self.core.events.get().wrapping_add(1));
+        if self.core.sleepers.get() > 0 {
+            self.core.wake.ring();
+        }
+    }
+
+    /// Whether a handler counted by [`Bundle::note_handled`] ran since the mask was set.
+    pub fn event_fired(&self) -> bool {
+        self.core.events.get() != self.core.armed_at.get()
     }
 
     /// Blocks until a message waits on some endpoint of the bundle (`AM_WaitSema`); the
@@ -116,6 +147,18 @@ impl Bundle {
 
     /// Like [`Bundle::wait`] but gives up after `timeout`; returns whether a message waits.
     pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
+        self.wait_for(timeout, false)
+    }
+
+    /// One round of [`Bundle::wait_timeout`], for threads that share the bundle: it also
+    /// ends, returning false, when another thread wakes this one (it ran a handler this
+    /// one may wait for, or took the message this one woke for); the caller looks at what
+    /// it waits for and comes back.
+    pub fn wait_round(&self, timeout: Duration) -> Result<bool> {
+        self.wait_for(timeout, true)
+    }
+
+    fn wait_for(&self, timeout: Duration, one_round: bool) -> Result<bool> {
         if self.core.mask.get() == EventMask::None {
             return Err(Error::NoEvents);
         }
@@ -132,6 +175,9 @@ impl Bundle {
             if self.core.has_work() {
                 return Ok(true);
             }
+            if self.event_fired() {
+                return Ok(false);
+            }
             // The sockets cost a system call to look at: one look in 64 spins.
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(64) && self.core.net_readable() {
@@ -147,7 +193,7 @@ impl Bundle {
             if self.core.sleep(start + timeout) {
                 return Ok(true);
             }
-            if Instant::now() >= start + timeout {
+            if one_round || Instant::now() >= start + timeout {
                 return Ok(false);
             }
         }
@@ -300,23 +346,26 @@ impl BundleCore {
     /// Sleeps on the wake socket until a sender rings it or `deadline`; true if work waits.
     fn sleep(&self, deadline: Instant) -> bool {
         let endpoints = self.endpoints.borrow().clone();
-        let set_sleeping = |v: u32| {
+        // A count, not a flag: threads that share the bundle sleep and wake on their own,
+        // and the first to wake must not tell senders that no one sleeps.
+        let set_sleeping = |asleep: bool| {
             for ep in &endpoints {
-                ep.shm
-                    .own
-                    .block
-                    .get()
-                    .header
-                    .sleeping
-                    .store(v, Ordering::SeqCst);
+                let sleeping = &ep.shm.own.block.get().header.sleeping;
+                match asleep {
+                    true => sleeping.fetch_add(1, Ordering::SeqCst),
+                    false => sleeping.fetch_sub(1, Ordering::SeqCst),
+                };
             }
         };
-        set_sleeping(1);
+        set_sleeping(true);
+        self.sleepers.set(self.sleepers.get() + 1);
         // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         let ready = self.has_work();
         let mut from_net = false;
-        if !ready {
+        // A handler another thread ran since the mask was set ends the wait too.
+        let fired = self.events.get() != self.armed_at.get();
+        if !ready && !fired {
             // Wake up now and then to notice peers that died with requests in flight, and
             // in time for the network's retransmission timers.
             let mut left = deadline
@@ -332,8 +381,13 @@ impl BundleCore {
             crate::serial::unlocked(|| wait_readable(&mut fds, left.max(Duration::from_millis(1))));
             self.wake.drain();
             from_net = fds[1..].iter().any(|p| p.revents != 0);
+            // The drain took the wake-up of the threads still asleep on the socket too.
+            if fds[0].revents != 0 && self.sleepers.get() > 1 {
+                self.wake.ring();
+            }
         }
-        set_sleeping(0);
+        self.sleepers.set(self.sleepers.get() - 1);
+        set_sleeping(false);
         for ep in &endpoints {
             ep.poll_liveness_now();
         }
@@ -375,13 +429,19 @@ impl Owner for BundleCore {
 
     fn nap(&self, ep: &EndpointCore, timeout: Duration) {
         let sleeping = &ep.shm.own.block.get().header.sleeping;
-        sleeping.store(1, Ordering::SeqCst);
+        // A count, as in `sleep`.
+        sleeping.fetch_add(1, Ordering::SeqCst);
         // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         if !Shm::has_work(ep) {
-            wait_readable(&mut [readable(self.wake.as_raw_fd())], timeout);
+            let mut fds = [readable(self.wake.as_raw_fd())];
+            wait_readable(&mut fds, timeout);
             self.wake.drain();
+            // Threads that share the bundle may sleep on the socket too (in `sleep`).
+            if fds[0].revents != 0 && self.sleepers.get() > 0 {
+                self.wake.ring();
+            }
         }
-        sleeping.store(0, Ordering::SeqCst);
+        sleeping.fetch_sub(1, Ordering::SeqCst);
     }
 }

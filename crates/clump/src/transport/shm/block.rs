@@ -48,7 +48,8 @@ pub struct BlockHeader {
     pub seg_len: AtomicU64,
     pub seg_addr: AtomicU64,
     pub seg_gen: AtomicU64,
-    /// Set by the owner before it sleeps; a sender that sees it rings `wake_key`.
+    /// How many of the owner's threads sleep (counted up before, down after); a sender
+    /// that sees it nonzero rings `wake_key`.
     /// On its own line: the owner writes it while senders read the header.
     pub sleeping: CachePadded<AtomicU32>,
 }

@@ -135,6 +135,16 @@ impl WakeSocket {
         self.key
     }
 
+    /// Wakes whoever sleeps on this socket (the threads that share the bundle), as a
+    /// sender does. A full socket already holds a wake-up.
+    pub fn ring(&self) {
+        match self.socket.send_to(&[1], &self.path) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => eprintln!("clump: cannot wake the threads asleep in wait ({e})"),
+            Ok(_) => {}
+        }
+    }
+
     /// Empties the socket after a wake-up, so the next `poll` sleeps again.
     pub fn drain(&self) {
         let mut buf = [0u8; 64];
