@@ -30,29 +30,21 @@ pub fn call(body: impl FnOnce() -> AmResult) -> c_int {
 
 /// Like [`call`] but without the `AM_Init` check (for `AM_Init` itself and the limits).
 /// Once threads share the process (an `AM_PAR` bundle), the body runs inside the process
-/// lock (`am::serial`); before, the lock costs one relaxed load.
+/// lock (`am::serial`); before, the lock costs a relaxed load and a test.
+///
+/// Why this shape: the body appears once, and the lock is left inside the caught call.
+/// A second copy of the body (one inside the lock, one outside) made rustc put it out of
+/// line, and a guard dropped after the `match` kept the caught result alive to the end;
+/// each cost every call 15-30 instructions.
 #[inline(always)]
 pub fn call_uninit(body: impl FnOnce() -> AmResult) -> c_int {
-    if am::serial::is_shared() {
-        return call_locked(body);
-    }
-    run(body)
-}
-
-/// [`call_uninit`] inside the process lock: out of line, so that the one-thread path
-/// stays as it was (no guard to drop on the way out).
-#[cold]
-#[inline(never)]
-fn call_locked(body: impl FnOnce() -> AmResult) -> c_int {
-    let _entered = am::serial::enter();
-    run(body)
-}
-
-#[inline(always)]
-fn run(body: impl FnOnce() -> AmResult) -> c_int {
     // AssertUnwindSafe: after a panic the caller only gets an error code; the thread's
     // tables stay consistent because no borrow of them is held across clump calls.
-    match catch_unwind(AssertUnwindSafe(body)) {
+    let locked = AssertUnwindSafe(|| {
+        let _entered = am::serial::enter();
+        body()
+    });
+    match catch_unwind(locked) {
         Ok(Ok(())) => AM_OK,
         Ok(Err(code)) => code.0,
         Err(_) => AM_ERR_RESOURCE,
