@@ -87,6 +87,9 @@ pub fn install(
     Ok(())
 }
 
+/// Inlined into the handler closure `install` makes: out of line since the token frame grew
+/// (AM_PAR), it cost every message a call boundary (about 10 instructions).
+#[inline]
 fn message(
     f: RawFn,
     ep: usize,
