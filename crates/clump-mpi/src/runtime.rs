@@ -9,12 +9,10 @@ use std::time::{Duration, Instant};
 use clump::config::layers::MpiVars;
 use clump::spmd::Spmd;
 
-use crate::engine::{Action, Engine, ReqKind, SENT};
+use crate::engine::{Action, Engine};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::{Envelope, Pattern};
-use crate::short_eager;
-use crate::single_copy;
 use crate::slots::Slots;
 
 pub(crate) const H_EAGER: usize = 1;
@@ -199,7 +197,7 @@ pub(crate) fn envelope(args: &[u32]) -> Envelope {
 
 /// The arguments of an eager message of at most [`INLINE_MAX`] bytes carried inline:
 /// `head` and the length, then the bytes in little-endian words; returns how many are used.
-fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -> usize {
+pub(crate) fn inline_args(head: [u32; 4], data: &[u8], args: &mut [u32; clump::MAX_ARGS]) -> usize {
     args[..4].copy_from_slice(&head);
     args[4] = data.len() as u32;
     for (word, chunk) in args[INLINE_HEAD..].iter_mut().zip(data.chunks(4)) {
@@ -282,118 +280,16 @@ impl Runtime {
         self.spmd.borrow().size()
     }
 
-    fn is_local(&self, dest: u32) -> bool {
+    pub(crate) fn is_local(&self, dest: u32) -> bool {
         self.local.get(dest as usize).copied().unwrap_or(false)
     }
 
-    fn eager_limit(&self, dest: u32) -> usize {
+    pub(crate) fn eager_limit(&self, dest: u32) -> usize {
         if self.is_local(dest) {
             self.thresholds.eager_shm
         } else {
             self.thresholds.eager_net
         }
-    }
-
-    /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`; a
-    /// synchronous send always takes the rendezvous protocol. Returns the request's id
-    /// ([`SENT`] for an eager send) and the message's sequence number, which an eager
-    /// `Isend` logs without looking it up again.
-    ///
-    /// # Safety
-    /// `buf` must be valid for reads of `len` bytes until the returned request completes.
-    pub unsafe fn start_send(
-        &self,
-        buf: *const u8,
-        len: usize,
-        dest: u32,
-        ctx: u32,
-        tag: i32,
-        mode: SendMode,
-    ) -> Result<(u64, u32)> {
-        let me = self.rank();
-        let local = self.is_local(dest);
-        // SAFETY: the caller keeps `buf` valid for `len` bytes.
-        let data = unsafe { bytes_at(buf, len) };
-        // Eager only within the configured limit (`CLUMP_MPI_EAGER_SHM=0` sends all by
-        // rendezvous), as every other eager send.
-        if mode == SendMode::Standard
-            && local
-            && len <= short_eager::MAX
-            && len <= self.thresholds.eager_shm
-        {
-            let mut short = [0u32; 4];
-            let env = Envelope { src: me, ctx, tag };
-            if let Some(n) = short_eager::encode(env, data, &mut short) {
-                // The shortest form: the sender counts it, the receiver numbers it.
-                let seq = self.engine.borrow_mut().next_seq(dest, ctx)?;
-                self.spmd
-                    .borrow()
-                    .ep
-                    .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
-                return Ok((SENT, seq));
-            }
-        }
-        let eager = mode == SendMode::Standard && len <= self.eager_limit(dest);
-        // A peer of this host may read a rendezvous message in one copy; others get its
-        // first bytes with the request to send (the hybrid protocol) and the rest in chunks.
-        let offer =
-            !eager && self.single_copy.get() && local && single_copy::offered(len, self.split);
-        let ahead = if eager || offer {
-            0
-        } else {
-            self.eager_limit(dest).min(len)
-        };
-        let (id, seq) = {
-            let mut e = self.engine.borrow_mut();
-            let seq = e.next_seq(dest, ctx)?;
-            // An eager send is complete once handed to clump: no request to keep.
-            let id = if eager {
-                SENT
-            } else {
-                e.add_req(ReqKind::Send {
-                    buf,
-                    len,
-                    dest,
-                    owned: Vec::new(),
-                    ahead,
-                    parts: 1,
-                    msg: (ctx, seq),
-                    cancel_asked: false,
-                })
-            };
-            (id, seq)
-        };
-        let head = [me, ctx, tag as u32, seq];
-        if eager && len <= INLINE_MAX {
-            let mut args = [0u32; clump::MAX_ARGS];
-            let n = inline_args(head, data, &mut args);
-            self.spmd
-                .borrow()
-                .ep
-                .request(dest, H_EAGER_INLINE as u8, &args[..n])?;
-        } else if eager {
-            let args = [head[0], head[1], head[2], head[3], len as u32];
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_EAGER as u8, &args, data)?;
-        } else {
-            let [l0, l1] = split(len as u64);
-            let [s0, s1] = split(id);
-            let [a0, a1] = split(buf as u64);
-            let args = [
-                head[0], head[1], head[2], head[3], l0, l1, s0, s1, self.pid, a0, a1,
-            ];
-            let args = if offer { &args[..] } else { &args[..RTS_ARGS] };
-            let ep = &self.spmd.borrow().ep;
-            // With no bytes ahead, no bulk block to claim at the receiver.
-            if ahead == 0 {
-                ep.request(dest, H_RTS as u8, args)?;
-            } else {
-                ep.request_medium(dest, H_RTS as u8, args, &data[..ahead])?;
-            }
-        }
-        Ok((id, seq))
     }
 
     pub(crate) fn finish(&self, id: u64) {
