@@ -224,7 +224,12 @@ pub extern "C" fn AM_GetSourceEndpoint(token: *mut c_void, gan: *mut EnT) -> c_i
 
 #[no_mangle]
 pub extern "C" fn AM_GetDestEndpoint(token: *mut c_void, endp: *mut *mut c_void) -> c_int {
-    guard::call(|| out(endp, to_ptr(find(token, am::serial::is_shared(), |ep, _| Ok(ep))?)))
+    guard::call(|| {
+        out(
+            endp,
+            to_ptr(find(token, am::serial::is_shared(), |ep, _| Ok(ep))?),
+        )
+    })
 }
 
 #[no_mangle]

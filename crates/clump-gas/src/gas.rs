@@ -3,9 +3,8 @@
 use crate::config::{GasConfig, LocalMode};
 use crate::error::{Error, Result};
 use crate::handlers;
-use crate::landing::LANDING_BYTES;
 use crate::local_view::LocalView;
-use crate::protocol::STORED_COUNTER;
+use crate::protocol::{LANDING_BYTES, STORED_COUNTER};
 use crate::ptr::{GlobalPtr, Spread};
 use crate::shared::Shared;
 use clump::boot::Job;

@@ -7,16 +7,7 @@
 
 use crate::error::Result;
 use crate::gas::Gas;
-use crate::protocol::H_LANDED;
-
-/// The largest piece one get brings, and the pieces in flight at once: the landing area,
-/// at the end of every rank's segment, holds one piece in flight per slot. A longer read
-/// keeps every slot busy, each slot's next get leaving once its piece is copied out, so
-/// that the target's turn to run (a round trip, on a loaded machine a time slice) is paid
-/// once per `SLOTS` pieces in flight rather than once per piece.
-const PIECE: usize = 1 << 20;
-const SLOTS: usize = 4;
-pub(crate) const LANDING_BYTES: usize = PIECE * SLOTS;
+use crate::protocol::{H_LANDED, LANDING_PIECE as PIECE, LANDING_SLOTS as SLOTS};
 
 impl Gas {
     /// Copies `dst.len()` bytes at `offset` of `rank`'s segment into `dst`.

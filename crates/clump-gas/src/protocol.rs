@@ -24,6 +24,16 @@ pub(crate) const STATUS_RESULT_TOO_LARGE: u32 = 3;
 /// Offset in every segment of the count of bytes stored into this rank (an AtomicU64).
 pub(crate) const STORED_COUNTER: usize = 0;
 
+/// Where a read's gets land (`landing.rs`), past the part of every rank's segment `alloc`
+/// hands out. The largest piece one get brings, and the pieces in flight at once: the landing area,
+/// at the end of every rank's segment, holds one piece in flight per slot. A longer read
+/// keeps every slot busy, each slot's next get leaving once its piece is copied out, so
+/// that the target's turn to run (a round trip, on a loaded machine a time slice) is paid
+/// once per `LANDING_SLOTS` pieces in flight rather than once per piece.
+pub(crate) const LANDING_PIECE: usize = 1 << 20;
+pub(crate) const LANDING_SLOTS: usize = 4;
+pub(crate) const LANDING_BYTES: usize = LANDING_PIECE * LANDING_SLOTS;
+
 pub(crate) type RpcFn = Rc<dyn Fn(&RpcContext, &[u8]) -> Vec<u8>>;
 
 /// What a remote procedure learns about its call.

@@ -7,8 +7,8 @@ use crate::engine::{ReqKind, SENT};
 use crate::error::Result;
 use crate::matching::Envelope;
 use crate::runtime::{
-    bytes_at, inline_args, split, Runtime, SendMode, H_EAGER, H_EAGER_INLINE, H_EAGER_SHORT,
-    H_RTS, INLINE_MAX, RTS_ARGS,
+    bytes_at, inline_args, split, Runtime, SendMode, H_EAGER, H_EAGER_INLINE, H_EAGER_SHORT, H_RTS,
+    INLINE_MAX, RTS_ARGS,
 };
 use crate::short_eager;
 use crate::single_copy;
@@ -44,7 +44,11 @@ impl Runtime {
     ) -> Result<(u64, u32)> {
         // SAFETY: the caller keeps `buf` valid for `len` bytes.
         let data = unsafe { bytes_at(buf, len) };
-        let env = Envelope { src: self.rank(), ctx, tag };
+        let env = Envelope {
+            src: self.rank(),
+            ctx,
+            tag,
+        };
         if let Some(seq) = self.send_short_eager(env, data, dest, mode)? {
             return Ok((SENT, seq));
         }
@@ -73,7 +77,10 @@ impl Runtime {
             && data.len() <= short_eager::MAX
             && data.len() <= self.thresholds.eager_shm;
         let mut short = [0u32; 4];
-        let Some(n) = fits.then(|| short_eager::encode(env, data, &mut short)).flatten() else {
+        let Some(n) = fits
+            .then(|| short_eager::encode(env, data, &mut short))
+            .flatten()
+        else {
             return Ok(None);
         };
         // The sender counts it, the receiver numbers it.
@@ -98,7 +105,11 @@ impl Runtime {
             true => 0,
             false => self.eager_limit(dest).min(len),
         };
-        Plan { eager, offer, ahead }
+        Plan {
+            eager,
+            offer,
+            ahead,
+        }
     }
 
     /// The message's sequence number, and for a rendezvous the request that follows it
@@ -161,7 +172,11 @@ impl Runtime {
         let args = [
             head[0], head[1], head[2], head[3], l0, l1, s0, s1, self.pid, a0, a1,
         ];
-        let args = if plan.offer { &args[..] } else { &args[..RTS_ARGS] };
+        let args = if plan.offer {
+            &args[..]
+        } else {
+            &args[..RTS_ARGS]
+        };
         let ep = &self.spmd.borrow().ep;
         // With no bytes ahead, no bulk block to claim at the receiver.
         if plan.ahead == 0 {
