@@ -78,7 +78,7 @@ fn param_type(kind: &Kind) -> &'static str {
         | Kind::AintArr
         | Kind::Attr
         | Kind::AttrOut(_) => "*mut Aint",
-        Kind::Str | Kind::StrOut => "*mut c_char",
+        Kind::Str | Kind::Key | Kind::StrOut => "*mut c_char",
         _ => "*mut Fint",
     }
 }
@@ -120,11 +120,13 @@ fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
         Kind::HandleArrOut(h, len) => handle_array(body, n, h, len, true),
         Kind::Status => format!("args::status({n}) as _"),
         Kind::Statuses => format!("args::statuses({n}) as _"),
-        Kind::Str => {
-            let _ = writeln!(
-                before,
-                "        let s_{n} = args::string_in({n}, {n}_len)?;"
-            );
+        Kind::Str | Kind::Key => {
+            let read = if a.kind == Kind::Key {
+                "key_in"
+            } else {
+                "string_in"
+            };
+            let _ = writeln!(before, "        let s_{n} = args::{read}({n}, {n}_len)?;");
             format!("s_{n}.as_ptr() as _")
         }
         Kind::StrOut => {

@@ -219,7 +219,7 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
         Kind::Status => format!("integer :: {n}(MPI_STATUS_SIZE)"),
         Kind::Statuses if typed => format!("type(MPI_Status) :: {n}(*)"),
         Kind::Statuses => format!("integer :: {n}(MPI_STATUS_SIZE, *)"),
-        Kind::Str | Kind::StrOut => format!("character(len=*) :: {n}"),
+        Kind::Str | Kind::Key | Kind::StrOut => format!("character(len=*) :: {n}"),
     };
     let _ = writeln!(s, "      {decl}");
 }

@@ -40,6 +40,9 @@ pub enum Kind {
     Status,
     Statuses,
     Str,
+    /// CHARACTER read with leading and trailing blanks cut: an info key or value, which
+    /// the standard strips in Fortran.
+    Key,
     StrOut,
     Index,
     Indices(String),
@@ -100,7 +103,7 @@ impl Procedure {
     pub fn strings(&self) -> impl Iterator<Item = &Arg> {
         self.args
             .iter()
-            .filter(|a| matches!(a.kind, Kind::Str | Kind::StrOut))
+            .filter(|a| matches!(a.kind, Kind::Str | Kind::Key | Kind::StrOut))
     }
 
     /// Whether the `mpi` module overloads it with a TYPE(C_PTR) specific `MPI_X_CPTR`.
@@ -221,6 +224,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("status*", None) => Status,
         ("statuses", None) => Statuses,
         ("string", None) => Str,
+        ("key", None) => Key,
         ("string_out", None) => StrOut,
         ("index*", None) => Index,
         ("indices", _) => Indices(dep_or("indices")?),
