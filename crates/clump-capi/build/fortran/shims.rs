@@ -70,7 +70,7 @@ fn param_type(kind: &Kind) -> &'static str {
         Kind::Choice | Kind::Discard => "*mut c_void",
         Kind::Fn => "Option<UserFunction>",
         Kind::ErrFn => "Option<ErrFn>",
-        Kind::Count | Kind::CountOut => "*mut Count",
+        Kind::Count | Kind::CountOut | Kind::CountArr => "*mut Count",
         Kind::Proc => "usize",
         Kind::Aint
         | Kind::AintOut
@@ -107,6 +107,7 @@ fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
         | Kind::LogicalOut
         | Kind::LogicalArr
         | Kind::CountOut
+        | Kind::CountArr
         | Kind::AintOut
         | Kind::CptrOut
         | Kind::AintArr

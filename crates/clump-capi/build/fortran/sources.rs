@@ -204,6 +204,7 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
         Kind::Logical | Kind::LogicalOut => format!("logical :: {n}"),
         Kind::LogicalArr => format!("logical :: {n}(*)"),
         Kind::Count | Kind::CountOut => format!("integer(kind=MPI_COUNT_KIND) :: {n}"),
+        Kind::CountArr => format!("integer(kind=MPI_COUNT_KIND) :: {n}(*)"),
         Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut(_) => {
             format!("integer(kind=MPI_ADDRESS_KIND) :: {n}")
         }

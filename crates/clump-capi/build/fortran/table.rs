@@ -20,6 +20,8 @@ pub enum Kind {
     /// INTEGER(KIND=MPI_COUNT_KIND) read / written.
     Count,
     CountOut,
+    /// An array of INTEGER(KIND=MPI_COUNT_KIND) (the counts of a large-count form).
+    CountArr,
     /// An array of graph edge weights, or MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY.
     Weights,
     /// An error handler procedure (called as C calls it: object and code by reference).
@@ -215,6 +217,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("logical", Some("")) => LogicalArr,
         ("count", None) => Count,
         ("count*", None) => CountOut,
+        ("count", Some("")) => CountArr,
         ("weights", None) => Weights,
         ("errfn", None) => ErrFn,
         ("aint", None) => Aint,
