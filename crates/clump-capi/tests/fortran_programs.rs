@@ -159,3 +159,13 @@ fn mpi_f08_large_count_forms_with_count_arrays_run_over_shared_memory_udp_and_tw
         runs_everywhere(&exe, "count_arrays");
     }
 }
+
+#[test]
+fn mpi_f08_c_pointer_allocations_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/cptr_f08.f90",
+        "fortran_cptr_f08",
+    ) {
+        runs_everywhere(&exe, "cptr_f08");
+    }
+}
