@@ -169,3 +169,10 @@ fn mpi_f08_c_pointer_allocations_run_over_shared_memory_udp_and_two_hosts() {
         runs_everywhere(&exe, "cptr_f08");
     }
 }
+
+#[test]
+fn readme_example_runs_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("examples/fortran/ring.f90", "fortran_ring") {
+        runs_everywhere(&exe, "ring");
+    }
+}
