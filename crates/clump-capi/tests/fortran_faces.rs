@@ -71,43 +71,10 @@ const EXCLUDED: &[(&str, &str)] = &[
     ),
 ];
 
-/// Large-count forms with arrays of counts (INTEGER(KIND=MPI_COUNT_KIND) arrays): the table
-/// has no kind for such an array yet, so their Fortran faces wait for one.
-const COUNT_ARRAYS: &[&str] = &[
-    "Allgatherv_c",
-    "Allgatherv_init_c",
-    "Alltoallv_c",
-    "Alltoallv_init_c",
-    "Alltoallw_c",
-    "Alltoallw_init_c",
-    "Gatherv_c",
-    "Gatherv_init_c",
-    "Iallgatherv_c",
-    "Ialltoallv_c",
-    "Ialltoallw_c",
-    "Igatherv_c",
-    "Ineighbor_allgatherv_c",
-    "Ineighbor_alltoallv_c",
-    "Ineighbor_alltoallw_c",
-    "Ireduce_scatter_c",
-    "Iscatterv_c",
-    "Neighbor_allgatherv_c",
-    "Neighbor_allgatherv_init_c",
-    "Neighbor_alltoallv_c",
-    "Neighbor_alltoallv_init_c",
-    "Neighbor_alltoallw_c",
-    "Neighbor_alltoallw_init_c",
-    "Reduce_scatter_c",
-    "Reduce_scatter_init_c",
-    "Scatterv_c",
-    "Scatterv_init_c",
-];
-
 fn excluded(name: &str) -> bool {
-    COUNT_ARRAYS.contains(&name)
-        || EXCLUDED
-            .iter()
-            .any(|(e, _)| name == *e || (e.starts_with('_') && name.ends_with(e)))
+    EXCLUDED
+        .iter()
+        .any(|(e, _)| name == *e || (e.starts_with('_') && name.ends_with(e)))
 }
 
 /// The names `unsupported!` refuses (its block in src/mpi/unsupported.rs).

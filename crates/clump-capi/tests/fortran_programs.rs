@@ -149,3 +149,30 @@ fn info_values_not_returned_leave_the_character_alone_over_shared_memory_udp_and
         runs_everywhere(&exe, "info");
     }
 }
+
+#[test]
+fn mpi_f08_large_count_forms_with_count_arrays_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/count_arrays.f90",
+        "fortran_count_arrays",
+    ) {
+        runs_everywhere(&exe, "count_arrays");
+    }
+}
+
+#[test]
+fn mpi_f08_c_pointer_allocations_run_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort(
+        "crates/clump-capi/tests/fortran/cptr_f08.f90",
+        "fortran_cptr_f08",
+    ) {
+        runs_everywhere(&exe, "cptr_f08");
+    }
+}
+
+#[test]
+fn readme_example_runs_over_shared_memory_udp_and_two_hosts() {
+    if let Some(exe) = mpifort("examples/fortran/ring.f90", "fortran_ring") {
+        runs_everywhere(&exe, "ring");
+    }
+}

@@ -1,4 +1,5 @@
-//! README.md's Rust example is `examples/rust/hello.rs` word for word, and it runs.
+//! README.md's Rust example is `examples/rust/hello.rs` word for word, and it runs; its
+//! Fortran example is `examples/fortran/ring.f90` (which clump-capi's Fortran tests run).
 
 use std::path::Path;
 use std::process::Command;
@@ -50,5 +51,15 @@ fn readme_rust_example_runs_under_the_launcher() {
             "rank 1: reply [2, 3, 4]",
             "rank 2: reply [2, 3, 4]"
         ]
+    );
+}
+
+#[test]
+fn readme_fortran_example_is_the_example_program() {
+    let file = std::fs::read_to_string(Path::new(ROOT).join("examples/fortran/ring.f90")).unwrap();
+    assert_eq!(
+        readme_block("fortran"),
+        file,
+        "README.md and examples/fortran/ring.f90 differ"
     );
 }

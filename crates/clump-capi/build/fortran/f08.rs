@@ -153,25 +153,8 @@ fn profiled(s: &mut String, p: &Procedure) {
     for a in p.fortran_args() {
         declare(s, a, face(p));
     }
-    let buffers: Vec<&str> = p
-        .fortran_args()
-        .filter(|a| a.kind == Kind::Choice)
-        .map(|a| a.name.as_str())
-        .collect();
-    // The call's arguments, each buffer as `at` makes it, then `tail`.
-    let args = |at: &dyn Fn(&str) -> String, tail: &[&str]| -> String {
-        p.fortran_args()
-            .map(|a| match a.kind {
-                Kind::Choice => at(&a.name),
-                _ => a.name.clone(),
-            })
-            .chain(tail.iter().map(|t| t.to_string()))
-            .collect::<Vec<_>>()
-            .join(", &\n      ")
-    };
-    let address = |b: &str| format!("c_loc({b})");
     if p.returns != Returns::Ierror {
-        let call = args(&address, &[]);
+        let call = call_args(p, &address, &[]);
         match function_type(p) {
             Some(_) => {
                 let _ = writeln!(s, "  {name} = ext({call})\n{end}");
@@ -183,58 +166,91 @@ fn profiled(s: &mut String, p: &Procedure) {
         return;
     }
     s.push_str("  integer, optional, intent(out) :: ierror\n  integer :: ierror_c\n");
+    let buffers: Vec<&str> = p
+        .fortran_args()
+        .filter(|a| a.kind == Kind::Choice)
+        .map(|a| a.name.as_str())
+        .collect();
+    if buffers.is_empty() || ADDRESS_ONLY.contains(&p.name.as_str()) {
+        let _ = writeln!(s, "  call ext({})", call_args(p, &address, &["ierror_c"]));
+    } else if keeps_buffers(p) {
+        kept_call(s, p, &buffers);
+    } else {
+        copied_call(s, p, &buffers);
+    }
+    let _ = writeln!(s, "  if (present(ierror)) ierror = ierror_c\n{end}");
+}
+
+/// A buffer's address as the library's entry point takes it.
+fn address(b: &str) -> String {
+    format!("c_loc({b})")
+}
+
+/// The entry point's arguments, each buffer as `at` makes it, then `tail`.
+fn call_args(p: &Procedure, at: &dyn Fn(&str) -> String, tail: &[&str]) -> String {
+    p.fortran_args()
+        .map(|a| match a.kind {
+            Kind::Choice => at(&a.name),
+            _ => a.name.clone(),
+        })
+        .chain(tail.iter().map(|t| t.to_string()))
+        .collect::<Vec<_>>()
+        .join(", &\n      ")
+}
+
+/// The call that refuses a buffer, through the handler of the call's object.
+fn refuse(p: &Procedure, no_memory: u8) -> String {
+    let (kind, handle) = object(p);
+    format!(
+        "clump_f08_refuse({kind}, {handle}, 'MPI_{}' // c_null_char, {no_memory})",
+        p.name
+    )
+}
+
+/// A call that keeps its buffers: made with contiguous buffers only, refused otherwise.
+fn kept_call(s: &mut String, p: &Procedure, buffers: &[&str]) {
     let contiguous = buffers
         .iter()
         .map(|b| format!("is_contiguous({b})"))
         .collect::<Vec<_>>()
         .join(" .and. ");
-    let (kind, handle) = object(p);
-    let refuse = |no_memory: u8| {
-        format!(
-            "clump_f08_refuse({kind}, {handle}, 'MPI_{}' // c_null_char, {no_memory})",
-            p.name
-        )
-    };
-    if buffers.is_empty() || ADDRESS_ONLY.contains(&p.name.as_str()) {
-        let _ = writeln!(s, "  call ext({})", args(&address, &["ierror_c"]));
-    } else if keeps_buffers(p) {
-        let _ = writeln!(
-            s,
-            "  if ({contiguous}) then\n    call ext({})\n  else\n    ierror_c = {}\n  end if",
-            args(&address, &["ierror_c"]),
-            refuse(0)
-        );
-    } else {
-        // Blocking: each non-contiguous buffer through a copy, as a compiler's copy-in
-        // and copy-out of an array section for an assumed-size dummy.
-        for b in &buffers {
-            let _ = writeln!(s, "  type(c_ptr) :: at_{b}\n  logical :: copy_{b}");
-        }
-        for b in &buffers {
-            let _ = writeln!(
-                s,
-                "  copy_{b} = .not. is_contiguous({b})\n  if (copy_{b}) then\n    at_{b} = clump_f08_gather({b})\n  else\n    at_{b} = c_loc({b})\n  end if"
-            );
-        }
-        let copies_made = buffers
-            .iter()
-            .map(|b| format!("(copy_{b} .and. .not. c_associated(at_{b}))"))
-            .collect::<Vec<_>>()
-            .join(" .or. ");
-        let _ = writeln!(
-            s,
-            "  if ({copies_made}) then\n    ierror_c = {}\n  else\n    call ext({})\n  end if",
-            refuse(1),
-            args(&|b| format!("at_{b}"), &["ierror_c"])
-        );
-        for b in &buffers {
-            let _ = writeln!(
-                s,
-                "  if (copy_{b} .and. c_associated(at_{b})) call clump_f08_scatter({b}, at_{b})"
-            );
-        }
+    let _ = writeln!(
+        s,
+        "  if ({contiguous}) then\n    call ext({})\n  else\n    ierror_c = {}\n  end if",
+        call_args(p, &address, &["ierror_c"]),
+        refuse(p, 0)
+    );
+}
+
+/// A blocking call: each non-contiguous buffer through a copy, as a compiler's copy-in
+/// and copy-out of an array section for an assumed-size dummy.
+fn copied_call(s: &mut String, p: &Procedure, buffers: &[&str]) {
+    for b in buffers {
+        let _ = writeln!(s, "  type(c_ptr) :: at_{b}\n  logical :: copy_{b}");
     }
-    let _ = writeln!(s, "  if (present(ierror)) ierror = ierror_c\n{end}");
+    for b in buffers {
+        let _ = writeln!(
+            s,
+            "  copy_{b} = .not. is_contiguous({b})\n  if (copy_{b}) then\n    at_{b} = clump_f08_gather({b})\n  else\n    at_{b} = c_loc({b})\n  end if"
+        );
+    }
+    let copies_made = buffers
+        .iter()
+        .map(|b| format!("(copy_{b} .and. .not. c_associated(at_{b}))"))
+        .collect::<Vec<_>>()
+        .join(" .or. ");
+    let _ = writeln!(
+        s,
+        "  if ({copies_made}) then\n    ierror_c = {}\n  else\n    call ext({})\n  end if",
+        refuse(p, 1),
+        call_args(p, &|b| format!("at_{b}"), &["ierror_c"])
+    );
+    for b in buffers {
+        let _ = writeln!(
+            s,
+            "  if (copy_{b} .and. c_associated(at_{b})) call clump_f08_scatter({b}, at_{b})"
+        );
+    }
 }
 
 /// `MPI_X_f08`: calls `PMPI_X`, so that a tool's `MPI_X_f08` can take its place (and

@@ -2,7 +2,7 @@
 //! arguments from Fortran's references to C's values, the C function `PMPI_NAME`, results
 //! back) and `mpi_NAME_` calling it. The helpers they call are src/mpi/fortran/args.rs.
 
-use super::table::{Kind, Procedure, Returns};
+use super::table::{Arg, Kind, Procedure, Returns};
 use std::fmt::Write;
 
 /// The C conversion functions of a handle kind (`MPI_Type_fromint` for a datatype).
@@ -22,27 +22,35 @@ pub fn generate(procs: &[Procedure]) -> String {
     s
 }
 
+/// The code around the C call: what runs before it, its arguments, what runs after.
+#[derive(Default)]
+struct Body {
+    before: String,
+    call: Vec<String>,
+    after: String,
+}
+
 fn shim(s: &mut String, p: &Procedure) {
-    let lower = p.name.to_lowercase();
+    let (params, names) = parameters(p);
+    let mut body = Body::default();
+    for a in &p.args {
+        let arg = argument(&mut body, p, a);
+        body.call.push(arg);
+    }
+    index_results(&mut body.after, p);
+    entry_points(s, p, &params, &names, &body);
+    if p.has_cptr() {
+        cptr_entry_points(s, p, &params, &names);
+    }
+}
+
+/// The entry point's parameters as Fortran passes them (each by reference, then ierror,
+/// then the hidden lengths of CHARACTER arguments) and their names, for the forwarders.
+fn parameters(p: &Procedure) -> (String, String) {
     let mut params: Vec<String> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for a in p.fortran_args() {
-        let ty = match &a.kind {
-            Kind::Choice | Kind::Discard => "*mut c_void",
-            Kind::Fn => "Option<UserFunction>",
-            Kind::ErrFn => "Option<ErrFn>",
-            Kind::Count | Kind::CountOut => "*mut Count",
-            Kind::Proc => "usize",
-            Kind::Aint
-            | Kind::AintOut
-            | Kind::CptrOut
-            | Kind::AintArr
-            | Kind::Attr
-            | Kind::AttrOut(_) => "*mut Aint",
-            Kind::Str | Kind::StrOut => "*mut c_char",
-            _ => "*mut Fint",
-        };
-        params.push(format!("{}: {ty}", a.name));
+        params.push(format!("{}: {}", a.name, param_type(&a.kind)));
         names.push(a.name.clone());
     }
     if p.returns == Returns::Ierror {
@@ -53,113 +61,156 @@ fn shim(s: &mut String, p: &Procedure) {
         params.push(format!("{}_len: usize", a.name));
         names.push(format!("{}_len", a.name));
     }
-    let (mut before, mut call, mut after) = (String::new(), Vec::new(), String::new());
-    for a in &p.args {
-        let n = &a.name;
-        let arg = match &a.kind {
-            Kind::Choice => format!("args::choice({n}) as _"),
-            Kind::Discard => {
-                let _ = writeln!(before, "        let _ = {n}; // Fortran ignores the address C writes\n        let mut d_{n}: *mut c_void = std::ptr::null_mut();");
-                format!("std::ptr::addr_of_mut!(d_{n}).cast::<c_void>() as _")
-            }
-            Kind::Null => "std::ptr::null_mut()".into(),
-            Kind::Zero => "0".into(),
-            Kind::Fn | Kind::Proc | Kind::ErrFn => n.clone(),
-            Kind::Int | Kind::Aint | Kind::Count => {
-                let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
-                format!("v_{n} as _")
-            }
-            Kind::Logical => format!("(args::val({n})? != 0) as c_int"),
-            Kind::Weights => format!("args::weights({n}) as _"),
-            Kind::IntOut
-            | Kind::IntArr
-            | Kind::LogicalOut
-            | Kind::LogicalArr
-            | Kind::CountOut
-            | Kind::AintOut
-            | Kind::CptrOut
-            | Kind::AintArr
-            | Kind::Index
-            | Kind::Indices(_) => {
-                format!("{n} as _")
-            }
-            Kind::Handle(h) => format!("PMPI_{}_fromint(args::val({n})?) as _", conv(h)),
-            Kind::HandleOut(h) => {
-                let _ = writeln!(
-                    before,
-                    "        let mut h_{n} = PMPI_{}_fromint(args::val({n})?);",
-                    conv(h)
-                );
-                let _ = writeln!(
-                    after,
-                    "        args::put({n}, PMPI_{}_toint(h_{n}));",
-                    conv(h)
-                );
-                format!("std::ptr::addr_of_mut!(h_{n}) as _")
-            }
-            Kind::HandleArr(h, len) | Kind::HandleArrOut(h, len) => {
-                let len = match len.split_once('.') {
-                    Some((comm, which)) => {
-                        let peers = match which {
-                            "sources" => "Sources",
-                            "destinations" => "Destinations",
-                            _ => "Ranks",
-                        };
-                        format!("args::peers(args::val({comm})?, args::Peers::{peers})")
-                    }
-                    None => format!("args::val({len})?"),
-                };
-                let _ = writeln!(
-                    before,
-                    "        let mut h_{n} = args::handles({n}, {len}, PMPI_{}_fromint)?;",
-                    conv(h)
-                );
-                if matches!(a.kind, Kind::HandleArrOut(..)) {
-                    let _ = writeln!(
-                        after,
-                        "        args::handles_back({n}, &h_{n}, PMPI_{}_toint);",
-                        conv(h)
-                    );
-                }
-                format!("h_{n}.as_mut_ptr() as _")
-            }
-            Kind::Status => format!("args::status({n}) as _"),
-            Kind::Statuses => format!("args::statuses({n}) as _"),
-            Kind::Str => {
-                let _ = writeln!(
-                    before,
-                    "        let s_{n} = args::string_in({n}, {n}_len)?;"
-                );
-                format!("s_{n}.as_ptr() as _")
-            }
-            Kind::StrOut => {
-                let _ = writeln!(before, "        let mut s_{n} = args::string_buffer();");
-                let _ = writeln!(after, "        args::string_back({n}, {n}_len, &s_{n});");
-                format!("s_{n}.as_mut_ptr() as _")
-            }
-            Kind::Attr => format!("args::val({n})? as usize as *mut c_void"),
-            Kind::AttrInt => format!("args::val({n})? as isize as usize as *mut c_void"),
-            Kind::AttrOut(key) | Kind::AttrIntOut(key) => {
-                let _ = writeln!(before, "        let mut a_{n}: usize = 0;");
-                let keys = match p.name.split('_').next() {
-                    Some("Win") => "args::Keys::Win",
-                    Some("Type") => "args::Keys::User",
-                    _ => "args::Keys::Comm",
-                };
-                let put = if matches!(a.kind, Kind::AttrOut(_)) {
-                    "args::attr_back"
-                } else {
-                    "args::attr_int_back"
-                };
-                let _ = writeln!(
-                    after,
-                    "        {put}(rc, {n}, a_{n}, args::val({key})?, flag, {keys});"
-                );
-                format!("std::ptr::addr_of_mut!(a_{n}).cast::<c_void>()")
-            }
-        };
-        call.push(arg);
+    (params.join(", "), names.join(", "))
+}
+
+/// The Rust type of a Fortran argument of this kind.
+fn param_type(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Choice | Kind::Discard => "*mut c_void",
+        Kind::Fn => "Option<UserFunction>",
+        Kind::ErrFn => "Option<ErrFn>",
+        Kind::Count | Kind::CountOut | Kind::CountArr => "*mut Count",
+        Kind::Proc => "usize",
+        Kind::Aint
+        | Kind::AintOut
+        | Kind::CptrOut
+        | Kind::AintArr
+        | Kind::Attr
+        | Kind::AttrOut(_) => "*mut Aint",
+        Kind::Str | Kind::Key | Kind::StrOut => "*mut c_char",
+        _ => "*mut Fint",
     }
+}
+
+/// C's argument for `a`, with the conversions it needs before and after the call.
+fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
+    let n = &a.name;
+    let before = &mut body.before;
+    match &a.kind {
+        Kind::Choice => format!("args::choice({n}) as _"),
+        Kind::Discard => {
+            let _ = writeln!(before, "        let _ = {n}; // Fortran ignores the address C writes\n        let mut d_{n}: *mut c_void = std::ptr::null_mut();");
+            format!("std::ptr::addr_of_mut!(d_{n}).cast::<c_void>() as _")
+        }
+        Kind::Null => "std::ptr::null_mut()".into(),
+        Kind::Zero => "0".into(),
+        Kind::Fn | Kind::Proc | Kind::ErrFn => n.clone(),
+        Kind::Int | Kind::Aint | Kind::Count => {
+            let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
+            format!("v_{n} as _")
+        }
+        Kind::Logical => format!("(args::val({n})? != 0) as c_int"),
+        Kind::Weights => format!("args::weights({n}) as _"),
+        Kind::IntOut
+        | Kind::IntArr
+        | Kind::LogicalOut
+        | Kind::LogicalArr
+        | Kind::CountOut
+        | Kind::CountArr
+        | Kind::AintOut
+        | Kind::CptrOut
+        | Kind::AintArr
+        | Kind::Index
+        | Kind::Indices(_) => {
+            format!("{n} as _")
+        }
+        Kind::Handle(h) => format!("PMPI_{}_fromint(args::val({n})?) as _", conv(h)),
+        Kind::HandleOut(h) => handle_out(body, n, h),
+        Kind::HandleArr(h, len) => handle_array(body, n, h, len, false),
+        Kind::HandleArrOut(h, len) => handle_array(body, n, h, len, true),
+        Kind::Status => format!("args::status({n}) as _"),
+        Kind::Statuses => format!("args::statuses({n}) as _"),
+        Kind::Str | Kind::Key => {
+            let read = if a.kind == Kind::Key {
+                "key_in"
+            } else {
+                "string_in"
+            };
+            let _ = writeln!(before, "        let s_{n} = args::{read}({n}, {n}_len)?;");
+            format!("s_{n}.as_ptr() as _")
+        }
+        Kind::StrOut => {
+            let _ = writeln!(before, "        let mut s_{n} = args::string_buffer();");
+            let _ = writeln!(
+                body.after,
+                "        args::string_back({n}, {n}_len, &s_{n});"
+            );
+            format!("s_{n}.as_mut_ptr() as _")
+        }
+        Kind::Attr => format!("args::val({n})? as usize as *mut c_void"),
+        Kind::AttrInt => format!("args::val({n})? as isize as usize as *mut c_void"),
+        Kind::AttrOut(key) | Kind::AttrIntOut(key) => attr_out(body, p, a, key),
+    }
+}
+
+/// A handle read and written: converted from Fortran's integer and back.
+fn handle_out(body: &mut Body, n: &str, h: &str) -> String {
+    let _ = writeln!(
+        body.before,
+        "        let mut h_{n} = PMPI_{}_fromint(args::val({n})?);",
+        conv(h)
+    );
+    let _ = writeln!(
+        body.after,
+        "        args::put({n}, PMPI_{}_toint(h_{n}));",
+        conv(h)
+    );
+    format!("std::ptr::addr_of_mut!(h_{n}) as _")
+}
+
+/// An array of handles, converted into C's and (`back`) C's written back.
+fn handle_array(body: &mut Body, n: &str, h: &str, len: &str, back: bool) -> String {
+    let len = match len.split_once('.') {
+        Some((comm, which)) => {
+            let peers = match which {
+                "sources" => "Sources",
+                "destinations" => "Destinations",
+                _ => "Ranks",
+            };
+            format!("args::peers(args::val({comm})?, args::Peers::{peers})")
+        }
+        None => format!("args::val({len})?"),
+    };
+    let _ = writeln!(
+        body.before,
+        "        let mut h_{n} = args::handles({n}, {len}, PMPI_{}_fromint)?;",
+        conv(h)
+    );
+    if back {
+        let _ = writeln!(
+            body.after,
+            "        args::handles_back({n}, &h_{n}, PMPI_{}_toint);",
+            conv(h)
+        );
+    }
+    format!("h_{n}.as_mut_ptr() as _")
+}
+
+/// An attribute value C writes through a pointer, given back as Fortran's integer (for
+/// predefined key `key`, the value the pointer points to).
+fn attr_out(body: &mut Body, p: &Procedure, a: &Arg, key: &str) -> String {
+    let n = &a.name;
+    let _ = writeln!(body.before, "        let mut a_{n}: usize = 0;");
+    let keys = match p.name.split('_').next() {
+        Some("Win") => "args::Keys::Win",
+        Some("Type") => "args::Keys::User",
+        _ => "args::Keys::Comm",
+    };
+    let put = if matches!(a.kind, Kind::AttrOut(_)) {
+        "args::attr_back"
+    } else {
+        "args::attr_int_back"
+    };
+    let _ = writeln!(
+        body.after,
+        "        {put}(rc, {n}, a_{n}, args::val({key})?, flag, {keys});"
+    );
+    format!("std::ptr::addr_of_mut!(a_{n}).cast::<c_void>()")
+}
+
+/// C's 0-based indices written back 1-based once the call has returned.
+fn index_results(after: &mut String, p: &Procedure) {
     for a in &p.args {
         match &a.kind {
             Kind::Index => {
@@ -171,13 +222,23 @@ fn shim(s: &mut String, p: &Procedure) {
             _ => {}
         }
     }
-    let (ret, arrow, finish) = match p.returns {
+}
+
+/// What the body returns, the entry point's return type, and how the entry point ends.
+fn returned(p: &Procedure) -> (&'static str, &'static str, &'static str) {
+    match p.returns {
         Returns::Ierror => ("c_int", "", "args::finish(ierror, body());"),
         Returns::Nothing => ("c_int", "", "let _ = body();"),
         // Functions have no ierror: a missing argument gives 0.
         Returns::Double => ("f64", " -> f64", "body().unwrap_or(0.0)"),
         Returns::Aint => ("Aint", " -> Aint", "body().unwrap_or(0)"),
-    };
+    }
+}
+
+/// `pmpi_NAME_`, which converts and calls C, and `mpi_NAME_`, which calls it.
+fn entry_points(s: &mut String, p: &Procedure, params: &str, names: &str, body: &Body) {
+    let lower = p.name.to_lowercase();
+    let (ret, arrow, finish) = returned(p);
     let _ = write!(
         s,
         "#[no_mangle]
@@ -195,25 +256,26 @@ pub extern \"C\" fn mpi_{lower}_({params}){arrow} {{
 }}
 
 ",
-        params = params.join(", "),
+        before = body.before,
+        after = body.after,
         target = p.target.clone().unwrap_or(format!("PMPI_{}", p.name)),
-        call = call.join(", "),
-        names = names.join(", "),
+        call = body.call.join(", "),
     );
-    // MPI_X_CPTR: the same arguments, the address as TYPE(C_PTR), laid out alike.
-    if p.has_cptr() {
-        for prefix in ["mpi", "pmpi"] {
-            let _ = write!(
-                s,
-                "#[no_mangle]
+}
+
+/// MPI_X_CPTR: the same arguments, the address as TYPE(C_PTR), laid out alike.
+fn cptr_entry_points(s: &mut String, p: &Procedure, params: &str, names: &str) {
+    let lower = p.name.to_lowercase();
+    let (_, arrow, _) = returned(p);
+    for prefix in ["mpi", "pmpi"] {
+        let _ = write!(
+            s,
+            "#[no_mangle]
 pub extern \"C\" fn {prefix}_{lower}_cptr_({params}){arrow} {{
     pmpi_{lower}_({names})
 }}
 
-",
-                params = params.join(", "),
-                names = names.join(", "),
-            );
-        }
+"
+        );
     }
 }

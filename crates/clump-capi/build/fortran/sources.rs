@@ -204,22 +204,22 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
         Kind::Logical | Kind::LogicalOut => format!("logical :: {n}"),
         Kind::LogicalArr => format!("logical :: {n}(*)"),
         Kind::Count | Kind::CountOut => format!("integer(kind=MPI_COUNT_KIND) :: {n}"),
+        Kind::CountArr => format!("integer(kind=MPI_COUNT_KIND) :: {n}(*)"),
         Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut(_) => {
             format!("integer(kind=MPI_ADDRESS_KIND) :: {n}")
         }
         Kind::AintArr => format!("integer(kind=MPI_ADDRESS_KIND) :: {n}(*)"),
-        Kind::CptrOut if face == Face::MpiCptr => format!("type(c_ptr) :: {n}"),
-        // mpi_f08's is TYPE(C_PTR) in MPI 4.1; gfortran 12 refuses that argument in the
-        // generated module (it checks it against its integer form of the dummy), so here
-        // it stays the address as an integer.
-        Kind::CptrOut => format!("integer(kind=MPI_ADDRESS_KIND) :: {n}"),
+        // The `mpi` module's plain specific takes the address as an integer, MPI 4.1's
+        // `_CPTR` one and mpi_f08 as TYPE(C_PTR), which the entry point reads as one.
+        Kind::CptrOut if face == Face::Mpi => format!("integer(kind=MPI_ADDRESS_KIND) :: {n}"),
+        Kind::CptrOut => format!("type(c_ptr) :: {n}"),
         Kind::Handle(h) | Kind::HandleOut(h) => format!("{} :: {n}", handle(h)),
         Kind::HandleArr(h, _) | Kind::HandleArrOut(h, _) => format!("{} :: {n}(*)", handle(h)),
         Kind::Status if typed => format!("type(MPI_Status) :: {n}"),
         Kind::Status => format!("integer :: {n}(MPI_STATUS_SIZE)"),
         Kind::Statuses if typed => format!("type(MPI_Status) :: {n}(*)"),
         Kind::Statuses => format!("integer :: {n}(MPI_STATUS_SIZE, *)"),
-        Kind::Str | Kind::StrOut => format!("character(len=*) :: {n}"),
+        Kind::Str | Kind::Key | Kind::StrOut => format!("character(len=*) :: {n}"),
     };
     let _ = writeln!(s, "      {decl}");
 }

@@ -20,6 +20,8 @@ pub enum Kind {
     /// INTEGER(KIND=MPI_COUNT_KIND) read / written.
     Count,
     CountOut,
+    /// An array of INTEGER(KIND=MPI_COUNT_KIND) (the counts of a large-count form).
+    CountArr,
     /// An array of graph edge weights, or MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY.
     Weights,
     /// An error handler procedure (called as C calls it: object and code by reference).
@@ -40,6 +42,9 @@ pub enum Kind {
     Status,
     Statuses,
     Str,
+    /// CHARACTER read with leading and trailing blanks cut: an info key or value, which
+    /// the standard strips in Fortran.
+    Key,
     StrOut,
     Index,
     Indices(String),
@@ -100,7 +105,7 @@ impl Procedure {
     pub fn strings(&self) -> impl Iterator<Item = &Arg> {
         self.args
             .iter()
-            .filter(|a| matches!(a.kind, Kind::Str | Kind::StrOut))
+            .filter(|a| matches!(a.kind, Kind::Str | Kind::Key | Kind::StrOut))
     }
 
     /// Whether the `mpi` module overloads it with a TYPE(C_PTR) specific `MPI_X_CPTR`.
@@ -212,6 +217,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("logical", Some("")) => LogicalArr,
         ("count", None) => Count,
         ("count*", None) => CountOut,
+        ("count", Some("")) => CountArr,
         ("weights", None) => Weights,
         ("errfn", None) => ErrFn,
         ("aint", None) => Aint,
@@ -221,6 +227,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("status*", None) => Status,
         ("statuses", None) => Statuses,
         ("string", None) => Str,
+        ("key", None) => Key,
         ("string_out", None) => StrOut,
         ("index*", None) => Index,
         ("indices", _) => Indices(dep_or("indices")?),

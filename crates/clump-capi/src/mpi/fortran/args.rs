@@ -121,13 +121,28 @@ pub fn handles_back(p: *mut Fint, v: &[Handle], to: extern "C" fn(Handle) -> c_i
 
 /// A CHARACTER argument as C's string: trailing blanks cut, as Fortran pads.
 pub fn string_in(p: *const c_char, len: usize) -> Result<CString, c_int> {
+    blanks_cut(p, len, false)
+}
+
+/// An info key or value: leading blanks cut too, as MPI_INFO_SET's Fortran binding says.
+pub fn key_in(p: *const c_char, len: usize) -> Result<CString, c_int> {
+    blanks_cut(p, len, true)
+}
+
+/// A CHARACTER as a C string without its trailing blanks and, if `leading`, its leading.
+fn blanks_cut(p: *const c_char, len: usize, leading: bool) -> Result<CString, c_int> {
     if p.is_null() {
         return Err(MPI_ERR_ARG);
     }
     // SAFETY: Fortran passes a CHARACTER's address and, hidden, its length.
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
     let end = bytes.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
-    CString::new(&bytes[..end]).map_err(|_| MPI_ERR_ARG)
+    let start = if leading {
+        bytes[..end].iter().position(|&b| b != b' ').unwrap_or(end)
+    } else {
+        0
+    };
+    CString::new(&bytes[start..end]).map_err(|_| MPI_ERR_ARG)
 }
 
 /// A byte no C string begins with: it marks a buffer the call left alone.

@@ -22,11 +22,12 @@ use super::{
     abi_queries::*, array_types::*, attrs::*, bsend_buffers::*, buffered::*, collectives::*,
     comm_attrs::*, comm_hints::*, comms::*, completion::*, conversions::*, env::*,
     errhandler_calls::*, errhandlers::*, errors::*, external::*, f90_types::*, graphs::*,
-    grequests::*, info::*, intercomms::*, isendrecv::*, large_count::*, large_count_types::*,
-    lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*, partitioned::*,
-    persistent::*, request_status::*, rma::access::*, rma::caching::*, rma::create::*,
-    rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*, statuses::*,
-    topology::*, type_contents::*, type_queries::*, types::*, user_errors::*, wired::*,
+    grequests::*, info::*, intercomms::*, isendrecv::*, large_count::*, large_count_arrays::*,
+    large_count_types::*, lifecycle::*, messages::*, nbcoll::*, nbneighbor::*, neighbor::*,
+    partitioned::*, persistent::*, request_status::*, rma::access::*, rma::caching::*,
+    rma::create::*, rma::errhandler::*, rma::pscw::*, rma::sync::*, sessions::*, split_type::*,
+    statuses::*, topology::*, type_contents::*, type_queries::*, types::*, user_errors::*,
+    wired::*,
 };
 use args::Fint;
 
