@@ -1,7 +1,10 @@
 //! Synchronization: fence, passive-target locks (exclusive, shared, all), flushes and
 //! `MPI_Win_sync`. Every RMA call completes at its target before it returns, so a flush
 //! only orders this process's memory accesses; a lock is taken in the target's handler
-//! (or here, when the target is this process) and held until the unlock.
+//! (or here, when the target is this process) and held until the unlock. The calls that
+//! end an access (flushes, unlocks, `MPI_Win_sync`) also serve the requests that have
+//! reached this process: one looping on RMA calls to its own memory, which need no
+//! message, must still answer the others (MPI's progress rule).
 
 use super::super::export::mpi_functions;
 use super::super::handles::err;
@@ -69,6 +72,14 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
     })
 }
 
+/// Serves the one-sided requests (and other messages) that have arrived.
+fn progress() -> Result<(), Failure> {
+    match space::current() {
+        Some(space) => space.gas.poll().map_err(space::gas_failure),
+        None => Ok(()),
+    }
+}
+
 fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {
     window::with(win, |w| w.index(rank))
 }
@@ -120,7 +131,7 @@ fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
     if held.taken {
         lock_member(win, t, Kind::Unlock, held.exclusive)?;
     }
-    Ok(())
+    progress()
 }
 
 fn lock_all(assert: c_int, win: usize) -> Result<(), Failure> {
@@ -162,11 +173,12 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
             lock_member(win, t, Kind::Unlock, false)?;
         }
     }
-    Ok(())
+    progress()
 }
 
 /// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
-/// accesses themselves completed when their calls returned.
+/// accesses themselves completed when their calls returned, so what is left is to serve
+/// the others.
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
     window::with(win, |w| {
         let open = match rank {
@@ -180,7 +192,7 @@ fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
         Ok(())
     })?;
     fence(Ordering::SeqCst);
-    Ok(())
+    progress()
 }
 
 mpi_functions! {
@@ -224,7 +236,7 @@ mpi_functions! {
         on(win, || {
             window::with(win, |_| Ok(()))?;
             fence(Ordering::SeqCst);
-            Ok(())
+            progress()
         })
     }
 }
