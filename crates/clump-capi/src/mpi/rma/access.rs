@@ -227,7 +227,9 @@ fn element_shape(n: c_int, t: Handle, basic: &Datatype, origin: usize) -> Result
 /// when both types are predefined, unpadded and the counts agree: the common case, copied
 /// straight between the caller's buffer and the target without packing.
 fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
-    let (o, t) = (predef(ot)?, predef(tt)?);
+    let o = predef(ot)?;
+    // The same type on both sides (the common case) is looked up once.
+    let t = if tt == ot { o } else { predef(tt)? };
     if o.extent() != o.size() || t.extent() != t.size() {
         return None;
     }
