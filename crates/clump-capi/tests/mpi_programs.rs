@@ -263,6 +263,26 @@ fn puts_and_gets_to_same_host_program_memory_need_no_target_progress() {
     }
 }
 
+/// The one-sided calls' large-count forms, and a count beyond an int an `MPI_ERR_COUNT`
+/// through the window's handler.
+#[test]
+fn rma_large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_large_count.c", "mpi_rma_large_count"),
+        "rma_large_count",
+    );
+}
+
+/// A process looping on one-sided calls to its own window (which need no message) still
+/// serves the accumulates others send it, as MPICH's linked_list_bench tests need.
+#[test]
+fn rma_calls_to_ones_own_window_serve_the_others_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_progress.c", "mpi_rma_progress"),
+        "rma_progress",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

@@ -214,3 +214,31 @@ fn widened(to: *mut Count, f: impl FnOnce(*mut c_int) -> c_int) -> c_int {
     }
     rc
 }
+
+pub(super) use one_sided::*;
+
+/// The one-sided calls' large-count forms: the same narrowing, a count that does not fit
+/// an error through the window's handler (`on` is the window's here).
+mod one_sided {
+    #![allow(clippy::too_many_arguments)] // MPI's own argument lists
+
+    use super::super::export::mpi_functions;
+    use super::super::handles::Handle;
+    use super::super::rma::access::*;
+    use super::super::rma::on_window as on;
+    use super::{narrow, Count};
+    use std::os::raw::{c_int, c_void};
+
+    type Aint = isize;
+
+    narrowed! {
+        fn Put_c(buf: *const c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, win: Handle) on win => Put(buf, n, ot, target, disp, tn, tt, win) [n, tn];
+        fn Rput_c(buf: *const c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, win: Handle, req: *mut Handle) on win => Rput(buf, n, ot, target, disp, tn, tt, win, req) [n, tn];
+        fn Get_c(buf: *mut c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, win: Handle) on win => Get(buf, n, ot, target, disp, tn, tt, win) [n, tn];
+        fn Rget_c(buf: *mut c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, win: Handle, req: *mut Handle) on win => Rget(buf, n, ot, target, disp, tn, tt, win, req) [n, tn];
+        fn Accumulate_c(buf: *const c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, op: Handle, win: Handle) on win => Accumulate(buf, n, ot, target, disp, tn, tt, op, win) [n, tn];
+        fn Raccumulate_c(buf: *const c_void, n: Count, ot: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, op: Handle, win: Handle, req: *mut Handle) on win => Raccumulate(buf, n, ot, target, disp, tn, tt, op, win, req) [n, tn];
+        fn Get_accumulate_c(buf: *const c_void, n: Count, ot: Handle, res: *mut c_void, rn: Count, rt: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, op: Handle, win: Handle) on win => Get_accumulate(buf, n, ot, res, rn, rt, target, disp, tn, tt, op, win) [n, rn, tn];
+        fn Rget_accumulate_c(buf: *const c_void, n: Count, ot: Handle, res: *mut c_void, rn: Count, rt: Handle, target: c_int, disp: Aint, tn: Count, tt: Handle, op: Handle, win: Handle, req: *mut Handle) on win => Rget_accumulate(buf, n, ot, res, rn, rt, target, disp, tn, tt, op, win, req) [n, rn, tn];
+    }
+}

@@ -55,10 +55,8 @@ macro_rules! unsupported {
 
 unsupported! {
     world:
-        Accumulate_c Close_port Comm_get_parent Comm_join Get_accumulate_c Get_c
-        Get_hw_resource_info Lookup_name Open_port Publish_name Put_c Raccumulate_c
-        Register_datarep Register_datarep_c Rget_accumulate_c Rget_c Rput_c
-        Unpublish_name;
+        Close_port Comm_get_parent Comm_join Get_hw_resource_info Lookup_name Open_port
+        Publish_name Register_datarep Register_datarep_c Unpublish_name;
     returned:
         File_call_errhandler File_close File_create_errhandler File_delete File_get_amode
         File_get_atomicity File_get_byte_offset File_get_errhandler File_get_group

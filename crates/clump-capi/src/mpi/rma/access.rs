@@ -227,7 +227,9 @@ fn element_shape(n: c_int, t: Handle, basic: &Datatype, origin: usize) -> Result
 /// when both types are predefined, unpadded and the counts agree: the common case, copied
 /// straight between the caller's buffer and the target without packing.
 fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
-    let (o, t) = (predef(ot)?, predef(tt)?);
+    let o = predef(ot)?;
+    // The same type on both sides (the common case) is looked up once.
+    let t = if tt == ot { o } else { predef(tt)? };
     if o.extent() != o.size() || t.extent() != t.size() {
         return None;
     }
@@ -518,19 +520,10 @@ fn accumulate(a: Combine) -> Result<(), Failure> {
 
 fn accumulate_general(a: &Combine) -> Result<(), Failure> {
     let (target, disp, tn, tt) = a.target;
-    let (buf, n, ot) = a.origin;
     let tdt = datatype(tt)?;
     let tlen = tdt.bytes(count(tn)?).map_err(err)?;
     if tlen == 0 {
-        // Nothing to combine (a zero count, or a type of no bytes): only the call's
-        // epoch and target are checked, and the origin must bring nothing either.
-        let olen = datatype(ot)?.bytes(count(n)?).map_err(err)?;
-        if olen != 0 && a.op != NO_OP {
-            return Err(type_error(format!(
-                "the origin has {olen} bytes, the target 0"
-            )));
-        }
-        return reach(a.win, target, disp, (0, 0)).map(drop);
+        return accumulate_nothing(a);
     }
     // The operation combines the one predefined type the target's type is made of.
     let basic = tdt.element().ok_or_else(|| {
@@ -540,42 +533,9 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
         Some(_) => (tt, tdt.clone()),
         None => (basic_handle(basic), Datatype::predefined(basic)),
     };
-    let whole = plain(n, ot, tn, tt);
-    let data = if a.op == NO_OP {
-        Cow::Owned(vec![0; tlen])
-    } else if whole.is_some() {
-        Cow::Borrowed(user_bytes(buf, tlen)?)
-    } else {
-        let odt = datatype(ot)?;
-        if odt.element() != Some(basic) {
-            return Err(type_error(format!(
-                "the origin's datatype is not made of the target's {}",
-                basic.name()
-            )));
-        }
-        Cow::Owned(pack(buf, count(n)?, &odt)?)
-    };
-    let (shape, data) = match whole {
-        _ if elements::has_holes(&bdt) => (
-            element_shape(tn, tt, &bdt, data.len())?,
-            Cow::Owned(
-                data.chunks(bdt.size())
-                    .flat_map(|e| elements::spread(&bdt, e))
-                    .collect(),
-            ),
-        ),
-        // Predefined on both sides: one run, nothing to walk.
-        Some(len) if len == data.len() => (
-            Shape {
-                runs: vec![(0, len)],
-                lo: 0,
-                span: len,
-            },
-            data,
-        ),
-        _ => (target_shape(tn, tt, data.len())?, data),
-    };
-    let unit = elements::reach(&bdt).max(1);
+    let whole = plain(a.origin.1, a.origin.2, tn, tt);
+    let data = origin_data(a, tlen, whole.is_some(), basic)?;
+    let (shape, data) = accumulate_shape((tn, tt), &bdt, whole, data)?;
     // The operation must apply to the type before any byte moves.
     let op = super::super::handles::op(a.op, basic_h)?;
     op.check(&bdt).map_err(err)?;
@@ -584,6 +544,7 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
     };
     let fetching = a.result.is_some();
     let args = [a.op as u64, basic_h as u64, fetching as u64];
+    let unit = elements::reach(&bdt).max(1);
     let old = match r.local() {
         None if shape.runs.len() > 1 => {
             send_runs(&r, (Kind::AccumulateRuns, args, unit), &shape.runs, &data)?
@@ -598,16 +559,7 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
                     Some(addr) => unsafe {
                         target::accumulate_at(addr + at, piece, (&bdt, &op), fetching, r.guard)
                     }?,
-                    None => {
-                        // Whole elements per request.
-                        let step = (request::room() / unit * unit).max(unit);
-                        let mut before = Vec::new();
-                        for (i, chunk) in piece.chunks(step).enumerate() {
-                            let req = request(Kind::Accumulate, args, chunk);
-                            before.extend(r.call(req, at + i * step)?);
-                        }
-                        before
-                    }
+                    None => accumulate_remote(&r, (at, piece), args, unit)?,
                 };
                 if old.is_empty() {
                     old = before;
@@ -618,17 +570,115 @@ fn accumulate_general(a: &Combine) -> Result<(), Failure> {
             old
         }
     };
-    match a.result {
+    deliver(a.result, &old, (tn, tt))
+}
+
+/// An accumulate of no bytes (a zero count, or a type of none): only the call's epoch
+/// and target are checked, and the origin must bring nothing either.
+fn accumulate_nothing(a: &Combine) -> Result<(), Failure> {
+    let (target, disp, _, _) = a.target;
+    let (_, n, ot) = a.origin;
+    let olen = datatype(ot)?.bytes(count(n)?).map_err(err)?;
+    if olen != 0 && a.op != NO_OP {
+        return Err(type_error(format!(
+            "the origin has {olen} bytes, the target 0"
+        )));
+    }
+    reach(a.win, target, disp, (0, 0)).map(drop)
+}
+
+/// The `tlen` bytes an accumulate combines into its target: zeros for `MPI_NO_OP`, the
+/// caller's buffer itself when `whole` (predefined on both sides), else the origin packed,
+/// which must be made of the target's `basic` type.
+fn origin_data<'a>(
+    a: &Combine,
+    tlen: usize,
+    whole: bool,
+    basic: Predef,
+) -> Result<Cow<'a, [u8]>, Failure> {
+    let (buf, n, ot) = a.origin;
+    if a.op == NO_OP {
+        return Ok(Cow::Owned(vec![0; tlen]));
+    }
+    if whole {
+        return Ok(Cow::Borrowed(user_bytes(buf, tlen)?));
+    }
+    let odt = datatype(ot)?;
+    if odt.element() != Some(basic) {
+        return Err(type_error(format!(
+            "the origin's datatype is not made of the target's {}",
+            basic.name()
+        )));
+    }
+    Ok(Cow::Owned(pack(buf, count(n)?, &odt)?))
+}
+
+/// Where an accumulate's `data` goes among `tn` elements of the target's type `tt`, made of
+/// `bdt`: one run per element when its elements have holes (with the data spread to
+/// their layout), one run when both sides are predefined (`whole`), else its type map's.
+fn accumulate_shape<'a>(
+    (tn, tt): (c_int, Handle),
+    bdt: &Datatype,
+    whole: Option<usize>,
+    data: Cow<'a, [u8]>,
+) -> Result<(Shape, Cow<'a, [u8]>), Failure> {
+    Ok(match whole {
+        _ if elements::has_holes(bdt) => (
+            element_shape(tn, tt, bdt, data.len())?,
+            Cow::Owned(
+                data.chunks(bdt.size())
+                    .flat_map(|e| elements::spread(bdt, e))
+                    .collect(),
+            ),
+        ),
+        // Predefined on both sides: one run, nothing to walk.
+        Some(len) if len == data.len() => (
+            Shape {
+                runs: vec![(0, len)],
+                lo: 0,
+                span: len,
+            },
+            data,
+        ),
+        _ => (target_shape(tn, tt, data.len())?, data),
+    })
+}
+
+/// Accumulates the run `piece` at `at` bytes into `r` through the target's handler, whole
+/// elements of `unit` bytes per request; the bytes it held before.
+fn accumulate_remote(
+    r: &Reach,
+    (at, piece): (usize, &[u8]),
+    args: [u64; 3],
+    unit: usize,
+) -> Result<Vec<u8>, Failure> {
+    let step = (request::room() / unit * unit).max(unit);
+    let mut before = Vec::new();
+    for (i, chunk) in piece.chunks(step).enumerate() {
+        let req = request(Kind::Accumulate, args, chunk);
+        before.extend(r.call(req, at + i * step)?);
+    }
+    Ok(before)
+}
+
+/// Writes a get-accumulate's `old` target bytes (of `tn` elements of `tt`) to its result
+/// buffer, if it has one.
+fn deliver(
+    result: Option<(*mut c_void, c_int, Handle)>,
+    old: &[u8],
+    (tn, tt): (c_int, Handle),
+) -> Result<(), Failure> {
+    match result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
             user_bytes(res, old.len())?; // NULL is refused
-                                         // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
-                                         // target's (mpi.h's contract; `plain` checked the two agree).
-            unsafe { target::write_at(res as usize, &old) };
+            // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
+            // target's (mpi.h's contract; `plain` checked the two agree).
+            unsafe { target::write_at(res as usize, old) };
+            Ok(())
         }
-        Some((res, rn, rt)) => unpack(&old, res, count(rn)?, &datatype(rt)?)?,
-        None => {}
+        Some((res, rn, rt)) => unpack(old, res, count(rn)?, &datatype(rt)?),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn compare_and_swap(

@@ -14,6 +14,7 @@ use super::published;
 use super::shared::{self, Carved};
 use super::space::{self, Space};
 use super::window::{self, on, Attrs, Epoch, Member, Owned, Served, Window};
+use clump_mpi::Comm;
 use std::os::raw::{c_char, c_int, c_void};
 
 /// Where a window's memory comes from.
@@ -94,47 +95,12 @@ fn make(
     let mut problem = None;
     let shape = shape(size, disp_unit).map_err(|e| problem = Some(e)).ok();
     let (size, disp_unit) = shape.unwrap_or((0, 1));
-    let (mut carved, mut taken) = (None, None);
-    let (addr, seg_off) = match memory {
-        Memory::Given(addr) => (addr, None),
-        // Its table of attached regions, for same-host origins.
-        Memory::Dynamic => match space.alloc(published::BYTES) {
-            Some((table, off)) => {
-                published::publish(table, &[]);
-                taken = Some(table);
-                (0, Some(off))
-            }
-            None => {
-                problem.get_or_insert(no_room(published::BYTES));
-                (0, None)
-            }
-        },
-        Memory::Shared { info } => {
-            let noncontig = shared::noncontig(info).map_err(|e| problem.get_or_insert(e));
-            let wanted = shape.filter(|_| noncontig.is_ok()).map(|s| s.0);
-            match shared::carve(&space, &c, wanted, noncontig.unwrap_or(false)) {
-                Ok(k) => {
-                    let addr = k.part(c.rank() as usize);
-                    carved = Some(k);
-                    (addr, None)
-                }
-                Err(e) => {
-                    problem.get_or_insert(e);
-                    (0, None)
-                }
-            }
-        }
-        Memory::Segment => match space.alloc(size) {
-            Some((addr, off)) => {
-                taken = Some(addr);
-                (addr, Some(off))
-            }
-            None => {
-                problem.get_or_insert(no_room(size));
-                (0, None)
-            }
-        },
-    };
+    let Taken {
+        addr,
+        seg_off,
+        carved,
+        taken,
+    } = take(&space, &c, memory, shape, &mut problem);
     let mine = Member {
         rank: space.gas.rank(),
         id: window::next_id(),
@@ -161,41 +127,107 @@ fn make(
             return Err(e);
         }
     };
-    let flavor = match memory {
+    let attrs = Attrs {
+        base: addr,
+        size: size as isize,
+        disp_unit: disp_unit as c_int,
+        flavor: flavor(memory),
+        model: MPI_WIN_UNIFIED,
+    };
+    let h = store(&c, members, attrs, (carved, taken));
+    // No member may send a request to this window before every member has stored it:
+    // the allgather above returns to some members while others are still inside it.
+    clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
+    Ok((h, addr))
+}
+
+/// The memory a window's member takes: its address and segment offset, and what it must
+/// give back if the window is not made (the host's shared region, or segment bytes at an
+/// address). A failure is kept in `problem` for the members' exchange to report.
+struct Taken {
+    addr: usize,
+    seg_off: Option<usize>,
+    carved: Option<Carved>,
+    taken: Option<usize>,
+}
+
+fn take(
+    space: &Space,
+    c: &Comm,
+    memory: Memory,
+    shape: Option<(usize, usize)>,
+    problem: &mut Option<Failure>,
+) -> Taken {
+    let mut t = Taken {
+        addr: 0,
+        seg_off: None,
+        carved: None,
+        taken: None,
+    };
+    match memory {
+        Memory::Given(addr) => t.addr = addr,
+        // Its table of attached regions, for same-host origins.
+        Memory::Dynamic => match space.alloc(published::BYTES) {
+            Some((table, off)) => {
+                published::publish(table, &[]);
+                (t.taken, t.seg_off) = (Some(table), Some(off));
+            }
+            None => drop(problem.get_or_insert(no_room(published::BYTES))),
+        },
+        Memory::Shared { info } => {
+            let noncontig = shared::noncontig(info).map_err(|e| problem.get_or_insert(e));
+            let wanted = shape.filter(|_| noncontig.is_ok()).map(|s| s.0);
+            match shared::carve(space, c, wanted, noncontig.unwrap_or(false)) {
+                Ok(k) => {
+                    t.addr = k.part(c.rank() as usize);
+                    t.carved = Some(k);
+                }
+                Err(e) => drop(problem.get_or_insert(e)),
+            }
+        }
+        Memory::Segment => match space.alloc(shape.map_or(0, |s| s.0)) {
+            Some((addr, off)) => (t.addr, t.taken, t.seg_off) = (addr, Some(addr), Some(off)),
+            None => drop(problem.get_or_insert(no_room(shape.map_or(0, |s| s.0)))),
+        },
+    }
+    t
+}
+
+fn flavor(memory: Memory) -> c_int {
+    match memory {
         Memory::Given(_) => MPI_WIN_FLAVOR_CREATE,
         Memory::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
         Memory::Segment => MPI_WIN_FLAVOR_ALLOCATE,
         Memory::Shared { .. } => MPI_WIN_FLAVOR_SHARED,
-    };
+    }
+}
+
+/// Stores the window made over `c` in this process's registry: its handle.
+fn store(
+    c: &Comm,
+    members: Vec<Member>,
+    attrs: Attrs,
+    (carved, taken): (Option<Carved>, Option<usize>),
+) -> usize {
     let owned = match (carved, taken) {
         (Some(k), _) => Owned::Shared(k.region),
         (None, Some(t)) => Owned::Segment(t),
         (None, None) => Owned::Nothing,
     };
-    let h = window::insert(Window {
+    window::insert(Window {
         comm: c.clone(),
+        posts: vec![0; c.size() as usize],
         members,
-        attrs: Box::new(Attrs {
-            base: addr,
-            size: size as isize,
-            disp_unit: disp_unit as c_int,
-            flavor,
-            model: MPI_WIN_UNIFIED,
-        }),
+        attrs: Box::new(attrs),
         name: String::new(),
         errhandler: ERRORS_ARE_FATAL,
         epoch: Epoch::default(),
         served: Served::default(),
         owned,
         attached: Vec::new(),
-        posts: vec![0; n],
         completions: 0,
         exposed: Vec::new(),
-    });
-    // No member may send a request to this window before every member has stored it:
-    // the allgather above returns to some members while others are still inside it.
-    clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
-    Ok((h, addr))
+    })
 }
 
 fn no_room(size: usize) -> Failure {

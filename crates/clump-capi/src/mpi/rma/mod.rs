@@ -24,3 +24,5 @@ mod space;
 pub(super) mod sync;
 mod target;
 mod window;
+
+pub(super) use window::on as on_window;

@@ -30,7 +30,7 @@ am::process_local! {
 /// Alignment of allocated windows: enough for any predefined type and a cache line.
 const WINDOW_ALIGN: usize = 64;
 
-fn gas_failure(e: clump_gas::Error) -> Failure {
+pub fn gas_failure(e: clump_gas::Error) -> Failure {
     (super::super::abi::MPI_ERR_OTHER, e.to_string())
 }
 

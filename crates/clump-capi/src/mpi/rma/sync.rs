@@ -1,7 +1,10 @@
 //! Synchronization: fence, passive-target locks (exclusive, shared, all), flushes and
 //! `MPI_Win_sync`. Every RMA call completes at its target before it returns, so a flush
 //! only orders this process's memory accesses; a lock is taken in the target's handler
-//! (or here, when the target is this process) and held until the unlock.
+//! (or here, when the target is this process) and held until the unlock. The calls that
+//! end an access (flushes, unlocks, `MPI_Win_sync`) also serve the requests that have
+//! reached this process: one looping on RMA calls to its own memory, which need no
+//! message, must still answer the others (MPI's progress rule).
 
 use super::super::export::mpi_functions;
 use super::super::handles::err;
@@ -69,6 +72,23 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
     })
 }
 
+/// Serves the one-sided requests (and other messages) that have arrived, when `due`
+/// ([`super::window::Epoch::progress_due`]).
+fn progress(due: bool) -> Result<(), Failure> {
+    if !due {
+        return Ok(());
+    }
+    match space::current() {
+        Some(space) => space.gas.poll().map_err(space::gas_failure),
+        _ => Ok(()),
+    }
+}
+
+/// [`progress`] for a call on `win` that ends accesses.
+fn progress_on(win: usize) -> Result<(), Failure> {
+    progress(window::with(win, |w| Ok(w.epoch.progress_due()))?)
+}
+
 fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {
     window::with(win, |w| w.index(rank))
 }
@@ -120,7 +140,7 @@ fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
     if held.taken {
         lock_member(win, t, Kind::Unlock, held.exclusive)?;
     }
-    Ok(())
+    progress_on(win)
 }
 
 fn lock_all(assert: c_int, win: usize) -> Result<(), Failure> {
@@ -162,13 +182,14 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
             lock_member(win, t, Kind::Unlock, false)?;
         }
     }
-    Ok(())
+    progress_on(win)
 }
 
 /// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
-/// accesses themselves completed when their calls returned.
+/// accesses themselves completed when their calls returned, so what is left is to serve
+/// the others.
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
-    window::with(win, |w| {
+    let due = window::with(win, |w| {
         let open = match rank {
             Some(clump_mpi::PROC_NULL) => true,
             Some(r) => w.epoch.reaches(w.index(r)?),
@@ -177,10 +198,10 @@ fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
         if !open {
             return Err(sync_error("a flush outside a passive-target epoch"));
         }
-        Ok(())
+        Ok(w.epoch.progress_due())
     })?;
     fence(Ordering::SeqCst);
-    Ok(())
+    progress(due)
 }
 
 mpi_functions! {
@@ -222,9 +243,8 @@ mpi_functions! {
 
     fn Win_sync(win: usize) -> c_int {
         on(win, || {
-            window::with(win, |_| Ok(()))?;
             fence(Ordering::SeqCst);
-            Ok(())
+            progress_on(win)
         })
     }
 }

@@ -87,9 +87,24 @@ pub struct Epoch {
     pub all: Option<bool>,
     /// The targets of the open `MPI_Win_start`.
     pub started: Vec<usize>,
+    /// Calls that ended accesses (flushes, unlocks, syncs), which poll on one in
+    /// [`Epoch::PROGRESS_EVERY`].
+    pub ends: u32,
 }
 
 impl Epoch {
+    /// Often enough that a process looping on RMA calls to its own memory (which need no
+    /// message) answers the others within a few of its iterations; seldom enough that
+    /// the poll (about 270 instructions, more than a put's own work) stays out of the
+    /// cost of a put and its flush.
+    const PROGRESS_EVERY: u32 = 16;
+
+    /// Counts a call that ends accesses: whether it is one that polls.
+    pub fn progress_due(&mut self) -> bool {
+        self.ends = self.ends.wrapping_add(1);
+        self.ends % Self::PROGRESS_EVERY == 0
+    }
+
     pub fn reaches(&self, target: usize) -> bool {
         self.fence
             || self.all.is_some()
