@@ -38,141 +38,96 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
     Some(exe)
 }
 
-/// Runs `exe` through `clump mpiexec` everywhere ([`support::runs_everywhere`]).
-fn runs_everywhere(exe: &std::path::Path, name: &str) {
-    support::runs_everywhere("mpiexec", exe, name);
+/// Builds the program at `src` (relative to the repository) with [`mpifort`] and runs it
+/// through `clump mpiexec` everywhere ([`support::runs_everywhere`]); each rank must print
+/// "{stem} ok", its file's name without the extension.
+fn runs_everywhere(src: &str) {
+    let stem = std::path::Path::new(src)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .expect("a program file name");
+    if let Some(exe) = mpifort(src, &format!("fortran_{stem}")) {
+        support::runs_everywhere("mpiexec", &exe, stem);
+    }
 }
 
 #[test]
 fn fixed_form_with_mpif_h_runs_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/fixed.f", "fortran_fixed") {
-        runs_everywhere(&exe, "fixed");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/fixed.f");
 }
 
 #[test]
 fn free_form_with_use_mpi_runs_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/free.f90", "fortran_free") {
-        runs_everywhere(&exe, "free");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/free.f90");
 }
 
 #[test]
 fn use_mpi_f08_runs_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/f08.f90", "fortran_f08") {
-        runs_everywhere(&exe, "f08");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/f08.f90");
 }
 
 #[test]
 fn the_later_procedures_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/faces.f90", "fortran_faces") {
-        runs_everywhere(&exe, "faces");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/faces.f90");
 }
 
 #[test]
 fn mpi_f08_array_sections_and_a_profiling_tool_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/sections.f90",
-        "fortran_sections",
-    ) {
-        runs_everywhere(&exe, "sections");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/sections.f90");
 }
 
 #[test]
 fn sixteen_byte_kinds_reduce_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/kinds.f90", "fortran_kinds") {
-        runs_everywhere(&exe, "kinds");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/kinds.f90");
 }
 
 #[test]
 fn mpi_f08_large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/large_count.f90",
-        "fortran_large_count",
-    ) {
-        runs_everywhere(&exe, "large_count");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/large_count.f90");
 }
 
 #[test]
 fn generalized_requests_with_fortran_callbacks_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/grequest.f90",
-        "fortran_grequest",
-    ) {
-        runs_everywhere(&exe, "grequest");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/grequest.f90");
 }
 
 #[test]
 fn sessions_from_mpi_f08_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/sessions.f90",
-        "fortran_sessions",
-    ) {
-        runs_everywhere(&exe, "sessions");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/sessions.f90");
 }
 
 #[test]
 fn mpi_sizeof_and_sessions_through_mpif_h_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/sizeof.f", "fortran_sizeof") {
-        runs_everywhere(&exe, "sizeof");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/sizeof.f");
 }
 
 #[test]
 fn status_conversions_in_the_mpi_module_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/conversions.f90",
-        "fortran_conversions",
-    ) {
-        runs_everywhere(&exe, "conversions");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/conversions.f90");
 }
 
 #[test]
 fn c_pointer_allocations_and_profiling_functions_of_use_mpi_run_over_shared_memory_udp_and_two_hosts(
 ) {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/cptr.f90", "fortran_cptr") {
-        runs_everywhere(&exe, "cptr");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/cptr.f90");
 }
 
 #[test]
 fn info_values_not_returned_leave_the_character_alone_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("crates/clump-capi/tests/fortran/info.f", "fortran_info") {
-        runs_everywhere(&exe, "info");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/info.f");
 }
 
 #[test]
 fn mpi_f08_large_count_forms_with_count_arrays_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/count_arrays.f90",
-        "fortran_count_arrays",
-    ) {
-        runs_everywhere(&exe, "count_arrays");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/count_arrays.f90");
 }
 
 #[test]
 fn mpi_f08_c_pointer_allocations_run_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort(
-        "crates/clump-capi/tests/fortran/cptr_f08.f90",
-        "fortran_cptr_f08",
-    ) {
-        runs_everywhere(&exe, "cptr_f08");
-    }
+    runs_everywhere("crates/clump-capi/tests/fortran/cptr_f08.f90");
 }
 
 #[test]
 fn readme_example_runs_over_shared_memory_udp_and_two_hosts() {
-    if let Some(exe) = mpifort("examples/fortran/ring.f90", "fortran_ring") {
-        runs_everywhere(&exe, "ring");
-    }
+    runs_everywhere("examples/fortran/ring.f90");
 }

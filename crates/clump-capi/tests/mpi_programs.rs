@@ -268,7 +268,10 @@ fn puts_and_gets_to_same_host_program_memory_need_no_target_progress() {
 #[test]
 fn rma_large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
-        &mpicc("crates/clump-capi/tests/mpi/rma_large_count.c", "mpi_rma_large_count"),
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_large_count.c",
+            "mpi_rma_large_count",
+        ),
         "rma_large_count",
     );
 }
@@ -278,7 +281,10 @@ fn rma_large_count_forms_run_over_shared_memory_udp_and_two_hosts() {
 #[test]
 fn rma_calls_to_ones_own_window_serve_the_others_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
-        &mpicc("crates/clump-capi/tests/mpi/rma_progress.c", "mpi_rma_progress"),
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_progress.c",
+            "mpi_rma_progress",
+        ),
         "rma_progress",
     );
 }

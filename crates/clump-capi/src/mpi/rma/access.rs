@@ -671,8 +671,8 @@ fn deliver(
     match result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
             user_bytes(res, old.len())?; // NULL is refused
-            // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
-            // target's (mpi.h's contract; `plain` checked the two agree).
+                                         // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
+                                         // target's (mpi.h's contract; `plain` checked the two agree).
             unsafe { target::write_at(res as usize, old) };
             Ok(())
         }
