@@ -670,9 +670,10 @@ fn deliver(
 ) -> Result<(), Failure> {
     match result {
         Some((res, rn, rt)) if plain(rn, rt, tn, tt).is_some() => {
-            user_bytes(res, old.len())?; // NULL is refused
-                                         // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
-                                         // target's (mpi.h's contract; `plain` checked the two agree).
+            // NULL is refused.
+            user_bytes(res, old.len())?;
+            // SAFETY: `res` holds `rn` elements of `rt`, the `old.len()` bytes of the
+            // target's (mpi.h's contract; `plain` checked the two agree).
             unsafe { target::write_at(res as usize, old) };
             Ok(())
         }

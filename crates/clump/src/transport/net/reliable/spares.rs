@@ -38,9 +38,10 @@ impl Spares {
 
     /// `payload` as the machine keeps it until acknowledged; an empty one is shared.
     pub(super) fn keep(&self, payload: Vec<u8>) -> Arc<Vec<u8>> {
-        match payload.is_empty() {
-            true => Arc::clone(&self.empty),
-            false => Arc::new(payload),
+        if payload.is_empty() {
+            Arc::clone(&self.empty)
+        } else {
+            Arc::new(payload)
         }
     }
 
