@@ -135,7 +135,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     warn_unknown_settings(&env);
     // Before anything that needs cleaning up, so that no Ctrl-C can skip the cleanup, and
     // before any child exists, so that no SIGCHLD is missed.
-    let signal_fd = sys::install_signal_pipe()
+    let signal = sys::install_signal_pipe()
         .map_err(|e| (1, format!("cannot install signal handlers: {e}")))?;
     // A socket and two pipes per rank, and the pipes' other ends while it starts; and for
     // a rank on another host, its ssh's pipes and connections.
@@ -173,7 +173,7 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
     let mut children =
         Children::spawn(&launch, &mut welcome).map_err(|e| cannot_start(program, &e))?;
     let early = welcome.early;
-    let code = Supervisor::new(&mut children, server, signal_fd, early, limit).run();
+    let code = Supervisor::new(&mut children, server, signal, early, limit).run();
     children.finish_output(Duration::from_secs(1));
     scratch::sweep_shm();
     drop(scratch);

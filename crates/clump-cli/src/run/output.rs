@@ -8,7 +8,7 @@
 use super::sys;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -84,26 +84,19 @@ fn pump(rx: Receiver<(u32, To, OwnedFd)>, tag: bool) {
         if !more_coming && files.iter().all(Option::is_none) {
             return;
         }
-        let mut fds: Vec<libc::pollfd> = files
-            .iter()
-            .map(|f| libc::pollfd {
-                fd: f.as_ref().map_or(-1, |f| f.as_raw_fd()),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
+        let open: Vec<usize> = (0..files.len()).filter(|&i| files[i].is_some()).collect();
+        let wanted: Vec<_> = files.iter().flatten().map(|f| (f.as_fd(), false)).collect();
         let now = Instant::now();
         let mut wait = lines.next_due(now).unwrap_or(Duration::from_secs(1));
         if more_coming {
             wait = wait.min(Duration::from_millis(20));
         }
-        if sys::poll(&mut fds, wait).is_err() {
+        let ready = sys::poll(&wanted, wait).unwrap_or_else(|_| {
             std::thread::sleep(Duration::from_millis(10));
-        }
-        for (i, pfd) in fds.iter().enumerate() {
-            if pfd.revents == 0 {
-                continue;
-            }
+            Vec::new()
+        });
+        drop(wanted);
+        for (&i, _) in open.iter().zip(ready).filter(|(_, r)| *r) {
             let Some(file) = files[i].as_mut() else {
                 continue;
             };

@@ -12,7 +12,7 @@
 use clump::boot::frame::{FrameReader, Msg, Op, PeerState, MAX_GATHER_TOTAL, MAX_REQUEST_BODY};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -52,8 +52,9 @@ enum Slot {
     Closed(Instant),
 }
 
+/// What one polled descriptor is.
 #[derive(Clone, Copy)]
-enum Token {
+pub enum Token {
     Listener,
     Fresh(usize),
     Rank(u32),
@@ -85,7 +86,6 @@ pub struct Server {
     fresh: Vec<Option<Conn>>,
     ranks: Vec<Slot>,
     coll: Collective,
-    tokens: Vec<Token>,
     lives: Vec<Life>,
     /// Liveness connections, with the rank each watches for.
     watches: Vec<Option<(u32, Conn)>>,
@@ -106,69 +106,37 @@ impl Server {
                 arrived: 0,
                 total: 0,
             },
-            tokens: Vec::new(),
             lives: vec![Life::default(); size as usize],
             watches: Vec::new(),
         })
     }
 
-    /// Appends the descriptors to poll; [`Server::handle`] takes the same slice back.
-    pub fn fill_fds(&mut self, fds: &mut Vec<libc::pollfd>) {
-        self.tokens.clear();
-        let mut add = |fd, events, t, tokens: &mut Vec<Token>| {
-            fds.push(libc::pollfd {
-                fd,
-                events,
-                revents: 0,
-            });
+    /// The descriptors to poll, each with whether to wait for it to be writable, and what
+    /// each is; [`Server::handle`] takes the tokens back with what poll found ready.
+    pub fn interests(&self) -> (Vec<(BorrowedFd<'_>, bool)>, Vec<Token>) {
+        let mut wanted = vec![(self.listener.as_fd(), false)];
+        let mut tokens = vec![Token::Listener];
+        let conns = (self.fresh.iter().enumerate())
+            .filter_map(|(i, c)| Some((c.as_ref()?, Token::Fresh(i))))
+            .chain(self.ranks.iter().enumerate().filter_map(|(r, s)| match s {
+                Slot::Open(c) => Some((c, Token::Rank(r as u32))),
+                _ => None,
+            }))
+            .chain(self.watches.iter().enumerate().filter_map(|(i, w)| {
+                let (_, c) = w.as_ref()?;
+                Some((c, Token::Watch(i)))
+            }));
+        for (c, t) in conns {
+            wanted.push((c.stream.as_fd(), c.wants_to_write()));
             tokens.push(t);
-        };
-        add(
-            self.listener.as_raw_fd(),
-            libc::POLLIN,
-            Token::Listener,
-            &mut self.tokens,
-        );
-        for (i, c) in self.fresh.iter().enumerate() {
-            if let Some(c) = c {
-                add(
-                    c.stream.as_raw_fd(),
-                    c.events(),
-                    Token::Fresh(i),
-                    &mut self.tokens,
-                );
-            }
         }
-        for (r, s) in self.ranks.iter().enumerate() {
-            if let Slot::Open(c) = s {
-                add(
-                    c.stream.as_raw_fd(),
-                    c.events(),
-                    Token::Rank(r as u32),
-                    &mut self.tokens,
-                );
-            }
-        }
-        for (i, w) in self.watches.iter().enumerate() {
-            if let Some((_, c)) = w {
-                add(
-                    c.stream.as_raw_fd(),
-                    c.events(),
-                    Token::Watch(i),
-                    &mut self.tokens,
-                );
-            }
-        }
+        (wanted, tokens)
     }
 
     /// Serves whatever poll(2) reported ready in `fds` (as filled by `fill_fds`).
-    pub fn handle(&mut self, fds: &[libc::pollfd]) -> Vec<Event> {
+    pub fn handle(&mut self, tokens: &[Token], ready: &[bool]) -> Vec<Event> {
         let mut events = Vec::new();
-        let tokens = std::mem::take(&mut self.tokens);
-        for (pfd, &t) in fds.iter().zip(&tokens) {
-            if pfd.revents == 0 {
-                continue;
-            }
+        for (&t, _) in tokens.iter().zip(ready).filter(|(_, r)| **r) {
             match t {
                 Token::Listener => self.accept(),
                 Token::Fresh(i) => self.serve_fresh(i, &mut events),
@@ -245,10 +213,9 @@ impl Server {
 
     /// Serves whatever is ready now, without waiting.
     pub fn serve_now(&mut self) -> Vec<Event> {
-        let mut fds = Vec::new();
-        self.fill_fds(&mut fds);
-        match super::sys::poll(&mut fds, std::time::Duration::ZERO) {
-            Ok(()) => self.handle(&fds),
+        let (wanted, tokens) = self.interests();
+        match super::sys::poll(&wanted, std::time::Duration::ZERO) {
+            Ok(ready) => self.handle(&tokens, &ready),
             Err(_) => Vec::new(), // the supervisor's own poll reports a lasting failure
         }
     }
@@ -472,12 +439,9 @@ impl Server {
 }
 
 impl Conn {
-    fn events(&self) -> libc::c_short {
-        if self.out.is_empty() {
-            libc::POLLIN
-        } else {
-            libc::POLLIN | libc::POLLOUT
-        }
+    /// Whether poll should also wait for room to write: there is output queued.
+    fn wants_to_write(&self) -> bool {
+        !self.out.is_empty()
     }
 
     fn queue(&mut self, frame: Rc<[u8]>) {
@@ -580,10 +544,10 @@ mod tests {
     fn pump(s: &mut Server) -> Vec<Event> {
         let mut events = Vec::new();
         for _ in 0..20 {
-            let mut fds = Vec::new();
-            s.fill_fds(&mut fds);
-            crate::run::sys::poll(&mut fds, Duration::from_millis(10)).unwrap();
-            events.extend(s.handle(&fds));
+            let (wanted, tokens) = s.interests();
+            let ready = crate::run::sys::poll(&wanted, Duration::from_millis(10)).unwrap();
+            drop(wanted);
+            events.extend(s.handle(&tokens, &ready));
         }
         events
     }

@@ -5,7 +5,8 @@
 use super::children::{describe, Children};
 use super::server::{Event, Server};
 use super::sys;
-use std::os::fd::RawFd;
+use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 /// Time ranks get between SIGTERM and SIGKILL.
@@ -34,7 +35,8 @@ struct Ending {
 pub struct Supervisor<'a> {
     pub children: &'a mut Children,
     pub server: Server,
-    pub signal_fd: RawFd,
+    /// The self-pipe the signal handlers write to.
+    pub signal: UnixStream,
     ending: Option<Ending>,
     /// Events the server saw while the ranks were being started.
     early: Vec<Event>,
@@ -50,14 +52,14 @@ impl<'a> Supervisor<'a> {
     pub fn new(
         children: &'a mut Children,
         server: Server,
-        signal_fd: RawFd,
+        signal: UnixStream,
         early: Vec<Event>,
         limit: Option<(Instant, u64)>,
     ) -> Self {
         Supervisor {
             children,
             server,
-            signal_fd,
+            signal,
             ending: None,
             early,
             failed: Vec::new(),
@@ -70,7 +72,6 @@ impl<'a> Supervisor<'a> {
     pub fn run(mut self) -> u8 {
         let early = std::mem::take(&mut self.early);
         self.on_events(early);
-        let mut fds = Vec::new();
         let mut reap = true;
         loop {
             self.check_signals();
@@ -83,25 +84,30 @@ impl<'a> Supervisor<'a> {
             self.check_stalled();
             self.check_limit();
             let timeout = self.check_grace().min(self.time_left());
-            fds.clear();
-            fds.push(libc::pollfd {
-                fd: self.signal_fd,
-                events: libc::POLLIN,
-                revents: 0,
-            });
-            if self.ending.is_none() {
-                self.server.fill_fds(&mut fds);
-            }
-            if let Err(e) = sys::poll(&mut fds, timeout) {
-                self.fail(1, format!("poll failed: {e}"));
-            }
+            let polled = {
+                let mut wanted = vec![(self.signal.as_fd(), false)];
+                let mut tokens = Vec::new();
+                if self.ending.is_none() {
+                    let (fds, t) = self.server.interests();
+                    wanted.extend(fds);
+                    tokens = t;
+                }
+                sys::poll(&wanted, timeout).map(|ready| (ready, tokens))
+            };
+            let (ready, tokens) = match polled {
+                Ok(polled) => polled,
+                Err(e) => {
+                    self.fail(1, format!("poll failed: {e}"));
+                    (Vec::new(), Vec::new())
+                }
+            };
             // Nothing ready means a timeout: look at the children anyway, in case.
-            reap = fds.iter().all(|p| p.revents == 0);
-            if fds[0].revents != 0 {
-                sys::drain_pipe(self.signal_fd);
+            reap = !ready.contains(&true);
+            if ready.first() == Some(&true) {
+                sys::drain_pipe(&self.signal);
             }
             if self.ending.is_none() {
-                let events = self.server.handle(&fds[1..]);
+                let events = self.server.handle(&tokens, ready.get(1..).unwrap_or(&[]));
                 self.on_events(events);
             }
         }

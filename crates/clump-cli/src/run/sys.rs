@@ -1,80 +1,60 @@
-//! The launcher's few system calls that std lacks: signal handlers feeding a self-pipe,
-//! poll(2) and signalling process groups. All unsafe code of the launcher is here.
+//! The launcher's few system calls that std lacks: signals feeding a self-pipe, poll(2),
+//! signalling process groups, limits, CPU binding and TCP liveness. Each goes through a
+//! maintained crate's safe wrapper (signal-hook, nix, socket2); the only unsafe left is
+//! std's `pre_exec`, whose closure runs between fork and exec.
 
-use std::io;
-use std::os::fd::RawFd;
+use nix::poll::{PollFd, PollFlags, PollTimeout};
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use std::io::{self, Read};
+use std::os::fd::BorrowedFd;
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
-/// Write end of the self-pipe; -1 until installed.
-static PIPE_WR: AtomicI32 = AtomicI32::new(-1);
+const TERMINATING: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// The terminating signals received and not yet counted; None until installed.
+static PENDING: Mutex<Option<Signals>> = Mutex::new(None);
 /// The first terminating signal received (0: none) and how many arrived.
 static TERM_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static TERM_COUNT: AtomicU32 = AtomicU32::new(0);
 /// Set by SIGCHLD: some child may be ready to reap.
 static CHILD_EXITED: AtomicBool = AtomicBool::new(false);
 
-const TERMINATING: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Only async-signal-safe work: atomics and write(2), with errno preserved.
-    // SAFETY: __errno_location returns this thread's errno slot, valid for the thread's life.
-    let saved = unsafe { *libc::__errno_location() };
-    if sig == libc::SIGCHLD {
-        CHILD_EXITED.store(true, Ordering::SeqCst);
-    } else {
-        let _ = TERM_SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
-        TERM_COUNT.fetch_add(1, Ordering::SeqCst);
-    }
-    let fd = PIPE_WR.load(Ordering::SeqCst);
-    if fd >= 0 {
-        // SAFETY: writes one byte from a live local; a full pipe (EAGAIN) is fine, a wakeup is pending.
-        unsafe { libc::write(fd, [0u8].as_ptr().cast(), 1) };
-    }
-    // SAFETY: as above.
-    unsafe { *libc::__errno_location() = saved };
-}
-
 /// Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGCHLD; returns the read end of
-/// a nonblocking pipe that becomes readable whenever one of them arrives, so the event
+/// a nonblocking self-pipe that becomes readable whenever one of them arrives, so the event
 /// loop's poll(2) wakes up instead of missing a signal that lands just before it sleeps.
-pub fn install_signal_pipe() -> io::Result<RawFd> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
+pub fn install_signal_pipe() -> io::Result<UnixStream> {
+    let (read, write) = UnixStream::pair()?;
+    read.set_nonblocking(true)?;
+    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Signals::new(TERMINATING)?);
+    signal_hook::flag::register(SIGCHLD, &CHILD_EXITED)?;
+    for sig in TERMINATING.into_iter().chain([SIGCHLD]) {
+        signal_hook::low_level::pipe::register(sig, write.try_clone()?)?;
     }
-    PIPE_WR.store(fds[1], Ordering::SeqCst);
-    for sig in TERMINATING.into_iter().chain([libc::SIGCHLD]) {
-        // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value; we then set
-        // a handler that only does async-signal-safe work.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            sa.sa_flags = libc::SA_RESTART
-                | if sig == libc::SIGCHLD {
-                    libc::SA_NOCLDSTOP
-                } else {
-                    0
-                };
-            libc::sigemptyset(&mut sa.sa_mask);
-            if libc::sigaction(sig, &sa, std::ptr::null_mut()) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
-    }
-    Ok(fds[0])
+    Ok(read)
 }
 
 /// Empties the self-pipe after a wakeup.
-pub fn drain_pipe(fd: RawFd) {
+pub fn drain_pipe(mut pipe: &UnixStream) {
     let mut buf = [0u8; 64];
-    // SAFETY: reads into a live local buffer of the given length; the fd is nonblocking.
-    while unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    while matches!(pipe.read(&mut buf), Ok(n) if n > 0) {}
 }
 
-/// The first terminating signal received so far and how many arrived in all.
+/// The first terminating signal received so far and how many arrived in all (a signal
+/// repeated before the launcher looked counts once).
 pub fn term_signal() -> Option<(i32, u32)> {
+    if let Some(signals) = PENDING.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        for sig in signals.pending() {
+            let _ = TERM_SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+            TERM_COUNT.fetch_add(1, Ordering::SeqCst);
+        }
+    }
     match TERM_SIGNAL.load(Ordering::SeqCst) {
         0 => None,
         sig => Some((sig, TERM_COUNT.load(Ordering::SeqCst))),
@@ -86,52 +66,55 @@ pub fn take_child_exited() -> bool {
     CHILD_EXITED.swap(false, Ordering::SeqCst)
 }
 
-/// poll(2); an interrupted call counts as a wakeup with nothing ready.
-pub fn poll(fds: &mut [libc::pollfd], timeout: Duration) -> io::Result<()> {
-    let ms = timeout.as_millis().min(60_000) as libc::c_int;
-    // SAFETY: `fds` is a live, exclusively borrowed slice of pollfd of the given length.
-    let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-    if r < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
+/// poll(2) over `wanted` (each descriptor, and whether to wait for it to be writable as
+/// well as readable); returns for each whether it is ready (or closed, or in error). An
+/// interrupted call counts as a wakeup with nothing ready.
+pub fn poll(wanted: &[(BorrowedFd<'_>, bool)], timeout: Duration) -> io::Result<Vec<bool>> {
+    let mut fds: Vec<PollFd> = wanted
+        .iter()
+        .map(|&(fd, write)| {
+            let events = if write {
+                PollFlags::POLLIN | PollFlags::POLLOUT
+            } else {
+                PollFlags::POLLIN
+            };
+            PollFd::new(fd, events)
+        })
+        .collect();
+    let ms = timeout.as_millis().min(60_000) as u16;
+    match nix::poll::poll(&mut fds, PollTimeout::from(ms)) {
+        Ok(_) => {}
+        Err(nix::errno::Errno::EINTR) => return Ok(vec![false; fds.len()]),
+        Err(e) => return Err(e.into()),
     }
-    Ok(())
+    Ok(fds.iter().map(|p| p.any().unwrap_or(true)).collect())
 }
 
 /// Sends `sig` to the process group led by `pid` (each rank leads its own group, so
 /// helpers it started go too), falling back to the process alone.
 pub fn signal_group(pid: u32, sig: i32) {
-    let pid = pid as libc::pid_t;
-    // SAFETY: kill(2) has no memory-safety preconditions.
-    unsafe {
-        if libc::kill(-pid, sig) != 0 {
-            libc::kill(pid, sig);
-        }
+    let (Ok(sig), pid) = (Signal::try_from(sig), Pid::from_raw(pid as i32)) else {
+        return;
+    };
+    if killpg(pid, sig).is_err() {
+        let _ = kill(pid, sig);
     }
 }
 
 /// Raises the soft open-file limit towards `needed` (the launcher holds a socket per
 /// rank, plus two output pipes); an error says what the limit is.
 pub fn ensure_fd_limit(needed: u64) -> Result<(), String> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return Ok(());
     };
-    // SAFETY: getrlimit writes one rlimit into the live local.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= needed {
+    if soft >= needed {
         return Ok(());
     }
-    let want = libc::rlimit {
-        rlim_cur: needed.min(lim.rlim_max),
-        rlim_max: lim.rlim_max,
-    };
-    // SAFETY: setrlimit reads one rlimit from the live local.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) } != 0 || want.rlim_cur < needed {
+    let want = needed.min(hard);
+    if setrlimit(Resource::RLIMIT_NOFILE, want, hard).is_err() || want < needed {
         return Err(format!(
             "this job needs about {needed} open files but the limit is {} (raise it with `ulimit -n`)",
-            want.rlim_cur.max(lim.rlim_cur)
+            want.max(soft)
         ));
     }
     Ok(())
@@ -141,18 +124,16 @@ pub fn ensure_fd_limit(needed: u64) -> Result<(), String> {
 /// job: ranks waiting forever with no one to serve them would be worse.
 pub fn die_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: getpid is async-signal-safe; read here, in the parent.
-    let launcher = unsafe { libc::getpid() };
+    let launcher = Pid::this();
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-    // system calls (prctl, getppid); it allocates nothing.
+    // system calls (prctl, getppid); it allocates nothing (its error is a plain errno).
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The launcher may have died before prctl took effect.
-            if libc::getppid() != launcher {
-                libc::_exit(1);
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            // The launcher may have died before prctl took effect: then the child ends
+            // here (std reports the error and exits the child).
+            if nix::unistd::getppid() != launcher {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
         });
@@ -205,32 +186,22 @@ pub fn signal_name(sig: i32) -> &'static str {
 /// `--bind-to core`: the child runs only on the `index`-th CPU this process may use
 /// (modulo their number), from its first instruction on.
 pub fn bind_to_cpu(cmd: &mut std::process::Command, index: u32) -> io::Result<()> {
+    use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
     use std::os::unix::process::CommandExt;
-    // SAFETY: a zeroed cpu_set_t is the empty set; sched_getaffinity fills the live local.
-    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: as above, with the set's true size.
-    if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: CPU_ISSET reads bit `c` of the live set, `c` below CPU_SETSIZE.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &allowed) })
+    let allowed = sched_getaffinity(Pid::from_raw(0))?;
+    let cpus: Vec<usize> = (0..CpuSet::count())
+        .filter(|&c| allowed.is_set(c).unwrap_or(false))
         .collect();
     let Some(&cpu) = cpus.get(index as usize % cpus.len().max(1)) else {
         return Err(io::Error::other("no CPU to bind to"));
     };
-    // SAFETY: as above (all zeroes is the empty set).
-    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: CPU_SET writes bit `cpu` (below CPU_SETSIZE) of the live local.
-    unsafe { libc::CPU_SET(cpu, &mut one) };
+    let mut one = CpuSet::new();
+    one.set(cpu)?;
     // SAFETY: the closure runs between fork and exec and makes one async-signal-safe
     // system call on a set copied into it; it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
-                return Err(io::Error::last_os_error());
-            }
+            sched_setaffinity(Pid::from_raw(0), &one)?;
             Ok(())
         });
     }
@@ -241,34 +212,13 @@ pub fn bind_to_cpu(cmd: &mut std::process::Command, index: u32) -> io::Result<()
 /// data unacknowledged that long (`TCP_USER_TIMEOUT`), or, while idle, keepalive probes
 /// from a third of it on, one a second.
 pub fn fail_unanswered(conn: &std::net::TcpStream, limit: Duration) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let idle = (limit.as_secs() / 3).max(1) as libc::c_int;
-    let probes = (limit.as_secs() as libc::c_int - idle).max(1);
-    let options = [
-        (libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1),
-        (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, idle),
-        (libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, 1),
-        (libc::IPPROTO_TCP, libc::TCP_KEEPCNT, probes),
-        (
-            libc::IPPROTO_TCP,
-            libc::TCP_USER_TIMEOUT,
-            limit.as_millis() as libc::c_int,
-        ),
-    ];
-    for (level, name, value) in options {
-        // SAFETY: setsockopt reads one c_int from the live local, of the size given.
-        let r = unsafe {
-            libc::setsockopt(
-                conn.as_raw_fd(),
-                level,
-                name,
-                (&value as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
+    let idle = (limit.as_secs() / 3).max(1);
+    let probes = (limit.as_secs().saturating_sub(idle)).max(1) as u32;
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(Duration::from_secs(idle))
+        .with_interval(Duration::from_secs(1))
+        .with_retries(probes);
+    let sock = socket2::SockRef::from(conn);
+    sock.set_tcp_keepalive(&keepalive)?;
+    sock.set_tcp_user_timeout(Some(limit))
 }
