@@ -4,7 +4,7 @@
 
 use super::{check, fail, ok};
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef, Request};
+use clump_mpi::{self as mpi, Comm, Datatype, Op, Operator, Predef, Request};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -91,11 +91,26 @@ pub fn against_blocking(world: &Comm) {
             "ialltoall",
         ),
         ok(
-            mpi::ireduce(mine.clone(), 4, &int, &Op::Sum, root, world, into(&re)),
+            mpi::ireduce(
+                mine.clone(),
+                4,
+                &int,
+                &Op::Predefined(Operator::Sum),
+                root,
+                world,
+                into(&re),
+            ),
             "ireduce",
         ),
         ok(
-            mpi::iallreduce(mine.clone(), 4, &int, &Op::Max, world, into(&ar)),
+            mpi::iallreduce(
+                mine.clone(),
+                4,
+                &int,
+                &Op::Predefined(Operator::Max),
+                world,
+                into(&ar),
+            ),
             "iallreduce",
         ),
         ok(
@@ -103,18 +118,34 @@ pub fn against_blocking(world: &Comm) {
                 scatter_data.clone(),
                 &counts,
                 &int,
-                &Op::Sum,
+                &Op::Predefined(Operator::Sum),
                 world,
                 into(&rs),
             ),
             "ireduce_scatter",
         ),
         ok(
-            mpi::iscan(mine.clone(), 4, &int, &Op::Sum, world, true, into(&sn)),
+            mpi::iscan(
+                mine.clone(),
+                4,
+                &int,
+                &Op::Predefined(Operator::Sum),
+                world,
+                true,
+                into(&sn),
+            ),
             "iscan",
         ),
         ok(
-            mpi::iscan(mine.clone(), 4, &int, &Op::Sum, world, false, into(&ex)),
+            mpi::iscan(
+                mine.clone(),
+                4,
+                &int,
+                &Op::Predefined(Operator::Sum),
+                world,
+                false,
+                into(&ex),
+            ),
             "iexscan",
         ),
     ];
@@ -158,7 +189,15 @@ pub fn against_blocking(world: &Comm) {
     );
     let mut want = vec![0u8; 16];
     ok(
-        mpi::reduce(&mine, &mut want, 4, &int, &Op::Sum, root, world),
+        mpi::reduce(
+            &mine,
+            &mut want,
+            4,
+            &int,
+            &Op::Predefined(Operator::Sum),
+            root,
+            world,
+        ),
         "reduce",
     );
     let got = take(&re, "ireduce");
@@ -166,12 +205,25 @@ pub fn against_blocking(world: &Comm) {
         check!(got == want, "ireduce differs");
     }
     ok(
-        mpi::allreduce(&mine, &mut want, 4, &int, &Op::Max, world),
+        mpi::allreduce(
+            &mine,
+            &mut want,
+            4,
+            &int,
+            &Op::Predefined(Operator::Max),
+            world,
+        ),
         "allreduce",
     );
     check!(take(&ar, "iallreduce") == want, "iallreduce differs");
     let blocking = ok(
-        mpi::reduce_scatter(&scatter_data, &counts, &int, &Op::Sum, world),
+        mpi::reduce_scatter(
+            &scatter_data,
+            &counts,
+            &int,
+            &Op::Predefined(Operator::Sum),
+            world,
+        ),
         "reduce_scatter",
     );
     check!(
@@ -179,20 +231,41 @@ pub fn against_blocking(world: &Comm) {
         "ireduce_scatter differs"
     );
     ok(
-        mpi::scan(&mine, &mut want, 4, &int, &Op::Sum, world),
+        mpi::scan(
+            &mine,
+            &mut want,
+            4,
+            &int,
+            &Op::Predefined(Operator::Sum),
+            world,
+        ),
         "scan",
     );
     check!(take(&sn, "iscan") == want, "iscan differs");
     let got = take(&ex, "iexscan");
     if r > 0 {
         ok(
-            mpi::exscan(&mine, &mut want, 4, &int, &Op::Sum, world),
+            mpi::exscan(
+                &mine,
+                &mut want,
+                4,
+                &int,
+                &Op::Predefined(Operator::Sum),
+                world,
+            ),
             "exscan",
         );
         check!(got == want, "iexscan differs");
     } else {
         ok(
-            mpi::exscan(&mine, &mut want, 4, &int, &Op::Sum, world),
+            mpi::exscan(
+                &mine,
+                &mut want,
+                4,
+                &int,
+                &Op::Predefined(Operator::Sum),
+                world,
+            ),
             "exscan",
         );
     }
