@@ -299,6 +299,19 @@ fn rma_flushes_serve_a_waiting_same_host_request_at_once_over_shared_memory_udp_
     );
 }
 
+/// Post and start under `MPI_MODE_NOCHECK` exchange nothing: a post returns while its
+/// origin sleeps outside MPI.
+#[test]
+fn rma_post_and_start_under_nocheck_wait_for_nobody_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_nocheck.c",
+            "mpi_rma_nocheck",
+        ),
+        "rma_nocheck",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
