@@ -21,8 +21,9 @@ pub struct Space {
     seg_base: usize,
     heap_start: usize,
     heap: RefCell<Heap>,
-    /// Whether some process of the job is on another host: its requests come by the
-    /// network, which no cheap look sees.
+    /// Whether some process of the job is reached over the network (on another host, or
+    /// every one under `--transport udp`): its requests come by the network, which no
+    /// cheap look sees.
     remote: bool,
 }
 
@@ -31,13 +32,14 @@ am::process_local! {
 }
 
 /// Calls that end accesses on a window between two full polls ([`Space::serve`]) when
-/// some process is on another host: often enough that a process looping on RMA calls to
-/// its own memory (which need no message) answers it within a few of its iterations;
-/// seldom enough that the poll (about 270 instructions and clock reads, more than a put's
-/// own work) stays out of the cost of a put and its flush.
+/// some process is reached over the network: often enough that a process looping on RMA
+/// calls to its own memory (which need no message) answers it within a few of its
+/// iterations; seldom enough that the poll (about 270 instructions and clock reads, more
+/// than a put's own work) stays out of the cost of a put and its flush.
 const NET_EVERY: u32 = 16;
-/// The same when every process is on this host, whose requests a look at the queue sees
-/// at once: a backstop for the rest (local events, a message that came another way).
+/// The same when every process is reached over shared memory, whose requests a look at
+/// the queue sees at once: a backstop for the rest (local events, a message that came
+/// another way).
 const HOST_EVERY: u32 = 256;
 
 /// Alignment of allocated windows: enough for any predefined type and a cache line.
@@ -142,7 +144,7 @@ impl Space {
     /// that ends accesses (MPI's progress rule: a process looping on RMA calls to its own
     /// memory must still answer the others): at once when one waits in this process's
     /// shared-memory queue, else on one such call in [`NET_EVERY`] ([`HOST_EVERY`] when
-    /// every process is on this host).
+    /// every process is reached over shared memory).
     #[inline]
     pub fn serve(&self, n: u32) -> Result<(), Failure> {
         let every = if self.remote { NET_EVERY } else { HOST_EVERY };
