@@ -76,14 +76,7 @@ pub fn reductions_in_order(world: &Comm) {
     let mine = bytes(&[r + 1]);
     let mut out = [0u8; 4];
     ok(
-        mpi::scan(
-            &mine,
-            &mut out,
-            1,
-            &int,
-            &Op::Predefined(Operator::Sum),
-            world,
-        ),
+        mpi::scan(&mine, &mut out, 1, &int, &Operator::Sum.into(), world),
         "scan",
     );
     check!(
@@ -93,14 +86,7 @@ pub fn reductions_in_order(world: &Comm) {
     );
     let mut ex = bytes(&[-7]);
     ok(
-        mpi::exscan(
-            &mine,
-            &mut ex,
-            1,
-            &int,
-            &Op::Predefined(Operator::Sum),
-            world,
-        ),
+        mpi::exscan(&mine, &mut ex, 1, &int, &Operator::Sum.into(), world),
         "exscan",
     );
     let want = if r == 0 { -7 } else { r * (r + 1) / 2 };
@@ -111,7 +97,7 @@ pub fn reductions_in_order(world: &Comm) {
             &vector,
             &vec![2; n as usize],
             &int,
-            &Op::Predefined(Operator::Sum),
+            &Operator::Sum.into(),
             world,
         ),
         "reduce_scatter",
@@ -166,14 +152,7 @@ pub fn reductions_in_order(world: &Comm) {
     let mine = bytes(&[(r * 5) % 3, r]);
     let mut best = [0u8; 8];
     ok(
-        mpi::allreduce(
-            &mine,
-            &mut best,
-            1,
-            &pair,
-            &Op::Predefined(Operator::MaxLoc),
-            world,
-        ),
+        mpi::allreduce(&mine, &mut best, 1, &pair, &Operator::MaxLoc.into(), world),
         "maxloc",
     );
     let values: Vec<i32> = (0..n).map(|i| (i * 5) % 3).collect();
@@ -182,14 +161,7 @@ pub fn reductions_in_order(world: &Comm) {
     check!(ints(&best) == [top, first], "maxloc {:?}", ints(&best));
     // An operation that does not apply to the type fails on every rank before anything
     // is sent, so no rank is left waiting.
-    let e = mpi::allreduce(
-        &mine,
-        &mut best,
-        1,
-        &pair,
-        &Op::Predefined(Operator::Bxor),
-        world,
-    );
+    let e = mpi::allreduce(&mine, &mut best, 1, &pair, &Operator::Bxor.into(), world);
     check!(
         e.as_ref().is_err_and(|e| e.class == mpi::ErrorClass::Op),
         "BXOR on MPI_2INT gave {e:?}"
