@@ -289,6 +289,29 @@ fn rma_calls_to_ones_own_window_serve_the_others_over_shared_memory_udp_and_two_
     );
 }
 
+/// A flush serves at once a request that already waits from a process of this host,
+/// rather than on one call in 16 (the shared-memory queue is looked at on every call).
+#[test]
+fn rma_flushes_serve_a_waiting_same_host_request_at_once_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_serve.c", "mpi_rma_serve"),
+        "rma_serve",
+    );
+}
+
+/// Post and start under `MPI_MODE_NOCHECK` exchange nothing: a post returns while its
+/// origin sleeps outside MPI.
+#[test]
+fn rma_post_and_start_under_nocheck_wait_for_nobody_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_nocheck.c",
+            "mpi_rma_nocheck",
+        ),
+        "rma_nocheck",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

@@ -279,6 +279,14 @@ impl Gas {
         self.check_failure()
     }
 
+    /// Whether a request waits in this rank's shared-memory queue (one look at its next
+    /// slot, no handler run): what a caller that polls only now and then checks first, so
+    /// that a same-host peer waiting for it is served at once.
+    #[inline]
+    pub fn request_waiting(&self) -> bool {
+        self.spmd.ep.shm_request_waiting()
+    }
+
     pub fn stats(&self) -> GasStats {
         self.stats.get()
     }

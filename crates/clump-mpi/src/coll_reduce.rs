@@ -11,7 +11,7 @@ use crate::coll_gather::scatter;
 use crate::comm::Comm;
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
-use crate::op::Op;
+use crate::op::{Op, Operator};
 use crate::p2p::wait;
 use clump_coll::pattern::{binomial, doubling as doubling_pattern, prefix_partners, Doubling};
 
@@ -289,5 +289,12 @@ pub fn reduce_scatter(
 /// `MPI_Barrier`: an allreduce of nothing.
 pub fn barrier(comm: &Comm) -> Result<()> {
     let byte = Datatype::predefined(Predef::Byte);
-    allreduce(&[], &mut [], 0, &byte, &Op::NoOp, comm)
+    allreduce(
+        &[],
+        &mut [],
+        0,
+        &byte,
+        &Op::Predefined(Operator::NoOp),
+        comm,
+    )
 }

@@ -10,7 +10,7 @@ use crate::comm::Comm;
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
 use crate::group::{Comparison, Group, UNDEFINED};
-use crate::op::Op;
+use crate::op::{Op, Operator};
 use crate::runtime;
 
 /// The largest agreed context: those above are derived by `MPI_Comm_idup`.
@@ -24,7 +24,14 @@ fn agree_ctx(parent: &Comm) -> Result<u32> {
     let mine = rt.next_ctx.get().to_ne_bytes();
     let mut agreed = [0u8; 4];
     let unsigned = Datatype::predefined(Predef::Unsigned);
-    allreduce(&mine, &mut agreed, 1, &unsigned, &Op::Max, parent)?;
+    allreduce(
+        &mine,
+        &mut agreed,
+        1,
+        &unsigned,
+        &Op::Predefined(Operator::Max),
+        parent,
+    )?;
     take_ctx(u32::from_ne_bytes(agreed))
 }
 

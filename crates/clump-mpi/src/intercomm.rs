@@ -14,7 +14,7 @@ use crate::comm::Comm;
 use crate::datatype::{Datatype, Predef};
 use crate::error::{Error, ErrorClass, Result};
 use crate::group::{Group, UNDEFINED};
-use crate::op::Op;
+use crate::op::{Op, Operator};
 use crate::p2p::{isend, probe, recv, wait};
 use crate::runtime;
 
@@ -37,7 +37,14 @@ fn local_next_ctx(local: &Comm) -> Result<u32> {
     let mine = runtime::get()?.next_ctx.get().to_ne_bytes();
     let mut agreed = [0u8; 4];
     let unsigned = Datatype::predefined(Predef::Unsigned);
-    allreduce(&mine, &mut agreed, 1, &unsigned, &Op::Max, local)?;
+    allreduce(
+        &mine,
+        &mut agreed,
+        1,
+        &unsigned,
+        &Op::Predefined(Operator::Max),
+        local,
+    )?;
     Ok(u32::from_ne_bytes(agreed))
 }
 

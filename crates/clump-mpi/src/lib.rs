@@ -79,7 +79,7 @@ pub use nbc_inter::{role, Role, ROOT};
 pub use nbc_neighbor::{ineighbor_alltoall, DoneNeighbors};
 pub use nbc_reduce::{iallreduce, ireduce, ireduce_scatter, iscan};
 pub use neighbor::neighbor_alltoall;
-pub use op::{set_extended, Extended, Op, UserFn};
+pub use op::{set_extended, Extended, Op, Operator, UserFn};
 pub use p2p::{
     cancel, get_status, iprobe, irecv, isend, isend_mode, isend_owned, pair, probe, recv, recv_raw,
     request_free, send, send_raw, sendrecv, ssend, test, wait, Request,

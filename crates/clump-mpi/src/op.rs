@@ -7,6 +7,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+pub use clump_coll::kernel::Op as Operator;
 use clump_coll::kernel::{self, Elem, Loc};
 
 use crate::datatype::{Datatype, Predef};
@@ -20,7 +21,7 @@ pub type UserFn = dyn Fn(*const u8, *mut u8, usize);
 /// Arithmetic on element types Rust lacks (long double, its complex and value-index
 /// pair, complex products), supplied by the C layer, which has C's: `higher = lower op
 /// higher` on packed elements of the type; false when the operation does not apply.
-pub type Extended = fn(&Op, Predef, &[u8], &mut [u8]) -> bool;
+pub type Extended = fn(Operator, Predef, &[u8], &mut [u8]) -> bool;
 
 static EXTENDED: OnceLock<Extended> = OnceLock::new();
 
@@ -29,48 +30,34 @@ pub fn set_extended(f: Extended) {
     let _ = EXTENDED.set(f);
 }
 
-fn extended(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
+fn extended(op: Operator, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
     EXTENDED.get().is_some_and(|f| f(op, t, lower, higher))
 }
 
 /// A reduction operation: a predefined one or a user function (`MPI_Op_create`).
 #[derive(Clone)]
 pub enum Op {
-    Sum,
-    Prod,
-    Min,
-    Max,
-    Land,
-    Lor,
-    Lxor,
-    Band,
-    Bor,
-    Bxor,
-    MaxLoc,
-    MinLoc,
-    Replace,
-    NoOp,
-    User { f: Rc<UserFn>, commute: bool },
+    /// One of clump-coll's operators: the one list of predefined operations that MPI,
+    /// OpenSHMEM and the global address space share (`MPI_REPLACE` and `MPI_NO_OP`
+    /// among them).
+    Predefined(Operator),
+    User {
+        f: Rc<UserFn>,
+        commute: bool,
+    },
+}
+
+impl From<Operator> for Op {
+    fn from(op: Operator) -> Op {
+        Op::Predefined(op)
+    }
 }
 
 impl fmt::Debug for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Op::User { commute, .. } => write!(f, "User(commute: {commute})"),
-            Op::Sum => f.write_str("Sum"),
-            Op::Prod => f.write_str("Prod"),
-            Op::Min => f.write_str("Min"),
-            Op::Max => f.write_str("Max"),
-            Op::Land => f.write_str("Land"),
-            Op::Lor => f.write_str("Lor"),
-            Op::Lxor => f.write_str("Lxor"),
-            Op::Band => f.write_str("Band"),
-            Op::Bor => f.write_str("Bor"),
-            Op::Bxor => f.write_str("Bxor"),
-            Op::MaxLoc => f.write_str("MaxLoc"),
-            Op::MinLoc => f.write_str("MinLoc"),
-            Op::Replace => f.write_str("Replace"),
-            Op::NoOp => f.write_str("NoOp"),
+            Op::Predefined(op) => write!(f, "{op:?}"),
         }
     }
 }
@@ -123,40 +110,19 @@ impl Op {
         }
     }
 
-    /// The element-wise operator of a predefined operation (none for a user function).
-    fn kernel(&self) -> Option<kernel::Op> {
-        Some(match self {
-            Op::Sum => kernel::Op::Sum,
-            Op::Prod => kernel::Op::Prod,
-            Op::Min => kernel::Op::Min,
-            Op::Max => kernel::Op::Max,
-            Op::Land => kernel::Op::Land,
-            Op::Lor => kernel::Op::Lor,
-            Op::Lxor => kernel::Op::Lxor,
-            Op::Band => kernel::Op::Band,
-            Op::Bor => kernel::Op::Bor,
-            Op::Bxor => kernel::Op::Bxor,
-            Op::MaxLoc => kernel::Op::MaxLoc,
-            Op::MinLoc => kernel::Op::MinLoc,
-            Op::Replace => kernel::Op::Replace,
-            Op::NoOp => kernel::Op::NoOp,
-            Op::User { .. } => return None,
-        })
-    }
-
     /// A predefined operation on elements of `t`; false when it does not apply to them.
     fn predefined_on(&self, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
-        let Some(k) = self.kernel() else {
+        let Op::Predefined(k) = *self else {
             return false;
         };
         match element(t) {
             Some(e) => kernel::combine(k, e, lower, higher),
             // Replace and no-op only move bytes, so they apply to C's long double types too
             // (the element named here is never read).
-            None if matches!(k, kernel::Op::Replace | kernel::Op::NoOp) => {
+            None if matches!(k, Operator::Replace | Operator::NoOp) => {
                 kernel::combine(k, Elem::U8, lower, higher)
             }
-            None => extended(self, t, lower, higher),
+            None => extended(k, t, lower, higher),
         }
     }
 }
@@ -241,18 +207,18 @@ mod tests {
     fn integer_ops() {
         let int = Datatype::predefined(Predef::Int);
         let cases = [
-            (Op::Sum, vec![4, -1, 0]),
-            (Op::Prod, vec![3, -6, 0]),
-            (Op::Min, vec![1, -3, 0]),
-            (Op::Max, vec![3, 2, 0]),
-            (Op::Land, vec![1, 1, 0]),
-            (Op::Lor, vec![1, 1, 0]),
-            (Op::Lxor, vec![0, 0, 0]),
-            (Op::Band, vec![1, 2 & -3, 0]),
-            (Op::Bor, vec![3, 2 | -3, 0]),
-            (Op::Bxor, vec![2, 2 ^ -3, 0]),
-            (Op::Replace, vec![3, -3, 0]),
-            (Op::NoOp, vec![1, 2, 0]),
+            (Op::from(Operator::Sum), vec![4, -1, 0]),
+            (Op::from(Operator::Prod), vec![3, -6, 0]),
+            (Op::from(Operator::Min), vec![1, -3, 0]),
+            (Op::from(Operator::Max), vec![3, 2, 0]),
+            (Op::from(Operator::Land), vec![1, 1, 0]),
+            (Op::from(Operator::Lor), vec![1, 1, 0]),
+            (Op::from(Operator::Lxor), vec![0, 0, 0]),
+            (Op::from(Operator::Band), vec![1, 2 & -3, 0]),
+            (Op::from(Operator::Bor), vec![3, 2 | -3, 0]),
+            (Op::from(Operator::Bxor), vec![2, 2 ^ -3, 0]),
+            (Op::from(Operator::Replace), vec![3, -3, 0]),
+            (Op::from(Operator::NoOp), vec![1, 2, 0]),
         ];
         for (op, want) in cases {
             let mut higher = ints(&[3, -3, 0]);
@@ -273,9 +239,13 @@ mod tests {
             let lower: Vec<u8> = (0..2 * p.size() as u8).collect();
             let new: Vec<u8> = lower.iter().map(|b| b + 100).collect();
             let mut higher = new.clone();
-            Op::Replace.combine(&dt, 2, &lower, &mut higher).unwrap();
+            Op::from(Operator::Replace)
+                .combine(&dt, 2, &lower, &mut higher)
+                .unwrap();
             assert_eq!(higher, new, "{p:?}");
-            Op::NoOp.combine(&dt, 2, &lower, &mut higher).unwrap();
+            Op::from(Operator::NoOp)
+                .combine(&dt, 2, &lower, &mut higher)
+                .unwrap();
             assert_eq!(higher, lower, "{p:?}");
         }
     }
@@ -288,14 +258,20 @@ mod tests {
             .flat_map(|x| x.to_ne_bytes())
             .collect();
         let mut higher: Vec<u8> = [2.0f64, 4.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
-        Op::Prod.combine(&d, 2, &lower, &mut higher).unwrap();
+        Op::from(Operator::Prod)
+            .combine(&d, 2, &lower, &mut higher)
+            .unwrap();
         assert_eq!(f64::from_ne_bytes(higher[..8].try_into().unwrap()), 3.0);
         assert_eq!(f64::from_ne_bytes(higher[8..].try_into().unwrap()), -8.0);
-        let e = Op::Band.combine(&d, 2, &lower, &mut higher).unwrap_err();
+        let e = Op::from(Operator::Band)
+            .combine(&d, 2, &lower, &mut higher)
+            .unwrap_err();
         assert_eq!(e.class, ErrorClass::Op);
         let int = Datatype::predefined(Predef::Int);
-        assert!(Op::Sum.combine(&int, 1, &[0u8; 4], &mut [0u8; 8]).is_err());
-        assert!(Op::MaxLoc
+        assert!(Op::from(Operator::Sum)
+            .combine(&int, 1, &[0u8; 4], &mut [0u8; 8])
+            .is_err());
+        assert!(Op::from(Operator::MaxLoc)
             .combine(&int, 1, &[0u8; 4], &mut [0u8; 4])
             .is_err());
     }
@@ -306,9 +282,13 @@ mod tests {
         let pair = |v: f64, i: i32| [v.to_ne_bytes().to_vec(), i.to_ne_bytes().to_vec()].concat();
         let lower = [pair(2.0, 5), pair(1.0, 3)].concat();
         let mut higher = [pair(2.0, 1), pair(7.0, 9)].concat();
-        Op::MaxLoc.combine(&di, 2, &lower, &mut higher).unwrap();
+        Op::from(Operator::MaxLoc)
+            .combine(&di, 2, &lower, &mut higher)
+            .unwrap();
         assert_eq!(higher, [pair(2.0, 1), pair(7.0, 9)].concat());
-        Op::MinLoc.combine(&di, 2, &lower, &mut higher).unwrap();
+        Op::from(Operator::MinLoc)
+            .combine(&di, 2, &lower, &mut higher)
+            .unwrap();
         assert_eq!(higher, [pair(2.0, 1), pair(1.0, 3)].concat());
     }
 
@@ -319,16 +299,18 @@ mod tests {
         let pair = |v: f64, i: f64| [v.to_ne_bytes(), i.to_ne_bytes()].concat();
         let lower = [pair(3.0, 2.0), pair(1.0, 4.0)].concat();
         let mut higher = [pair(3.0, 1.0), pair(0.5, 3.0)].concat();
-        Op::MaxLoc.combine(&two, 2, &lower, &mut higher).unwrap();
+        Op::from(Operator::MaxLoc)
+            .combine(&two, 2, &lower, &mut higher)
+            .unwrap();
         assert_eq!(higher, [pair(3.0, 1.0), pair(1.0, 4.0)].concat());
         let two = Datatype::predefined(Predef::TwoFloat);
         let pair = |v: f32, i: f32| [v.to_ne_bytes(), i.to_ne_bytes()].concat();
         let mut higher = pair(-1.0, 7.0);
-        Op::MinLoc
+        Op::from(Operator::MinLoc)
             .combine(&two, 1, &pair(-2.0, 9.0), &mut higher)
             .unwrap();
         assert_eq!(higher, pair(-2.0, 9.0));
-        assert!(Op::Sum
+        assert!(Op::from(Operator::Sum)
             .combine(&two, 1, &pair(1.0, 1.0), &mut higher)
             .is_err());
     }
@@ -338,14 +320,20 @@ mod tests {
         let z = Datatype::predefined(Predef::DoubleComplex);
         let c = |re: f64, im: f64| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
         let mut higher = c(3.0, -1.0);
-        Op::Prod.combine(&z, 1, &c(1.0, 2.0), &mut higher).unwrap();
+        Op::from(Operator::Prod)
+            .combine(&z, 1, &c(1.0, 2.0), &mut higher)
+            .unwrap();
         assert_eq!(higher, c(5.0, 5.0), "(1+2i)(3-i) = 5+5i");
         let z = Datatype::predefined(Predef::FloatComplex);
         let c = |re: f32, im: f32| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
         let mut higher = c(0.0, 1.0);
-        Op::Prod.combine(&z, 1, &c(0.0, 1.0), &mut higher).unwrap();
+        Op::from(Operator::Prod)
+            .combine(&z, 1, &c(0.0, 1.0), &mut higher)
+            .unwrap();
         assert_eq!(higher, c(-1.0, 0.0), "i * i = -1");
-        assert!(Op::Max.combine(&z, 1, &c(0.0, 1.0), &mut higher).is_err());
+        assert!(Op::from(Operator::Max)
+            .combine(&z, 1, &c(0.0, 1.0), &mut higher)
+            .is_err());
     }
 
     #[test]

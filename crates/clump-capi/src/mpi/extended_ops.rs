@@ -8,7 +8,7 @@ use crate::shmem::extended::{
     complex_quad, complexld, less, longdouble, quad, ComplexQuad, LongDouble, Quad, QuadOp,
 };
 use bytemuck::Pod;
-use clump_mpi::{Op, Predef};
+use clump_mpi::{Operator, Predef};
 
 /// `higher[i] = f(lower[i], higher[i])` over packed values of `T`.
 fn each<T: Pod>(lower: &[u8], higher: &mut [u8], f: impl Fn(T, T) -> T) -> bool {
@@ -43,38 +43,38 @@ fn locate(max: bool, lower: &[u8], higher: &mut [u8]) -> bool {
 }
 
 /// The binary128 operation of `op`, if it has one.
-fn quad_op(op: &Op) -> Option<QuadOp> {
+fn quad_op(op: Operator) -> Option<QuadOp> {
     Some(match op {
-        Op::Sum => QuadOp::Sum,
-        Op::Prod => QuadOp::Prod,
-        Op::Min => QuadOp::Min,
-        Op::Max => QuadOp::Max,
+        Operator::Sum => QuadOp::Sum,
+        Operator::Prod => QuadOp::Prod,
+        Operator::Min => QuadOp::Min,
+        Operator::Max => QuadOp::Max,
         _ => return None,
     })
 }
 
 /// `higher = lower op higher` for `op` on packed elements of `t`; false when `op` does
 /// not apply to `t` (or `t` is not one of these types).
-pub fn combine(op: &Op, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
+pub fn combine(op: Operator, t: Predef, lower: &[u8], higher: &mut [u8]) -> bool {
     match (t, op) {
-        (Predef::LongDouble, Op::Sum) => each(lower, higher, longdouble::sum),
-        (Predef::LongDouble, Op::Prod) => each(lower, higher, longdouble::prod),
-        (Predef::LongDouble, Op::Min) => each(lower, higher, longdouble::min),
-        (Predef::LongDouble, Op::Max) => each(lower, higher, longdouble::max),
-        (Predef::LongDoubleComplex, Op::Sum) => each(lower, higher, complexld::sum),
-        (Predef::LongDoubleComplex, Op::Prod) => each(lower, higher, complexld::prod),
+        (Predef::LongDouble, Operator::Sum) => each(lower, higher, longdouble::sum),
+        (Predef::LongDouble, Operator::Prod) => each(lower, higher, longdouble::prod),
+        (Predef::LongDouble, Operator::Min) => each(lower, higher, longdouble::min),
+        (Predef::LongDouble, Operator::Max) => each(lower, higher, longdouble::max),
+        (Predef::LongDoubleComplex, Operator::Sum) => each(lower, higher, complexld::sum),
+        (Predef::LongDoubleComplex, Operator::Prod) => each(lower, higher, complexld::prod),
         (Predef::Float128, _) => match quad_op(op) {
             Some(q) => each(lower, higher, |a: Quad, b| quad(q, a, b)),
             None => false,
         },
-        (Predef::Float128Complex, Op::Sum | Op::Prod) => {
-            let product = matches!(op, Op::Prod);
+        (Predef::Float128Complex, Operator::Sum | Operator::Prod) => {
+            let product = matches!(op, Operator::Prod);
             each(lower, higher, |a: ComplexQuad, b| {
                 complex_quad(product, a, b)
             })
         }
-        (Predef::LongDoubleInt, Op::MaxLoc | Op::MinLoc) => {
-            locate(matches!(op, Op::MaxLoc), lower, higher)
+        (Predef::LongDoubleInt, Operator::MaxLoc | Operator::MinLoc) => {
+            locate(matches!(op, Operator::MaxLoc), lower, higher)
         }
         _ => false,
     }
@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn long_double_sums_and_locations_are_c_arithmetic() {
         let (a, mut b) = (ld(1.5), ld(2.5));
-        assert!(combine(&Op::Sum, Predef::LongDouble, &a, &mut b));
+        assert!(combine(Operator::Sum, Predef::LongDouble, &a, &mut b));
         assert_eq!(b[..10], ld(4.0)[..10]);
         let mut pair = [0u8; 20];
         pair[..16].copy_from_slice(&ld(2.5));
@@ -110,12 +110,12 @@ mod tests {
         other[..16].copy_from_slice(&ld(2.5));
         other[16..].copy_from_slice(&3i32.to_ne_bytes());
         assert!(combine(
-            &Op::MaxLoc,
+            Operator::MaxLoc,
             Predef::LongDoubleInt,
             &pair,
             &mut other
         ));
         assert_eq!(other[16..], 3i32.to_ne_bytes()); // a tie keeps the lower index
-        assert!(!combine(&Op::Band, Predef::LongDouble, &a, &mut b));
+        assert!(!combine(Operator::Band, Predef::LongDouble, &a, &mut b));
     }
 }

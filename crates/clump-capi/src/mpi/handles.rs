@@ -6,7 +6,7 @@
 use super::abi::*;
 use super::request_table::{Entry as RequestEntry, RequestTable};
 pub use super::request_table::{Persistent, REQUEST_NULL};
-use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Predef, Request, Status};
+use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Operator, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
 use std::cell::RefCell;
@@ -514,23 +514,23 @@ pub fn op(h: Handle, t: Handle) -> Result<Op, (c_int, String)> {
 /// The predefined operation of handle `h`, found without the registry (what a one-sided
 /// request's handler may use while a blocking call holds the registry).
 pub fn predefined_op(h: Handle) -> Option<Op> {
-    Some(match h {
-        0x21 => Op::Sum,
-        0x22 => Op::Min,
-        0x23 => Op::Max,
-        0x24 => Op::Prod,
-        0x28 => Op::Band,
-        0x29 => Op::Bor,
-        0x2a => Op::Bxor,
-        0x30 => Op::Land,
-        0x31 => Op::Lor,
-        0x32 => Op::Lxor,
-        0x38 => Op::MinLoc,
-        0x39 => Op::MaxLoc,
-        0x3c => Op::Replace,
-        0x3d => Op::NoOp,
+    Some(Op::Predefined(match h {
+        0x21 => Operator::Sum,
+        0x22 => Operator::Min,
+        0x23 => Operator::Max,
+        0x24 => Operator::Prod,
+        0x28 => Operator::Band,
+        0x29 => Operator::Bor,
+        0x2a => Operator::Bxor,
+        0x30 => Operator::Land,
+        0x31 => Operator::Lor,
+        0x32 => Operator::Lxor,
+        0x38 => Operator::MinLoc,
+        0x39 => Operator::MaxLoc,
+        0x3c => Operator::Replace,
+        0x3d => Operator::NoOp,
         _ => return None,
-    })
+    }))
 }
 
 pub const OP_NULL: Handle = 0x20;

@@ -2,7 +2,8 @@
 //! process exits non-zero on the first difference. Prints `mpi-check ok` at the end.
 
 use clump_mpi::{
-    self as mpi, Comm, Comparison, Datatype, Op, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED,
+    self as mpi, Comm, Comparison, Datatype, Operator, Predef, ANY_SOURCE, ANY_TAG, PROC_NULL,
+    UNDEFINED,
 };
 
 #[path = "clump_test_mpi/blocks.rs"]
@@ -359,7 +360,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     };
     let mut out = vec![0u8; 12];
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, &Op::Sum, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Operator::Sum.into(), world),
         "allreduce sum",
     );
     check!(
@@ -368,7 +369,7 @@ fn collectives(world: &Comm, int: &Datatype) {
         ints(&out)
     );
     ok(
-        mpi::allreduce(&mine, &mut out, 3, int, &Op::Max, world),
+        mpi::allreduce(&mine, &mut out, 3, int, &Operator::Max.into(), world),
         "allreduce max",
     );
     check!(ints(&out) == vec![n, 0, 7], "max {:?}", ints(&out));
@@ -376,7 +377,7 @@ fn collectives(world: &Comm, int: &Datatype) {
     let x = (r as f64 + 0.5).to_ne_bytes();
     let mut y = [0u8; 8];
     ok(
-        mpi::allreduce(&x, &mut y, 1, &d, &Op::Min, world),
+        mpi::allreduce(&x, &mut y, 1, &d, &Operator::Min.into(), world),
         "allreduce min",
     );
     check!(
@@ -452,7 +453,7 @@ fn communicators(world: &Comm, int: &Datatype) {
         );
         let mut sum = [0u8; 4];
         ok(
-            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, &Op::Sum, h),
+            mpi::allreduce(&r.to_ne_bytes(), &mut sum, 1, int, &Operator::Sum.into(), h),
             "allreduce split",
         );
         let want: i32 = (0..n).filter(|&q| q != 1 && q % 2 == r % 2).sum();

@@ -67,7 +67,7 @@ fn reach(
                 format!("no access epoch to rank {target} is open (fence or lock first)"),
             ));
         }
-        let m = w.members[t];
+        let m = &w.members[t]; // read in place: a copy of the member costs more than the rest
         let range = || {
             (
                 MPI_ERR_RMA_RANGE,

@@ -9,7 +9,7 @@
 
 use super::super::handles::err;
 use super::super::wired::Failure;
-use clump_mpi::{Datatype, Op, Predef};
+use clump_mpi::{Datatype, Op, Operator, Predef};
 use std::sync::atomic::Ordering::{AcqRel, Acquire};
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
 
@@ -54,13 +54,13 @@ macro_rules! word {
             }
             fn native(&self, op: &Op, v: $u, integer: bool) -> Option<$u> {
                 Some(match op {
-                    Op::NoOp => <$a>::load(self, Acquire),
-                    Op::Replace => self.swap(v, AcqRel),
+                    Op::Predefined(Operator::NoOp) => <$a>::load(self, Acquire),
+                    Op::Predefined(Operator::Replace) => self.swap(v, AcqRel),
                     // Two's complement: one addition serves signed and unsigned types.
-                    Op::Sum if integer => self.fetch_add(v, AcqRel),
-                    Op::Band if integer => self.fetch_and(v, AcqRel),
-                    Op::Bor if integer => self.fetch_or(v, AcqRel),
-                    Op::Bxor if integer => self.fetch_xor(v, AcqRel),
+                    Op::Predefined(Operator::Sum) if integer => self.fetch_add(v, AcqRel),
+                    Op::Predefined(Operator::Band) if integer => self.fetch_and(v, AcqRel),
+                    Op::Predefined(Operator::Bor) if integer => self.fetch_or(v, AcqRel),
+                    Op::Predefined(Operator::Bxor) if integer => self.fetch_xor(v, AcqRel),
                     _ => return None,
                 })
             }
@@ -210,12 +210,12 @@ unsafe fn swap_one<W: Word>(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    fn acc(words: &mut [u64], at: usize, data: &[u8], t: Predef, op: Op) -> Option<Vec<u8>> {
+    fn acc(words: &mut [u64], at: usize, data: &[u8], t: Predef, op: Operator) -> Option<Vec<u8>> {
         let addr = words.as_mut_ptr() as usize + at;
         let dt = Datatype::predefined(t);
         let mut old = vec![0; data.len()];
         // SAFETY: `words` is this test's own memory, `at + data.len()` inside it.
-        unsafe { accumulate(addr, data, (&dt, &op), Some(&mut old)) }.map(|r| r.unwrap())?;
+        unsafe { accumulate(addr, data, (&dt, &op.into()), Some(&mut old)) }.map(|r| r.unwrap())?;
         Some(old)
     }
 
@@ -224,41 +224,41 @@ mod tests {
         let mut words = [0u64; 4];
         let five = 5i32.to_ne_bytes();
         assert_eq!(
-            acc(&mut words, 4, &five, Predef::Int, Op::Sum),
+            acc(&mut words, 4, &five, Predef::Int, Operator::Sum),
             Some(vec![0; 4])
         );
         assert_eq!(
-            acc(&mut words, 4, &five, Predef::Int, Op::Prod),
+            acc(&mut words, 4, &five, Predef::Int, Operator::Prod),
             Some(five.to_vec())
         );
         assert_eq!(words[0] >> 32, 25, "the other half is untouched");
         assert_eq!(words[0] as u32, 0);
         let d = 1.5f64.to_ne_bytes();
-        acc(&mut words, 8, &d, Predef::Double, Op::Sum).unwrap();
-        acc(&mut words, 8, &d, Predef::Double, Op::Sum).unwrap();
+        acc(&mut words, 8, &d, Predef::Double, Operator::Sum).unwrap();
+        acc(&mut words, 8, &d, Predef::Double, Operator::Sum).unwrap();
         assert_eq!(f64::from_bits(words[1]), 3.0);
-        let old = acc(&mut words, 8, &d, Predef::Double, Op::Max).unwrap();
+        let old = acc(&mut words, 8, &d, Predef::Double, Operator::Max).unwrap();
         assert_eq!(old, 3.0f64.to_ne_bytes());
-        acc(&mut words, 16, &[0xf0], Predef::Uint8, Op::Bor).unwrap();
-        acc(&mut words, 16, &[0x3c], Predef::Uint8, Op::Bxor).unwrap();
+        acc(&mut words, 16, &[0xf0], Predef::Uint8, Operator::Bor).unwrap();
+        acc(&mut words, 16, &[0x3c], Predef::Uint8, Operator::Bxor).unwrap();
         assert_eq!(words[2], 0xcc);
         acc(
             &mut words,
             18,
             &(-7i16).to_ne_bytes(),
             Predef::Short,
-            Op::Min,
+            Operator::Min,
         )
         .unwrap();
         assert_eq!((words[2] >> 16) as u16 as i16, -7);
-        let fetched = acc(&mut words, 18, &[0, 0], Predef::Short, Op::NoOp).unwrap();
+        let fetched = acc(&mut words, 18, &[0, 0], Predef::Short, Operator::NoOp).unwrap();
         assert_eq!(fetched, (-7i16).to_ne_bytes());
         acc(
             &mut words,
             24,
             &9u64.to_ne_bytes(),
             Predef::Uint64,
-            Op::Replace,
+            Operator::Replace,
         )
         .unwrap();
         assert_eq!(words[3], 9);
@@ -267,9 +267,16 @@ mod tests {
     #[test]
     fn wide_or_misaligned_elements_are_left_to_the_caller() {
         let mut words = [0u64; 4];
-        assert!(acc(&mut words, 2, &[0; 4], Predef::Int, Op::Sum).is_none());
-        assert!(acc(&mut words, 0, &[0; 16], Predef::DoubleComplex, Op::Sum).is_none());
-        assert!(acc(&mut words, 0, &[0; 16], Predef::DoubleInt, Op::MaxLoc).is_none());
+        assert!(acc(&mut words, 2, &[0; 4], Predef::Int, Operator::Sum).is_none());
+        assert!(acc(
+            &mut words,
+            0,
+            &[0; 16],
+            Predef::DoubleComplex,
+            Operator::Sum
+        )
+        .is_none());
+        assert!(acc(&mut words, 0, &[0; 16], Predef::DoubleInt, Operator::MaxLoc).is_none());
         let addr = words.as_mut_ptr() as usize;
         // SAFETY: this test's own memory.
         assert!(unsafe { compare_swap(addr + 4, &[0; 8], &[1; 8]) }.is_none());
@@ -284,7 +291,7 @@ mod tests {
         let addr = words.as_mut_ptr() as usize;
         let dt = Datatype::predefined(Predef::Float);
         // SAFETY: this test's own memory.
-        let r = unsafe { accumulate(addr, &[0; 4], (&dt, &Op::Band), None) }.unwrap();
+        let r = unsafe { accumulate(addr, &[0; 4], (&dt, &Operator::Band.into()), None) }.unwrap();
         assert!(r.is_err());
     }
 
@@ -298,9 +305,16 @@ mod tests {
                     let dt = Datatype::predefined(Predef::Double);
                     for _ in 0..1000 {
                         // SAFETY: `word` outlives the scope; every access is atomic.
-                        unsafe { accumulate(addr, &1.0f64.to_ne_bytes(), (&dt, &Op::Sum), None) }
-                            .unwrap()
-                            .unwrap();
+                        unsafe {
+                            accumulate(
+                                addr,
+                                &1.0f64.to_ne_bytes(),
+                                (&dt, &Operator::Sum.into()),
+                                None,
+                            )
+                        }
+                        .unwrap()
+                        .unwrap();
                     }
                 });
             }

@@ -16,6 +16,7 @@ use super::space::{self, Space};
 use super::window::{self, on, Attrs, Epoch, Member, Owned, Served, Window};
 use clump_mpi::Comm;
 use std::os::raw::{c_char, c_int, c_void};
+use std::rc::Rc;
 
 /// Where a window's memory comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -134,7 +135,7 @@ fn make(
         flavor: flavor(memory),
         model: MPI_WIN_UNIFIED,
     };
-    let h = store(&c, members, attrs, (carved, taken));
+    let h = store(&c, &space, members, attrs, (carved, taken));
     // No member may send a request to this window before every member has stored it:
     // the allgather above returns to some members while others are still inside it.
     clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
@@ -205,6 +206,7 @@ fn flavor(memory: Memory) -> c_int {
 /// Stores the window made over `c` in this process's registry: its handle.
 fn store(
     c: &Comm,
+    space: &Rc<Space>,
     members: Vec<Member>,
     attrs: Attrs,
     (carved, taken): (Option<Carved>, Option<usize>),
@@ -216,6 +218,7 @@ fn store(
     };
     window::insert(Window {
         comm: c.clone(),
+        space: space.clone(),
         posts: vec![0; c.size() as usize],
         members,
         attrs: Box::new(attrs),

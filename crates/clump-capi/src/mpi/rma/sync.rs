@@ -4,7 +4,8 @@
 //! (or here, when the target is this process) and held until the unlock. The calls that
 //! end an access (flushes, unlocks, `MPI_Win_sync`) also serve the requests that have
 //! reached this process: one looping on RMA calls to its own memory, which need no
-//! message, must still answer the others (MPI's progress rule).
+//! message, must still answer the others (MPI's progress rule); a cheap look at the
+//! shared-memory queue first, a full poll only on some of those calls.
 
 use super::super::export::mpi_functions;
 use super::super::handles::err;
@@ -72,21 +73,11 @@ fn lock_member(win: usize, t: usize, kind: Kind, exclusive: bool) -> Result<(), 
     })
 }
 
-/// Serves the one-sided requests (and other messages) that have arrived, when `due`
-/// ([`super::window::Epoch::progress_due`]).
-fn progress(due: bool) -> Result<(), Failure> {
-    if !due {
-        return Ok(());
-    }
-    match space::current() {
-        Some(space) => space.gas.poll().map_err(space::gas_failure),
-        _ => Ok(()),
-    }
-}
-
-/// [`progress`] for a call on `win` that ends accesses.
+/// Counts a call on `win` that ends accesses, then serves the requests that have
+/// reached this process as [`space::Space::serve`] says.
 fn progress_on(win: usize) -> Result<(), Failure> {
-    progress(window::with(win, |w| Ok(w.epoch.progress_due()))?)
+    let (space, n) = window::with(win, |w| Ok((w.space.clone(), w.epoch.count_end())))?;
+    space.serve(n)
 }
 
 fn member_index(win: usize, rank: c_int) -> Result<usize, Failure> {
@@ -132,16 +123,16 @@ fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
     let t = member_index(win, rank)?;
     // The epoch's count of calls that end accesses is taken in the same window lookup
     // (a second lookup cost lock/put/unlock at 8 B a tenth of its time).
-    let (held, due) = window::with(win, |w| {
+    let (held, space, n) = window::with(win, |w| {
         let held = w.epoch.locked.remove(&t);
         let held = held.ok_or_else(|| sync_error(format!("rank {rank} is not locked")))?;
-        Ok((held, w.epoch.progress_due()))
+        Ok((held, w.space.clone(), w.epoch.count_end()))
     })?;
     fence(Ordering::SeqCst);
     if held.taken {
         lock_member(win, t, Kind::Unlock, held.exclusive)?;
     }
-    progress(due)
+    space.serve(n)
 }
 
 fn lock_all(assert: c_int, win: usize) -> Result<(), Failure> {
@@ -169,28 +160,28 @@ fn lock_all(assert: c_int, win: usize) -> Result<(), Failure> {
 }
 
 fn unlock_all(win: usize) -> Result<(), Failure> {
-    let (n, taken, due) = window::with(win, |w| {
+    let (members, taken, space, n) = window::with(win, |w| {
         let taken = w
             .epoch
             .all
             .take()
             .ok_or_else(|| sync_error("unlock_all without lock_all"))?;
-        Ok((w.members.len(), taken, w.epoch.progress_due()))
+        Ok((w.members.len(), taken, w.space.clone(), w.epoch.count_end()))
     })?;
     fence(Ordering::SeqCst);
     if taken {
-        for t in 0..n {
+        for t in 0..members {
             lock_member(win, t, Kind::Unlock, false)?;
         }
     }
-    progress(due)
+    space.serve(n)
 }
 
 /// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
 /// accesses themselves completed when their calls returned, so what is left is to serve
-/// the others.
+/// the others ([`space::Space::serve`]).
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
-    let due = window::with(win, |w| {
+    let (space, n) = window::with(win, |w| {
         let open = match rank {
             Some(clump_mpi::PROC_NULL) => true,
             Some(r) => w.epoch.reaches(w.index(r)?),
@@ -199,10 +190,10 @@ fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
         if !open {
             return Err(sync_error("a flush outside a passive-target epoch"));
         }
-        Ok(w.epoch.progress_due())
+        Ok((w.space.clone(), w.epoch.count_end()))
     })?;
     fence(Ordering::SeqCst);
-    progress(due)
+    space.serve(n)
 }
 
 mpi_functions! {

@@ -1,17 +1,20 @@
 //! The windows of this process: what each member of a window told the others when it was
 //! created, this process's epochs as an origin and its locks as a target, in a per-thread
-//! registry keyed by handle. Nothing here is borrowed across a wait: a target's handler
+//! table indexed by handle. Nothing here is borrowed across a wait: a target's handler
 //! reads the registry while an origin waits.
 
 use super::super::errhandlers;
+use super::super::handle_table::HandleTable;
 use super::super::handles::{fatal, Handle, ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
 use super::request::Kind;
+use super::space::Space;
 use clump_mpi::Comm;
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
 use std::os::raw::c_int;
+use std::rc::Rc;
 
 /// Window handles are this plus the window's id in this process.
 const FIRST_WIN: usize = 0x4000_0000;
@@ -87,24 +90,19 @@ pub struct Epoch {
     pub all: Option<bool>,
     /// The targets of the open `MPI_Win_start`.
     pub started: Vec<usize>,
-    /// Calls that ended accesses (flushes, unlocks, syncs), which poll on one in
-    /// [`Epoch::PROGRESS_EVERY`].
+    /// Calls that ended accesses (flushes, unlocks, syncs): [`Space::serve`] polls on
+    /// some of them.
     pub ends: u32,
 }
 
 impl Epoch {
-    /// Often enough that a process looping on RMA calls to its own memory (which need no
-    /// message) answers the others within a few of its iterations; seldom enough that
-    /// the poll (about 270 instructions, more than a put's own work) stays out of the
-    /// cost of a put and its flush.
-    const PROGRESS_EVERY: u32 = 16;
-
-    /// Counts a call that ends accesses: whether it is one that polls.
-    pub fn progress_due(&mut self) -> bool {
+    /// Counts a call that ends accesses; returns its number.
+    pub fn count_end(&mut self) -> u32 {
         self.ends = self.ends.wrapping_add(1);
-        self.ends % Self::PROGRESS_EVERY == 0
+        self.ends
     }
 
+    #[inline]
     pub fn reaches(&self, target: usize) -> bool {
         self.fence
             || self.all.is_some()
@@ -163,6 +161,8 @@ impl Served {
 
 pub struct Window {
     pub comm: Comm,
+    /// The global address space under the window: what serves requests as calls end.
+    pub space: Rc<Space>,
     pub members: Vec<Member>,
     pub attrs: Box<Attrs>,
     pub name: String,
@@ -232,6 +232,7 @@ impl Window {
     }
 
     /// The member of communicator rank `rank`, checked.
+    #[inline]
     pub fn index(&self, rank: c_int) -> Result<usize, Failure> {
         usize::try_from(rank)
             .ok()
@@ -240,33 +241,18 @@ impl Window {
     }
 }
 
-#[derive(Default)]
-struct Registry {
-    windows: HashMap<u32, Window>,
-    next: u32,
-}
-
 am::process_local! {
-    static WINDOWS: RefCell<Registry> = RefCell::default();
+    static WINDOWS: RefCell<HandleTable<Window>> = RefCell::new(HandleTable::new(FIRST_WIN));
 }
 
 /// The id the next window of this process gets.
 pub fn next_id() -> u32 {
-    WINDOWS.with_borrow(|r| r.next)
+    WINDOWS.with_borrow(|r| r.next_id())
 }
 
 /// Stores a window under the id [`next_id`] gave; returns its handle.
 pub fn insert(w: Window) -> usize {
-    WINDOWS.with_borrow_mut(|r| {
-        let id = r.next;
-        r.next += 1;
-        r.windows.insert(id, w);
-        FIRST_WIN + id as usize
-    })
-}
-
-fn id_of(h: usize) -> Option<u32> {
-    h.checked_sub(FIRST_WIN).and_then(|i| u32::try_from(i).ok())
+    WINDOWS.with_borrow_mut(|r| r.insert(w))
 }
 
 fn invalid(h: usize) -> Failure {
@@ -274,9 +260,9 @@ fn invalid(h: usize) -> Failure {
 }
 
 /// Runs `f` on window `h`.
+#[inline]
 pub fn with<T>(h: usize, f: impl FnOnce(&mut Window) -> Result<T, Failure>) -> Result<T, Failure> {
-    let id = id_of(h).ok_or_else(|| invalid(h))?;
-    WINDOWS.with_borrow_mut(|r| match r.windows.get_mut(&id) {
+    WINDOWS.with_borrow_mut(|r| match r.get_mut(h) {
         Some(w) => f(w),
         None => Err(invalid(h)),
     })
@@ -284,13 +270,12 @@ pub fn with<T>(h: usize, f: impl FnOnce(&mut Window) -> Result<T, Failure>) -> R
 
 /// Runs `f` on the window of this process with id `id` (a target's request names it so).
 pub fn with_id<T>(id: u32, f: impl FnOnce(&mut Window) -> T) -> Option<T> {
-    WINDOWS.with_borrow_mut(|r| r.windows.get_mut(&id).map(f))
+    WINDOWS.with_borrow_mut(|r| r.by_id(id).map(f))
 }
 
 pub fn remove(h: usize) -> Result<Window, Failure> {
-    let id = id_of(h).ok_or_else(|| invalid(h))?;
     WINDOWS
-        .with_borrow_mut(|r| r.windows.remove(&id))
+        .with_borrow_mut(|r| r.remove(h))
         .ok_or_else(|| invalid(h))
 }
 

@@ -3,7 +3,7 @@
 
 use super::{check, fail, ok};
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef};
+use clump_mpi::{self as mpi, Comm, Datatype, Op, Operator, Predef};
 use std::rc::Rc;
 
 fn ints(b: &[u8]) -> Vec<i32> {
@@ -75,7 +75,10 @@ pub fn reductions_in_order(world: &Comm) {
     let int = Datatype::predefined(Predef::Int);
     let mine = bytes(&[r + 1]);
     let mut out = [0u8; 4];
-    ok(mpi::scan(&mine, &mut out, 1, &int, &Op::Sum, world), "scan");
+    ok(
+        mpi::scan(&mine, &mut out, 1, &int, &Operator::Sum.into(), world),
+        "scan",
+    );
     check!(
         ints(&out) == [(r + 1) * (r + 2) / 2],
         "scan {:?}",
@@ -83,14 +86,20 @@ pub fn reductions_in_order(world: &Comm) {
     );
     let mut ex = bytes(&[-7]);
     ok(
-        mpi::exscan(&mine, &mut ex, 1, &int, &Op::Sum, world),
+        mpi::exscan(&mine, &mut ex, 1, &int, &Operator::Sum.into(), world),
         "exscan",
     );
     let want = if r == 0 { -7 } else { r * (r + 1) / 2 };
     check!(ints(&ex) == [want], "exscan {:?}", ints(&ex));
     let vector = bytes(&(0..2 * n).collect::<Vec<_>>());
     let part = ok(
-        mpi::reduce_scatter(&vector, &vec![2; n as usize], &int, &Op::Sum, world),
+        mpi::reduce_scatter(
+            &vector,
+            &vec![2; n as usize],
+            &int,
+            &Operator::Sum.into(),
+            world,
+        ),
         "reduce_scatter",
     );
     check!(
@@ -143,7 +152,7 @@ pub fn reductions_in_order(world: &Comm) {
     let mine = bytes(&[(r * 5) % 3, r]);
     let mut best = [0u8; 8];
     ok(
-        mpi::allreduce(&mine, &mut best, 1, &pair, &Op::MaxLoc, world),
+        mpi::allreduce(&mine, &mut best, 1, &pair, &Operator::MaxLoc.into(), world),
         "maxloc",
     );
     let values: Vec<i32> = (0..n).map(|i| (i * 5) % 3).collect();
@@ -152,7 +161,7 @@ pub fn reductions_in_order(world: &Comm) {
     check!(ints(&best) == [top, first], "maxloc {:?}", ints(&best));
     // An operation that does not apply to the type fails on every rank before anything
     // is sent, so no rank is left waiting.
-    let e = mpi::allreduce(&mine, &mut best, 1, &pair, &Op::Bxor, world);
+    let e = mpi::allreduce(&mine, &mut best, 1, &pair, &Operator::Bxor.into(), world);
     check!(
         e.as_ref().is_err_and(|e| e.class == mpi::ErrorClass::Op),
         "BXOR on MPI_2INT gave {e:?}"

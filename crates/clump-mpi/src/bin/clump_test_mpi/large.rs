@@ -9,7 +9,7 @@ use super::{check, fail, ok};
 
 use std::rc::Rc;
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef};
+use clump_mpi::{self as mpi, Comm, Datatype, Op, Operator, Predef};
 
 fn f64s(b: &[u8]) -> Vec<f64> {
     b.chunks(8)
@@ -48,7 +48,7 @@ fn sum_of_doubles(comm: &Comm, count: usize) {
     );
     let mut out = vec![0u8; mine.len()];
     ok(
-        mpi::allreduce(&mine, &mut out, count, &d, &Op::Sum, comm),
+        mpi::allreduce(&mine, &mut out, count, &d, &Operator::Sum.into(), comm),
         "large sum",
     );
     for (i, v) in f64s(&out).into_iter().enumerate() {
@@ -64,7 +64,7 @@ fn max_of_ints(comm: &Comm, count: usize) {
     let mine = bytes_of((0..count).map(|i| value(r, i)), i32::to_ne_bytes);
     let mut out = vec![0u8; mine.len()];
     ok(
-        mpi::allreduce(&mine, &mut out, count, &int, &Op::Max, comm),
+        mpi::allreduce(&mine, &mut out, count, &int, &Operator::Max.into(), comm),
         "large max",
     );
     for (i, v) in i32s(&out).into_iter().enumerate() {
@@ -81,7 +81,7 @@ fn sum_of_triples(comm: &Comm, count: usize) {
     let mine = bytes_of((0..3 * count).map(|k| k as i32 + r), i32::to_ne_bytes);
     let mut out = vec![0u8; mine.len()];
     ok(
-        mpi::allreduce(&mine, &mut out, count, &triple, &Op::Sum, comm),
+        mpi::allreduce(&mine, &mut out, count, &triple, &Operator::Sum.into(), comm),
         "large triple sum",
     );
     for (k, v) in i32s(&out).into_iter().enumerate() {
@@ -138,7 +138,7 @@ fn disagreeing_counts(comm: &Comm, count: usize) {
     let count = count + (comm.rank() == 0) as usize;
     let mine = vec![0u8; count * 8];
     let mut out = vec![0u8; count * 8];
-    let e = mpi::allreduce(&mine, &mut out, count, &d, &Op::Sum, comm);
+    let e = mpi::allreduce(&mine, &mut out, count, &d, &Operator::Sum.into(), comm);
     check!(
         e.as_ref().is_err_and(|e| e.class == mpi::ErrorClass::Count),
         "allreduce with counts that differ gave {e:?}"

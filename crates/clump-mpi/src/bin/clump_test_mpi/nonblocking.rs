@@ -4,7 +4,7 @@
 
 use super::{check, fail, ok};
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef, Request};
+use clump_mpi::{self as mpi, Comm, Datatype, Op, Operator, Predef, Request};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -36,6 +36,7 @@ fn ints(v: &[i32]) -> Vec<u8> {
 /// Every non-blocking collective against the blocking one, started together and
 /// completed in reverse order; lengths differ per rank and one block takes rendezvous.
 pub fn against_blocking(world: &Comm) {
+    let (sum, max): (Op, Op) = (Operator::Sum.into(), Operator::Max.into());
     let (r, n) = (world.rank() as usize, world.size() as usize);
     let int = Datatype::predefined(Predef::Int);
     let lens: Vec<usize> = (0..n)
@@ -91,30 +92,23 @@ pub fn against_blocking(world: &Comm) {
             "ialltoall",
         ),
         ok(
-            mpi::ireduce(mine.clone(), 4, &int, &Op::Sum, root, world, into(&re)),
+            mpi::ireduce(mine.clone(), 4, &int, &sum, root, world, into(&re)),
             "ireduce",
         ),
         ok(
-            mpi::iallreduce(mine.clone(), 4, &int, &Op::Max, world, into(&ar)),
+            mpi::iallreduce(mine.clone(), 4, &int, &max, world, into(&ar)),
             "iallreduce",
         ),
         ok(
-            mpi::ireduce_scatter(
-                scatter_data.clone(),
-                &counts,
-                &int,
-                &Op::Sum,
-                world,
-                into(&rs),
-            ),
+            mpi::ireduce_scatter(scatter_data.clone(), &counts, &int, &sum, world, into(&rs)),
             "ireduce_scatter",
         ),
         ok(
-            mpi::iscan(mine.clone(), 4, &int, &Op::Sum, world, true, into(&sn)),
+            mpi::iscan(mine.clone(), 4, &int, &sum, world, true, into(&sn)),
             "iscan",
         ),
         ok(
-            mpi::iscan(mine.clone(), 4, &int, &Op::Sum, world, false, into(&ex)),
+            mpi::iscan(mine.clone(), 4, &int, &sum, world, false, into(&ex)),
             "iexscan",
         ),
     ];
@@ -158,7 +152,7 @@ pub fn against_blocking(world: &Comm) {
     );
     let mut want = vec![0u8; 16];
     ok(
-        mpi::reduce(&mine, &mut want, 4, &int, &Op::Sum, root, world),
+        mpi::reduce(&mine, &mut want, 4, &int, &sum, root, world),
         "reduce",
     );
     let got = take(&re, "ireduce");
@@ -166,33 +160,30 @@ pub fn against_blocking(world: &Comm) {
         check!(got == want, "ireduce differs");
     }
     ok(
-        mpi::allreduce(&mine, &mut want, 4, &int, &Op::Max, world),
+        mpi::allreduce(&mine, &mut want, 4, &int, &max, world),
         "allreduce",
     );
     check!(take(&ar, "iallreduce") == want, "iallreduce differs");
     let blocking = ok(
-        mpi::reduce_scatter(&scatter_data, &counts, &int, &Op::Sum, world),
+        mpi::reduce_scatter(&scatter_data, &counts, &int, &sum, world),
         "reduce_scatter",
     );
     check!(
         take(&rs, "ireduce_scatter") == blocking,
         "ireduce_scatter differs"
     );
-    ok(
-        mpi::scan(&mine, &mut want, 4, &int, &Op::Sum, world),
-        "scan",
-    );
+    ok(mpi::scan(&mine, &mut want, 4, &int, &sum, world), "scan");
     check!(take(&sn, "iscan") == want, "iscan differs");
     let got = take(&ex, "iexscan");
     if r > 0 {
         ok(
-            mpi::exscan(&mine, &mut want, 4, &int, &Op::Sum, world),
+            mpi::exscan(&mine, &mut want, 4, &int, &sum, world),
             "exscan",
         );
         check!(got == want, "iexscan differs");
     } else {
         ok(
-            mpi::exscan(&mine, &mut want, 4, &int, &Op::Sum, world),
+            mpi::exscan(&mine, &mut want, 4, &int, &sum, world),
             "exscan",
         );
     }

@@ -4,7 +4,7 @@
 
 use super::{check, fail, ok};
 
-use clump_mpi::{self as mpi, Comm, Datatype, Op, Predef};
+use clump_mpi::{self as mpi, Comm, Datatype, Operator, Predef};
 
 fn long(b: &[u8]) -> i64 {
     i64::from_ne_bytes(b.try_into().expect("8 bytes"))
@@ -18,7 +18,7 @@ fn rounds(comm: &Comm, rounds: i64) {
         let mut sum = [0u8; 8];
         let mine = ((r + 1) * (round + 1)).to_ne_bytes();
         ok(
-            mpi::allreduce(&mine, &mut sum, 1, &ty, &Op::Sum, comm),
+            mpi::allreduce(&mine, &mut sum, 1, &ty, &Operator::Sum.into(), comm),
             "allreduce",
         );
         let want = n * (n + 1) / 2 * (round + 1);
