@@ -15,7 +15,14 @@ fn bench_threads_reports_am_par_clump_mpi_and_open_mpi_for_each_thread_count() {
     for transport in ["shm", "udp"] {
         let out = Command::new(tree().bin.join("clump"))
             .args(["bench", "threads", "--quick", "--json", "--rounds", "1"])
-            .args(["--threads", "1,4", "--iters", "200", "--transport", transport])
+            .args([
+                "--threads",
+                "1,4",
+                "--iters",
+                "200",
+                "--transport",
+                transport,
+            ])
             .output()
             .expect("clump bench runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -31,7 +38,10 @@ fn bench_threads_reports_am_par_clump_mpi_and_open_mpi_for_each_thread_count() {
         assert_eq!(doc["transport"], transport);
         assert_eq!(doc["iters"], 200);
         let rows = doc["figures"].as_array().unwrap();
-        let counts: Vec<u64> = rows.iter().map(|r| r["threads"].as_u64().unwrap()).collect();
+        let counts: Vec<u64> = rows
+            .iter()
+            .map(|r| r["threads"].as_u64().unwrap())
+            .collect();
         assert_eq!(counts, [1, 4], "{doc}");
         for row in rows {
             let rate = |side: &str| {

@@ -97,7 +97,12 @@ impl Gas {
     }
 
     /// [`Gas::put_bulk`] for `lane`, whose sync completes it.
-    pub(crate) fn put_bulk_in<T: Pod>(&self, lane: u32, dst: GlobalPtr<T>, src: &[T]) -> Result<()> {
+    pub(crate) fn put_bulk_in<T: Pod>(
+        &self,
+        lane: u32,
+        dst: GlobalPtr<T>,
+        src: &[T],
+    ) -> Result<()> {
         let (offset, _) = self.check(dst, src.len())?;
         let bytes = bytemuck::cast_slice(src);
         self.send_bytes(dst.rank, offset, bytes, Landing::Put, lane)

@@ -63,7 +63,11 @@ impl Shared {
 
     /// The puts and gets of `lane` not yet complete.
     pub fn outstanding(&self, lane: u32) -> usize {
-        self.pending.borrow().get(lane as usize).copied().unwrap_or(0)
+        self.pending
+            .borrow()
+            .get(lane as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Files one chunk of a collective message.

@@ -264,7 +264,10 @@ fn threads(mut gas: Gas) -> Result<()> {
             gas.sync()?;
             let mut back = vec![0u64; WORDS];
             gas.read_bulk(b.at(me, t * WORDS), &mut back)?;
-            check(back == mine, "a thread's put, then get, each completed by its sync")?;
+            check(
+                back == mine,
+                "a thread's put, then get, each completed by its sync",
+            )?;
             gas.fetch_add(counter.at(right, 0), 1)?;
         }
         Ok(())
@@ -277,7 +280,10 @@ fn threads(mut gas: Gas) -> Result<()> {
     })?;
     gas.barrier()?;
     let added = gas.read(counter.at(me, 0))?;
-    check(added == THREADS as u64 * ROUNDS, "every thread's fetch_add arrived once")?;
+    check(
+        added == THREADS as u64 * ROUNDS,
+        "every thread's fetch_add arrived once",
+    )?;
     println!("rank {me} gas ok threads={THREADS} rounds={ROUNDS}");
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! against Open MPI. The three jobs alternate for each thread count, for `--rounds`
 //! rounds, and each figure is the median of its rounds.
 
+use super::mpi::{OMPI_CC, OMPI_RUN};
 use super::progress::Progress;
 use super::transport::BenchTransport;
 use serde_json::{json, Value};
@@ -73,13 +74,8 @@ struct Figure {
     rate: f64,
 }
 
-/// The Open MPI commands Debian installs beside its alternatives `mpicc`/`mpirun`.
-const OMPI_CC: &str = "mpicc.openmpi";
-const OMPI_RUN: &str = "mpirun.openmpi";
-
 pub fn main(args: &ThreadsArgs) -> Result<(), String> {
-    if Command::new(OMPI_CC).arg("--version").output().is_err() {
-        println!("clump bench threads: skipped: Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+    if super::mpi::open_mpi_missing("threads") {
         return Ok(());
     }
     let dir = std::env::temp_dir().join(format!("clump-bench-threads-{}", std::process::id()));
@@ -131,7 +127,10 @@ fn measure(args: &ThreadsArgs, dir: &Path) -> Result<Vec<Figure>, String> {
         for r in 0..args.rounds as usize {
             for (s, side) in Side::ALL.into_iter().enumerate() {
                 let step = (k * args.rounds as usize + r) * Side::ALL.len() + s;
-                progress.step(step, format_args!("{n} threads, round {}: {}", r + 1, side.name()));
+                progress.step(
+                    step,
+                    format_args!("{n} threads, round {}: {}", r + 1, side.name()),
+                );
                 let mut cmd = match side {
                     Side::OpenMpi => {
                         let mut c = Command::new(OMPI_RUN);
@@ -256,7 +255,12 @@ mod tests {
 
     #[test]
     fn a_result_line_gives_its_figure_and_a_missing_one_says_whose() {
-        let f = parse("x\nthreads=4 iters=10 lat_us=2.5 rate=8000\n", Side::OpenMpi, 4).unwrap();
+        let f = parse(
+            "x\nthreads=4 iters=10 lat_us=2.5 rate=8000\n",
+            Side::OpenMpi,
+            4,
+        )
+        .unwrap();
         assert_eq!((f.lat_us, f.rate), (2.5, 8000.0));
         let e = parse("threads=2 iters=10 lat_us=2.5 rate=8000\n", Side::AmPar, 4).unwrap_err();
         assert!(e.contains("clump_am_par"), "{e}");
