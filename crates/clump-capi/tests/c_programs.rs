@@ -381,3 +381,22 @@ fn a_waiting_thread_wakes_when_another_thread_runs_its_events_handler() {
         }
     }
 }
+
+/// AM_PAR: a thread waiting inside `AM_Request` for credit lets the other threads of its
+/// process run their calls: before, it slept and yielded holding the process lock, so a
+/// thread pinging its own rank stalled until the peer came back (4 s).
+#[test]
+fn a_sender_waiting_for_credit_lets_other_threads_progress() {
+    let exe = compile("crates/clump-capi/tests/c/par_credit.c", "par_credit");
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        for _ in 0..soak_runs() {
+            let clump = tree().bin.join("clump");
+            let out = clump_testkit::run(&clump, 2, placement, &exe, &[], &[]);
+            let stdout = assert_ok(&out, "par_credit ok", 2);
+            for line in stdout.lines().filter(|l| l.starts_with("par_credit:")) {
+                eprintln!("{placement:?} {line}");
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::gas::Gas;
 use crate::protocol::{H_ATOMIC, H_GET_DONE, H_PUT, H_STORE, STATUS_OK, STORED_COUNTER};
 use crate::ptr::GlobalPtr;
-use crate::shared::split;
+use crate::shared::{split, OWN_LANE};
 use bytemuck::Pod;
 
 /// The largest piece one message carries.
@@ -50,6 +50,17 @@ impl Gas {
     }
 
     pub fn get_bulk<T: Pod>(&self, src: GlobalPtr<T>, dst: GlobalPtr<T>, n: usize) -> Result<()> {
+        self.get_bulk_in(OWN_LANE, src, dst, n)
+    }
+
+    /// [`Gas::get_bulk`] for `lane`, whose sync completes it.
+    pub(crate) fn get_bulk_in<T: Pod>(
+        &self,
+        lane: u32,
+        src: GlobalPtr<T>,
+        dst: GlobalPtr<T>,
+        n: usize,
+    ) -> Result<()> {
         let (from, len) = self.check(src, n)?;
         let (to, _) = self.check(dst, n)?;
         if dst.rank != self.rank() {
@@ -66,10 +77,10 @@ impl Gas {
         }
         for at in (0..len).step_by(CHUNK) {
             let piece = CHUNK.min(len - at);
-            self.track(|| {
+            self.track(lane, || {
                 self.spmd
                     .ep
-                    .get(src.rank, H_GET_DONE, &[], from + at, piece, to + at)
+                    .get(src.rank, H_GET_DONE, &[lane], from + at, piece, to + at)
             })?;
             self.count_exchange(src.rank, 0, piece);
         }
@@ -82,14 +93,30 @@ impl Gas {
 
     /// Starts writing `src` at `dst` (copied before return); `sync` completes it.
     pub fn put_bulk<T: Pod>(&self, dst: GlobalPtr<T>, src: &[T]) -> Result<()> {
+        self.put_bulk_in(OWN_LANE, dst, src)
+    }
+
+    /// [`Gas::put_bulk`] for `lane`, whose sync completes it.
+    pub(crate) fn put_bulk_in<T: Pod>(
+        &self,
+        lane: u32,
+        dst: GlobalPtr<T>,
+        src: &[T],
+    ) -> Result<()> {
         let (offset, _) = self.check(dst, src.len())?;
-        self.send_bytes(dst.rank, offset, bytemuck::cast_slice(src), Landing::Put)
+        let bytes = bytemuck::cast_slice(src);
+        self.send_bytes(dst.rank, offset, bytes, Landing::Put, lane)
     }
 
     /// Waits until every get and put this rank started has completed.
     pub fn sync(&self) -> Result<()> {
+        self.sync_lane(OWN_LANE)
+    }
+
+    /// Waits until every get and put `lane` started has completed (others may still run).
+    pub(crate) fn sync_lane(&self, lane: u32) -> Result<()> {
         let shared = self.shared.clone();
-        self.wait_until(|| shared.pending.get() == 0)
+        self.wait_until(|| shared.outstanding(lane) == 0)
     }
 
     /// Orders this rank's puts and atomics to each rank before its later ones without
@@ -98,7 +125,7 @@ impl Gas {
     /// the network side holds back for coalescing (one poll), and does nothing when no
     /// message is outstanding.
     pub fn fence(&self) -> Result<()> {
-        if self.shared.pending.get() == 0 {
+        if self.shared.outstanding(OWN_LANE) == 0 {
             return Ok(());
         }
         self.poll()
@@ -112,7 +139,7 @@ impl Gas {
     pub fn store_bulk<T: Pod>(&self, dst: GlobalPtr<T>, src: &[T]) -> Result<()> {
         let (offset, _) = self.check(dst, src.len())?;
         let bytes = bytemuck::cast_slice(src);
-        self.send_bytes(dst.rank, offset, bytes, Landing::Store)?;
+        self.send_bytes(dst.rank, offset, bytes, Landing::Store, OWN_LANE)?;
         self.stored_to.borrow_mut()[dst.rank as usize] += bytes.len() as u64;
         Ok(())
     }
@@ -203,7 +230,14 @@ impl Gas {
         self.read_by_messages(rank, offset, dst)
     }
 
-    fn send_bytes(&self, rank: u32, offset: usize, src: &[u8], landing: Landing) -> Result<()> {
+    fn send_bytes(
+        &self,
+        rank: u32,
+        offset: usize,
+        src: &[u8],
+        landing: Landing,
+        lane: u32,
+    ) -> Result<()> {
         if let Some(seg) = self.direct_to(rank) {
             seg.write(offset, src)?;
             self.count_direct(rank, src.len());
@@ -226,12 +260,12 @@ impl Gas {
             let send = || {
                 self.spmd
                     .ep
-                    .request_long(rank, handler, &[], piece, offset + at)
+                    .request_long(rank, handler, &[lane], piece, offset + at)
             };
             // A put is acknowledged; a store is not.
             match landing {
                 Landing::Put => {
-                    self.track(send)?;
+                    self.track(lane, send)?;
                     self.count_exchange(rank, piece.len(), 0);
                 }
                 Landing::Store => {
@@ -244,10 +278,9 @@ impl Gas {
     }
 
     /// Sends a message whose completion `sync` waits for; one that never left is not awaited.
-    fn track(&self, send: impl FnOnce() -> clump::Result<()>) -> Result<()> {
-        let pending = &self.shared.pending;
-        pending.set(pending.get() + 1);
-        send().inspect_err(|_| pending.set(pending.get() - 1))?;
+    fn track(&self, lane: u32, send: impl FnOnce() -> clump::Result<()>) -> Result<()> {
+        self.shared.started(lane);
+        send().inspect_err(|_| self.shared.completed(lane))?;
         Ok(())
     }
 

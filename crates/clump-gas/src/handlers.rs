@@ -74,16 +74,17 @@ fn access_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     })?;
 
     // A put's payload already lies in the segment: acknowledge it.
-    ep.set_handler(H_PUT as usize, |token, _msg| {
-        let _ = token.reply(H_PUT_ACK, &[]);
+    // Its argument is the lane that started it, which the acknowledgement carries back.
+    ep.set_handler(H_PUT as usize, |token, msg| {
+        let _ = token.reply(H_PUT_ACK, msg.args);
     })?;
     let s = shared.clone();
-    ep.set_handler(H_PUT_ACK as usize, move |_token, _msg| {
-        s.pending.set(s.pending.get().saturating_sub(1));
+    ep.set_handler(H_PUT_ACK as usize, move |_token, msg| {
+        s.completed(lane_of(msg.args));
     })?;
     let s = shared.clone();
-    ep.set_handler(H_GET_DONE as usize, move |_token, _msg| {
-        s.pending.set(s.pending.get().saturating_sub(1));
+    ep.set_handler(H_GET_DONE as usize, move |_token, msg| {
+        s.completed(lane_of(msg.args));
     })?;
 
     // A store's payload already lies in the segment: count it where store_sync looks. A
@@ -218,4 +219,9 @@ mod tests {
             "{why}"
         );
     }
+}
+
+/// The lane a put's acknowledgement or a get's completion names (lane 0 if none).
+fn lane_of(args: &[u32]) -> u32 {
+    args.first().copied().unwrap_or(0)
 }

@@ -31,6 +31,7 @@ mod protocol;
 mod ptr;
 mod rpc;
 mod shared;
+mod threads;
 
 /// `higher[i] = lower[i] op higher[i]`, for a reduction a caller combines itself.
 pub use clump_coll::kernel::combine_slice as reduce_slice;
@@ -44,3 +45,4 @@ pub use group::Group;
 pub use local_view::LocalView;
 pub use protocol::{RpcContext, RpcId};
 pub use ptr::{GlobalPtr, Spread};
+pub use threads::SharedGas;

@@ -1,8 +1,11 @@
 //! The state the message handlers and the blocking calls share (one process, one thread).
 
 use crate::protocol::RpcFn;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
+
+/// The lane of the `Gas`'s own puts and gets (threads of a `SharedGas` have lanes from 1).
+pub(crate) const OWN_LANE: u32 = 0;
 
 /// A collective message being assembled from its chunks.
 pub(crate) struct Partial {
@@ -21,8 +24,9 @@ pub(crate) type Reply = (u32, Vec<u8>);
 pub(crate) struct Shared {
     /// Replies by request number.
     pub replies: RefCell<HashMap<u32, Reply>>,
-    /// Puts and gets of this rank not yet complete.
-    pub pending: Cell<usize>,
+    /// Puts and gets of this rank not yet complete, by lane: the thread that started them
+    /// (`SharedGas`); lane 0 is the `Gas`'s own.
+    pub pending: RefCell<Vec<usize>>,
     /// Collective messages by (group key, sequence number, source rank).
     pub mailbox: RefCell<HashMap<MailKey, Partial>>,
     /// The first message that came back undelivered, or that arrived and could not run;
@@ -38,6 +42,32 @@ impl Shared {
         if failure.is_none() {
             *failure = Some(why());
         }
+    }
+
+    /// A put or get of `lane` left.
+    pub fn started(&self, lane: u32) {
+        let mut pending = self.pending.borrow_mut();
+        let lane = lane as usize;
+        if pending.len() <= lane {
+            pending.resize(lane + 1, 0);
+        }
+        pending[lane] += 1;
+    }
+
+    /// A put or get of `lane` completed (or never left).
+    pub fn completed(&self, lane: u32) {
+        if let Some(n) = self.pending.borrow_mut().get_mut(lane as usize) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// The puts and gets of `lane` not yet complete.
+    pub fn outstanding(&self, lane: u32) -> usize {
+        self.pending
+            .borrow()
+            .get(lane as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Files one chunk of a collective message.

@@ -292,3 +292,54 @@ impl<T> ProcessLocal<RefCell<T>> {
 fn refused() -> ! {
     panic!("clump: a face's state touched outside the process lock while threads share it")
 }
+
+/// A value that every thread of the process may reach, one at a time, inside the process
+/// lock: how a Rust layer offers its one-thread state (a graph of `Rc`s and cells) to
+/// threads, as the C faces do with theirs (clump-gas's `SharedGas`). Creating one turns
+/// shared mode on ([`share`]).
+pub struct Locked<T> {
+    value: std::mem::ManuallyDrop<T>,
+}
+
+// SAFETY: the value is only reached through `Locked::with`, inside the process lock, and
+// dropped inside it; the lock orders one holder's accesses (to the value and to every
+// `Rc` count and cell inside it) before the next holder's. `new`'s and `with`'s contracts
+// keep anything reached through the value from being touched outside the lock.
+unsafe impl<T> Send for Locked<T> {}
+// SAFETY: as for `Send`: a `&Locked` gives access to the value inside the lock only.
+unsafe impl<T> Sync for Locked<T> {}
+
+impl<T> Locked<T> {
+    /// Hands `value` to the threads of the process.
+    ///
+    /// # Safety
+    /// As for [`share`]; and `value` owns what it reaches: nothing outside it keeps a clone
+    /// of an `Rc` inside it.
+    pub unsafe fn new(value: T) -> Locked<T> {
+        // SAFETY: the caller's contract is `share`'s.
+        unsafe { share() };
+        Locked {
+            value: std::mem::ManuallyDrop::new(value),
+        }
+    }
+
+    /// Runs `f` on the value inside the process lock (re-entrant). Waits inside `f` let the
+    /// lock go between polls (`pause`), so other threads' calls run meanwhile.
+    ///
+    /// # Safety
+    /// Nothing reached through the value (an `Rc` clone, a reference) outlives `f` unless
+    /// it lives inside the value: neither the result nor anything `f` stores elsewhere (a
+    /// thread-local, a capture) holds one.
+    pub unsafe fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        let _entered = enter();
+        f(&self.value)
+    }
+}
+
+impl<T> Drop for Locked<T> {
+    fn drop(&mut self) {
+        let _entered = enter();
+        // SAFETY: dropped once, here, inside the lock; never touched again.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.value) };
+    }
+}

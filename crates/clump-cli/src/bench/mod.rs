@@ -24,6 +24,7 @@ mod report;
 mod shmem;
 mod stats;
 mod stream;
+mod threads;
 mod transport;
 mod udp_baseline;
 mod wait;
@@ -55,6 +56,9 @@ enum BenchCommand {
     /// OpenSHMEM put/get latency and bandwidth, atomic rate and barrier time over shared
     /// memory and UDP, each beside the Active Message figure it rests on, with ratios.
     Shmem(shmem::ShmemArgs),
+    /// The multithreaded message rate: N threads per process making round trips to their
+    /// peer, clump's AM_PAR Active Messages and MPI_THREAD_MULTIPLE beside Open MPI's.
+    Threads(threads::ThreadsArgs),
     /// The papers' applications (EM3D, CON, 3D FFT, matrix multiply, sample and radix sort)
     /// on SMP, NOW and Clump configurations: time, speedup, communication share, traffic.
     Apps(apps::AppsArgs),
@@ -168,6 +172,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
         BenchCommand::Contention(a) => finish(contention::parent(&a)),
         BenchCommand::Mpi(a) => finish(mpi::main(&a)),
         BenchCommand::Apps(a) => apps::main(&a),
+        BenchCommand::Threads(a) => finish(threads::main(&a)),
         BenchCommand::Shmem(a) => finish(shmem::main(&a)),
         BenchCommand::Worker {
             bench: WorkerBench::ShmemAm { quick },

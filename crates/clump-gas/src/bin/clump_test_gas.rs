@@ -2,7 +2,7 @@
 //! checks every operation against values it can compute, and exits non-zero on a wrong
 //! answer. `clump-test-gas all` runs the checks; `clump-test-gas bench` times accesses.
 
-use clump_gas::{Gas, ReduceOp, Result};
+use clump_gas::{Gas, ReduceOp, Result, SharedGas};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -237,12 +237,64 @@ fn bench(gas: &mut Gas) -> Result<()> {
     gas.barrier()
 }
 
+/// Threads of each rank sharing one `Gas`.
+const THREADS: usize = 4;
+
+/// `THREADS` threads per rank share the rank's `Gas`: each puts its own words into the
+/// next rank, completes them with its own `sync`, gets them back and checks every word,
+/// round after round, and adds to a counter of the next rank; then every word and every
+/// addition is accounted for.
+fn threads(mut gas: Gas) -> Result<()> {
+    const WORDS: usize = 1000;
+    const ROUNDS: u64 = 20;
+    let (me, n) = (gas.rank(), gas.size());
+    let right = (me + 1) % n;
+    let a = gas.alloc::<u64>(THREADS * WORDS)?;
+    let b = gas.alloc::<u64>(THREADS * WORDS)?;
+    let counter = gas.alloc::<u64>(1)?;
+    gas.barrier()?;
+    let gas: SharedGas = gas.into_shared();
+    let word = |t: usize, round: u64, i: usize| pattern(me, t * WORDS + i) ^ round;
+    let run = |t: usize| -> Result<()> {
+        for round in 0..ROUNDS {
+            let mine: Vec<u64> = (0..WORDS).map(|i| word(t, round, i)).collect();
+            gas.put_bulk(a.at(right, t * WORDS), &mine)?;
+            gas.sync()?;
+            gas.get_bulk(a.at(right, t * WORDS), b.at(me, t * WORDS), WORDS)?;
+            gas.sync()?;
+            let mut back = vec![0u64; WORDS];
+            gas.read_bulk(b.at(me, t * WORDS), &mut back)?;
+            check(
+                back == mine,
+                "a thread's put, then get, each completed by its sync",
+            )?;
+            gas.fetch_add(counter.at(right, 0), 1)?;
+        }
+        Ok(())
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS).map(|t| s.spawn(move || run(t))).collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().expect("a thread of the test panicked"))
+    })?;
+    gas.barrier()?;
+    let added = gas.read(counter.at(me, 0))?;
+    check(
+        added == THREADS as u64 * ROUNDS,
+        "every thread's fetch_add arrived once",
+    )?;
+    println!("rank {me} gas ok threads={THREADS} rounds={ROUNDS}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     let run = || -> Result<()> {
         let mut gas = Gas::init()?;
         match mode.as_str() {
             "bench" => bench(&mut gas),
+            "threads" => return threads(gas),
             _ => all(&mut gas),
         }?;
         println!("rank {} gas ok {:?}", gas.rank(), gas.stats());

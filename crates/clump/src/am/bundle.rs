@@ -435,7 +435,8 @@ impl Owner for BundleCore {
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         if !Shm::has_work(ep) {
             let mut fds = [readable(self.wake.as_raw_fd())];
-            wait_readable(&mut fds, timeout);
+            // Threads that share the bundle (AM_PAR) run their calls while this one sleeps.
+            crate::serial::unlocked(|| wait_readable(&mut fds, timeout));
             self.wake.drain();
             // Threads that share the bundle may sleep on the socket too (in `sleep`).
             if fds[0].revents != 0 && self.sleepers.get() > 0 {

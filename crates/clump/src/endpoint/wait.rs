@@ -119,10 +119,12 @@ impl EndpointCore {
                 // rings this endpoint's bundle if it sleeps: a sender whose receiver was
                 // off its core for a while goes on as soon as the receiver has caught up,
                 // not at the end of a blind sleep of up to a millisecond.
+                // Threads that share the process (AM_PAR) run their calls while this one
+                // sleeps or yields: the process lock is let go meanwhile.
                 (Pause::Sleep(d), Some(owner)) => owner.nap(self, d),
-                (Pause::Sleep(d), None) => std::thread::sleep(d),
+                (Pause::Sleep(d), None) => crate::serial::unlocked(|| std::thread::sleep(d)),
                 (Pause::Spin(n), _) => (0..n).for_each(|_| std::hint::spin_loop()),
-                (Pause::Yield, _) => std::thread::yield_now(),
+                (Pause::Yield, _) => crate::serial::unlocked(std::thread::yield_now),
             }
         }
         let now = Instant::now();
@@ -143,12 +145,13 @@ impl EndpointCore {
         Ok(StallOutcome::Retry)
     }
 
-    /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`.
+    /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`, with the
+    /// process lock let go (other threads' calls run meanwhile).
     pub(crate) fn wait_for_datagram(&self, timeout: Duration) {
         let Some(fd) = self.net.port.borrow().as_ref().map(|p| p.as_raw_fd()) else {
             return;
         };
-        wait_readable(&mut [readable(fd)], timeout);
+        crate::serial::unlocked(|| wait_readable(&mut [readable(fd)], timeout));
     }
 
     /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.

@@ -74,8 +74,17 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// The Open MPI commands Debian installs beside its alternatives `mpicc`/`mpirun`.
-const OMPI_CC: &str = "mpicc.openmpi";
-const OMPI_RUN: &str = "mpirun.openmpi";
+pub(super) const OMPI_CC: &str = "mpicc.openmpi";
+pub(super) const OMPI_RUN: &str = "mpirun.openmpi";
+
+/// Whether Open MPI's compiler is missing; says that `bench` skipped if so.
+pub(super) fn open_mpi_missing(bench: &str) -> bool {
+    if Command::new(OMPI_CC).arg("--version").output().is_ok() {
+        return false;
+    }
+    println!("clump bench {bench}: skipped: Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+    true
+}
 
 pub fn main(args: &MpiArgs) -> Result<(), String> {
     if args.min_bytes > args.max_bytes {
@@ -84,8 +93,7 @@ pub fn main(args: &MpiArgs) -> Result<(), String> {
             args.min_bytes, args.max_bytes
         ));
     }
-    if Command::new(OMPI_CC).arg("--version").output().is_err() {
-        println!("clump bench mpi: skipped: Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+    if open_mpi_missing("mpi") {
         return Ok(());
     }
     let dir = std::env::temp_dir().join(format!("clump-bench-mpi-{}", std::process::id()));
