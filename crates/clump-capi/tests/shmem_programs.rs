@@ -312,10 +312,10 @@ fn a_profiling_tool_wraps_calls_through_pshmem() {
     }
 }
 
-/// `shmem_init` binds each PE to a core of its own when the machine has a core for each
-/// of the job's processes on it (counted together over UDP and virtual hosts, which share
-/// the machine), and leaves placement alone with more PEs than cores, with
-/// `CLUMP_SHMEM_BIND=none`, or under `SHMEM_THREAD_MULTIPLE`.
+/// With `CLUMP_SHMEM_BIND=core`, `shmem_init` binds each PE to a core of its own when the
+/// machine has a core for each of the job's processes on it (counted together over UDP
+/// and virtual hosts, which share the machine); it leaves placement alone with more PEs
+/// than cores, by default, with `CLUMP_SHMEM_BIND=none`, or under `SHMEM_THREAD_MULTIPLE`.
 #[test]
 fn each_pe_gets_a_core_of_its_own_when_the_machine_has_enough() {
     let exe = oshcc("binding", "shmem_binding");
@@ -327,15 +327,22 @@ fn each_pe_gets_a_core_of_its_own_when_the_machine_has_enough() {
                 continue;
             }
             let own = if n <= cores { "bound" } else { "free" };
-            let cases: [(&str, &[&str]); 3] =
-                [("core", &[own]), ("none", &["free"]), ("core", &["free", "thread"])];
+            let cases: [(Option<&str>, &[&str]); 4] = [
+                (Some("core"), &[own]),
+                (None, &["free"]),
+                (Some("none"), &["free"]),
+                (Some("core"), &["free", "thread"]),
+            ];
             for (bind, args) in cases {
                 let mut cmd = Command::new(tree().bin.join("clump"));
                 cmd.args(["oshrun", "-n", &n.to_string()])
                     .args(placement)
                     .arg(&exe)
                     .args(args)
-                    .env("CLUMP_SHMEM_BIND", bind);
+                    .env_remove("CLUMP_SHMEM_BIND");
+                if let Some(bind) = bind {
+                    cmd.env("CLUMP_SHMEM_BIND", bind);
+                }
                 assert_ok(&wait_with_timeout(cmd), "binding ok", n);
             }
         }

@@ -57,9 +57,8 @@ fn start(bind: bool) -> Res<State> {
 /// Binds this PE to a core of its own when its machine has one for each of the job's
 /// processes there (counted per kernel: virtual hosts and UDP ranks on one machine count
 /// together), as MPI does: its waits spin on that core, and two PEs never take turns on
-/// one core while the other stands idle. Left unbound, a machine loaded by other work
-/// may queue both on one core, where the waiter's spin takes the time slice of the PE it
-/// waits for (a 64-byte broadcast then took 350-450 µs instead of 0.15).
+/// one core while the other stands idle. Only on request (`CLUMP_SHMEM_BIND=core`): on
+/// a machine loaded by other work it helps some programs and slows others (README).
 fn bind_to_own_core(gas: &mut Gas) -> Res<()> {
     let machines = gas.all_gather(&[am::cpu::machine_id()]).map_err(gas_err)?;
     let (on_machine, index) = am::cpu::place_on_machine(&machines, gas.rank() as usize);

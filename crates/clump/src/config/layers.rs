@@ -25,7 +25,7 @@ pub struct ShmemVars {
     /// The symmetric heap's bytes per PE the user asked for: `SHMEM_SYMMETRIC_SIZE`, else
     /// `CLUMP_GAS_SEGMENT`; `None` when neither is set.
     pub heap_bytes: Option<usize>,
-    /// `CLUMP_SHMEM_BIND=core`.
+    /// `CLUMP_SHMEM_BIND=core` (not the default: see README, OpenSHMEM).
     pub bind: bool,
 }
 
@@ -84,7 +84,7 @@ impl ShmemVars {
         let symmetric = number_in(&lookup, "SHMEM_SYMMETRIC_SIZE")?.map(|n| n as usize);
         Ok(ShmemVars {
             heap_bytes: symmetric.or(gas.segment_given.then_some(gas.segment_bytes)),
-            bind: choice_in(&lookup, "CLUMP_SHMEM_BIND")? != Some("none"),
+            bind: choice_in(&lookup, "CLUMP_SHMEM_BIND")? == Some("core"),
         })
     }
 }
@@ -139,8 +139,8 @@ mod tests {
         let gas = GasVars::from_lookup(&with(&[])).unwrap();
         assert_eq!((gas.local_am, gas.segment_bytes, gas.segment_given), (false, 64 << 20, false));
         let default = ShmemVars::from_lookup(&with(&[])).unwrap();
-        assert_eq!((default.heap_bytes, default.bind), (None, true));
-        assert!(!ShmemVars::from_lookup(&with(&[("CLUMP_SHMEM_BIND", "none")])).unwrap().bind);
+        assert_eq!((default.heap_bytes, default.bind), (None, false));
+        assert!(ShmemVars::from_lookup(&with(&[("CLUMP_SHMEM_BIND", "core")])).unwrap().bind);
         let shmem = ShmemVars::from_lookup(&with(&[("CLUMP_GAS_SEGMENT", "1M"), ("CLUMP_GAS_LOCAL", "am")]));
         assert_eq!(shmem.unwrap().heap_bytes, Some(1 << 20));
         let shmem = ShmemVars::from_lookup(&with(&[("CLUMP_GAS_SEGMENT", "1M"), ("SHMEM_SYMMETRIC_SIZE", "2M")]));
