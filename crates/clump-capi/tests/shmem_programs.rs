@@ -311,3 +311,40 @@ fn a_profiling_tool_wraps_calls_through_pshmem() {
         assert_ok(&wait_with_timeout(cmd), "profiling ok", 2);
     }
 }
+
+/// With `CLUMP_SHMEM_BIND=core`, `shmem_init` binds each PE to a core of its own when the
+/// machine has a core for each of the job's processes on it (counted together over UDP
+/// and virtual hosts, which share the machine); it leaves placement alone with more PEs
+/// than cores, by default, with `CLUMP_SHMEM_BIND=none`, or under `SHMEM_THREAD_MULTIPLE`.
+#[test]
+fn each_pe_gets_a_core_of_its_own_when_the_machine_has_enough() {
+    let exe = oshcc("binding", "shmem_binding");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    for placement in placements {
+        for n in [1usize, 2, 4] {
+            if n == 1 && !placement.is_empty() {
+                continue;
+            }
+            let own = if n <= cores { "bound" } else { "free" };
+            let cases: [(Option<&str>, &[&str]); 4] = [
+                (Some("core"), &[own]),
+                (None, &["free"]),
+                (Some("none"), &["free"]),
+                (Some("core"), &["free", "thread"]),
+            ];
+            for (bind, args) in cases {
+                let mut cmd = Command::new(tree().bin.join("clump"));
+                cmd.args(["oshrun", "-n", &n.to_string()])
+                    .args(placement)
+                    .arg(&exe)
+                    .args(args)
+                    .env_remove("CLUMP_SHMEM_BIND");
+                if let Some(bind) = bind {
+                    cmd.env("CLUMP_SHMEM_BIND", bind);
+                }
+                assert_ok(&wait_with_timeout(cmd), "binding ok", n);
+            }
+        }
+    }
+}

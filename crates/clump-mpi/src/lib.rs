@@ -7,7 +7,6 @@
 //! that called [`init`].
 
 mod all_done;
-mod bind;
 mod cancel;
 mod coll;
 mod coll_alltoall;

@@ -3,8 +3,6 @@
 //! which share a machine (one kernel and its cores: what binding to cores must count;
 //! virtual hosts and the UDP transport put several clump hosts on one machine).
 
-use std::hash::{Hash, Hasher};
-
 use clump::spmd::Spmd;
 
 use crate::error::{Error, ErrorClass, Result};
@@ -17,24 +15,12 @@ pub struct Placement {
     pub machine_index: usize,
 }
 
-/// This machine's identity: its kernel's boot id (the same in every container of one
-/// kernel, which share its cores), else its host name.
-fn machine_id() -> u64 {
-    let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .or_else(|_| std::fs::read_to_string("/proc/sys/kernel/hostname"))
-        .unwrap_or_default();
-    // A fixed-key hash: every process computes the same value for the same text.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.trim().hash(&mut h);
-    h.finish()
-}
-
 /// Every rank's host leader and machine, traded among all ranks.
 pub fn learn(spmd: &mut Spmd) -> Result<Placement> {
     let me = spmd.rank();
     let leader = (0..me).find(|&r| spmd.ep.is_local(r)).unwrap_or(me);
     let mut mine = leader.to_ne_bytes().to_vec();
-    mine.extend(machine_id().to_ne_bytes());
+    mine.extend(clump::cpu::machine_id().to_ne_bytes());
     let all = spmd.allgather(&mine)?;
     let parsed: Vec<(u32, u64)> = all
         .iter()
@@ -49,11 +35,11 @@ pub fn learn(spmd: &mut Spmd) -> Result<Placement> {
             )),
         })
         .collect::<Result<_>>()?;
-    let machine = parsed[me as usize].1;
-    let same = |&&(_, m): &&(u32, u64)| m == machine;
+    let machines: Vec<u64> = parsed.iter().map(|&(_, m)| m).collect();
+    let (on_machine, machine_index) = clump::cpu::place_on_machine(&machines, me as usize);
     Ok(Placement {
         host_leaders: parsed.iter().map(|&(l, _)| l).collect(),
-        on_machine: parsed.iter().filter(same).count(),
-        machine_index: parsed[..me as usize].iter().filter(same).count(),
+        on_machine,
+        machine_index,
     })
 }

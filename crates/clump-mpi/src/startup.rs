@@ -49,7 +49,7 @@ pub fn init() -> Result<()> {
         single_copy::admit_peers();
     }
     if vars.bind {
-        crate::bind::to_own_core(place.machine_index, place.on_machine);
+        clump::cpu::to_own_core(place.machine_index, place.on_machine);
     }
     let local: Vec<bool> = (0..spmd.size()).map(|r| spmd.ep.is_local(r)).collect();
     let rt = Runtime {

@@ -22,13 +22,17 @@ const DEFAULT_HEAP_BYTES: usize = 512 << 20;
 
 /// Joins the job: the segment (its size from `SHMEM_SYMMETRIC_SIZE` if set, else from
 /// `CLUMP_GAS_SEGMENT`, else [`DEFAULT_HEAP_BYTES`]), the heap over all of it, the
-/// program's data.
-fn start() -> Res<State> {
+/// program's data; binds this PE to a core of its own if `bind` and `CLUMP_SHMEM_BIND`
+/// allow ([`bind_to_own_core`]).
+fn start(bind: bool) -> Res<State> {
     let mut config = GasConfig::from_env().map_err(gas_err)?;
     let vars = ShmemVars::from_env().map_err(|e| e.to_string())?;
     config.segment_bytes = vars.heap_bytes.unwrap_or(DEFAULT_HEAP_BYTES);
     // Shares the process's job membership with MPI or AM-II SPMD, whichever came first.
     let mut gas = Gas::init_with(config).map_err(gas_err)?;
+    if bind && vars.bind {
+        bind_to_own_core(&mut gas)?;
+    }
     let heap = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_err)?;
     let heap_len = heap.len_per_rank();
     let heap_base = gas.local(&heap).as_mut_slice().as_mut_ptr();
@@ -50,13 +54,25 @@ fn start() -> Res<State> {
     })
 }
 
-#[pshmem::twin]
-pub extern "C" fn shmem_init() {
+/// Binds this PE to a core of its own when its machine has one for each of the job's
+/// processes there (counted per kernel: virtual hosts and UDP ranks on one machine count
+/// together), as MPI does: its waits spin on that core, and two PEs never take turns on
+/// one core while the other stands idle. Only on request (`CLUMP_SHMEM_BIND=core`): on
+/// a machine loaded by other work it helps some programs and slows others (README).
+fn bind_to_own_core(gas: &mut Gas) -> Res<()> {
+    let machines = gas.all_gather(&[am::cpu::machine_id()]).map_err(gas_err)?;
+    let (on_machine, index) = am::cpu::place_on_machine(&machines, gas.rank() as usize);
+    am::cpu::to_own_core(index, on_machine);
+    Ok(())
+}
+
+/// `shmem_init`, binding to a core if `bind` (see [`start`]).
+fn init(bind: bool) {
     let _entered = am::serial::enter();
     if installed().is_some() {
         return; // a second call is harmless
     }
-    match std::panic::catch_unwind(start) {
+    match std::panic::catch_unwind(|| start(bind)) {
         Ok(Ok(state)) => install(Some(Rc::new(state))),
         Ok(Err(why)) => fatal("shmem_init", &why),
         Err(_) => fatal("shmem_init", "internal error (a panic in the library)"),
@@ -64,8 +80,14 @@ pub extern "C" fn shmem_init() {
 }
 
 #[pshmem::twin]
+pub extern "C" fn shmem_init() {
+    init(true);
+}
+
+#[pshmem::twin]
 pub extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
-    shmem_init();
+    // Threads that call OpenSHMEM would all share the one core the binding leaves.
+    init(requested < THREAD_SERIALIZED);
     let level = requested.clamp(THREAD_SINGLE, THREAD_MULTIPLE);
     if level >= THREAD_SERIALIZED && !am::serial::is_shared() {
         // SAFETY: every OpenSHMEM call that reaches the state enters the process lock

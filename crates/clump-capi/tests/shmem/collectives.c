@@ -79,6 +79,12 @@ int main(void) {
     for (int j = 0; j < npes; j++) src[2 * j] = me * 1000 + j;
     CHECK(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 3, 2, 1) == 0);
     for (int i = 0; i < npes; i++) CHECK(dst[3 * i] == i * 1000 + me);
+    /* One side contiguous, the other strided: each side copies its own way. */
+    CHECK(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 1, 2, 1) == 0);
+    for (int i = 0; i < npes; i++) CHECK(dst[i] == i * 1000 + me);
+    for (int j = 0; j < npes; j++) src[j] = me * 1000 + j;
+    CHECK(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 2, 1, 1) == 0);
+    for (int i = 0; i < npes; i++) CHECK(dst[2 * i] == i * 1000 + me);
     CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, "hello", 6, 0) == 0);
     CHECK(((char *)dst)[0] == 'h' && ((char *)dst)[5] == 0);
 

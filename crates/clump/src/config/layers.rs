@@ -25,6 +25,8 @@ pub struct ShmemVars {
     /// The symmetric heap's bytes per PE the user asked for: `SHMEM_SYMMETRIC_SIZE`, else
     /// `CLUMP_GAS_SEGMENT`; `None` when neither is set.
     pub heap_bytes: Option<usize>,
+    /// `CLUMP_SHMEM_BIND=core` (not the default: see README, OpenSHMEM).
+    pub bind: bool,
 }
 
 /// MPI's variables.
@@ -82,6 +84,7 @@ impl ShmemVars {
         let symmetric = number_in(&lookup, "SHMEM_SYMMETRIC_SIZE")?.map(|n| n as usize);
         Ok(ShmemVars {
             heap_bytes: symmetric.or(gas.segment_given.then_some(gas.segment_bytes)),
+            bind: choice_in(&lookup, "CLUMP_SHMEM_BIND")? == Some("core"),
         })
     }
 }
@@ -135,7 +138,9 @@ mod tests {
         assert_eq!((mpi.spin_us, mpi.bind, mpi.single_copy), (Some(7), false, false));
         let gas = GasVars::from_lookup(&with(&[])).unwrap();
         assert_eq!((gas.local_am, gas.segment_bytes, gas.segment_given), (false, 64 << 20, false));
-        assert_eq!(ShmemVars::from_lookup(&with(&[])).unwrap().heap_bytes, None);
+        let default = ShmemVars::from_lookup(&with(&[])).unwrap();
+        assert_eq!((default.heap_bytes, default.bind), (None, false));
+        assert!(ShmemVars::from_lookup(&with(&[("CLUMP_SHMEM_BIND", "core")])).unwrap().bind);
         let shmem = ShmemVars::from_lookup(&with(&[("CLUMP_GAS_SEGMENT", "1M"), ("CLUMP_GAS_LOCAL", "am")]));
         assert_eq!(shmem.unwrap().heap_bytes, Some(1 << 20));
         let shmem = ShmemVars::from_lookup(&with(&[("CLUMP_GAS_SEGMENT", "1M"), ("SHMEM_SYMMETRIC_SIZE", "2M")]));

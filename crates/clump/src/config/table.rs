@@ -188,6 +188,8 @@ pub static TABLE: &[Var] = &[
       "bytes of the global segment per rank, the same on every rank"),
     v("SHMEM_SYMMETRIC_SIZE", Shmem, bytes(4 << 10, 1 << 30), Chosen("`CLUMP_GAS_SEGMENT` if set, else 512M"),
       "bytes of OpenSHMEM's symmetric heap per PE"),
+    v("CLUMP_SHMEM_BIND", Shmem, Kind::Choice(&["core", "none"]), Value("none"),
+      "core: `shmem_init` binds each PE to a core of its own when its machine has one for each of the job's processes there (not under SHMEM_THREAD_SERIALIZED or MULTIPLE, whose threads would share it); none: leave placement to the system"),
     v("CLUMP_MPI_EAGER_SHM", Mpi, bytes(0, MEDIUM), Value("16K"),
       "largest MPI message sent eagerly to a rank of this host (larger ones go by rendezvous)"),
     v("CLUMP_MPI_EAGER_NET", Mpi, bytes(0, MEDIUM), Value("8K"),
