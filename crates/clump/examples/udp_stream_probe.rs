@@ -111,4 +111,8 @@ fn main() {
     let each = start.elapsed().as_secs_f64() * 1e6 / count.max(1) as f64;
     sp.barrier().expect("barrier");
     println!("rank {}: {count} messages, {each:.3} us each", sp.rank());
+    // What the transport did, for telling a stalled window from a slow path.
+    if let Some(s) = sp.ep.net_stats() {
+        println!("rank {}: {:?}\nrank {}: {:?}", sp.rank(), s.protocol, sp.rank(), s.socket);
+    }
 }

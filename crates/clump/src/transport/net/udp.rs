@@ -510,6 +510,33 @@ mod tests {
         assert_eq!(plain.offload(), Offload::default());
     }
 
+    /// Reads of one datagram at a time (a doorbell that counted one) take a
+    /// super-datagram that arrived coalesced apart as a batch read does, with its sender.
+    #[test]
+    fn reads_of_one_split_a_coalesced_run_back_into_its_datagrams() {
+        let mut a = port(Faults::default());
+        let mut b = port(Faults::default());
+        for i in 0..10u8 {
+            send(&mut a, b.local_addr(), &[i; 700]);
+        }
+        a.flush();
+        assert_eq!(a.stats().send_calls, 1, "{:?}", a.stats());
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while got.len() < 10 && std::time::Instant::now() < deadline {
+            for i in 0..b.receive(1, 0) {
+                let (from, bytes) = b.received(i);
+                assert_eq!(from, a.local_addr());
+                got.push(bytes.to_vec());
+            }
+        }
+        assert_eq!(got, (0..10u8).map(|i| vec![i; 700]).collect::<Vec<_>>());
+        let calls = b.stats().receive_calls;
+        if a.offload().segmentation && b.offload().coalescing {
+            assert!(b.stats().coalesced > 0 && calls < 10, "{:?}", b.stats());
+        }
+    }
+
     #[test]
     fn a_segment_lost_on_the_way_leaves_its_run_whole_around_it() {
         let lossy = Faults {

@@ -73,17 +73,35 @@ impl RxBatch {
         for m in &mut self.msgs[..max] {
             m.msg_hdr.msg_controllen = std::mem::size_of::<Control>() as _;
         }
-        // SAFETY: the first `max` headers point at address slots, iovecs, buffers and
-        // control areas (of the lengths given) owned by `self` and alive for the call;
-        // no timeout pointer.
-        let got = unsafe {
-            libc::recvmmsg(
-                socket.as_raw_fd(),
-                self.msgs.as_mut_ptr(),
-                max as u32,
-                libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-            )
+        let got = match max {
+            // One datagram expected (the doorbell counted one): `recvmsg`, which the
+            // kernel serves with less work than a batch of one.
+            1 => {
+                let m = &mut self.msgs[0];
+                // SAFETY: the first header points at an address slot, an iovec, a buffer
+                // and a control area (of the lengths given) owned by `self` and alive
+                // for the call.
+                let len = unsafe {
+                    libc::recvmsg(socket.as_raw_fd(), &mut m.msg_hdr, libc::MSG_DONTWAIT)
+                };
+                if len < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                m.msg_len = len as u32;
+                1
+            }
+            // SAFETY: the first `max` headers point at address slots, iovecs, buffers and
+            // control areas (of the lengths given) owned by `self` and alive for the
+            // call; no timeout pointer.
+            _ => unsafe {
+                libc::recvmmsg(
+                    socket.as_raw_fd(),
+                    self.msgs.as_mut_ptr(),
+                    max as u32,
+                    libc::MSG_DONTWAIT,
+                    std::ptr::null_mut(),
+                )
+            },
         };
         if got < 0 {
             return Err(io::Error::last_os_error());
