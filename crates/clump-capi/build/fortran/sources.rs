@@ -197,7 +197,7 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
             Face::F08External => format!("type(c_ptr), value :: {n}"),
         },
         Kind::Fn | Kind::Proc | Kind::ErrFn => format!("external :: {n}"),
-        Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut(_) => {
+        Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut => {
             format!("integer :: {n}")
         }
         Kind::IntArr | Kind::Indices(_) | Kind::Weights => format!("integer :: {n}(*)"),
@@ -205,7 +205,7 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
         Kind::LogicalArr => format!("logical :: {n}(*)"),
         Kind::Count | Kind::CountOut => format!("integer(kind=MPI_COUNT_KIND) :: {n}"),
         Kind::CountArr => format!("integer(kind=MPI_COUNT_KIND) :: {n}(*)"),
-        Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut(_) => {
+        Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut => {
             format!("integer(kind=MPI_ADDRESS_KIND) :: {n}")
         }
         Kind::AintArr => format!("integer(kind=MPI_ADDRESS_KIND) :: {n}(*)"),

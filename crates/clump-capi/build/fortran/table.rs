@@ -48,10 +48,13 @@ pub enum Kind {
     StrOut,
     Index,
     Indices(String),
+    /// An attribute value read (`attrs::Value`) or where a get writes one (`attrs::Out`):
+    /// INTEGER(KIND=MPI_ADDRESS_KIND), or the default INTEGER of MPI-1's calls. Only a
+    /// Rust target (`=> f`) takes them: C's functions take addresses.
     Attr,
-    AttrOut(String),
+    AttrOut,
     AttrInt,
-    AttrIntOut(String),
+    AttrIntOut,
 }
 
 pub struct Arg {
@@ -77,8 +80,8 @@ pub struct Procedure {
     pub name: String,
     pub args: Vec<Arg>,
     pub returns: Returns,
-    /// The Rust function the entry point calls (in src/mpi/fortran) instead of the C
-    /// function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
+    /// The Rust function the entry point calls (a name src/mpi/fortran sees) instead of
+    /// the C function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
     pub target: Option<String>,
 }
 
@@ -171,12 +174,17 @@ fn line(l: &str) -> Result<Procedure, String> {
         target,
     };
     for a in &p.args {
-        if let Kind::HandleArr(_, n)
-        | Kind::HandleArrOut(_, n)
-        | Kind::Indices(n)
-        | Kind::AttrOut(n)
-        | Kind::AttrIntOut(n) = &a.kind
-        {
+        let attr = matches!(
+            a.kind,
+            Kind::Attr | Kind::AttrOut | Kind::AttrInt | Kind::AttrIntOut
+        );
+        if attr && p.target.is_none() {
+            return Err(format!(
+                "{} is an attribute: it needs a `=> f` target",
+                a.name
+            ));
+        }
+        if let Kind::HandleArr(_, n) | Kind::HandleArrOut(_, n) | Kind::Indices(n) = &a.kind {
             let n = match n.split_once('.') {
                 Some((comm, "peers" | "sources" | "destinations")) => comm,
                 Some(_) => return Err(format!("{} has an unknown length {n}", a.name)),
@@ -232,9 +240,9 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("index*", None) => Index,
         ("indices", _) => Indices(dep_or("indices")?),
         ("attr", None) => Attr,
-        ("attr*", _) => AttrOut(dep_or("attr*")?),
+        ("attr*", None) => AttrOut,
         ("attr_int", None) => AttrInt,
-        ("attr_int*", _) => AttrIntOut(dep_or("attr_int*")?),
+        ("attr_int*", None) => AttrIntOut,
         (h, None) if HANDLES.contains(&h) => Handle(h.into()),
         (h, None) if HANDLES.contains(&h.trim_end_matches('*')) => {
             HandleOut(h.trim_end_matches('*').into())
