@@ -145,3 +145,9 @@ fn attributes_set_in_one_language_read_in_the_other_over_shared_memory_udp_and_t
         &["crates/clump-capi/tests/fortran/attr_lang.c"],
     );
 }
+
+#[test]
+fn mpi_f08_struct_contents_and_op_create_large_count_forms_run_over_shared_memory_udp_and_two_hosts(
+) {
+    runs_everywhere("crates/clump-capi/tests/fortran/struct_c.f90");
+}

@@ -69,6 +69,7 @@ fn param_type(kind: &Kind) -> &'static str {
     match kind {
         Kind::Choice | Kind::Discard => "*mut c_void",
         Kind::Fn => "Option<UserFunction>",
+        Kind::FnC => "Option<UserFunctionC>",
         Kind::ErrFn => "Option<ErrFn>",
         Kind::Count | Kind::CountOut | Kind::CountArr => "*mut Count",
         Kind::Proc => "usize",
@@ -92,7 +93,7 @@ fn argument(body: &mut Body, a: &Arg) -> String {
         }
         Kind::Null => "std::ptr::null_mut()".into(),
         Kind::Zero => "0".into(),
-        Kind::Fn | Kind::Proc | Kind::ErrFn => n.clone(),
+        Kind::Fn | Kind::FnC | Kind::Proc | Kind::ErrFn => n.clone(),
         Kind::Int | Kind::Aint | Kind::Count => {
             let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
             format!("v_{n} as _")

@@ -8,6 +8,9 @@ pub enum Kind {
     Null,
     Zero,
     Fn,
+    /// A procedure of the large-count interface (`MPI_User_function_c`: its length an
+    /// INTEGER(KIND=MPI_COUNT_KIND)).
+    FnC,
     /// A procedure's address, as an integer for the Rust function that takes it.
     Proc,
     Int,
@@ -99,9 +102,18 @@ pub const HANDLES: &[&str] = &[
 ];
 
 impl Procedure {
-    /// For a large-count form (`Send_c`), the name of the form it extends (`Send`).
+    /// Whether it is a large-count form (`Send_c`), which only mpi_f08 binds.
+    pub fn is_large_count(&self) -> bool {
+        self.name.ends_with("_c")
+    }
+
+    /// For a large-count form that is a second specific of its base's generic (`Send_c`
+    /// of `MPI_Send`), the base. One whose only difference is the interface of a
+    /// procedure argument (`Op_create_c`) cannot be told apart from its base by a
+    /// generic, so it is a generic of its own, `MPI_Op_create_c`, as MPICH binds it.
     pub fn large_count_of(&self) -> Option<&str> {
-        self.name.strip_suffix("_c")
+        let own = self.args.iter().any(|a| a.kind == Kind::FnC);
+        self.name.strip_suffix("_c").filter(|_| !own)
     }
 
     /// The CHARACTER arguments, whose lengths Fortran passes after all the others.
@@ -216,6 +228,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("null", None) => Null,
         ("zero", None) => Zero,
         ("fn", None) => Fn,
+        ("fn_c", None) => FnC,
         ("proc", None) => Proc,
         ("int", None) => Int,
         ("int*", None) => IntOut,

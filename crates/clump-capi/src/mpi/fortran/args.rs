@@ -97,10 +97,10 @@ pub fn peers(c: Fint, which: Peers) -> Fint {
 /// `n` handles of a Fortran array as C's (a negative `n` is none: C refuses the count).
 pub fn handles(
     p: *const Fint,
-    n: Fint,
+    n: impl TryInto<usize>,
     from: extern "C" fn(c_int) -> Handle,
 ) -> Result<Vec<Handle>, c_int> {
-    let n = usize::try_from(n).unwrap_or(0);
+    let n = n.try_into().unwrap_or(0);
     if n > 0 && p.is_null() {
         return Err(MPI_ERR_ARG);
     }
