@@ -53,22 +53,6 @@ const EXCLUDED: &[(&str, &str)] = &[
         "Type_create_resized_c",
         "MPI_COUNT_KIND equals MPI_ADDRESS_KIND: MPI_Type_create_resized serves",
     ),
-    // A generic cannot tell two specifics apart by the interface of a procedure argument
-    // alone, which is all that distinguishes these from their int forms.
-    (
-        "Op_create_c",
-        "differs from MPI_Op_create only in its user function's interface",
-    ),
-    // The table's handle arrays take their length from an int argument; these take it
-    // from an MPI_Count one.
-    (
-        "Type_create_struct_c",
-        "its array of types is as long as an MPI_Count argument",
-    ),
-    (
-        "Type_get_contents_c",
-        "its array of types is as long as an MPI_Count argument",
-    ),
 ];
 
 fn excluded(name: &str) -> bool {

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use support::tree;
 
-/// `clump mpifort -O2 SRC -o EXE` (warnings allowed: mpif.h programs pass one external
-/// procedure buffers of many types, which gfortran warns about), the modules cached in
-/// the tests' own folder, run there so that a program's own module files land there too;
-/// `None` without gfortran.
-fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
+/// `clump mpifort -O2 SRC... -o EXE` (warnings allowed: mpif.h programs pass one external
+/// procedure buffers of many types, which gfortran warns about; a C source among them
+/// is compiled by gfortran too), the modules cached in the tests' own folder, run there
+/// so that a program's own module files land there too; `None` without gfortran.
+fn mpifort(srcs: &[&str], name: &str) -> Option<PathBuf> {
     if Command::new("gfortran").arg("--version").output().is_err() {
         clump_testkit::skip("no gfortran");
         return None;
@@ -23,7 +23,7 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
     let exe = t.out.join(name);
     let out = Command::new(t.bin.join("clump"))
         .args(["mpifort", "-O2"])
-        .arg(t.repo.join(src))
+        .args(srcs.iter().map(|src| t.repo.join(src)))
         .arg("-o")
         .arg(&exe)
         .env("XDG_CACHE_HOME", t.out.join("fortran-cache"))
@@ -32,7 +32,7 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
         .expect("clump mpifort runs");
     assert!(
         out.status.success(),
-        "clump mpifort {src}:\n{}",
+        "clump mpifort {srcs:?}:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     Some(exe)
@@ -42,11 +42,17 @@ fn mpifort(src: &str, name: &str) -> Option<PathBuf> {
 /// through `clump mpiexec` everywhere ([`support::runs_everywhere`]); each rank must print
 /// "{stem} ok", its file's name without the extension.
 fn runs_everywhere(src: &str) {
+    runs_everywhere_with(src, &[]);
+}
+
+/// [`runs_everywhere`] for a program with more sources (C beside Fortran).
+fn runs_everywhere_with(src: &str, more: &[&str]) {
     let stem = std::path::Path::new(src)
         .file_stem()
         .and_then(|s| s.to_str())
         .expect("a program file name");
-    if let Some(exe) = mpifort(src, &format!("fortran_{stem}")) {
+    let srcs: Vec<&str> = std::iter::once(src).chain(more.iter().copied()).collect();
+    if let Some(exe) = mpifort(&srcs, &format!("fortran_{stem}")) {
         support::runs_everywhere("mpiexec", &exe, stem);
     }
 }
@@ -130,4 +136,18 @@ fn mpi_f08_c_pointer_allocations_run_over_shared_memory_udp_and_two_hosts() {
 #[test]
 fn readme_example_runs_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere("examples/fortran/ring.f90");
+}
+
+#[test]
+fn attributes_set_in_one_language_read_in_the_other_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere_with(
+        "crates/clump-capi/tests/fortran/attr_lang.f90",
+        &["crates/clump-capi/tests/fortran/attr_lang.c"],
+    );
+}
+
+#[test]
+fn mpi_f08_struct_contents_and_op_create_large_count_forms_run_over_shared_memory_udp_and_two_hosts(
+) {
+    runs_everywhere("crates/clump-capi/tests/fortran/struct_c.f90");
 }

@@ -34,7 +34,7 @@ fn shim(s: &mut String, p: &Procedure) {
     let (params, names) = parameters(p);
     let mut body = Body::default();
     for a in &p.args {
-        let arg = argument(&mut body, p, a);
+        let arg = argument(&mut body, a);
         body.call.push(arg);
     }
     index_results(&mut body.after, p);
@@ -69,22 +69,20 @@ fn param_type(kind: &Kind) -> &'static str {
     match kind {
         Kind::Choice | Kind::Discard => "*mut c_void",
         Kind::Fn => "Option<UserFunction>",
+        Kind::FnC => "Option<UserFunctionC>",
         Kind::ErrFn => "Option<ErrFn>",
         Kind::Count | Kind::CountOut | Kind::CountArr => "*mut Count",
         Kind::Proc => "usize",
-        Kind::Aint
-        | Kind::AintOut
-        | Kind::CptrOut
-        | Kind::AintArr
-        | Kind::Attr
-        | Kind::AttrOut(_) => "*mut Aint",
+        Kind::Aint | Kind::AintOut | Kind::CptrOut | Kind::AintArr | Kind::Attr | Kind::AttrOut => {
+            "*mut Aint"
+        }
         Kind::Str | Kind::Key | Kind::StrOut => "*mut c_char",
         _ => "*mut Fint",
     }
 }
 
 /// C's argument for `a`, with the conversions it needs before and after the call.
-fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
+fn argument(body: &mut Body, a: &Arg) -> String {
     let n = &a.name;
     let before = &mut body.before;
     match &a.kind {
@@ -95,7 +93,7 @@ fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
         }
         Kind::Null => "std::ptr::null_mut()".into(),
         Kind::Zero => "0".into(),
-        Kind::Fn | Kind::Proc | Kind::ErrFn => n.clone(),
+        Kind::Fn | Kind::FnC | Kind::Proc | Kind::ErrFn => n.clone(),
         Kind::Int | Kind::Aint | Kind::Count => {
             let _ = writeln!(before, "        let v_{n} = args::val({n})?;");
             format!("v_{n} as _")
@@ -138,9 +136,10 @@ fn argument(body: &mut Body, p: &Procedure, a: &Arg) -> String {
             );
             format!("s_{n}.as_mut_ptr() as _")
         }
-        Kind::Attr => format!("args::val({n})? as usize as *mut c_void"),
-        Kind::AttrInt => format!("args::val({n})? as isize as usize as *mut c_void"),
-        Kind::AttrOut(key) | Kind::AttrIntOut(key) => attr_out(body, p, a, key),
+        Kind::Attr => format!("super::attrs::Value::aint(args::val({n})?)"),
+        Kind::AttrInt => format!("super::attrs::Value::int(args::val({n})?)"),
+        Kind::AttrOut => format!("super::attrs::Out::Aint({n})"),
+        Kind::AttrIntOut => format!("super::attrs::Out::Int({n})"),
     }
 }
 
@@ -185,28 +184,6 @@ fn handle_array(body: &mut Body, n: &str, h: &str, len: &str, back: bool) -> Str
         );
     }
     format!("h_{n}.as_mut_ptr() as _")
-}
-
-/// An attribute value C writes through a pointer, given back as Fortran's integer (for
-/// predefined key `key`, the value the pointer points to).
-fn attr_out(body: &mut Body, p: &Procedure, a: &Arg, key: &str) -> String {
-    let n = &a.name;
-    let _ = writeln!(body.before, "        let mut a_{n}: usize = 0;");
-    let keys = match p.name.split('_').next() {
-        Some("Win") => "args::Keys::Win",
-        Some("Type") => "args::Keys::User",
-        _ => "args::Keys::Comm",
-    };
-    let put = if matches!(a.kind, Kind::AttrOut(_)) {
-        "args::attr_back"
-    } else {
-        "args::attr_int_back"
-    };
-    let _ = writeln!(
-        body.after,
-        "        {put}(rc, {n}, a_{n}, args::val({key})?, flag, {keys});"
-    );
-    format!("std::ptr::addr_of_mut!(a_{n}).cast::<c_void>()")
 }
 
 /// C's 0-based indices written back 1-based once the call has returned.

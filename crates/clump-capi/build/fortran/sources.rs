@@ -196,8 +196,8 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
             Face::F08Kept => format!("type(*), dimension(..), target, asynchronous :: {n}"),
             Face::F08External => format!("type(c_ptr), value :: {n}"),
         },
-        Kind::Fn | Kind::Proc | Kind::ErrFn => format!("external :: {n}"),
-        Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut(_) => {
+        Kind::Fn | Kind::FnC | Kind::Proc | Kind::ErrFn => format!("external :: {n}"),
+        Kind::Int | Kind::IntOut | Kind::Index | Kind::AttrInt | Kind::AttrIntOut => {
             format!("integer :: {n}")
         }
         Kind::IntArr | Kind::Indices(_) | Kind::Weights => format!("integer :: {n}(*)"),
@@ -205,7 +205,7 @@ pub(super) fn declare(s: &mut String, a: &Arg, face: Face) {
         Kind::LogicalArr => format!("logical :: {n}(*)"),
         Kind::Count | Kind::CountOut => format!("integer(kind=MPI_COUNT_KIND) :: {n}"),
         Kind::CountArr => format!("integer(kind=MPI_COUNT_KIND) :: {n}(*)"),
-        Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut(_) => {
+        Kind::Aint | Kind::AintOut | Kind::Attr | Kind::AttrOut => {
             format!("integer(kind=MPI_ADDRESS_KIND) :: {n}")
         }
         Kind::AintArr => format!("integer(kind=MPI_ADDRESS_KIND) :: {n}(*)"),
@@ -274,7 +274,7 @@ pub fn mpi_module(constants: &[Constant], procs: &[Procedure]) -> String {
     free_sentinels(&mut s, false);
     // Each procedure and its profiling name; one with a C address is a generic over
     // that and its `_CPTR` specific (MPI 4.1, 19.1.3).
-    for p in procs.iter().filter(|p| p.large_count_of().is_none()) {
+    for p in procs.iter().filter(|p| !p.is_large_count()) {
         for prefix in ["MPI", "PMPI"] {
             let name = format!("{prefix}_{}", p.name);
             if p.has_cptr() {

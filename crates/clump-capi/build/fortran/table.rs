@@ -8,6 +8,9 @@ pub enum Kind {
     Null,
     Zero,
     Fn,
+    /// A procedure of the large-count interface (`MPI_User_function_c`: its length an
+    /// INTEGER(KIND=MPI_COUNT_KIND)).
+    FnC,
     /// A procedure's address, as an integer for the Rust function that takes it.
     Proc,
     Int,
@@ -48,10 +51,13 @@ pub enum Kind {
     StrOut,
     Index,
     Indices(String),
+    /// An attribute value read (`attrs::Value`) or where a get writes one (`attrs::Out`):
+    /// INTEGER(KIND=MPI_ADDRESS_KIND), or the default INTEGER of MPI-1's calls. Only a
+    /// Rust target (`=> f`) takes them: C's functions take addresses.
     Attr,
-    AttrOut(String),
+    AttrOut,
     AttrInt,
-    AttrIntOut(String),
+    AttrIntOut,
 }
 
 pub struct Arg {
@@ -77,8 +83,8 @@ pub struct Procedure {
     pub name: String,
     pub args: Vec<Arg>,
     pub returns: Returns,
-    /// The Rust function the entry point calls (in src/mpi/fortran) instead of the C
-    /// function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
+    /// The Rust function the entry point calls (a name src/mpi/fortran sees) instead of
+    /// the C function `PMPI_<name>`, for the few whose Fortran meaning C cannot carry.
     pub target: Option<String>,
 }
 
@@ -96,9 +102,18 @@ pub const HANDLES: &[&str] = &[
 ];
 
 impl Procedure {
-    /// For a large-count form (`Send_c`), the name of the form it extends (`Send`).
+    /// Whether it is a large-count form (`Send_c`), which only mpi_f08 binds.
+    pub fn is_large_count(&self) -> bool {
+        self.name.ends_with("_c")
+    }
+
+    /// For a large-count form that is a second specific of its base's generic (`Send_c`
+    /// of `MPI_Send`), the base. One whose only difference is the interface of a
+    /// procedure argument (`Op_create_c`) cannot be told apart from its base by a
+    /// generic, so it is a generic of its own, `MPI_Op_create_c`, as MPICH binds it.
     pub fn large_count_of(&self) -> Option<&str> {
-        self.name.strip_suffix("_c")
+        let own = self.args.iter().any(|a| a.kind == Kind::FnC);
+        self.name.strip_suffix("_c").filter(|_| !own)
     }
 
     /// The CHARACTER arguments, whose lengths Fortran passes after all the others.
@@ -171,12 +186,17 @@ fn line(l: &str) -> Result<Procedure, String> {
         target,
     };
     for a in &p.args {
-        if let Kind::HandleArr(_, n)
-        | Kind::HandleArrOut(_, n)
-        | Kind::Indices(n)
-        | Kind::AttrOut(n)
-        | Kind::AttrIntOut(n) = &a.kind
-        {
+        let attr = matches!(
+            a.kind,
+            Kind::Attr | Kind::AttrOut | Kind::AttrInt | Kind::AttrIntOut
+        );
+        if attr && p.target.is_none() {
+            return Err(format!(
+                "{} is an attribute: it needs a `=> f` target",
+                a.name
+            ));
+        }
+        if let Kind::HandleArr(_, n) | Kind::HandleArrOut(_, n) | Kind::Indices(n) = &a.kind {
             let n = match n.split_once('.') {
                 Some((comm, "peers" | "sources" | "destinations")) => comm,
                 Some(_) => return Err(format!("{} has an unknown length {n}", a.name)),
@@ -208,6 +228,7 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("null", None) => Null,
         ("zero", None) => Zero,
         ("fn", None) => Fn,
+        ("fn_c", None) => FnC,
         ("proc", None) => Proc,
         ("int", None) => Int,
         ("int*", None) => IntOut,
@@ -232,9 +253,9 @@ fn kind_of(k: &str) -> Result<Kind, String> {
         ("index*", None) => Index,
         ("indices", _) => Indices(dep_or("indices")?),
         ("attr", None) => Attr,
-        ("attr*", _) => AttrOut(dep_or("attr*")?),
+        ("attr*", None) => AttrOut,
         ("attr_int", None) => AttrInt,
-        ("attr_int*", _) => AttrIntOut(dep_or("attr_int*")?),
+        ("attr_int*", None) => AttrIntOut,
         (h, None) if HANDLES.contains(&h) => Handle(h.into()),
         (h, None) if HANDLES.contains(&h.trim_end_matches('*')) => {
             HandleOut(h.trim_end_matches('*').into())

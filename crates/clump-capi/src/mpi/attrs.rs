@@ -6,8 +6,14 @@
 //! Callbacks run with no registry borrowed, so they may call MPI themselves. A key made
 //! from Fortran has Fortran's callbacks ([`Callbacks`]): every argument by reference,
 //! handles and values as Fortran integers, the error in a last argument.
+//!
+//! Values cross languages as MPI 4.1 (19.3.7) says: C sets addresses, Fortran integers
+//! ([`Value`]); C reads an integer through a pointer to where it is kept, Fortran reads
+//! an address as an integer ([`Word`]), MPI-1's `MPI_ATTR_GET` its low part. A callback
+//! sees a value as its language reads it, and the copy it makes is of its language.
 
 use super::abi::MPI_ERR_KEYVAL;
+use super::export::out;
 use super::handles::Handle;
 use super::wired::Failure;
 use std::cell::RefCell;
@@ -51,12 +57,99 @@ struct Keyval {
     freed: bool,
 }
 
+/// An attribute value: an address C set, or an integer Fortran set, boxed so that C can
+/// be given a pointer to it that stays put while the value lives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Address(usize),
+    /// INTEGER(KIND=MPI_ADDRESS_KIND), from `MPI_XXX_SET_ATTR`.
+    Aint(Box<isize>),
+    /// A default INTEGER, from MPI-1's `MPI_ATTR_PUT`.
+    Int(Box<c_int>),
+}
+
+impl Value {
+    pub fn aint(v: isize) -> Value {
+        Value::Aint(Box::new(v))
+    }
+
+    pub fn int(v: c_int) -> Value {
+        Value::Int(Box::new(v))
+    }
+
+    fn word(&self) -> Word {
+        match self {
+            Value::Address(a) => Word::Address(*a),
+            Value::Aint(v) => Word::aint(v),
+            Value::Int(v) => Word::int(v),
+        }
+    }
+}
+
+/// What a get finds: an address, or an integer with where it is kept (a value Fortran
+/// set, or a predefined attribute's: `MPI_TAG_UB` is an int, `MPI_WIN_SIZE` an MPI_Aint).
+#[derive(Clone, Copy, Debug)]
+pub enum Word {
+    Address(usize),
+    Aint(isize, *const isize),
+    Int(c_int, *const c_int),
+}
+
+impl Word {
+    pub fn aint(at: &isize) -> Word {
+        Word::Aint(*at, at)
+    }
+
+    pub fn int(at: &c_int) -> Word {
+        Word::Int(*at, at)
+    }
+
+    /// What C is given: the address, or a pointer to the integer.
+    fn for_c(self) -> usize {
+        match self {
+            Word::Address(a) => a,
+            Word::Aint(_, at) => at as usize,
+            Word::Int(_, at) => at as usize,
+        }
+    }
+
+    /// What Fortran is given: the address as an integer, or the integer sign-extended.
+    fn for_fortran(self) -> isize {
+        match self {
+            Word::Address(a) => a as isize,
+            Word::Aint(v, _) => v,
+            Word::Int(v, _) => v as isize,
+        }
+    }
+}
+
+/// Where a get writes what it found: C's `void *` argument (the address of a pointer),
+/// Fortran's INTEGER(KIND=MPI_ADDRESS_KIND), or MPI-1's default INTEGER (the low part).
+pub enum Out {
+    C(*mut c_void),
+    Aint(*mut isize),
+    Int(*mut c_int),
+}
+
+/// Answers a get: what it found (if anything) where `to` says, and `flag`.
+pub fn answer(found: Option<Word>, to: Out, flag: *mut c_int) -> Result<(), Failure> {
+    if let Some(w) = found {
+        let written = match to {
+            Out::C(p) => out(p.cast::<usize>(), w.for_c()),
+            Out::Aint(p) => out(p, w.for_fortran()),
+            Out::Int(p) => out(p, w.for_fortran() as c_int),
+        };
+        written.map_err(|e| (e, "NULL attribute_val".into()))?;
+    }
+    out(flag, found.is_some() as c_int).map_err(|e| (e, "NULL flag".into()))
+}
+
 #[derive(Default)]
 struct Attrs {
     keyvals: HashMap<c_int, Keyval>,
     next: c_int,
     /// Each object's values, in the order they were set.
-    values: HashMap<Handle, Vec<(c_int, usize)>>,
+    values: HashMap<Handle, Vec<(c_int, Value)>>,
 }
 
 am::process_local! {
@@ -109,18 +202,18 @@ fn drop_if_unused(a: &mut Attrs, k: c_int) {
     }
 }
 
-/// The value of key `k` on object `h`, if set.
-pub fn get(h: Handle, k: c_int) -> Result<Option<usize>, Failure> {
+/// The value of key `k` on object `h`, if set (the word points into the store).
+pub fn get(h: Handle, k: c_int) -> Result<Option<Word>, Failure> {
     keyval(k)?;
     Ok(ATTRS.with_borrow(|a| {
         a.values
             .get(&h)
-            .and_then(|v| v.iter().find(|e| e.0 == k).map(|e| e.1))
+            .and_then(|v| v.iter().find(|e| e.0 == k).map(|e| e.1.word()))
     }))
 }
 
 /// Sets key `k` on `h` to `value`, deleting (with the callback) the value it had.
-pub fn set(h: Handle, k: c_int, value: usize) -> Result<(), Failure> {
+pub fn set(h: Handle, k: c_int, value: Value) -> Result<(), Failure> {
     if keyval(k)?.freed {
         return Err((MPI_ERR_KEYVAL, format!("keyval {k} was freed")));
     }
@@ -133,11 +226,11 @@ pub fn set(h: Handle, k: c_int, value: usize) -> Result<(), Failure> {
 /// fails, the value stays and its error is the call's.
 pub fn delete(h: Handle, k: c_int) -> Result<(), Failure> {
     let kv = keyval(k)?;
-    let Some(value) = get(h, k)? else {
+    let Some(word) = get(h, k)? else {
         return Ok(());
     };
     if kv.delete != NULL_DELETE_FN {
-        let rc = call_delete(&kv, h, k, value);
+        let rc = call_delete(&kv, h, k, word);
         if rc != 0 {
             return Err((rc, format!("the delete callback of keyval {k} failed")));
         }
@@ -160,7 +253,10 @@ pub fn copy_all(from: Handle, to: Handle) -> Result<(), Failure> {
             NULL_COPY_FN => None,
             DUP_FN => Some(value),
             _ => {
-                let (rc, out, flag) = call_copy(&kv, from, k, value);
+                // The callback sees the stored value, not this list's copy of it: C may
+                // change the integer its pointer points at.
+                let Some(word) = get(from, k)? else { continue };
+                let (rc, out, flag) = call_copy(&kv, from, k, word);
                 if rc != 0 {
                     return Err((rc, format!("the copy callback of keyval {k} failed")));
                 }
@@ -190,7 +286,7 @@ fn fortran_handle(h: Handle) -> c_int {
 }
 
 /// Runs key `kv`'s copy callback on `value` of `from`: its code, the copy and the flag.
-fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize, c_int) {
+fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: Word) -> (c_int, Value, c_int) {
     let (mut flag, mut rc) = (0, 0);
     match kv.callbacks {
         Callbacks::C => {
@@ -198,10 +294,10 @@ fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize
             // MPI_Comm_copy_attr_function type mpi.h declares for it.
             let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(kv.copy) };
             let mut out = 0usize;
-            let (extra, value) = (kv.extra as *mut c_void, value as *mut c_void);
+            let (extra, value) = (kv.extra as *mut c_void, value.for_c() as *mut c_void);
             let out_ptr = (&mut out as *mut usize).cast();
             rc = f(from, k, extra, value, out_ptr, &mut flag);
-            (rc, out, flag)
+            (rc, Value::Address(out), flag)
         }
         Callbacks::Fortran => {
             // SAFETY: `copy` is the address of the program's Fortran copy procedure, whose
@@ -213,12 +309,12 @@ fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize
                 &h,
                 &k,
                 &(kv.extra as isize),
-                &(value as isize),
+                &value.for_fortran(),
                 &mut out,
                 &mut flag,
                 &mut rc,
             );
-            (rc, out as usize, flag)
+            (rc, Value::aint(out), flag)
         }
         Callbacks::FortranInt => {
             // SAFETY: as above, MPI-1's COPY_FUNCTION, whose integers are default INTEGERs.
@@ -229,25 +325,25 @@ fn call_copy(kv: &Keyval, from: Handle, k: c_int, value: usize) -> (c_int, usize
                 &h,
                 &k,
                 &(kv.extra as c_int),
-                &(value as c_int),
+                &(value.for_fortran() as c_int),
                 &mut out,
                 &mut flag,
                 &mut rc,
             );
-            (rc, out as isize as usize, flag)
+            (rc, Value::int(out), flag)
         }
     }
 }
 
 /// Runs key `kv`'s delete callback on `value` of `h`: its code.
-fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: usize) -> c_int {
+fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: Word) -> c_int {
     let mut rc = 0;
     match kv.callbacks {
         Callbacks::C => {
             // SAFETY: `delete` is the address of the program's delete callback, of the
             // MPI_Comm_delete_attr_function type mpi.h declares for it.
             let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
-            rc = f(h, k, value as *mut c_void, kv.extra as *mut c_void);
+            rc = f(h, k, value.for_c() as *mut c_void, kv.extra as *mut c_void);
         }
         Callbacks::Fortran => {
             // SAFETY: the program's Fortran delete procedure (COMM_DELETE_ATTR_FUNCTION).
@@ -255,7 +351,7 @@ fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: usize) -> c_int {
             f(
                 &fortran_handle(h),
                 &k,
-                &(value as isize),
+                &value.for_fortran(),
                 &(kv.extra as isize),
                 &mut rc,
             );
@@ -266,7 +362,7 @@ fn call_delete(kv: &Keyval, h: Handle, k: c_int, value: usize) -> c_int {
             f(
                 &fortran_handle(h),
                 &k,
-                &(value as c_int),
+                &(value.for_fortran() as c_int),
                 &(kv.extra as c_int),
                 &mut rc,
             );

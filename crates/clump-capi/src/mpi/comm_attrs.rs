@@ -1,10 +1,12 @@
 //! Attribute caching from C ([`super::attrs`] keeps them): on communicators, by the MPI-2
 //! calls and their MPI-1 names (which mean the same there), and on datatypes, with
-//! `MPI_Type_dup`, which copies them.
+//! `MPI_Type_dup`, which copies them. The setters and the datatype getter take the value
+//! and where it goes in either language, so that Fortran's entry points call them too.
 
 use super::abi::*;
 use super::attrs;
-use super::comms::{attr_out, PMPI_Comm_get_attr};
+use super::attrs::{Out, Value};
+use super::comms::get_comm_attr;
 use super::export::{mpi_functions, out};
 use super::handles::*;
 use super::type_contents::{record, Contents, DUP};
@@ -44,10 +46,11 @@ fn free(k: *mut c_int) -> c_int {
     })
 }
 
-fn set(c: Handle, k: c_int, value: *mut c_void) -> c_int {
+/// Sets key `k` on communicator `c`.
+pub fn set_comm_attr(c: Handle, k: c_int, value: Value) -> c_int {
     on(c, || {
         comm(c)?;
-        attrs::set(c, k, value as usize)
+        attrs::set(c, k, value)
     })
 }
 
@@ -59,10 +62,18 @@ fn delete(c: Handle, k: c_int) -> c_int {
 }
 
 /// Sets key `k` on datatype `t` (errors go where the datatype calls' go).
-fn type_set(t: Handle, k: c_int, value: *mut c_void) -> c_int {
+pub fn set_type_attr(t: Handle, k: c_int, value: Value) -> c_int {
     on(COMM_WORLD, || {
         datatype(t)?;
-        attrs::set(t, k, value as usize)
+        attrs::set(t, k, value)
+    })
+}
+
+/// Gets key `k` of datatype `t` into `to`.
+pub fn get_type_attr(t: Handle, k: c_int, to: Out, flag: *mut c_int) -> c_int {
+    on(COMM_WORLD, || {
+        datatype(t)?;
+        attrs::answer(attrs::get(t, k)?, to, flag)
     })
 }
 
@@ -76,14 +87,11 @@ mpi_functions! {
     }
 
     fn Type_set_attr(t: Handle, k: c_int, value: *mut c_void) -> c_int {
-        type_set(t, k, value)
+        set_type_attr(t, k, Value::Address(value as usize))
     }
 
     fn Type_get_attr(t: Handle, k: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
-        on(COMM_WORLD, || {
-            datatype(t)?;
-            attr_out(attrs::get(t, k)?, value, flag)
-        })
+        get_type_attr(t, k, Out::C(value), flag)
     }
 
     fn Type_delete_attr(t: Handle, k: c_int) -> c_int {
@@ -119,15 +127,15 @@ mpi_functions! {
     }
 
     fn Comm_set_attr(c: Handle, k: c_int, value: *mut c_void) -> c_int {
-        set(c, k, value)
+        set_comm_attr(c, k, Value::Address(value as usize))
     }
 
     fn Attr_put(c: Handle, k: c_int, value: *mut c_void) -> c_int {
-        set(c, k, value)
+        set_comm_attr(c, k, Value::Address(value as usize))
     }
 
     fn Attr_get(c: Handle, k: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
-        PMPI_Comm_get_attr(c, k, value, flag)
+        get_comm_attr(c, k, Out::C(value), flag)
     }
 
     fn Comm_delete_attr(c: Handle, k: c_int) -> c_int {

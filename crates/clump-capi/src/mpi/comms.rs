@@ -3,6 +3,7 @@
 //! communicators inherit their parent's error handler.
 
 use super::abi::*;
+use super::attrs::{answer, Out, Word};
 use super::buffers::{ints, ints_out, name_arg, MAX_OBJECT_NAME};
 use super::export::{mpi_functions, out, string_out};
 use super::handles::*;
@@ -10,6 +11,7 @@ use super::wired::{count, on, Failure};
 use clump_mpi::{Comparison, Group};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::AtomicI32;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// The values the predefined attributes point at (the standard hands out addresses).
 static TAG_UB: c_int = clump_mpi::TAG_UB;
@@ -43,16 +45,30 @@ pub fn dup_out(c: Handle, newcomm: *mut Handle) -> Result<(), Failure> {
     handle_out(newcomm, dup, "newcomm")
 }
 
-/// Answers a get of a user key: its value (a pointer-sized word) and whether it is set.
-pub fn attr_out(v: Option<usize>, value: *mut c_void, flag: *mut c_int) -> Result<(), Failure> {
-    if let Some(v) = v {
-        if value.is_null() {
-            return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
-        }
-        // SAFETY: for MPI_Comm_get_attr, attribute_val is the address of a pointer.
-        unsafe { value.cast::<usize>().write(v) };
-    }
-    out(flag, v.is_some() as c_int).map_err(|e| (e, "NULL flag".into()))
+/// Gets key `keyval` of communicator `c` into `to` (C's or Fortran's): a predefined
+/// attribute is an int the standard hands out a pointer to.
+pub fn get_comm_attr(c: Handle, keyval: c_int, to: Out, flag: *mut c_int) -> c_int {
+    on(c, || {
+        let size = comm(c)?.size();
+        let found = match keyval {
+            MPI_TAG_UB => Word::int(&TAG_UB),
+            MPI_HOST => Word::int(&HOST),
+            MPI_IO => Word::int(&IO),
+            MPI_WTIME_IS_GLOBAL => Word::int(&WTIME_IS_GLOBAL),
+            MPI_APPNUM => Word::int(&APPNUM),
+            MPI_LASTUSEDCODE => {
+                let last = &super::user_errors::LAST_USED;
+                Word::Int(last.load(Relaxed), last.as_ptr())
+            }
+            MPI_UNIVERSE_SIZE => {
+                let world = comm(COMM_WORLD)?.size().max(size);
+                UNIVERSE_SIZE.store(world, Relaxed);
+                Word::Int(world, UNIVERSE_SIZE.as_ptr())
+            }
+            _ => return answer(super::attrs::get(c, keyval)?, to, flag),
+        };
+        answer(Some(found), to, flag)
+    })
 }
 
 /// Starts duplicating `c` into `*newcomm` (written when the request completes, with the
@@ -172,32 +188,7 @@ mpi_functions! {
     }
 
     fn Comm_get_attr(c: Handle, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
-        on(c, || {
-            let size = comm(c)?.size();
-            let at: *const c_int = match keyval {
-                MPI_TAG_UB => &TAG_UB,
-                MPI_HOST => &HOST,
-                MPI_IO => &IO,
-                MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL,
-                MPI_APPNUM => &APPNUM,
-                MPI_LASTUSEDCODE => super::user_errors::LAST_USED.as_ptr(),
-                MPI_UNIVERSE_SIZE => {
-                    let world = comm(COMM_WORLD)?.size().max(size);
-                    UNIVERSE_SIZE.store(world, std::sync::atomic::Ordering::Relaxed);
-                    UNIVERSE_SIZE.as_ptr()
-                }
-                _ => {
-                    let v = super::attrs::get(c, keyval)?;
-                    return attr_out(v, value, flag);
-                }
-            };
-            if value.is_null() {
-                return Err((MPI_ERR_ARG, "NULL attribute_val".into()));
-            }
-            // SAFETY: for MPI_Comm_get_attr, attribute_val is the address of a pointer.
-            unsafe { value.cast::<*const c_int>().write(at) };
-            out(flag, 1).map_err(|e| (e, "NULL flag".into()))
-        })
+        get_comm_attr(c, keyval, Out::C(value), flag)
     }
 
     fn Comm_get_name(c: Handle, name: *mut c_char, len: *mut c_int) -> c_int {

@@ -5,7 +5,7 @@
 //! ignored statuses and the weights' sentinels are Fortran variables
 //! ([`super::sentinels`]) recognised by address.
 
-use super::super::abi::{MpiAint as Aint, MPI_ERR_ARG, MPI_ERR_NO_MEM, MPI_UNDEFINED};
+use super::super::abi::{MPI_ERR_ARG, MPI_ERR_NO_MEM, MPI_UNDEFINED};
 use super::super::handles::{comm, Handle, MpiStatus, IN_PLACE};
 use super::super::{coll_args, neighbor};
 use super::sentinels::{
@@ -97,10 +97,10 @@ pub fn peers(c: Fint, which: Peers) -> Fint {
 /// `n` handles of a Fortran array as C's (a negative `n` is none: C refuses the count).
 pub fn handles(
     p: *const Fint,
-    n: Fint,
+    n: impl TryInto<usize>,
     from: extern "C" fn(c_int) -> Handle,
 ) -> Result<Vec<Handle>, c_int> {
-    let n = usize::try_from(n).unwrap_or(0);
+    let n = n.try_into().unwrap_or(0);
     if n > 0 && p.is_null() {
         return Err(MPI_ERR_ARG);
     }
@@ -191,46 +191,6 @@ pub fn indices_back(rc: c_int, p: *mut Fint, count: *mut Fint) {
     for i in 0..usize::try_from(n).unwrap_or(0) {
         // SAFETY: C wrote `n` indices into the Fortran array.
         unsafe { p.add(i).write_unaligned(p.add(i).read_unaligned() + 1) };
-    }
-}
-
-/// Which predefined attribute keys a query has: their values are C pointers to the value,
-/// and Fortran gets the value itself.
-pub enum Keys {
-    Comm,
-    Win,
-    User,
-}
-
-/// The Fortran value of attribute `key` from what C wrote (`c`), if the call found it.
-fn attr_value(c: usize, key: c_int, keys: Keys) -> Aint {
-    use super::super::abi::{MPI_TAG_UB, MPI_UNIVERSE_SIZE};
-    let int_at = |c: usize| {
-        if c == 0 {
-            0
-        } else {
-            val(c as *const c_int).unwrap_or(0) as Aint
-        }
-    };
-    match (keys, key) {
-        (Keys::Comm, MPI_TAG_UB..=MPI_UNIVERSE_SIZE) => int_at(c),
-        (Keys::Win, 602 | 604 | 605) => int_at(c),
-        (Keys::Win, 603) => val(c as *const Aint).unwrap_or(0),
-        _ => c as Aint,
-    }
-}
-
-/// `MPI_Comm_get_attr` and its kin: the value into INTEGER(KIND=MPI_ADDRESS_KIND).
-pub fn attr_back(rc: c_int, p: *mut Aint, c: usize, key: c_int, flag: *mut Fint, keys: Keys) {
-    if rc == 0 && val(flag).is_ok_and(|f| f != 0) {
-        put(p, attr_value(c, key, keys));
-    }
-}
-
-/// `MPI_Attr_get`: the value into a default INTEGER.
-pub fn attr_int_back(rc: c_int, p: *mut Fint, c: usize, key: c_int, flag: *mut Fint, keys: Keys) {
-    if rc == 0 && val(flag).is_ok_and(|f| f != 0) {
-        put(p, attr_value(c, key, keys) as Fint);
     }
 }
 

@@ -16,7 +16,7 @@ mod subarrays;
 
 use super::abi::MpiAint as Aint;
 use super::errhandlers::ErrFn;
-use super::handles::UserFunction;
+use super::handles::{UserFunction, UserFunctionC};
 #[allow(unused_imports)] // which modules the table reaches changes as it grows
 use super::{
     abi_queries::*, array_types::*, attrs::*, bsend_buffers::*, buffered::*, collectives::*,

@@ -4,7 +4,6 @@
 use super::super::abi::{MpiAint, MPI_ERR_ARG, MPI_ERR_NO_MEM};
 use super::super::attrs;
 use super::super::buffers::{name_arg, MAX_OBJECT_NAME};
-use super::super::comms::attr_out;
 use super::super::export::{mpi_functions, out, string_out};
 use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
@@ -470,23 +469,6 @@ mpi_functions! {
         on(win, || {
             let g = window::with(win, |w| Ok(w.comm.get_group()))?;
             out(group, put_group(g)).map_err(|e| (e, "NULL group".into()))
-        })
-    }
-
-    fn Win_get_attr(win: usize, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
-        on(win, || {
-            let v = window::with(win, |w| {
-                let a = &*w.attrs;
-                Ok(match keyval {
-                    MPI_WIN_BASE => Some(a.base),
-                    MPI_WIN_SIZE => Some(&a.size as *const isize as usize),
-                    MPI_WIN_DISP_UNIT => Some(&a.disp_unit as *const c_int as usize),
-                    MPI_WIN_CREATE_FLAVOR => Some(&a.flavor as *const c_int as usize),
-                    MPI_WIN_MODEL => Some(&a.model as *const c_int as usize),
-                    _ => return attrs::get(win, keyval),
-                })
-            })?;
-            attr_out(v, value, flag)
         })
     }
 
