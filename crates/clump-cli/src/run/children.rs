@@ -196,9 +196,9 @@ impl Children {
         }
     }
 
-    /// Waits up to `timeout` for the ranks' last lines to be passed on.
-    pub fn finish_output(self, timeout: Duration) {
-        self.output.finish(timeout);
+    /// Passes on the ranks' last output; see [`Forwarder::finish`].
+    pub fn finish_output(self, quiet: Duration) -> bool {
+        self.output.finish(quiet)
     }
 }
 

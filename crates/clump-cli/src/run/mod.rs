@@ -174,7 +174,9 @@ fn run(args: &RunArgs) -> Result<u8, (u8, String)> {
         Children::spawn(&launch, &mut welcome).map_err(|e| cannot_start(program, &e))?;
     let early = welcome.early;
     let code = Supervisor::new(&mut children, server, signal, early, limit).run();
-    children.finish_output(Duration::from_secs(1));
+    if !children.finish_output(Duration::from_secs(1)) {
+        say("stopped passing on output: a process the ranks started still holds it open");
+    }
     scratch::sweep_shm();
     drop(scratch);
     Ok(code)

@@ -9,7 +9,9 @@ use super::sys;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -29,14 +31,28 @@ pub enum To {
 pub struct Forwarder {
     pipes: Option<Sender<(u32, To, OwnedFd)>>,
     thread: JoinHandle<()>,
+    progress: Arc<Progress>,
+}
+
+/// What the forwarding thread has done, for [`Forwarder::finish`] to tell a thread that
+/// has not run yet (a loaded machine) from pipes that stay open with nothing in them.
+#[derive(Default)]
+struct Progress {
+    /// Rounds of poll and read completed.
+    rounds: AtomicU64,
+    /// Rounds that read something.
+    busy: AtomicU64,
 }
 
 impl Forwarder {
     pub fn start(tag: bool) -> Forwarder {
         let (tx, rx) = channel();
+        let progress = Arc::new(Progress::default());
+        let seen = progress.clone();
         Forwarder {
             pipes: Some(tx),
-            thread: std::thread::spawn(move || pump(rx, tag)),
+            thread: std::thread::spawn(move || pump(rx, tag, &seen)),
+            progress,
         }
     }
 
@@ -47,22 +63,40 @@ impl Forwarder {
         }
     }
 
-    /// Waits up to `timeout` for every pipe to close and its last line to be passed on
-    /// (a leftover grandchild may hold a pipe open forever: then we stop waiting).
-    pub fn finish(mut self, timeout: Duration) {
+    /// Waits for every pipe to close and its last line to be passed on; returns false if
+    /// it stopped waiting because pipes stayed open with nothing in them for `quiet` (a
+    /// leftover grandchild may hold a pipe open forever). A forwarder that is still
+    /// reading, or has not had the CPU since the last look (a loaded machine), is waited
+    /// for: the ranks' last lines must not be lost.
+    pub fn finish(mut self, quiet: Duration) -> bool {
         self.pipes = None;
-        let deadline = Instant::now() + timeout;
-        while !self.thread.is_finished() && Instant::now() < deadline {
+        let look = || {
+            let p = &self.progress;
+            (
+                p.rounds.load(Ordering::Acquire),
+                p.busy.load(Ordering::Acquire),
+            )
+        };
+        let (mut rounds, mut busy) = look();
+        let mut since = Instant::now();
+        while !self.thread.is_finished() {
             std::thread::sleep(Duration::from_millis(5));
+            if since.elapsed() < quiet {
+                continue;
+            }
+            let (r, b) = look();
+            if r > rounds && b == busy {
+                return false;
+            }
+            (rounds, busy, since) = (r, b, Instant::now());
         }
-        if self.thread.is_finished() {
-            let _ = self.thread.join();
-        }
+        let _ = self.thread.join();
+        true
     }
 }
 
 /// Reads every pipe it is given until all are closed and no more will come.
-fn pump(rx: Receiver<(u32, To, OwnedFd)>, tag: bool) {
+fn pump(rx: Receiver<(u32, To, OwnedFd)>, tag: bool, progress: &Progress) {
     let mut lines = Lines::new(tag);
     let mut files: Vec<Option<File>> = Vec::new();
     let mut more_coming = true;
@@ -96,6 +130,9 @@ fn pump(rx: Receiver<(u32, To, OwnedFd)>, tag: bool) {
             Vec::new()
         });
         drop(wanted);
+        if ready.contains(&true) {
+            progress.busy.fetch_add(1, Ordering::Release);
+        }
         for (&i, _) in open.iter().zip(ready).filter(|(_, r)| *r) {
             let Some(file) = files[i].as_mut() else {
                 continue;
@@ -112,6 +149,7 @@ fn pump(rx: Receiver<(u32, To, OwnedFd)>, tag: bool) {
         }
         lines.flush_due(Instant::now());
         lines.write_out();
+        progress.rounds.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -259,6 +297,35 @@ mod tests {
 
     fn text(lines: &mut Lines, to: To) -> String {
         String::from_utf8(lines.take(to)).unwrap()
+    }
+
+    /// A rank's last line is passed on however long the forwarder waits for the CPU; only
+    /// a pipe held open with nothing in it is given up on.
+    #[test]
+    fn finishing_waits_for_the_last_lines_and_gives_up_only_on_a_silent_open_pipe() {
+        use std::io::Write;
+        use std::os::unix::net::UnixStream;
+        let (mut closed, read_closed) = UnixStream::pair().unwrap();
+        closed.write_all(b"last line of a rank\n").unwrap();
+        drop(closed);
+        let (held, read_held) = UnixStream::pair().unwrap();
+        let f = Forwarder::start(false);
+        f.add(0, To::Stderr, read_closed);
+        // No quiet time at all: still every line that was written comes out first.
+        assert!(
+            f.finish(Duration::ZERO),
+            "gave up on a pipe that had closed"
+        );
+
+        let f = Forwarder::start(false);
+        f.add(1, To::Stderr, read_held);
+        let started = Instant::now();
+        assert!(
+            !f.finish(Duration::from_millis(50)),
+            "a held pipe never closes"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        drop(held);
     }
 
     #[test]
