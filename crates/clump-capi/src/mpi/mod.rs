@@ -31,6 +31,7 @@ mod f90_types;
 mod fortran;
 mod graphs;
 mod grequests;
+mod handle_table;
 mod handles;
 mod info;
 mod intercomms;
