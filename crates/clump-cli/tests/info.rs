@@ -41,7 +41,7 @@ fn info_names_version_machine_and_settings_with_their_source() {
     );
     assert_eq!(
         words(line(&out, "CLUMP_CREDITS")),
-        ["CLUMP_CREDITS", "16", "default"]
+        ["CLUMP_CREDITS", "64", "default"]
     );
 }
 

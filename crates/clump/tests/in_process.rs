@@ -372,6 +372,22 @@ fn a_sender_fills_its_routes_window_before_it_waits(via: Via) {
     poll_until(&bundle, || count.get() == window && a.outstanding() == 0);
 }
 
+/// A streaming window of MPI's (64 non-blocking sends, as osu_mbw_mr and `clump bench
+/// mpi` post) goes out over every route without waiting for a credit: over shared memory
+/// a wait is a round trip to the other core and back per half window.
+fn an_mpi_streaming_window_goes_out_without_waiting_for_credit(via: Via) {
+    let (bundle, a, b) = pair(via);
+    let count = Rc::new(Cell::new(0u32));
+    let c = count.clone();
+    b.set_handler(1, move |_, _| c.set(c.get() + 1)).unwrap();
+    for i in 0..64 {
+        assert!(a.can_send_now(0), "request {i} of a window of 64");
+        a.request(0, 1, &[i]).unwrap();
+    }
+    assert_eq!(a.stats().credit_waits, 0);
+    poll_until(&bundle, || count.get() == 64 && a.outstanding() == 0);
+}
+
 fn virtual_networks_do_not_see_each_other(via: Via) {
     let bundle = Bundle::with_config(config(via)).unwrap();
     let net1 = [endpoint(&bundle, via, 1), endpoint(&bundle, via, 1)];
@@ -656,6 +672,7 @@ over_each!(
     a_freed_endpoint_returns_queued_and_later_requests,
     one_way_requests_beyond_the_credit_window_all_arrive,
     a_sender_fills_its_routes_window_before_it_waits,
+    an_mpi_streaming_window_goes_out_without_waiting_for_credit,
     virtual_networks_do_not_see_each_other,
     a_request_handler_may_send_requests,
     a_reply_handler_may_not_send_requests,

@@ -40,7 +40,7 @@ fn handle_out(ptr: *mut Handle, h: Handle, what: &str) -> Result<(), Failure> {
 
 /// Duplicates `c` into `*newcomm`, attributes copied by their callbacks.
 pub fn dup_out(c: Handle, newcomm: *mut Handle) -> Result<(), Failure> {
-    let dup = put_comm(Some(comm(c)?.dup().map_err(err)?), c);
+    let dup = put_comm(Some(comm(c)?.dup().map_err(err)?), c)?;
     super::attrs::copy_all(c, dup)?;
     handle_out(newcomm, dup, "newcomm")
 }
@@ -78,9 +78,10 @@ pub fn idup_out(c: Handle, newcomm: *mut Handle, req: *mut Handle) -> Result<(),
         return Err((MPI_ERR_ARG, "NULL newcomm".into()));
     }
     let done = move |dup| {
-        let h = put_comm(Some(dup), c);
-        super::attrs::copy_all(c, h)
-            .and_then(|()| handle_out(newcomm, h, "newcomm"))
+        put_comm(Some(dup), c)
+            .and_then(|h| {
+                super::attrs::copy_all(c, h).and_then(|()| handle_out(newcomm, h, "newcomm"))
+            })
             .map_err(|(_, m)| clump_mpi::Error::new(clump_mpi::ErrorClass::Comm, m))
     };
     let r = comm(c)?.idup(Box::new(done)).map_err(err)?;
@@ -141,21 +142,21 @@ mpi_functions! {
     fn Comm_split(c: Handle, color: c_int, key: c_int, newcomm: *mut Handle) -> c_int {
         on(c, || {
             let part = comm(c)?.split(color, key).map_err(err)?;
-            handle_out(newcomm, put_comm(part, c), "newcomm")
+            handle_out(newcomm, put_comm(part, c)?, "newcomm")
         })
     }
 
     fn Comm_create(c: Handle, g: Handle, newcomm: *mut Handle) -> c_int {
         on(c, || {
             let made = comm(c)?.create(&group(g)?).map_err(err)?;
-            handle_out(newcomm, put_comm(made, c), "newcomm")
+            handle_out(newcomm, put_comm(made, c)?, "newcomm")
         })
     }
 
     fn Comm_create_group(c: Handle, g: Handle, _tag: c_int, newcomm: *mut Handle) -> c_int {
         on(c, || {
             let made = comm(c)?.create_group(&group(g)?).map_err(err)?;
-            handle_out(newcomm, put_comm(made, c), "newcomm")
+            handle_out(newcomm, put_comm(made, c)?, "newcomm")
         })
     }
 

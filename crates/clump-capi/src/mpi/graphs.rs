@@ -79,7 +79,7 @@ mpi_functions! {
         on(c, || {
             let (index, edges) = graph_args(nnodes, index, edges)?;
             let made = intracomm(c, "MPI_Graph_create")?.graph_create(&index, &edges).map_err(err)?;
-            comm_out(newcomm, put_comm(made, c))
+            comm_out(newcomm, put_comm(made, c)?)
         })
     }
 
@@ -133,7 +133,7 @@ mpi_functions! {
             let made = comm(c)?
                 .dist_graph_adjacent((&src, &sw), (&dst, &dw), ws && wd)
                 .map_err(err)?;
-            comm_out(newcomm, put_comm(Some(made), c))
+            comm_out(newcomm, put_comm(Some(made), c)?)
         })
     }
 
@@ -152,7 +152,7 @@ mpi_functions! {
                 at += k;
             }
             let made = comm(c)?.dist_graph_create(&edges, weighted).map_err(err)?;
-            comm_out(newcomm, put_comm(Some(made), c))
+            comm_out(newcomm, put_comm(Some(made), c)?)
         })
     }
 

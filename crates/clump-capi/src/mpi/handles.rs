@@ -4,13 +4,13 @@
 //! and the error handlers of the two communicators.
 
 use super::abi::*;
+use super::handle_table::HandleTable;
 use super::request_table::{Entry as RequestEntry, RequestTable};
 pub use super::request_table::{Persistent, REQUEST_NULL};
 use clump_mpi::{Comm, Datatype, ErrorClass, Group, Op, Operator, Predef, Request, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
 use std::cell::RefCell;
-use std::collections::hash_map::Entry;
 use std::os::raw::{c_int, c_void};
 use std::rc::Rc;
 
@@ -57,6 +57,46 @@ pub struct CommEntry {
     pub name: String,
 }
 
+/// The communicators: the program's in a [`HandleTable`] (a send or receive finds its
+/// communicator by index), world and self beside them, made on first use.
+#[derive(Default)]
+struct Comms {
+    made: HandleTable<CommEntry, { 1 << 29 }, 20>,
+    world: Option<CommEntry>,
+    self_comm: Option<CommEntry>,
+}
+
+impl Comms {
+    /// The entry of `h` (world and self are made on first use).
+    #[inline(always)]
+    fn entry(&mut self, h: Handle) -> Result<&mut CommEntry, (c_int, String)> {
+        if let Some(e) = self.made.get_mut(h) {
+            return Ok(e);
+        }
+        let slot = match h {
+            COMM_WORLD => &mut self.world,
+            COMM_SELF => &mut self.self_comm,
+            _ => return Err(invalid_comm(h)),
+        };
+        match slot {
+            Some(e) => Ok(e),
+            None => Ok(slot.insert(predefined_comm(h)?)),
+        }
+    }
+
+    /// Whether `h` names a communicator (world and self always do).
+    fn knows(&self, h: Handle) -> bool {
+        h == COMM_WORLD || h == COMM_SELF || self.made.get(h).is_some()
+    }
+}
+
+/// The error of a handle that names no communicator.
+#[cold]
+#[inline(never)]
+fn invalid_comm(h: Handle) -> (c_int, String) {
+    (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))
+}
+
 #[derive(Default)]
 struct Registry {
     requests: RequestTable,
@@ -65,7 +105,7 @@ struct Registry {
     /// (the values are fixed and few; each is built once, then found by index).
     predefined: Vec<Option<Datatype>>,
     ops: HashMap<Handle, (UserFn, bool)>,
-    comms: HashMap<Handle, CommEntry>,
+    comms: Comms,
     groups: HashMap<Handle, Group>,
     /// Error handler of each communicator that set one (world's may be set before init).
     handlers: HashMap<Handle, Handle>,
@@ -121,13 +161,7 @@ pub fn err(e: clump_mpi::Error) -> (c_int, String) {
 
 /// Runs `f` on the entry of communicator `h` (world and self are made on first use).
 pub fn with_comm<T>(h: Handle, f: impl FnOnce(&mut CommEntry) -> T) -> Result<T, (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| {
-        let entry = match r.comms.entry(h) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(v) => v.insert(predefined_comm(h)?),
-        };
-        Ok(f(entry))
-    })
+    REGISTRY.with_borrow_mut(|r| Ok(f(r.comms.entry(h)?)))
 }
 
 /// The entry of `MPI_COMM_WORLD` or `MPI_COMM_SELF`; an error for any other handle.
@@ -135,7 +169,7 @@ fn predefined_comm(h: Handle) -> Result<CommEntry, (c_int, String)> {
     let (comm, name) = match h {
         COMM_WORLD => (Comm::world().map_err(err)?, "MPI_COMM_WORLD"),
         COMM_SELF => (Comm::self_comm().map_err(err)?, "MPI_COMM_SELF"),
-        _ => return Err((MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))),
+        _ => return Err(invalid_comm(h)),
     };
     Ok(CommEntry {
         comm,
@@ -155,23 +189,26 @@ pub fn intracomm(h: Handle, what: &str) -> Result<Comm, (c_int, String)> {
 }
 
 /// Stores a new communicator (`None` gives `MPI_COMM_NULL`); it inherits `parent`'s error
-/// handler, as MPI says.
-pub fn put_comm(c: Option<Comm>, parent: Handle) -> Handle {
+/// handler, as MPI says; `MPI_ERR_NO_MEM` once a million communicators exist at once.
+pub fn put_comm(c: Option<Comm>, parent: Handle) -> Result<Handle, (c_int, String)> {
     let Some(comm) = c else {
-        return COMM_NULL;
+        return Ok(COMM_NULL);
     };
     let errhandler = errhandler(parent);
     REGISTRY.with_borrow_mut(|r| {
-        let h = r.fresh();
-        r.comms.insert(
-            h,
-            CommEntry {
-                comm,
-                name: String::new(),
-            },
-        );
+        let entry = CommEntry {
+            comm,
+            name: String::new(),
+        };
+        let h = r.comms.made.insert(entry).ok_or_else(|| {
+            let most = HandleTable::<CommEntry, { 1 << 29 }, 20>::CAPACITY;
+            (
+                MPI_ERR_NO_MEM,
+                format!("more than {most} communicators at once"),
+            )
+        })?;
         r.handlers.insert(h, errhandler);
-        h
+        Ok(h)
     })
 }
 
@@ -186,10 +223,10 @@ pub fn free_comm(h: Handle) -> Result<Comm, (c_int, String)> {
     REGISTRY
         .with_borrow_mut(|r| {
             r.handlers.remove(&h);
-            r.comms.remove(&h)
+            r.comms.made.remove(h)
         })
         .map(|e| e.comm)
-        .ok_or_else(|| (MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")))
+        .ok_or_else(|| invalid_comm(h))
 }
 
 pub const GROUP_NULL: Handle = 0x108;
@@ -446,10 +483,7 @@ fn type_and_comm(
     t: Handle,
     c: Handle,
 ) -> Result<(&Datatype, &Comm), (c_int, String)> {
-    let comm = match r.comms.entry(c) {
-        Entry::Occupied(e) => e.into_mut(),
-        Entry::Vacant(v) => v.insert(predefined_comm(c)?),
-    };
+    let comm = r.comms.entry(c)?;
     let dt = find_datatype(&r.datatypes, &mut r.predefined, t)?;
     Ok((dt, &comm.comm))
 }
@@ -705,7 +739,7 @@ pub fn status_bytes(s: &MpiStatus) -> u64 {
 /// errors go to the handler of `MPI_COMM_WORLD` (fatal until set).
 pub fn errhandler(comm: Handle) -> Handle {
     REGISTRY.with_borrow(|r| {
-        let known = comm == COMM_WORLD || comm == COMM_SELF || r.comms.contains_key(&comm);
+        let known = r.comms.knows(comm);
         let owner = if known { comm } else { COMM_WORLD };
         r.handlers.get(&owner).copied().unwrap_or(ERRORS_ARE_FATAL)
     })

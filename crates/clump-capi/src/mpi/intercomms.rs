@@ -41,14 +41,14 @@ mpi_functions! {
             let pc = if lc.rank() == local_leader { comm(peer)? } else { lc.clone() };
             let made = clump_mpi::intercomm_create(&lc, local_leader, &pc, remote_leader, tag)
                 .map_err(err)?;
-            out(newcomm, put_comm(Some(made), local)).map_err(|e| (e, "NULL newcomm".into()))
+            out(newcomm, put_comm(Some(made), local)?).map_err(|e| (e, "NULL newcomm".into()))
         })
     }
 
     fn Intercomm_merge(c: Handle, high: c_int, newcomm: *mut Handle) -> c_int {
         on(c, || {
             let merged = comm(c)?.intercomm_merge(high != 0).map_err(err)?;
-            out(newcomm, put_comm(Some(merged), c)).map_err(|e| (e, "NULL newcomm".into()))
+            out(newcomm, put_comm(Some(merged), c)?).map_err(|e| (e, "NULL newcomm".into()))
         })
     }
 }

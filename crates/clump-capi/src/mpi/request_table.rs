@@ -1,14 +1,14 @@
-//! The request handles of the C face: a slab (clump-mpi's) whose handle encodes the slot
+//! The request handles of the C face: a [`HandleTable`], whose handle encodes the slot
 //! index and a generation, so that storing, finding and forgetting a request is an index
 //! and a compare, not a hash insert and remove per message; and a handle whose request
 //! completed names nothing, even once its slot is reused (until the generation wraps).
 //!
-//! A handle is `1 << 30 | generation << 22 | index`: a positive C `int` (the ABI's
-//! `MPI_Request_toint`, and Fortran's INTEGER handles, need that), far above every
-//! predefined handle. Hence at most 2^22 requests pending at once, 255 generations.
+//! A handle is `1 << 30 | generation << 22 | index`: hence at most 2^22 requests pending
+//! at once, 255 generations.
 
 use super::abi::{MPI_ERR_NO_MEM, MPI_ERR_REQUEST};
-use clump_mpi::{Request, Requests};
+use super::handle_table::HandleTable;
+use clump_mpi::Request;
 use std::any::Any;
 use std::os::raw::c_int;
 use std::rc::Rc;
@@ -27,12 +27,6 @@ pub struct Persistent {
     pub parts: Option<Rc<dyn Any>>,
 }
 
-const BASE: Handle = 1 << 30;
-const INDEX_BITS: u32 = 22;
-const INDEX_MASK: Handle = (1 << INDEX_BITS) - 1;
-/// Generations run 1..=255: eight bits above the index.
-const LAST_GENERATION: u32 = 255;
-
 /// What a request handle names.
 pub enum Entry {
     /// A request of one operation; null while a call that took it waits on it.
@@ -42,23 +36,11 @@ pub enum Entry {
     Persistent(Box<Persistent>),
 }
 
+type Slab = HandleTable<Entry, { 1 << 30 }, 22>;
+
 #[derive(Default)]
 pub struct RequestTable {
-    slab: Requests<Entry, LAST_GENERATION>,
-}
-
-/// The handle of slab id `id` (generation in the high 32 bits, index in the low ones).
-fn handle(id: u64) -> Handle {
-    BASE | ((id >> 32) as Handle) << INDEX_BITS | (id as u32 as Handle)
-}
-
-/// The slab id of handle `h`, if `h` is a request handle at all.
-fn id(h: Handle) -> Option<u64> {
-    if h >> (INDEX_BITS + 8) != BASE >> (INDEX_BITS + 8) {
-        return None;
-    }
-    let generation = (h >> INDEX_BITS) & 0xff;
-    Some((generation as u64) << 32 | (h & INDEX_MASK) as u64)
+    slab: Slab,
 }
 
 /// The error of a handle that names no request this call may use.
@@ -72,18 +54,15 @@ impl RequestTable {
     /// Stores `entry` under a new handle; `MPI_ERR_NO_MEM` once 2^22 requests are pending.
     #[inline(always)]
     pub fn insert(&mut self, entry: Entry) -> Result<Handle, (c_int, String)> {
-        if self.slab.next_index() > INDEX_MASK {
-            return Err(too_many());
-        }
-        Ok(handle(self.slab.insert(entry)))
+        self.slab.insert(entry).ok_or_else(too_many)
     }
 
     pub fn get(&self, h: Handle) -> Option<&Entry> {
-        self.slab.get(id(h)?)
+        self.slab.get(h)
     }
 
     pub fn get_mut(&mut self, h: Handle) -> Option<&mut Entry> {
-        self.slab.get_mut(id(h)?)
+        self.slab.get_mut(h)
     }
 
     pub fn persistent(&self, h: Handle) -> Option<&Persistent> {
@@ -135,14 +114,11 @@ impl RequestTable {
     /// a plain one that completed (null) is forgotten. Whether `h` still names a request.
     #[inline]
     pub fn restore(&mut self, h: Handle, req: Request) -> bool {
-        let Some(id) = id(h) else {
-            return false;
-        };
-        match self.slab.get_mut(id) {
+        match self.slab.get_mut(h) {
             Some(Entry::Persistent(p)) => p.active = req,
             Some(Entry::Plain(r)) if !req.is_null() => *r = req,
             Some(Entry::Plain(_)) => {
-                self.slab.remove(id);
+                self.slab.remove(h);
                 return false;
             }
             None => return false,
@@ -154,7 +130,7 @@ impl RequestTable {
 #[cold]
 #[inline(never)]
 fn too_many() -> (c_int, String) {
-    let why = format!("more than {} requests pending at once", INDEX_MASK + 1);
+    let why = format!("more than {} requests pending at once", Slab::CAPACITY);
     (MPI_ERR_NO_MEM, why)
 }
 
@@ -163,14 +139,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn handles_are_positive_ints_above_the_predefined_ones_and_decode_back() {
-        for id in [1u64 << 32, 255 << 32 | INDEX_MASK as u64, 7 << 32 | 12345] {
-            let h = handle(id);
-            assert!(h > REQUEST_NULL && h >= 0x10000 && h <= c_int::MAX as Handle);
-            assert_eq!(super::id(h), Some(id));
-        }
-        for h in [0, REQUEST_NULL, 0x10005, BASE - 1, 1 << 31, usize::MAX] {
-            assert_eq!(super::id(h), None, "{h:#x} is no request handle");
+    fn handles_are_positive_ints_above_the_predefined_ones() {
+        let mut t = RequestTable::default();
+        let h = t.insert(Entry::Plain(Request::completed())).unwrap();
+        assert!(h > REQUEST_NULL && h >= 0x10000 && h <= c_int::MAX as Handle);
+        for h in [0, REQUEST_NULL, 0x10005, (1 << 30) - 1, 1 << 31, usize::MAX] {
+            assert!(t.get(h).is_none(), "{h:#x} is no request handle");
         }
     }
 

@@ -81,7 +81,7 @@ fn from_groups(
                     format!("{errhandler:#x} is no communicator error handler"),
                 ));
             }
-            Ok(put_comm(make(tag_of(&tag))?, COMM_WORLD))
+            put_comm(make(tag_of(&tag))?, COMM_WORLD)
         })()
         .map_err(|e| super::errhandlers::handle_error(COMM_SELF, e))?;
         if made != COMM_NULL {

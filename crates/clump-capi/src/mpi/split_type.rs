@@ -33,7 +33,7 @@ mpi_functions! {
             let part = intracomm(c, "MPI_Comm_split_type")?
                 .split_by_host(by_host(split_type, info)?, key)
                 .map_err(err)?;
-            out(newcomm, put_comm(part, c)).map_err(|e| (e, "NULL newcomm".into()))
+            out(newcomm, put_comm(part, c)?).map_err(|e| (e, "NULL newcomm".into()))
         })
     }
 }

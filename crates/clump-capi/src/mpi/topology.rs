@@ -67,7 +67,7 @@ mpi_functions! {
         on(c, || {
             let (d, p) = grid_args(ndims, dims, periods)?;
             let made = intracomm(c, "MPI_Cart_create")?.cart_create(&d, &p).map_err(err)?;
-            out(newcomm, put_comm(made, c)).map_err(|e| (e, "NULL comm_cart".into()))
+            out(newcomm, put_comm(made, c)?).map_err(|e| (e, "NULL comm_cart".into()))
         })
     }
 
@@ -75,7 +75,7 @@ mpi_functions! {
         on(c, || {
             let keep = flags(remain, grid(c)?.0.len())?;
             let sub = comm(c)?.cart_sub(&keep).map_err(err)?;
-            out(newcomm, put_comm(sub, c)).map_err(|e| (e, "NULL newcomm".into()))
+            out(newcomm, put_comm(sub, c)?).map_err(|e| (e, "NULL newcomm".into()))
         })
     }
 

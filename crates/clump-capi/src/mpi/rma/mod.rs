@@ -24,5 +24,6 @@ mod space;
 pub(super) mod sync;
 mod target;
 mod window;
+mod window_table;
 
 pub(super) use window::on as on_window;

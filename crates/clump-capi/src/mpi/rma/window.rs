@@ -4,7 +4,7 @@
 //! reads the registry while an origin waits.
 
 use super::super::errhandlers;
-use super::super::handle_table::HandleTable;
+use super::window_table::WindowTable;
 use super::super::handles::{fatal, Handle, ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
@@ -242,7 +242,7 @@ impl Window {
 }
 
 am::process_local! {
-    static WINDOWS: RefCell<HandleTable<Window>> = RefCell::new(HandleTable::new(FIRST_WIN));
+    static WINDOWS: RefCell<WindowTable<Window>> = RefCell::new(WindowTable::new(FIRST_WIN));
 }
 
 /// The id the next window of this process gets.
