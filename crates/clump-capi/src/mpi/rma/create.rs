@@ -87,7 +87,7 @@ fn make(
     memory: Memory,
 ) -> Result<(usize, usize), Failure> {
     let c = comm(comm_h)?;
-    let space = space::joined(&c)?;
+    let space = space::joined(&c, super::target::serve)?;
     if let Memory::Given(_) | Memory::Dynamic = memory {
         // Same-host members copy straight into this process's window memory.
         am::cma::admit_peers();

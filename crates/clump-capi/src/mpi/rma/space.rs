@@ -50,8 +50,10 @@ pub fn gas_failure(e: clump_gas::Error) -> Failure {
 }
 
 /// The space, joined first if this is the first window; `comm` is the communicator the
-/// window is created over (every member calls together).
-pub fn joined(over: &Comm) -> Result<Rc<Space>, Failure> {
+/// window is created over (every member calls together). `serve` answers the requests
+/// other processes send to this one's windows (the caller names it: the target side
+/// finds windows, which hold the space, so the space cannot name it itself).
+pub fn joined(over: &Comm, serve: fn(u32, &[u8]) -> Vec<u8>) -> Result<Rc<Space>, Failure> {
     if let Some(s) = SPACE.with_borrow(|s| s.clone()) {
         return Ok(s);
     }
@@ -74,7 +76,7 @@ pub fn joined(over: &Comm) -> Result<Rc<Space>, Failure> {
     let config = GasConfig::from_env().map_err(gas_failure)?;
     let mut gas = Gas::init_joined(bundle, me, tag, &mut exchange, config).map_err(gas_failure)?;
     let rpc = gas
-        .register_rpc(|ctx, arg| super::target::serve(ctx.source, arg))
+        .register_rpc(move |ctx, arg| serve(ctx.source, arg))
         .map_err(gas_failure)?;
     let region = gas.alloc::<u8>(gas.free_bytes()).map_err(gas_failure)?;
     let start = gas.local(&region).as_mut_slice().as_mut_ptr() as usize;
