@@ -407,6 +407,10 @@ impl Runtime {
             };
             if busy {
                 idle = Idle::default();
+            } else if !self.sendq.is_empty() {
+                // Credits come back in answers a sleeping wait may not wake for (a network
+                // peer's credit-only datagram): poll again, letting others run meanwhile.
+                std::thread::yield_now();
             } else if !(self.all_local && self.look_for_arrival()) {
                 idle.wait(self.spin, &self.spmd.borrow().bundle)?;
             }
