@@ -88,6 +88,20 @@ fn synchronous_sends_complete_while_their_receiver_finalizes_everywhere() {
     );
 }
 
+/// MPICH's sendrecv3: sends past a destination's credits (eager, persistent, buffered,
+/// synchronous, rendezvous and a broadcast's) start at once while the receiver sleeps, and
+/// arrive in order with a blocking send behind them (100 Isends blocked for the sleep).
+#[test]
+fn sends_past_the_credits_never_block_and_keep_their_order_everywhere() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/isend_no_credit.c",
+            "mpi_isend_no_credit",
+        ),
+        "isend_no_credit",
+    );
+}
+
 #[test]
 fn buffered_sends_use_the_communicators_the_sessions_or_the_process_buffer_everywhere() {
     runs_everywhere(

@@ -85,10 +85,7 @@ impl Runtime {
         };
         let [i0, i1] = split(id);
         let args = [self.me, sent.ctx, sent.seq, i0, i1];
-        self.spmd
-            .borrow()
-            .ep
-            .request(sent.dest, H_CANCEL as u8, &args)?;
+        self.emit_short(sent.dest, H_CANCEL, &args)?;
         Ok(Some(id))
     }
 }

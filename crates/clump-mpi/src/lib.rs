@@ -45,6 +45,7 @@ mod rendezvous;
 mod requests;
 mod runtime;
 mod sched;
+mod send_queue;
 mod send_start;
 mod sent_log;
 mod sequence;

@@ -89,13 +89,12 @@ impl Runtime {
     ) -> Result<()> {
         let [a0, a1] = split(send_id);
         let [b0, b1] = split(recv_id);
-        let ep = &self.spmd.borrow().ep;
         match range {
-            None => ep.request(dest, H_CTS as u8, &[a0, a1, b0, b1])?,
+            None => self.emit_short(dest, H_CTS, &[a0, a1, b0, b1])?,
             Some((from, to)) => {
                 let [f0, f1] = split(from as u64);
                 let [t0, t1] = split(to as u64);
-                ep.request(dest, H_CTS as u8, &[a0, a1, b0, b1, f0, f1, t0, t1])?
+                self.emit_short(dest, H_CTS, &[a0, a1, b0, b1, f0, f1, t0, t1])?
             }
         };
         Ok(())
@@ -138,7 +137,7 @@ impl Runtime {
             let [e0, e1] = split(end as u64);
             let [p0, p1] = split(buf as u64);
             let args = [a0, a1, b0, b1, m0, m1, e0, e1, self.pid, p0, p1];
-            self.spmd.borrow().ep.request(dest, H_PUSH as u8, &args)?;
+            self.emit_short(dest, H_PUSH, &args)?;
         }
         if have < mid {
             let from = Source {
@@ -185,14 +184,19 @@ impl Runtime {
         // which happens only after this loop, and `send_range` checked `start <= end <= len`.
         let data = unsafe { bytes_at(buf.add(start), end - start) };
         let [r0, r1] = split(recv_id);
+        let mut left = true;
         for (i, chunk) in data.chunks(CHUNK).enumerate() {
             let [o0, o1] = split((start + i * CHUNK) as u64);
-            self.spmd
-                .borrow()
-                .ep
-                .request_medium(dest, H_DATA as u8, &[r0, r1, o0, o1], chunk)?;
+            // SAFETY: the chunk lies in the send's buffer, valid until the send completes,
+            // which is not before its last chunk has left (below).
+            left = unsafe { self.emit(dest, H_DATA, &[r0, r1, o0, o1], Some(chunk))? };
         }
-        self.finish(send_id);
+        // Once one chunk waits for credit, every later one waits behind it.
+        if left {
+            self.finish(send_id);
+        } else {
+            self.finish_when_sent(dest, send_id);
+        }
         Ok(())
     }
 }

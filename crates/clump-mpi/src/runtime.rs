@@ -13,6 +13,7 @@ use crate::engine::{Action, Engine};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle::{self, Idle};
 use crate::matching::{Envelope, Pattern};
+use crate::send_queue::SendQueue;
 use crate::slots::Slots;
 
 pub(crate) const H_EAGER: usize = 1;
@@ -142,6 +143,8 @@ pub struct Runtime {
     /// Whether every rank is on this host: then all that a wait waits for comes through
     /// this endpoint's shared-memory queues, and it looks at them between polls.
     pub(crate) all_local: bool,
+    /// The messages that wait for credit, per destination (`send_queue.rs`).
+    pub(crate) sendq: SendQueue,
 }
 
 clump::process_local! {
@@ -257,7 +260,7 @@ pub fn finalize() -> Result<()> {
 /// drains its endpoint, without ending MPI (what the end of a session owes its peers).
 pub fn quiesce() -> Result<()> {
     let rt = get()?;
-    rt.wait_until(|e| !e.has_detached())?;
+    rt.wait_until(|e| !e.has_detached() && rt.sendq.is_empty())?;
     rt.spmd.borrow().drain()?;
     Ok(())
 }
@@ -312,11 +315,14 @@ impl Runtime {
                 && !e.has_detached()
                 && e.fault.is_none()
                 && self.colls.borrow().is_empty()
+                && self.sendq.is_empty()
             {
                 return Ok(n > 0);
             }
         }
-        let busy = self.send_actions()? || n > 0;
+        // What waited for credit goes first: what the handlers asked for goes behind it.
+        let queued = self.send_queued()?;
+        let busy = self.send_actions()? || queued || n > 0;
         let busy = self.advance_colls() || busy;
         self.engine.borrow_mut().reap();
         if let Some(f) = self.engine.borrow_mut().fault.take() {
@@ -360,11 +366,7 @@ impl Runtime {
                     from,
                 } => match self.pull(dest, send_id, recv_id, from, len)? {
                     None => {
-                        let [a0, a1] = split(send_id);
-                        self.spmd
-                            .borrow()
-                            .ep
-                            .request(dest, H_FIN as u8, &[a0, a1])?;
+                        self.emit_short(dest, H_FIN, &split(send_id))?;
                     }
                     Some(range) => self.clear_to_send(dest, send_id, recv_id, Some(range))?,
                 },
@@ -405,6 +407,10 @@ impl Runtime {
             };
             if busy {
                 idle = Idle::default();
+            } else if !self.sendq.is_empty() {
+                // Credits come back in answers a sleeping wait may not wake for (a network
+                // peer's credit-only datagram): poll again, letting others run meanwhile.
+                std::thread::yield_now();
             } else if !(self.all_local && self.look_for_arrival()) {
                 idle.wait(self.spin, &self.spmd.borrow().bundle)?;
             }

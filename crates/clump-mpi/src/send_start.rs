@@ -2,6 +2,8 @@
 //! envelope and a few bytes in a short request's arguments), as an eager message inline or
 //! through a bulk buffer, or as a request to send that starts the rendezvous (with the
 //! first bytes ahead in the hybrid protocol, or an offer to read the buffer in one copy).
+//! Each goes through the send queue (`send_queue.rs`): an eager send that waits for credit
+//! there gets a request, complete once its message has left.
 
 use crate::engine::{ReqKind, SENT};
 use crate::error::Result;
@@ -28,8 +30,8 @@ struct Plan {
 impl Runtime {
     /// Starts sending `len` bytes at `buf` to job rank `dest` in context `ctx`; a
     /// synchronous send always takes the rendezvous protocol. Returns the request's id
-    /// ([`SENT`] for an eager send) and the message's sequence number, which an eager
-    /// `Isend` logs without looking it up again.
+    /// ([`SENT`] for an eager send that has left) and the message's sequence number, which
+    /// an eager `Isend` logs without looking it up again.
     ///
     /// # Safety
     /// `buf` must be valid for reads of `len` bytes until the returned request completes.
@@ -49,29 +51,61 @@ impl Runtime {
             ctx,
             tag,
         };
-        if let Some(seq) = self.send_short_eager(env, data, dest, mode)? {
-            return Ok((SENT, seq));
+        if let Some((seq, left)) = self.send_short_eager(env, data, dest, mode)? {
+            return Ok((self.sent_or_waiting(left, buf, len, dest, (ctx, seq)), seq));
         }
         let plan = self.plan(len, dest, mode);
         let (id, seq) = self.number_send(buf, len, dest, ctx, plan)?;
         let head = [env.src, ctx, tag as u32, seq];
-        match plan.eager {
-            true => self.send_eager(dest, head, data)?,
-            false => self.send_rts(dest, head, id, buf, data, plan)?,
+        if plan.eager {
+            // SAFETY: the caller keeps `buf` valid until the request returned completes,
+            // which for a message that waits is once it has left.
+            let left = unsafe { self.send_eager(dest, head, data)? };
+            return Ok((self.sent_or_waiting(left, buf, len, dest, (ctx, seq)), seq));
         }
+        // SAFETY: as above, until rendezvous `id` completes.
+        unsafe { self.send_rts(dest, head, id, buf, data, plan)? };
         Ok((id, seq))
+    }
+
+    /// An eager send's id: [`SENT`] when its message `msg` (context, sequence number) has
+    /// left, else a request that completes once it has.
+    fn sent_or_waiting(
+        &self,
+        left: bool,
+        buf: *const u8,
+        len: usize,
+        dest: u32,
+        msg: (u32, u32),
+    ) -> u64 {
+        if left {
+            return SENT;
+        }
+        let id = self.engine.borrow_mut().add_req(ReqKind::Send {
+            buf,
+            len,
+            dest,
+            owned: Vec::new(),
+            ahead: 0,
+            parts: 1,
+            msg,
+            cancel_asked: false,
+        });
+        self.finish_when_sent(dest, id);
+        id
     }
 
     /// Sends the message in the shortest form if it fits (a standard send to this host,
     /// eager within the configured limit: `CLUMP_MPI_EAGER_SHM=0` sends all by
-    /// rendezvous); returns its sequence number, or `None` when it does not fit.
+    /// rendezvous); returns its sequence number and whether it left (else it waits for
+    /// credit), or `None` when it does not fit.
     fn send_short_eager(
         &self,
         env: Envelope,
         data: &[u8],
         dest: u32,
         mode: SendMode,
-    ) -> Result<Option<u32>> {
+    ) -> Result<Option<(u32, bool)>> {
         let fits = mode == SendMode::Standard
             && self.is_local(dest)
             && data.len() <= short_eager::MAX
@@ -85,11 +119,8 @@ impl Runtime {
         };
         // The sender counts it, the receiver numbers it.
         let seq = self.engine.borrow_mut().next_seq(dest, env.ctx)?;
-        self.spmd
-            .borrow()
-            .ep
-            .request(dest, H_EAGER_SHORT as u8, &short[..n])?;
-        Ok(Some(seq))
+        let left = self.emit_short(dest, H_EAGER_SHORT, &short[..n])?;
+        Ok(Some((seq, left)))
     }
 
     /// Eager or rendezvous, and for a rendezvous how it starts: a peer of this host may
@@ -142,22 +173,27 @@ impl Runtime {
 
     /// Sends a whole message after its `head` (source, context, tag, sequence number):
     /// in a short request's arguments up to [`INLINE_MAX`] bytes, else a medium request.
-    fn send_eager(&self, dest: u32, head: [u32; 4], data: &[u8]) -> Result<()> {
-        let ep = &self.spmd.borrow().ep;
+    /// Whether it left (else it waits for credit).
+    ///
+    /// # Safety
+    /// `data` must stay valid until the message has left ([`Runtime::emit`]).
+    unsafe fn send_eager(&self, dest: u32, head: [u32; 4], data: &[u8]) -> Result<bool> {
         if data.len() <= INLINE_MAX {
             let mut args = [0u32; clump::MAX_ARGS];
             let n = inline_args(head, data, &mut args);
-            ep.request(dest, H_EAGER_INLINE as u8, &args[..n])?;
-        } else {
-            let args = [head[0], head[1], head[2], head[3], data.len() as u32];
-            ep.request_medium(dest, H_EAGER as u8, &args, data)?;
+            return self.emit_short(dest, H_EAGER_INLINE, &args[..n]);
         }
-        Ok(())
+        let args = [head[0], head[1], head[2], head[3], data.len() as u32];
+        // SAFETY: this function's contract.
+        unsafe { self.emit(dest, H_EAGER, &args, Some(data)) }
     }
 
     /// Sends the request to send of rendezvous `id`: the length, the id, and with an
     /// offer this process and the buffer's address; `plan.ahead` first bytes with it.
-    fn send_rts(
+    ///
+    /// # Safety
+    /// `data` must stay valid until rendezvous `id` completes.
+    unsafe fn send_rts(
         &self,
         dest: u32,
         head: [u32; 4],
@@ -177,12 +213,13 @@ impl Runtime {
         } else {
             &args[..RTS_ARGS]
         };
-        let ep = &self.spmd.borrow().ep;
         // With no bytes ahead, no bulk block to claim at the receiver.
         if plan.ahead == 0 {
-            ep.request(dest, H_RTS as u8, args)?;
+            self.emit_short(dest, H_RTS, args)?;
         } else {
-            ep.request_medium(dest, H_RTS as u8, args, &data[..plan.ahead])?;
+            // SAFETY: the rendezvous cannot complete before its request to send has left,
+            // and this function's contract keeps `data` valid until it does.
+            unsafe { self.emit(dest, H_RTS, args, Some(&data[..plan.ahead]))? };
         }
         Ok(())
     }

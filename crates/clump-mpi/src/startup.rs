@@ -71,6 +71,7 @@ pub fn init() -> Result<()> {
         nbc_calls: RefCell::default(),
         idups: RefCell::default(),
         fixed_tag: Cell::new(None),
+        sendq: Default::default(),
     };
     rt.spmd.borrow_mut().barrier()?;
     runtime::install(rt);

@@ -388,6 +388,39 @@ fn an_mpi_streaming_window_goes_out_without_waiting_for_credit(via: Via) {
     poll_until(&bundle, || count.get() == 64 && a.outstanding() == 0);
 }
 
+/// With its route's window full, a try sends nothing and says so (MPI queues the message
+/// instead of waiting); once the credits are back it sends.
+fn a_try_past_the_window_sends_nothing_until_credits_come_back(via: Via) {
+    let (bundle, a, b) = pair(via);
+    let window = match via {
+        Via::Shm => clump::config::DEFAULT_CREDITS,
+        Via::Udp | Via::UdpRationed => clump::config::DEFAULT_NET_CREDITS,
+    };
+    let got = log();
+    let g = got.clone();
+    b.set_handler(1, move |_, m| g.borrow_mut().push(m.args[0]))
+        .unwrap();
+    for i in 0..window {
+        assert!(
+            a.try_request(0, 1, &[i]).unwrap(),
+            "request {i} of a window of {window}"
+        );
+    }
+    assert!(!a.try_request(0, 1, &[window]).unwrap());
+    assert!(!a.try_request_medium(0, 1, &[window], &[7; 100]).unwrap());
+    assert!(!a.can_send_now(0));
+    poll_until(&bundle, || {
+        got.borrow().len() == window as usize && a.outstanding() == 0
+    });
+    assert!(a.try_request_medium(0, 1, &[window], &[7; 100]).unwrap());
+    poll_until(&bundle, || got.borrow().len() == window as usize + 1);
+    assert_eq!(
+        *got.borrow(),
+        (0..=window).collect::<Vec<_>>(),
+        "nothing refused was sent"
+    );
+}
+
 fn virtual_networks_do_not_see_each_other(via: Via) {
     let bundle = Bundle::with_config(config(via)).unwrap();
     let net1 = [endpoint(&bundle, via, 1), endpoint(&bundle, via, 1)];
@@ -673,6 +706,7 @@ over_each!(
     one_way_requests_beyond_the_credit_window_all_arrive,
     a_sender_fills_its_routes_window_before_it_waits,
     an_mpi_streaming_window_goes_out_without_waiting_for_credit,
+    a_try_past_the_window_sends_nothing_until_credits_come_back,
     virtual_networks_do_not_see_each_other,
     a_request_handler_may_send_requests,
     a_reply_handler_may_not_send_requests,

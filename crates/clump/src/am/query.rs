@@ -4,7 +4,7 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::{Origin, Token};
-use crate::endpoint::route::{Requester, Route, ShmRequester};
+use crate::endpoint::route::{Requester, ShmRequester};
 use crate::name::{EndpointName, NO_ADDR};
 
 impl Endpoint {
@@ -12,15 +12,7 @@ impl Endpoint {
     /// credit (it may still wait briefly for a slot in the destination's queue). False
     /// if `dest` is not mapped.
     pub fn can_send_now(&self, dest: u32) -> bool {
-        let net = match self.core.tables.translations.borrow().get(dest as usize) {
-            Some(Some(t)) => matches!(t.route, Some(Route::Net(_))),
-            _ => return false,
-        };
-        if net {
-            self.core.has_net_credit(dest)
-        } else {
-            self.core.has_credit(dest)
-        }
+        matches!(self.core.would_block(dest), Ok(false))
     }
 
     /// Whether a message waits in this endpoint's shared-memory queues: one look at the

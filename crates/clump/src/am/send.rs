@@ -29,19 +29,43 @@ impl Endpoint {
         if in_reply_handler() {
             return from_reply_handler();
         }
+        match short_fast_path(&self.core, dest, handler, args) {
+            None => Ok(()),
+            Some(o) => send_short(&self.core, dest, o),
+        }
+    }
+
+    /// Sends a short request as [`Endpoint::request`] does if it can go without waiting
+    /// for credit; `Ok(false)`, having sent nothing, when it would wait (the caller keeps
+    /// it for later: a layer whose sends must not block, MPI's `Isend`).
+    #[inline]
+    pub fn try_request(&self, dest: u32, handler: HandlerIndex, args: &[u32]) -> Result<bool> {
+        if in_reply_handler() {
+            return from_reply_handler().map(|()| false);
+        }
+        match short_fast_path(&self.core, dest, handler, args) {
+            None => Ok(true),
+            Some(o) => try_send(&self.core, dest, o),
+        }
+    }
+
+    /// Sends a medium request as [`Endpoint::request_medium`] does if it can go without
+    /// waiting for credit; `Ok(false)`, having sent nothing, when it would wait.
+    pub fn try_request_medium(
+        &self,
+        dest: u32,
+        handler: HandlerIndex,
+        args: &[u32],
+        payload: &[u8],
+    ) -> Result<bool> {
         let o = Outgoing {
-            kind: Kind::Short,
+            kind: Kind::Medium,
             handler,
             args,
-            payload: &[],
+            payload,
             offset: 0,
         };
-        // The fast path, through the same route as every send.
-        let ep = &self.core;
-        if ep.with_open_shm(dest, |remote| shm::short::try_request(ep, dest, remote, &o)) {
-            return Ok(());
-        }
-        send_short(&self.core, dest, o)
+        try_send(&self.core, dest, o)
     }
 
     /// Sends a medium request: `payload` (at most [`crate::MAX_MEDIUM`] bytes) reaches the handler.
@@ -115,6 +139,26 @@ impl Endpoint {
     }
 }
 
+/// Sends short request `args` by the fast path, through the same route as every send;
+/// the request back when the general path must decide.
+#[inline(always)]
+fn short_fast_path<'a>(
+    ep: &Rc<EndpointCore>,
+    dest: u32,
+    handler: HandlerIndex,
+    args: &'a [u32],
+) -> Option<Outgoing<'a>> {
+    let o = Outgoing {
+        kind: Kind::Short,
+        handler,
+        args,
+        payload: &[],
+        offset: 0,
+    };
+    let sent = ep.with_open_shm(dest, |remote| shm::short::try_request(ep, dest, remote, &o));
+    (!sent).then_some(o)
+}
+
 /// The refusal of a request from a reply handler, out of line: the check sits on the
 /// fastest path there is.
 #[cold]
@@ -128,6 +172,19 @@ fn from_reply_handler() -> Result<()> {
 #[inline(never)]
 fn send_short(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<()> {
     send_request(ep, dest, o)
+}
+
+/// Sends `o` unless it would wait for credit (then `Ok(false)`, nothing sent). Out of
+/// line: the short fast path comes first.
+#[inline(never)]
+fn try_send(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<bool> {
+    if in_reply_handler() {
+        return from_reply_handler().map(|()| false);
+    }
+    if ep.would_block(dest)? {
+        return Ok(false);
+    }
+    send_request(ep, dest, o).map(|()| true)
 }
 
 #[inline]

@@ -106,7 +106,7 @@ fn wait_for_credit(
 ) -> Result<Option<u64>> {
     let route = Route::Net(peer);
     let mut stall = Stall::new();
-    let ready = || ep.has_net_credit(dest) && backlog(ep, &peer) <= NET_BACKLOG;
+    let ready = || may_request(ep, dest, &peer);
     while !ready() {
         ep.count(|s| s.credit_waits += 1);
         if let StallOutcome::Gone(reason) = ep.stall(dest, &route, &mut stall, &ready)? {
@@ -122,6 +122,12 @@ fn wait_for_credit(
         .and_then(|t| t.as_ref())
         .ok_or(Error::NoTranslation(dest))?;
     Ok(Some(t.tag))
+}
+
+/// Whether a request through translation `dest` to `peer` may go now: it has a credit
+/// and the peer's backlog has room.
+pub(crate) fn may_request(ep: &EndpointCore, dest: u32, peer: &NetPeer) -> bool {
+    ep.has_net_credit(dest) && backlog(ep, peer) <= NET_BACKLOG
 }
 
 fn backlog(ep: &EndpointCore, peer: &NetPeer) -> usize {
