@@ -6,28 +6,28 @@
 #[allow(dead_code)] // not every helper serves this test
 mod support;
 
-use std::process::Command;
-use support::tree;
+use support::{bench_json, tree};
 
 #[test]
 fn bench_mpi_prints_one_object_with_speedups_within_the_chosen_sizes_and_plots() {
     let plots = tree().out.join("bench-mpi-plots");
     let _ = std::fs::remove_dir_all(&plots);
-    let out = Command::new(tree().bin.join("clump"))
-        .args(["bench", "mpi", "--quick", "--json", "--rounds", "1"])
-        .args(["--min-bytes", "64", "--max-bytes", "64K", "--plot"])
-        .arg(&plots)
-        .output()
-        .expect("clump bench runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    if stdout.contains("skipped: Open MPI is not installed") {
-        eprintln!("skipped: Open MPI is not installed");
+    let plots_arg = plots.to_string_lossy();
+    let Some(doc) = bench_json(&[
+        "mpi",
+        "--quick",
+        "--json",
+        "--rounds",
+        "1",
+        "--min-bytes",
+        "64",
+        "--max-bytes",
+        "64K",
+        "--plot",
+        &plots_arg,
+    ]) else {
         return;
-    }
-    let doc: serde_json::Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    };
     assert_eq!(doc["benchmark"], "mpi");
     assert_eq!(doc["quick"], true);
     assert_eq!(

@@ -7,33 +7,26 @@
 #[allow(dead_code)] // not every helper serves this test
 mod support;
 
-use std::process::Command;
-use support::tree;
+use support::bench_json;
 
 #[test]
 fn bench_threads_reports_am_par_clump_mpi_and_open_mpi_for_each_thread_count() {
     for transport in ["shm", "udp"] {
-        let out = Command::new(tree().bin.join("clump"))
-            .args(["bench", "threads", "--quick", "--json", "--rounds", "1"])
-            .args([
-                "--threads",
-                "1,4",
-                "--iters",
-                "200",
-                "--transport",
-                transport,
-            ])
-            .output()
-            .expect("clump bench runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{stdout}\n{stderr}");
-        if stdout.contains("skipped: Open MPI is not installed") {
-            eprintln!("skipped: Open MPI is not installed");
+        let Some(doc) = bench_json(&[
+            "threads",
+            "--quick",
+            "--json",
+            "--rounds",
+            "1",
+            "--threads",
+            "1,4",
+            "--iters",
+            "200",
+            "--transport",
+            transport,
+        ]) else {
             return;
-        }
-        let doc: serde_json::Value =
-            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+        };
         assert_eq!(doc["benchmark"], "threads");
         assert_eq!(doc["transport"], transport);
         assert_eq!(doc["iters"], 200);

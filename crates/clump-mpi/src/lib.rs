@@ -23,6 +23,7 @@ mod datatype;
 mod datatype_external;
 mod datatype_grid;
 mod dims;
+mod emit;
 mod engine;
 mod error;
 mod generalized;

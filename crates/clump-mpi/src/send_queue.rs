@@ -1,29 +1,20 @@
-//! Messages that wait for credit: MPI's per-destination send queue. clump lets a
-//! destination have at most `CLUMP_CREDITS` requests in flight and a send past them waits
-//! in the core, which would make `MPI_Isend` block while its receiver computes or sleeps.
-//! So every message MPI sends goes through [`Runtime::emit`]: one that finds no credit is
-//! queued here (a send's request stays incomplete until it has left), and once a
-//! destination has a queue every later message to it (eager, rendezvous control and data,
-//! cancels, blocking sends) goes behind it, so messages of one sender never overtake each
-//! other. MPI's progress sends what waits, in order, as credits come back.
+//! Messages that wait for credit: MPI's per-destination send queue, which `emit.rs` fills
+//! and drains (why MPI has one is said there).
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
-use crate::error::Result;
-use crate::runtime::{bytes_at, Runtime};
-
 /// A message waiting for credit.
 #[derive(Clone, Copy)]
-struct Queued {
-    handler: u8,
-    nargs: u8,
-    args: [u32; clump::MAX_ARGS],
+pub(crate) struct Queued {
+    pub handler: u8,
+    pub nargs: u8,
+    pub args: [u32; clump::MAX_ARGS],
     /// A medium message's payload, in a buffer that stays valid until the message has
-    /// left (the contract of [`Runtime::emit`]).
-    payload: Option<(*const u8, usize)>,
+    /// left (the contract of `Runtime::emit`).
+    pub payload: Option<(*const u8, usize)>,
     /// The request that completes once this message has left.
-    finish: Option<u64>,
+    pub finish: Option<u64>,
 }
 
 /// The queues, by destination job rank, and which destinations have one.
@@ -45,7 +36,7 @@ impl SendQueue {
 
     /// Whether a message to `dest` waits.
     #[inline]
-    fn has(&self, dest: u32) -> bool {
+    pub(crate) fn has(&self, dest: u32) -> bool {
         !self.is_empty()
             && self
                 .queues
@@ -54,7 +45,7 @@ impl SendQueue {
                 .is_some_and(|q| !q.is_empty())
     }
 
-    fn push(&self, dest: u32, q: Queued) {
+    pub(crate) fn push(&self, dest: u32, q: Queued) {
         let mut queues = self.queues.borrow_mut();
         let i = dest as usize;
         if queues.len() <= i {
@@ -68,7 +59,7 @@ impl SendQueue {
         self.len.set(self.len.get() + 1);
     }
 
-    fn front(&self, dest: u32) -> Option<Queued> {
+    pub(crate) fn front(&self, dest: u32) -> Option<Queued> {
         self.queues
             .borrow()
             .get(dest as usize)
@@ -76,7 +67,7 @@ impl SendQueue {
     }
 
     /// Takes the message at the front of `dest`'s queue off.
-    fn pop(&self, dest: u32) {
+    pub(crate) fn pop(&self, dest: u32) {
         if let Some(q) = self.queues.borrow_mut().get_mut(dest as usize) {
             if q.pop_front().is_some() {
                 self.len.set(self.len.get() - 1);
@@ -84,129 +75,25 @@ impl SendQueue {
         }
     }
 
-    /// Forgets the destinations whose queue has emptied.
-    fn settle(&self) {
-        let queues = self.queues.borrow();
-        self.waiting
-            .borrow_mut()
-            .retain(|&d| queues.get(d as usize).is_some_and(|q| !q.is_empty()));
-    }
-}
-
-impl Runtime {
-    /// Sends request `args` (with `payload`, a medium one) to job rank `dest` now if it
-    /// has credit and nothing waits for it; else queues it behind what waits. True when
-    /// it left now; when it did not, [`Runtime::finish_when_sent`] names the request it
-    /// completes.
-    ///
-    /// # Safety
-    /// `payload` must stay valid until the message has left: until the request it is to
-    /// complete does, or (a request to send's first bytes) until the rendezvous it starts
-    /// does, which cannot happen before.
-    pub(crate) unsafe fn emit(
-        &self,
-        dest: u32,
-        handler: usize,
-        args: &[u32],
-        payload: Option<&[u8]>,
-    ) -> Result<bool> {
-        let handler = handler as u8;
-        if !self.sendq.has(dest) && self.try_send(dest, handler, args, payload)? {
-            return Ok(true);
-        }
-        // No credit, or messages wait before this one: credits may have come back since
-        // the last poll. One poll (what a send waiting in clump did, but once: it never
-        // waits), then what waits for `dest` goes first.
-        self.spmd.borrow().bundle.poll()?;
-        self.drain(dest)?;
-        if !self.sendq.has(dest) && self.try_send(dest, handler, args, payload)? {
-            return Ok(true);
-        }
-        let mut words = [0u32; clump::MAX_ARGS];
-        let nargs = args.len().min(clump::MAX_ARGS);
-        words[..nargs].copy_from_slice(&args[..nargs]);
-        let q = Queued {
-            handler,
-            nargs: nargs as u8,
-            args: words,
-            payload: payload.map(|p| (p.as_ptr(), p.len())),
-            finish: None,
-        };
-        self.sendq.push(dest, q);
-        Ok(false)
-    }
-
-    /// Sends a short request as [`Runtime::emit`] does (it has no payload to keep valid).
-    pub(crate) fn emit_short(&self, dest: u32, handler: usize, args: &[u32]) -> Result<bool> {
-        // SAFETY: no payload.
-        unsafe { self.emit(dest, handler, args, None) }
-    }
-
     /// The message last queued to `dest` completes request `id` once it has left.
-    pub(crate) fn finish_when_sent(&self, dest: u32, id: u64) {
-        if let Some(q) = self
-            .sendq
-            .queues
-            .borrow_mut()
-            .get_mut(dest as usize)
-            .and_then(|q| q.back_mut())
+    pub(crate) fn finish_last_with(&self, dest: u32, id: u64) {
+        if let Some(q) =
+            (self.queues.borrow_mut().get_mut(dest as usize)).and_then(|q| q.back_mut())
         {
             q.finish = Some(id);
         }
     }
 
-    /// Sends the queued messages, in order per destination, as far as credits allow; true
-    /// when any left.
-    pub(crate) fn send_queued(&self) -> Result<bool> {
-        if self.sendq.is_empty() {
-            return Ok(false);
-        }
-        let mut any = false;
-        // By index, without a copy of the list: nothing run from here queues a message.
-        for i in 0.. {
-            let Some(dest) = self.sendq.waiting.borrow().get(i).copied() else {
-                break;
-            };
-            any |= self.drain(dest)?;
-        }
-        self.sendq.settle();
-        Ok(any)
+    /// The `i`-th destination with a queue, if there are that many.
+    pub(crate) fn waiting_at(&self, i: usize) -> Option<u32> {
+        self.waiting.borrow().get(i).copied()
     }
 
-    /// Sends the messages queued to `dest`, in order, as far as credits allow; true when
-    /// any left.
-    fn drain(&self, dest: u32) -> Result<bool> {
-        let mut any = false;
-        while let Some(q) = self.sendq.front(dest) {
-            // SAFETY: `emit`'s contract keeps a queued payload valid until it has left.
-            let payload = q.payload.map(|(p, len)| unsafe { bytes_at(p, len) });
-            let sent = self.try_send(dest, q.handler, &q.args[..q.nargs as usize], payload);
-            if matches!(sent, Ok(false)) {
-                break;
-            }
-            // Sent, or failed for good (the error goes to the caller, not again).
-            self.sendq.pop(dest);
-            sent?;
-            any = true;
-            if let Some(id) = q.finish {
-                self.finish(id);
-            }
-        }
-        Ok(any)
-    }
-
-    /// Sends one message unless it would wait for credit.
-    fn try_send(
-        &self,
-        dest: u32,
-        handler: u8,
-        args: &[u32],
-        payload: Option<&[u8]>,
-    ) -> Result<bool> {
-        let spmd = self.spmd.borrow();
-        Ok(match payload {
-            None => spmd.ep.try_request(dest, handler, args)?,
-            Some(p) => spmd.ep.try_request_medium(dest, handler, args, p)?,
-        })
+    /// Forgets the destinations whose queue has emptied.
+    pub(crate) fn settle(&self) {
+        let queues = self.queues.borrow();
+        self.waiting
+            .borrow_mut()
+            .retain(|&d| queues.get(d as usize).is_some_and(|q| !q.is_empty()));
     }
 }

@@ -113,6 +113,12 @@ fn main() {
     println!("rank {}: {count} messages, {each:.3} us each", sp.rank());
     // What the transport did, for telling a stalled window from a slow path.
     if let Some(s) = sp.ep.net_stats() {
-        println!("rank {}: {:?}\nrank {}: {:?}", sp.rank(), s.protocol, sp.rank(), s.socket);
+        println!(
+            "rank {}: {:?}\nrank {}: {:?}",
+            sp.rank(),
+            s.protocol,
+            sp.rank(),
+            s.socket
+        );
     }
 }

@@ -146,6 +146,24 @@ pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str
     clump_testkit::run(&tree().bin.join("clump"), n, placement, program, args, env)
 }
 
+/// Runs `clump bench ARGS` (which must succeed) and returns its JSON object, or None
+/// (saying so) where Open MPI, the bench's baseline, is not installed.
+pub fn bench_json(args: &[&str]) -> Option<serde_json::Value> {
+    let out = Command::new(tree().bin.join("clump"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("clump bench runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    if stdout.contains("skipped: Open MPI is not installed") {
+        eprintln!("skipped: Open MPI is not installed");
+        return None;
+    }
+    Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}")))
+}
+
 /// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) on 1, 2 and 4 processes over
 /// shared memory, and on 2 and 4 over UDP and on 2 virtual hosts; each rank must print
 /// `"{name} ok"`.

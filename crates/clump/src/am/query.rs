@@ -4,7 +4,9 @@
 
 use super::endpoint::Endpoint;
 use crate::endpoint::handlers::{Origin, Token};
-use crate::endpoint::route::{Requester, ShmRequester};
+use crate::endpoint::route::{Requester, Route, ShmRequester};
+use crate::endpoint::EndpointCore;
+use crate::error::{Error, Result};
 use crate::name::{EndpointName, NO_ADDR};
 
 impl Endpoint {
@@ -12,7 +14,7 @@ impl Endpoint {
     /// credit (it may still wait briefly for a slot in the destination's queue). False
     /// if `dest` is not mapped.
     pub fn can_send_now(&self, dest: u32) -> bool {
-        matches!(self.core.would_block(dest), Ok(false))
+        matches!(would_block(&self.core, dest), Ok(false))
     }
 
     /// Whether a message waits in this endpoint's shared-memory queues: one look at the
@@ -42,4 +44,26 @@ impl Token<'_> {
         let mapped = table.iter().flatten().find(|t| t.name.id == id);
         Some(mapped.map_or(EndpointName { host, id, addr }, |t| t.name))
     }
+}
+
+/// Whether a request through translation `dest` would wait now for credit (or, over
+/// the network, for the peer's backlog to drain). A destination that cannot be
+/// reached would not: its message comes back to handler 0 at once.
+/// One look at the translation, no route taken (a sender that waits asks often). Here, on
+/// the AM floor, because it asks both transports.
+pub(crate) fn would_block(ep: &EndpointCore, dest: u32) -> Result<bool> {
+    let table = ep.tables.translations.borrow();
+    let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+        return Err(Error::NoTranslation(dest));
+    };
+    if ep.flow.with(|f| f.dead(dest)).is_some() {
+        return Ok(false);
+    }
+    Ok(match &t.route {
+        // A closed block, or one under another tag, returns the message at once.
+        Some(Route::Shm(remote)) => remote.open_under(t.tag) && !ep.has_credit(dest),
+        Some(Route::Net(peer)) => !crate::transport::net::send::may_request(ep, dest, peer),
+        // Not mapped yet: nothing in flight through it.
+        None => false,
+    })
 }

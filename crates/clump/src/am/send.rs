@@ -181,7 +181,7 @@ fn try_send(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<bool> {
     if in_reply_handler() {
         return from_reply_handler().map(|()| false);
     }
-    if ep.would_block(dest)? {
+    if super::query::would_block(ep, dest)? {
         return Ok(false);
     }
     send_request(ep, dest, o).map(|()| true)

@@ -112,27 +112,6 @@ impl EndpointCore {
         })
     }
 
-    /// Whether a request through translation `dest` would wait now for credit (or, over
-    /// the network, for the peer's backlog to drain). A destination that cannot be
-    /// reached would not: its message comes back to handler 0 at once.
-    /// One look at the translation, no route taken (a sender that waits asks often).
-    pub(crate) fn would_block(&self, dest: u32) -> Result<bool> {
-        let table = self.tables.translations.borrow();
-        let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
-            return Err(Error::NoTranslation(dest));
-        };
-        if self.flow.with(|f| f.dead(dest)).is_some() {
-            return Ok(false);
-        }
-        Ok(match &t.route {
-            // A closed block, or one under another tag, returns the message at once.
-            Some(Route::Shm(remote)) => remote.open_under(t.tag) && !self.has_credit(dest),
-            Some(Route::Net(peer)) => !crate::transport::net::send::may_request(self, dest, peer),
-            // Not mapped yet: nothing in flight through it.
-            None => false,
-        })
-    }
-
     /// Maps translation `dest` on its first use, then routes it. Kept out of line so
     /// that `route` is not recursive and joins the send path.
     #[cold]
