@@ -4,6 +4,7 @@
  * post must return at once. Then, after a barrier, rank 0 starts (NOCHECK too), puts
  * into rank 1's window and completes; rank 1 waits and checks the value. Two rounds, the
  * second without the sleep. Prints "rma_nocheck ok" on each rank. */
+#define _DEFAULT_SOURCE /* usleep, beyond C11 */
 #include "check.h"
 #include <unistd.h>
 

@@ -9,6 +9,7 @@
  * most TRIES times, each after a pause, and checks the counter moved. Fewer flushes in
  * all than the one-in-16 poll needs.
  * Prints "rma_serve ok" on each rank. */
+#define _DEFAULT_SOURCE /* usleep, beyond C11 */
 #include "check.h"
 #include <sched.h>
 #include <unistd.h>
