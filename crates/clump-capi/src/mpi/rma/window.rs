@@ -4,12 +4,12 @@
 //! reads the registry while an origin waits.
 
 use super::super::errhandlers;
-use super::window_table::WindowTable;
 use super::super::handles::{fatal, Handle, ERRORS_ARE_FATAL, ERRORS_RETURN};
 use super::super::wired::Failure;
 use super::abi::*;
 use super::request::Kind;
 use super::space::Space;
+use super::window_table::WindowTable;
 use clump_mpi::Comm;
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
