@@ -94,8 +94,12 @@ impl Runtime {
             if matches!(sent, Ok(false)) {
                 break;
             }
-            // Sent, or failed for good (the error goes to the caller, not again).
+            // Sent, or failed for good: the error goes to the caller, not again, and the
+            // request this message was to complete completes in error.
             self.sendq.pop(dest);
+            if let (Err(e), Some(id)) = (&sent, q.finish) {
+                self.fail(id, e.class);
+            }
             sent?;
             any = true;
             if let Some(id) = q.finish {

@@ -658,6 +658,15 @@ impl Engine {
         }
     }
 
+    /// Request `id` can never finish (a message of it could not be sent): it completes
+    /// now with `class`, its remaining parts or not, so no wait on it hangs.
+    pub fn fail(&mut self, id: u64, class: ErrorClass) {
+        if let Some(r) = self.reqs.get_mut(id) {
+            r.status.error.get_or_insert(class);
+            r.done = true;
+        }
+    }
+
     /// Send `id` is asked to write a part of its message itself; false (a fault) when no
     /// such send waits.
     pub fn expect_part(&mut self, id: u64) -> bool {
@@ -1033,6 +1042,20 @@ mod tests {
         assert!(!e.reqs[&send].done);
         e.complete(send);
         assert!(e.reqs[&send].done);
+        // A send whose message could not leave completes at once, in error.
+        let failed = e.add_req(ReqKind::Send {
+            buf: data.as_ptr(),
+            len: 8,
+            dest: 1,
+            owned: Vec::new(),
+            ahead: 0,
+            parts: 2,
+            msg: (0, 0),
+            cancel_asked: false,
+        });
+        e.fail(failed, ErrorClass::Other);
+        assert!(e.reqs[&failed].done);
+        assert_eq!(e.reqs[&failed].status.error, Some(ErrorClass::Other));
         assert!(
             !e.expect_part(send),
             "a request to write for a finished send"

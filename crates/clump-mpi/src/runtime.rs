@@ -299,6 +299,11 @@ impl Runtime {
         self.engine.borrow_mut().complete(id);
     }
 
+    /// Completes request `id` in error: a message of it could not be sent.
+    pub(crate) fn fail(&self, id: u64, class: crate::error::ErrorClass) {
+        self.engine.borrow_mut().fail(id, class);
+    }
+
     /// Polls clump and runs what the handlers asked for; true when anything happened.
     pub fn progress(&self) -> Result<bool> {
         let n = self.spmd.borrow().bundle.poll()?;
