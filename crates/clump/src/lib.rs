@@ -66,6 +66,7 @@ without_loom! {
     pub mod serial;
     mod proto;
     pub mod spmd;
+    mod thread_finder;
 
     pub use {
         am::bundle::{Bundle, EventMask},

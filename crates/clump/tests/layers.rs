@@ -23,6 +23,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("idle", 0),
     ("cpu", 0),
     ("serial", 0),
+    ("thread_finder", 0),
     ("proto", 0),
     // The transports' machinery: queues, mappings, sockets, the reliability machine.
     ("transport", 1),

@@ -11,12 +11,14 @@
 
 use super::{BootError, Locality, Member};
 use crate::config::{Config, JobConfig};
+use crate::thread_finder::{find_or, Finder};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 thread_local! {
-    /// The membership [`Job::process`] hands out while some handle to it lives.
-    static PROCESS: RefCell<Weak<Shared>> = const { RefCell::new(Weak::new()) };
+    /// Finds the membership [`Job::process`] hands out while some handle to it lives
+    /// (the handles own it: see `thread_finder.rs`).
+    static PROCESS: Finder<Shared> = const { Finder::new() };
 }
 
 /// What the handles on one membership share.
@@ -71,15 +73,11 @@ impl Job {
     /// The process's membership, joined now with `job` unless a layer of this thread
     /// holds it already (whose join then stands, whatever `job` says).
     pub fn process_with(job: &JobConfig) -> Result<Job, BootError> {
-        if let Some(held) = PROCESS.with(|p| p.borrow().upgrade()) {
-            return Ok(Job {
-                shared: held,
-                poller: None,
-            });
-        }
-        let joined = Job::from_config(job)?;
-        PROCESS.with(|p| *p.borrow_mut() = Rc::downgrade(&joined.shared));
-        Ok(joined)
+        let shared = find_or(&PROCESS, || Job::from_config(job).map(|j| j.shared))?;
+        Ok(Job {
+            shared,
+            poller: None,
+        })
     }
 
     /// How many handles share this membership (layers that still use it).

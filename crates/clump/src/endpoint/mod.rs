@@ -9,10 +9,13 @@
 //!   machine) and the credits it owes.
 //! - The thread's holders of delayed credits ([`crate::proto::held::Held`]): owned by
 //!   `Rc` by the thread's bundles and endpoints, so that an endpoint closed after its
-//!   thread's locals are gone still sends what it owes; the thread-local only finds the
-//!   list when a bundle is made. The one other thread-local, the depth of handlers
-//!   running on the thread (`handlers.rs`), is a const `Cell` with no destructor, so it
-//!   is never gone when read.
+//!   thread's locals are gone still sends what it owes; a thread-local only finds the
+//!   list when a bundle is made (`thread_finder.rs`, as for the job membership). The
+//!   one other thread-local, the depth of handlers running on the thread (`handlers.rs`),
+//!   is a const `Cell` with no destructor, so it is never gone when read; and it belongs
+//!   to the thread, not to an endpoint: the rule "a reply handler sends nothing" holds on
+//!   the thread that runs one, whichever endpoint it sends from, while other threads that
+//!   share the endpoints (AM_PAR) still send.
 //!
 //! Each mutable part is a [`part::Part`]: reached only inside `with(|part: &mut T| ..)`,
 //! whose closure must be `Send`, which no reference to a part, the endpoint or a handler

@@ -17,27 +17,19 @@
 
 use crate::endpoint::EndpointCore;
 use crate::proto::held::Held;
-use std::cell::RefCell;
+use crate::thread_finder::{find_or, Finder};
 use std::rc::{Rc, Weak};
 use std::time::Instant;
 
-/// The calling thread's list, which every bundle made on it shares. The thread-local only
-/// finds it (a weak reference); once it is destroyed (the thread exits), a bundle made
-/// then gets a list of its own.
+/// The calling thread's list, which every bundle made on it shares (see
+/// `thread_finder.rs`: once the thread's locals are gone, a bundle made then gets a
+/// list of its own).
 pub(crate) fn of_this_thread() -> Rc<Held<EndpointCore>> {
     thread_local! {
-        static THREAD: RefCell<Weak<Held<EndpointCore>>> = const { RefCell::new(Weak::new()) };
+        static THREAD: Finder<Held<EndpointCore>> = const { Finder::new() };
     }
-    THREAD
-        .try_with(|t| {
-            if let Some(held) = t.borrow().upgrade() {
-                return held;
-            }
-            let held = Rc::new(Held::new());
-            *t.borrow_mut() = Rc::downgrade(&held);
-            held
-        })
-        .unwrap_or_else(|_| Rc::new(Held::new()))
+    let found: Result<_, std::convert::Infallible> = find_or(&THREAD, || Ok(Rc::new(Held::new())));
+    found.unwrap_or_else(|never| match never {})
 }
 
 /// Sends the held credits of every endpoint of the thread if the oldest are due: the
