@@ -93,10 +93,10 @@ impl Bundle {
     /// Moves `ep` into this bundle (`AM_MoveEndpoint`).
     pub fn adopt(&self, ep: &Endpoint) -> Result<()> {
         ep.core.check_live()?;
-        if let Some(old) = ep.core.bundle.borrow().upgrade() {
+        if let Some(old) = ep.core.owner() {
             old.remove(&ep.core);
         }
-        *ep.core.bundle.borrow_mut() = Rc::downgrade(&self.core) as Weak<BundleCore>;
+        ep.core.set_owner(Rc::downgrade(&self.core) as Weak<BundleCore>);
         self.core.adopt(&ep.core);
         Ok(())
     }
@@ -328,9 +328,7 @@ impl BundleCore {
         self.endpoints
             .borrow()
             .iter()
-            .filter_map(|ep| {
-                ep.net.port.borrow().as_ref().map(|p| readable(p.as_raw_fd()))
-            })
+            .filter_map(|ep| ep.net.port(|p| readable(p.as_raw_fd())))
             .collect()
     }
 
@@ -339,7 +337,7 @@ impl BundleCore {
         self.endpoints
             .borrow()
             .iter()
-            .filter_map(|ep| ep.net.port.borrow().as_ref().and_then(|p| p.next_timer()))
+            .filter_map(|ep| ep.net.port(|p| p.next_timer()).flatten())
             .min()
     }
 
@@ -403,7 +401,7 @@ impl Drop for BundleCore {
     fn drop(&mut self) {
         let endpoints = self.endpoints.take();
         for ep in &endpoints {
-            *ep.bundle.borrow_mut() = crate::endpoint::no_owner();
+            ep.set_owner(crate::endpoint::no_owner());
         }
         free_together(&endpoints, &|| {});
     }

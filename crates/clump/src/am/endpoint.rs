@@ -3,6 +3,7 @@
 
 use crate::endpoint::handlers::Token;
 use crate::endpoint::transport::Transport;
+use crate::endpoint::route::Route;
 use crate::endpoint::{EndpointCore, EndpointStats, Translation};
 use crate::error::{Error, Result};
 use crate::message::{Message, Returned, MAX_HANDLERS, MAX_SEGMENT, MAX_TRANSLATIONS};
@@ -89,48 +90,57 @@ impl Endpoint {
         // A mapped endpoint is of the job: its datagrams get in (even over a shared-memory
         // route, since a refused cross-memory attach moves its traffic to the network).
         net::members::admit(&name);
-        let mut table = self.core.tables.translations.borrow_mut();
-        if table.len() <= i {
-            table.resize_with(i + 1, || None);
-        }
-        if table[i].is_some() && self.core.flow.with(|f| f.in_flight(index)) > 0 {
+        let busy = self.core.flow.with(|f| f.in_flight(index)) > 0;
+        let placed = self.core.tables.translations.with(|table| {
+            if table.len() <= i {
+                table.resize_with(i + 1, || None);
+            }
+            if table[i].is_some() && busy {
+                return false;
+            }
+            table[i] = Some(Translation {
+                name,
+                tag,
+                route: route.map(Route::Net),
+                segment: None,
+            });
+            true
+        });
+        if !placed {
             return Err(Error::InUse(format!(
                 "translation {index} has requests in flight"
             )));
         }
         self.core.flow.with(|f| f.reset(index));
-        table[i] = Some(Translation {
-            name,
-            tag,
-            route,
-            segment: None,
-        });
         Ok(())
     }
 
     /// Removes translation `index` (`AM_UnMap`); refused while requests through it are in flight.
     pub fn unmap(&self, index: u32) -> Result<()> {
-        let mut table = self.core.tables.translations.borrow_mut();
-        let slot = table
-            .get_mut(index as usize)
-            .ok_or(Error::NoTranslation(index))?;
-        match slot {
-            None => Err(Error::NoTranslation(index)),
-            Some(_) if self.core.flow.with(|f| f.in_flight(index)) > 0 => Err(Error::InUse(format!(
-                "translation {index} has requests in flight"
-            ))),
-            Some(_) => {
-                *slot = None;
-                self.core.flow.with(|f| f.reset(index));
-                Ok(())
+        let busy = self.core.flow.with(|f| f.in_flight(index)) > 0;
+        let removed = self.core.tables.translations.with(|table| {
+            match table.get_mut(index as usize) {
+                None | Some(None) => Err(Error::NoTranslation(index)),
+                Some(Some(_)) if busy => Err(Error::InUse(format!(
+                    "translation {index} has requests in flight"
+                ))),
+                Some(slot) => {
+                    *slot = None;
+                    Ok(())
+                }
             }
-        }
+        });
+        removed?;
+        self.core.flow.with(|f| f.reset(index));
+        Ok(())
     }
 
     /// The name and tag at translation `index`, if mapped.
     pub fn translation(&self, index: u32) -> Option<(EndpointName, u64)> {
-        let table = self.core.tables.translations.borrow();
-        table.get(index as usize)?.as_ref().map(|t| (t.name, t.tag))
+        self.core
+            .tables
+            .translations
+            .with(|table| table.get(index as usize)?.as_ref().map(|t| (t.name, t.tag)))
     }
 
     /// Gives this endpoint a zero-filled segment of `len` bytes (0 removes it), which long
@@ -203,7 +213,7 @@ impl Endpoint {
 
     /// What the network transport of this endpoint did; `None` without a network.
     pub fn net_stats(&self) -> Option<crate::transport::net::NetStats> {
-        self.core.net.port.borrow().as_ref().map(|p| p.stats())
+        self.core.net.port(|p| p.stats())
     }
 
     /// Requests waiting in this endpoint's queue for a poll (those being enqueued included).
@@ -221,7 +231,7 @@ impl Endpoint {
 /// Frees an endpoint: closes its queues and socket, returns the requests still queued to
 /// their senders, and drops handlers and translations (which may hold handles to it).
 pub(crate) fn free_endpoint(ep: &Rc<EndpointCore>) {
-    let owner = ep.bundle.borrow().upgrade();
+    let owner = ep.owner();
     let neighbours = || {
         if let Some(owner) = &owner {
             owner.pump_network();
@@ -252,12 +262,11 @@ pub(crate) fn free_together(eps: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
         let handlers = ep.tables.handlers.replace(vec![None; MAX_HANDLERS]);
         let on_return = ep.tables.on_return.replace(None);
         drop((handlers, on_return));
-        ep.tables.translations.borrow_mut().clear();
+        ep.tables.translations.with(|t| t.clear());
         ep.flow.with(|f| f.clear());
-        ep.shm.sources.borrow_mut().clear();
-        ep.shm.last_source.borrow_mut().take();
+        ep.shm.sources.with(|s| *s = Default::default());
         ep.local.with(|l| l.clear());
-        let owner = ep.bundle.borrow().upgrade();
+        let owner = ep.owner();
         if let Some(owner) = owner {
             owner.remove(ep);
         }

@@ -47,7 +47,7 @@ impl EndpointCore {
         let request = shm::poll::request_waiting(self);
         // Local events, deferred answers and owed credits are rare: one look at all three.
         let rest = !self.local.with(|l| l.is_empty())
-            || !self.shm.deferred.borrow().is_empty()
+            || !self.shm.deferred.with(|d| d.is_empty())
             || !self.shm.acks.with(|a| a.is_empty());
         // The common poll of a spinning program finds nothing: it looks at the two queue
         // heads and leaves, so that a packet that lands is seen within a few instructions.
@@ -99,7 +99,7 @@ impl EndpointCore {
     pub(crate) fn has_work(&self) -> bool {
         Shm::has_work(self)
             || !self.local.with(|l| l.is_empty())
-            || !self.shm.deferred.borrow().is_empty()
+            || !self.shm.deferred.with(|d| d.is_empty())
             || Net::has_work(self)
     }
 }

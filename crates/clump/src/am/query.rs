@@ -8,6 +8,7 @@ use crate::endpoint::route::{Requester, Route, ShmRequester};
 use crate::endpoint::EndpointCore;
 use crate::error::{Error, Result};
 use crate::name::{EndpointName, NO_ADDR};
+use crate::transport::net::NetPeer;
 
 impl Endpoint {
     /// Whether a request through translation `dest` would go out without waiting for
@@ -40,9 +41,10 @@ impl Token<'_> {
             Origin::Request(Requester::Net(r)) => (r.from.id, r.from.addr, 0),
             Origin::Local => return None,
         };
-        let table = self.ep.tables.translations.borrow();
-        let mapped = table.iter().flatten().find(|t| t.name.id == id);
-        Some(mapped.map_or(EndpointName { host, id, addr }, |t| t.name))
+        let mapped = self.ep.tables.translations.with(|table| {
+            table.iter().flatten().find(|t| t.name.id == id).map(|t| t.name)
+        });
+        Some(mapped.unwrap_or(EndpointName { host, id, addr }))
     }
 }
 
@@ -52,18 +54,33 @@ impl Token<'_> {
 /// One look at the translation, no route taken (a sender that waits asks often). Here, on
 /// the AM floor, because it asks both transports.
 pub(crate) fn would_block(ep: &EndpointCore, dest: u32) -> Result<bool> {
-    let table = ep.tables.translations.borrow();
-    let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
-        return Err(Error::NoTranslation(dest));
-    };
+    /// What the translation says, read before the flow's credit is.
+    enum Via {
+        /// A shared-memory block, open under the translation's tag or not.
+        Shm { open: bool },
+        Net(NetPeer),
+        /// Not mapped yet: nothing in flight through it.
+        Unmapped,
+    }
+    let via = ep.tables.translations.with(|table| {
+        let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+            return Err(Error::NoTranslation(dest));
+        };
+        Ok(match &t.route {
+            Some(Route::Shm(remote)) => Via::Shm {
+                open: remote.open_under(t.tag),
+            },
+            Some(Route::Net(peer)) => Via::Net(*peer),
+            None => Via::Unmapped,
+        })
+    })?;
     if ep.flow.with(|f| f.dead(dest)).is_some() {
         return Ok(false);
     }
-    Ok(match &t.route {
+    Ok(match via {
         // A closed block, or one under another tag, returns the message at once.
-        Some(Route::Shm(remote)) => remote.open_under(t.tag) && !ep.has_credit(dest),
-        Some(Route::Net(peer)) => !crate::transport::net::send::may_request(ep, dest, peer),
-        // Not mapped yet: nothing in flight through it.
-        None => false,
+        Via::Shm { open } => open && !ep.has_credit(dest),
+        Via::Net(peer) => !crate::transport::net::send::may_request(ep, dest, &peer),
+        Via::Unmapped => false,
     })
 }

@@ -155,7 +155,7 @@ fn short_fast_path<'a>(
         payload: &[],
         offset: 0,
     };
-    let sent = ep.with_open_shm(dest, |remote| shm::short::try_request(ep, dest, remote, &o));
+    let sent = shm::short::try_request(ep, dest, &o);
     (!sent).then_some(o)
 }
 

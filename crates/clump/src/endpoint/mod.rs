@@ -20,11 +20,17 @@
 //! Each mutable part is a [`part::Part`]: reached only inside `with(|part: &mut T| ..)`,
 //! whose closure must be `Send`, which no reference to a part, the endpoint or a handler
 //! is. So no borrow of a part is held across a handler, and none is taken twice: the
-//! compiler checks it (see `part.rs`). Parts so far: the handler table and handler 0,
-//! `flow`, the local events, the segment, and both sides' owed credits. Still in a
-//! `RefCell` reached by convention (issue 30): the translation table, the network port,
-//! shared memory's deferred answers and requester map. The `Cell`s (counters, `freed`)
-//! are copied in and out and are never borrowed.
+//! compiler checks it (see `part.rs`). Every mutable part of the state is one: the
+//! handler table and handler 0, the translation table, `flow`, the local events, the
+//! segment, shared memory's deferred answers, requester map and owed credits, the
+//! network's port and owed credits. None holds a handle back to an endpoint, a bundle or
+//! a handler (a part's value is as inert as its closure). The network's receive, which
+//! lands fragments in the segment as the flow allows while the port decodes them, takes
+//! the three in one door ([`part::Part::with_others`]). The `Cell`s (counters, `freed`,
+//! the bundle's weak reference) are moved in and out and never borrowed. What the
+//! compiler cannot see is a global way back to an endpoint: the thread's list of
+//! endpoints holding credits (`net/send/owed.rs`) is reached only by polls and waits,
+//! never from inside a part's closure.
 //!
 //! Running handlers (`handlers.rs`), the one routing point (`route.rs`), the verbs each
 //! transport implements (`transport.rs`), waiting for credit or space (`wait.rs`) and
@@ -60,7 +66,7 @@ use crate::transport::shm::ring::Cursor;
 use handlers::Token;
 use part::Part;
 use route::Route;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
@@ -83,7 +89,7 @@ pub(crate) struct Translation {
 pub(crate) struct Tables {
     pub handlers: Part<Vec<Option<Rc<HandlerFn>>>>,
     pub on_return: Part<Option<Rc<ReturnFn>>>,
-    pub translations: RefCell<Vec<Option<Translation>>>,
+    pub translations: Part<Vec<Option<Translation>>>,
 }
 
 /// Work the next poll of this endpoint delivers without any queue: messages returned at
@@ -113,21 +119,26 @@ pub(crate) struct ShmSide {
     /// Where the poll side reads each of its queues.
     pub requests: Cursor,
     pub replies: Cursor,
-    pub deferred: RefCell<VecDeque<Deferred>>,
+    pub deferred: Part<VecDeque<Deferred>>,
     /// Credits owed to requesters (by id and credit slot) whose handlers did not reply.
     pub acks: Part<AckRuns<(EndpointId, u32)>>,
-    /// Requesters seen, for replies: 001's inverse mapping, found by name, with the last
-    /// one found kept aside (a burst of requests usually comes from one sender).
-    pub sources: RefCell<IdMap<RemoteRef>>,
-    pub last_source: RefCell<Option<(EndpointId, RemoteRef)>>,
+    pub sources: Part<Sources>,
     /// Polls so far, for the occasional check that destinations still live.
     pub polls: Cell<u32>,
+}
+
+/// Requesters seen, for replies: 001's inverse mapping, found by name, with the last one
+/// found kept aside (a burst of requests usually comes from one sender).
+#[derive(Default)]
+pub(crate) struct Sources {
+    pub map: IdMap<RemoteRef>,
+    pub last: Option<(EndpointId, RemoteRef)>,
 }
 
 /// The network transport's part of an endpoint.
 pub(crate) struct NetSide {
     /// The UDP socket and reliability machine; `None` with the network disabled.
-    pub port: RefCell<Option<NetPort>>,
+    pub port: Part<Option<NetPort>>,
     /// Credits owed to network requesters whose handlers did not reply.
     pub acks: Part<AckRuns<NetPeer>>,
     /// The thread's endpoints that hold such credits back, this one among them when it
@@ -167,9 +178,25 @@ pub(crate) fn no_owner() -> Weak<dyn Owner> {
     Weak::<NoOwner>::new()
 }
 
+impl NetSide {
+    /// Runs `f` on the port; `None` with the network disabled (or the port closed).
+    #[inline(always)]
+    pub(crate) fn port<R>(&self, f: impl FnOnce(&mut NetPort) -> R + Send) -> Option<R> {
+        self.port.with(|p| p.as_mut().map(f))
+    }
+
+    /// Whether this endpoint has a network port.
+    #[inline(always)]
+    pub(crate) fn has_port(&self) -> bool {
+        self.port.with(|p| p.is_some())
+    }
+}
+
 pub(crate) struct EndpointCore {
     pub name: EndpointName,
-    pub bundle: RefCell<Weak<dyn Owner>>,
+    /// The bundle, in a `Cell`: read by moving it out and back ([`EndpointCore::owner`]),
+    /// so no borrow of it exists to be held.
+    bundle: Cell<Weak<dyn Owner>>,
     pub freed: Cell<bool>,
     pub stats: Cell<EndpointStats>,
     pub tables: Tables,
@@ -237,13 +264,13 @@ impl EndpointCore {
         crate::transport::net::members::admit(&name);
         Ok(Rc::new(EndpointCore {
             name,
-            bundle: RefCell::new(bundle),
+            bundle: Cell::new(bundle),
             freed: Cell::new(false),
             stats: Cell::new(EndpointStats::default()),
             tables: Tables {
                 handlers: Part::new(vec![None; MAX_HANDLERS]),
                 on_return: Part::default(),
-                translations: RefCell::new(Vec::new()),
+                translations: Part::default(),
             },
             flow: Part::new(Flow::new(
                 config.credits as usize,
@@ -256,18 +283,30 @@ impl EndpointCore {
                 own,
                 requests: Cursor::default(),
                 replies: Cursor::default(),
-                deferred: RefCell::new(VecDeque::new()),
+                deferred: Part::default(),
                 acks: Part::default(),
-                sources: RefCell::new(IdMap::default()),
-                last_source: RefCell::new(None),
+                sources: Part::default(),
                 polls: Cell::new(0),
             },
             net: NetSide {
-                port: RefCell::new(port),
+                port: Part::new(port),
                 acks: Part::default(),
                 held: held.clone(),
             },
         }))
+    }
+
+    /// The bundle this endpoint belongs to, while both live.
+    pub(crate) fn owner(&self) -> Option<Rc<dyn Owner>> {
+        let weak = self.bundle.replace(no_owner());
+        let owner = weak.upgrade();
+        self.bundle.set(weak);
+        owner
+    }
+
+    /// Makes `owner` this endpoint's bundle (`no_owner()`: none).
+    pub(crate) fn set_owner(&self, owner: Weak<dyn Owner>) {
+        self.bundle.set(owner);
     }
 
     #[inline]

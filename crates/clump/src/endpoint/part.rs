@@ -12,6 +12,10 @@
 //! The same shape is what a concurrent endpoint (issue 31) needs: a part reached only
 //! through `with` can become a lock (or a per-thread part) behind the same call, while a
 //! single-threaded endpoint keeps the `RefCell`: no lock and no atomic on its hot path.
+//! The cell stays although its exclusivity is now a compile-time fact: the endpoint is
+//! shared (`Rc`) by its bundle, its handles and the tokens of its handlers, so no `&mut`
+//! path to it exists, and an `UnsafeCell` would put `unsafe` where DESIGN.md allows none
+//! for the price of one flag compare per access.
 
 use std::cell::RefCell;
 
@@ -28,6 +32,20 @@ impl<T> Part<T> {
     #[inline(always)]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R + Send) -> R {
         f(&mut self.0.borrow_mut())
+    }
+
+    /// Runs `f` on this part and two others at once, for the one step that needs them
+    /// together: the network's receive, which lands fragments in the segment (as the
+    /// flow allows) while the port decodes them. Parts of different types are different
+    /// cells, so no borrow here finds another taken.
+    #[inline(always)]
+    pub fn with_others<U, V, R>(
+        &self,
+        u: &Part<U>,
+        v: &Part<V>,
+        f: impl FnOnce(&mut T, &mut U, &mut V) -> R + Send,
+    ) -> R {
+        f(&mut self.0.borrow_mut(), &mut u.0.borrow_mut(), &mut v.0.borrow_mut())
     }
 
     /// Puts `value` in place of the part's value and returns the old one: a move, no

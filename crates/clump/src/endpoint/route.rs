@@ -66,8 +66,8 @@ impl Route {
 
 impl EndpointCore {
     /// The route of a new translation to `name`: shared memory on this host (mapped on
-    /// first use, so `None` here), UDP to others.
-    pub(crate) fn plan(&self, name: &EndpointName) -> Result<Option<Route>> {
+    /// first use, so `None` here), UDP to the peer returned for others.
+    pub(crate) fn plan(&self, name: &EndpointName) -> Result<Option<NetPeer>> {
         if name.host == self.name.host {
             return Ok(None);
         }
@@ -76,15 +76,15 @@ impl EndpointCore {
                 "endpoint {name} lives on another host and has no network address"
             )));
         }
-        if self.net.port.borrow().is_none() {
+        if !self.net.has_port() {
             return Err(Error::BadArg(format!(
                 "endpoint {name} lives on another host, and this endpoint has no network (CLUMP_NET=0)"
             )));
         }
-        Ok(Some(Route::Net(NetPeer {
+        Ok(Some(NetPeer {
             addr: name.addr,
             id: name.id,
-        })))
+        }))
     }
 
     /// The route to translation `dest`, or the reason a message to it comes back. Over
@@ -92,24 +92,27 @@ impl EndpointCore {
     /// network the destination checks it.
     #[inline(always)]
     pub(crate) fn route(&self, dest: u32) -> Result<std::result::Result<Route, ReturnReason>> {
-        let table = self.tables.translations.borrow();
-        // An error built only where there is one (an `ok_or` would build and drop it on
-        // every send).
-        let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
-            return Err(Error::NoTranslation(dest));
-        };
-        if let Some(reason) = self.flow.with(|f| f.dead(dest)) {
-            return Ok(Err(reason));
-        }
-        Ok(match &t.route {
-            Some(Route::Shm(remote)) if remote.closed() => Err(ReturnReason::EndpointGone),
-            Some(Route::Shm(remote)) if remote.tag() != t.tag => Err(ReturnReason::BadTag),
-            Some(route) => Ok(route.clone()),
-            None => {
-                drop(table);
-                return self.connect_and_route(dest);
+        let dead = self.flow.with(|f| f.dead(dest));
+        let found = self.tables.translations.with(|table| {
+            // An error built only where there is one (an `ok_or` would build and drop it
+            // on every send).
+            let Some(t) = table.get(dest as usize).and_then(|t| t.as_ref()) else {
+                return Err(Error::NoTranslation(dest));
+            };
+            if let Some(reason) = dead {
+                return Ok(Some(Err(reason)));
             }
-        })
+            Ok(match &t.route {
+                Some(Route::Shm(remote)) if remote.closed() => Some(Err(ReturnReason::EndpointGone)),
+                Some(Route::Shm(remote)) if remote.tag() != t.tag => Some(Err(ReturnReason::BadTag)),
+                Some(route) => Some(Ok(route.clone())),
+                None => None,
+            })
+        })?;
+        match found {
+            Some(routed) => Ok(routed),
+            None => self.connect_and_route(dest),
+        }
     }
 
     /// Maps translation `dest` on its first use, then routes it. Kept out of line so
@@ -127,27 +130,33 @@ impl EndpointCore {
     /// block if translation `dest` goes through shared memory, is mapped, and its block is
     /// open under the translation's tag; `false` otherwise (the general path decides).
     #[inline(always)]
-    pub(crate) fn with_open_shm(&self, dest: u32, f: impl FnOnce(&Remote) -> bool) -> bool {
-        let table = self.tables.translations.borrow();
-        let Some(Some(t)) = table.get(dest as usize) else {
-            return false;
-        };
-        let Some(Route::Shm(remote)) = &t.route else {
-            return false;
-        };
-        remote.open_under(t.tag) && f(remote)
+    pub(crate) fn with_open_shm(
+        &self,
+        dest: u32,
+        f: impl FnOnce(&Remote) -> bool + Send,
+    ) -> bool {
+        self.tables.translations.with(|table| {
+            let Some(Some(t)) = table.get(dest as usize) else {
+                return false;
+            };
+            let Some(Route::Shm(remote)) = &t.route else {
+                return false;
+            };
+            remote.open_under(t.tag) && f(remote)
+        })
     }
 
     /// Whether translation `dest` goes (or will go, once mapped) through shared memory.
     pub(crate) fn routes_by_shm(&self, dest: u32) -> bool {
-        let table = self.tables.translations.borrow();
-        matches!(
-            table
-                .get(dest as usize)
-                .and_then(|t| t.as_ref())
-                .map(|t| &t.route),
-            Some(Some(Route::Shm(_)) | None)
-        )
+        self.tables.translations.with(|table| {
+            matches!(
+                table
+                    .get(dest as usize)
+                    .and_then(|t| t.as_ref())
+                    .map(|t| &t.route),
+                Some(Some(Route::Shm(_)) | None)
+            )
+        })
     }
 
     /// The segment of translation `dest`'s shared-memory destination, mapped and kept
@@ -156,23 +165,26 @@ impl EndpointCore {
         &self,
         dest: u32,
     ) -> std::result::Result<Option<Arc<SegMapping>>, ReturnReason> {
-        let mut table = self.tables.translations.borrow_mut();
-        // Routed just before, with no poll in between; a missing entry is still no panic.
-        let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
-            return Err(ReturnReason::EndpointGone);
-        };
-        let Some(Route::Shm(remote)) = &t.route else {
-            return Err(ReturnReason::Unreachable);
-        };
-        match remote.segment(t.segment.as_ref()) {
-            Ok(Some(seg)) => {
-                t.segment = Some(seg.clone());
-                Ok(Some(seg))
+        self.tables.translations.with(|table| {
+            // Routed just before, with no poll in between; a missing entry is still no
+            // panic.
+            let Some(t) = table.get_mut(dest as usize).and_then(|t| t.as_mut()) else {
+                return Err(ReturnReason::EndpointGone);
+            };
+            let Some(Route::Shm(remote)) = &t.route else {
+                return Err(ReturnReason::Unreachable);
+            };
+            match remote.segment(t.segment.as_ref()) {
+                Ok(Some(seg)) => {
+                    t.segment = Some(seg.clone());
+                    Ok(Some(seg))
+                }
+                Ok(None) => Ok(None),
+                // Alive or gone, the peer's segment cannot be reached: the message never
+                // leaves.
+                Err(_) => Err(ReturnReason::Unreachable),
             }
-            Ok(None) => Ok(None),
-            // Alive or gone, the peer's segment cannot be reached: the message never leaves.
-            Err(_) => Err(ReturnReason::Unreachable),
-        }
+        })
     }
 
     /// The destination's segment if `offset..offset+len` lies inside it, or why a long
@@ -196,49 +208,50 @@ impl EndpointCore {
     /// the call, not of the peer.
     #[cold]
     pub(crate) fn connect(&self, dest: u32) -> Result<std::result::Result<(), ReturnReason>> {
-        let mut table = self.tables.translations.borrow_mut();
-        let Some(Translation {
-            route: route @ None,
-            name,
-            ..
-        }) = table.get_mut(dest as usize).and_then(|t| t.as_mut())
-        else {
-            return Ok(Ok(()));
-        };
-        match Remote::lookup(name.id) {
-            Ok(remote) => {
-                *route = Some(Route::Shm(Rc::new(remote)));
-                Ok(Ok(()))
+        self.tables.translations.with(|table| {
+            let Some(Translation {
+                route: route @ None,
+                name,
+                ..
+            }) = table.get_mut(dest as usize).and_then(|t| t.as_mut())
+            else {
+                return Ok(Ok(()));
+            };
+            match Remote::lookup(name.id) {
+                Ok(remote) => {
+                    *route = Some(Route::Shm(Rc::new(remote)));
+                    Ok(Ok(()))
+                }
+                Err(e) if out_of_resources(&e) => {
+                    Err(Error::io(format!("cannot map endpoint {name}"), e))
+                }
+                Err(_) if process_exists(name.id.pid) => Ok(Err(ReturnReason::EndpointGone)),
+                // Its process is gone: nothing sent there can leave.
+                Err(_) => Ok(Err(ReturnReason::Unreachable)),
             }
-            Err(e) if out_of_resources(&e) => {
-                Err(Error::io(format!("cannot map endpoint {name}"), e))
-            }
-            Err(_) if process_exists(name.id.pid) => Ok(Err(ReturnReason::EndpointGone)),
-            // Its process is gone: nothing sent there can leave.
-            Err(_) => Ok(Err(ReturnReason::Unreachable)),
-        }
+        })
     }
 
     /// Moves translation `dest` to the network, if this endpoint and its destination have
     /// one and nothing sent through shared memory is still unanswered (so that no answer
     /// is lost and order is kept).
     pub(crate) fn move_to_network(&self, dest: u32) -> Option<NetPeer> {
-        self.net.port.borrow().as_ref()?;
-        if self.flow.with(|f| f.in_flight(dest)) > 0 {
+        if !self.net.has_port() || self.flow.with(|f| f.in_flight(dest)) > 0 {
             return None;
         }
-        let mut table = self.tables.translations.borrow_mut();
-        let t = table.get_mut(dest as usize)?.as_mut()?;
-        if t.name.addr == NO_ADDR {
-            return None;
-        }
-        let peer = NetPeer {
-            addr: t.name.addr,
-            id: t.name.id,
-        };
-        t.route = Some(Route::Net(peer));
-        t.segment = None;
-        Some(peer)
+        self.tables.translations.with(|table| {
+            let t = table.get_mut(dest as usize)?.as_mut()?;
+            if t.name.addr == NO_ADDR {
+                return None;
+            }
+            let peer = NetPeer {
+                addr: t.name.addr,
+                id: t.name.id,
+            };
+            t.route = Some(Route::Net(peer));
+            t.segment = None;
+            Some(peer)
+        })
     }
 }
 

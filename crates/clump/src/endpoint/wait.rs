@@ -98,7 +98,7 @@ impl EndpointCore {
     ) -> Result<StallOutcome> {
         self.check_live()?;
         let network = matches!(route, Route::Net(_));
-        let owner = self.bundle.borrow().upgrade();
+        let owner = self.owner();
         if let Some(owner) = &owner {
             owner.progress(self, network)?;
         }
@@ -148,7 +148,7 @@ impl EndpointCore {
     /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`, with the
     /// process lock let go (other threads' calls run meanwhile).
     pub(crate) fn wait_for_datagram(&self, timeout: Duration) {
-        let Some(fd) = self.net.port.borrow().as_ref().map(|p| p.as_raw_fd()) else {
+        let Some(fd) = self.net.port(|p| p.as_raw_fd()) else {
             return;
         };
         crate::serial::unlocked(|| wait_readable(&mut [readable(fd)], timeout));
@@ -180,14 +180,15 @@ impl EndpointCore {
 
     /// Every translation whose route `gone` says is lost, with requests in flight or
     /// (`all`) without: the one scan for lost peers, over either transport.
-    pub(crate) fn lose_where(&self, all: bool, gone: impl Fn(&Route) -> bool, reason: ReturnReason) {
-        let lost: Vec<u32> = {
-            let table = self.tables.translations.borrow();
-            let candidates: Vec<u32> = if all {
-                (0..table.len() as u32).collect()
-            } else {
-                self.flow.with(|f| f.busy().collect())
-            };
+    pub(crate) fn lose_where(
+        &self,
+        all: bool,
+        gone: impl Fn(&Route) -> bool + Sync,
+        reason: ReturnReason,
+    ) {
+        let busy: Option<Vec<u32>> = (!all).then(|| self.flow.with(|f| f.busy().collect()));
+        let lost: Vec<u32> = self.tables.translations.with(|table| {
+            let candidates = busy.unwrap_or_else(|| (0..table.len() as u32).collect());
             candidates
                 .into_iter()
                 .filter(|&i| {
@@ -198,7 +199,7 @@ impl EndpointCore {
                         .is_some_and(&gone)
                 })
                 .collect()
-        };
+        });
         for dest in lost {
             self.peer_lost(dest, reason);
         }

@@ -37,7 +37,7 @@ const NAP: Duration = Duration::from_millis(1);
 pub(crate) fn close(closing: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
     let bound = closing
         .iter()
-        .filter_map(|ep| ep.net.port.borrow().as_ref().map(|p| p.timeout()))
+        .filter_map(|ep| ep.net.port(|p| p.timeout()))
         .max();
     let Some(bound) = bound else {
         return;
@@ -60,7 +60,9 @@ pub(crate) fn close(closing: &[Rc<EndpointCore>], neighbours: &dyn Fn()) {
         nap(closing, deadline);
     }
     for ep in closing {
-        ep.net.port.borrow_mut().take();
+        // Closed outside the part (the socket's close is a system call, nothing more).
+        let port = ep.net.port.with(|p| p.take());
+        drop(port);
     }
 }
 
@@ -73,19 +75,11 @@ fn expire(ep: &EndpointCore) {
 }
 
 fn unsettled(ep: &EndpointCore) -> Vec<NetPeer> {
-    ep.net
-        .port
-        .borrow()
-        .as_ref()
-        .map(|p| p.unsettled_peers())
-        .unwrap_or_default()
+    ep.net.port(|p| p.unsettled_peers()).unwrap_or_default()
 }
 
 fn settled(ep: &EndpointCore) -> bool {
-    match ep.net.port.borrow().as_ref() {
-        Some(port) => port.settled(),
-        None => true,
-    }
+    ep.net.port(|p| p.settled()).unwrap_or(true)
 }
 
 /// Gives up on the unsettled peers whose process the launcher said has exited: their
@@ -104,9 +98,9 @@ fn nap(closing: &[Rc<EndpointCore>], deadline: Instant) {
     let mut fds = Vec::new();
     let mut left = deadline.saturating_duration_since(Instant::now()).min(NAP);
     for ep in closing {
-        if let Some(port) = ep.net.port.borrow().as_ref() {
-            fds.push(readable(port.as_raw_fd()));
-            if let Some(timer) = port.next_timer() {
+        if let Some((fd, timer)) = ep.net.port(|p| (p.as_raw_fd(), p.next_timer())) {
+            fds.push(readable(fd));
+            if let Some(timer) = timer {
                 left = left.min(timer);
             }
         }

@@ -25,12 +25,12 @@ const NET_POLL_BUDGET: usize = 64;
 /// when `requests`, request handlers; sends the answers in one batch (credit-only
 /// answers when due: `send/owed.rs`). Returns how many messages ran.
 pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) -> usize {
-    if ep.net.port.borrow().is_none() || ep.freed.get() {
+    if !ep.net.has_port() || ep.freed.get() {
         return 0;
     }
     receive_datagrams(ep, max_datagrams);
     handle_events(ep);
-    if ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.news_of_death()) {
+    if ep.net.port(|p| p.news_of_death()) == Some(true) {
         ep.poll_liveness_now();
     }
     let mut n = 0;
@@ -51,9 +51,7 @@ pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) 
         }
     }
     flush_or_hold_acks(ep);
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        port.transmit();
-    }
+    ep.net.port(|p| p.transmit());
     n
 }
 
@@ -61,68 +59,69 @@ pub(crate) fn poll(ep: &Rc<EndpointCore>, max_datagrams: usize, requests: bool) 
 /// what that produced (acks, retransmissions), running no handler: a waiting thread
 /// learns whether a whole message is there, not merely a datagram.
 pub(crate) fn pump(ep: &EndpointCore) {
-    if ep.net.port.borrow().is_none() || ep.freed.get() {
+    if !ep.net.has_port() || ep.freed.get() {
         return;
     }
     while receive_datagrams(ep, crate::transport::net::udp::BATCH) == crate::transport::net::udp::BATCH {}
     handle_events(ep);
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        port.transmit();
-    }
+    ep.net.port(|p| p.transmit());
 }
 
 /// Sends the messages held for a poll (`NetPort::send`), when a poll does not look at the
 /// socket.
 #[inline]
 pub(crate) fn send_held(ep: &EndpointCore) {
-    if let Some(port) = ep.net.port.borrow_mut().as_mut().filter(|p| p.holds()) {
-        port.transmit();
-    }
+    ep.net.port(|p| {
+        if p.holds() {
+            p.transmit();
+        }
+    });
 }
 
 /// Whether this endpoint's socket doorbell says datagrams wait.
 #[inline]
 pub(crate) fn rang(ep: &EndpointCore) -> bool {
-    ep.net.port.borrow().as_ref().is_some_and(|p| p.rang())
+    ep.net.port(|p| p.rang()) == Some(true)
 }
 
 /// Whether a whole message waits in the machine for a poll.
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
-    ep.net.port.borrow().as_ref().is_some_and(|p| p.has_inbound())
+    ep.net.port(|p| p.has_inbound()) == Some(true)
 }
 
 fn next_inbound(ep: &EndpointCore, channel: Channel) -> Option<Inbound<SocketAddrV4>> {
-    ep.net.port.borrow_mut().as_mut()?.next_inbound(channel)
+    ep.net.port.with(|p| p.as_mut()?.next_inbound(channel))
 }
 
 /// Reads up to `max` datagrams into the machine; returns how many.
 fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
     let own_tag = ep.tag();
-    let flow = &ep.flow;
-    // A fragment lands only where its message may: a request under this endpoint's
-    // tag, or an answer from a peer this endpoint awaits answers from. The whole
-    // message must fit, so that none of it lands if it is returned.
-    let mut land = |from: &NetPeer, h: &Header, data: &[u8]| {
-        let allowed = match h.channel {
-            Channel::Request => h.tag == own_tag,
-            Channel::Reply => flow.with(|f| f.awaits(from)),
+    // The port, the flow and the segment together, in one door (`part.rs`): a fragment
+    // lands as the port decodes it.
+    ep.net.port.with_others(&ep.flow, &ep.segment, |port, flow, segment| {
+        let Some(port) = port else {
+            return 0;
         };
-        // Looked at only here: most polls land nothing, and cloning the mapping's
-        // Arc on every one cost more than the rest of an empty poll.
-        allowed
-            && ep.segment.with(|segment| {
-                segment.as_ref().is_some_and(|s| {
+        // A fragment lands only where its message may: a request under this endpoint's
+        // tag, or an answer from a peer this endpoint awaits answers from. The whole
+        // message must fit, so that none of it lands if it is returned.
+        let mut land = |from: &NetPeer, h: &Header, data: &[u8]| {
+            let allowed = match h.channel {
+                Channel::Request => h.tag == own_tag,
+                Channel::Reply => flow.awaits(from),
+            };
+            // Looked at only here: most polls land nothing, and cloning the mapping's
+            // Arc on every one cost more than the rest of an empty poll.
+            allowed
+                && segment.as_ref().is_some_and(|s| {
                     s.fits(h.segment_offset, u64::from(h.total_len))
                         && s.write((h.segment_offset + u64::from(h.frag_offset)) as usize, data)
                             .is_ok()
                 })
-            })
-    };
-    match ep.net.port.borrow_mut().as_mut() {
-        Some(port) => port.receive(max, &mut land),
-        None => 0,
-    }
+        };
+        port.receive(max, &mut land)
+    })
 }
 
 /// Peers silent for the network timeout, judged by what the launcher knows (the rules
@@ -132,14 +131,16 @@ fn receive_datagrams(ep: &EndpointCore, max: usize) -> usize {
 /// heard: a cut link; or no launcher to ask) it is unreachable (see [`give_up`]).
 pub(crate) fn handle_events(ep: &EndpointCore) {
     loop {
-        let event = ep.net.port.borrow_mut().as_mut().and_then(|p| p.next_event());
+        let event = ep.net.port.with(|p| p.as_mut()?.next_event());
         let Some(Event::Silent(peer)) = event else {
             return;
         };
         // Heard from since it was reported (in the same batch of datagrams): no silence.
-        let Some(timeout) = ep.net.port.borrow().as_ref().and_then(|p| {
-            p.is_silent(&peer).then(|| p.timeout())
-        }) else {
+        let Some(timeout) = ep
+            .net
+            .port(|p| p.is_silent(&peer).then(|| p.timeout()))
+            .flatten()
+        else {
             continue;
         };
         let verdict = crate::boot::watch::judge(peer.id.pid, timeout / 2);
@@ -149,7 +150,7 @@ pub(crate) fn handle_events(ep: &EndpointCore) {
             Some(PeerState::Polling) => Liveness::Polling,
             Some(PeerState::Unknown) | None => Liveness::Unknown,
         };
-        let wait = ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.judge(peer, process));
+        let wait = ep.net.port(|p| p.judge(peer, process)) == Some(true);
         if !wait {
             give_up(ep, peer, process == Liveness::Exited);
         }
@@ -160,7 +161,7 @@ pub(crate) fn handle_events(ep: &EndpointCore) {
 /// the transport never sent them, else (they may have run there) as `PeerGone` if its
 /// process is `gone` and `OutcomeUnknown` if not known.
 pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
-    let Some(unsent) = ep.net.port.borrow_mut().as_mut().map(|p| p.give_up(peer)) else {
+    let Some(unsent) = ep.net.port(|p| p.give_up(peer)) else {
         return;
     };
     let newest = ep.flow.with(|f| f.newest_by_translation(&peer, unsent));
@@ -177,15 +178,16 @@ pub(crate) fn give_up(ep: &EndpointCore, peer: NetPeer, gone: bool) {
 
 /// The translations that reach `peer` over the network.
 fn translations_to(ep: &EndpointCore, peer: &NetPeer) -> Vec<u32> {
-    let table = ep.tables.translations.borrow();
-    (0..table.len() as u32)
-        .filter(|&i| {
-            table
-                .get(i as usize)
-                .and_then(|t| t.as_ref())
-                .is_some_and(|t| matches!(&t.route, Some(Route::Net(p)) if p == peer))
-        })
-        .collect()
+    ep.tables.translations.with(|table| {
+        (0..table.len() as u32)
+            .filter(|&i| {
+                table
+                    .get(i as usize)
+                    .and_then(|t| t.as_ref())
+                    .is_some_and(|t| matches!(&t.route, Some(Route::Net(p)) if p == peer))
+            })
+            .collect()
+    })
 }
 
 fn handle_request(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
@@ -280,9 +282,7 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
         dest = Some(d);
     }
     if !ep.flow.with(|f| f.awaits(&m.from)) {
-        if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-            port.await_answers(m.from, false);
-        }
+        ep.net.port(|p| p.await_answers(m.from, false));
     }
     let args = h.args.as_slice();
     let mut segment = None;
@@ -328,12 +328,12 @@ fn handle_reply(ep: &Rc<EndpointCore>, m: Inbound<SocketAddrV4>) {
 /// senders as `EndpointGone`, settles the answers that came (their handlers do not run:
 /// the program freed the endpoint they were for), and sends what that produced.
 pub(crate) fn drain_closing(ep: &EndpointCore) {
-    if ep.net.port.borrow().is_none() {
+    if !ep.net.has_port() {
         return;
     }
     while receive_datagrams(ep, crate::transport::net::udp::BATCH) == crate::transport::net::udp::BATCH {}
     handle_events(ep);
-    if ep.net.port.borrow_mut().as_mut().is_some_and(|p| p.news_of_death()) {
+    if ep.net.port(|p| p.news_of_death()) == Some(true) {
         ep.poll_liveness_now();
     }
     while let Some(m) = next_inbound(ep, Channel::Request) {
@@ -345,7 +345,5 @@ pub(crate) fn drain_closing(ep: &EndpointCore) {
         }
     }
     flush_acks(ep);
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        port.transmit();
-    }
+    ep.net.port(|p| p.transmit());
 }

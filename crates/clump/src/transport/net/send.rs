@@ -116,12 +116,11 @@ fn wait_for_credit(
     }
     // A handler run while waiting may have freed this endpoint or unmapped `dest`.
     ep.check_live()?;
-    let table = ep.tables.translations.borrow();
-    let t = table
-        .get(dest as usize)
-        .and_then(|t| t.as_ref())
-        .ok_or(Error::NoTranslation(dest))?;
-    Ok(Some(t.tag))
+    let tag = ep
+        .tables
+        .translations
+        .with(|table| Some(table.get(dest as usize)?.as_ref()?.tag));
+    Ok(Some(tag.ok_or(Error::NoTranslation(dest))?))
 }
 
 /// Whether a request through translation `dest` to `peer` may go now: it has a credit
@@ -131,11 +130,7 @@ pub(crate) fn may_request(ep: &EndpointCore, dest: u32, peer: &NetPeer) -> bool 
 }
 
 fn backlog(ep: &EndpointCore, peer: &NetPeer) -> usize {
-    ep.net
-        .port
-        .borrow()
-        .as_ref()
-        .map_or(0, |p| p.queued_bytes(peer))
+    ep.net.port(|p| p.queued_bytes(peer)).unwrap_or(0)
 }
 
 fn send_request(
@@ -150,12 +145,12 @@ fn send_request(
         // Queued first, the credit-only answer rides in the request's datagram.
         flush_acks(ep);
     }
-    let sent = match ep.net.port.borrow_mut().as_mut() {
-        Some(port) => {
-            let payload = port.copy_payload(payload);
-            port.send(peer, h, payload)
-        }
-        None => return Err(Error::EndpointFreed),
+    let sent = ep.net.port(|port| {
+        let payload = port.copy_payload(payload);
+        port.send(peer, h, payload)
+    });
+    let Some(sent) = sent else {
+        return Err(Error::EndpointFreed);
     };
     match sent {
         Ok(false) => {}
@@ -173,9 +168,7 @@ fn send_request(
         }
     }
     ep.flow.with(|f| f.sent(dest, o.saved(), Some(peer)));
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        port.await_answers(peer, true);
-    }
+    ep.net.port(|p| p.await_answers(peer, true));
     ep.count(|s| s.requests_sent += 1);
     Ok(())
 }
@@ -253,9 +246,7 @@ pub(crate) fn send_owed(ep: &EndpointCore) {
     if !ep.net.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        port.transmit();
-    }
+    ep.net.port(|p| p.transmit());
 }
 
 /// Sends an answer to a request, after the credit-only answers owed for earlier ones.
@@ -268,12 +259,11 @@ pub(crate) fn send_answer(ep: &EndpointCore, to: NetPeer, h: Header, payload: Ve
 
 /// Queues an answer; the poll that ran its request sends it with the others.
 fn send_on_reply_channel(ep: &EndpointCore, to: NetPeer, h: Header, payload: Vec<u8>) {
-    if let Some(port) = ep.net.port.borrow_mut().as_mut() {
-        match port.queue(to, h, payload) {
-            // An unreachable requester has given up on its requests (or is gone):
-            // it needs no answer, and the machine already reported it.
-            Ok(()) | Err(SendError::Unreachable) => {}
-            Err(e) => eprintln!("clump: an answer to {to:?} could not be sent: {e}"),
-        }
+    let queued = ep.net.port(|p| p.queue(to, h, payload));
+    match queued {
+        // An unreachable requester has given up on its requests (or is gone): it
+        // needs no answer, and the machine already reported it.
+        None | Some(Ok(()) | Err(SendError::Unreachable)) => {}
+        Some(Err(e)) => eprintln!("clump: an answer to {to:?} could not be sent: {e}"),
     }
 }

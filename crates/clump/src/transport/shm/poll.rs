@@ -50,7 +50,7 @@ pub(crate) fn poll_requests(ep: &Rc<EndpointCore>, budget: usize) -> usize {
 
 /// Finishes deferred answers, then runs up to `budget` waiting replies.
 pub(crate) fn poll_replies(ep: &Rc<EndpointCore>, budget: usize) -> usize {
-    if !ep.shm.deferred.borrow().is_empty() {
+    if !ep.shm.deferred.with(|d| d.is_empty()) {
         flush_deferred(ep);
     }
     let ring = ep.shm.own.block.get().reply.ring();
@@ -236,7 +236,7 @@ pub(crate) fn close(ep: &EndpointCore) {
 /// Returned requests must reach their senders even though no one polls a freed endpoint.
 pub(crate) fn finish_answers(ep: &EndpointCore) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
-    while !ep.shm.deferred.borrow().is_empty() && std::time::Instant::now() < deadline {
+    while !ep.shm.deferred.with(|d| d.is_empty()) && std::time::Instant::now() < deadline {
         flush_deferred(ep);
         std::thread::yield_now();
     }

@@ -250,7 +250,7 @@ pub(crate) fn write_reply(p: &mut Packet, src: EndpointId, credit_slot: u32, o: 
 /// so that a new one may go straight into its queue and still keep the order.
 #[inline]
 pub(crate) fn nothing_queued_before(ep: &EndpointCore) -> bool {
-    ep.shm.acks.with(|a| a.is_empty()) && ep.shm.deferred.borrow().is_empty()
+    ep.shm.acks.with(|a| a.is_empty()) && ep.shm.deferred.with(|d| d.is_empty())
 }
 
 /// Runs request `p` as `msg`: its credit is owed if the handler did not reply, and it
@@ -318,15 +318,22 @@ fn push_answer(ep: &EndpointCore, to: &RemoteRef, packet: &Packet, medium: &[u8]
     if !ep.shm.acks.with(|a| a.is_empty()) {
         flush_acks(ep);
     }
-    let mut deferred = ep.shm.deferred.borrow_mut();
-    if !deferred.is_empty() || try_push_answer(to, packet, medium) == Err(PushError::Full) {
-        // Keep answers to everyone in order behind the first deferred one.
+    let remote: &Arc<Remote> = to;
+    let deferred = ep.shm.deferred.with(|deferred| {
+        let defer =
+            !deferred.is_empty() || try_push_answer(remote, packet, medium) == Err(PushError::Full);
+        if defer {
+            // Keep answers to everyone in order behind the first deferred one.
+            deferred.push_back(Deferred {
+                to: Rc::new(remote.clone()),
+                packet: *packet,
+                payload: medium.to_vec(),
+            });
+        }
+        defer
+    });
+    if deferred {
         ep.count(|s| s.deferred_replies += 1);
-        deferred.push_back(Deferred {
-            to: to.clone(),
-            packet: *packet,
-            payload: medium.to_vec(),
-        });
     }
 }
 
@@ -349,13 +356,14 @@ pub(crate) fn flush_acks(ep: &EndpointCore) {
 
 /// Retries deferred answers in order; stops at the first that still does not fit.
 pub(crate) fn flush_deferred(ep: &EndpointCore) {
-    let mut deferred = ep.shm.deferred.borrow_mut();
-    while let Some(d) = deferred.front() {
-        if try_push_answer(&d.to, &d.packet, &d.payload) == Err(PushError::Full) {
-            return;
+    ep.shm.deferred.with(|deferred| {
+        while let Some(d) = deferred.front() {
+            if try_push_answer(&d.to, &d.packet, &d.payload) == Err(PushError::Full) {
+                return;
+            }
+            deferred.pop_front();
         }
-        deferred.pop_front();
-    }
+    })
 }
 
 /// One attempt to enqueue an answer. A closed (freed) requester drops it: nobody is left
@@ -402,28 +410,31 @@ impl EndpointCore {
     /// The queue block of a requester, for answering it.
     #[inline]
     pub(crate) fn source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
-        if let Some((last, r)) = self.shm.last_source.borrow().as_ref() {
-            if *last == id {
-                return Ok(r.clone());
-            }
+        let last = self.shm.sources.with(|s| match &s.last {
+            Some((last, r)) if *last == id => Some(r.clone()),
+            _ => None,
+        });
+        match last {
+            Some(r) => Ok(r),
+            None => self.find_source(id),
         }
-        self.find_source(id)
     }
 
     /// [`EndpointCore::source`] for a requester other than the last one answered.
     #[cold]
     #[inline(never)]
     fn find_source(&self, id: EndpointId) -> std::io::Result<RemoteRef> {
-        let found = self.shm.sources.borrow().get(&id).cloned();
-        let r = match found {
-            Some(r) => r,
-            None => {
-                let r = Rc::new(Remote::lookup(id)?);
-                self.shm.sources.borrow_mut().insert(id, r.clone());
-                r
-            }
-        };
-        *self.shm.last_source.borrow_mut() = Some((id, r.clone()));
-        Ok(r)
+        self.shm.sources.with(|sources| {
+            let r = match sources.map.get(&id) {
+                Some(r) => r.clone(),
+                None => {
+                    let r = Rc::new(Remote::lookup(id)?);
+                    sources.map.insert(id, r.clone());
+                    r
+                }
+            };
+            sources.last = Some((id, r.clone()));
+            Ok(r)
+        })
     }
 }

@@ -3,9 +3,8 @@
 //! installed, run with its token on the stack, its short reply built straight in the
 //! requester's slot; and a short reply run at once.
 //!
-//! Each step does its checks in one place and under one borrow of the state it reads,
-//! with no reference count taken (nothing here can run a handler while a borrow is held,
-//! nor wait), and hands anything unusual to the general path (`send.rs`, `poll.rs`) having
+//! Each step does its checks in one place, inside one part's closure (`endpoint/part.rs`:
+//! nothing there can run a handler or wait) with no reference count taken, and hands anything unusual to the general path (`send.rs`, `poll.rs`) having
 //! changed nothing: no credit, a full queue, a translation not mapped yet or dead, a tag
 //! that does not match, a missing handler.
 
@@ -14,40 +13,37 @@ use crate::endpoint::EndpointCore;
 use crate::message::{Kind, Message, Outgoing, MAX_ARGS};
 use crate::name::EndpointId;
 use crate::transport::shm::packet::{Packet, PacketKind};
-use crate::transport::shm::remote::Remote;
 use crate::transport::shm::ring::PushError;
 use crate::transport::shm::send::{deliver_request, nothing_queued_before, write_reply, write_request};
 use std::rc::Rc;
 
-/// Sends short request `o` through translation `dest`, whose route (the routing point's
-/// [`EndpointCore::with_open_shm`]) is `remote`'s open queue block, if it can go at once;
-/// `false`, having sent nothing, when the general path must decide (it checks everything
-/// again).
+/// Sends short request `o` through translation `dest` if its route (the routing point's
+/// [`EndpointCore::with_open_shm`]) is an open queue block and it can go at once; `false`,
+/// having sent nothing, when the general path must decide (it checks everything again).
 #[inline(always)]
-pub(crate) fn try_request(ep: &EndpointCore, dest: u32, remote: &Remote, o: &Outgoing<'_>) -> bool {
+pub(crate) fn try_request(ep: &EndpointCore, dest: u32, o: &Outgoing<'_>) -> bool {
     if ep.freed.get() || o.args.len() > MAX_ARGS || o.handler == 0 {
         return false;
     }
     if !ep.flow.with(|f| f.may_send(dest)) {
         return false;
     }
-    let src_tag = ep.tag();
-    let pushed = remote
-        .block
-        .get()
-        .request
-        .ring()
-        .push(
+    let (src, src_tag) = (ep.name.id, ep.tag());
+    let sent = ep.with_open_shm(dest, |remote| {
+        let pushed = remote.block.get().request.ring().push(
             #[inline(always)]
-            |p| write_request(p, ep.name.id, src_tag, dest, o, PacketKind::Short as u8),
+            |p| write_request(p, src, src_tag, dest, o, PacketKind::Short as u8),
         );
-    if pushed.is_err() {
-        return false;
+        pushed.is_ok() && {
+            remote.notify();
+            true
+        }
+    });
+    if sent {
+        ep.flow.with(|f| f.sent(dest, o.saved(), None));
+        ep.count(|s| s.requests_sent += 1);
     }
-    ep.flow.with(|f| f.sent(dest, o.saved(), None));
-    ep.count(|s| s.requests_sent += 1);
-    remote.notify();
-    true
+    sent
 }
 
 /// Whether `p` is a short request or reply this path runs (a valid argument count).
@@ -119,24 +115,25 @@ pub(crate) fn try_reply(
     if o.kind != Kind::Short || !nothing_queued_before(ep) {
         return false;
     }
-    let last = ep.shm.last_source.borrow();
-    let Some((id, to)) = last.as_ref() else {
-        return false;
-    };
-    if *id != src || !to.open_under(src_tag) {
-        return false;
-    }
     let from = ep.name.id;
-    let pushed = to.block.get().reply.ring().push(
-        #[inline(always)]
-        |p| write_reply(p, from, credit_slot, o),
-    );
-    match pushed {
-        Ok(()) => {
-            to.notify();
-            true
+    ep.shm.sources.with(|sources| {
+        let Some((id, to)) = sources.last.as_ref() else {
+            return false;
+        };
+        if *id != src || !to.open_under(src_tag) {
+            return false;
         }
-        Err(PushError::Closed) => true,
-        Err(PushError::Full) => false,
-    }
+        let pushed = to.block.get().reply.ring().push(
+            #[inline(always)]
+            |p| write_reply(p, from, credit_slot, o),
+        );
+        match pushed {
+            Ok(()) => {
+                to.notify();
+                true
+            }
+            Err(PushError::Closed) => true,
+            Err(PushError::Full) => false,
+        }
+    })
 }
