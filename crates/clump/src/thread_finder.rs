@@ -35,3 +35,39 @@ pub(crate) fn find_or<T, E>(
     let _ = key.try_with(|f| *f.0.borrow_mut() = Rc::downgrade(&made));
     Ok(made)
 }
+
+/// [`find_or`] for a value whose making cannot fail.
+pub(crate) fn find_or_new<T>(key: &'static LocalKey<Finder<T>>, make: impl FnOnce() -> T) -> Rc<T> {
+    find_or::<T, std::convert::Infallible>(key, || Ok(Rc::new(make())))
+        .unwrap_or_else(|never| match never {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{find_or, find_or_new, Finder};
+    use std::rc::Rc;
+
+    thread_local! {
+        static FOUND: Finder<u32> = const { Finder::new() };
+    }
+
+    fn find(value: u32) -> Rc<u32> {
+        find_or_new(&FOUND, || value)
+    }
+
+    #[test]
+    fn holders_share_the_value_while_one_lives_and_the_next_makes_a_new_one() {
+        let first = find(1);
+        let second = find(2);
+        assert!(Rc::ptr_eq(&first, &second), "the second holder shares the first's");
+        drop((first, second));
+        assert_eq!(*find(3), 3, "with no holder left, the thread finds nothing");
+    }
+
+    #[test]
+    fn a_failed_make_leaves_nothing_to_find() {
+        let failed = find_or(&FOUND, || Err::<Rc<u32>, _>("no"));
+        assert_eq!(failed, Err("no"));
+        assert_eq!(*find(4), 4);
+    }
+}

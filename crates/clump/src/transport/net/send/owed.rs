@@ -17,7 +17,7 @@
 
 use crate::endpoint::EndpointCore;
 use crate::proto::held::Held;
-use crate::thread_finder::{find_or, Finder};
+use crate::thread_finder::{find_or_new, Finder};
 use std::rc::{Rc, Weak};
 use std::time::Instant;
 
@@ -28,8 +28,7 @@ pub(crate) fn of_this_thread() -> Rc<Held<EndpointCore>> {
     thread_local! {
         static THREAD: Finder<Held<EndpointCore>> = const { Finder::new() };
     }
-    let found: Result<_, std::convert::Infallible> = find_or(&THREAD, || Ok(Rc::new(Held::new())));
-    found.unwrap_or_else(|never| match never {})
+    find_or_new(&THREAD, Held::new)
 }
 
 /// Sends the held credits of every endpoint of the thread if the oldest are due: the
