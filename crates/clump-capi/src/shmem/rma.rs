@@ -14,9 +14,13 @@ pub enum Dir {
 }
 
 impl State {
-    /// The PE of an access from C, on a live context.
+    /// The PE of an access from C, on a live context (the calling thread's private one
+    /// learns that this access went through the lock).
     pub fn target(&self, ctx: Option<usize>, pe: c_int) -> Res<u32> {
         self.check_ctx(ctx)?;
+        if let Some(c) = ctx {
+            super::private::went_locked(c);
+        }
         self.pe(pe)
     }
 
@@ -58,6 +62,11 @@ pub fn contiguous(
     size: usize,
     pe: c_int,
 ) {
+    if let (Some(c), Some(len)) = (ctx, n.checked_mul(size)) {
+        if super::private::access(c, dir, dest, src, len, pe) {
+            return;
+        }
+    }
     run(what, |s| {
         let pe = s.target(ctx, pe)?;
         s.access(dir, dest, src, byte_len(n, size)?, pe)

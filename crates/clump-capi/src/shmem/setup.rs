@@ -198,7 +198,7 @@ pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) ->
 
 impl State {
     /// The address of `dest` on world PE `pe` for loads and stores here, or NULL.
-    fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
+    pub(super) fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
         let place = self.locate(dest, 1)?;
         if pe == self.me() {
             return Ok(dest.cast_mut());
