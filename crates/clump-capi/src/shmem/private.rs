@@ -9,8 +9,8 @@
 //! the accesses other PEs make to this one), creation and destruction; and contexts on
 //! teams other than the world.
 
-use super::rma::Dir;
 use super::runtime::{run, State};
+use super::symmetric::Dir;
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -20,8 +20,9 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 /// thread that only makes direct accesses still serves what other PEs send this one.
 const PROGRESS_EVERY: u32 = 64;
 
-/// Which `shmem_init` the state is from: a context of an earlier one (its heaps unmapped
-/// by `shmem_finalize`) is no longer private, and takes the locked path's error.
+/// Which `shmem_init` the state is from (`shmem_finalize` moves it on): a context of an
+/// earlier one (its heaps unmapped) is no longer private, and takes the locked path's
+/// error.
 static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// A private context of the calling thread.
@@ -43,8 +44,7 @@ thread_local! {
     static MINE: RefCell<Vec<Private>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A new state (`shmem_init`) or none (`shmem_finalize`): every private context made
-/// before is done.
+/// `shmem_finalize`: every private context made before is done.
 pub fn new_epoch() {
     EPOCH.fetch_add(1, Ordering::Release);
 }
@@ -95,7 +95,7 @@ pub fn access(
     pe: c_int,
 ) -> bool {
     let polls = with_mine(ctx, |p| {
-        if !copy(p, dir, dest, src, len, pe) {
+        if !copy(p, dir, (dest, src, len), pe) {
             return None;
         }
         let calls = p.calls.get().wrapping_add(1);
@@ -120,13 +120,11 @@ pub fn went_locked(ctx: usize) {
     });
 }
 
-/// The copy of [`access`], if it can go direct.
+/// The copy of [`access`] (`dest`, `src`, `len` bytes), if it can go direct.
 fn copy(
     p: &Private,
     dir: Dir,
-    dest: *mut c_void,
-    src: *const c_void,
-    len: usize,
+    (dest, src, len): (*mut c_void, *const c_void, usize),
     pe: c_int,
 ) -> bool {
     let (object, local) = match dir {

@@ -3,15 +3,9 @@
 //! A put returns once the source may be reused; `shmem_quiet` completes it at the target.
 
 use super::runtime::{byte_len, dst_slice, run, src_slice, strides, Res, State};
+use super::symmetric::Dir;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
-
-/// Which way an access goes: `dest` is the symmetric object for a put, `src` for a get.
-#[derive(Clone, Copy)]
-pub enum Dir {
-    Put,
-    Get,
-}
 
 impl State {
     /// The PE of an access from C, on a live context (the calling thread's private one

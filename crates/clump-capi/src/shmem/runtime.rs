@@ -56,7 +56,6 @@ pub fn installed() -> Option<Rc<State>> {
 
 pub fn install(state: Option<Rc<State>>) {
     HELD.store(state.is_some(), Ordering::Relaxed);
-    super::private::new_epoch();
     STATE.with(|s| *s.borrow_mut() = state);
 }
 

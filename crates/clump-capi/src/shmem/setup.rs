@@ -129,6 +129,8 @@ pub extern "C" fn shmem_finalize() {
         s.quiet()?;
         s.gas.borrow().barrier().map_err(gas_err)
     });
+    // The heaps are unmapped with the state: no private context copies into them after.
+    super::private::new_epoch();
     install(None);
 }
 

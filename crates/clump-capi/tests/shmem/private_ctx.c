@@ -4,11 +4,8 @@
  * add atomically to its own words of globals (which go by message) before a quiet; then
  * every word is checked. Prints
  * "private_ctx ok" once per PE, and PE 0 the threads' rate of puts. */
-#include "check.h"
-#include <pthread.h>
-#include <stdint.h>
+#include "run_threads.h"
 #include <string.h>
-#include <sys/time.h>
 
 #define THREADS 4
 #define N 2000
@@ -54,12 +51,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static double now(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return tv.tv_sec + tv.tv_usec * 1e-6;
-}
-
 int main(void) {
     int provided = -1;
     CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0);
@@ -73,13 +64,7 @@ int main(void) {
     CHECK(box && block);
     shmem_barrier_all();
 
-    double start = now();
-    pthread_t th[THREADS];
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
-    double took = now() - start;
+    double took = run_threads(worker, THREADS);
     shmem_barrier_all();
 
     for (int t = 0; t < THREADS; t++) {
