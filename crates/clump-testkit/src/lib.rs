@@ -100,11 +100,11 @@ pub fn run_job(n: u32, placement: &[&str], program: &str, env: &[(&str, &str)], 
     assert_ok_in(&out, ok_line, n as usize, &context);
 }
 
-/// Runs of each multithreaded program in a row: 20 under `CLUMP_SOAK=1` (the stress run
+/// Runs of each multithreaded program in a row: 10 under `CLUMP_SOAK=1` (the stress run
 /// of the threads tests, which `.ci/run` makes), 1 otherwise.
 pub fn soak_runs() -> usize {
     match std::env::var("CLUMP_SOAK").as_deref() {
-        Ok("1") => 20,
+        Ok("1") => 10,
         _ => 1,
     }
 }
