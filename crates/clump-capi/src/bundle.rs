@@ -136,13 +136,10 @@ pub extern "C" fn AM_Poll(eb: *mut c_void) -> c_int {
 #[inline(always)]
 fn poll_and_idle(eb: *mut c_void, shared: bool) -> AmResult {
     let handled = state::bundle(eb)?.poll()?;
-    // Once threads share the process every empty poll lets the lock go (and yields): a
-    // thread that polls in a loop would otherwise take it back before the threads waiting
-    // for it could.
-    if shared {
-        if handled == 0 {
-            am::serial::pause();
-        }
+    // Once threads share the process an empty poll lets the lock go (and yields) when
+    // another thread waits for it: a thread that polls in a loop would otherwise take it
+    // back before the waiting thread could. Alone, it idles as one thread does.
+    if shared && handled == 0 && am::serial::pause() {
         return Ok(());
     }
     let mut idle = IDLE

@@ -44,7 +44,7 @@ fn basic_runs_over_shared_memory_udp_and_two_hosts() {
 fn threads_share_mpi_over_shared_memory_udp_and_two_hosts() {
     let exe = mpicc("crates/clump-capi/tests/mpi/threads.c", "mpi_threads");
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
-    for placement in placements {
+    for placement in placements.repeat(clump_testkit::soak_runs()) {
         let mut cmd = Command::new(support::tree().bin.join("clump"));
         cmd.args(["run", "-n", "2"])
             .args(placement)

@@ -285,18 +285,36 @@ fn thread_multiple_is_granted_and_global_exit_ends_cleanly() {
 /// and two virtual hosts.
 #[test]
 fn threads_share_a_pe_over_shared_memory_udp_and_two_hosts() {
-    let exe = oshcc("threads", "shmem_threads");
+    run_threads_program("threads");
+}
+
+/// Runs the multithreaded program `tests/shmem/NAME.c` on 2 PEs over shared memory, UDP
+/// and two virtual hosts (each `soak_runs` times): each PE prints "NAME ok", and its
+/// "NAME:" line is shown.
+fn run_threads_program(name: &str) {
+    let exe = oshcc(name, &format!("shmem_{name}"));
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
-    for placement in placements {
+    let runs = placements.repeat(clump_testkit::soak_runs());
+    for placement in runs {
         let mut cmd = Command::new(tree().bin.join("clump"));
         cmd.args(["oshrun", "-n", "2"]).args(placement).arg(&exe);
         let out = wait_with_timeout(cmd);
-        assert_ok(&out, "threads ok", 2);
+        assert_ok(&out, &format!("{name} ok"), 2);
         let stdout = String::from_utf8_lossy(&out.stdout);
-        if let Some(rate) = stdout.lines().find(|l| l.starts_with("threads:")) {
+        let prefix = format!("{name}:");
+        if let Some(rate) = stdout.lines().find(|l| l.starts_with(&prefix)) {
             println!("{placement:?} {rate}");
         }
     }
+}
+
+/// `SHMEM_CTX_PRIVATE` under `SHMEM_THREAD_MULTIPLE`: 4 threads per PE on 2 PEs, each with
+/// a private context (its direct accesses skip the process lock), put, get and quiet at
+/// once, on the heap and on a global, every word checked; over shared memory, UDP and two
+/// virtual hosts.
+#[test]
+fn threads_each_with_a_private_context_over_shared_memory_udp_and_two_hosts() {
+    run_threads_program("private_ctx");
 }
 
 /// A tool that defines `shmem_putmem`, `shmem_int_put` and `shmem_barrier_all` itself and

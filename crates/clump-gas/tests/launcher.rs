@@ -40,7 +40,7 @@ fn threads_share_one_gas_and_each_syncs_its_own_accesses() {
         (&["--transport", "udp"], "am"),
         (&["--hosts", "2"], "am"),
     ];
-    for (placement, local) in placements {
+    for (placement, local) in placements.repeat(clump_testkit::soak_runs()) {
         let out = clump_testkit::run(
             &clump_testkit::launcher(),
             2,

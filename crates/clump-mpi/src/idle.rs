@@ -37,14 +37,15 @@ pub struct Idle {
 
 impl Idle {
     /// One round of nothing to do: poll on, or block in clump until a message comes.
-    /// In a process whose MPI is shared by threads, it lets the process lock go instead
-    /// (`clump::serial::pause`): blocking while holding it would stop every other thread.
+    /// In a process whose MPI is shared by threads it never blocks (blocking while holding
+    /// the process lock would stop every other thread): it lets the lock go when another
+    /// thread waits for it, and otherwise spins, then yields (`Backoff::snooze`).
     pub fn wait(&mut self, spin: Duration, bundle: &clump::Bundle) -> Result<()> {
+        let backoff = self.backoff.get_or_insert(Backoff::new(spin));
         if clump::serial::is_shared() {
-            clump::serial::pause();
+            backoff.snooze();
             return Ok(());
         }
-        let backoff = self.backoff.get_or_insert(Backoff::new(spin));
         if backoff.idle_round() == Pause::Spin {
             std::hint::spin_loop();
             return Ok(());

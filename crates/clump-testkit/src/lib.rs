@@ -100,6 +100,15 @@ pub fn run_job(n: u32, placement: &[&str], program: &str, env: &[(&str, &str)], 
     assert_ok_in(&out, ok_line, n as usize, &context);
 }
 
+/// Runs of each multithreaded program in a row: 10 under `CLUMP_SOAK=1` (the stress run
+/// of the threads tests, which `.ci/run` makes), 1 otherwise.
+pub fn soak_runs() -> usize {
+    match std::env::var("CLUMP_SOAK").as_deref() {
+        Ok("1") => 10,
+        _ => 1,
+    }
+}
+
 /// What a skipped test writes; `scripts/test` counts these lines as skipped, not passed.
 pub const SKIP_MARKER: &str = "clump-test-skipped: ";
 

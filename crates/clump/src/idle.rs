@@ -87,13 +87,13 @@ impl Backoff {
     }
 
     /// [`Backoff::idle_round`], carried out: a spin-loop hint or a yield; in a process
-    /// whose faces are shared by threads, a pause of its lock (`serial::pause`, which
-    /// yields), so that other threads' calls run while this one waits. Says which it was,
-    /// for a waiter that polls more often once it lets the core go.
+    /// whose faces are shared by threads, when another thread waits for its lock, a pause
+    /// of it (`serial::pause`, which yields), so that the other thread's call runs while
+    /// this one waits. Says which it was, for a waiter that polls more often once it lets
+    /// the core go.
     #[inline]
     pub fn snooze(&mut self) -> Pause {
-        if crate::serial::is_shared() {
-            crate::serial::pause();
+        if crate::serial::pause() {
             return Pause::LetGo;
         }
         let pause = self.idle_round();

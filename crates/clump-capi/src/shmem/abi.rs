@@ -26,6 +26,9 @@ pub const SIGNAL_ADD: c_int = 1;
 /// `SHMEM_TEAM_NUM_CONTEXTS`: the bit of a team configuration mask for `num_contexts`.
 pub const TEAM_NUM_CONTEXTS: std::os::raw::c_long = 1;
 
+/// `SHMEM_CTX_PRIVATE`: the option bit of a context only its creating thread uses.
+pub const CTX_PRIVATE: std::os::raw::c_long = 1;
+
 /// The predefined handles (`SHMEM_CTX_DEFAULT`, `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED`);
 /// handles the program creates start at [`FIRST_HANDLE`]. 0 is `..._INVALID`.
 pub const CTX_INVALID: usize = 0;

@@ -1,8 +1,10 @@
 //! Communication contexts. Every context shares the PE's one stream of accesses, so a
 //! context's quiet completes, and its fence orders, the others' accesses too (more than
-//! the standard asks, never less); creating one always succeeds.
+//! the standard asks, never less); creating one always succeeds. A private context of
+//! the world team makes its direct accesses without the process lock (`private`).
 
-use super::abi::{CTX_DEFAULT, CTX_INVALID, TEAM_INVALID, TEAM_WORLD};
+use super::abi::{CTX_DEFAULT, CTX_INVALID, CTX_PRIVATE, TEAM_INVALID, TEAM_WORLD};
+use super::private;
 use super::runtime::{dst_slice, run, Res, State};
 use std::os::raw::{c_int, c_long};
 
@@ -16,10 +18,13 @@ impl State {
         }
     }
 
-    fn create_ctx(&self, out: *mut usize, team: usize) -> Res<c_int> {
+    fn create_ctx(&self, out: *mut usize, team: usize, options: c_long) -> Res<c_int> {
         // SAFETY: `out` is the C caller's `shmem_ctx_t *`: one handle's room, or NULL.
         let slot = unsafe { dst_slice(out.cast(), size_of::<usize>(), "ctx")? };
         let h = self.fresh_handle();
+        if options & CTX_PRIVATE != 0 && team == TEAM_WORLD {
+            private::register(self, h)?;
+        }
         self.contexts.borrow_mut().insert(h, team);
         slot.copy_from_slice(&h.to_ne_bytes());
         Ok(0)
@@ -27,12 +32,14 @@ impl State {
 }
 
 #[pshmem::twin]
-pub extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut usize) -> c_int {
-    run("shmem_ctx_create", |s| s.create_ctx(ctx, TEAM_WORLD))
+pub extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut usize) -> c_int {
+    run("shmem_ctx_create", |s| {
+        s.create_ctx(ctx, TEAM_WORLD, options)
+    })
 }
 
 #[pshmem::twin]
-pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut usize) -> c_int {
+pub extern "C" fn shmem_team_create_ctx(team: usize, options: c_long, ctx: *mut usize) -> c_int {
     run("shmem_team_create_ctx", |s| {
         if team == TEAM_INVALID {
             // SAFETY: `ctx` is the C caller's `shmem_ctx_t *`: one handle's room, or NULL.
@@ -41,7 +48,7 @@ pub extern "C" fn shmem_team_create_ctx(team: usize, _options: c_long, ctx: *mut
             return Ok(-1);
         }
         s.team_members(team)?;
-        s.create_ctx(ctx, team)
+        s.create_ctx(ctx, team, options)
     })
 }
 
@@ -56,6 +63,7 @@ pub extern "C" fn shmem_ctx_destroy(ctx: usize) {
         }
         s.check_ctx(Some(ctx))?;
         s.quiet()?;
+        private::forget(ctx);
         s.contexts.borrow_mut().remove(&ctx);
         Ok(())
     })

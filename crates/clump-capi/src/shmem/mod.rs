@@ -17,6 +17,7 @@ pub(crate) mod extended;
 pub(crate) mod heap;
 mod locks;
 mod memory;
+mod private;
 mod reduce;
 mod res;
 mod rma;

@@ -3,20 +3,18 @@
 //! A put returns once the source may be reused; `shmem_quiet` completes it at the target.
 
 use super::runtime::{byte_len, dst_slice, run, src_slice, strides, Res, State};
+use super::symmetric::Dir;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
 
-/// Which way an access goes: `dest` is the symmetric object for a put, `src` for a get.
-#[derive(Clone, Copy)]
-pub enum Dir {
-    Put,
-    Get,
-}
-
 impl State {
-    /// The PE of an access from C, on a live context.
+    /// The PE of an access from C, on a live context (the calling thread's private one
+    /// learns that this access went through the lock).
     pub fn target(&self, ctx: Option<usize>, pe: c_int) -> Res<u32> {
         self.check_ctx(ctx)?;
+        if let Some(c) = ctx {
+            super::private::went_locked(c);
+        }
         self.pe(pe)
     }
 
@@ -58,6 +56,11 @@ pub fn contiguous(
     size: usize,
     pe: c_int,
 ) {
+    if let (Some(c), Some(len)) = (ctx, n.checked_mul(size)) {
+        if super::private::access(c, dir, dest, src, len, pe) {
+            return;
+        }
+    }
     run(what, |s| {
         let pe = s.target(ctx, pe)?;
         s.access(dir, dest, src, byte_len(n, size)?, pe)

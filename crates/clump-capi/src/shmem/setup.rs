@@ -129,6 +129,8 @@ pub extern "C" fn shmem_finalize() {
         s.quiet()?;
         s.gas.borrow().barrier().map_err(gas_err)
     });
+    // The heaps are unmapped with the state: no private context copies into them after.
+    super::private::new_epoch();
     install(None);
 }
 
@@ -198,7 +200,7 @@ pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) ->
 
 impl State {
     /// The address of `dest` on world PE `pe` for loads and stores here, or NULL.
-    fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
+    pub(super) fn ptr(&self, dest: *const c_void, pe: u32) -> Res<*mut c_void> {
         let place = self.locate(dest, 1)?;
         if pe == self.me() {
             return Ok(dest.cast_mut());

@@ -6,6 +6,13 @@ use super::rmw::Rmw;
 use super::runtime::{gas_err, Res, State};
 use std::ffi::c_void;
 
+/// Which way an access goes: `dest` is the symmetric object for a put, `src` for a get.
+#[derive(Clone, Copy)]
+pub enum Dir {
+    Put,
+    Get,
+}
+
 /// Where a symmetric object lies: an offset in the heap or in the program's data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {

@@ -2,10 +2,7 @@
  * same time, each on its own slice of the heap of the PE to its right, and all on one
  * global counter of PE 0. Every word is checked after the threads end. Prints
  * "threads ok" once per PE, and PE 0 the threads' rate of puts. */
-#include "check.h"
-#include <pthread.h>
-#include <stdint.h>
-#include <sys/time.h>
+#include "run_threads.h"
 
 #define THREADS 6
 #define N 1000
@@ -35,12 +32,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static double now(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return tv.tv_sec + tv.tv_usec * 1e-6;
-}
-
 int main(void) {
     int provided = -1, queried = -1;
     CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0);
@@ -55,13 +46,7 @@ int main(void) {
     CHECK(box && count);
     shmem_barrier_all();
 
-    double start = now();
-    pthread_t th[THREADS];
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
-    double took = now() - start;
+    double took = run_threads(worker, THREADS);
     shmem_barrier_all();
 
     for (int t = 0; t < THREADS; t++) {

@@ -183,10 +183,10 @@ impl Bundle {
             if spins.is_multiple_of(64) && self.core.net_readable() {
                 return Ok(true);
             }
-            // Threads that share the bundle (AM_PAR) get the lock between looks.
-            match crate::serial::is_shared() {
-                true => crate::serial::pause(),
-                false => std::hint::spin_loop(),
+            // Threads that share the bundle (AM_PAR) and wait for the lock get it
+            // between looks.
+            if !crate::serial::pause() {
+                std::hint::spin_loop();
             }
         }
         loop {

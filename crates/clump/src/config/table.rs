@@ -215,7 +215,7 @@ pub static TABLE: &[Var] = &[
     v("CLUMP_WRAPPER_RUNNING", Command, Kind::Text, Chosen("unset"),
       "set by a compiler wrapper for the compiler it runs, so that a wrapper started by it refuses to run again"),
     v("CLUMP_SOAK", Tests, FLAG, Value("0"),
-      "`scripts/test` adds the long runs: the seeded simulation ten times longer, heavy-loss benchmarks, 20 runs of each AM_PAR test"),
+      "`scripts/test` adds the long runs: the seeded simulation ten times longer, heavy-loss benchmarks, 10 runs of each multithreaded test (AM_PAR, MPI, OpenSHMEM, clump-gas), which `.ci/run` runs alone"),
     v("CLUMP_SIM_SEED", Tests, Kind::Text, Chosen("each scenario's own"),
       "reruns the seeded simulation of the network protocol with this seed (decimal or 0x hex), as a failure prints it"),
     v("CLUMP_SCALE_TESTS", Tests, Kind::Text, Chosen("unset"),
