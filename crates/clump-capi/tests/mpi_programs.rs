@@ -442,6 +442,17 @@ fn now_ms() -> u128 {
         .as_millis()
 }
 
+/// The tool information interface with no variables: init and finalize nest and work
+/// outside MPI_Init ... MPI_Finalize, counts are 0, indices, names and handles are refused
+/// with the standard's classes (MPI_T_init_thread returned MPI_ERR_UNSUPPORTED_OPERATION).
+#[test]
+fn the_tool_interface_answers_with_no_variables_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/tools.c", "mpi_tools"),
+        "tools",
+    );
+}
+
 #[test]
 fn amii_spmd_then_mpi_share_one_job_and_amii_outlives_mpi() {
     runs_everywhere(
