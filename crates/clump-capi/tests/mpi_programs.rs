@@ -396,41 +396,31 @@ fn a_rank_ending_without_finalize_ends_the_job_naming_it() {
         "crates/clump-capi/tests/mpi/no_finalize_wait.c",
         "mpi_no_finalize_wait",
     );
-    let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
-    for placement in placements {
-        for n in [1, 2, 4] {
-            if n == 1 && !placement.is_empty() {
-                continue; // one process has no peer to reach over the network
-            }
-            let mut cmd = Command::new(tree().bin.join("clump"));
-            cmd.args(["run", "-n", &n.to_string()])
-                .args(placement)
-                .arg("--")
-                .arg(&exe)
-                // The launcher's own limit, so that a job that hangs fails quickly.
-                .env("MPIEXEC_TIMEOUT", "30");
-            let out = wait_with_timeout(cmd);
-            let ended = now_ms();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let context = format!("{placement:?} -n {n}:\n{stdout}\n{stderr}");
-            assert_eq!(out.status.code(), Some(1), "{context}");
-            let named = format!("rank {} (pid ", n - 1);
-            assert!(
-                stderr.contains(&named) && stderr.contains("exited without calling MPI_Finalize"),
-                "{context}"
-            );
-            assert!(!stdout.contains("received"), "{context}");
-            let left: u128 = stdout
-                .lines()
-                .find_map(|l| l.strip_prefix("leaving at "))
-                .and_then(|t| t.trim().parse().ok())
-                .unwrap_or_else(|| panic!("no leaving time: {context}"));
-            let took = ended.saturating_sub(left);
-            println!("{placement:?} -n {n}: the job ended {took} ms after the rank left");
-            // Within a second on an idle machine; the bound leaves room for a loaded one.
-            assert!(took < 5000, "{took} ms: {context}");
-        }
+    for (mut cmd, n) in support::everywhere("run", &exe) {
+        // The launcher's own limit, so that a job that hangs fails quickly.
+        cmd.env("MPIEXEC_TIMEOUT", "30");
+        let run = format!("{:?}", cmd.get_args().collect::<Vec<_>>());
+        let out = wait_with_timeout(cmd);
+        let ended = now_ms();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let context = format!("{run}:\n{stdout}\n{stderr}");
+        assert_eq!(out.status.code(), Some(1), "{context}");
+        let named = format!("rank {} (pid ", n - 1);
+        assert!(
+            stderr.contains(&named) && stderr.contains("exited without calling MPI_Finalize"),
+            "{context}"
+        );
+        assert!(!stdout.contains("received"), "{context}");
+        let left: u128 = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("leaving at "))
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no leaving time: {context}"));
+        let took = ended.saturating_sub(left);
+        println!("{run}: the job ended {took} ms after the rank left");
+        // Within a second on an idle machine; the bound leaves room for a loaded one.
+        assert!(took < 5000, "{took} ms: {context}");
     }
 }
 

@@ -87,10 +87,35 @@ fn on_pvar(session: usize, handle: usize, all_allowed: bool) -> Answer {
     }
 }
 
-// mpi.h's signatures, the tool interface's handles (pointers) as `usize`. A function whose
-// answer never reads its later parameters is defined with the first ones only, as
-// `unsupported.rs` argues: under the C calling convention the caller places and removes
-// every argument, so a callee that reads fewer is sound.
+/// Defines each named function as one that answers `class` once the interface is
+/// initialised. They read no parameter, as `unsupported.rs` argues: under the C calling
+/// convention the caller places and removes every argument, so a callee that reads
+/// fewer is sound for any argument list.
+macro_rules! answer {
+    ($($class:ident: $($name:ident)*;)*) => {
+        mpi_functions! {
+            $($(fn $name() -> c_int { tool(|| Err($class)) })*)*
+        }
+    };
+}
+
+answer! {
+    // Every index is out of range.
+    INVALID_INDEX:
+        T_cvar_get_info T_pvar_get_info T_category_get_info T_category_get_categories
+        T_category_get_cvars T_category_get_pvars T_category_get_events
+        T_category_get_num_events T_event_get_info T_source_get_info T_source_get_timestamp
+        T_cvar_handle_alloc T_event_handle_alloc;
+    // No control variable, enumeration, event registration or event instance exists.
+    INVALID_HANDLE:
+        T_cvar_read T_cvar_write T_enum_get_info T_enum_get_item T_event_handle_free
+        T_event_handle_get_info T_event_handle_set_info T_event_register_callback
+        T_event_callback_get_info T_event_callback_set_info T_event_set_dropped_handler
+        T_event_read T_event_copy T_event_get_timestamp T_event_get_source;
+}
+
+// mpi.h's signatures, the tool interface's handles (pointers) as `usize`; parameters the
+// answer never reads are left out, as above.
 mpi_functions! {
     fn T_init_thread(required: c_int, provided: *mut c_int) -> c_int {
         call(|| {
@@ -134,40 +159,9 @@ mpi_functions! {
         tool(|| unknown_name(name, index))
     }
 
-    // Every index is out of range (the arguments after it are never reached).
-    fn T_cvar_get_info(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_pvar_get_info(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_info(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_categories(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_cvars(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_pvars(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_events(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_category_get_num_events(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_event_get_info(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_source_get_info(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_source_get_timestamp(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_cvar_handle_alloc(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-    fn T_event_handle_alloc(_index: c_int) -> c_int { tool(|| Err(INVALID_INDEX)) }
-
-    // No control variable, enumeration, event registration or event instance exists.
     fn T_cvar_handle_free(handle: *mut usize) -> c_int {
         tool(|| held(handle).and(Err(INVALID_HANDLE)))
     }
-    fn T_cvar_read(_handle: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_cvar_write(_handle: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_enum_get_info(_enumtype: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_enum_get_item(_enumtype: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_handle_free(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_handle_get_info(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_handle_set_info(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_register_callback(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_callback_get_info(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_callback_set_info(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_set_dropped_handler(_registration: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_read(_instance: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_copy(_instance: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_get_timestamp(_instance: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
-    fn T_event_get_source(_instance: usize) -> c_int { tool(|| Err(INVALID_HANDLE)) }
 
     fn T_pvar_session_create(session: *mut usize) -> c_int {
         tool(|| {
