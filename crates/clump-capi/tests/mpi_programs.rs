@@ -355,7 +355,9 @@ fn a_fatal_error_ends_the_job_with_its_message() {
 }
 
 /// A program that returns from main without MPI_Finalize, owing credits over UDP, ends
-/// with status 0 and no panic (the close at exit sends what it owes).
+/// without a panic (the close at exit sends what it owes); the launcher reports the rank
+/// that left without MPI_Finalize and fails the job, as Open MPI's mpirun does (a job
+/// whose every rank skips it is no exception there either).
 #[test]
 fn ending_without_finalize_over_udp_exits_cleanly() {
     let exe = mpicc(
@@ -370,11 +372,75 @@ fn ending_without_finalize_over_udp_exits_cleanly() {
                 .arg("--")
                 .arg(&exe);
             let out = wait_with_timeout(cmd);
-            assert_ok(&out, "no_finalize ok", 2);
+            let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(!stderr.contains("panic"), "{placement:?}:\n{stderr}");
+            let context = format!("{placement:?}:\n{stdout}\n{stderr}");
+            assert_eq!(out.status.code(), Some(1), "{context}");
+            assert!(
+                stderr.contains("exited without calling MPI_Finalize"),
+                "{context}"
+            );
+            // The first rank out printed; the other may be ended before it does.
+            assert!(stdout.contains("no_finalize ok"), "{context}");
+            assert!(!stderr.contains("panic"), "{context}");
         }
     }
+}
+
+/// The last rank returns from main without MPI_Finalize while the others wait in
+/// MPI_Recv for it: the job ends at once with a message naming that rank and status 1
+/// (it hung until killed), over shared memory, UDP and two virtual hosts.
+#[test]
+fn a_rank_ending_without_finalize_ends_the_job_naming_it() {
+    let exe = mpicc(
+        "crates/clump-capi/tests/mpi/no_finalize_wait.c",
+        "mpi_no_finalize_wait",
+    );
+    for (mut cmd, n) in support::everywhere("run", &exe) {
+        // The launcher's own limit, so that a job that hangs fails quickly.
+        cmd.env("MPIEXEC_TIMEOUT", "30");
+        let run = format!("{:?}", cmd.get_args().collect::<Vec<_>>());
+        let out = wait_with_timeout(cmd);
+        let ended = now_ms();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let context = format!("{run}:\n{stdout}\n{stderr}");
+        assert_eq!(out.status.code(), Some(1), "{context}");
+        let named = format!("rank {} (pid ", n - 1);
+        assert!(
+            stderr.contains(&named) && stderr.contains("exited without calling MPI_Finalize"),
+            "{context}"
+        );
+        assert!(!stdout.contains("received"), "{context}");
+        let left: u128 = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("leaving at "))
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no leaving time: {context}"));
+        let took = ended.saturating_sub(left);
+        println!("{run}: the job ended {took} ms after the rank left");
+        // Within a second on an idle machine; the bound leaves room for a loaded one.
+        assert!(took < 5000, "{took} ms: {context}");
+    }
+}
+
+/// Milliseconds since the epoch, the clock the test programs print.
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after the epoch")
+        .as_millis()
+}
+
+/// The tool information interface with no variables: init and finalize nest and work
+/// outside MPI_Init ... MPI_Finalize, counts are 0, indices, names and handles are refused
+/// with the standard's classes (MPI_T_init_thread returned MPI_ERR_UNSUPPORTED_OPERATION).
+#[test]
+fn the_tool_interface_answers_with_no_variables_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/tools.c", "mpi_tools"),
+        "tools",
+    );
 }
 
 #[test]

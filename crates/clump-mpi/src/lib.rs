@@ -88,8 +88,8 @@ pub use p2p::{
 pub use partitioned::{check_partitioned, precv, psend};
 pub use requests::Requests;
 pub use runtime::{
-    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, quiesce,
-    CollTag, SendMode, Thresholds,
+    bundle_and_tag, finalize, is_finalized as finalized, is_initialized as initialized, owe,
+    quiesce, CollTag, SendMode, Thresholds,
 };
 pub use sched::{reserve_tag, with_tag, Done, DoneBlocks};
 pub use startup::init;

@@ -247,13 +247,25 @@ pub(crate) fn install(rt: Runtime) {
     STARTED.store(true, Ordering::Release);
 }
 
-/// Completes outstanding traffic, waits for every rank, and leaves the job.
+/// Completes outstanding traffic, waits for every rank, tells the launcher this process
+/// owes nothing more, and leaves the job.
 pub fn finalize() -> Result<()> {
     quiesce()?;
-    get()?.spmd.borrow_mut().barrier()?;
+    let rt = get()?;
+    rt.spmd.borrow_mut().barrier()?;
+    rt.spmd.borrow().owe("")?;
+    drop(rt);
     RUNTIME.with(|r| *r.borrow_mut() = None);
     FINALIZED.store(true, Ordering::Release);
     Ok(())
+}
+
+/// Tells the launcher the call this process must make before it exits (`MPI_Finalize`
+/// after `MPI_Init`; `""`: none): a rank that returns from `main` without it then ends
+/// the job with a message naming it, instead of leaving its peers waiting for it.
+/// `finalize` settles it.
+pub fn owe(call: &str) -> Result<()> {
+    Ok(get()?.spmd.borrow().owe(call)?)
 }
 
 /// Completes this process's outstanding sends, buffered and freed ones included, and

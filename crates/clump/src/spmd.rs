@@ -46,6 +46,12 @@ impl Spmd {
         self.job.size()
     }
 
+    /// Tells the launcher the call this process must make before it exits ("": none),
+    /// so that an exit without it ends the job rather than leaving its peers waiting.
+    pub fn owe(&self, call: &str) -> Result<()> {
+        self.job.owe(call).map_err(|e| Error::Boot(e.to_string()))
+    }
+
     /// Waits until every rank arrives, running handlers meanwhile.
     pub fn barrier(&mut self) -> Result<()> {
         polling(&self.bundle, |progress| self.job.barrier(progress))

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// the levels, `MULTIPLE` above them). `SERIALIZED` and `MULTIPLE`
 /// share MPI's state between threads behind one process lock (`clump::serial`): calls run
 /// one at a time, and a thread that waits lets the lock go between polls.
-fn thread_level(required: c_int) -> c_int {
+pub(super) fn thread_level(required: c_int) -> c_int {
     match required {
         MPI_THREAD_SINGLE | MPI_THREAD_SERIALIZED | MPI_THREAD_MULTIPLE => required,
         r if r > MPI_THREAD_MULTIPLE => MPI_THREAD_MULTIPLE,
@@ -37,12 +37,13 @@ fn grant(level: c_int) {
     }
 }
 
-/// `MPI_Init`: starts the runtime, or takes the one a session started.
+/// `MPI_Init`: starts the runtime, or takes the one a session started; from now on the
+/// process owes `MPI_Finalize` (the launcher ends the job if it exits without).
 fn init() -> Result<(), Failure> {
-    if super::sessions::adopt_runtime() {
-        return Ok(());
+    if !super::sessions::adopt_runtime() {
+        start_runtime()?;
     }
-    start_runtime()
+    clump_mpi::owe("MPI_Finalize").map_err(err)
 }
 
 mpi_functions! {

@@ -54,6 +54,7 @@ mod session_table;
 mod sessions;
 mod split_type;
 mod statuses;
+mod tools;
 mod topology;
 mod type_contents;
 mod type_queries;

@@ -64,6 +64,17 @@ fn ensure_runtime() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Tells the launcher what the process owes before it exits when only sessions opened
+/// MPI: `MPI_Session_finalize` while one is open, nothing once all are finalized (under
+/// the world model, `MPI_Init` and `MPI_Finalize` keep that account).
+fn owe_session_finalize() -> Result<(), Failure> {
+    if world_model() {
+        return Ok(());
+    }
+    let open = with(|m| !m.is_empty());
+    clump_mpi::owe(if open { "MPI_Session_finalize" } else { "" }).map_err(err)
+}
+
 /// A communicator made from groups by `make` (given the tag the string `tag` names),
 /// with `errhandler`, in `*newcomm`; errors go through `MPI_COMM_SELF`'s handler.
 fn from_groups(
@@ -123,6 +134,7 @@ mpi_functions! {
             let s = fresh_handle();
             hold(errhandler);
             with(|m| m.insert(s, Session { errhandler, thread_level, members: Vec::new() }));
+            owe_session_finalize().map_err(|e| super::errhandlers::handle_error(COMM_SELF, e))?;
             out(session, s)
         })
     }
@@ -138,6 +150,7 @@ mpi_functions! {
             if let Some(e) = with(|m| m.remove(&s)) {
                 release(e.errhandler);
             }
+            owe_session_finalize()?;
             out(session, SESSION_NULL).map_err(|e| (e, "NULL session".into()))
         })
     }

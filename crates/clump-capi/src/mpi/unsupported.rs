@@ -2,8 +2,8 @@
 //! built against the standard ABI load and link; a call fails with
 //! `MPI_ERR_UNSUPPORTED_OPERATION` through the error handler the standard routes it to:
 //! the communicator's where the call names one, the `MPI_FILE_NULL` handler (errors
-//! return) for files, none for the tool interface (`MPI_T_*` functions return their
-//! error), and `MPI_COMM_WORLD`'s for the rest (windows and sessions cannot exist here).
+//! return) for files, and `MPI_COMM_WORLD`'s for the rest (windows and sessions cannot
+//! exist here). The tool interface (`MPI_T_*`) is `tools.rs`'s.
 //!
 //! They are defined with no parameters, or with those up to the communicator: under the C
 //! calling convention the caller places and removes the arguments, and each is in an
@@ -78,20 +78,7 @@ unsupported! {
         File_write_at File_write_at_all File_write_at_all_begin File_write_at_all_begin_c
         File_write_at_all_c File_write_at_all_end File_write_at_c File_write_c
         File_write_ordered File_write_ordered_begin File_write_ordered_begin_c
-        File_write_ordered_c File_write_ordered_end File_write_shared File_write_shared_c
-        T_category_changed T_category_get_categories T_category_get_cvars
-        T_category_get_events T_category_get_index T_category_get_info T_category_get_num
-        T_category_get_num_events T_category_get_pvars T_cvar_get_index T_cvar_get_info
-        T_cvar_get_num T_cvar_handle_alloc T_cvar_handle_free T_cvar_read T_cvar_write
-        T_enum_get_info T_enum_get_item T_event_callback_get_info T_event_callback_set_info
-        T_event_copy T_event_get_index T_event_get_info T_event_get_num T_event_get_source
-        T_event_get_timestamp T_event_handle_alloc T_event_handle_free
-        T_event_handle_get_info T_event_handle_set_info T_event_read
-        T_event_register_callback T_event_set_dropped_handler T_finalize T_init_thread
-        T_pvar_get_index T_pvar_get_info T_pvar_get_num T_pvar_handle_alloc
-        T_pvar_handle_free T_pvar_read T_pvar_readreset T_pvar_reset T_pvar_session_create
-        T_pvar_session_free T_pvar_start T_pvar_stop T_pvar_write T_source_get_info
-        T_source_get_num T_source_get_timestamp;
+        File_write_ordered_c File_write_ordered_end File_write_shared File_write_shared_c;
     comm after (_a0 _a1 _a2):
         Comm_accept Comm_connect;
     comm after (_a0 _a1 _a2 _a3 _a4):
@@ -120,9 +107,8 @@ mod tests {
     }
 
     #[test]
-    fn files_and_the_tool_interface_return_their_error_whatever_the_handler() {
+    fn files_return_their_error_whatever_the_handler() {
         // World's handler stays fatal here: these must not consult it.
         assert_eq!(MPI_File_open(), MPI_ERR_UNSUPPORTED_OPERATION);
-        assert_eq!(PMPI_T_init_thread(), MPI_ERR_UNSUPPORTED_OPERATION);
     }
 }

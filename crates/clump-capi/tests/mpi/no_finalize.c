@@ -1,7 +1,8 @@
 /* A program that ends without MPI_Finalize (run over UDP): each rank sends its right
  * neighbour short messages nobody replies to, so each still owes their credits when it
- * returns from main. The endpoints close as the process exits: that must end the job
- * cleanly (status 0, no panic), the owed credits sent. */
+ * returns from main. The endpoints close as the process exits: that must not panic, the
+ * owed credits sent; the launcher then reports a rank that exited without MPI_Finalize
+ * and fails the job, as Open MPI's mpirun does. */
 #include "check.h"
 
 int main(int argc, char **argv) {

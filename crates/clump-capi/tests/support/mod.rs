@@ -164,24 +164,35 @@ pub fn bench_json(args: &[&str]) -> Option<serde_json::Value> {
     Some(serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}")))
 }
 
-/// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) on 1, 2 and 4 processes over
-/// shared memory, and on 2 and 4 over UDP and on 2 virtual hosts; each rank must print
-/// `"{name} ok"`.
+/// Where the MPI test programs run, as `clump LAUNCHER -n N PLACEMENT -- exe` commands:
+/// 1, 2 and 4 processes over shared memory, 2 and 4 over UDP and on 2 virtual hosts (one
+/// process has no peer to reach over the network); each with its process count.
 #[allow(dead_code)] // only the tests of MPI programs, C and Fortran, run this way
-pub fn runs_everywhere(launcher: &str, exe: &Path, name: &str) {
+pub fn everywhere(launcher: &str, exe: &Path) -> Vec<(Command, usize)> {
     let placements: [&[&str]; 3] = [&[], &["--transport", "udp"], &["--hosts", "2"]];
+    let mut runs = Vec::new();
     for placement in placements {
         for n in [1, 2, 4] {
             if n == 1 && !placement.is_empty() {
-                continue; // one process has no peer to reach over the network
+                continue;
             }
             let mut cmd = Command::new(tree().bin.join("clump"));
             cmd.args([launcher, "-n", &n.to_string()])
                 .args(placement)
                 .arg("--")
                 .arg(exe);
-            assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
+            runs.push((cmd, n));
         }
+    }
+    runs
+}
+
+/// Runs `exe` through `clump LAUNCHER` (`run`, `mpiexec`) [`everywhere`]; each rank must
+/// print `"{name} ok"`.
+#[allow(dead_code)] // only the tests of MPI programs, C and Fortran, run this way
+pub fn runs_everywhere(launcher: &str, exe: &Path, name: &str) {
+    for (cmd, n) in everywhere(launcher, exe) {
+        assert_ok(&wait_with_timeout(cmd), &format!("{name} ok"), n);
     }
 }
 

@@ -62,13 +62,15 @@ pub enum Token {
 }
 
 /// What the launcher knows of each rank's liveness.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct Life {
     /// Its process id, as its hello said.
     pid: Option<u32>,
     exited: bool,
     /// Its last beat.
     beat: Option<Instant>,
+    /// The call it said it must make before it exits (`MPI_Finalize`), until it made it.
+    owes: Option<String>,
 }
 
 struct Collective {
@@ -242,6 +244,11 @@ impl Server {
         })
     }
 
+    /// The call `rank` said it must make before it exits and has not made yet.
+    pub fn owed(&self, rank: u32) -> Option<&str> {
+        self.lives[rank as usize].owes.as_deref()
+    }
+
     /// Whether `rank` has said hello (it may have left since).
     pub fn joined(&self, rank: u32) -> bool {
         !matches!(self.ranks[rank as usize], Slot::NotYet)
@@ -349,6 +356,9 @@ impl Server {
                     status,
                     reason,
                 }),
+                Ok(Some(Msg::Owes { call })) => {
+                    self.lives[rank as usize].owes = (!call.is_empty()).then_some(call);
+                }
                 Ok(Some(other)) => {
                     events.push(Event::Fault {
                         rank,
@@ -632,6 +642,22 @@ mod tests {
         let mut a = client(&dir, 0, JOB, &[]);
         pump(&mut s);
         assert_eq!(replies(&mut a), [Msg::Welcome { size: 2 }]);
+    }
+
+    #[test]
+    fn a_call_owed_is_kept_until_the_rank_says_it_made_it() {
+        let (mut s, dir) = server(2);
+        let owes = |call: &str| Msg::Owes { call: call.into() };
+        let _a = client(&dir, 0, JOB, &[owes("MPI_Finalize")]);
+        let mut b = client(&dir, 1, JOB, &[owes("MPI_Finalize")]);
+        assert!(pump(&mut s).is_empty());
+        assert_eq!(s.owed(0), Some("MPI_Finalize"));
+        assert_eq!(s.owed(1), Some("MPI_Finalize"));
+        b.write_all(&owes("").encode()).unwrap();
+        drop(b);
+        assert!(pump(&mut s).is_empty());
+        assert_eq!(s.owed(0), Some("MPI_Finalize"));
+        assert_eq!(s.owed(1), None, "made, then the connection closed");
     }
 
     #[test]

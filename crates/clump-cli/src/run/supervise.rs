@@ -1,6 +1,7 @@
 //! The launcher's event loop: serves the bootstrap, watches the ranks, and ends the job
-//! (SIGTERM, then SIGKILL after a grace period) on the first failure, on Ctrl-C or past
-//! its time limit (`MPIEXEC_TIMEOUT`).
+//! (SIGTERM, then SIGKILL after a grace period) on the first failure (a rank that exits
+//! while it owes a call, `MPI_Finalize`, is one), on Ctrl-C or past its time limit
+//! (`MPIEXEC_TIMEOUT`).
 
 use super::children::{describe, Children};
 use super::server::{Event, Server};
@@ -15,6 +16,10 @@ const GRACE: Duration = Duration::from_secs(2);
 /// SIGTERM: when every rank calls `clump_spmd_exit` after a last barrier, they are all on
 /// their way out and must not be killed before they flush their output.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
+/// Time other ranks get to end by themselves after one exited owing a call (returned from
+/// `main` without `MPI_Finalize`): short, since they may wait for it forever, and the job
+/// must end within a second; long enough for ranks already on their way out to finish.
+const OWED_GRACE: Duration = Duration::from_millis(300);
 /// How long a live rank may stay disconnected while others wait for it: long enough
 /// that a dying rank's exit status is seen first and reported instead.
 const DISCONNECT_GRACE: Duration = Duration::from_millis(500);
@@ -215,6 +220,11 @@ impl<'a> Supervisor<'a> {
                 // The others heard of it (`rank_exited`): they get the grace to return
                 // what they sent it and say so before they are ended.
                 self.end_after(code, format!("{} {what}", self.who(rank)), EXIT_GRACE);
+            } else if let Some(call) = self.server.owed(rank) {
+                // As Open MPI's mpirun: a failure of the job, whatever the status.
+                let line = format!("{} exited without calling {call}", self.who(rank));
+                self.failed.push(rank);
+                self.end_after(1, line, OWED_GRACE);
             }
         }
     }

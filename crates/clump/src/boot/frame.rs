@@ -5,7 +5,9 @@
 //! collective is an `Enter` answered by a `Done` carrying the same sequence number.
 //! A second connection of a process, opened with `Watch`, carries liveness: the process
 //! says `Beat` while it polls the network, asks `Ask` about a silent peer and is answered
-//! `Status`; the launcher sends `Died` when a rank's process has exited.
+//! `Status`; the launcher sends `Died` when a rank's process has exited. A process says
+//! `Owes` when it must make a call before it exits (`MPI_Finalize` after `MPI_Init`) and
+//! `Owes` with no call once it made it: an exit in between is a failure of the job.
 //! Pure code: no I/O, so both ends and the tests share it. Every length is checked
 //! against the limits below before anything is allocated, so a bad peer gets an error,
 //! never a panic or a huge allocation.
@@ -15,13 +17,15 @@ use crate::config::MAX_JOB_SIZE;
 /// First field of `Hello`: tells a clump peer from anything else that might connect.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"CLMP");
 /// Bumped whenever the frame layout changes.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Largest contribution one rank may make to an allgather.
 pub const MAX_CONTRIBUTION: usize = 1 << 20;
 /// Largest sum of all contributions to one allgather.
 pub const MAX_GATHER_TOTAL: usize = 64 << 20;
 /// Longest abort reason carried (longer ones are cut by the encoder).
 pub const MAX_REASON: usize = 4096;
+/// Longest name of a call a process owes (`Owes`).
+pub const MAX_CALL: usize = 64;
 /// Largest frame body a process sends (an `Enter` with a full contribution).
 pub const MAX_REQUEST_BODY: usize = 16 + MAX_CONTRIBUTION;
 /// Largest frame body the launcher sends (a `Done` with every contribution).
@@ -72,6 +76,8 @@ pub enum Msg {
     Status { pid: u32, state: PeerState },
     /// Launcher -> process: the rank whose process was `pid` has exited.
     Died { pid: u32 },
+    /// Process -> launcher: it must call `call` before it exits (empty: it owes nothing).
+    Owes { call: String },
 }
 
 /// What the launcher knows of a process of its job.
@@ -98,6 +104,7 @@ const K_BEAT: u8 = 8;
 const K_ASK: u8 = 9;
 const K_STATUS: u8 = 10;
 const K_DIED: u8 = 11;
+const K_OWES: u8 = 12;
 
 /// Why bytes from the peer are not a valid frame.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -135,6 +142,7 @@ impl Msg {
             Msg::Ask { .. } => "ask",
             Msg::Status { .. } => "status",
             Msg::Died { .. } => "died",
+            Msg::Owes { .. } => "owes",
         }
     }
 
@@ -200,6 +208,10 @@ impl Msg {
                 b.push(K_DIED);
                 b.extend_from_slice(&pid.to_le_bytes());
             }
+            Msg::Owes { call } => {
+                b.push(K_OWES);
+                b.extend_from_slice(cut(call, MAX_CALL).as_bytes());
+            }
         }
         let len = (b.len() - 4) as u32;
         b[..4].copy_from_slice(&len.to_le_bytes());
@@ -243,6 +255,7 @@ impl Msg {
                 state: peer_state(r.array::<1>()?[0])?,
             },
             K_DIED => Msg::Died { pid: r.u32()? },
+            K_OWES => owes(&mut r)?,
             _ => unreachable!("kind_name accepted it"),
         };
         r.finish()?;
@@ -322,6 +335,21 @@ fn abort(r: &mut Reader) -> Result<(i32, String), FrameError> {
     Ok((status, String::from_utf8_lossy(reason).into_owned()))
 }
 
+/// The name of the call a process owes: bounded, and printable as it stands.
+fn owes(r: &mut Reader) -> Result<Msg, FrameError> {
+    let call = r.rest();
+    if call.len() > MAX_CALL {
+        return Err(invalid(format!("owed call name of {} bytes", call.len())));
+    }
+    let call = std::str::from_utf8(call)
+        .ok()
+        .filter(|c| c.chars().all(|ch| ch.is_ascii_graphic()))
+        .ok_or_else(|| invalid("owed call name is not a plain name".into()))?;
+    Ok(Msg::Owes {
+        call: call.to_owned(),
+    })
+}
+
 fn peer_state(s: u8) -> Result<PeerState, FrameError> {
     Ok(match s {
         0 => PeerState::Gone,
@@ -345,6 +373,7 @@ fn kind_name(kind: u8) -> Result<&'static str, FrameError> {
         K_ASK => "ask",
         K_STATUS => "status",
         K_DIED => "died",
+        K_OWES => "owes",
         k => return Err(FrameError::UnknownKind(k)),
     })
 }
@@ -511,6 +540,12 @@ mod tests {
             roundtrip(Msg::Status { pid: 77, state });
         }
         roundtrip(Msg::Died { pid: 78 });
+        roundtrip(Msg::Owes {
+            call: "MPI_Finalize".into(),
+        });
+        roundtrip(Msg::Owes {
+            call: String::new(),
+        });
         roundtrip(Msg::Enter {
             seq: 1,
             op: Op::Allgather,
@@ -661,6 +696,25 @@ mod tests {
         d.push(Op::Allgather as u8);
         d.extend((MAX_JOB_SIZE + 1).to_le_bytes());
         assert!(matches!(Msg::decode(&d), Err(FrameError::Invalid(_))));
+    }
+
+    #[test]
+    fn owed_call_names_are_short_plain_names() {
+        let frame = |name: &[u8]| {
+            let mut b = vec![K_OWES];
+            b.extend_from_slice(name);
+            b
+        };
+        assert!(matches!(
+            Msg::decode(&frame(&[b'x'; MAX_CALL + 1])),
+            Err(FrameError::Invalid(_))
+        ));
+        for bad in [&b"MPI Finalize"[..], b"\x1b[2J", b"\xff"] {
+            assert!(matches!(
+                Msg::decode(&frame(bad)),
+                Err(FrameError::Invalid(_))
+            ));
+        }
     }
 
     #[test]

@@ -6,8 +6,8 @@ use super::frame::{Msg, Op};
 use super::BootError;
 use std::time::Duration;
 
-/// How long `abort` tries to hand its request to the launcher.
-const ABORT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long `abort` and `owe` try to hand their frame to the launcher.
+const SEND_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(super) struct Launcher {
     conn: Conn,
@@ -52,9 +52,17 @@ impl Launcher {
             reason: reason.to_owned(),
         }
         .encode();
-        if let Err(e) = self.conn.send_within(&frame, ABORT_SEND_TIMEOUT) {
+        if let Err(e) = self.conn.send_within(&frame, SEND_TIMEOUT) {
             eprintln!("clump: rank {rank} could not ask the launcher to abort ({e}): {reason}");
         }
+    }
+
+    /// Tells the launcher this process must call `call` before it exits ("": nothing).
+    pub fn owe(&mut self, call: &str) -> Result<(), BootError> {
+        let frame = Msg::Owes {
+            call: call.to_owned(),
+        };
+        self.conn.send_within(&frame.encode(), SEND_TIMEOUT)
     }
 
     pub fn exchange(

@@ -274,6 +274,16 @@ impl Member {
         }
     }
 
+    /// Tells the launcher this process must call `call` before it exits, so that an exit
+    /// without it ends the job with a message ("": it owes nothing any more). Process
+    /// managers and a job of one keep no such account: nothing to tell.
+    pub fn owe(&mut self, call: &str) -> Result<(), BootError> {
+        match &mut self.service {
+            Service::Launcher(l) => l.owe(call),
+            Service::Manager(_) | Service::Alone => Ok(()),
+        }
+    }
+
     fn collective(
         &mut self,
         op: Op,

@@ -152,6 +152,12 @@ impl Job {
         }
     }
 
+    /// Tells the launcher this process must call `call` before it exits ("": it owes
+    /// nothing any more); see [`Member::owe`].
+    pub fn owe(&self, call: &str) -> Result<(), BootError> {
+        self.member()?.owe(call)
+    }
+
     /// Has `progress` (this holder's layer polling its endpoints) run while any holder of
     /// the membership waits in a collective, until this handle is dropped.
     pub fn poll_while_waiting(&mut self, progress: impl Fn() + 'static) {
