@@ -421,6 +421,32 @@ fn a_try_past_the_window_sends_nothing_until_credits_come_back(via: Via) {
     );
 }
 
+/// A medium try that would wait, for credit or (over shared memory) for one of the bulk
+/// blocks every sender to the destination shares, sends nothing and says so: MPI's
+/// `Isend` of a few hundred bytes to a receiver that does not poll must not block once
+/// the destination's blocks are in use (MPICH's sendrecv3 did, for its partner's sleep).
+fn a_medium_try_that_would_wait_for_a_payload_block_sends_nothing(via: Via) {
+    let (bundle, a, b) = pair(via);
+    let got = log();
+    let g = got.clone();
+    b.set_handler(1, move |_, m| g.borrow_mut().push(m.args[0]))
+        .unwrap();
+    let payload = [7u8; 400];
+    let mut sent = 0u32;
+    while sent < 1000 && a.try_request_medium(0, 1, &[sent], &payload).unwrap() {
+        sent += 1;
+    }
+    assert!(sent < 1000, "a try says when it would wait");
+    assert_eq!(a.stats().queue_full_waits, 0, "a try never waits");
+    assert_eq!(a.stats().credit_waits, 0, "a try never waits");
+    poll_until(&bundle, || {
+        got.borrow().len() == sent as usize && a.outstanding() == 0
+    });
+    assert!(a.try_request_medium(0, 1, &[sent], &payload).unwrap());
+    poll_until(&bundle, || got.borrow().len() == sent as usize + 1);
+    assert_eq!(*got.borrow(), (0..=sent).collect::<Vec<_>>());
+}
+
 fn virtual_networks_do_not_see_each_other(via: Via) {
     let bundle = Bundle::with_config(config(via)).unwrap();
     let net1 = [endpoint(&bundle, via, 1), endpoint(&bundle, via, 1)];
@@ -707,6 +733,7 @@ over_each!(
     a_sender_fills_its_routes_window_before_it_waits,
     an_mpi_streaming_window_goes_out_without_waiting_for_credit,
     a_try_past_the_window_sends_nothing_until_credits_come_back,
+    a_medium_try_that_would_wait_for_a_payload_block_sends_nothing,
     virtual_networks_do_not_see_each_other,
     a_request_handler_may_send_requests,
     a_reply_handler_may_not_send_requests,

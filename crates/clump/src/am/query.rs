@@ -15,7 +15,7 @@ impl Endpoint {
     /// credit (it may still wait briefly for a slot in the destination's queue). False
     /// if `dest` is not mapped.
     pub fn can_send_now(&self, dest: u32) -> bool {
-        matches!(would_block(&self.core, dest), Ok(false))
+        matches!(would_block(&self.core, dest, false), Ok(false))
     }
 
     /// Whether a message waits in this endpoint's shared-memory queues: one look at the
@@ -49,15 +49,17 @@ impl Token<'_> {
 }
 
 /// Whether a request through translation `dest` would wait now for credit (or, over
-/// the network, for the peer's backlog to drain). A destination that cannot be
-/// reached would not: its message comes back to handler 0 at once.
+/// the network, for the peer's backlog to drain; over shared memory, a `medium` one also
+/// for a free bulk block, which every sender to the destination shares). A destination
+/// that cannot be reached would not: its message comes back to handler 0 at once.
 /// One look at the translation, no route taken (a sender that waits asks often). Here, on
 /// the AM floor, because it asks both transports.
-pub(crate) fn would_block(ep: &EndpointCore, dest: u32) -> Result<bool> {
+pub(crate) fn would_block(ep: &EndpointCore, dest: u32, medium: bool) -> Result<bool> {
     /// What the translation says, read before the flow's credit is.
     enum Via {
-        /// A shared-memory block, open under the translation's tag or not.
-        Shm { open: bool },
+        /// A shared-memory block, open under the translation's tag or not, and whether
+        /// its request queue has a bulk block free (asked only for a medium request).
+        Shm { open: bool, block_free: bool },
         Net(NetPeer),
         /// Not mapped yet: nothing in flight through it.
         Unmapped,
@@ -69,6 +71,7 @@ pub(crate) fn would_block(ep: &EndpointCore, dest: u32) -> Result<bool> {
         Ok(match &t.route {
             Some(Route::Shm(remote)) => Via::Shm {
                 open: remote.open_under(t.tag),
+                block_free: !medium || remote.request_block_free(),
             },
             Some(Route::Net(peer)) => Via::Net(*peer),
             None => Via::Unmapped,
@@ -79,7 +82,7 @@ pub(crate) fn would_block(ep: &EndpointCore, dest: u32) -> Result<bool> {
     }
     Ok(match via {
         // A closed block, or one under another tag, returns the message at once.
-        Via::Shm { open } => open && !ep.has_credit(dest),
+        Via::Shm { open, block_free } => open && !(block_free && ep.has_credit(dest)),
         Via::Net(peer) => !crate::transport::net::send::may_request(ep, dest, &peer),
         Via::Unmapped => false,
     })

@@ -181,7 +181,7 @@ fn try_send(ep: &Rc<EndpointCore>, dest: u32, o: Outgoing<'_>) -> Result<bool> {
     if in_reply_handler() {
         return from_reply_handler().map(|()| false);
     }
-    if super::query::would_block(ep, dest)? {
+    if super::query::would_block(ep, dest, o.kind == Kind::Medium)? {
         return Ok(false);
     }
     send_request(ep, dest, o).map(|()| true)

@@ -54,6 +54,15 @@ impl<'a> BulkPool<'a> {
         })
     }
 
+    /// Whether some block is free, looking from `first` on (wrapping) without claiming.
+    #[inline]
+    pub fn any_free(&self, first: u32) -> bool {
+        let n = self.states.len() as u32;
+        (0..n).any(|i| {
+            self.states[(first.wrapping_add(i) % n) as usize].load(Ordering::Relaxed) == FREE
+        })
+    }
+
     /// Asks for block `block`'s state line for writing, ahead of a claim and without
     /// waiting for it: the receiver's last free left the line in its cache, and moving it
     /// while the sender copies a payload keeps that transfer off the next claim.
@@ -80,6 +89,24 @@ mod tests {
         (0..n)
             .map(|_| CachePadded::new(AtomicU32::new(FREE)))
             .collect()
+    }
+
+    #[test]
+    fn any_free_sees_a_free_block_anywhere_and_claims_nothing() {
+        let states = free_states(4);
+        let pool = BulkPool::new(&states);
+        for _ in 0..3 {
+            pool.claim(0).unwrap();
+        }
+        assert!(
+            pool.any_free(1),
+            "block 3 is free, looking from 1 round to it"
+        );
+        assert!(pool.any_free(1), "a look claims nothing");
+        pool.claim(0).unwrap();
+        assert!(!pool.any_free(2));
+        pool.free(0);
+        assert!(pool.any_free(2), "found by wrapping");
     }
 
     #[test]

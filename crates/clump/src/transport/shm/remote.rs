@@ -117,6 +117,15 @@ impl Remote {
         Some(block)
     }
 
+    /// Whether a request could claim a bulk block now: one look at the block the next
+    /// claim tries first, then at the others. Another sender may take it before this
+    /// one claims, so the answer is a hint (a claim that then finds none waits briefly).
+    #[inline]
+    pub fn request_block_free(&self) -> bool {
+        let bulk = self.block.get().request.bulk();
+        bulk.any_free(self.next_block.load(Ordering::Relaxed))
+    }
+
     /// Whether the owning process is still running.
     pub fn alive(&self) -> bool {
         self.owner.as_ref().is_none_or(Watch::alive)
