@@ -217,13 +217,19 @@ CLUMP_PSHMEM_AMO_BITWISE(uint64, uint64_t)
     void pshmem_##N##_add(T *dest, T value, int pe); \
     void pshmem_##N##_inc(T *dest, int pe); \
     T pshmem_##N##_cswap(T *dest, T cond, T value, int pe); \
-    T pshmem_##N##_swap(T *dest, T value, int pe); \
-    T pshmem_##N##_fetch(const T *source, int pe); \
-    void pshmem_##N##_set(T *dest, T value, int pe); \
     void pshmem_##N##_wait(T *ivar, T cmp_value);
 CLUMP_PSHMEM_AMO_OLD(int, int)
 CLUMP_PSHMEM_AMO_OLD(long, long)
 CLUMP_PSHMEM_AMO_OLD(longlong, long long)
+#define CLUMP_PSHMEM_AMO_OLD_EXTENDED(N, T) \
+    T pshmem_##N##_swap(T *dest, T value, int pe); \
+    T pshmem_##N##_fetch(const T *source, int pe); \
+    void pshmem_##N##_set(T *dest, T value, int pe);
+CLUMP_PSHMEM_AMO_OLD_EXTENDED(int, int)
+CLUMP_PSHMEM_AMO_OLD_EXTENDED(long, long)
+CLUMP_PSHMEM_AMO_OLD_EXTENDED(longlong, long long)
+CLUMP_PSHMEM_AMO_OLD_EXTENDED(float, float)
+CLUMP_PSHMEM_AMO_OLD_EXTENDED(double, double)
 void pshmem_short_wait(short *ivar, short cmp_value);
 
 /* Point-to-point synchronisation on this PE's symmetric variables. */
@@ -376,6 +382,7 @@ void pshmem_udcflush_line(void *dest);
 #define pshmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_all_vector, __VA_ARGS__)
 #define pshmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_any_vector, __VA_ARGS__)
 #define pshmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_some_vector, __VA_ARGS__)
+#define pshmem_wait(...) CLUMP_C11_PLAIN(CLUMP_C11_WAIT_OLD, pshmem, wait, __VA_ARGS__)
 #define pshmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test, __VA_ARGS__)
 #define pshmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_all, __VA_ARGS__)
 #define pshmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, test_any, __VA_ARGS__)

@@ -282,13 +282,19 @@ CLUMP_SHMEM_AMO_BITWISE(uint64, uint64_t)
     void shmem_##N##_add(T *dest, T value, int pe); \
     void shmem_##N##_inc(T *dest, int pe); \
     T shmem_##N##_cswap(T *dest, T cond, T value, int pe); \
-    T shmem_##N##_swap(T *dest, T value, int pe); \
-    T shmem_##N##_fetch(const T *source, int pe); \
-    void shmem_##N##_set(T *dest, T value, int pe); \
     void shmem_##N##_wait(T *ivar, T cmp_value);
 CLUMP_SHMEM_AMO_OLD(int, int)
 CLUMP_SHMEM_AMO_OLD(long, long)
 CLUMP_SHMEM_AMO_OLD(longlong, long long)
+#define CLUMP_SHMEM_AMO_OLD_EXTENDED(N, T) \
+    T shmem_##N##_swap(T *dest, T value, int pe); \
+    T shmem_##N##_fetch(const T *source, int pe); \
+    void shmem_##N##_set(T *dest, T value, int pe);
+CLUMP_SHMEM_AMO_OLD_EXTENDED(int, int)
+CLUMP_SHMEM_AMO_OLD_EXTENDED(long, long)
+CLUMP_SHMEM_AMO_OLD_EXTENDED(longlong, long long)
+CLUMP_SHMEM_AMO_OLD_EXTENDED(float, float)
+CLUMP_SHMEM_AMO_OLD_EXTENDED(double, double)
 void shmem_short_wait(short *ivar, short cmp_value);
 
 /* Point-to-point synchronisation on this PE's symmetric variables. */
@@ -494,6 +500,10 @@ void clump_shmem_generic_no_such_type(void);
 #define shmem_wait_until_all_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, wait_until_all_vector, __VA_ARGS__)
 #define shmem_wait_until_any_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, wait_until_any_vector, __VA_ARGS__)
 #define shmem_wait_until_some_vector(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, wait_until_some_vector, __VA_ARGS__)
+/* The deprecated wait of OpenSHMEM 1.3, for the types it had. */
+#define CLUMP_C11_WAIT_OLD(X, P, OP) \
+    X(short, short, P, OP) X(int, int, P, OP) X(long, long, P, OP) X(longlong, long long, P, OP)
+#define shmem_wait(...) CLUMP_C11_PLAIN(CLUMP_C11_WAIT_OLD, shmem, wait, __VA_ARGS__)
 #define shmem_test(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, test, __VA_ARGS__)
 #define shmem_test_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, test_all, __VA_ARGS__)
 #define shmem_test_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, test_any, __VA_ARGS__)

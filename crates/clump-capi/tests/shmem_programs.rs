@@ -366,3 +366,12 @@ fn each_pe_gets_a_core_of_its_own_when_the_machine_has_enough() {
         }
     }
 }
+
+/// With every PE of a host on one CPU (a loaded machine's placement of an unbound job),
+/// collective waits and waits on stores let the CPU go soon instead of spinning a budget
+/// meant for a core of their own.
+#[test]
+fn waits_let_a_shared_cpu_go_to_the_pe_they_wait_for() {
+    let exe = oshcc("shared_cpu", "shmem_shared_cpu");
+    everywhere(&exe, "shared cpu ok");
+}

@@ -147,7 +147,7 @@ impl Gas {
     /// Waits until `bytes` more bytes have been stored into this rank, and consumes them.
     pub fn store_sync(&self, bytes: usize) -> Result<()> {
         let target = self.consumed_stores.get() + bytes as u64;
-        self.wait_for(|| Ok(self.stored_here()? >= target))?;
+        self.wait_for_store(|| Ok(self.stored_here()? >= target))?;
         self.consumed_stores.set(target);
         Ok(())
     }

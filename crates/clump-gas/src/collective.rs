@@ -300,7 +300,7 @@ impl Gas {
         // need no special case: everything up to the total has landed, all of it consumed.
         let sent = self.stored_to.borrow().clone();
         let incoming: u64 = self.all_to_all(&sent, 1)?.iter().sum();
-        self.wait_for(|| Ok(self.stored_here()? >= incoming))?;
+        self.wait_for_store(|| Ok(self.stored_here()? >= incoming))?;
         self.consumed_stores.set(incoming);
         self.barrier()
     }

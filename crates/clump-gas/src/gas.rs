@@ -8,11 +8,11 @@ use crate::protocol::{LANDING_BYTES, STORED_COUNTER};
 use crate::ptr::{GlobalPtr, Spread};
 use crate::shared::Shared;
 use clump::boot::Job;
-use clump::idle::Backoff;
 use clump::spmd::Spmd;
-use clump::{Bundle, Endpoint, PeerSegment};
+use clump::{Bundle, Endpoint, IdleWait, PeerSegment};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Duration;
 
 /// Bytes at the start of every segment that the layer keeps for itself (counters).
 pub(crate) const HEADER_BYTES: usize = 64;
@@ -304,27 +304,29 @@ impl Gas {
     }
 
     /// [`Gas::wait_until`] for a condition that may fail to be read: its error ends the wait.
-    pub(crate) fn wait_for(&self, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
-        let mut idle = Backoff::for_host(self.processes_here());
+    /// What it waits for comes as a message (a reply, a collective's part), which wakes it:
+    /// it polls briefly, then sleeps in the bundle, so that on a loaded machine the peer it
+    /// waits for gets the core it may share with this rank.
+    pub(crate) fn wait_for(&self, done: impl FnMut() -> Result<bool>) -> Result<()> {
+        self.wait_with(IdleWait::new(Duration::ZERO), done)
+    }
+
+    /// [`Gas::wait_for`] for a condition a same-host peer's direct store makes true, which
+    /// no message announces: it looks a while, then sleeps a short time at a go.
+    pub fn wait_for_store(&self, done: impl FnMut() -> Result<bool>) -> Result<()> {
+        self.wait_with(IdleWait::for_store(&self.spmd.bundle), done)
+    }
+
+    fn wait_with(&self, mut idle: IdleWait, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
         while !done()? {
             self.check_failure()?;
             if self.spmd.bundle.poll()? == 0 {
-                // Leave the core to the peers this rank waits for, after a spin.
-                idle.snooze();
+                idle.round(&self.spmd.bundle)?;
             } else {
                 idle.reset();
             }
         }
         Ok(())
-    }
-
-    /// Processes of the job on this machine (all of them, when it joined through another
-    /// layer and does not know).
-    pub fn processes_here(&self) -> u32 {
-        self.spmd
-            .job
-            .as_ref()
-            .map_or(self.size(), |job| job.processes_here())
     }
 
     /// Waits for the reply to request `req`: its status and bytes.

@@ -25,12 +25,12 @@ pub fn test_any(reqs: &mut [Request]) -> Result<Option<(Option<usize>, Status)>>
 /// `MPI_Waitany`: polls until one request completes; `None` index when all are null.
 pub fn wait_any(reqs: &mut [Request]) -> Result<(Option<usize>, Status)> {
     let rt = runtime::get()?;
-    let mut idle = crate::idle::Idle::default();
+    let mut idle = clump::IdleWait::new(rt.spin);
     loop {
         if let Some(found) = test_any(reqs)? {
             return Ok(found);
         }
-        idle.wait(rt.spin, &rt.spmd.borrow().bundle)?;
+        idle.round(&rt.spmd.borrow().bundle)?;
     }
 }
 
@@ -50,13 +50,13 @@ pub fn test_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
 /// `MPI_Waitsome`: polls until at least one completes (empty when all are null).
 pub fn wait_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
     let rt = runtime::get()?;
-    let mut idle = crate::idle::Idle::default();
+    let mut idle = clump::IdleWait::new(rt.spin);
     loop {
         let done = test_some(reqs)?;
         if !done.is_empty() || reqs.iter().all(Request::is_null) {
             return Ok(done);
         }
-        idle.wait(rt.spin, &rt.spmd.borrow().bundle)?;
+        idle.round(&rt.spmd.borrow().bundle)?;
     }
 }
 

@@ -11,10 +11,11 @@ use clump::spmd::Spmd;
 
 use crate::engine::{Action, Engine};
 use crate::error::{Error, ErrorClass, Result};
-use crate::idle::{self, Idle};
+use crate::idle;
 use crate::matching::{Envelope, Pattern};
 use crate::send_queue::SendQueue;
 use crate::slots::Slots;
+use clump::IdleWait;
 
 pub(crate) const H_EAGER: usize = 1;
 pub(crate) const H_RTS: usize = 2;
@@ -407,7 +408,7 @@ impl Runtime {
 
     /// Polls until `done` holds, blocking in clump when nothing happens.
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
-        let mut idle = Idle::default();
+        let mut idle = IdleWait::new(self.spin);
         loop {
             if done(&self.engine.borrow()) {
                 return Ok(());
@@ -423,13 +424,13 @@ impl Runtime {
                 self.progress()?
             };
             if busy {
-                idle = Idle::default();
+                idle.reset();
             } else if !self.sendq.is_empty() {
                 // Credits come back in answers a sleeping wait may not wake for (a network
                 // peer's credit-only datagram): poll again, letting others run meanwhile.
                 std::thread::yield_now();
             } else if !(self.all_local && self.look_for_arrival()) {
-                idle.wait(self.spin, &self.spmd.borrow().bundle)?;
+                idle.round(&self.spmd.borrow().bundle)?;
             }
         }
     }

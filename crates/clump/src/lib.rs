@@ -71,6 +71,7 @@ without_loom! {
     pub use {
         am::bundle::{Bundle, EventMask},
         am::endpoint::Endpoint,
+        am::idle_wait::{IdleWait, MESSAGE_NAP, STORE_NAP},
         am::peer_segment::PeerSegment,
         endpoint::handlers::Token,
         endpoint::EndpointStats,

@@ -300,6 +300,16 @@ macro_rules! deprecated {
             pub extern "C" fn [<shmem_ $name _cswap>](dest: *mut $t, cond: $t, value: $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_compare_swap>](dest, cond, value, pe)
             }
+        }
+    )*};
+}
+deprecated!(int: c_int, long: c_long, longlong: c_longlong);
+
+/// The old names of swap, fetch and set, which OpenSHMEM 1.3 gave `float` and `double`
+/// too (1.5 still lists them as deprecated).
+macro_rules! deprecated_extended {
+    ($($name:ident: $t:ty),* $(,)?) => {$(
+        paste::paste! {
             #[pshmem::twin]
             pub extern "C" fn [<shmem_ $name _swap>](dest: *mut $t, value: $t, pe: c_int) -> $t {
                 [<shmem_ $name _atomic_swap>](dest, value, pe)
@@ -315,7 +325,7 @@ macro_rules! deprecated {
         }
     )*};
 }
-deprecated!(int: c_int, long: c_long, longlong: c_longlong);
+deprecated_extended!(int: c_int, long: c_long, longlong: c_longlong, float: f32, double: f64);
 
 #[cfg(test)]
 mod tests {

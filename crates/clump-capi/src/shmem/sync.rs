@@ -5,19 +5,26 @@
 use super::abi::*;
 use super::private;
 use super::runtime::{gas_err, run, Res, State};
-use am::idle::Backoff;
 use std::ffi::c_void;
 use std::os::raw::{c_int, c_long, c_longlong, c_short, c_uint, c_ulong, c_ulonglong, c_ushort};
 
 impl State {
-    /// Polls until `done` holds, leaving the core to others while nothing arrives.
+    /// Polls until `done` holds. What it watches is this PE's memory, which a same-host
+    /// PE's put or atomic changes without a message: it looks a while, then sleeps a short
+    /// time at a go, woken sooner by a message (an access from another host, or to a
+    /// static variable).
     pub fn wait_for(&self, mut done: impl FnMut() -> Res<bool>) -> Res<()> {
-        let mut idle = Backoff::for_host(self.gas.borrow().processes_here());
-        while !done()? {
-            self.poll()?;
-            idle.snooze();
-        }
-        Ok(())
+        let mut failed = None;
+        self.gas
+            .borrow()
+            .wait_for_store(|| {
+                done().or_else(|why| {
+                    failed = Some(why);
+                    Ok(true)
+                })
+            })
+            .map_err(gas_err)?;
+        failed.map_or(Ok(()), Err)
     }
 }
 

@@ -1,7 +1,8 @@
 /* Parts of the OpenSHMEM 1.5 interface that programs and test suites use and that are
  * easy to leave out: shmem_sync in its team and deprecated active-set forms, the C11
  * bitwise reductions on int8_t..int64_t, the deprecated short waits (typed and C11), the
- * deprecated names from before 1.2, shmem_pcontrol, and shmem_team_ptr (1.6). Each is
+ * deprecated C11 shmem_wait and float/double swap, fetch and set, the deprecated names
+ * from before 1.2, shmem_pcontrol, and shmem_team_ptr (1.6). Each is
  * used, and what it computes checked. And the default heap holds the 256 MiB that OSU's
  * message-rate benchmarks need. Prints "interface ok" per PE. */
 #include "check.h"
@@ -12,6 +13,9 @@ static int8_t i8, r8;
 static int16_t i16, r16;
 static int32_t i32, r32;
 static int64_t i64, r64;
+static long changed;
+static float f;
+static double d;
 
 int main(void) {
     start_pes(0);
@@ -43,6 +47,22 @@ int main(void) {
     shmem_short_p(&ready, 2, (me + 1) % npes);
     shmem_short_wait(&ready, 1);
     CHECK(ready == 2);
+    shmem_barrier_all();
+    shmem_long_p(&changed, 7, (me + 1) % npes);
+    shmem_wait(&changed, 0L);
+    CHECK(changed == 7);
+
+    /* The deprecated float and double atomics, on the next PE. */
+    int next = (me + 1) % npes;
+    shmem_barrier_all();
+    shmem_float_set(&f, 1.5f, next);
+    shmem_double_set(&d, 2.5, next);
+    shmem_barrier_all();
+    CHECK(shmem_float_fetch(&f, next) == 1.5f && shmem_double_fetch(&d, next) == 2.5);
+    shmem_barrier_all();
+    CHECK(shmem_float_swap(&f, 3.0f, next) == 1.5f && shmem_double_swap(&d, 4.0, next) == 2.5);
+    shmem_barrier_all();
+    CHECK(f == 3.0f && d == 4.0);
 
     long *block = shmalloc(4 * sizeof(long));
     CHECK(block != NULL);

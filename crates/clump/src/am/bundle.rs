@@ -19,6 +19,19 @@ use std::os::fd::AsRawFd;
 use std::rc::{Rc, Weak};
 use std::time::{Duration, Instant};
 
+/// The shortest sleep of a wait (shorter ones sleep their whole timeout): a wait whose
+/// network timers are already due sleeps this long rather than not at all.
+const MIN_SLEEP: Duration = Duration::from_millis(1);
+
+/// How a wait begins and ends: [`Bundle::wait_timeout`] spins first and sleeps to its
+/// timeout, [`Bundle::wait_round`] spins first and sleeps once, [`Bundle::nap`] only sleeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    Whole,
+    Round,
+    Nap,
+}
+
 /// What makes `wait` return (AM-II's `AM_SetEventMask`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventMask {
@@ -147,7 +160,7 @@ impl Bundle {
 
     /// Like [`Bundle::wait`] but gives up after `timeout`; returns whether a message waits.
     pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
-        self.wait_for(timeout, false)
+        self.wait_for(timeout, Wait::Whole)
     }
 
     /// One round of [`Bundle::wait_timeout`], for threads that share the bundle: it also
@@ -155,10 +168,21 @@ impl Bundle {
     /// one may wait for, or took the message this one woke for); the caller looks at what
     /// it waits for and comes back.
     pub fn wait_round(&self, timeout: Duration) -> Result<bool> {
-        self.wait_for(timeout, true)
+        self.wait_for(timeout, Wait::Round)
     }
 
-    fn wait_for(&self, timeout: Duration, one_round: bool) -> Result<bool> {
+    /// How long a wait spins before it sleeps (`CLUMP_SPIN_US`).
+    pub(crate) fn spin_before_sleep(&self) -> Duration {
+        self.core.config.spin_before_sleep
+    }
+
+    /// Like [`Bundle::wait_timeout`] without its spin first: for a waiter that spun
+    /// already, watching what no message signals (a peer's direct store).
+    pub fn nap(&self, timeout: Duration) -> Result<bool> {
+        self.wait_for(timeout, Wait::Nap)
+    }
+
+    fn wait_for(&self, timeout: Duration, how: Wait) -> Result<bool> {
         if self.core.mask.get() == EventMask::None {
             return Err(Error::NoEvents);
         }
@@ -169,7 +193,11 @@ impl Bundle {
         }
         owed::send_all(&self.core.held);
         let start = Instant::now();
-        let spin_until = start + self.core.config.spin_before_sleep.min(timeout);
+        let spin = match how {
+            Wait::Nap => Duration::ZERO,
+            Wait::Whole | Wait::Round => self.core.config.spin_before_sleep.min(timeout),
+        };
+        let spin_until = start + spin;
         let mut spins = 0u32;
         while Instant::now() < spin_until {
             if self.core.has_work() {
@@ -190,10 +218,10 @@ impl Bundle {
             }
         }
         loop {
-            if self.core.sleep(start + timeout) {
+            if self.core.sleep(start + timeout, timeout.min(MIN_SLEEP)) {
                 return Ok(true);
             }
-            if one_round || Instant::now() >= start + timeout {
+            if how == Wait::Round || Instant::now() >= start + timeout {
                 return Ok(false);
             }
         }
@@ -341,8 +369,10 @@ impl BundleCore {
             .min()
     }
 
-    /// Sleeps on the wake socket until a sender rings it or `deadline`; true if work waits.
-    fn sleep(&self, deadline: Instant) -> bool {
+    /// Sleeps on the wake socket until a sender rings it or `deadline` (a sleep lasts
+    /// `at_least` even past it, so a wait whose timers are due does not spin); true if
+    /// work waits.
+    fn sleep(&self, deadline: Instant, at_least: Duration) -> bool {
         let endpoints = self.endpoints.borrow().clone();
         // A count, not a flag: threads that share the bundle sleep and wake on their own,
         // and the first to wake must not tell senders that no one sleeps.
@@ -376,7 +406,7 @@ impl BundleCore {
             let mut fds = vec![readable(self.wake.as_raw_fd())];
             fds.extend(self.socket_fds());
             // Threads that share the bundle (AM_PAR) run their calls meanwhile.
-            crate::serial::unlocked(|| wait_readable(&mut fds, left.max(Duration::from_millis(1))));
+            crate::serial::unlocked(|| wait_readable(&mut fds, left.max(at_least)));
             self.wake.drain();
             from_net = fds[1..].iter().any(|p| p.revents != 0);
             // The drain took the wake-up of the threads still asleep on the socket too.

@@ -7,6 +7,7 @@
 
 pub(crate) mod bundle;
 pub(crate) mod endpoint;
+pub(crate) mod idle_wait;
 pub(crate) mod peer_segment;
 pub(crate) mod poll;
 pub(crate) mod program_segment;
