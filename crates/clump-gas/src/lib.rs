@@ -27,6 +27,7 @@ mod group;
 mod handlers;
 mod landing;
 mod local_view;
+mod posted;
 mod protocol;
 mod ptr;
 mod rpc;
