@@ -1,7 +1,8 @@
 //! The Active Message handlers of the global address space, one per kind of access.
 
-use crate::atomic::{apply, AtomicOp};
+use crate::atomic::apply;
 use crate::protocol::*;
+use crate::rmw::Rmw;
 use crate::shared::{join, Shared};
 use clump::{Endpoint, Kind, Message, MAX_MEDIUM};
 use std::rc::Rc;
@@ -101,7 +102,7 @@ fn access_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             return s.fail(|| malformed(token, msg, "a store is a long message"));
         }
         let bytes = msg.payload.len() as u64;
-        if let Err(e) = apply(&token.endpoint(), STORED_COUNTER, AtomicOp::FetchAdd(bytes)) {
+        if let Err(e) = apply(&token.endpoint(), STORED_COUNTER, Rmw::Add(bytes)) {
             s.fail(|| format!("a store of {bytes} bytes landed but could not be counted: {e}"));
         }
     })?;
@@ -118,7 +119,7 @@ fn call_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         let Some([req, op, lo, hi, a_lo, a_hi, b_lo, b_hi]) = args(&s, token, msg) else {
             return;
         };
-        let op = AtomicOp::decode(op, join(a_lo, a_hi), join(b_lo, b_hi));
+        let op = Rmw::decode(op, join(a_lo, a_hi), join(b_lo, b_hi));
         let ep = token.endpoint();
         match op.map(|op| apply(&ep, join(lo, hi) as usize, op)) {
             Some(Ok(old)) => reply(token, &[req, STATUS_OK], &old.to_le_bytes()),

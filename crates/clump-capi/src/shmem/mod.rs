@@ -20,7 +20,6 @@ mod memory;
 mod reduce;
 mod res;
 mod rma;
-mod rmw;
 mod runtime;
 mod setup;
 mod signal;

@@ -3,9 +3,9 @@
 
 use super::abi::*;
 use super::rma::Dir;
-use super::rmw::Rmw;
 use super::runtime::{byte_len, run};
 use super::sync::{watch, Need, Target, Watch};
+use clump_gas::Rmw;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
 
