@@ -9,9 +9,7 @@
 use crate::error::{Error, Result};
 use crate::gas::Gas;
 use crate::protocol::{RpcId, H_RPC_POSTED, STATUS_OK};
-
-/// An answer kept for [`Gas::rpc_settle`]: the answering rank, the status, the bytes.
-pub(crate) type Answer = (u32, u32, Vec<u8>);
+use crate::shared::Answer;
 
 impl Gas {
     /// Runs function `id` on `rank` with `arg`, without waiting for it (counted in the
@@ -19,14 +17,7 @@ impl Gas {
     /// off; any other (or a failure) is kept for [`Gas::rpc_settle`]. A call that comes
     /// back undelivered is counted off and ends the next wait with its error.
     pub fn rpc_post(&self, rank: u32, id: RpcId, arg: &[u8]) -> Result<()> {
-        self.check_rank(rank)?;
-        if arg.len() > clump::MAX_MEDIUM {
-            return Err(Error::BadSize(format!(
-                "rpc argument of {} bytes exceeds {}",
-                arg.len(),
-                clump::MAX_MEDIUM
-            )));
-        }
+        self.check_rpc(rank, arg)?;
         // Counted before it leaves: the answer may come within the send (it polls).
         self.shared.posted_to(rank, 1);
         let sent = self

@@ -1,6 +1,5 @@
 //! The state the message handlers and the blocking calls share (one process, one thread).
 
-use crate::posted::Answer;
 use crate::protocol::RpcFn;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,6 +16,10 @@ pub(crate) struct Partial {
 /// Where a collective message is filed: its group's key, the call's sequence number in
 /// that group, and the sending rank.
 pub(crate) type MailKey = (u64, u32, u32);
+
+/// An answer to a posted remote procedure call kept for its settle (`posted.rs`): the
+/// answering rank, the status, the bytes.
+pub(crate) type Answer = (u32, u32, Vec<u8>);
 
 /// A reply to a read, an atomic or a remote procedure call: a status and its bytes.
 pub(crate) type Reply = (u32, Vec<u8>);
