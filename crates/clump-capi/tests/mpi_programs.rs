@@ -326,6 +326,17 @@ fn rma_post_and_start_under_nocheck_wait_for_nobody_over_shared_memory_udp_and_t
     );
 }
 
+/// Puts and accumulates to another host do not wait for their answer: many of them land
+/// whole by one completion of each kind, in order, and return while their target sleeps
+/// outside MPI; an error among them comes by the flush.
+#[test]
+fn rma_posted_puts_and_accumulates_complete_by_their_epoch_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_posted.c", "mpi_rma_posted"),
+        "rma_posted",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

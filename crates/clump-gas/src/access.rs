@@ -2,11 +2,12 @@
 //! stores, atomics. A rank on this host is reached through its mapped segment in direct
 //! mode; every other access is an Active Message, split into chunks the layer can carry.
 
-use crate::atomic::{apply_at, AtomicOp};
+use crate::atomic::apply_at;
 use crate::error::{Error, Result};
 use crate::gas::Gas;
 use crate::protocol::{H_ATOMIC, H_GET_DONE, H_PUT, H_STORE, STATUS_OK, STORED_COUNTER};
 use crate::ptr::GlobalPtr;
+use crate::rmw::Rmw;
 use crate::shared::{split, OWN_LANE};
 use bytemuck::Pod;
 
@@ -153,37 +154,39 @@ impl Gas {
     }
 
     pub fn fetch_add(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::FetchAdd(v))
+        self.rmw(p, Rmw::Add(v))
     }
 
     /// Sets `*p` to `new` if it holds `expect`; returns the value it held.
     pub fn compare_swap(&self, p: GlobalPtr<u64>, expect: u64, new: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::CompareSwap { expect, new })
+        self.rmw(p, Rmw::CompareSwap { expect, new })
     }
 
     /// Sets `*p` to `v`; returns the value it held.
     pub fn swap(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::Swap(v))
+        self.rmw(p, Rmw::Swap(v))
     }
 
     pub fn fetch_and(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::FetchAnd(v))
+        self.rmw(p, Rmw::And(v))
     }
 
     pub fn fetch_or(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::FetchOr(v))
+        self.rmw(p, Rmw::Or(v))
     }
 
     pub fn fetch_xor(&self, p: GlobalPtr<u64>, v: u64) -> Result<u64> {
-        self.atomic(p, AtomicOp::FetchXor(v))
+        self.rmw(p, Rmw::Xor(v))
     }
 
     /// Reads `*p` atomically (never torn by a concurrent atomic or direct access).
     pub fn atomic_load(&self, p: GlobalPtr<u64>) -> Result<u64> {
-        self.atomic(p, AtomicOp::Load)
+        self.rmw(p, Rmw::Load)
     }
 
-    fn atomic(&self, p: GlobalPtr<u64>, op: AtomicOp) -> Result<u64> {
+    /// Applies `op` to `*p` atomically ([`crate::rmw`]): in place when `p`'s rank is
+    /// reached directly, else in its handler; returns the value it held.
+    pub fn rmw(&self, p: GlobalPtr<u64>, op: Rmw) -> Result<u64> {
         let (offset, _) = self.check(p, 1)?;
         if offset % 8 != 0 {
             return Err(Error::Misaligned(offset));
@@ -200,7 +203,7 @@ impl Gas {
         self.spmd.ep.request(
             p.rank,
             H_ATOMIC,
-            &[req, code, o_lo, o_hi, a_lo, a_hi, b_lo, b_hi],
+            &[req, code.into(), o_lo, o_hi, a_lo, a_hi, b_lo, b_hi],
         )?;
         self.count_exchange(p.rank, 0, 8);
         let bytes = self.await_reply(req)?;
@@ -246,7 +249,7 @@ impl Gas {
                     seg.as_ptr(),
                     seg.len(),
                     STORED_COUNTER,
-                    AtomicOp::FetchAdd(src.len() as u64),
+                    Rmw::Add(src.len() as u64),
                 )?;
             }
             return Ok(());

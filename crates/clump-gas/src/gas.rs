@@ -411,6 +411,6 @@ impl Gas {
 
     /// Bytes stored into this rank since init (the segment header's counter).
     pub(crate) fn stored_here(&self) -> Result<u64> {
-        crate::atomic::apply(&self.spmd.ep, STORED_COUNTER, crate::atomic::AtomicOp::Load)
+        crate::atomic::apply(&self.spmd.ep, STORED_COUNTER, crate::rmw::Rmw::Load)
     }
 }

@@ -1,7 +1,8 @@
 //! The Active Message handlers of the global address space, one per kind of access.
 
-use crate::atomic::{apply, AtomicOp};
+use crate::atomic::apply;
 use crate::protocol::*;
+use crate::rmw::Rmw;
 use crate::shared::{join, Shared};
 use clump::{Endpoint, Kind, Message, MAX_MEDIUM};
 use std::rc::Rc;
@@ -41,6 +42,12 @@ fn malformed(token: &clump::Token<'_>, msg: &Message<'_>, why: &str) -> String {
 pub(crate) fn install(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
     let s = shared.clone();
     ep.set_return_handler(move |r| {
+        if r.request && r.handler == H_RPC_POSTED {
+            // Its answer will never come: its settle must not wait for it.
+            if let Some(&target) = r.args.get(2) {
+                s.posted_to(target, -1);
+            }
+        }
         s.fail(|| {
             format!(
                 "{:?} message to rank {:?} (handler {}): {:?}",
@@ -95,7 +102,7 @@ fn access_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
             return s.fail(|| malformed(token, msg, "a store is a long message"));
         }
         let bytes = msg.payload.len() as u64;
-        if let Err(e) = apply(&token.endpoint(), STORED_COUNTER, AtomicOp::FetchAdd(bytes)) {
+        if let Err(e) = apply(&token.endpoint(), STORED_COUNTER, Rmw::Add(bytes)) {
             s.fail(|| format!("a store of {bytes} bytes landed but could not be counted: {e}"));
         }
     })?;
@@ -112,7 +119,7 @@ fn call_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         let Some([req, op, lo, hi, a_lo, a_hi, b_lo, b_hi]) = args(&s, token, msg) else {
             return;
         };
-        let op = AtomicOp::decode(op, join(a_lo, a_hi), join(b_lo, b_hi));
+        let op = Rmw::decode(op, join(a_lo, a_hi), join(b_lo, b_hi));
         let ep = token.endpoint();
         match op.map(|op| apply(&ep, join(lo, hi) as usize, op)) {
             Some(Ok(old)) => reply(token, &[req, STATUS_OK], &old.to_le_bytes()),
@@ -137,16 +144,50 @@ fn call_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
         let Some([req, id, source]) = args(&s, token, msg) else {
             return;
         };
-        let f = s.rpcs.borrow().get(id as usize).cloned();
-        let Some(f) = f else {
-            return reply(token, &[req, STATUS_NO_SUCH_RPC], &[]);
+        let (status, out) = run_rpc(&s, id, source, msg.payload);
+        reply(token, &[req, status], &out);
+    })?;
+    posted_handlers(ep, shared)
+}
+
+/// Runs remote procedure `id` for `source` on `arg`: the status and result to answer.
+fn run_rpc(s: &Shared, id: u32, source: u32, arg: &[u8]) -> (u32, Vec<u8>) {
+    let f = s.rpcs.borrow().get(id as usize).cloned();
+    let Some(f) = f else {
+        return (STATUS_NO_SUCH_RPC, Vec::new());
+    };
+    let out = f(&RpcContext { source }, arg);
+    if out.len() > MAX_MEDIUM {
+        return (STATUS_RESULT_TOO_LARGE, Vec::new());
+    }
+    (STATUS_OK, out)
+}
+
+/// The handlers of posted remote procedure calls (`posted.rs`) and of their answers.
+fn posted_handlers(ep: &Endpoint, shared: &Rc<Shared>) -> clump::Result<()> {
+    // args: function, source rank, this rank (which the answer names); the payload is the
+    // argument.
+    let s = shared.clone();
+    ep.set_handler(H_RPC_POSTED as usize, move |token, msg| {
+        let Some([id, source, me]) = args(&s, token, msg) else {
+            return;
         };
-        let out = f(&RpcContext { source }, msg.payload);
-        if out.len() > MAX_MEDIUM {
-            reply(token, &[req, STATUS_RESULT_TOO_LARGE], &[]);
-        } else {
-            reply(token, &[req, STATUS_OK], &out);
+        let (status, out) = run_rpc(&s, id, source, msg.payload);
+        // As for `reply`: only a requester that is gone makes this fail.
+        let _ = token.reply_medium(H_POSTED_DONE, &[me, status], &out);
+    })?;
+
+    // args: the answering rank, the status; the payload is the result.
+    let s = shared.clone();
+    ep.set_handler(H_POSTED_DONE as usize, move |token, msg| {
+        let Some([from, status]) = args(&s, token, msg) else {
+            return;
+        };
+        if status != STATUS_OK || !msg.payload.is_empty() {
+            let answer = (from, status, msg.payload.to_vec());
+            s.posted_answers.borrow_mut().push(answer);
         }
+        s.posted_to(from, -1);
     })?;
     Ok(())
 }
@@ -191,6 +232,8 @@ mod tests {
             (H_ATOMIC, 7),
             (H_COLL, 5),
             (H_RPC, 0),
+            (H_RPC_POSTED, 2),
+            (H_POSTED_DONE, 1),
         ];
         for (handler, n) in short {
             forger

@@ -15,6 +15,9 @@ pub(crate) const H_GET_DONE: u8 = 6;
 pub(crate) const H_ATOMIC: u8 = 7;
 pub(crate) const H_COLL: u8 = 8;
 pub(crate) const H_RPC: u8 = 9;
+/// A remote procedure call whose caller does not wait (`posted.rs`), and its answer.
+pub(crate) const H_RPC_POSTED: u8 = 10;
+pub(crate) const H_POSTED_DONE: u8 = 11;
 
 pub(crate) const STATUS_OK: u32 = 0;
 pub(crate) const STATUS_BAD_RANGE: u32 = 1;

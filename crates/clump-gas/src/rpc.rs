@@ -27,14 +27,7 @@ impl Gas {
 
     /// Runs function `id` on `rank` with `arg`; returns its result.
     pub fn rpc(&self, rank: u32, id: RpcId, arg: &[u8]) -> Result<Vec<u8>> {
-        self.check_rank(rank)?;
-        if arg.len() > clump::MAX_MEDIUM {
-            return Err(Error::BadSize(format!(
-                "rpc argument of {} bytes exceeds {}",
-                arg.len(),
-                clump::MAX_MEDIUM
-            )));
-        }
+        self.check_rpc(rank, arg)?;
         let req = self.fresh_request();
         self.spmd
             .ep
@@ -51,5 +44,18 @@ impl Gas {
             ))),
             s => Err(Error::Rpc(format!("status {s}"))),
         }
+    }
+
+    /// Checks a call's target rank and argument size (for [`Gas::rpc`] and `rpc_post`).
+    pub(crate) fn check_rpc(&self, rank: u32, arg: &[u8]) -> Result<()> {
+        self.check_rank(rank)?;
+        if arg.len() > clump::MAX_MEDIUM {
+            return Err(Error::BadSize(format!(
+                "rpc argument of {} bytes exceeds {}",
+                arg.len(),
+                clump::MAX_MEDIUM
+            )));
+        }
+        Ok(())
     }
 }

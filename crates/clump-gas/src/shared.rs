@@ -17,6 +17,10 @@ pub(crate) struct Partial {
 /// that group, and the sending rank.
 pub(crate) type MailKey = (u64, u32, u32);
 
+/// An answer to a posted remote procedure call kept for its settle (`posted.rs`): the
+/// answering rank, the status, the bytes.
+pub(crate) type Answer = (u32, u32, Vec<u8>);
+
 /// A reply to a read, an atomic or a remote procedure call: a status and its bytes.
 pub(crate) type Reply = (u32, Vec<u8>);
 
@@ -33,6 +37,10 @@ pub(crate) struct Shared {
     /// the rank's next wait ends with it.
     pub failure: RefCell<Option<String>>,
     pub rpcs: RefCell<Vec<RpcFn>>,
+    /// Posted remote procedure calls not yet answered, by target rank (`posted.rs`).
+    pub posted: RefCell<Vec<u64>>,
+    /// The answers of posted calls kept for their settle: failures and non-empty results.
+    pub posted_answers: RefCell<Vec<Answer>>,
 }
 
 impl Shared {
@@ -68,6 +76,26 @@ impl Shared {
             .get(lane as usize)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Counts `delta` (1 or -1) posted calls to `rank`; the count never goes below zero
+    /// (an answer nothing posted, from a confused peer, changes nothing).
+    pub fn posted_to(&self, rank: u32, delta: i64) {
+        let mut posted = self.posted.borrow_mut();
+        let rank = rank as usize;
+        if posted.len() <= rank {
+            posted.resize(rank + 1, 0);
+        }
+        posted[rank] = posted[rank].saturating_add_signed(delta);
+    }
+
+    /// Posted calls not yet answered, to `rank` or to any rank when `None`.
+    pub fn posted_outstanding(&self, rank: Option<u32>) -> u64 {
+        let posted = self.posted.borrow();
+        match rank {
+            Some(r) => posted.get(r as usize).copied().unwrap_or(0),
+            None => posted.iter().sum(),
+        }
     }
 
     /// Files one chunk of a collective message.

@@ -4,8 +4,8 @@
 //! out, the rest as a compare-and-swap loop, so that atomics of both widths on neighbouring
 //! variables never tear each other.
 
-use super::rmw::Rmw;
 use super::runtime::{dst_slice, run, Res, State};
+use clump_gas::Rmw;
 use std::ffi::c_void;
 use std::os::raw::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};
 

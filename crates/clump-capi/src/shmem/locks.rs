@@ -2,8 +2,8 @@
 //! half counts tickets handed out, the low half the ticket now served, so waiters are
 //! served in the order they came and a release is one atomic add.
 
-use super::rmw::Rmw;
 use super::runtime::{run, Res, State};
+use clump_gas::Rmw;
 use std::ffi::c_void;
 use std::os::raw::{c_int, c_long};
 

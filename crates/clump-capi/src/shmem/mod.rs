@@ -21,7 +21,6 @@ mod private;
 mod reduce;
 mod res;
 mod rma;
-mod rmw;
 mod runtime;
 mod setup;
 mod signal;

@@ -2,10 +2,10 @@
 //! word at the target, which `shmem_signal_wait_until` watches.
 
 use super::abi::*;
-use super::rmw::Rmw;
 use super::runtime::{byte_len, run};
 use super::symmetric::Dir;
 use super::sync::{watch, Need, Target, Watch};
+use clump_gas::Rmw;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
 

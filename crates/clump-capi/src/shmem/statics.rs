@@ -6,12 +6,11 @@
 //! call of the global address space.
 
 use super::res::{gas_err, Res};
-use super::rmw::Rmw;
+use clump_gas::Rmw;
 use clump_gas::{Gas, RpcId};
 use std::ffi::c_void;
 use std::ops::Range;
 use std::os::raw::c_int;
-use std::sync::atomic::AtomicU64;
 
 /// Bytes of header in front of a put's data and a get's or atomic's request.
 const HEADER: usize = 8;
@@ -94,8 +93,7 @@ impl Layout {
         }
         // SAFETY: an aligned word inside writable data of this executable (checked above);
         // every access the library makes to it is atomic.
-        let word = unsafe { AtomicU64::from_ptr(p.cast()) };
-        Some(op.apply(word))
+        unsafe { clump_gas::rmw::apply(p as usize, 8, op) }
     }
 }
 
@@ -178,7 +176,7 @@ impl Statics {
         let rmw = gas
             .register_rpc(move |_, arg| {
                 let old = word(arg, 0)
-                    .zip(Rmw::decode(&arg[HEADER.min(arg.len())..]))
+                    .zip(Rmw::from_bytes(&arg[HEADER.min(arg.len())..]))
                     .and_then(|(off, op)| l.rmw(off as usize, op));
                 answer(old.map(|v| v.to_le_bytes().to_vec()))
             })
@@ -242,7 +240,7 @@ impl Statics {
             return Ok(old.unwrap_or_default());
         }
         let mut arg = (off as u64).to_le_bytes().to_vec();
-        arg.extend_from_slice(&op.encode());
+        arg.extend_from_slice(&op.to_bytes());
         let got = self.call(gas, pe, self.rmw, &arg, off)?;
         word(&got, 0).ok_or_else(|| format!("PE {pe} answered a malformed atomic"))
     }

@@ -2,8 +2,8 @@
 //! program's data) and the accesses to the same object on another PE that every call is
 //! built from: put, get and a read-modify-write of an aligned 64-bit word.
 
-use super::rmw::Rmw;
 use super::runtime::{gas_err, Res, State};
+use clump_gas::Rmw;
 use std::ffi::c_void;
 
 /// Which way an access goes: `dest` is the symmetric object for a put, `src` for a get.
@@ -72,15 +72,6 @@ impl State {
             Place::Heap(off) => self.heap.at(pe, off).cast::<u64>(),
             Place::Static(off) => return self.statics.rmw(&gas, pe, off, op),
         };
-        match op {
-            Rmw::Load => gas.atomic_load(p),
-            Rmw::Swap(v) => gas.swap(p, v),
-            Rmw::CompareSwap { expect, new } => gas.compare_swap(p, expect, new),
-            Rmw::Add(v) => gas.fetch_add(p, v),
-            Rmw::And(v) => gas.fetch_and(p, v),
-            Rmw::Or(v) => gas.fetch_or(p, v),
-            Rmw::Xor(v) => gas.fetch_xor(p, v),
-        }
-        .map_err(gas_err)
+        gas.rmw(p, op).map_err(gas_err)
     }
 }

@@ -5,7 +5,9 @@
 //! cross-memory attach for puts and gets, or
 //! a remote procedure call to the target. Accumulates to segment memory this process maps run here under the window's guard;
 //! the others go to the target's handler. Each call completes at the target before it
-//! returns.
+//! returns, but for puts and accumulates that fetch nothing to a target on another host
+//! (outside dynamic windows, whose targets check the range): those are posted, and the epoch's completion (flush, unlock, fence, complete) waits for
+//! them ([`space::Space::settle`]).
 
 use super::super::abi::MpiAint;
 use super::super::buffers::{pack, unpack};
@@ -45,6 +47,10 @@ struct Reach {
     guard: Option<usize>,
     /// The target is this process.
     me: bool,
+    /// The origin checked the whole access against the window (every flavor but the
+    /// dynamic one, whose target checks it): a put or accumulate may then be posted, its
+    /// errors all found here already.
+    checked: bool,
 }
 
 /// Checks an access of the `span` bytes that start `lo` bytes from displacement `disp`
@@ -103,6 +109,7 @@ fn reach(
             attach,
             guard: m.guard,
             me: m.me,
+            checked: w.attrs.flavor != MPI_WIN_FLAVOR_DYNAMIC,
         }))
     })
 }
@@ -114,11 +121,16 @@ impl Reach {
         self.direct.filter(|_| self.guard.is_some() || self.me)
     }
 
-    /// Sends `req` (at `at` bytes past this access's start) and returns the reply's data.
+    /// Sends `req` (at `at` bytes past this access's start) and returns the reply's data;
+    /// a request that answers nothing, to a window this process checked it against, is
+    /// posted ([`space::Space::post`]), done by the epoch's next completion.
     fn call(&self, mut req: Request, at: usize) -> Result<Vec<u8>, Failure> {
         req.id = self.id;
         req.offset = (self.offset + at) as u64;
         let space = space::current().ok_or_else(|| (MPI_ERR_WIN, "no window exists".to_owned()))?;
+        if self.checked && req.answers_nothing() {
+            return space.post(self.rank, &req).map(|()| Vec::new());
+        }
         space.send(self.rank, &req)
     }
 }

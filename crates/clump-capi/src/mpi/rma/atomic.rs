@@ -1,73 +1,17 @@
 //! Accumulates and compare-and-swap element by element with the host's atomic
-//! instructions, for elements of 1, 2, 4 or 8 bytes at addresses aligned to their width.
-//! Both ways an accumulate arrives (an origin that maps the target's memory, and the
-//! target's handler serving a message) come here, so the two never race and take no lock.
-//! The standard's atomicity is per element of one predefined type, and whether an element
-//! goes this way depends only on its type and address, so every accumulate on one location
-//! with one type takes the same way; the rest (wider or misaligned elements) is serialized
-//! by the caller.
+//! instructions, for elements of 1, 2, 4 or 8 bytes at addresses aligned to their width:
+//! MPI's operations mapped onto clump-gas's one read-modify-write ([`clump_gas::rmw`]),
+//! which OpenSHMEM and the global address space use too. Both ways an accumulate arrives
+//! (an origin that maps the target's memory, and the target's handler serving a message)
+//! come here, so the two never race and take no lock. The standard's atomicity is per
+//! element of one predefined type, and whether an element goes this way depends only on
+//! its type and address, so every accumulate on one location with one type takes the same
+//! way; the rest (wider or misaligned elements) is serialized by the caller.
 
 use super::super::handles::err;
 use super::super::wired::Failure;
+use clump_gas::rmw::{self, bits, put_bits, Rmw};
 use clump_mpi::{Datatype, Op, Operator, Predef};
-use std::sync::atomic::Ordering::{AcqRel, Acquire};
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
-
-/// An atomic cell of one width, over the bits of an element.
-trait Word {
-    type Bits: Copy;
-    const WIDTH: usize;
-    /// The word at `addr`.
-    ///
-    /// # Safety
-    /// `addr` is aligned to the width and valid for reads and writes for the returned
-    /// lifetime, and every concurrent access to it is atomic.
-    unsafe fn at<'a>(addr: usize) -> &'a Self;
-    fn of(bytes: &[u8]) -> Self::Bits;
-    fn put(v: Self::Bits, out: &mut [u8]);
-    fn load(&self) -> Self::Bits;
-    fn cas(&self, current: Self::Bits, new: Self::Bits) -> Result<Self::Bits, Self::Bits>;
-    /// The operation as one instruction, when there is one: the previous value.
-    fn native(&self, op: &Op, v: Self::Bits, integer: bool) -> Option<Self::Bits>;
-}
-
-macro_rules! word {
-    ($($a:ty => $u:ty),*) => {$(
-        impl Word for $a {
-            type Bits = $u;
-            const WIDTH: usize = std::mem::size_of::<$u>();
-            unsafe fn at<'a>(addr: usize) -> &'a Self {
-                // SAFETY: the caller's contract (aligned, valid, only atomic accesses).
-                unsafe { <$a>::from_ptr(addr as *mut $u) }
-            }
-            fn of(bytes: &[u8]) -> $u {
-                <$u>::from_ne_bytes(bytes.try_into().expect("one element"))
-            }
-            fn put(v: $u, out: &mut [u8]) {
-                out.copy_from_slice(&v.to_ne_bytes());
-            }
-            fn load(&self) -> $u {
-                <$a>::load(self, Acquire)
-            }
-            fn cas(&self, current: $u, new: $u) -> Result<$u, $u> {
-                self.compare_exchange(current, new, AcqRel, Acquire)
-            }
-            fn native(&self, op: &Op, v: $u, integer: bool) -> Option<$u> {
-                Some(match op {
-                    Op::Predefined(Operator::NoOp) => <$a>::load(self, Acquire),
-                    Op::Predefined(Operator::Replace) => self.swap(v, AcqRel),
-                    // Two's complement: one addition serves signed and unsigned types.
-                    Op::Predefined(Operator::Sum) if integer => self.fetch_add(v, AcqRel),
-                    Op::Predefined(Operator::Band) if integer => self.fetch_and(v, AcqRel),
-                    Op::Predefined(Operator::Bor) if integer => self.fetch_or(v, AcqRel),
-                    Op::Predefined(Operator::Bxor) if integer => self.fetch_xor(v, AcqRel),
-                    _ => return None,
-                })
-            }
-        }
-    )*};
-}
-word!(AtomicU8 => u8, AtomicU16 => u16, AtomicU32 => u32, AtomicU64 => u64);
 
 /// The C integer types, on which sums and bitwise operations are the machine's.
 fn integer(t: Predef) -> bool {
@@ -99,9 +43,17 @@ fn integer(t: Predef) -> bool {
     )
 }
 
-/// Whether `len` bytes at `addr` of elements `width` wide go element-wise atomically.
-fn fits(addr: usize, len: usize, width: usize) -> bool {
-    matches!(width, 1 | 2 | 4 | 8) && addr.is_multiple_of(width) && len.is_multiple_of(width)
+/// The operation as one instruction on the element's bits `v`, when there is one.
+fn native(op: &Op, v: u64, integer: bool) -> Option<Rmw> {
+    Some(match op {
+        Op::Predefined(Operator::NoOp) => Rmw::Load,
+        Op::Predefined(Operator::Replace) => Rmw::Swap(v),
+        Op::Predefined(Operator::Sum) if integer => Rmw::Add(v),
+        Op::Predefined(Operator::Band) if integer => Rmw::And(v),
+        Op::Predefined(Operator::Bor) if integer => Rmw::Or(v),
+        Op::Predefined(Operator::Bxor) if integer => Rmw::Xor(v),
+        _ => return None,
+    })
 }
 
 /// `target = target op data` on the elements of predefined type `dt` at `addr`, each with
@@ -117,61 +69,50 @@ pub unsafe fn accumulate(
     addr: usize,
     data: &[u8],
     (dt, op): (&Datatype, &Op),
-    old: Option<&mut [u8]>,
+    mut old: Option<&mut [u8]>,
 ) -> Option<Result<(), Failure>> {
     let t = dt.element()?;
-    if t.size() != t.extent()
-        || !fits(addr, data.len(), t.size())
+    let w = t.size();
+    if w != t.extent()
+        || !rmw::fits(addr, w)
+        || !data.len().is_multiple_of(w)
         || old.as_ref().is_some_and(|o| o.len() != data.len())
     {
         return None;
     }
-    let how = (dt, op, integer(t), old);
-    // SAFETY: `fits` checked the alignment and whole elements; the rest is the caller's.
-    Some(unsafe {
-        match t.size() {
-            1 => each::<AtomicU8>(addr, data, how),
-            2 => each::<AtomicU16>(addr, data, how),
-            4 => each::<AtomicU32>(addr, data, how),
-            _ => each::<AtomicU64>(addr, data, how),
-        }
-    })
-}
-
-/// [`accumulate`] for one width.
-///
-/// # Safety
-/// As for [`accumulate`], with `addr` aligned to `W::WIDTH` and `data` whole elements.
-unsafe fn each<W: Word>(
-    addr: usize,
-    data: &[u8],
-    (dt, op, integer, mut old): (&Datatype, &Op, bool, Option<&mut [u8]>),
-) -> Result<(), Failure> {
-    let w = W::WIDTH;
+    let integer = integer(t);
     for (i, el) in data.chunks_exact(w).enumerate() {
-        // SAFETY: element `i` lies in the caller's bytes, aligned as `addr` is.
-        let word = unsafe { W::at(addr + i * w) };
-        let before = match word.native(op, W::of(el), integer) {
-            Some(before) => before,
-            None => {
-                let mut current = word.load();
-                loop {
-                    let (mut prev, mut next) = ([0u8; 8], [0u8; 8]);
-                    W::put(current, &mut prev[..w]);
-                    next[..w].copy_from_slice(el);
-                    op.combine(dt, 1, &prev[..w], &mut next[..w]).map_err(err)?;
-                    match word.cas(current, W::of(&next[..w])) {
-                        Ok(_) => break current,
-                        Err(seen) => current = seen,
-                    }
-                }
-            }
+        let at = addr + i * w;
+        let v = bits(el);
+        // Element `i` lies in the caller's bytes, aligned as `addr` is (`fits` checked the
+        // width and alignment, `data` is whole elements); every concurrent accumulate on
+        // it is atomic (the caller's contract).
+        let before = match native(op, v, integer) {
+            // SAFETY: as just said.
+            Some(r) => unsafe { rmw::apply(at, w, r) }.map(Ok),
+            // SAFETY: as just said.
+            None => unsafe { rmw::update(at, w, |current| combined(dt, op, current, el)) },
+        };
+        // `None` cannot come: `fits` held for the first element, so for every one.
+        let before = match before? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
         };
         if let Some(old) = old.as_deref_mut() {
-            W::put(before, &mut old[i * w..(i + 1) * w]);
+            put_bits(before, &mut old[i * w..(i + 1) * w]);
         }
     }
-    Ok(())
+    Some(Ok(()))
+}
+
+/// `current op el` for one element whose bits `current` holds, as bits.
+fn combined(dt: &Datatype, op: &Op, current: u64, el: &[u8]) -> Result<u64, Failure> {
+    let w = el.len();
+    let (mut prev, mut next) = ([0u8; 8], [0u8; 8]);
+    put_bits(current, &mut prev[..w]);
+    next[..w].copy_from_slice(el);
+    op.combine(dt, 1, &prev[..w], &mut next[..w]).map_err(err)?;
+    Ok(bits(&next[..w]))
 }
 
 /// Writes `new` at `addr` if it holds `expect`, in one instruction; the old contents, or
@@ -181,34 +122,24 @@ unsafe fn each<W: Word>(
 /// As for [`accumulate`], for `expect.len()` bytes (`new` is as long).
 pub unsafe fn compare_swap(addr: usize, expect: &[u8], new: &[u8]) -> Option<Vec<u8>> {
     let w = expect.len();
-    if !fits(addr, w, w) || new.len() != w {
+    if new.len() != w {
         return None;
     }
-    // SAFETY: `fits` checked the alignment; the rest is the caller's.
-    Some(unsafe {
-        match w {
-            1 => swap_one::<AtomicU8>(addr, expect, new),
-            2 => swap_one::<AtomicU16>(addr, expect, new),
-            4 => swap_one::<AtomicU32>(addr, expect, new),
-            _ => swap_one::<AtomicU64>(addr, expect, new),
-        }
-    })
-}
-
-/// # Safety
-/// As for [`compare_swap`], with `addr` aligned to `W::WIDTH`.
-unsafe fn swap_one<W: Word>(addr: usize, expect: &[u8], new: &[u8]) -> Vec<u8> {
-    // SAFETY: the caller's contract.
-    let word = unsafe { W::at(addr) };
-    let (Ok(old) | Err(old)) = word.cas(W::of(expect), W::of(new));
-    let mut out = vec![0; W::WIDTH];
-    W::put(old, &mut out);
-    out
+    let op = Rmw::CompareSwap {
+        expect: bits(expect),
+        new: bits(new),
+    };
+    // SAFETY: the caller's contract; `apply` checks the width and alignment.
+    let old = unsafe { rmw::apply(addr, w, op) }?;
+    let mut out = vec![0; w];
+    put_bits(old, &mut out);
+    Some(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
 
     fn acc(words: &mut [u64], at: usize, data: &[u8], t: Predef, op: Operator) -> Option<Vec<u8>> {
         let addr = words.as_mut_ptr() as usize + at;

@@ -421,7 +421,11 @@ mpi_functions! {
                 }
                 Ok(w.comm.clone())
             })?;
-            // No member frees its memory while another may still reach it.
+            // No member frees its memory while another may still reach it (nor while
+            // an access posted to it is under way).
+            if let Some(space) = space::current() {
+                space.settle(None)?;
+            }
             clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
             // The program's attributes go first: a delete callback that fails fails the call.
             attrs::delete_all(h)?;

@@ -6,7 +6,9 @@
 //! (other hosts, `MPI_Win_create`'s memory) goes as a remote procedure call the target's
 //! handler runs ([`target`]). Accumulates are atomic per element whichever way they come:
 //! with the host's atomic instructions where it has them ([`atomic`]), else under the
-//! window's [`guard`] word (segment memory) or in the target's process, one at a time. Each call completes at the target before it returns.
+//! window's [`guard`] word (segment memory) or in the target's process, one at a time. Each call
+//! completes at the target before it returns, but for puts and accumulates that fetch
+//! nothing to another host: those are posted, and the epoch's completion waits for them.
 
 mod abi;
 pub(super) mod access;

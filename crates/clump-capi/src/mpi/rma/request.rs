@@ -93,9 +93,12 @@ impl Request<'_> {
     }
 }
 
-/// A reply: the error code (0 for success) as 4 bytes, then the data.
+/// A reply: nothing for a success without data (what a posted request's answer is
+/// counted off by, [`clump_gas::Gas::rpc_post`]), else the error code (0 for success) as
+/// 4 bytes, then the data.
 pub fn reply(outcome: Result<Vec<u8>, Failure>) -> Vec<u8> {
     match outcome {
+        Ok(data) if data.is_empty() => data,
         Ok(mut data) => {
             data.splice(0..0, 0i32.to_le_bytes());
             data
@@ -110,11 +113,26 @@ pub fn reply(outcome: Result<Vec<u8>, Failure>) -> Vec<u8> {
 
 /// The reply's data, or the target's error.
 pub fn unreply(bytes: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    if bytes.is_empty() {
+        return Ok(bytes);
+    }
     if bytes.len() < 4 {
         return Err((MPI_ERR_OTHER, "a one-sided reply was cut short".into()));
     }
     match i32::from_le_bytes(bytes[..4].try_into().unwrap()) {
         0 => Ok(bytes[4..].to_vec()),
         code => Err((code, String::from_utf8_lossy(&bytes[4..]).into_owned())),
+    }
+}
+
+impl Request<'_> {
+    /// Whether the origin needs nothing back but that it was done: a put, or an
+    /// accumulate that fetches nothing, which may be posted ([`super::space::Space::post`]).
+    pub fn answers_nothing(&self) -> bool {
+        match self.kind {
+            Kind::Put | Kind::PutRuns => true,
+            Kind::Accumulate | Kind::AccumulateRuns => self.args[2] == 0,
+            _ => false,
+        }
     }
 }

@@ -165,6 +165,33 @@ impl Space {
         unreply(reply)
     }
 
+    /// Runs `req` (one that [`Request::answers_nothing`]) at job rank `rank` without
+    /// waiting for it when that rank is reached over the network, where a round trip per
+    /// access would cost the most; [`Space::settle`] completes it. Same-host targets (whose
+    /// other accesses may go direct, outside the message order) wait for it here.
+    pub fn post(&self, rank: u32, req: &Request) -> Result<(), Failure> {
+        if !self.remote || self.gas.is_local(rank) {
+            return self.send(rank, req).map(drop);
+        }
+        self.gas
+            .rpc_post(rank, self.rpc, &req.encode())
+            .map_err(gas_failure)
+    }
+
+    /// Waits until every request posted to `rank` (to any rank when `None`) is done at
+    /// its target: what completes puts and accumulates to another host (flush, unlock,
+    /// fence, complete). The first error any of them met is this call's.
+    #[inline]
+    pub fn settle(&self, rank: Option<u32>) -> Result<(), Failure> {
+        if !self.remote {
+            return Ok(()); // nothing is ever posted
+        }
+        for answer in self.gas.rpc_settle(rank).map_err(gas_failure)? {
+            unreply(answer)?;
+        }
+        Ok(())
+    }
+
     /// Where segment offset `off` of job rank `rank` is mapped here, if it is.
     pub fn direct(&self, rank: u32, off: usize) -> Option<usize> {
         self.gas

@@ -1,6 +1,7 @@
 //! Synchronization: fence, passive-target locks (exclusive, shared, all), flushes and
-//! `MPI_Win_sync`. Every RMA call completes at its target before it returns, so a flush
-//! only orders this process's memory accesses; a lock is taken in the target's handler
+//! `MPI_Win_sync`. Every RMA call completes at its target before it returns but for the
+//! puts and accumulates posted to another host, which the calls that complete an epoch
+//! (fence, unlocks, flushes) wait for ([`space::Space::settle`]); a lock is taken in the target's handler
 //! (or here, when the target is this process) and held until the unlock. The calls that
 //! end an access (flushes, unlocks, `MPI_Win_sync`) also serve the requests that have
 //! reached this process: one looping on RMA calls to its own memory, which need no
@@ -36,6 +37,9 @@ fn fence_call(assert: c_int, win: usize) -> Result<(), Failure> {
         Ok(w.comm.clone())
     })?;
     fence(Ordering::SeqCst);
+    if let Some(space) = space::current() {
+        space.settle(None)?;
+    }
     // Every member's accesses of the closing epoch are complete once all arrive.
     clump_mpi::barrier(&c).map_err(err)?;
     fence(Ordering::SeqCst);
@@ -123,15 +127,23 @@ fn unlock(rank: c_int, win: usize) -> Result<(), Failure> {
     let t = member_index(win, rank)?;
     // The epoch's count of calls that end accesses is taken in the same window lookup
     // (a second lookup cost lock/put/unlock at 8 B a tenth of its time).
-    let (held, space, n) = window::with(win, |w| {
+    let (held, space, n, job_rank) = window::with(win, |w| {
         let held = w.epoch.locked.remove(&t);
         let held = held.ok_or_else(|| sync_error(format!("rank {rank} is not locked")))?;
-        Ok((held, w.space.clone(), w.epoch.count_end()))
+        Ok((
+            held,
+            w.space.clone(),
+            w.epoch.count_end(),
+            w.members[t].rank,
+        ))
     })?;
     fence(Ordering::SeqCst);
+    // The unlock follows the posted accesses to the target, which runs them first: the
+    // wait for their answers after it costs no extra round trip.
     if held.taken {
         lock_member(win, t, Kind::Unlock, held.exclusive)?;
     }
+    space.settle(Some(job_rank))?;
     space.serve(n)
 }
 
@@ -174,25 +186,34 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
             lock_member(win, t, Kind::Unlock, false)?;
         }
     }
+    space.settle(None)?;
     space.serve(n)
 }
 
-/// A flush: checks that `rank` (every rank when `None`) is in an access epoch; the
-/// accesses themselves completed when their calls returned, so what is left is to serve
+/// A flush: checks that `rank` (every rank when `None`) is in an access epoch, waits for
+/// the accesses posted to it (the others completed when their calls returned), and serves
 /// the others ([`space::Space::serve`]).
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
-    let (space, n) = window::with(win, |w| {
-        let open = match rank {
-            Some(clump_mpi::PROC_NULL) => true,
-            Some(r) => w.epoch.reaches(w.index(r)?),
-            None => w.epoch.is_open(),
+    let (space, n, target) = window::with(win, |w| {
+        let (open, target) = match rank {
+            Some(clump_mpi::PROC_NULL) => (true, Some(None)),
+            Some(r) => {
+                let t = w.index(r)?;
+                (w.epoch.reaches(t), Some(Some(w.members[t].rank)))
+            }
+            None => (w.epoch.is_open(), None),
         };
         if !open {
             return Err(sync_error("a flush outside a passive-target epoch"));
         }
-        Ok((w.space.clone(), w.epoch.count_end()))
+        Ok((w.space.clone(), w.epoch.count_end(), target))
     })?;
     fence(Ordering::SeqCst);
+    match target {
+        Some(None) => {} // MPI_PROC_NULL: nothing was posted to it
+        Some(Some(rank)) => space.settle(Some(rank))?,
+        None => space.settle(None)?,
+    }
     space.serve(n)
 }
 
