@@ -7,7 +7,6 @@ use crate::about;
 use clump::config::table::{Kind, Layer, Unset, TABLE};
 use clump::config::Config;
 use std::ffi::CString;
-use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -112,7 +111,7 @@ fn doorbell() -> String {
         Ok(s) => s,
         Err(e) => return format!("cannot tell (no UDP socket: {e})"),
     };
-    match clump::transport::net::doorbell::Doorbell::attach(socket.as_raw_fd()) {
+    match clump::transport::net::doorbell::Doorbell::attach(&socket) {
         Ok(_) => "works (network polls skip the socket while nothing came)".into(),
         Err(e) => format!(
             "not available ({e}): network polls follow the polling policy alone; \
