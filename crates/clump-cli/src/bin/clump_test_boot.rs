@@ -62,8 +62,7 @@ fn main() -> ExitCode {
 
     if args.iter().any(|a| a == "--shm") && rank == 0 {
         // Named like the launcher's leftovers: by its pid, our parent.
-        // SAFETY: getppid(2) cannot fail.
-        let launcher = unsafe { libc::getppid() };
+        let launcher = std::os::unix::process::parent_id();
         std::fs::write(format!("/dev/shm/clump-{launcher}-probe"), b"left behind").unwrap();
     }
     if args.iter().any(|a| a == "--secret") {
@@ -85,8 +84,7 @@ fn main() -> ExitCode {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
     }
     if for_rank(&args, "--kill", rank).is_some() {
-        // SAFETY: kill(2) has no memory-safety preconditions.
-        unsafe { libc::kill(std::process::id() as i32, libc::SIGKILL) };
+        let _ = nix::sys::signal::raise(nix::sys::signal::SIGKILL);
     }
     if for_rank(&args, "--sleep", rank).is_some() {
         loop {
@@ -131,8 +129,7 @@ fn main() -> ExitCode {
 fn where_public(forms: &[String]) -> String {
     let shows = |text: &str| forms.iter().any(|f| text.contains(f.as_str()));
     let mut found = Vec::new();
-    // SAFETY: getppid(2) cannot fail.
-    let parent = unsafe { libc::getppid() };
+    let parent = std::os::unix::process::parent_id();
     for pid in ["self".to_owned(), parent.to_string()] {
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         if shows(&String::from_utf8_lossy(&cmdline)) {
