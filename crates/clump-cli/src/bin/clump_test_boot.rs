@@ -9,6 +9,8 @@
 //! `--secret` looks for the job id wherever another user could read it and prints
 //! `secret=hidden` or where it found it.
 
+#![forbid(unsafe_code)]
+
 use clump::boot::Job;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -42,20 +44,9 @@ fn main() -> ExitCode {
     };
     let rank = job.rank();
     let mut polls = 0u64;
-    let all = match job.allgather(&contribution(rank), &mut || polls += 1) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("clump-test-boot: rank {rank}: allgather: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    assert_eq!(all.len(), job.size() as usize);
-    for (r, got) in all.iter().enumerate() {
-        assert_eq!(
-            *got,
-            contribution(r as u32),
-            "rank {rank}: wrong contribution from rank {r}"
-        );
+    if let Err(e) = gather_and_check(&mut job, &mut polls) {
+        eprintln!("clump-test-boot: rank {rank}: allgather: {e}");
+        return ExitCode::from(1);
     }
     println!("rank {rank} ready pid={}", std::process::id());
     std::io::stdout().flush().unwrap();
@@ -66,19 +57,7 @@ fn main() -> ExitCode {
         std::fs::write(format!("/dev/shm/clump-{launcher}-probe"), b"left behind").unwrap();
     }
     if args.iter().any(|a| a == "--secret") {
-        let key = clump::config::Config::from_env()
-            .expect("the launcher's variables are valid")
-            .job
-            .job_key;
-        let id = job.job_id();
-        let forms = [
-            format!("{id:016x}"),
-            format!("{id:x}"),
-            id.to_string(),
-            format!("{key:032x}"),
-            format!("{key:x}"),
-        ];
-        println!("rank {rank} secret={}", where_public(&forms));
+        println!("rank {rank} secret={}", where_public(&secret_forms(&job)));
     }
     if let Some(code) = for_rank(&args, "--exit", rank) {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
@@ -119,6 +98,37 @@ fn main() -> ExitCode {
         job.job_id()
     );
     ExitCode::SUCCESS
+}
+
+/// Every rank's contribution, checked; polls counted in `polls`.
+fn gather_and_check(job: &mut Job, polls: &mut u64) -> Result<(), clump::boot::BootError> {
+    let rank = job.rank();
+    let all = job.allgather(&contribution(rank), &mut || *polls += 1)?;
+    assert_eq!(all.len(), job.size() as usize);
+    for (r, got) in all.iter().enumerate() {
+        assert_eq!(
+            *got,
+            contribution(r as u32),
+            "rank {rank}: wrong contribution from rank {r}"
+        );
+    }
+    Ok(())
+}
+
+/// The job id and key as they could be written: in hex or decimal.
+fn secret_forms(job: &Job) -> [String; 5] {
+    let key = clump::config::Config::from_env()
+        .expect("the launcher's variables are valid")
+        .job
+        .job_key;
+    let id = job.job_id();
+    [
+        format!("{id:016x}"),
+        format!("{id:x}"),
+        id.to_string(),
+        format!("{key:032x}"),
+        format!("{key:x}"),
+    ]
 }
 
 /// Where another user of this machine could read one of `forms` (the job id and key in

@@ -7,6 +7,8 @@
 //! raw call: nix's gives every entry the same control messages, where a stream's batch
 //! mixes super-datagrams (a `UDP_SEGMENT` size) with plain datagrams (none).
 
+#![allow(unsafe_code)]
+
 use nix::sys::socket::sockopt::{IpMtu, UdpGroSegment, UdpGsoSegment};
 use nix::sys::socket::{getsockopt, recvmmsg, setsockopt, MsgFlags, MultiHeaders};
 use std::io::{self, IoSliceMut};
