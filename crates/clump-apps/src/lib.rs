@@ -6,6 +6,8 @@
 //! Inputs are generated per rank from `(seed, rank)`, so a distributed run and the sequential
 //! reference (which generates every rank's part) see the same data.
 
+#![forbid(unsafe_code)]
+
 pub mod con;
 pub mod em3d;
 pub mod fft;

@@ -8,7 +8,7 @@
 use clump_apps::em3d::{Edge, Em3dParams};
 use clump_apps::layout::{Grid, Layout};
 use std::collections::HashSet;
-use std::process::Command;
+use std::path::Path;
 
 const PARAMS: Em3dParams = Em3dParams {
     nodes: 120,
@@ -42,16 +42,16 @@ fn expected(ranks: u32) -> Vec<u64> {
 
 /// Runs EM3D and returns each rank's `RANK` line as (key, value) pairs.
 fn run(version: &str, launcher_args: &[&str], env: &[(&str, &str)]) -> Vec<Vec<(String, u64)>> {
-    let out = Command::new(clump_testkit::launcher())
-        .args(["run", "-n", "2"])
-        .args(launcher_args)
-        .envs(env.iter().copied())
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_clump-apps"))
-        .args(["em3d", "--nodes", "120", "--degree", "5", "--remote", "0.3"])
-        .args(["--steps", "3", "--seed", "1", "--version", version])
-        .output()
-        .expect("clump run starts");
+    let args = ["em3d", "--nodes", "120", "--degree", "5", "--remote", "0.3"];
+    let steps = ["--steps", "3", "--seed", "1", "--version", version];
+    let out = clump_testkit::run(
+        &clump_testkit::launcher(),
+        2,
+        launcher_args,
+        Path::new(env!("CARGO_BIN_EXE_clump-apps")),
+        &[&args[..], &steps[..]].concat(),
+        env,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

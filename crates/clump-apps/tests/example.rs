@@ -36,12 +36,7 @@ fn the_split_c_style_example_runs_everywhere_with_one_answer() {
         (2, &["--hosts", "2"][..]),
         (4, &["--hosts", "2"][..]),
     ] {
-        let out = Command::new(&launcher)
-            .args(["run", "-n", &procs.to_string()])
-            .args(extra)
-            .arg(&example)
-            .output()
-            .unwrap();
+        let out = clump_testkit::run(&launcher, procs, extra, &example, &[], &[]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{procs} {extra:?}: {out:?}");
         // The start values (i mod 7 over 1000 * P values) sum to 3 * 1000 * P minus what

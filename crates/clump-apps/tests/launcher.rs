@@ -2,6 +2,7 @@
 //! shared memory, 2 and 4 over UDP, and 2 and 4 on 2 virtual hosts. A run passes only when the
 //! job exits 0 and rank 0 reports its result checked against the sequential computation.
 
+use std::path::Path;
 use std::process::Command;
 
 const CONFIGS: &[&[&str]] = &[
@@ -17,14 +18,13 @@ const CONFIGS: &[&[&str]] = &[
 /// Runs `app` in every configuration and checks each job's verdict.
 fn verify(app: &[&str]) {
     for config in CONFIGS {
-        let out = Command::new(clump_testkit::launcher())
-            .arg("run")
+        let mut cmd = Command::new(clump_testkit::launcher());
+        cmd.arg("run")
             .args(*config)
             .arg("--")
             .arg(env!("CARGO_BIN_EXE_clump-apps"))
-            .args(app)
-            .output()
-            .expect("clump run starts");
+            .args(app);
+        let out = clump_testkit::wait_with_timeout(cmd);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let ranks = config[1];
@@ -163,12 +163,14 @@ fn radix_sort_key_by_key() {
 
 #[test]
 fn bad_arguments_fail_the_job_with_a_message() {
-    let out = Command::new(clump_testkit::launcher())
-        .args(["run", "-n", "2", "--"])
-        .arg(env!("CARGO_BIN_EXE_clump-apps"))
-        .args(["fft", "--n", "12"])
-        .output()
-        .expect("clump run starts");
+    let out = clump_testkit::run(
+        &clump_testkit::launcher(),
+        2,
+        &[],
+        Path::new(env!("CARGO_BIN_EXE_clump-apps")),
+        &["fft", "--n", "12"],
+        &[],
+    );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("power of two"));
 }

@@ -6,8 +6,6 @@
 use crate::about;
 use clump::config::table::{Kind, Layer, Unset, TABLE};
 use clump::config::Config;
-use std::ffi::CString;
-use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -88,21 +86,15 @@ fn settings() -> bool {
 }
 
 fn shm_size() -> String {
-    let path = CString::new("/dev/shm").unwrap();
-    // SAFETY: statvfs(3) writes one struct into the zeroed local it is given and reads
-    // a NUL-terminated path that lives across the call.
-    let (r, st) = unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        (libc::statvfs(path.as_ptr(), &mut st), st)
+    let st = match nix::sys::statvfs::statvfs("/dev/shm") {
+        Ok(st) => st,
+        Err(e) => return format!("unavailable ({e})"),
     };
-    if r != 0 {
-        return format!("unavailable ({})", std::io::Error::last_os_error());
-    }
-    let gib = |blocks: u64| (blocks * st.f_frsize) as f64 / (1u64 << 30) as f64;
+    let gib = |blocks: u64| (blocks * st.fragment_size()) as f64 / (1u64 << 30) as f64;
     format!(
         "{:.1} GiB, {:.1} GiB free",
-        gib(st.f_blocks),
-        gib(st.f_bavail)
+        gib(st.blocks()),
+        gib(st.blocks_available())
     )
 }
 
@@ -112,7 +104,7 @@ fn doorbell() -> String {
         Ok(s) => s,
         Err(e) => return format!("cannot tell (no UDP socket: {e})"),
     };
-    match clump::transport::net::doorbell::Doorbell::attach(socket.as_raw_fd()) {
+    match clump::transport::net::doorbell::Doorbell::attach(&socket) {
         Ok(_) => "works (network polls skip the socket while nothing came)".into(),
         Err(e) => format!(
             "not available ({e}): network polls follow the polling policy alone; \

@@ -1,5 +1,8 @@
 //! The `clump` command: `run` starts a job on this host, `bench` measures clump.
 
+// Unsafe code only in the modules that allow it, each for a reason it gives.
+#![deny(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

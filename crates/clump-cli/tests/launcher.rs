@@ -373,8 +373,9 @@ fn interrupt(sig: i32) {
         pids.push(line.split("pid=").nth(1).unwrap().parse::<u32>().unwrap());
     }
     std::thread::sleep(Duration::from_millis(100));
-    // SAFETY: kill(2) has no memory-safety preconditions.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let signal = nix::sys::signal::Signal::try_from(sig).unwrap();
+    nix::sys::signal::kill(pid, signal).unwrap();
     child.stdout = None;
     let o = finish(child, started, HANG);
     assert_eq!(o.code, Some(128 + sig), "stderr: {}", o.stderr);

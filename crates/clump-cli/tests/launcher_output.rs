@@ -62,7 +62,8 @@ fn lines_of_ranks_never_mix_on_stdout_or_stderr() {
         if tagged {
             cmd.arg("--tag-output");
         }
-        let o = cmd.args(["sh", "-c", WRITER]).output().unwrap();
+        cmd.args(["sh", "-c", WRITER]);
+        let o = clump_testkit::wait_with_timeout(cmd);
         assert!(o.status.success(), "{o:?}");
         check_whole_lines(&String::from_utf8_lossy(&o.stdout), tagged, 4);
         check_whole_lines(&String::from_utf8_lossy(&o.stderr), tagged, 4);
@@ -71,10 +72,9 @@ fn lines_of_ranks_never_mix_on_stdout_or_stderr() {
 
 #[test]
 fn a_line_unfinished_at_exit_is_passed_on_ended() {
-    let o = Command::new(CLUMP)
-        .args(["run", "-n", "3", "sh", "-c", "printf 'last words'"])
-        .output()
-        .unwrap();
+    let mut cmd = Command::new(CLUMP);
+    cmd.args(["run", "-n", "3", "sh", "-c", "printf 'last words'"]);
+    let o = clump_testkit::wait_with_timeout(cmd);
     assert!(o.status.success(), "{o:?}");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "last words\n".repeat(3));
 }

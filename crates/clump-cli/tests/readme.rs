@@ -2,7 +2,6 @@
 //! Fortran example is `examples/fortran/ring.f90` (which clump-capi's Fortran tests run).
 
 use std::path::Path;
-use std::process::Command;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 const CLUMP: &str = env!("CARGO_BIN_EXE_clump");
@@ -33,11 +32,7 @@ fn readme_rust_example_is_the_example_program() {
 #[test]
 fn readme_rust_example_runs_under_the_launcher() {
     let example = Path::new(CLUMP).parent().unwrap().join("examples/hello");
-    let o = Command::new(CLUMP)
-        .args(["run", "-n", "3"])
-        .arg(&example)
-        .output()
-        .unwrap();
+    let o = clump_testkit::run(Path::new(CLUMP), 3, &[], &example, &[], &[]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()

@@ -8,6 +8,8 @@
 //! Why not an alias: symbols from `global_asm!` (`.set`) or linker options are outside the
 //! export list rustc hands the linker for a cdylib, so they stay local to libclump.so.
 
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
 use syn::{parse_macro_input, spanned::Spanned, FnArg, ItemFn};

@@ -1,6 +1,8 @@
 //! What clump's multi-process tests share: the real launcher beside the test build, and a
 //! job run through it whose every rank must report a line.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

@@ -654,8 +654,7 @@ fn sockets_get_a_doorbell_where_bpf_allows_and_none_when_told_not_to() {
     assert!(!rationed.net_stats().unwrap().doorbell);
     let belled = endpoint(&bundle, Via::Udp, TAG);
     let probe = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let allowed =
-        clump::transport::net::doorbell::Doorbell::attach(std::os::fd::AsRawFd::as_raw_fd(&probe));
+    let allowed = clump::transport::net::doorbell::Doorbell::attach(&probe);
     assert_eq!(
         belled.net_stats().unwrap().doorbell,
         allowed.is_ok(),

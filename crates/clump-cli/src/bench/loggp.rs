@@ -307,7 +307,9 @@ fn reference_endpoint(
 }
 
 /// Rank 1's handlers on one of its endpoints: echo, one-way, the stream receiver; and
-/// its segment, a shared region or (`program_segment`) memory of this process.
+/// its segment, a shared region or (`program_segment`) memory of this process (through
+/// clump's unsafe `set_program_segment`, as `AM_SetSeg` on `malloc`'d memory does).
+#[allow(unsafe_code)]
 fn install_server(ep: &Endpoint, program_segment: bool) -> Result<Rc<stream::Checks>, String> {
     ep.set_handler(H_ECHO as usize, |t, m| {
         if let Err(e) = t.reply(H_ECHO_REPLY, m.args) {

@@ -16,13 +16,12 @@ use super::wait::spin_until;
 use mmsg::{Receives, Sends, BATCH, MAX_SEGMENTS, MAX_UDP};
 use std::io::ErrorKind;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
-use std::os::fd::{AsRawFd, RawFd};
 use std::time::{Duration, Instant};
 
 /// Bytes of a ping: a sequence number.
 const PING_BYTES: usize = 8;
 /// Socket buffers asked for (the kernel caps them): a burst must not overflow them.
-const SOCKET_BUFFER: libc::c_int = 4 << 20;
+const SOCKET_BUFFER: usize = 4 << 20;
 
 /// One rank's bare socket, connected to its peer once the ranks have exchanged addresses.
 pub struct BareUdp {
@@ -37,31 +36,18 @@ pub struct BareUdp {
     payload: Vec<u8>,
 }
 
-fn set_buffer(fd: RawFd, option: libc::c_int) {
-    // SAFETY: the value is a live c_int of the length given; the kernel only reads it. A
-    // refusal leaves the default size, which only makes the baseline worse.
-    unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            option,
-            (&SOCKET_BUFFER as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        );
-    }
-}
-
 impl BareUdp {
     /// A non-blocking socket on `ip` with large buffers and the offloads the kernel has.
     pub fn bind(ip: Ipv4Addr) -> Result<BareUdp, String> {
         let socket = UdpSocket::bind(SocketAddrV4::new(ip, 0))
             .and_then(|s| s.set_nonblocking(true).map(|()| s))
             .map_err(|e| format!("bare UDP socket: {e}"))?;
-        let fd = socket.as_raw_fd();
-        set_buffer(fd, libc::SO_SNDBUF);
-        set_buffer(fd, libc::SO_RCVBUF);
+        // A refusal leaves the default size, which only makes the baseline worse.
+        let sock = socket2::SockRef::from(&socket);
+        let _ = sock.set_send_buffer_size(SOCKET_BUFFER);
+        let _ = sock.set_recv_buffer_size(SOCKET_BUFFER);
         Ok(BareUdp {
-            segmentation: mmsg::enable_offloads(fd),
+            segmentation: mmsg::enable_offloads(&socket),
             socket,
             per: 0,
             super_datagrams: 0,
@@ -83,8 +69,8 @@ impl BareUdp {
         self.socket
             .connect(peer)
             .map_err(|e| format!("bare UDP socket to {peer}: {e}"))?;
-        self.per = mmsg::path_datagram(self.socket.as_raw_fd())
-            .map_err(|e| format!("path MTU to {peer}: {e}"))?;
+        self.per =
+            mmsg::path_datagram(&self.socket).map_err(|e| format!("path MTU to {peer}: {e}"))?;
         Ok(())
     }
 
@@ -144,14 +130,13 @@ impl BareUdp {
     pub fn stream(&mut self, bytes: usize, time: Duration) -> Duration {
         let plan = stream_plan(bytes.max(1), self.per.max(1), self.segmentation);
         self.super_datagrams = 0;
-        let fd = self.socket.as_raw_fd();
         let t0 = Instant::now();
         while t0.elapsed() < time {
             let mut at = 0;
             while at < plan.len() {
                 let end = (at + BATCH).min(plan.len());
                 // A full send buffer takes fewer: the rest go on the next call.
-                let sent = self.sends.send(fd, &self.payload, &plan[at..end]);
+                let sent = self.sends.send(&self.socket, &self.payload, &plan[at..end]);
                 self.super_datagrams +=
                     plan[at..at + sent].iter().filter(|e| e.1 > 0).count() as u64;
                 at += sent;
@@ -163,11 +148,10 @@ impl BareUdp {
     /// Rank 1: counts the payload bytes that arrive until `stop()` holds and the socket
     /// has stayed empty for a moment (the stream's tail still in flight).
     pub fn sink(&mut self, mut stop: impl FnMut() -> bool) -> u64 {
-        let fd = self.socket.as_raw_fd();
         let mut bytes = 0u64;
         let mut quiet_since: Option<Instant> = None;
         loop {
-            let n = self.receives.receive(fd);
+            let n = self.receives.receive(&self.socket);
             bytes += n;
             if n > 0 {
                 quiet_since = None;

@@ -9,6 +9,8 @@
 //! `--secret` looks for the job id wherever another user could read it and prints
 //! `secret=hidden` or where it found it.
 
+#![forbid(unsafe_code)]
+
 use clump::boot::Job;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -42,51 +44,26 @@ fn main() -> ExitCode {
     };
     let rank = job.rank();
     let mut polls = 0u64;
-    let all = match job.allgather(&contribution(rank), &mut || polls += 1) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("clump-test-boot: rank {rank}: allgather: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    assert_eq!(all.len(), job.size() as usize);
-    for (r, got) in all.iter().enumerate() {
-        assert_eq!(
-            *got,
-            contribution(r as u32),
-            "rank {rank}: wrong contribution from rank {r}"
-        );
+    if let Err(e) = gather_and_check(&mut job, &mut polls) {
+        eprintln!("clump-test-boot: rank {rank}: allgather: {e}");
+        return ExitCode::from(1);
     }
     println!("rank {rank} ready pid={}", std::process::id());
     std::io::stdout().flush().unwrap();
 
     if args.iter().any(|a| a == "--shm") && rank == 0 {
         // Named like the launcher's leftovers: by its pid, our parent.
-        // SAFETY: getppid(2) cannot fail.
-        let launcher = unsafe { libc::getppid() };
+        let launcher = std::os::unix::process::parent_id();
         std::fs::write(format!("/dev/shm/clump-{launcher}-probe"), b"left behind").unwrap();
     }
     if args.iter().any(|a| a == "--secret") {
-        let key = clump::config::Config::from_env()
-            .expect("the launcher's variables are valid")
-            .job
-            .job_key;
-        let id = job.job_id();
-        let forms = [
-            format!("{id:016x}"),
-            format!("{id:x}"),
-            id.to_string(),
-            format!("{key:032x}"),
-            format!("{key:x}"),
-        ];
-        println!("rank {rank} secret={}", where_public(&forms));
+        println!("rank {rank} secret={}", where_public(&secret_forms(&job)));
     }
     if let Some(code) = for_rank(&args, "--exit", rank) {
         return ExitCode::from(code.parse::<u8>().expect("--exit R:CODE"));
     }
     if for_rank(&args, "--kill", rank).is_some() {
-        // SAFETY: kill(2) has no memory-safety preconditions.
-        unsafe { libc::kill(std::process::id() as i32, libc::SIGKILL) };
+        let _ = nix::sys::signal::raise(nix::sys::signal::SIGKILL);
     }
     if for_rank(&args, "--sleep", rank).is_some() {
         loop {
@@ -123,6 +100,37 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Every rank's contribution, checked; polls counted in `polls`.
+fn gather_and_check(job: &mut Job, polls: &mut u64) -> Result<(), clump::boot::BootError> {
+    let rank = job.rank();
+    let all = job.allgather(&contribution(rank), &mut || *polls += 1)?;
+    assert_eq!(all.len(), job.size() as usize);
+    for (r, got) in all.iter().enumerate() {
+        assert_eq!(
+            *got,
+            contribution(r as u32),
+            "rank {rank}: wrong contribution from rank {r}"
+        );
+    }
+    Ok(())
+}
+
+/// The job id and key as they could be written: in hex or decimal.
+fn secret_forms(job: &Job) -> [String; 5] {
+    let key = clump::config::Config::from_env()
+        .expect("the launcher's variables are valid")
+        .job
+        .job_key;
+    let id = job.job_id();
+    [
+        format!("{id:016x}"),
+        format!("{id:x}"),
+        id.to_string(),
+        format!("{key:032x}"),
+        format!("{key:x}"),
+    ]
+}
+
 /// Where another user of this machine could read one of `forms` (the job id and key in
 /// hex or decimal): the command lines of this process and of its launcher, the names in
 /// the temporary and shared-memory directories (recursively in what is listable), and the Unix socket
@@ -131,8 +139,7 @@ fn main() -> ExitCode {
 fn where_public(forms: &[String]) -> String {
     let shows = |text: &str| forms.iter().any(|f| text.contains(f.as_str()));
     let mut found = Vec::new();
-    // SAFETY: getppid(2) cannot fail.
-    let parent = unsafe { libc::getppid() };
+    let parent = std::os::unix::process::parent_id();
     for pid in ["self".to_owned(), parent.to_string()] {
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         if shows(&String::from_utf8_lossy(&cmdline)) {

@@ -3,6 +3,8 @@
 //! maintained crate's safe wrapper (signal-hook, nix, socket2); the only unsafe left is
 //! std's `pre_exec`, whose closure runs between fork and exec.
 
+#![allow(unsafe_code)]
+
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use nix::sys::signal::{kill, killpg, Signal};

@@ -9,20 +9,13 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The scenario program, `target/<profile>/examples/clump-test-am`, brought up to date
-/// first: an example, which `cargo test --test NAME` alone does not build.
+/// The scenario program, `target/<profile>/clump-test-am`, brought up to date first: a
+/// package outside the default members, which `cargo test --test NAME` does not build.
 pub fn test_am() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let mut cargo = Command::new(env!("CARGO"));
-        cargo.args([
-            "build",
-            "-q",
-            "-p",
-            "clump-cli",
-            "--example",
-            "clump-test-am",
-        ]);
+        cargo.args(["build", "-q", "-p", "clump-test-am"]);
         if !cfg!(debug_assertions) {
             cargo.arg("--release");
         }
@@ -31,7 +24,7 @@ pub fn test_am() -> &'static Path {
             "building clump-test-am failed"
         );
         let clump = Path::new(env!("CARGO_BIN_EXE_clump"));
-        clump.parent().unwrap().join("examples/clump-test-am")
+        clump.parent().unwrap().join("clump-test-am")
     })
 }
 

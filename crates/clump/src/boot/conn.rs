@@ -54,7 +54,7 @@ impl Conn {
         let mut sent = 0;
         let mut waiting = SocketWait::new(self.long_nap);
         while sent < frame.len() {
-            match send_nosignal(self.fd(), &frame[sent..]) {
+            match send_nosignal(&self.stream, &frame[sent..]) {
                 Ok(n) => {
                     sent += n;
                     waiting = SocketWait::new(self.long_nap);
@@ -76,7 +76,7 @@ impl Conn {
         let mut sent = 0;
         let mut waiting = SocketWait::new(self.long_nap);
         while sent < frame.len() && Instant::now() < deadline {
-            match send_nosignal(self.fd(), &frame[sent..]) {
+            match send_nosignal(&self.stream, &frame[sent..]) {
                 Ok(n) => sent += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     waiting.wait(self.fd(), libc::POLLOUT)
@@ -169,22 +169,8 @@ fn gone(e: io::Error) -> BootError {
 
 /// send(2) with MSG_NOSIGNAL: a launcher that died must give this process an error, not
 /// a SIGPIPE that kills it (C programs do not ignore SIGPIPE the way Rust's runtime does).
-fn send_nosignal(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
-    // SAFETY: `buf` is a live slice and send(2) reads at most `buf.len()` bytes from it;
-    // `fd` is owned by the caller's UnixStream for the duration of the call.
-    let n = unsafe {
-        libc::send(
-            fd,
-            buf.as_ptr().cast(),
-            buf.len(),
-            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
-        )
-    };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
+fn send_nosignal(stream: &UnixStream, buf: &[u8]) -> io::Result<usize> {
+    socket2::SockRef::from(stream).send_with_flags(buf, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
 }
 
 /// The longest nap of a long wait in a job of `size` processes: one millisecond per

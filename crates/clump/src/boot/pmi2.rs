@@ -11,7 +11,8 @@ use super::mapping::nodes_of_ranks;
 use super::{BootError, Locality};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, RawFd};
 use std::time::{Duration, Instant};
 
 const NAME: &str = "PMI-2";
@@ -143,7 +144,7 @@ impl Pmi2 {
         let long_nap = long_nap_for(self.size);
         while got < buf.len() {
             let naps = NapCap::new(long_nap);
-            while !readable(self.fd.as_raw_fd()) {
+            while !readable(&self.fd) {
                 if let Some(t) = timeout.filter(|&t| last.elapsed() >= t) {
                     return Err(self.fail(format!(
                         "the process manager said nothing for {}s (CLUMP_BOOT_TIMEOUT): a rank \
@@ -274,8 +275,7 @@ fn pmi_fd() -> Result<File, BootError> {
         .ok()
         .filter(|&fd| fd >= 0)
         .ok_or_else(|| fail(format!("PMI_FD={text:?} is not a descriptor number")))?;
-    // SAFETY: fcntl(F_GETFD) only queries the descriptor table.
-    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+    if std::fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_err() {
         return Err(fail(format!(
             "PMI_FD={fd} is not an open descriptor: the process manager is missing"
         )));
@@ -286,14 +286,9 @@ fn pmi_fd() -> Result<File, BootError> {
 }
 
 /// Whether a read on `fd` would not block now.
-fn readable(fd: RawFd) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd living across the call; timeout 0 does not block.
-    unsafe { libc::poll(&mut pfd, 1, 0) > 0 }
+fn readable(fd: &File) -> bool {
+    let mut pfd = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+    poll(&mut pfd, PollTimeout::ZERO).is_ok_and(|n| n > 0)
 }
 
 fn escape(s: &str) -> String {

@@ -3,6 +3,8 @@
 //! phases, and the result is checked against the sequential computation: rank 0 prints one
 //! `RESULT` line, and a wrong answer on any rank fails the job.
 
+#![forbid(unsafe_code)]
+
 mod con;
 mod em3d;
 mod fft;

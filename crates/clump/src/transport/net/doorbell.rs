@@ -17,11 +17,26 @@
 //! without them the socket has no doorbell and polls fall back to 001's rationing.
 //!
 //! Written by hand rather than with an eBPF crate: the program is six fixed
-//! instructions, where those crates bring a compiler tool chain for BPF programs.
+//! instructions, where those crates bring a compiler tool chain for BPF programs. The
+//! `bpf` system call itself has no safe wrapper in nix or rustix, so it is the one raw
+//! call here; attaching goes through nix's socket options, the mapping through memmap2.
 
+use memmap2::{MmapOptions, MmapRaw};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `SO_ATTACH_BPF`, which nix does not name: attaches the eBPF program whose descriptor
+/// is the value.
+#[derive(Clone, Copy)]
+struct AttachBpf;
+nix::setsockopt_impl!(
+    AttachBpf,
+    libc::SOL_SOCKET,
+    libc::SO_ATTACH_BPF,
+    RawFd,
+    nix::sys::socket::sockopt::SetStruct<RawFd>
+);
 
 /// Empty socket reads in a row, while the counter is ahead, after which datagrams
 /// counted before the first of them are taken as dropped by the kernel.
@@ -29,8 +44,8 @@ const EMPTY_READS_BEFORE_RESYNC: u32 = 16;
 
 /// The counter page of one socket, and how many of its datagrams were read.
 pub struct Doorbell {
-    counter: *const AtomicU64,
-    mapped_len: usize,
+    /// The map's value area: its first 8 bytes are the counter.
+    counter: MmapRaw,
     /// Datagrams read from the socket (or given up as dropped).
     consumed: u64,
     /// Empty reads in a row while the counter was ahead of `consumed`.
@@ -42,45 +57,18 @@ pub struct Doorbell {
 impl Doorbell {
     /// Attaches a doorbell to `socket`; an error when this process may not load BPF
     /// programs or the kernel lacks what it needs.
-    pub fn attach(socket: RawFd) -> io::Result<Doorbell> {
+    pub fn attach(socket: impl AsFd) -> io::Result<Doorbell> {
         let map = create_counter_map()?;
         let prog = load_counting_filter(&map)?;
-        let prog_fd = prog.as_raw_fd();
-        // SAFETY: SO_ATTACH_BPF reads one c_int (a program descriptor) from a pointer to
-        // a live local for the duration of the call.
-        let r = unsafe {
-            libc::setsockopt(
-                socket,
-                libc::SOL_SOCKET,
-                libc::SO_ATTACH_BPF,
-                (&prog_fd as *const RawFd).cast(),
-                std::mem::size_of::<RawFd>() as libc::socklen_t,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mapped_len = page_size();
-        // SAFETY: maps the value area of a BPF array created mmapable with one 8-byte
-        // value; a fresh read-only shared mapping aliases no Rust object.
-        let page = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                mapped_len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                map.as_raw_fd(),
-                0,
-            )
-        };
-        if page == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        nix::sys::socket::setsockopt(&socket, AttachBpf, &prog.as_raw_fd())?;
+        // The value area of a BPF array created mmapable with one 8-byte value.
+        let counter = MmapOptions::new()
+            .len(std::mem::size_of::<u64>())
+            .map_raw_read_only(&map)?;
         // The socket keeps the program, the program and the mapping keep the map: both
         // descriptors may close here.
         Ok(Doorbell {
-            counter: page.cast(),
-            mapped_len,
+            counter,
             consumed: 0,
             empty_reads: 0,
             counter_at_first_empty: 0,
@@ -89,9 +77,11 @@ impl Doorbell {
 
     /// The counter now, to pass to [`Doorbell::unread`] and [`Doorbell::read`].
     pub fn snapshot(&self) -> u64 {
-        // SAFETY: `counter` points at the first, page-aligned 8 bytes of a mapping that
-        // lives as long as `self`; the kernel only changes them with atomic adds.
-        unsafe { (*self.counter).load(Ordering::Acquire) }
+        // SAFETY: the pointer is the start, page-aligned, of a mapping of at least 8
+        // bytes that lives as long as `self`; the kernel only changes them with atomic
+        // adds, and no Rust object aliases them.
+        let counter = unsafe { &*self.counter.as_ptr().cast::<AtomicU64>() };
+        counter.load(Ordering::Acquire)
     }
 
     /// Whether datagrams were counted that have not been read yet.
@@ -126,25 +116,6 @@ impl Doorbell {
             self.consumed = self.consumed.max(self.counter_at_first_empty);
             self.empty_reads = 0;
         }
-    }
-}
-
-impl Drop for Doorbell {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `attach`, which nothing else uses.
-        unsafe {
-            libc::munmap(self.counter as *mut libc::c_void, self.mapped_len);
-        }
-    }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 {
-        n as usize
-    } else {
-        4096
     }
 }
 
@@ -268,7 +239,7 @@ mod tests {
     /// A doorbell where this process may load BPF programs; `None` (and a line saying
     /// why) where it may not, as for an unprivileged user.
     fn try_attach(socket: &UdpSocket) -> Option<Doorbell> {
-        match Doorbell::attach(socket.as_raw_fd()) {
+        match Doorbell::attach(socket) {
             Ok(d) => Some(d),
             Err(e) => {
                 eprintln!("no doorbell here ({e}): the fallback is tested instead");

@@ -142,7 +142,7 @@ impl UdpPort {
     /// Gives the socket a doorbell (see `doorbell.rs`); an error where this process may
     /// not load BPF programs, and the socket then works without one.
     pub fn attach_doorbell(&mut self) -> io::Result<()> {
-        self.doorbell = Some(Doorbell::attach(self.socket.as_raw_fd())?);
+        self.doorbell = Some(Doorbell::attach(&self.socket)?);
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! scenario, checking every byte it receives. Exits non-zero with a message on any
 //! mismatch, so the launcher test sees failures.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 mod check;

@@ -45,14 +45,11 @@ pub fn run() -> Result<String, String> {
 }
 
 fn cpu_time() -> Duration {
-    // SAFETY: getrusage writes one rusage struct we own.
-    let usage = unsafe {
-        let mut u = std::mem::zeroed::<libc::rusage>();
-        libc::getrusage(libc::RUSAGE_SELF, &mut u);
-        u
+    use nix::sys::resource::{getrusage, UsageWho};
+    use nix::sys::time::TimeValLike;
+    let Ok(usage) = getrusage(UsageWho::RUSAGE_SELF) else {
+        return Duration::ZERO;
     };
-    let tv = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    tv(usage.ru_utime) + tv(usage.ru_stime)
+    let tv = |t: nix::sys::time::TimeVal| Duration::from_micros(t.num_microseconds() as u64);
+    tv(usage.user_time()) + tv(usage.system_time())
 }

@@ -60,8 +60,7 @@ pub fn stop_resume(timeouts: u32) -> Result<String, String> {
             .args(["-c", &resume])
             .spawn()
             .map_err(|e| format!("the helper that resumes this process: {e}"))?;
-        // SAFETY: stopping ourselves has no memory-safety preconditions.
-        unsafe { libc::raise(libc::SIGSTOP) };
+        let _ = nix::sys::signal::raise(nix::sys::signal::SIGSTOP);
     } else {
         let mut sent = 0;
         while answered.get() + (returned.borrow().len() as u32) < REQUESTS {
@@ -108,8 +107,7 @@ pub fn peer_gone() -> Result<String, String> {
     spmd.barrier().map_err(|e| e.to_string())?;
     if spmd.rank() == 1 {
         std::thread::sleep(Duration::from_millis(300));
-        // SAFETY: sending a signal to ourselves has no memory-safety preconditions.
-        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        let _ = nix::sys::signal::raise(nix::sys::signal::SIGKILL);
     }
     for i in 0..4 {
         e(spmd.ep.request(1, 1, &[i]))?;
