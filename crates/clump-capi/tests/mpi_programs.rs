@@ -326,9 +326,9 @@ fn rma_post_and_start_under_nocheck_wait_for_nobody_over_shared_memory_udp_and_t
     );
 }
 
-/// General active target as a ping-pong between two processes with a core each: every
-/// round a few milliseconds at most, however loaded the machine (a wait that yielded at
-/// once took a time slice of the other load per handoff: 190 ms a round at load 24).
+/// General active target as a ping-pong between two processes with a core each: at most
+/// 50 ms a round on average, even on a loaded machine (a wait that yielded at once took a
+/// time slice of the other load per handoff: 190 ms a round at load 24).
 #[test]
 fn rma_pscw_ping_pong_keeps_its_core_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(
