@@ -337,6 +337,20 @@ fn rma_posted_puts_and_accumulates_complete_by_their_epoch_over_shared_memory_ud
     );
 }
 
+/// General active target as a ping-pong between two processes with a core each: at most
+/// 50 ms a round on average, even on a loaded machine (a wait that yielded at once took a
+/// time slice of the other load per handoff: 190 ms a round at load 24).
+#[test]
+fn rma_pscw_ping_pong_keeps_its_core_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc(
+            "crates/clump-capi/tests/mpi/rma_pscw_pingpong.c",
+            "mpi_rma_pscw_pingpong",
+        ),
+        "rma_pscw_pingpong",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

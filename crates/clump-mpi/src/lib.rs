@@ -106,11 +106,12 @@ pub fn wtick() -> f64 {
     1e-9
 }
 
-/// `MPI_Get_processor_name`: this host's name.
+/// `MPI_Get_processor_name`: this host's name (before `init`, the machine's).
 pub fn processor_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".to_string())
+    runtime::get().map_or_else(
+        |_| placement::processor_name(None),
+        |rt| rt.processor_name.clone(),
+    )
 }
 
 /// `MPI_Get_library_version`.

@@ -113,6 +113,8 @@ pub struct Runtime {
     /// The job rank that leads each job rank's host: the lowest rank it reaches through
     /// shared memory (collectives combine within a host before crossing the network).
     pub host_leaders: Vec<u32>,
+    /// `MPI_Get_processor_name`'s answer: the host, as `host_leaders` groups them.
+    pub processor_name: String,
     /// How long a blocking call polls before it sleeps in clump's event wait.
     pub spin: Duration,
     /// The lowest communicator context this process has not used (world and self hold 0

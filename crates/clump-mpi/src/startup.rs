@@ -59,6 +59,7 @@ pub fn init() -> Result<()> {
         local,
         spin: idle::spin_budget(thresholds.spin_us, place.on_machine, cores),
         host_leaders: place.host_leaders,
+        processor_name: crate::placement::processor_name(place.host_on_machine),
         spmd: RefCell::new(spmd),
         engine,
         thresholds,

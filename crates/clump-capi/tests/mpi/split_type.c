@@ -1,5 +1,6 @@
 /* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED partitions the job by host (each process's
- * communicator holds exactly the processes with its host's leader), the guided types
+ * communicator holds exactly the processes with its host's leader, and exactly those
+ * share its MPI_Get_processor_name, virtual hosts included), the guided types
  * follow the mpi_shared_memory resource and give MPI_COMM_NULL for others; also the name
  * of MPI_COMM_NULL, and the arguments gather and scatter ignore away from the root. */
 #include "check.h"
@@ -19,6 +20,15 @@ static void shared(int rank, int size)
         same += leaders[i] == leader;
     CHECK(same == n && leader <= rank);
     MPI_Comm_free(&host);
+
+    static char names[64][MPI_MAX_PROCESSOR_NAME];
+    int len;
+    CHECK_OK(MPI_Get_processor_name(names[rank], &len));
+    CHECK(len > 0 && len == (int)strlen(names[rank]));
+    CHECK_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, names, MPI_MAX_PROCESSOR_NAME,
+                           MPI_CHAR, MPI_COMM_WORLD));
+    for (int i = 0; i < size; i++)
+        CHECK((strcmp(names[i], names[rank]) == 0) == (leaders[i] == leader));
 
     MPI_Info info;
     MPI_Info_create(&info);

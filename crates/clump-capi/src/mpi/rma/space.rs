@@ -8,6 +8,7 @@ use super::abi::MPI_ERR_WIN;
 use super::guard::{reset, GUARD_BYTES};
 use super::request::{unreply, Request};
 use crate::shmem::heap::Heap;
+use am::idle::Backoff;
 use clump_gas::{Gas, GasConfig, RpcId};
 use clump_mpi::Comm;
 use std::cell::RefCell;
@@ -128,16 +129,14 @@ impl Space {
         &self,
         mut done: impl FnMut() -> Result<bool, Failure>,
     ) -> Result<(), Failure> {
-        let mut tries = 0u32;
+        // The one back-off of every wait: spin while this process has a core of its own
+        // (yielding at once hands the core to any other load on the machine, a time
+        // slice per handoff), then leave it to the process this one waits for; pauses
+        // the lock where threads share the process.
+        let mut idle = Backoff::for_host(self.gas.processes_here());
         while !done()? {
             self.gas.poll().map_err(gas_failure)?;
-            tries += 1;
-            // Other threads' calls run meanwhile, in a process shared by threads.
-            am::serial::pause();
-            if tries > 16 {
-                // Leave the core to the process this one waits for.
-                std::thread::yield_now();
-            }
+            idle.snooze();
         }
         Ok(())
     }
