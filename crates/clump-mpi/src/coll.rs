@@ -57,17 +57,15 @@ pub(crate) fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
 pub(crate) unsafe fn cirecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) -> Result<Request> {
     let rt = runtime::get()?;
     let src = comm.job_rank(from)?;
-    let mut e = rt.engine.borrow_mut();
-    let id = e.add_req(ReqKind::Recv {
+    let recv = ReqKind::Recv {
         buf: buf.as_mut_ptr(),
         cap: buf.len(),
         expected: None,
         received: 0,
         group: comm.peers().clone(),
         unpack: None,
-    });
-    drop(e);
-    rt.post(id, pattern(comm, src, tag))?;
+    };
+    let id = rt.post(recv, pattern(comm, src, tag))?;
     Ok(Request::from_id(id))
 }
 

@@ -35,19 +35,36 @@ fn refuse_outsider(req: &mut Req, src: u32) -> Error {
     )
 }
 
+/// The error of a message to a job rank outside the job.
+#[cold]
+#[inline(never)]
+fn not_in_job(dest: u32) -> Error {
+    Error::new(
+        ErrorClass::Rank,
+        format!("job rank {dest} is not in the job"),
+    )
+}
+
 /// The first posted receive `env` matches, taken off the queue.
+#[inline(always)]
 fn take_posted(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
     // Most often the first posted receive is the one.
     if posted.front()?.0.matches(env) {
         return posted.pop_front().map(|(_, id)| id);
     }
+    take_posted_further(posted, env)
+}
+
+/// [`take_posted`] past the first posted receive (out of line: the common case stays short).
+#[inline(never)]
+fn take_posted_further(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
     let i = posted.iter().position(|(p, _)| p.matches(env))?;
     posted.remove(i).map(|(_, id)| id)
 }
 
 /// The posted receive an in-order message with `env` matches, taken off: the first of
 /// the queue that matches, else the blocking receive (posted after all of them).
-#[inline]
+#[inline(always)]
 fn take_match(
     posted: &mut VecDeque<(Pattern, u64)>,
     blocking: &mut Option<Pattern>,
@@ -172,6 +189,7 @@ pub struct Req {
 impl Req {
     /// A completed request's last step: a non-contiguous receive's data goes from its
     /// staging bytes into the user's buffer, and a partitioned one reports the program's tag.
+    #[inline]
     pub fn finish(self) -> Status {
         if let ReqKind::Recv {
             unpack: Some(u), ..
@@ -231,6 +249,7 @@ impl Engine {
         }
     }
 
+    #[inline]
     pub fn add_req(&mut self, kind: ReqKind) -> u64 {
         self.reqs.insert(Req {
             kind,
@@ -345,13 +364,12 @@ impl Engine {
     }
 
     /// The sequence number of the next message to job rank `dest` in `ctx`.
+    #[inline]
     pub fn next_seq(&mut self, dest: u32, ctx: u32) -> Result<u32, Error> {
-        let s = self.seq_out.get(ctx, dest).ok_or_else(|| {
-            Error::new(
-                ErrorClass::Rank,
-                format!("job rank {dest} is not in the job"),
-            )
-        })?;
+        let s = self
+            .seq_out
+            .get(ctx, dest)
+            .ok_or_else(|| not_in_job(dest))?;
         let seq = *s;
         *s = s.wrapping_add(1);
         Ok(seq)
@@ -383,6 +401,7 @@ impl Engine {
 
     /// An eager message that came without its sequence number (it travelled in order):
     /// it is the one expected next from its sender.
+    #[inline]
     pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
         self.eager_in(env, None, data);
     }
@@ -486,19 +505,28 @@ impl Engine {
     }
 
     /// Posts receive `id` with `pat`: takes the first stored message it matches, if any.
+    #[inline]
     pub fn post(&mut self, id: u64, pat: Pattern) {
         // Most often nothing waits: not even a search to start.
-        if !self.unexpected.is_empty() {
-            if let Some(i) = self.unexpected.iter().position(|m| pat.matches(&m.env)) {
-                let m = self.unexpected.remove(i).expect("position is in range");
-                return self.complete_match(id, m);
-            }
+        if !self.unexpected.is_empty() && self.match_stored(id, &pat) {
+            return;
         }
         if id == BLOCKING {
             self.blocking_pat = Some(pat);
         } else {
             self.posted.push_back((pat, id));
         }
+    }
+
+    /// Receive `id` takes the first stored message `pat` matches, if any (true).
+    #[inline(never)]
+    fn match_stored(&mut self, id: u64, pat: &Pattern) -> bool {
+        let Some(i) = self.unexpected.iter().position(|m| pat.matches(&m.env)) else {
+            return false;
+        };
+        let m = self.unexpected.remove(i).expect("position is in range");
+        self.complete_match(id, m);
+        true
     }
 
     /// The first stored message `pat` matches (for probe): its envelope and length.
@@ -584,6 +612,7 @@ impl Engine {
     }
 
     /// Receive `id` takes the eager message `data` sent with `env`.
+    #[inline]
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
         let Some(req) = self.req_mut(id) else {
             return;
