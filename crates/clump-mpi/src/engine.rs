@@ -22,6 +22,38 @@ pub(crate) fn rank_in(group: &[u32], src: u32) -> Option<i32> {
     group.iter().position(|&r| r == src).map(|i| i as i32)
 }
 
+/// Whom a receive's status names as the sender of the message it took: a receive from
+/// one rank names that rank (only that rank's messages match it: no group to search, and
+/// no reference to the group to count per message); a wildcard one finds the sender in
+/// its communicator's group.
+#[derive(Clone, Debug)]
+pub enum Senders {
+    One(i32),
+    Group(Rc<Vec<u32>>),
+}
+
+impl Senders {
+    /// The senders of a receive posted with `pat` for messages from `source`, a rank of a
+    /// communicator whose peers (job ranks by rank) are `peers`.
+    #[inline]
+    pub fn of(pat: &Pattern, source: i32, peers: &Rc<Vec<u32>>) -> Senders {
+        match pat.src {
+            Some(_) => Senders::One(source),
+            None => Senders::Group(peers.clone()),
+        }
+    }
+
+    /// The communicator rank of job rank `src`, whose message the receive matched; `None`
+    /// for a process outside the group.
+    #[inline]
+    fn rank_of(&self, src: u32) -> Option<i32> {
+        match self {
+            Senders::One(rank) => Some(*rank),
+            Senders::Group(group) => rank_in(group, src),
+        }
+    }
+}
+
 /// Receive `req` matched a message from job rank `src`, which is not a member of its
 /// communicator. Only members may send in a communicator's context, so the message is no
 /// member's: the receive fails (`MPI_ERR_RANK`) and takes nothing; the engine's fault says why.
@@ -157,7 +189,7 @@ pub enum ReqKind {
         /// The sender's message length once matched.
         expected: Option<usize>,
         received: usize,
-        group: Rc<Vec<u32>>,
+        senders: Senders,
         /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
         unpack: Option<Box<Unpack>>,
     },
@@ -561,13 +593,13 @@ impl Engine {
                     let ReqKind::Recv {
                         cap,
                         expected,
-                        group,
+                        senders,
                         ..
                     } = &mut req.kind
                     else {
                         return None;
                     };
-                    let Some(source) = rank_in(group, m.env.src) else {
+                    let Some(source) = senders.rank_of(m.env.src) else {
                         outsider = Some(refuse_outsider(req, m.env.src));
                         return None;
                     };
@@ -618,12 +650,12 @@ impl Engine {
             return;
         };
         let ReqKind::Recv {
-            buf, cap, group, ..
+            buf, cap, senders, ..
         } = &req.kind
         else {
             return;
         };
-        let Some(source) = rank_in(group, env.src) else {
+        let Some(source) = senders.rank_of(env.src) else {
             let e = refuse_outsider(req, env.src);
             self.fault.get_or_insert(e);
             return;
@@ -813,7 +845,7 @@ mod tests {
             cap: buf.len(),
             expected: None,
             received: 0,
-            group: Rc::new(vec![0, 1, 2]),
+            senders: Senders::Group(Rc::new(vec![0, 1, 2])),
             unpack: None,
         }
     }

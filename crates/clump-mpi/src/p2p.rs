@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
+use crate::engine::{rank_in, Engine, Req, ReqKind, Senders, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::generalized;
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
@@ -185,11 +185,11 @@ pub unsafe fn irecv(
         return Ok(Request(DONE_AT_ONCE));
     };
     // SAFETY: the same contract.
-    unsafe { post_recv(buf, count, dt, (cap, pat), comm) }
+    unsafe { post_recv(buf, count, dt, (cap, pat), (source, comm)) }
 }
 
 /// Posts a receive of `count` elements of `dt` into `buf`, of capacity `cap` bytes, for
-/// messages `pat` matches.
+/// messages `pat` matches, from `source` (a rank, or any) of `comm`.
 ///
 /// # Safety
 /// As [`irecv`].
@@ -199,7 +199,7 @@ pub(crate) unsafe fn post_recv(
     count: usize,
     dt: &Datatype,
     (cap, pat): (usize, Pattern),
-    comm: &Comm,
+    (source, comm): (i32, &Comm),
 ) -> Result<Request> {
     let rt = runtime::get()?;
     let mut unpack = (!dt.is_contiguous()).then(|| {
@@ -216,7 +216,7 @@ pub(crate) unsafe fn post_recv(
         cap,
         expected: None,
         received: 0,
-        group: comm.peers().clone(),
+        senders: Senders::of(&pat, source, comm.peers()),
         unpack,
     };
     Ok(Request(rt.post(recv, pat)?))
@@ -266,7 +266,7 @@ pub unsafe fn recv_raw(
                 cap,
                 expected: None,
                 received: 0,
-                group: comm.peers().clone(),
+                senders: Senders::of(&pat, source, comm.peers()),
                 unpack: None,
             },
             pat,
@@ -451,7 +451,7 @@ impl Request {
             cap: 0,
             expected: Some(status.count_bytes),
             received: status.count_bytes,
-            group: std::rc::Rc::new(Vec::new()),
+            senders: Senders::One(status.source),
             unpack: None,
         });
         if let Some(r) = rt.engine.borrow_mut().reqs.get_mut(id) {
