@@ -7,7 +7,7 @@
 //! one sender never overtake each other, so a tag per phase keeps the phases apart.
 
 use crate::comm::Comm;
-use crate::engine::ReqKind;
+use crate::engine::{ReqKind, Senders};
 use crate::error::{Error, ErrorClass, Result};
 use crate::matching::Pattern;
 use crate::p2p::{wait, Request};
@@ -56,18 +56,16 @@ pub(crate) fn csend(comm: &Comm, to: i32, tag: i32, data: &[u8]) -> Result<()> {
 /// `buf` must stay valid and untouched until the request completes.
 pub(crate) unsafe fn cirecv(comm: &Comm, from: i32, tag: i32, buf: &mut [u8]) -> Result<Request> {
     let rt = runtime::get()?;
-    let src = comm.job_rank(from)?;
-    let mut e = rt.engine.borrow_mut();
-    let id = e.add_req(ReqKind::Recv {
+    let pat = pattern(comm, comm.job_rank(from)?, tag);
+    let recv = ReqKind::Recv {
         buf: buf.as_mut_ptr(),
         cap: buf.len(),
         expected: None,
         received: 0,
-        group: comm.peers().clone(),
+        senders: Senders::of(&pat, from, comm.peers()),
         unpack: None,
-    });
-    drop(e);
-    rt.post(id, pattern(comm, src, tag))?;
+    };
+    let id = rt.post(recv, pat)?;
     Ok(Request::from_id(id))
 }
 

@@ -147,6 +147,7 @@ impl Comm {
 
     /// The job rank of peer rank `r` (in the remote group of an intercommunicator);
     /// `None` for `MPI_PROC_NULL`.
+    #[inline]
     pub(crate) fn job_rank(&self, r: i32) -> Result<Option<u32>> {
         if r == PROC_NULL {
             return Ok(None);
@@ -155,11 +156,15 @@ impl Comm {
             .ok()
             .and_then(|i| self.peers().get(i).copied())
             .map(Some)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorClass::Rank,
-                    format!("rank {r} is not in a group of {}", self.peers().len()),
-                )
-            })
+            .ok_or_else(|| self.no_rank(r))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_rank(&self, r: i32) -> Error {
+        Error::new(
+            ErrorClass::Rank,
+            format!("rank {r} is not in a group of {}", self.peers().len()),
+        )
     }
 }

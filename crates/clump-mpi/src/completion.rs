@@ -1,7 +1,7 @@
 //! The `any`, `some` and `all` forms of wait and test over arrays of requests.
 
 use crate::error::Result;
-use crate::p2p::{test, wait, Request};
+use crate::p2p::{test, wait_in, Request};
 use crate::runtime;
 use crate::status::Status;
 
@@ -62,8 +62,26 @@ pub fn wait_some(reqs: &mut [Request]) -> Result<Vec<(usize, Status)>> {
 
 /// `MPI_Waitall`: waits for each; the first error is returned after all completed.
 pub fn wait_all(reqs: &mut [Request]) -> Result<Vec<Status>> {
-    let results: Vec<Result<Status>> = reqs.iter_mut().map(wait).collect();
-    results.into_iter().collect()
+    let mut all = Vec::with_capacity(reqs.len());
+    wait_all_with(reqs, |_, s| all.push(s))?;
+    Ok(all)
+}
+
+/// `MPI_Waitall` giving `each` the index and status of every request that completed
+/// without error, as it does (no list of outcomes is built: the C face writes each
+/// status where the program wants it); the first error is returned after all completed.
+pub fn wait_all_with(reqs: &mut [Request], mut each: impl FnMut(usize, Status)) -> Result<()> {
+    let mut rt = None;
+    let mut failed = None;
+    for (i, r) in reqs.iter_mut().enumerate() {
+        match wait_in(&mut rt, r) {
+            Ok(s) => each(i, s),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// `MPI_Testall`: every status when all have completed, else `None` (and none is freed).

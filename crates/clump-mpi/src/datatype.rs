@@ -378,6 +378,7 @@ impl Datatype {
     }
 
     /// Bytes of data in one element of this type.
+    #[inline]
     pub fn size(&self) -> usize {
         self.size
     }
@@ -443,6 +444,7 @@ impl Datatype {
     }
 
     /// Whether `count` elements are `bytes(count)` bytes from the buffer's start.
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         self.size == 0
             || (self.blocks.len() == 1
@@ -460,10 +462,11 @@ impl Datatype {
     }
 
     /// Packed bytes of `count` elements, checked against overflow.
+    #[inline]
     pub fn bytes(&self, count: usize) -> Result<usize> {
         count
             .checked_mul(self.size())
-            .ok_or_else(|| Error::new(ErrorClass::Count, format!("count {count} overflows")))
+            .ok_or_else(|| overflows(count))
     }
 
     /// The bytes `count` elements touch from the buffer's start, for a buffer given as a
@@ -573,6 +576,13 @@ impl Datatype {
         }
         Ok(())
     }
+}
+
+/// The error of a count whose bytes overflow.
+#[cold]
+#[inline(never)]
+fn overflows(count: usize) -> Error {
+    Error::new(ErrorClass::Count, format!("count {count} overflows"))
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ impl Runtime {
     /// `payload` must stay valid until the message has left: until the request it is to
     /// complete does, or (a request to send's first bytes) until the rendezvous it starts
     /// does, which cannot happen before.
+    #[inline]
     pub(crate) unsafe fn emit(
         &self,
         dest: u32,
@@ -32,6 +33,23 @@ impl Runtime {
         if !self.sendq.has(dest) && self.try_send(dest, handler, args, payload)? {
             return Ok(true);
         }
+        // SAFETY: this function's contract.
+        unsafe { self.emit_later(dest, handler, args, payload) }
+    }
+
+    /// [`Runtime::emit`] of a message that did not leave at once (out of line: the common
+    /// case stays short).
+    ///
+    /// # Safety
+    /// As [`Runtime::emit`].
+    #[inline(never)]
+    unsafe fn emit_later(
+        &self,
+        dest: u32,
+        handler: u8,
+        args: &[u32],
+        payload: Option<&[u8]>,
+    ) -> Result<bool> {
         // No credit, or messages wait before this one: credits may have come back since
         // the last poll. One poll (what a send waiting in clump did, but once: it never
         // waits), then what waits for `dest` goes first.
@@ -55,6 +73,7 @@ impl Runtime {
     }
 
     /// Sends a short request as [`Runtime::emit`] does (it has no payload to keep valid).
+    #[inline]
     pub(crate) fn emit_short(&self, dest: u32, handler: usize, args: &[u32]) -> Result<bool> {
         // SAFETY: no payload.
         unsafe { self.emit(dest, handler, args, None) }
@@ -110,6 +129,7 @@ impl Runtime {
     }
 
     /// Sends one message unless it would wait for credit.
+    #[inline]
     fn try_send(
         &self,
         dest: u32,

@@ -22,6 +22,38 @@ pub(crate) fn rank_in(group: &[u32], src: u32) -> Option<i32> {
     group.iter().position(|&r| r == src).map(|i| i as i32)
 }
 
+/// Whom a receive's status names as the sender of the message it took: a receive from
+/// one rank names that rank (only that rank's messages match it: no group to search, and
+/// no reference to the group to count per message); a wildcard one finds the sender in
+/// its communicator's group.
+#[derive(Clone, Debug)]
+pub enum Senders {
+    One(i32),
+    Group(Rc<Vec<u32>>),
+}
+
+impl Senders {
+    /// The senders of a receive posted with `pat` for messages from `source`, a rank of a
+    /// communicator whose peers (job ranks by rank) are `peers`.
+    #[inline]
+    pub fn of(pat: &Pattern, source: i32, peers: &Rc<Vec<u32>>) -> Senders {
+        match pat.src {
+            Some(_) => Senders::One(source),
+            None => Senders::Group(peers.clone()),
+        }
+    }
+
+    /// The communicator rank of job rank `src`, whose message the receive matched; `None`
+    /// for a process outside the group.
+    #[inline]
+    fn rank_of(&self, src: u32) -> Option<i32> {
+        match self {
+            Senders::One(rank) => Some(*rank),
+            Senders::Group(group) => rank_in(group, src),
+        }
+    }
+}
+
 /// Receive `req` matched a message from job rank `src`, which is not a member of its
 /// communicator. Only members may send in a communicator's context, so the message is no
 /// member's: the receive fails (`MPI_ERR_RANK`) and takes nothing; the engine's fault says why.
@@ -35,19 +67,36 @@ fn refuse_outsider(req: &mut Req, src: u32) -> Error {
     )
 }
 
+/// The error of a message to a job rank outside the job.
+#[cold]
+#[inline(never)]
+fn not_in_job(dest: u32) -> Error {
+    Error::new(
+        ErrorClass::Rank,
+        format!("job rank {dest} is not in the job"),
+    )
+}
+
 /// The first posted receive `env` matches, taken off the queue.
+#[inline(always)]
 fn take_posted(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
     // Most often the first posted receive is the one.
     if posted.front()?.0.matches(env) {
         return posted.pop_front().map(|(_, id)| id);
     }
+    take_posted_further(posted, env)
+}
+
+/// [`take_posted`] past the first posted receive (out of line: the common case stays short).
+#[inline(never)]
+fn take_posted_further(posted: &mut VecDeque<(Pattern, u64)>, env: &Envelope) -> Option<u64> {
     let i = posted.iter().position(|(p, _)| p.matches(env))?;
     posted.remove(i).map(|(_, id)| id)
 }
 
 /// The posted receive an in-order message with `env` matches, taken off: the first of
 /// the queue that matches, else the blocking receive (posted after all of them).
-#[inline]
+#[inline(always)]
 fn take_match(
     posted: &mut VecDeque<(Pattern, u64)>,
     blocking: &mut Option<Pattern>,
@@ -140,7 +189,7 @@ pub enum ReqKind {
         /// The sender's message length once matched.
         expected: Option<usize>,
         received: usize,
-        group: Rc<Vec<u32>>,
+        senders: Senders,
         /// For a non-contiguous type: where the packed bytes `buf` receives go at the end.
         unpack: Option<Box<Unpack>>,
     },
@@ -172,6 +221,7 @@ pub struct Req {
 impl Req {
     /// A completed request's last step: a non-contiguous receive's data goes from its
     /// staging bytes into the user's buffer, and a partitioned one reports the program's tag.
+    #[inline]
     pub fn finish(self) -> Status {
         if let ReqKind::Recv {
             unpack: Some(u), ..
@@ -231,6 +281,7 @@ impl Engine {
         }
     }
 
+    #[inline]
     pub fn add_req(&mut self, kind: ReqKind) -> u64 {
         self.reqs.insert(Req {
             kind,
@@ -345,13 +396,12 @@ impl Engine {
     }
 
     /// The sequence number of the next message to job rank `dest` in `ctx`.
+    #[inline]
     pub fn next_seq(&mut self, dest: u32, ctx: u32) -> Result<u32, Error> {
-        let s = self.seq_out.get(ctx, dest).ok_or_else(|| {
-            Error::new(
-                ErrorClass::Rank,
-                format!("job rank {dest} is not in the job"),
-            )
-        })?;
+        let s = self
+            .seq_out
+            .get(ctx, dest)
+            .ok_or_else(|| not_in_job(dest))?;
         let seq = *s;
         *s = s.wrapping_add(1);
         Ok(seq)
@@ -383,6 +433,7 @@ impl Engine {
 
     /// An eager message that came without its sequence number (it travelled in order):
     /// it is the one expected next from its sender.
+    #[inline]
     pub fn arrive_eager_next(&mut self, env: Envelope, data: &[u8]) {
         self.eager_in(env, None, data);
     }
@@ -486,19 +537,28 @@ impl Engine {
     }
 
     /// Posts receive `id` with `pat`: takes the first stored message it matches, if any.
+    #[inline]
     pub fn post(&mut self, id: u64, pat: Pattern) {
         // Most often nothing waits: not even a search to start.
-        if !self.unexpected.is_empty() {
-            if let Some(i) = self.unexpected.iter().position(|m| pat.matches(&m.env)) {
-                let m = self.unexpected.remove(i).expect("position is in range");
-                return self.complete_match(id, m);
-            }
+        if !self.unexpected.is_empty() && self.match_stored(id, &pat) {
+            return;
         }
         if id == BLOCKING {
             self.blocking_pat = Some(pat);
         } else {
             self.posted.push_back((pat, id));
         }
+    }
+
+    /// Receive `id` takes the first stored message `pat` matches, if any (true).
+    #[inline(never)]
+    fn match_stored(&mut self, id: u64, pat: &Pattern) -> bool {
+        let Some(i) = self.unexpected.iter().position(|m| pat.matches(&m.env)) else {
+            return false;
+        };
+        let m = self.unexpected.remove(i).expect("position is in range");
+        self.complete_match(id, m);
+        true
     }
 
     /// The first stored message `pat` matches (for probe): its envelope and length.
@@ -533,13 +593,13 @@ impl Engine {
                     let ReqKind::Recv {
                         cap,
                         expected,
-                        group,
+                        senders,
                         ..
                     } = &mut req.kind
                     else {
                         return None;
                     };
-                    let Some(source) = rank_in(group, m.env.src) else {
+                    let Some(source) = senders.rank_of(m.env.src) else {
                         outsider = Some(refuse_outsider(req, m.env.src));
                         return None;
                     };
@@ -584,17 +644,18 @@ impl Engine {
     }
 
     /// Receive `id` takes the eager message `data` sent with `env`.
+    #[inline]
     fn copy_eager(&mut self, id: u64, env: &Envelope, data: &[u8]) {
         let Some(req) = self.req_mut(id) else {
             return;
         };
         let ReqKind::Recv {
-            buf, cap, group, ..
+            buf, cap, senders, ..
         } = &req.kind
         else {
             return;
         };
-        let Some(source) = rank_in(group, env.src) else {
+        let Some(source) = senders.rank_of(env.src) else {
             let e = refuse_outsider(req, env.src);
             self.fault.get_or_insert(e);
             return;
@@ -784,7 +845,7 @@ mod tests {
             cap: buf.len(),
             expected: None,
             received: 0,
-            group: Rc::new(vec![0, 1, 2]),
+            senders: Senders::Group(Rc::new(vec![0, 1, 2])),
             unpack: None,
         }
     }

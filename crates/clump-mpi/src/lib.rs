@@ -65,7 +65,7 @@ pub use coll_bcast::bcast;
 pub use coll_gather::{allgather, gather, scatter};
 pub use coll_reduce::{allreduce, barrier, exscan, reduce, reduce_scatter, scan};
 pub use comm::Comm;
-pub use completion::{test_all, test_any, test_some, wait_all, wait_any, wait_some};
+pub use completion::{test_all, test_any, test_some, wait_all, wait_all_with, wait_any, wait_some};
 pub use datatype::{Datatype, Predef};
 pub use datatype_grid::{darray, subarray, Distrib, Order};
 pub use dims::dims_create;

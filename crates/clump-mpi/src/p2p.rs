@@ -3,7 +3,7 @@
 
 use crate::comm::Comm;
 use crate::datatype::Datatype;
-use crate::engine::{rank_in, Engine, Req, ReqKind, Unpack, SENT};
+use crate::engine::{rank_in, Engine, Req, ReqKind, Senders, Unpack, SENT};
 use crate::error::{Error, ErrorClass, Result};
 use crate::generalized;
 use crate::matching::{Pattern, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
@@ -41,12 +41,19 @@ impl Request {
     }
 }
 
+#[inline(always)]
 pub(crate) fn check_tag(tag: i32, wildcard_ok: bool) -> Result<()> {
     if (0..=TAG_UB).contains(&tag) || (wildcard_ok && tag == ANY_TAG) {
         Ok(())
     } else {
-        Err(Error::new(ErrorClass::Tag, format!("tag {tag} is invalid")))
+        Err(bad_tag(tag))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_tag(tag: i32) -> Error {
+    Error::new(ErrorClass::Tag, format!("tag {tag} is invalid"))
 }
 
 /// `MPI_Isend` (standard mode).
@@ -71,6 +78,7 @@ pub unsafe fn isend(
 ///
 /// # Safety
 /// As [`isend`].
+#[inline]
 pub unsafe fn isend_mode(
     buf: *const u8,
     count: usize,
@@ -105,6 +113,7 @@ type SentTo = (Rc<runtime::Runtime>, u32, u32);
 ///
 /// # Safety
 /// As [`isend`].
+#[inline(always)]
 unsafe fn start(
     buf: *const u8,
     count: usize,
@@ -123,6 +132,7 @@ unsafe fn start(
 ///
 /// # Safety
 /// As [`isend`].
+#[inline]
 pub(crate) unsafe fn start_in(
     buf: *const u8,
     count: usize,
@@ -156,11 +166,13 @@ pub(crate) unsafe fn start_in(
     Ok((Request(id), Some((rt, dest, seq))))
 }
 
-/// `MPI_Irecv`.
+/// `MPI_Irecv` (inlined into its callers with the steps below: each call boundary of
+/// this per-message path costs as much as some of the steps).
 ///
 /// # Safety
 /// `buf` must be valid for writes of `count * dt.size()` bytes, and neither read nor
 /// written by the program until the request completes.
+#[inline]
 pub unsafe fn irecv(
     buf: *mut u8,
     count: usize,
@@ -173,20 +185,21 @@ pub unsafe fn irecv(
         return Ok(Request(DONE_AT_ONCE));
     };
     // SAFETY: the same contract.
-    unsafe { post_recv(buf, count, dt, (cap, pat), comm) }
+    unsafe { post_recv(buf, count, dt, (cap, pat), (source, comm)) }
 }
 
 /// Posts a receive of `count` elements of `dt` into `buf`, of capacity `cap` bytes, for
-/// messages `pat` matches.
+/// messages `pat` matches, from `source` (a rank, or any) of `comm`.
 ///
 /// # Safety
 /// As [`irecv`].
+#[inline(always)]
 pub(crate) unsafe fn post_recv(
     buf: *mut u8,
     count: usize,
     dt: &Datatype,
     (cap, pat): (usize, Pattern),
-    comm: &Comm,
+    (source, comm): (i32, &Comm),
 ) -> Result<Request> {
     let rt = runtime::get()?;
     let mut unpack = (!dt.is_contiguous()).then(|| {
@@ -198,22 +211,20 @@ pub(crate) unsafe fn post_recv(
         })
     });
     let into = unpack.as_mut().map_or(buf, |u| u.staging.as_mut_ptr());
-    let mut e = rt.engine.borrow_mut();
-    let id = e.add_req(ReqKind::Recv {
+    let recv = ReqKind::Recv {
         buf: into,
         cap,
         expected: None,
         received: 0,
-        group: comm.peers().clone(),
+        senders: Senders::of(&pat, source, comm.peers()),
         unpack,
-    });
-    drop(e);
-    rt.post(id, pat)?;
-    Ok(Request(id))
+    };
+    Ok(Request(rt.post(recv, pat)?))
 }
 
 /// The capacity and pattern of a receive of `count` elements of `dt` into `buf`, its
 /// arguments checked; `None` for `MPI_PROC_NULL`.
+#[inline(always)]
 pub(crate) fn recv_pattern(
     buf: *mut u8,
     count: usize,
@@ -255,7 +266,7 @@ pub unsafe fn recv_raw(
                 cap,
                 expected: None,
                 received: 0,
-                group: comm.peers().clone(),
+                senders: Senders::of(&pat, source, comm.peers()),
                 unpack: None,
             },
             pat,
@@ -287,6 +298,7 @@ fn null_status() -> Status {
 }
 
 /// Takes a completed request's status and frees it.
+#[inline(always)]
 fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
     let r = rt
         .engine
@@ -295,6 +307,12 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
         .remove(req.0)
         .ok_or_else(|| Error::new(ErrorClass::Request, format!("unknown request {}", req.0)))?;
     *req = Request::null();
+    collected(r)
+}
+
+/// The status of completed request `r`, taken out of the engine (or its error).
+#[inline(always)]
+fn collected(r: Req) -> Result<Status> {
     if let Some(h) = generalized::hooks_of(&r) {
         return generalized::collect(&h);
     }
@@ -312,21 +330,35 @@ fn collect(rt: &runtime::Runtime, req: &mut Request) -> Result<Status> {
 }
 
 /// A completed receive's status, or the error it records (truncation).
+#[inline(always)]
 fn outcome(status: Status) -> Result<Status> {
     match status.error {
-        Some(ErrorClass::Truncate) => Err(Error::new(
-            ErrorClass::Truncate,
-            format!(
-                "a message from rank {} with tag {} is larger than the receive buffer",
-                status.source, status.tag
-            ),
-        )),
+        Some(ErrorClass::Truncate) => Err(truncated(&status)),
         _ => Ok(status),
     }
 }
 
+#[cold]
+#[inline(never)]
+fn truncated(status: &Status) -> Error {
+    Error::new(
+        ErrorClass::Truncate,
+        format!(
+            "a message from rank {} with tag {} is larger than the receive buffer",
+            status.source, status.tag
+        ),
+    )
+}
+
 /// `MPI_Wait`: polls until `req` completes; a null request gives an empty status.
 pub fn wait(req: &mut Request) -> Result<Status> {
+    wait_in(&mut None, req)
+}
+
+/// [`wait`] for one of a run of waits (`MPI_Waitall`): the runtime is looked up once for
+/// the run, by the first wait that needs it (`rt` holds it from then on).
+#[inline]
+pub(crate) fn wait_in(rt: &mut Option<Rc<runtime::Runtime>>, req: &mut Request) -> Result<Status> {
     match req.0 {
         0 => Ok(Status::empty()),
         DONE_AT_ONCE => {
@@ -338,9 +370,20 @@ pub fn wait(req: &mut Request) -> Result<Status> {
             Ok(Status::empty())
         }
         id => {
-            let rt = runtime::get()?;
+            let rt = match rt {
+                Some(rt) => rt,
+                None => rt.insert(runtime::get()?),
+            };
+            // Most often complete already (a run of waits): one lookup takes it out.
+            let done = |r: &Req| r.done && !matches!(r.kind, ReqKind::Pair { .. });
+            // (The engine's borrow ends here: a generalized request's functions may call MPI.)
+            let taken = rt.engine.borrow_mut().reqs.remove_if(id, done);
+            if let Some(r) = taken {
+                *req = Request::null();
+                return collected(r);
+            }
             rt.wait_until(|e| finished(e, id))?;
-            collect(&rt, req)
+            collect(rt, req)
         }
     }
 }
@@ -408,7 +451,7 @@ impl Request {
             cap: 0,
             expected: Some(status.count_bytes),
             received: status.count_bytes,
-            group: std::rc::Rc::new(Vec::new()),
+            senders: Senders::One(status.source),
             unpack: None,
         });
         if let Some(r) = rt.engine.borrow_mut().reqs.get_mut(id) {
@@ -421,6 +464,7 @@ impl Request {
 
 /// Whether request `id` has completed; one that is gone counts as done, so that `collect`
 /// names it unknown.
+#[inline]
 fn finished(e: &Engine, id: u64) -> bool {
     match e.reqs.get(id) {
         Some(Req {
@@ -650,6 +694,7 @@ fn probe_pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> 
 }
 
 /// The pattern of a receive from `source` with `tag` (checked) in `comm`.
+#[inline(always)]
 fn pattern(source: i32, tag: i32, comm: &Comm) -> Result<Option<Pattern>> {
     let src = if source == ANY_SOURCE {
         None

@@ -68,5 +68,5 @@ pub unsafe fn precv(
     pat.ctx = comm.coll_ctx();
     pat.tag = Some(!tag);
     // SAFETY: this function's contract.
-    unsafe { post_recv(buf, count, dt, (cap, pat), comm) }
+    unsafe { post_recv(buf, count, dt, (cap, pat), (source, comm)) }
 }

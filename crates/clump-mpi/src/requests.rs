@@ -32,6 +32,7 @@ impl<T, const LAST: u32> Default for Requests<T, LAST> {
 }
 
 /// The id of slot `index` in `generation`: never 0 (generations start at 1).
+#[inline(always)]
 fn id(index: u32, generation: u32) -> u64 {
     (generation as u64) << 32 | index as u64
 }
@@ -42,6 +43,7 @@ impl<T, const LAST: u32> Requests<T, LAST> {
         self.free.last().map_or(self.slots.len(), |&i| i as usize)
     }
 
+    #[inline]
     pub fn insert(&mut self, value: T) -> u64 {
         match self.free.pop() {
             Some(i) => {
@@ -60,16 +62,19 @@ impl<T, const LAST: u32> Requests<T, LAST> {
         }
     }
 
+    #[inline]
     fn slot(&self, id: u64) -> Option<&Slot<T>> {
         self.slots
             .get(id as u32 as usize)
             .filter(|s| s.generation == (id >> 32) as u32)
     }
 
+    #[inline]
     pub fn get(&self, id: u64) -> Option<&T> {
         self.slot(id)?.value.as_ref()
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: u64) -> Option<&mut T> {
         let slot = self.slots.get_mut(id as u32 as usize)?;
         if slot.generation != (id >> 32) as u32 {
@@ -78,10 +83,18 @@ impl<T, const LAST: u32> Requests<T, LAST> {
         slot.value.as_mut()
     }
 
+    #[inline]
     pub fn remove(&mut self, id: u64) -> Option<T> {
+        self.remove_if(id, |_| true)
+    }
+
+    /// Removes the value of `id` if `take` says so of it: a look and a removal in one
+    /// lookup (a wait that finds its request complete).
+    #[inline]
+    pub fn remove_if(&mut self, id: u64, take: impl FnOnce(&T) -> bool) -> Option<T> {
         let i = id as u32;
         let slot = self.slots.get_mut(i as usize)?;
-        if slot.generation != (id >> 32) as u32 {
+        if slot.generation != (id >> 32) as u32 || !slot.value.as_ref().is_some_and(take) {
             return None;
         }
         let value = slot.value.take()?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use clump::config::layers::MpiVars;
 use clump::spmd::Spmd;
 
-use crate::engine::{Action, Engine};
+use crate::engine::{Action, Engine, ReqKind};
 use crate::error::{Error, ErrorClass, Result};
 use crate::idle;
 use crate::matching::{Envelope, Pattern};
@@ -298,6 +298,7 @@ impl Runtime {
         self.spmd.borrow().size()
     }
 
+    #[inline]
     pub(crate) fn is_local(&self, dest: u32) -> bool {
         self.local.get(dest as usize).copied().unwrap_or(false)
     }
@@ -351,14 +352,23 @@ impl Runtime {
         Ok(busy)
     }
 
-    /// Posts receive `id` for messages `pat` matches. A match with a stored request to
-    /// send owes its sender the answer now: a receive the match completed (a synchronous
-    /// send whose bytes all came with its request) is never waited on, so no later poll
-    /// of this process need send it, and the sender would wait forever.
-    pub(crate) fn post(&self, id: u64, pat: Pattern) -> Result<()> {
-        self.engine.borrow_mut().post(id, pat);
-        self.send_actions()?;
-        Ok(())
+    /// Adds receive `recv` (a `ReqKind::Recv`) and posts it for messages `pat` matches, in
+    /// one engine borrow; its id. A match with a stored request to send owes its sender
+    /// the answer now: a receive the match completed (a synchronous send whose bytes all
+    /// came with its request) is never waited on, so no later poll of this process need
+    /// send it, and the sender would wait forever.
+    #[inline(always)]
+    pub(crate) fn post(&self, recv: ReqKind, pat: Pattern) -> Result<u64> {
+        let (id, owes) = {
+            let mut e = self.engine.borrow_mut();
+            let id = e.add_req(recv);
+            e.post(id, pat);
+            (id, !e.actions.is_empty())
+        };
+        if owes {
+            self.send_actions()?;
+        }
+        Ok(id)
     }
 
     /// Sends what the engine asked for (clear to send, data, reads); true when it asked
@@ -409,7 +419,18 @@ impl Runtime {
     }
 
     /// Polls until `done` holds, blocking in clump when nothing happens.
+    #[inline]
     pub fn wait_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
+        // Most often already so (a request a wait of a run finds complete): no poll loop.
+        if done(&self.engine.borrow()) {
+            return Ok(());
+        }
+        self.poll_until(done)
+    }
+
+    /// [`Runtime::wait_until`] once a first look found `done` false.
+    #[inline(never)]
+    fn poll_until(&self, mut done: impl FnMut(&Engine) -> bool) -> Result<()> {
         let mut idle = IdleWait::new(self.spin);
         loop {
             if done(&self.engine.borrow()) {

@@ -35,6 +35,7 @@ impl Runtime {
     ///
     /// # Safety
     /// `buf` must be valid for reads of `len` bytes until the returned request completes.
+    #[inline]
     pub unsafe fn start_send(
         &self,
         buf: *const u8,
@@ -70,6 +71,7 @@ impl Runtime {
 
     /// An eager send's id: [`SENT`] when its message `msg` (context, sequence number) has
     /// left, else a request that completes once it has.
+    #[inline]
     fn sent_or_waiting(
         &self,
         left: bool,
@@ -99,6 +101,7 @@ impl Runtime {
     /// eager within the configured limit: `CLUMP_MPI_EAGER_SHM=0` sends all by
     /// rendezvous); returns its sequence number and whether it left (else it waits for
     /// credit), or `None` when it does not fit.
+    #[inline(always)]
     fn send_short_eager(
         &self,
         env: Envelope,

@@ -25,12 +25,14 @@ pub struct SentLog {
 }
 
 /// Whether `id` names a logged eager send (complete, nothing held).
+#[inline]
 pub fn is_logged(id: u64) -> bool {
     (LOGGED..u64::MAX - 2).contains(&id)
 }
 
 impl SentLog {
     /// Logs `sent` and returns its id.
+    #[inline]
     pub fn push(&mut self, sent: Sent) -> u64 {
         let id = LOGGED | (self.next % (LOGGED - 3));
         self.next = self.next.wrapping_add(1);

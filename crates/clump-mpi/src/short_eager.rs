@@ -18,6 +18,7 @@ const MAX_CTX: u32 = 0xfff;
 
 /// The arguments of `data` sent with `env` in this form and how many are used; `None`
 /// when the message does not fit it.
+#[inline]
 pub fn encode(env: Envelope, data: &[u8], args: &mut [u32; HEAD + MAX / 4]) -> Option<usize> {
     if data.len() > MAX || env.src > MAX_RANK || env.ctx > MAX_CTX {
         return None;

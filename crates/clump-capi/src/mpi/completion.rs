@@ -90,9 +90,10 @@ mpi_functions! {
 
     fn Waitall(n: c_int, reqs: *mut Handle, statuses: *mut MpiStatus) -> c_int {
         on(COMM_WORLD, || {
-            let all = with_requests(reqs, count(n)?, clump_mpi::wait_all)?;
-            all.iter().enumerate().for_each(|(i, s)| write_nth(statuses, i, s));
-            Ok(())
+            // Each status goes where the program wants it as its request completes.
+            with_requests(reqs, count(n)?, |r| {
+                clump_mpi::wait_all_with(r, |i, s| write_nth(statuses, i, &s))
+            })
         })
     }
 

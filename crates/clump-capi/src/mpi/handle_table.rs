@@ -70,6 +70,12 @@ impl<T, const BASE: Handle, const BITS: u32> HandleTable<T, BASE, BITS> {
     pub fn remove(&mut self, h: Handle) -> Option<T> {
         self.slab.remove(Self::id(h)?)
     }
+
+    /// Removes the object of `h` if `take` says so of it, in one lookup.
+    #[inline(always)]
+    pub fn remove_if(&mut self, h: Handle, take: impl FnOnce(&T) -> bool) -> Option<T> {
+        self.slab.remove_if(Self::id(h)?, take)
+    }
 }
 
 #[cfg(test)]
