@@ -329,6 +329,16 @@ impl Gas {
         Ok(())
     }
 
+    /// Processes of the job on this machine (all of them, when it joined through another
+    /// layer and does not know): how long a wait that must not sleep may spin
+    /// (`Backoff::for_host`).
+    pub fn processes_here(&self) -> u32 {
+        self.spmd
+            .job
+            .as_ref()
+            .map_or(self.size(), |job| job.processes_here())
+    }
+
     /// Waits for the reply to request `req`: its status and bytes.
     pub(crate) fn await_status(&self, req: u32) -> Result<(u32, Vec<u8>)> {
         let replies = &self.shared.replies;
