@@ -148,6 +148,7 @@ pub fn run(n: u32, hosts: u32, program: &Path, args: &[&str], env: &[(&str, &str
 
 /// Runs `clump bench ARGS` (which must succeed) and returns its JSON object, or None
 /// (saying so) where Open MPI, the bench's baseline, is not installed.
+#[allow(dead_code)] // only the bench tests run the bench
 pub fn bench_json(args: &[&str]) -> Option<serde_json::Value> {
     let out = Command::new(tree().bin.join("clump"))
         .arg("bench")
