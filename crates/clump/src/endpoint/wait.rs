@@ -12,6 +12,7 @@ use crate::message::Outgoing;
 use crate::transport::shm::wake::{readable, wait_readable};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a send from inside a handler may wait for space before it reports congestion:
@@ -216,6 +217,14 @@ impl EndpointCore {
         }
     }
 
+    /// Whether a request or reply waits in this endpoint's shared-memory queues (one look
+    /// at each queue's head, as a poll's first look).
+    #[inline]
+    pub(crate) fn message_queued(&self) -> bool {
+        let block = self.shm.own.block.get();
+        self.shm.requests.ready(&block.request.ring()) || self.shm.replies.ready(&block.reply.ring())
+    }
+
     /// Returns the requests in flight to destinations whose process has exited.
     #[cold]
     #[inline(never)]
@@ -223,6 +232,21 @@ impl EndpointCore {
         if self.outstanding() == 0 {
             return;
         }
-        self.lose_where(false, |r| !r.alive(), ReturnReason::PeerGone);
+        // A peer may answer (its credits, a reply) and then exit: its answer can wait in
+        // this endpoint's queue while the process is gone. So a death is seen first, then
+        // the queue: what the peer pushed before it exited is visible by then, and the
+        // poll that reads it settles the requests. Only with nothing waiting are they lost.
+        let dead = AtomicBool::new(false);
+        self.lose_where(
+            false,
+            |r| {
+                dead.fetch_or(!r.alive(), Ordering::Relaxed);
+                false
+            },
+            ReturnReason::PeerGone,
+        );
+        if dead.into_inner() && !self.message_queued() {
+            self.lose_where(false, |r| !r.alive(), ReturnReason::PeerGone);
+        }
     }
 }

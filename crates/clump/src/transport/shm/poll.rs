@@ -85,8 +85,7 @@ pub(crate) fn reply_waiting(ep: &EndpointCore) -> bool {
 /// Whether a request or reply waits in this endpoint's queues.
 #[inline]
 pub(crate) fn has_work(ep: &EndpointCore) -> bool {
-    let b = ep.shm.own.block.get();
-    ep.shm.requests.ready(&b.request.ring()) || ep.shm.replies.ready(&b.reply.ring())
+    ep.message_queued()
 }
 
 /// Hands back the queue slots the last poll read (see [`Cursor`]), for a poll that finds
