@@ -3,7 +3,10 @@
  * handler (the event fired; the message no longer waits). Each rank, messages to itself:
  *   round 0: the waiter sets the mask; the main thread sends a request and polls until it
  *            and its reply ran; only then does the waiter call AM_WaitSema;
- *   round 1: the waiter sets the mask and sleeps; the main thread sends and polls.
+ *   round 1: the waiter sets the mask and sleeps; the main thread sends and polls;
+ *   round 2: as round 0, but after the handler ran the main thread clears the mask and
+ *            sets it again (what another thread's AM_WaitSema does as it ends and its
+ *            thread waits again): the waiter's event fired before, and still ends its wait.
  * The waiter must return within LIMIT_S seconds each round (the main thread polls no more then).
  * Prints "par_wait ok" per rank. Usage: clump run -n 2 ./par_wait */
 #define _POSIX_C_SOURCE 200809L
@@ -13,7 +16,7 @@
 #include <time.h>
 #include "check.h"
 
-enum { H_REQUEST = 1, H_REPLY = 2, ROUNDS = 2, LIMIT_S = 10, TAG = 0x5e3a };
+enum { H_REQUEST = 1, H_REPLY = 2, ROUNDS = 3, LIMIT_S = 10, TAG = 0x5e3a };
 
 static ep_t ep;
 static eb_t eb;
@@ -31,8 +34,8 @@ static void *waiter(void *arg) {
     for (int round = 0; round < ROUNDS; round++) {
         CHECK(AM_SetEventMask(eb, AM_NOTEMPTY));
         atomic_store(&armed, round + 1);
-        if (round == 0)
-            while (atomic_load(&handled) < 1) sched_yield();
+        if (round != 1)
+            while (atomic_load(&handled) < round + 1) sched_yield();
         CHECK(AM_WaitSema(eb));
         atomic_store(&woke, round + 1);
     }
@@ -64,6 +67,10 @@ int main(int argc, char **argv) {
         if (round == 1) sleep_ms(50); /* the waiter is asleep by now */
         CHECK(AM_Request1(ep, 0, H_REQUEST, round));
         while (atomic_load(&replies) < round + 1) CHECK(AM_Poll(eb));
+        if (round == 2) {
+            CHECK(AM_SetEventMask(eb, AM_NOEVENTS));
+            CHECK(AM_SetEventMask(eb, AM_NOTEMPTY));
+        }
         atomic_store(&handled, round + 1);
         /* At least LIMIT_S seconds: each nap is at least 1 ms. */
         for (long ms = 0; atomic_load(&woke) < round + 1; ms++) {

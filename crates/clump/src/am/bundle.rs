@@ -17,6 +17,7 @@ use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
 use std::os::fd::AsRawFd;
 use std::rc::{Rc, Weak};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 /// The shortest sleep of a wait (shorter ones sleep their whole timeout): a wait whose
@@ -51,6 +52,11 @@ pub(crate) struct BundleCore {
     /// the event has fired once they differ, whichever thread's poll ran the handler.
     events: Cell<u64>,
     armed_at: Cell<u64>,
+    /// The count when each thread that shares the bundle last set the mask itself: its
+    /// wait ends on what ran since then, although another thread's wait may have reset
+    /// the mask and set it again meanwhile (the bundle's one `armed_at` then moved past
+    /// the handler this thread waits for, which slept on for good).
+    thread_arms: RefCell<Vec<(ThreadId, u64)>>,
     /// Threads asleep in [`BundleCore::sleep`] (more than one only when threads share it).
     sleepers: Cell<u32>,
     /// When polls look at the network (001's adaptive policy).
@@ -84,6 +90,7 @@ impl Bundle {
                 mask: Cell::new(EventMask::None),
                 events: Cell::new(0),
                 armed_at: Cell::new(0),
+                thread_arms: RefCell::new(Vec::new()),
                 sleepers: Cell::new(0),
                 net_policy: Cell::new(NetPollPolicy::new(
                     config.net.poll_every_busy,
@@ -133,6 +140,9 @@ impl Bundle {
             self.core.armed_at.set(self.core.events.get());
         }
         self.core.mask.set(mask);
+        if crate::serial::is_shared() {
+            self.core.arm_this_thread(mask == EventMask::NotEmpty);
+        }
     }
 
     /// Counts a handler that ran on an endpoint of this bundle, for a face whose threads
@@ -145,9 +155,10 @@ impl Bundle {
         }
     }
 
-    /// Whether a handler counted by [`Bundle::note_handled`] ran since the mask was set.
+    /// Whether a handler counted by [`Bundle::note_handled`] ran since the calling thread
+    /// set the mask (or since the mask was set, for a thread that did not set it).
     pub fn event_fired(&self) -> bool {
-        self.core.events.get() != self.core.armed_at.get()
+        self.core.event_fired()
     }
 
     /// Blocks until a message waits on some endpoint of the bundle (`AM_WaitSema`); the
@@ -369,6 +380,38 @@ impl BundleCore {
             .min()
     }
 
+    /// Most threads whose own arm point a bundle keeps: a program that starts threads
+    /// without end must not grow it without end (a thread dropped from it waits on the
+    /// bundle's arm point, as before).
+    const MAX_THREAD_ARMS: usize = 256;
+
+    /// Notes (`armed`) or forgets the calling thread's own arm point: the event count now.
+    fn arm_this_thread(&self, armed: bool) {
+        let me = std::thread::current().id();
+        let mut arms = self.thread_arms.borrow_mut();
+        arms.retain(|(t, _)| *t != me);
+        if armed {
+            if arms.len() >= Self::MAX_THREAD_ARMS {
+                arms.remove(0);
+            }
+            arms.push((me, self.events.get()));
+        }
+    }
+
+    /// Whether a counted handler ran since the calling thread armed the mask (since the
+    /// bundle's arm point for a thread that did not).
+    fn event_fired(&self) -> bool {
+        let since = match crate::serial::is_shared() {
+            true => {
+                let me = std::thread::current().id();
+                let arms = self.thread_arms.borrow();
+                arms.iter().find(|(t, _)| *t == me).map(|&(_, at)| at)
+            }
+            false => None,
+        };
+        self.events.get() != since.unwrap_or(self.armed_at.get())
+    }
+
     /// Sleeps on the wake socket until a sender rings it or `deadline` (a sleep lasts
     /// `at_least` even past it, so a wait whose timers are due does not spin); true if
     /// work waits.
@@ -392,7 +435,7 @@ impl BundleCore {
         let ready = self.has_work();
         let mut from_net = false;
         // A handler another thread ran since the mask was set ends the wait too.
-        let fired = self.events.get() != self.armed_at.get();
+        let fired = self.event_fired();
         if !ready && !fired {
             // Wake up now and then to notice peers that died with requests in flight, and
             // in time for the network's retransmission timers.
