@@ -70,6 +70,10 @@ static void modes(MPI_Win win, long *w) {
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     check_storm(w, 1, counted);
     counted += size;
+    /* Every rank has checked before any writes round 2 (shared locks wait for nobody):
+     * a left neighbour past the barrier above may otherwise overwrite this process's
+     * window before it looks. The other rounds open with a collective already. */
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     /* a lock per target, each completed by its unlock */
     int right = (rank + 1) % size;
     for (int t = 0; t < size; t++) CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));

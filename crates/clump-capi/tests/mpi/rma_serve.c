@@ -6,8 +6,11 @@
  * the shared window, then adds 1 to a counter in rank 1's MPI_Win_create memory (which
  * travels as a message to rank 1's handler). Rank 1 waits for the flag without calling
  * MPI, gives the message time to arrive, then calls MPI_Win_flush on its own window at
- * most TRIES times, each after a pause, and checks the counter moved. Fewer flushes in
- * all than the one-in-16 poll needs.
+ * most TRIES times, each after a longer pause (a loaded machine may keep rank 0 from
+ * sending for tens of milliseconds), and checks the counter moved; it then raises a
+ * second flag, which rank 0 waits for before its next trial (else the poll that serves
+ * one accumulate may serve the next as well). Fewer flushes in all than the one-in-16
+ * poll needs.
  * Prints "rma_serve ok" on each rank. */
 #define _DEFAULT_SOURCE /* usleep, beyond C11 */
 #include "check.h"
@@ -19,36 +22,47 @@
 
 static int rank, size;
 
-/* Rank 1's side of one trial: whether the counter reached `want` within TRIES flushes. */
+/* Rank 1's side of one trial: whether the counter reached `want` within TRIES flushes,
+ * the first after 20 ms, each next after ten times as long. */
 static int served(MPI_Win win, long long *counter, long long want) {
-    for (int t = 0; t < TRIES; t++) {
-        usleep(20000);
+    useconds_t pause = 20000;
+    for (int t = 0; t < TRIES; t++, pause *= 10) {
+        usleep(pause);
         CHECK_OK(MPI_Win_flush(1, win));
         if (__atomic_load_n(counter, __ATOMIC_SEQ_CST) == want) return 1;
     }
     return 0;
 }
 
-static void trials(MPI_Win win, long long *counter, int *flag) {
+/* Waits, outside MPI, until `*flag` is `value`. */
+static void await_flag(int *flag, int value) {
+    double since = MPI_Wtime();
+    while (__atomic_load_n(flag, __ATOMIC_SEQ_CST) != value) {
+        CHECK(MPI_Wtime() - since < 30.0);
+        sched_yield();
+    }
+}
+
+/* flags[0]: the trial rank 0 started; flags[1]: the trial rank 1 checked. */
+static void trials(MPI_Win win, long long *counter, int *flags) {
     long long one = 1;
     CHECK_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
     for (int i = 1; i <= TRIALS; i++) {
         if (rank == 0) {
-            __atomic_store_n(flag, i, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&flags[0], i, __ATOMIC_SEQ_CST);
             CHECK_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 1, 0, 1, MPI_LONG_LONG, MPI_SUM,
                                     win));
             CHECK_OK(MPI_Win_flush(1, win));
+            await_flag(&flags[1], i);
         } else {
-            double since = MPI_Wtime();
-            while (__atomic_load_n(flag, __ATOMIC_SEQ_CST) != i) {
-                CHECK(MPI_Wtime() - since < 30.0);
-                sched_yield();
-            }
+            await_flag(&flags[0], i);
             if (!served(win, counter, i)) {
                 fprintf(stderr, "rank 1: trial %d: a waiting accumulate not served by %d "
-                                "flushes\n", i, TRIES);
+                                "flushes (counter %lld)\n", i, TRIES,
+                        __atomic_load_n(counter, __ATOMIC_SEQ_CST));
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
+            __atomic_store_n(&flags[1], i, __ATOMIC_SEQ_CST);
         }
     }
     CHECK_OK(MPI_Win_unlock_all(win));
@@ -64,16 +78,16 @@ int main(int argc, char **argv) {
     CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair));
     if (pair != MPI_COMM_NULL && size >= 2) {
         CHECK_OK(MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN));
-        int *flag;
+        int *flags;
         MPI_Win shared;
-        if (MPI_Win_allocate_shared(rank == 0 ? sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
-                                    pair, &flag, &shared) == MPI_SUCCESS) {
+        if (MPI_Win_allocate_shared(rank == 0 ? 2 * sizeof(int) : 0, sizeof(int),
+                                    MPI_INFO_NULL, pair, &flags, &shared) == MPI_SUCCESS) {
             MPI_Aint bytes;
             int unit;
-            CHECK_OK(MPI_Win_shared_query(shared, 0, &bytes, &unit, &flag));
-            if (rank == 0) *flag = 0;
+            CHECK_OK(MPI_Win_shared_query(shared, 0, &bytes, &unit, &flags));
+            if (rank == 0) flags[0] = flags[1] = 0;
             CHECK_OK(MPI_Barrier(pair));
-            trials(win, &counter, flag);
+            trials(win, &counter, flags);
             CHECK_OK(MPI_Win_free(&shared));
             if (rank == 1) CHECK(counter == TRIALS);
         }
