@@ -351,6 +351,18 @@ fn rma_pscw_ping_pong_keeps_its_core_over_shared_memory_udp_and_two_hosts() {
     );
 }
 
+/// `MPI_Win_allocate` windows larger than the global address space segment (OSU's
+/// one-sided bandwidth at 1 MiB makes 64 MiB ones) work beside segment windows, as do
+/// `MPI_Win_create` windows over as much `MPI_Alloc_mem`; more than the host has is
+/// `MPI_ERR_NO_MEM`.
+#[test]
+fn rma_windows_larger_than_the_segment_run_over_shared_memory_udp_and_two_hosts() {
+    runs_everywhere(
+        &mpicc("crates/clump-capi/tests/mpi/rma_big.c", "mpi_rma_big"),
+        "rma_big",
+    );
+}
+
 #[test]
 fn rma_edges_run_over_shared_memory_udp_and_two_hosts() {
     runs_everywhere(

@@ -9,6 +9,7 @@ use super::super::handles::{comm, put_group, ERRORS_ARE_FATAL};
 use super::super::wired::{self, Failure};
 use super::abi::*;
 use super::guard::GUARD_BYTES;
+use super::own;
 use super::published;
 use super::shared::{self, Carved};
 use super::space::{self, Space};
@@ -22,7 +23,8 @@ use std::rc::Rc;
 enum Memory {
     /// The caller's, at this address (`MPI_Win_create`).
     Given(usize),
-    /// This process's global address space segment.
+    /// This process's global address space segment, or a region of its own when the
+    /// segment has no room ([`own`]).
     Segment,
     /// A region of the host's members (`MPI_Win_allocate_shared`), with the info
     /// object whose hints shape it.
@@ -31,11 +33,11 @@ enum Memory {
     Dynamic,
 }
 
-/// What each member sends the others: whether its part is ready, then a [`Member`] and
-/// its process id.
-const ENTRY: usize = 8 * 8;
+/// What each member sends the others: whether its part is ready, then a [`Member`], its
+/// process id and the descriptor of its part's own region, if it has one.
+const ENTRY: usize = 9 * 8;
 
-fn entry(ok: bool, m: &Member) -> Vec<u8> {
+fn entry(ok: bool, m: &Member, own: Option<&am::SharedRegion>) -> Vec<u8> {
     let words = [
         ok as u64,
         m.rank as u64,
@@ -45,11 +47,13 @@ fn entry(ok: bool, m: &Member) -> Vec<u8> {
         m.disp_unit as u64,
         m.seg_off.map_or(u64::MAX, |o| o as u64),
         std::process::id() as u64,
+        own.and_then(|r| r.fd()).map_or(u64::MAX, u64::from),
     ];
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-fn member(bytes: &[u8]) -> (bool, Member) {
+/// A member as [`entry`] sent it, and its own region's descriptor.
+fn member(bytes: &[u8]) -> (bool, Member, Option<u32>) {
     let w = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap());
     let m = Member {
         rank: w(1) as u32,
@@ -64,7 +68,7 @@ fn member(bytes: &[u8]) -> (bool, Member) {
         table: None,
         guard: None,
     };
-    (w(0) != 0, m)
+    (w(0) != 0, m, u32::try_from(w(8)).ok())
 }
 
 /// The size and displacement unit from C, checked.
@@ -100,6 +104,7 @@ fn make(
         seg_off,
         carved,
         taken,
+        own,
     } = take(&space, &c, memory, shape, &mut problem);
     let mine = Member {
         rank: space.gas.rank(),
@@ -115,10 +120,10 @@ fn make(
         guard: None,
     };
     let n = c.size() as usize;
-    let all = clump_mpi::allgather(&entry(problem.is_none(), &mine), &vec![ENTRY; n], &c)
-        .map_err(super::super::handles::err);
+    let mine = entry(problem.is_none(), &mine, own.as_ref());
+    let all = clump_mpi::allgather(&mine, &vec![ENTRY; n], &c).map_err(super::super::handles::err);
     let outcome = all.and_then(|all| members(&space, &all, memory, carved.as_ref(), problem));
-    let members = match outcome {
+    let (members, mapped) = match outcome {
         Ok(m) => m,
         Err(e) => {
             if let Some(t) = taken {
@@ -134,7 +139,7 @@ fn make(
         flavor: flavor(memory),
         model: MPI_WIN_UNIFIED,
     };
-    let h = store(&c, &space, members, attrs, (carved, taken));
+    let h = store(&c, &space, (members, mapped), attrs, (carved, taken, own));
     // No member may send a request to this window before every member has stored it:
     // the allgather above returns to some members while others are still inside it.
     clump_mpi::barrier(&c).map_err(super::super::handles::err)?;
@@ -142,13 +147,15 @@ fn make(
 }
 
 /// The memory a window's member takes: its address and segment offset, and what it must
-/// give back if the window is not made (the host's shared region, or segment bytes at an
-/// address). A failure is kept in `problem` for the members' exchange to report.
+/// give back if the window is not made (the host's shared region, segment bytes at an
+/// address, or a region of its own). A failure is kept in `problem` for the members'
+/// exchange to report.
 struct Taken {
     addr: usize,
     seg_off: Option<usize>,
     carved: Option<Carved>,
     taken: Option<usize>,
+    own: Option<am::SharedRegion>,
 }
 
 fn take(
@@ -163,6 +170,7 @@ fn take(
         seg_off: None,
         carved: None,
         taken: None,
+        own: None,
     };
     match memory {
         Memory::Given(addr) => t.addr = addr,
@@ -185,10 +193,19 @@ fn take(
                 Err(e) => drop(problem.get_or_insert(e)),
             }
         }
-        Memory::Segment => match space.alloc(shape.map_or(0, |s| s.0)) {
-            Some((addr, off)) => (t.addr, t.taken, t.seg_off) = (addr, Some(addr), Some(off)),
-            None => drop(problem.get_or_insert(no_room(shape.map_or(0, |s| s.0)))),
-        },
+        Memory::Segment => {
+            let bytes = shape.map_or(0, |s| s.0);
+            match space.alloc(bytes) {
+                Some((addr, off)) => (t.addr, t.taken, t.seg_off) = (addr, Some(addr), Some(off)),
+                None => match own::create(bytes) {
+                    Ok(region) => {
+                        t.addr = region.as_ptr() as usize + GUARD_BYTES;
+                        t.own = Some(region);
+                    }
+                    Err(e) => drop(problem.get_or_insert(e)),
+                },
+            }
+        }
     }
     t
 }
@@ -202,18 +219,20 @@ fn flavor(memory: Memory) -> c_int {
     }
 }
 
-/// Stores the window made over `c` in this process's registry: its handle.
+/// Stores the window made over `c` in this process's registry (with the other members'
+/// regions it mapped): its handle.
 fn store(
     c: &Comm,
     space: &Rc<Space>,
-    members: Vec<Member>,
+    (members, mapped): (Vec<Member>, Vec<am::SharedRegion>),
     attrs: Attrs,
-    (carved, taken): (Option<Carved>, Option<usize>),
+    (carved, taken, own): (Option<Carved>, Option<usize>, Option<am::SharedRegion>),
 ) -> usize {
-    let owned = match (carved, taken) {
-        (Some(k), _) => Owned::Shared(k.region),
-        (None, Some(t)) => Owned::Segment(t),
-        (None, None) => Owned::Nothing,
+    let owned = match (carved, taken, own) {
+        (Some(k), _, _) => Owned::Shared(k.region),
+        (None, Some(t), _) => Owned::Segment(t),
+        (None, None, Some(region)) => Owned::Shared(region),
+        (None, None, None) => Owned::Nothing,
     };
     window::insert(Window {
         comm: c.clone(),
@@ -226,6 +245,7 @@ fn store(
         epoch: Epoch::default(),
         served: Served::default(),
         owned,
+        mapped,
         attached: Vec::new(),
         completions: 0,
         exposed: Vec::new(),
@@ -249,54 +269,65 @@ fn publish(w: &Window) {
     }
 }
 
-/// The members from what they sent, or why the window cannot be.
+/// The members from what they sent, with the other members' own regions this process
+/// mapped; or why the window cannot be.
 fn members(
     space: &Space,
     all: &[Vec<u8>],
     memory: Memory,
     carved: Option<&Carved>,
     problem: Option<Failure>,
-) -> Result<Vec<Member>, Failure> {
+) -> Result<(Vec<Member>, Vec<am::SharedRegion>), Failure> {
     if let Some(p) = problem {
         return Err(p);
     }
-    let parsed: Vec<(bool, Member)> = all.iter().map(|b| member(b)).collect();
-    if let Some(r) = parsed.iter().position(|(ok, _)| !ok) {
+    let parsed: Vec<_> = all.iter().map(|b| member(b)).collect();
+    if let Some(r) = parsed.iter().position(|(ok, _, _)| !ok) {
         return Err((
             MPI_ERR_WIN,
             format!("rank {r} of the communicator could not make its part"),
         ));
     }
     let me = space.gas.rank();
-    let members: Vec<Member> = parsed
-        .into_iter()
-        .enumerate()
-        .map(|(i, (_, mut m))| {
-            m.me = m.rank == me;
-            let pid = m.attach.take();
-            (m.here, m.guard) = match (memory, carved) {
-                (Memory::Shared { .. }, Some(k)) => (Some(k.part(i)), Some(k.guard())),
-                // The displacement is an address only the target resolves.
-                (Memory::Dynamic, _) => (None, None),
-                _ => {
-                    let here = match m.seg_off {
-                        _ if m.me => Some(m.addr),
-                        Some(off) => space.direct(m.rank, off),
-                        None => None,
-                    };
-                    (here, m.seg_off.and(here).map(|a| a - GUARD_BYTES))
-                }
-            };
-            if let Memory::Given(_) | Memory::Dynamic = memory {
-                m.attach = pid.filter(|_| !m.me && space.gas.is_local(m.rank));
+    let mut mapped = Vec::new();
+    let mut members = Vec::with_capacity(parsed.len());
+    for (i, (_, mut m, own)) in parsed.into_iter().enumerate() {
+        m.me = m.rank == me;
+        let pid = m.attach.take();
+        (m.here, m.guard) = match (memory, carved) {
+            (Memory::Shared { .. }, Some(k)) => (Some(k.part(i)), Some(k.guard())),
+            // The displacement is an address only the target resolves.
+            (Memory::Dynamic, _) => (None, None),
+            _ => {
+                let here = match (m.seg_off, own) {
+                    _ if m.me => Some(m.addr),
+                    (Some(off), _) => space.direct(m.rank, off),
+                    // Mapped where its segment is (same host, direct access).
+                    (None, Some(fd)) => space
+                        .direct(m.rank, 0)
+                        .and(pid)
+                        .and_then(|pid| own::map(pid, fd, m.size))
+                        .map(|region| {
+                            let at = region.as_ptr() as usize + GUARD_BYTES;
+                            mapped.push(region);
+                            at
+                        }),
+                    (None, None) => None,
+                };
+                // Segment memory and own regions keep their guard word before them.
+                let guarded = m.seg_off.is_some() || own.is_some();
+                (here, here.filter(|_| guarded).map(|a| a - GUARD_BYTES))
             }
-            if memory == Memory::Dynamic && m.attach.is_some() {
-                m.table = m.seg_off.and_then(|off| space.direct(m.rank, off));
-            }
-            m
-        })
-        .collect();
-    Ok(members)
+        };
+        if let Memory::Given(_) | Memory::Dynamic = memory {
+            m.attach = pid.filter(|_| !m.me && space.gas.is_local(m.rank));
+        }
+        if memory == Memory::Dynamic && m.attach.is_some() {
+            m.table = m.seg_off.and_then(|off| space.direct(m.rank, off));
+        }
+        members.push(m);
+    }
+    Ok((members, mapped))
 }
 
 /// Creates a window and writes its handle (and its memory's address) for C.
@@ -430,6 +461,8 @@ mpi_functions! {
             // The program's attributes go first: a delete callback that fails fails the call.
             attrs::delete_all(h)?;
             let w = window::remove(h)?;
+            // The other members' regions go now, when no access can reach them.
+            drop(w.mapped);
             super::super::errhandlers::release(w.errhandler);
             if let (Owned::Segment(addr), Some(space)) = (&w.owned, space::current()) {
                 space.free(*addr);

@@ -18,6 +18,7 @@ pub(super) mod create;
 mod elements;
 pub(super) mod errhandler;
 mod guard;
+mod own;
 pub(super) mod pscw;
 mod published;
 mod request;

@@ -53,7 +53,9 @@ pub enum Owned {
     Nothing,
     /// Bytes of this process's segment at this address, their guard word before them.
     Segment(usize),
-    /// The region the host's members share (`MPI_Win_allocate_shared`), guard word first.
+    /// A region of shared memory, guard word first: the one the host's members share
+    /// (`MPI_Win_allocate_shared`), or this process's part of an `MPI_Win_allocate`
+    /// window the segment had no room for ([`super::own`]).
     Shared(am::SharedRegion),
 }
 
@@ -170,6 +172,8 @@ pub struct Window {
     pub epoch: Epoch,
     pub served: Served,
     pub owned: Owned,
+    /// Other members' own regions ([`super::own`]) mapped here while the window lives.
+    pub mapped: Vec<am::SharedRegion>,
     /// The (address, length) regions attached to a dynamic window.
     pub attached: Vec<(usize, usize)>,
     /// General active target: posts received from each member and not yet started on,
