@@ -63,7 +63,7 @@ pub enum Predef {
 
 impl Predef {
     /// Bytes of one element, packed.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         use Predef::*;
         match self {
             Byte | Packed | Char | SignedChar | UnsignedChar | Int8 | Uint8 | CBool => 1,
@@ -80,7 +80,7 @@ impl Predef {
     }
 
     /// Bytes one element spans in memory (more than its size for a padded pair type).
-    pub fn extent(self) -> usize {
+    pub const fn extent(self) -> usize {
         match self {
             Predef::DoubleInt | Predef::LongInt => 16,
             Predef::LongDoubleInt => 32,

@@ -263,7 +263,7 @@ pub fn free_group(h: Handle) -> Result<(), (c_int, String)> {
         .ok_or_else(|| (MPI_ERR_GROUP, format!("invalid group handle {h:#x}")))
 }
 
-pub fn predef(h: Handle) -> Option<Predef> {
+pub const fn predef(h: Handle) -> Option<Predef> {
     use Predef::*;
     Some(match h {
         0x201 => Aint,
@@ -307,6 +307,33 @@ pub fn predef(h: Handle) -> Option<Predef> {
         0x259 => Uint64,
         _ => return None,
     })
+}
+
+/// Bytes of one element of each predefined datatype [`predef`] knows whose elements have
+/// no padding, by handle from [`DATATYPE_NULL`] on; 0 for any other handle.
+const PLAIN_SIZES: [u8; 0x60] = {
+    let mut sizes = [0; 0x60];
+    let mut i = 0;
+    while i < sizes.len() {
+        if let Some(p) = predef(DATATYPE_NULL + i) {
+            if p.size() == p.extent() {
+                sizes[i] = p.size() as u8;
+            }
+        }
+        i += 1;
+    }
+    sizes
+};
+
+/// The size of an element of `h` when it is a predefined datatype without padding: what
+/// a one-sided access of contiguous elements needs, found with one load (the match of
+/// [`predef`] and the sizes' cost more than a small put itself).
+#[inline]
+pub fn plain_size(h: Handle) -> Option<usize> {
+    match PLAIN_SIZES.get(h.wrapping_sub(DATATYPE_NULL)) {
+        Some(&s) if s != 0 => Some(s as usize),
+        _ => None,
+    }
 }
 
 /// Fortran's datatypes, each as the C type of its layout under a Fortran compiler with
@@ -363,7 +390,14 @@ fn alias_name(h: Handle) -> Option<&'static str> {
 }
 
 pub fn datatype(h: Handle) -> Result<Datatype, (c_int, String)> {
-    REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).cloned())
+    with_datatype(h, Datatype::clone)
+}
+
+/// Runs `f` on datatype `h` where it is stored, without a copy; `f` must not reach the
+/// registry, which is borrowed meanwhile.
+#[inline]
+pub fn with_datatype<T>(h: Handle, f: impl FnOnce(&Datatype) -> T) -> Result<T, (c_int, String)> {
+    REGISTRY.with_borrow_mut(|r| find_datatype(&r.datatypes, &mut r.predefined, h).map(f))
 }
 
 /// Datatype `h` among the user's and the predefined ones (built on first use).
@@ -753,4 +787,21 @@ pub fn set_errhandler(comm: Handle, h: Handle) {
 pub fn fatal((code, message): (c_int, String)) -> ! {
     eprintln!("clump MPI: fatal error (class {code}): {message}");
     std::process::exit(code.max(1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_sizes_are_the_unpadded_predefined_types() {
+        for h in 0..0x400 {
+            let want = predef(h)
+                .filter(|p| p.size() == p.extent())
+                .map(|p| p.size());
+            assert_eq!(plain_size(h), want, "handle {h:#x}");
+        }
+        assert_eq!(plain_size(0x247), Some(1)); // MPI_BYTE
+        assert_eq!(plain_size(0x229), None); // MPI_DOUBLE_INT, padded
+    }
 }

@@ -13,7 +13,8 @@ use super::super::abi::MpiAint;
 use super::super::buffers::{pack, unpack};
 use super::super::export::{mpi_functions, out};
 use super::super::handles::{
-    datatype, err, predef, predefined_op, put_request, Handle, DATATYPE_NULL,
+    datatype, err, plain_size, predef, predefined_op, put_request, with_datatype, Handle,
+    DATATYPE_NULL,
 };
 use super::super::wired::{count, Failure};
 use super::abi::*;
@@ -238,15 +239,13 @@ fn element_shape(n: c_int, t: Handle, basic: &Datatype, origin: usize) -> Result
 /// The byte count of `n` elements of `ot` at the origin and `tn` of `tt` at the target
 /// when both types are predefined, unpadded and the counts agree: the common case, copied
 /// straight between the caller's buffer and the target without packing.
+#[inline]
 fn plain(n: c_int, ot: Handle, tn: c_int, tt: Handle) -> Option<usize> {
-    let o = predef(ot)?;
+    let o = plain_size(ot)?;
     // The same type on both sides (the common case) is looked up once.
-    let t = if tt == ot { o } else { predef(tt)? };
-    if o.extent() != o.size() || t.extent() != t.size() {
-        return None;
-    }
-    let len = usize::try_from(n).ok()?.checked_mul(o.size())?;
-    (usize::try_from(tn).ok()?.checked_mul(t.size())? == len).then_some(len)
+    let t = if tt == ot { o } else { plain_size(tt)? };
+    let len = usize::try_from(n).ok()?.checked_mul(o)?;
+    (usize::try_from(tn).ok()?.checked_mul(t)? == len).then_some(len)
 }
 
 /// The caller's `len` bytes at `buf` (a predefined type's elements, contiguous).
@@ -263,6 +262,8 @@ fn user_bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
 }
 
 /// Writes `data` at `at` bytes into the access `r` (within the span `reach` checked).
+/// Inline: a store to memory this process reaches is the common put.
+#[inline]
 fn put_bytes(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
     if let Some(addr) = r.direct {
         // SAFETY: `reach` checked the access's span against the target's part of the
@@ -270,6 +271,13 @@ fn put_bytes(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
         unsafe { target::write_at(addr + at, data) };
         return Ok(());
     }
+    put_far(r, at, data)
+}
+
+/// [`put_bytes`] to target bytes this process does not map: by cross-memory attach, or
+/// as messages.
+#[inline(never)]
+fn put_far(r: &Reach, at: usize, data: &[u8]) -> Result<(), Failure> {
     // Anything the kernel refuses goes as messages, whose target checks it again.
     if let Some((pid, addr)) = r.attach {
         if am::cma::write(pid, (addr + at) as u64, data).is_ok() {
@@ -299,6 +307,17 @@ fn put(
             None => Ok(()),
         };
     }
+    put_typed((buf, n, ot), (target, disp, tn, tt), win)
+}
+
+/// A put with a derived datatype (or padded elements) on either side: packed, then moved
+/// run by run.
+#[inline(never)]
+fn put_typed(
+    (buf, n, ot): (*const c_void, c_int, Handle),
+    (target, disp, tn, tt): (c_int, MpiAint, c_int, Handle),
+    win: Handle,
+) -> Result<(), Failure> {
     let data = pack(buf, count(n)?, &datatype(ot)?)?;
     let shape = target_shape(tn, tt, data.len())?;
     let Some(r) = reach(win, target, disp, (shape.lo, shape.span))? else {
@@ -434,13 +453,33 @@ fn get(
             // SAFETY: `buf` holds `len` bytes (mpi.h's contract); the target bytes are
             // the span `reach` checked, mapped here until the collective MPI_Win_free.
             unsafe { target::copy(addr, buf as usize, len) };
-        } else if !attach_read(&r, buf, len) {
-            let data = fetch(&r, 0, len)?;
-            // SAFETY: `buf` holds `len` bytes (mpi.h's contract), and `data` has `len`.
-            unsafe { target::write_at(buf as usize, &data) };
+            return Ok(());
         }
-        return Ok(());
+        return get_far(&r, buf, len);
     }
+    get_typed((buf, n, ot), (target, disp, tn, tt), win)
+}
+
+/// The `len` bytes of a get to target bytes this process does not map into `buf`: by
+/// cross-memory attach, or as messages.
+#[inline(never)]
+fn get_far(r: &Reach, buf: *mut c_void, len: usize) -> Result<(), Failure> {
+    if !attach_read(r, buf, len) {
+        let data = fetch(r, 0, len)?;
+        // SAFETY: `buf` holds `len` bytes (mpi.h's contract), and `data` has `len`.
+        unsafe { target::write_at(buf as usize, &data) };
+    }
+    Ok(())
+}
+
+/// A get with a derived datatype (or padded elements) on either side: run by run, then
+/// unpacked.
+#[inline(never)]
+fn get_typed(
+    (buf, n, ot): (*mut c_void, c_int, Handle),
+    (target, disp, tn, tt): (c_int, MpiAint, c_int, Handle),
+    win: Handle,
+) -> Result<(), Failure> {
     let (n, odt) = (count(n)?, datatype(ot)?);
     let len = odt.bytes(n).map_err(err)?;
     let shape = target_shape(tn, tt, len)?;
@@ -490,9 +529,8 @@ fn one_element(a: &Combine) -> Option<Result<(), Failure>> {
     if (n, tn, ot) != (1, 1, tt) || !a.result.is_none_or(|(_, rn, rt)| same((rn, rt))) {
         return None;
     }
-    let p = predef(tt).filter(|p| p.size() == p.extent() && p.size() <= 8)?;
+    let w = plain_size(tt).filter(|&w| w <= 8)?;
     let op = predefined_op(a.op)?;
-    let w = p.size();
     let addr = match reach(a.win, target, disp, (0, w)) {
         Ok(r) => r?.local()?,
         Err(e) => return Some(Err(e)),
@@ -511,11 +549,15 @@ fn one_element(a: &Combine) -> Option<Result<(), Failure>> {
             }),
             None => None,
         };
-        let dt = datatype(tt)?;
-        // SAFETY: `reach` checked the element's `w` bytes lie in the target's part of the
-        // window, mapped here until the collective MPI_Win_free; every accumulate on them
-        // goes element-wise through `atomic` (their type and address decide it, as here).
-        match unsafe { atomic::accumulate(addr, &data[..w], (&dt, &op), result) } {
+        // The datatype where it is stored (a predefined operation reaches no registry).
+        let done = with_datatype(tt, |dt| {
+            // SAFETY: `reach` checked the element's `w` bytes lie in the target's part of
+            // the window, mapped here until the collective MPI_Win_free; every accumulate
+            // on them goes element-wise through `atomic` (their type and address decide
+            // it, as here).
+            unsafe { atomic::accumulate(addr, &data[..w], (dt, &op), result) }
+        })?;
+        match done {
             Some(done) => done,
             // Misaligned: the general path serializes it under the guard.
             None => accumulate_general(a),

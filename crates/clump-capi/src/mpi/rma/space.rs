@@ -148,11 +148,17 @@ impl Space {
     /// every process is reached over shared memory).
     #[inline]
     pub fn serve(&self, n: u32) -> Result<(), Failure> {
-        let every = if self.remote { NET_EVERY } else { HOST_EVERY };
-        if self.gas.request_waiting() || n & (every - 1) == 0 {
+        if self.serves(n) {
             return self.gas.poll().map_err(gas_failure);
         }
         Ok(())
+    }
+
+    /// Whether [`Space::serve`] polls for the `n`th call (a look, running no handler).
+    #[inline]
+    pub fn serves(&self, n: u32) -> bool {
+        let every = if self.remote { NET_EVERY } else { HOST_EVERY };
+        self.gas.request_waiting() || n & (every - 1) == 0
     }
 
     /// Runs `req` at job rank `rank` and returns the reply's data.
@@ -182,9 +188,21 @@ impl Space {
     /// fence, complete). The first error any of them met is this call's.
     #[inline]
     pub fn settle(&self, rank: Option<u32>) -> Result<(), Failure> {
-        if !self.remote {
-            return Ok(()); // nothing is ever posted
+        if !self.posts() {
+            return Ok(());
         }
+        self.settle_posted(rank)
+    }
+
+    /// Whether requests may be posted ([`Space::post`]): some process is reached over
+    /// the network.
+    #[inline]
+    pub fn posts(&self) -> bool {
+        self.remote
+    }
+
+    #[inline(never)]
+    fn settle_posted(&self, rank: Option<u32>) -> Result<(), Failure> {
         for answer in self.gas.rpc_settle(rank).map_err(gas_failure)? {
             unreply(answer)?;
         }

@@ -194,7 +194,7 @@ fn unlock_all(win: usize) -> Result<(), Failure> {
 /// the accesses posted to it (the others completed when their calls returned), and serves
 /// the others ([`space::Space::serve`]).
 fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
-    let (space, n, target) = window::with(win, |w| {
+    let rest = window::with(win, |w| {
         let (open, target) = match rank {
             Some(clump_mpi::PROC_NULL) => (true, Some(None)),
             Some(r) => {
@@ -206,9 +206,18 @@ fn flush(rank: Option<c_int>, win: usize) -> Result<(), Failure> {
         if !open {
             return Err(sync_error("a flush outside a passive-target epoch"));
         }
-        Ok((w.space.clone(), w.epoch.count_end(), target))
+        let n = w.epoch.count_end();
+        fence(Ordering::SeqCst);
+        // The common flush, with nothing posted to wait for and nothing to serve, ends
+        // here, in the window's one lookup.
+        if !w.space.posts() && !w.space.serves(n) {
+            return Ok(None);
+        }
+        Ok(Some((w.space.clone(), n, target)))
     })?;
-    fence(Ordering::SeqCst);
+    let Some((space, n, target)) = rest else {
+        return Ok(());
+    };
     match target {
         Some(None) => {} // MPI_PROC_NULL: nothing was posted to it
         Some(Some(rank)) => space.settle(Some(rank))?,

@@ -104,12 +104,16 @@ impl Epoch {
         self.ends
     }
 
-    #[inline]
+    /// Inline: a fence or lock_all epoch answers in two loads.
+    #[inline(always)]
     pub fn reaches(&self, target: usize) -> bool {
-        self.fence
-            || self.all.is_some()
-            || self.locked.contains_key(&target)
-            || self.started.contains(&target)
+        self.fence || self.all.is_some() || self.reaches_one(target)
+    }
+
+    /// Whether `target` is locked or started on.
+    #[inline(never)]
+    fn reaches_one(&self, target: usize) -> bool {
+        self.locked.contains_key(&target) || self.started.contains(&target)
     }
 
     pub fn is_open(&self) -> bool {
