@@ -47,11 +47,6 @@ impl Twins {
         }
     }
 
-    /// No more twins: the endpoint's socket has no doorbell.
-    pub(super) fn turn_off(&mut self) {
-        self.on = false;
-    }
-
     /// The descriptor of `to`'s twin, made now if it is the first send there and twins
     /// are on; `None`: send from `main`, the endpoint's socket (bound to `local`).
     pub(super) fn fd_for(
