@@ -90,6 +90,8 @@ pub struct NetConfig {
     pub poll_every_busy: u32,
     /// Give sockets a doorbell where BPF allows it (`net/doorbell.rs`).
     pub doorbell: bool,
+    /// Send to each peer from a socket connected to it (`net/udp/twins.rs`).
+    pub connect: bool,
     /// Authenticate every datagram under the job's key (`net/auth.rs`).
     pub auth: bool,
     /// Out-of-order bytes kept per peer and over all peers (`reliable.rs`).
@@ -234,6 +236,7 @@ impl NetConfig {
             poll_every_idle,
             poll_every_busy,
             doorbell: flag("CLUMP_NET_DOORBELL")?,
+            connect: flag("CLUMP_NET_CONNECT")?,
             auth: flag("CLUMP_NET_AUTH")?,
             reorder_peer: num(lookup, "CLUMP_NET_REORDER_BYTES")? as usize,
             reorder_total: num(lookup, "CLUMP_NET_REORDER_TOTAL")? as usize,
@@ -439,12 +442,15 @@ mod tests {
             ("CLUMP_NET_LOSS", "1.5"),
             ("CLUMP_NET_SEED", "9"),
             ("CLUMP_NET_DOORBELL", "0"),
+            ("CLUMP_NET_CONNECT", "0"),
         ])
         .unwrap();
         assert_eq!(c.host, 2);
         assert!(c.net.enabled);
         assert!(!c.net.doorbell);
+        assert!(!c.net.connect);
         assert!(with(&[]).unwrap().net.doorbell);
+        assert!(with(&[]).unwrap().net.connect);
         assert!(with(&[]).unwrap().net.offload);
         assert_eq!(with(&[]).unwrap().net.max_datagram, None, "from the path");
         let fixed = with(&[("CLUMP_NET_DATAGRAM", "1472"), ("CLUMP_NET_OFFLOAD", "0")]).unwrap();

@@ -778,6 +778,40 @@ fn held_credits_go_back_over_udp_rationed() {
     held_credits_go_back_though_their_endpoint_is_never_polled_again(Via::UdpRationed);
 }
 
+/// Small requests held for their endpoint's next poll (the first of a burst goes at once,
+/// the rest wait to share a datagram) still go when only another bundle of the thread
+/// polls: from its polls, once the credit delay has run out.
+fn held_requests_go_from_the_polls_of_another_bundle(via: Via) {
+    let (home_a, home_b) = (
+        Bundle::with_config(config(via)).unwrap(),
+        Bundle::with_config(config(via)).unwrap(),
+    );
+    let a = endpoint(&home_a, via, TAG);
+    let b = endpoint(&home_b, via, TAG);
+    a.map(0, b.name(), TAG).unwrap();
+    b.map(0, a.name(), TAG).unwrap();
+    let ran = Rc::new(Cell::new(0));
+    let r = ran.clone();
+    b.set_handler(1, move |_, _| r.set(r.get() + 1)).unwrap();
+    for round in 1..=3 {
+        for i in 0..5 {
+            a.request(0, 1, &[i]).unwrap();
+        }
+        // `a`'s bundle never polls: the four held behind the first go from `b`'s.
+        poll_until(&home_b, || ran.get() == 5 * round);
+    }
+}
+
+#[test]
+fn held_requests_go_from_another_bundle_over_udp() {
+    held_requests_go_from_the_polls_of_another_bundle(Via::Udp);
+}
+
+#[test]
+fn held_requests_go_from_another_bundle_over_udp_rationed() {
+    held_requests_go_from_the_polls_of_another_bundle(Via::UdpRationed);
+}
+
 /// An endpoint on a virtual host of its own whose socket loses datagrams as `faults` says.
 fn lossy_endpoint(host: u32, faults: clump::config::Faults) -> (Bundle, Endpoint) {
     let mut c = config(Via::Udp);

@@ -367,7 +367,9 @@ impl BundleCore {
         self.endpoints
             .borrow()
             .iter()
-            .filter_map(|ep| ep.net.port(|p| readable(p.as_raw_fd())))
+            .filter_map(|ep| ep.net.port(|p| p.fds()))
+            .flatten()
+            .map(readable)
             .collect()
     }
 

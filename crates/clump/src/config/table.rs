@@ -160,6 +160,8 @@ pub static TABLE: &[Var] = &[
       "beat to the `clump run` launcher every `CLUMP_NET_TIMEOUT_MS`/8 (10 ms..=1 s) while polling the network: the evidence that tells a cut link from a stopped peer"),
     v("CLUMP_NET_DOORBELL", Core, FLAG, Value("1"),
       "give sockets a doorbell (an eBPF counter of queued datagrams) where BPF is allowed, so that polls skip the socket while nothing came"),
+    v("CLUMP_NET_CONNECT", Core, FLAG, Value("1"),
+      "where sockets have a doorbell, send to each peer (up to 16 per endpoint) from a socket of the same port connected to it, which spares the kernel a route lookup per datagram and takes that peer's datagrams"),
     v("CLUMP_NET_POLL_IDLE", Core, int(1, 1024), Value("32"),
       "an idle network is polled once every this many polls"),
     v("CLUMP_NET_POLL_BUSY", Core, int(1, 1024), Value("8"),

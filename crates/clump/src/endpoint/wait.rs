@@ -10,7 +10,6 @@ use super::EndpointCore;
 use crate::error::{Error, Result, ReturnReason};
 use crate::message::Outgoing;
 use crate::transport::shm::wake::{readable, wait_readable};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -149,10 +148,11 @@ impl EndpointCore {
     /// Sleeps until a datagram reaches this endpoint's socket, or `timeout`, with the
     /// process lock let go (other threads' calls run meanwhile).
     pub(crate) fn wait_for_datagram(&self, timeout: Duration) {
-        let Some(fd) = self.net.port(|p| p.as_raw_fd()) else {
+        let Some(fds) = self.net.port(|p| p.fds()) else {
             return;
         };
-        crate::serial::unlocked(|| wait_readable(&mut [readable(fd)], timeout));
+        let mut fds: Vec<_> = fds.into_iter().map(readable).collect();
+        crate::serial::unlocked(|| wait_readable(&mut fds, timeout));
     }
 
     /// Queues `o` for handler 0 with `reason`; the send itself succeeded in reporting it.

@@ -24,7 +24,6 @@ use crate::endpoint::EndpointCore;
 use crate::transport::net::poll::{drain_closing, give_up};
 use crate::transport::net::NetPeer;
 use crate::transport::shm::wake::{readable, wait_readable};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -98,8 +97,8 @@ fn nap(closing: &[Rc<EndpointCore>], deadline: Instant) {
     let mut fds = Vec::new();
     let mut left = deadline.saturating_duration_since(Instant::now()).min(NAP);
     for ep in closing {
-        if let Some((fd, timer)) = ep.net.port(|p| (p.as_raw_fd(), p.next_timer())) {
-            fds.push(readable(fd));
+        if let Some((sockets, timer)) = ep.net.port(|p| (p.fds(), p.next_timer())) {
+            fds.extend(sockets.into_iter().map(readable));
             if let Some(timer) = timer {
                 left = left.min(timer);
             }

@@ -13,7 +13,7 @@ use crate::transport::net::wire::{Channel, Header, Integrity};
 use crate::transport::net::NetPeer;
 use std::io;
 use std::net::SocketAddrV4;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::time::Instant;
 
 /// What an endpoint's network transport did: its reliability protocol and its socket.
@@ -75,6 +75,10 @@ impl NetPort {
         if cfg.doorbell {
             // Without BPF rights the socket works without one: polls ration their reads.
             let _ = udp.attach_doorbell();
+        }
+        if cfg.connect {
+            // Only where the socket has a doorbell, which each twin gets too.
+            udp.connect_peers();
         }
         let defaults = ReliableConfig::default();
         let key = cfg.auth.then(|| DatagramKey::new(job.job_key));
@@ -348,9 +352,10 @@ fn beat_period(timeout: std::time::Duration) -> u64 {
     (timeout.as_micros() as u64 / 8).clamp(10_000, 1_000_000)
 }
 
-impl AsRawFd for NetPort {
-    fn as_raw_fd(&self) -> RawFd {
-        self.udp.as_raw_fd()
+impl NetPort {
+    /// The descriptors a sleep waits on for a datagram: the socket's and its twins'.
+    pub fn fds(&self) -> Vec<RawFd> {
+        self.udp.fds().collect()
     }
 }
 

@@ -141,13 +141,17 @@ fn send_request(
     h: Header,
     payload: &[u8],
 ) -> Result<()> {
-    if !ep.net.acks.with(|a| a.is_empty()) {
+    let flushed = !ep.net.acks.with(|a| a.is_empty());
+    if flushed {
         // Queued first, the credit-only answer rides in the request's datagram.
         flush_acks(ep);
     }
     let sent = ep.net.port(|port| {
+        // A port that holds already is on the thread's list, unless flushing the answers
+        // took it off: a burst then reads the clock and walks the list once, not per send.
+        let listed = port.holds() && !flushed;
         let payload = port.copy_payload(payload);
-        port.send(peer, h, payload)
+        port.send(peer, h, payload).map(|held| held && !listed)
     });
     let Some(sent) = sent else {
         return Err(Error::EndpointFreed);

@@ -9,10 +9,12 @@
 //! (`faults.rs`) acts here, on the way out, on each datagram (so on single segments of
 //! super-datagrams).
 
+mod inlet;
 mod offload;
 mod path;
 mod replay;
 mod rx;
+mod twins;
 mod tx;
 
 pub use offload::Offload;
@@ -22,7 +24,9 @@ use crate::transport::net::doorbell::Doorbell;
 use crate::transport::net::faults::{Fate, FaultInjector};
 use crate::transport::net::fragment::Fragment;
 use crate::transport::net::wire::MAX_DATAGRAM;
+use inlet::{Inlet, Read};
 use rx::RxBatch;
+use twins::Twins;
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -60,11 +64,21 @@ pub struct UdpStats {
     /// Reads of the socket that failed other than for want of a datagram (an ICMP report
     /// of an earlier send, a broken socket); the first is said on stderr.
     pub receive_errors: u64,
+    /// Peers sent to from a connected twin of the socket (`udp/twins.rs`).
+    pub twins: u64,
+    /// Reads of a twin that found its peer's port closed (the kernel's report of an
+    /// earlier send: the peer exited); not failures.
+    pub peers_closed: u64,
 }
 
-/// One endpoint's socket with its send and receive batches.
+/// One endpoint's socket with its send and receive batches, and its connected twins.
 pub struct UdpPort {
-    socket: std::net::UdpSocket,
+    /// The endpoint's socket, unconnected: it sends where no twin does, and receives
+    /// what comes from peers without one.
+    main: Inlet,
+    twins: Twins,
+    /// The inlet a receive reads first (0: the main socket, i: twin i - 1), in turn.
+    turn: usize,
     local: SocketAddrV4,
     /// The size of the transmit buffers: the configured datagram size, else the largest.
     max_datagram: usize,
@@ -81,9 +95,6 @@ pub struct UdpPort {
     /// Datagrams the injector holds back, sent after the next batch (reordering).
     held: VecDeque<(SocketAddrV4, Vec<u8>)>,
     replayer: Option<replay::Replayer>,
-    doorbell: Option<Doorbell>,
-    /// With a doorbell, when (caller's clock) a silent one is read anyway.
-    read_anyway_at: u64,
     stats: UdpStats,
 }
 
@@ -121,7 +132,9 @@ impl UdpPort {
             false => None,
         };
         Ok(UdpPort {
-            socket,
+            main: Inlet::new(socket),
+            twins: Twins::new(false),
+            turn: 0,
             local,
             max_datagram: cap,
             fixed: max_datagram.is_some(),
@@ -133,8 +146,6 @@ impl UdpPort {
             faults: faults.any().then(|| FaultInjector::new(faults)),
             held: VecDeque::new(),
             replayer,
-            doorbell: None,
-            read_anyway_at: 0,
             stats: UdpStats::default(),
         })
     }
@@ -142,17 +153,31 @@ impl UdpPort {
     /// Gives the socket a doorbell (see `doorbell.rs`); an error where this process may
     /// not load BPF programs, and the socket then works without one.
     pub fn attach_doorbell(&mut self) -> io::Result<()> {
-        self.doorbell = Some(Doorbell::attach(&self.socket)?);
+        self.main.doorbell = Some(Doorbell::attach(&self.main.socket)?);
         Ok(())
     }
 
     pub fn has_doorbell(&self) -> bool {
-        self.doorbell.is_some()
+        self.main.doorbell.is_some()
     }
 
-    /// Whether the doorbell says datagrams wait (false without a doorbell).
+    /// Sends to each peer from a connected twin of the socket from now on (see
+    /// `udp/twins.rs`), if the socket has a doorbell; returns whether it will.
+    pub fn connect_peers(&mut self) -> bool {
+        self.twins = Twins::new(self.has_doorbell());
+        self.has_doorbell()
+    }
+
+    /// Whether a doorbell says datagrams wait (false without doorbells).
     pub fn rang(&self) -> bool {
-        self.doorbell.as_ref().is_some_and(Doorbell::rang)
+        self.main.rang() || self.twins.inlets.iter().any(Inlet::rang)
+    }
+
+    /// The descriptors a sleep waits on for a datagram: the socket's and its twins'.
+    pub fn fds(&self) -> impl Iterator<Item = RawFd> + '_ {
+        std::iter::once(&self.main)
+            .chain(&self.twins.inlets)
+            .map(|inlet| inlet.socket.as_raw_fd())
     }
 
     pub fn local_addr(&self) -> SocketAddrV4 {
@@ -184,7 +209,10 @@ impl UdpPort {
     }
 
     pub fn stats(&self) -> UdpStats {
-        self.stats
+        UdpStats {
+            twins: self.twins.inlets.len() as u64,
+            ..self.stats
+        }
     }
 
     /// The buffer for the next outgoing datagram; sends the batch first if it is full.
@@ -205,6 +233,7 @@ impl UdpPort {
     /// both (they make one datagram of at most [`UdpPort::max_datagram`] bytes).
     pub fn tx_commit_parts(&mut self, to: SocketAddrV4, len: usize, fragment: Option<Fragment>) {
         let i = self.tx_count;
+        let twin = self.twins.fd_for(to, &self.main.socket, self.local);
         let fate = match &mut self.faults {
             Some(f) => f.decide(),
             None => Fate::CLEAN,
@@ -214,15 +243,15 @@ impl UdpPort {
             // message's payload, which later retransmissions send): it gets a copy.
             let body = fragment.as_ref().map_or(&[][..], Fragment::bytes);
             self.tx.buffer(i)[len..len + body.len()].copy_from_slice(body);
-            return self.commit_faulty(to, len + body.len(), fate);
+            return self.commit_faulty(to, twin, len + body.len(), fate);
         }
-        self.tx.describe(i, to, len, fragment);
+        self.tx.describe(i, to, twin, len, fragment);
         self.tx_count += 1;
     }
 
     /// Queues the `len` bytes of the last [`UdpPort::tx_buffer`] for `to` as `fate`
     /// says: corrupted, lost, held back for reordering or duplicated.
-    fn commit_faulty(&mut self, to: SocketAddrV4, len: usize, fate: Fate) {
+    fn commit_faulty(&mut self, to: SocketAddrV4, twin: Option<RawFd>, len: usize, fate: Fate) {
         let i = self.tx_count;
         if let Some((at, mask)) = fate.corrupt {
             if len > 0 {
@@ -242,7 +271,7 @@ impl UdpPort {
                 self.held.push_back((to, bytes));
             }
             copies => {
-                self.tx.describe(i, to, len, None);
+                self.tx.describe(i, to, twin, len, None);
                 self.tx_count += 1;
                 // A duplicate that no longer fits in the batch is not made.
                 if copies == 2 && self.tx_count < BATCH {
@@ -266,58 +295,63 @@ impl UdpPort {
     pub fn flush(&mut self) {
         let sent = self
             .tx
-            .send(&self.socket, self.tx_count, &mut self.offload.segmentation);
+            .send(self.main.socket.as_raw_fd(), self.tx_count, &mut self.offload.segmentation);
         self.stats.sent += sent.datagrams;
         self.stats.send_errors += sent.refused;
         self.stats.super_datagrams += sent.super_datagrams;
         self.stats.send_calls += sent.calls;
         self.tx_count = 0;
         while let Some((to, bytes)) = self.held.pop_front() {
-            match self.socket.send_to(&bytes, to) {
+            match self.main.socket.send_to(&bytes, to) {
                 Ok(_) => self.stats.sent += 1,
                 Err(_) => self.stats.send_errors += 1,
             }
         }
         if let Some(r) = &mut self.replayer {
-            let replayed = r.send_due(&self.socket);
+            let replayed = r.send_due(&self.main.socket);
             self.stats.replayed += replayed.sent;
             self.stats.send_errors += replayed.refused;
         }
     }
 
     /// Receives up to `max` datagrams (at most [`BATCH`], more if some came coalesced)
-    /// waiting on the socket, with one system call; returns how many. Read them with
-    /// [`UdpPort::received`]. With a doorbell that is silent, it makes no call and returns
-    /// 0, unless [`READ_ANYWAY_EVERY_US`] passed on the clock `now` (microseconds).
+    /// waiting on the socket and its twins, with one system call for each that its
+    /// doorbell says has some (or that was silent for [`READ_ANYWAY_EVERY_US`] on the
+    /// clock `now`, microseconds; without a doorbell, the socket always); returns how
+    /// many. Read them with [`UdpPort::received`]. The sockets take turns at being read
+    /// first, so that none waits behind the others.
     pub fn receive(&mut self, max: usize, now: u64) -> usize {
-        let mut max = max.clamp(1, BATCH);
-        // One read of the counter decides whether to read the socket and how much.
-        let counted = match &self.doorbell {
-            Some(bell) => {
-                let counted = bell.snapshot();
-                match bell.unread(counted) {
-                    0 if now < self.read_anyway_at => {
-                        self.rx.clear();
-                        return 0;
-                    }
-                    0 => {}
-                    unread => max = max.min(unread as usize),
+        let max = max.clamp(1, BATCH);
+        self.rx.clear();
+        let inlets = 1 + self.twins.inlets.len();
+        self.turn = (self.turn + 1) % inlets;
+        let mut buffers = 0;
+        for k in 0..inlets {
+            if buffers == max {
+                break;
+            }
+            let i = (self.turn + k) % inlets;
+            let inlet = match i {
+                0 => &mut self.main,
+                _ => &mut self.twins.inlets[i - 1],
+            };
+            match inlet.receive(&mut self.rx, buffers, max - buffers, now) {
+                Read::Skipped => {}
+                Read::Got(n) => {
+                    self.stats.receive_calls += 1;
+                    buffers += n;
                 }
-                self.read_anyway_at = now + READ_ANYWAY_EVERY_US;
-                counted
+                // A twin hears that its peer's port closed (the peer exited): its
+                // reliability state judges the peer, as it would without the report.
+                Read::Failed(e) if i > 0 && e.kind() == io::ErrorKind::ConnectionRefused => {
+                    self.stats.receive_calls += 1;
+                    self.stats.peers_closed += 1;
+                }
+                Read::Failed(e) => {
+                    self.stats.receive_calls += 1;
+                    self.receive_failed(&e);
+                }
             }
-            None => 0,
-        };
-        self.stats.receive_calls += 1;
-        let buffers = match self.rx.receive(&self.socket, max) {
-            Ok(buffers) => buffers,
-            Err(e) => {
-                self.receive_failed(&e);
-                0
-            }
-        };
-        if let Some(bell) = &mut self.doorbell {
-            bell.read(counted, buffers);
         }
         let datagrams = self.rx.datagrams();
         self.stats.received += datagrams as u64;
@@ -345,12 +379,6 @@ impl UdpPort {
                 self.local
             );
         }
-    }
-}
-
-impl AsRawFd for UdpPort {
-    fn as_raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
     }
 }
 
@@ -403,8 +431,8 @@ mod tests {
         let closed_addr = closed.local_addr().unwrap();
         drop(closed);
         // A connected UDP socket hears of the ICMP "port unreachable" at its next read.
-        p.socket.connect(closed_addr).unwrap();
-        p.socket.send(b"nobody").unwrap();
+        p.main.socket.connect(closed_addr).unwrap();
+        p.main.socket.send(b"nobody").unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while p.stats().receive_errors == 0 && std::time::Instant::now() < deadline {
             assert_eq!(p.receive(BATCH, 0), 0);
@@ -437,6 +465,89 @@ mod tests {
         while !p.rang() && std::time::Instant::now() < deadline {}
         assert_eq!(p.receive(BATCH, READ_ANYWAY_EVERY_US), 1, "a ringing bell is read at once");
         assert_eq!(p.stats().receive_calls, 3);
+    }
+
+    /// A port with a doorbell that connects to its peers, or `None` where BPF is refused.
+    fn connecting() -> Option<UdpPort> {
+        let mut p = port(Faults::default());
+        if let Err(e) = p.attach_doorbell() {
+            eprintln!("no doorbell here ({e}): no twins");
+            return None;
+        }
+        assert!(p.connect_peers());
+        Some(p)
+    }
+
+    /// Every datagram that reaches `p` within a short while, with its sender.
+    fn drain_from(p: &mut UdpPort, want: usize) -> Vec<(SocketAddrV4, Vec<u8>)> {
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut now = 0;
+        while got.len() < want && std::time::Instant::now() < deadline {
+            now += READ_ANYWAY_EVERY_US;
+            for i in 0..p.receive(BATCH, now) {
+                let (from, bytes) = p.received(i);
+                got.push((from, bytes.to_vec()));
+            }
+        }
+        got
+    }
+
+    /// The first send to a peer makes a twin of the socket connected to it: what goes to
+    /// the peer leaves from the twin, with the socket's own address; what the peer sends
+    /// arrives on the twin; a third port's datagrams still come to the socket itself.
+    #[test]
+    fn a_peer_sent_to_is_served_by_a_connected_twin_of_the_socket() {
+        let Some(mut a) = connecting() else { return };
+        let (mut b, mut c) = (port(Faults::default()), port(Faults::default()));
+        send(&mut a, b.local_addr(), b"to b");
+        a.flush();
+        assert_eq!(a.stats().twins, 1);
+        assert_eq!(a.fds().count(), 2);
+        assert_eq!(drain_from(&mut b, 1), [(a.local_addr(), b"to b".to_vec())]);
+        send(&mut b, a.local_addr(), b"from b");
+        b.flush();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !a.twins.inlets[0].rang() && std::time::Instant::now() < deadline {}
+        assert!(a.twins.inlets[0].rang() && !a.main.rang(), "b's datagram came to the twin");
+        send(&mut c, a.local_addr(), b"from c");
+        c.flush();
+        let mut got = drain_from(&mut a, 2);
+        got.sort();
+        let mut want = vec![
+            (b.local_addr(), b"from b".to_vec()),
+            (c.local_addr(), b"from c".to_vec()),
+        ];
+        want.sort();
+        assert_eq!(got, want);
+        // More to b go from the same twin, in one call.
+        for i in 0..5u8 {
+            send(&mut a, b.local_addr(), &[i; 40]);
+        }
+        a.flush();
+        assert_eq!(a.stats().twins, 1);
+        assert_eq!(drain_from(&mut b, 5).len(), 5);
+        assert_eq!(a.stats().send_errors, 0);
+    }
+
+    /// A twin whose peer's port closed hears of it at a read: counted as such, neither a
+    /// failure nor said on stderr.
+    #[test]
+    fn a_twin_hears_its_peer_closed_without_a_failure() {
+        let Some(mut a) = connecting() else { return };
+        let b = port(Faults::default());
+        let to = b.local_addr();
+        drop(b);
+        send(&mut a, to, b"nobody");
+        a.flush();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut now = 0;
+        while a.stats().peers_closed == 0 && std::time::Instant::now() < deadline {
+            now += READ_ANYWAY_EVERY_US;
+            assert_eq!(a.receive(BATCH, now), 0);
+        }
+        let st = a.stats();
+        assert_eq!((st.peers_closed, st.receive_errors, st.twins), (1, 0, 1), "{st:?}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::offload::{self, Control};
 use super::{sockaddr, BATCH};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::os::fd::AsRawFd;
+use std::os::fd::RawFd;
 
 /// Bytes per receive buffer: the largest UDP payload, plain or coalesced.
 const RX_BUFFER: usize = 65_535;
@@ -64,40 +64,39 @@ impl RxBatch {
         }
     }
 
-    /// Receives up to `max` buffers (one `recvmmsg`); returns how many the kernel filled.
-    /// Their datagrams are then [`RxBatch::datagrams`] many.
-    pub fn receive(&mut self, socket: &std::net::UdpSocket, max: usize) -> io::Result<usize> {
-        self.datagrams.clear();
+    /// Receives up to `max` buffers from `socket` (one `recvmmsg`) into the entries from
+    /// `first` on, after those of the receives since [`RxBatch::clear`]; returns how many
+    /// the kernel filled. Their datagrams join [`RxBatch::datagrams`].
+    pub fn receive(&mut self, socket: RawFd, first: usize, max: usize) -> io::Result<usize> {
+        let msgs = &mut self.msgs[first..(first + max).min(BATCH)];
         // The kernel writes back each header's msg_len, msg_flags, msg_namelen (the size
         // of an IPv4 address, as set) and msg_controllen, the one to reset.
-        for m in &mut self.msgs[..max] {
+        for m in msgs.iter_mut() {
             m.msg_hdr.msg_controllen = std::mem::size_of::<Control>() as _;
         }
-        let got = match max {
+        let got = match msgs {
+            [] => return Ok(0),
             // One datagram expected (the doorbell counted one): `recvmsg`, which the
             // kernel serves with less work than a batch of one.
-            1 => {
-                let m = &mut self.msgs[0];
-                // SAFETY: the first header points at an address slot, an iovec, a buffer
-                // and a control area (of the lengths given) owned by `self` and alive
-                // for the call.
-                let len = unsafe {
-                    libc::recvmsg(socket.as_raw_fd(), &mut m.msg_hdr, libc::MSG_DONTWAIT)
-                };
+            [m] => {
+                // SAFETY: the header points at an address slot, an iovec, a buffer and a
+                // control area (of the lengths given) owned by `self` and alive for the
+                // call.
+                let len = unsafe { libc::recvmsg(socket, &mut m.msg_hdr, libc::MSG_DONTWAIT) };
                 if len < 0 {
                     return Err(io::Error::last_os_error());
                 }
                 m.msg_len = len as u32;
                 1
             }
-            // SAFETY: the first `max` headers point at address slots, iovecs, buffers and
-            // control areas (of the lengths given) owned by `self` and alive for the
-            // call; no timeout pointer.
+            // SAFETY: the headers point at address slots, iovecs, buffers and control
+            // areas (of the lengths given) owned by `self` and alive for the call; no
+            // timeout pointer.
             _ => unsafe {
                 libc::recvmmsg(
-                    socket.as_raw_fd(),
-                    self.msgs.as_mut_ptr(),
-                    max as u32,
+                    socket,
+                    msgs.as_mut_ptr(),
+                    msgs.len() as u32,
                     libc::MSG_DONTWAIT,
                     std::ptr::null_mut(),
                 )
@@ -107,7 +106,8 @@ impl RxBatch {
             return Err(io::Error::last_os_error());
         }
         let got = got as usize;
-        for (i, m) in self.msgs[..got].iter().enumerate() {
+        for i in first..first + got {
+            let m = &self.msgs[i];
             let len = (m.msg_len as usize).min(self.bufs[i].len());
             let size = offload::segment_size(&m.msg_hdr).unwrap_or(len.max(1));
             let mut start = 0;

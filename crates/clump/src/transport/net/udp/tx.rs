@@ -1,9 +1,11 @@
-//! The send batch: datagram buffers filled in place, sent with one `sendmmsg`. A
-//! datagram is its buffer, optionally followed by a fragment of a message's payload
-//! sent from where it lies (scatter-gather: two iovecs). With segmentation offload,
-//! each run of datagrams to one peer whose sizes are equal (the last may be shorter: a
-//! message's fragments) leaves as one super-datagram whose scatter list is the run's
-//! iovecs, so nothing is copied.
+//! The send batch: datagram buffers filled in place, sent with one `sendmmsg` per run of
+//! datagrams that leave from one socket (the endpoint's, which names each destination,
+//! or a peer's connected twin, which names none: `udp/twins.rs`). A datagram is its
+//! buffer, optionally followed by a fragment of a message's payload sent from where it
+//! lies (scatter-gather: two iovecs). With segmentation offload, each run of datagrams
+//! to one peer whose sizes are equal (the last may be shorter: a message's fragments)
+//! leaves as one super-datagram whose scatter list is the run's iovecs, so nothing is
+//! copied.
 
 use super::offload::{self, Control, MAX_SEGMENTS};
 use super::{sockaddr, BATCH};
@@ -11,7 +13,7 @@ use crate::transport::net::fragment::Fragment;
 use crate::transport::net::wire::MAX_DATAGRAM;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::os::fd::AsRawFd;
+use std::os::fd::RawFd;
 
 /// What one [`TxBatch::send`] did.
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,13 +33,17 @@ pub(super) struct TxBatch {
     /// The fragment each entry sends after its buffer: kept alive until it is sent.
     fragments: Vec<Option<Fragment>>,
     addrs: Box<[libc::sockaddr_in]>,
+    /// The connected twin each entry leaves from, if its peer has one.
+    twins: Box<[Option<RawFd>]>,
     /// Entry i's iovecs are `IOVS * i` (at `bufs[i]`, with the length to send) and the
     /// one after (at its fragment): consecutive entries are a super-datagram's scatter
     /// list.
     iovs: Box<[libc::iovec]>,
     controls: Box<[Control]>,
-    /// The headers of the send under way: one per datagram or super-datagram.
+    /// The headers of the send under way: one per datagram or super-datagram, and the
+    /// socket each leaves from.
     msgs: Vec<libc::mmsghdr>,
+    sockets: Vec<RawFd>,
     /// Datagrams each of `msgs` carries.
     segments: Vec<usize>,
 }
@@ -65,9 +71,11 @@ impl TxBatch {
             bufs,
             fragments: vec![None; BATCH],
             addrs: vec![sockaddr(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)); BATCH].into(),
+            twins: vec![None; BATCH].into(),
             iovs,
             controls: vec![Control::EMPTY; BATCH].into(),
             msgs: Vec::with_capacity(BATCH),
+            sockets: Vec::with_capacity(BATCH),
             segments: Vec::with_capacity(BATCH),
         }
     }
@@ -76,15 +84,18 @@ impl TxBatch {
         &mut self.bufs[i]
     }
 
-    /// Entry `i` sends the first `len` bytes of its buffer to `to`, then `fragment`.
+    /// Entry `i` sends the first `len` bytes of its buffer to `to` (from `twin`, the
+    /// connected socket of `to`, if it has one), then `fragment`.
     pub fn describe(
         &mut self,
         i: usize,
         to: SocketAddrV4,
+        twin: Option<RawFd>,
         len: usize,
         fragment: Option<Fragment>,
     ) {
         self.addrs[i] = sockaddr(to);
+        self.twins[i] = twin;
         self.fill(i, len, fragment);
     }
 
@@ -113,6 +124,7 @@ impl TxBatch {
         let (done, rest) = self.bufs.split_at_mut(i + 1);
         rest[0][..len].copy_from_slice(&done[i][..len]);
         self.addrs[i + 1] = self.addrs[i];
+        self.twins[i + 1] = self.twins[i];
         self.fill(i + 1, len, self.fragments[i].clone());
     }
 
@@ -121,11 +133,12 @@ impl TxBatch {
         self.iovs[IOVS * i].iov_len + self.iovs[IOVS * i + 1].iov_len
     }
 
-    /// Sends entries `0..n`, as super-datagrams while `*segmentation` holds; turns it off
-    /// for good if the path turns out unable to take them, and sends those again plainly.
+    /// Sends entries `0..n` (those without a twin from `socket`), as super-datagrams
+    /// while `*segmentation` holds; turns it off for good if the path turns out unable to
+    /// take them, and sends those again plainly.
     pub fn send(
         &mut self,
-        socket: &std::net::UdpSocket,
+        socket: RawFd,
         n: usize,
         segmentation: &mut bool,
     ) -> Sent {
@@ -134,11 +147,11 @@ impl TxBatch {
         // The first run goes as plain datagrams (after a super-datagram refused as built).
         let mut first_plain = false;
         'plan: while entry < n {
-            self.plan(entry, n, *segmentation, first_plain);
+            self.plan(entry, n, *segmentation, first_plain, socket);
             first_plain = false;
             let mut k = 0;
             while k < self.msgs.len() {
-                match self.send_msgs(socket, k) {
+                match self.send_msgs(k) {
                     Ok(m) if m > 0 => {
                         sent.calls += 1;
                         for &segs in &self.segments[k..k + m] {
@@ -173,10 +186,19 @@ impl TxBatch {
     }
 
     /// Builds the headers for entries `entry..n`: each run a super-datagram if
-    /// `segmentation` (and the first run as plain datagrams, if `first_plain`).
-    fn plan(&mut self, mut entry: usize, n: usize, segmentation: bool, first_plain: bool) {
+    /// `segmentation` (and the first run as plain datagrams, if `first_plain`); each
+    /// leaves from its twin, else from `socket` to the address it names.
+    fn plan(
+        &mut self,
+        mut entry: usize,
+        n: usize,
+        segmentation: bool,
+        first_plain: bool,
+        socket: RawFd,
+    ) {
         self.msgs.clear();
         self.segments.clear();
+        self.sockets.clear();
         let mut plain_until = if first_plain {
             entry + self.run_at(entry, n)
         } else {
@@ -193,8 +215,16 @@ impl TxBatch {
             };
             // SAFETY: mmsghdr is a plain C struct for which all-zero is a valid value.
             let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
-            m.msg_hdr.msg_name = (&mut self.addrs[entry] as *mut libc::sockaddr_in).cast();
-            m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as _;
+            match self.twins[entry] {
+                // A connected socket is given no address: that is what spares the route
+                // lookup.
+                Some(twin) => self.sockets.push(twin),
+                None => {
+                    m.msg_hdr.msg_name = (&mut self.addrs[entry] as *mut libc::sockaddr_in).cast();
+                    m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as _;
+                    self.sockets.push(socket);
+                }
+            }
             m.msg_hdr.msg_iov = &mut self.iovs[IOVS * entry];
             m.msg_hdr.msg_iovlen = (IOVS * segs) as _;
             if segs > 1 {
@@ -234,17 +264,19 @@ impl TxBatch {
         k
     }
 
-    /// One `sendmmsg` of the headers from `k` on (one `sendmsg` for a lone one); how
-    /// many the kernel took.
-    fn send_msgs(&mut self, socket: &std::net::UdpSocket, k: usize) -> io::Result<usize> {
-        let msgs = &mut self.msgs[k..];
+    /// One `sendmmsg` of the headers from `k` on that leave from the same socket (one
+    /// `sendmsg` for a lone one); how many the kernel took.
+    fn send_msgs(&mut self, k: usize) -> io::Result<usize> {
+        let socket = self.sockets[k];
+        let run = self.sockets[k..].iter().take_while(|&&s| s == socket).count();
+        let msgs = &mut self.msgs[k..k + run];
         if let [lone] = msgs {
             // A lone datagram (a request, a reply, an ack) goes by `sendmsg`, which the
             // kernel serves with less work than a batch of one (about 0.1 us less CPU
             // per send here, on a round trip's path).
             // SAFETY: as below, for the one header.
             let sent = unsafe {
-                libc::sendmsg(socket.as_raw_fd(), &lone.msg_hdr, libc::MSG_DONTWAIT)
+                libc::sendmsg(socket, &lone.msg_hdr, libc::MSG_DONTWAIT)
             };
             return if sent < 0 {
                 Err(io::Error::last_os_error())
@@ -252,13 +284,14 @@ impl TxBatch {
                 Ok(1)
             };
         }
-        // SAFETY: every header points at an address, a run of iovecs (each at a buffer of
-        // the length it gives, or at a fragment held in `fragments`, or empty) and, for
-        // a super-datagram, a control message, all owned by `self` and alive for the
-        // call; the kernel only reads them (and writes each header's msg_len).
+        // SAFETY: every header points at an address (or none, for a connected socket), a
+        // run of iovecs (each at a buffer of the length it gives, or at a fragment held in
+        // `fragments`, or empty) and, for a super-datagram, a control message, all owned
+        // by `self` and alive for the call; the kernel only reads them (and writes each
+        // header's msg_len).
         let sent = unsafe {
             libc::sendmmsg(
-                socket.as_raw_fd(),
+                socket,
                 msgs.as_mut_ptr(),
                 msgs.len() as u32,
                 libc::MSG_DONTWAIT,
