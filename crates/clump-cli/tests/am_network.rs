@@ -93,6 +93,22 @@ fn with_the_datagram_mac_forged_datagrams_are_dropped_before_the_protocol() {
     assert_eq!(stat("delivered"), 1000, "{stdout}");
 }
 
+#[test]
+fn forged_in_sequence_requests_from_the_peers_own_port_are_dropped_and_counted() {
+    // Two virtual hosts, the default settings: the seal is on between hosts.
+    let out = clump_run(2, &["--hosts", "2"], &["spoof"], &[]);
+    let stdout = assert_ok(&out, 2, "spoof ok");
+    let forged = field(&stdout, "rank 1 forged=");
+    let dropped = field(&stdout, "rank 0 auth=true unauthenticated=");
+    // None of the forged requests ran and each real one ran once, in order (the
+    // handlers check both); every forged datagram that arrived was counted.
+    assert!(
+        forged >= 1000 && (1..=forged).contains(&dropped),
+        "{stdout}"
+    );
+    assert_eq!(field(&stdout, " delivered="), 1000, "{stdout}");
+}
+
 /// Runs the forge scenario on 2 ranks over UDP with `env`; returns its output and the
 /// receiver's (rank 0's) figures by name.
 fn forge(env: &[(&str, &str)]) -> (String, impl Fn(&str) -> u64) {

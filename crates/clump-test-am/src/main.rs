@@ -14,6 +14,7 @@ mod kinds;
 mod liveness;
 mod neighbours;
 mod sleep;
+mod spoof;
 mod victim;
 
 fn main() -> ExitCode {
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         ),
         Some("errors") => errors::run(),
         Some("forge") => forge::run(),
+        Some("spoof") => spoof::run(),
         Some("neighbours") => neighbours::run(),
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
@@ -40,7 +42,7 @@ fn main() -> ExitCode {
         },
         Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|spoof|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
         ),
     };
     match result {
