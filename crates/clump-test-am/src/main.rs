@@ -13,6 +13,7 @@ mod forge;
 mod kinds;
 mod liveness;
 mod neighbours;
+mod ping;
 mod sleep;
 mod spoof;
 mod victim;
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
         Some("forge") => forge::run(),
         Some("spoof") => spoof::run(),
         Some("neighbours") => neighbours::run(),
+        Some("ping") => ping::run(),
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
         },
         Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|spoof|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|spoof|neighbours|ping|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
         ),
     };
     match result {

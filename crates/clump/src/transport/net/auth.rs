@@ -16,6 +16,7 @@
 //! crate recommends for MACs; the key serves the MAC only, with a fixed nonce per
 //! variant (a MAC that outputs no keystream needs no fresh nonce).
 
+use crate::transport::net::wire::{decode_next, Integrity};
 use aegis::aegis128l::Aegis128LMac;
 use aegis::aegis128x4::Aegis128X4Mac;
 
@@ -93,6 +94,23 @@ impl DatagramKey {
     }
 }
 
+/// Why a dropped datagram is a packet of job `job` all the same, which is what a sender
+/// whose `CLUMP_NET_AUTH` differs from this port's (`sealed`) sends, or a forger: one
+/// without a seal that a port which seals found untagged, or a sealed one that a port which
+/// does not seal could not decode.
+pub fn misfit(datagram: &[u8], job: u64, sealed: bool) -> Option<&'static str> {
+    if sealed {
+        decode_next(datagram, job, Integrity::Crc)
+            .is_ok()
+            .then_some("carry no seal")
+    } else {
+        let body = datagram.get(SEAL_LEN..)?;
+        decode_next(body, job, Integrity::Sealed)
+            .is_ok()
+            .then_some("are sealed")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +146,33 @@ mod tests {
         }
         assert_eq!(key.open(&[0u8; SEAL_LEN - 1]), None, "shorter than a seal");
         assert!(!format!("{key:?}").contains("0123"));
+    }
+
+    #[test]
+    fn a_packet_of_the_job_dropped_for_its_seal_is_told_apart() {
+        use crate::transport::net::wire::{encode_header_into, encode_into, Args, Channel, Header, PacketKind};
+        let job = 0x5eed;
+        let mut h = Header::new(PacketKind::Short, Channel::Request);
+        h.job = job;
+        h.seq = 1;
+        h.args = Args::new(&[7]).unwrap();
+        let mut plain = vec![0u8; 256];
+        let len = encode_into(&h, &[], &mut plain).unwrap();
+        plain.truncate(len);
+        let mut sealed = vec![0u8; 256];
+        let len = encode_header_into(&h, &[], &mut sealed[SEAL_LEN..], Integrity::Sealed).unwrap();
+        sealed.truncate(SEAL_LEN + len);
+        DatagramKey::new(3).seal(&mut sealed, &[]);
+        // What a peer whose CLUMP_NET_AUTH differs sends.
+        assert_eq!(misfit(&plain, job, true), Some("carry no seal"));
+        assert_eq!(misfit(&sealed, job, false), Some("are sealed"));
+        // Another job's, and what is no packet at all, are not.
+        assert_eq!(misfit(&plain, job + 1, true), None);
+        assert_eq!(misfit(&sealed, job + 1, false), None);
+        assert_eq!(misfit(&sealed, job, true), None, "a sealed one under another key");
+        assert_eq!(misfit(&plain, job, false), None);
+        assert_eq!(misfit(&[0u8; 40], job, false), None);
+        assert_eq!(misfit(&[0u8; 4], job, false), None);
     }
 
     #[test]
