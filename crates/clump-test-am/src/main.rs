@@ -13,6 +13,7 @@ mod forge;
 mod kinds;
 mod liveness;
 mod neighbours;
+mod numbered;
 mod ping;
 mod sleep;
 mod spoof;

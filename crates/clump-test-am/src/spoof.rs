@@ -8,12 +8,11 @@
 //! forged requests run in the real ones' place.
 
 use crate::check::{pattern, poll_until, Failures};
+use crate::numbered::Numbered;
 use clump::spmd::Spmd;
 use clump::transport::net::wire::{self, Args, Channel, Header, Integrity, PacketKind};
 use nix::sys::socket::{getsockname, sendto, MsgFlags, SockaddrIn};
-use std::cell::Cell;
 use std::os::fd::RawFd;
-use std::rc::Rc;
 
 /// Real requests from rank 1, and their payload size.
 const REQUESTS: u32 = 1000;
@@ -32,29 +31,8 @@ pub fn run() -> Result<String, String> {
     if spmd.size() != 2 {
         return Err("the spoof scenario runs on 2 ranks".into());
     }
-    let e = |r: clump::Result<()>| r.map_err(|e| e.to_string());
     let fails = Failures::default();
-    let next = Rc::new(Cell::new(0u32));
-    let (f, n) = (fails.clone(), next.clone());
-    e(spmd.ep.set_handler(1, move |t, m| {
-        let k = m.args[0];
-        f.expect(k == n.get(), || {
-            format!("request {k:#x} ran, expected {}", n.get())
-        });
-        f.expect(m.payload == pattern(1, PAYLOAD, k).as_slice(), || {
-            format!("payload of request {k:#x}")
-        });
-        n.set(k.wrapping_add(1));
-        t.reply(2, &[k]).unwrap();
-    }))?;
-    let answered = Rc::new(Cell::new(0u32));
-    let (f, a) = (fails.clone(), answered.clone());
-    e(spmd.ep.set_handler(2, move |_, m| {
-        f.expect(m.args[0] == a.get(), || {
-            format!("reply {:#x}, expected {}", m.args[0], a.get())
-        });
-        a.set(a.get() + 1);
-    }))?;
+    let stream = Numbered::handlers(&spmd, &fails, PAYLOAD)?;
     spmd.barrier().map_err(|e| e.to_string())?;
     // A forged request that ran explains a stall better than the stall does.
     let failed = |waited: Result<(), String>| {
@@ -71,12 +49,12 @@ pub fn run() -> Result<String, String> {
                 // request k takes sequence number 1 + k.
                 spoofer.ahead_of(1 + k)?;
             }
-            e(spmd.ep.request_medium(0, 1, &[k], &pattern(1, PAYLOAD, k)))?;
+            stream.send(&spmd, 0, k)?;
         }
-        failed(poll_until(&spmd, || answered.get() == REQUESTS))?;
+        failed(poll_until(&spmd, || stream.answered.get() == REQUESTS))?;
         format!("spoof ok: rank 1 forged={}", spoofer.sent)
     } else {
-        failed(poll_until(&spmd, || next.get() == REQUESTS))?;
+        failed(poll_until(&spmd, || stream.ran.get() == REQUESTS))?;
         let net = spmd.ep.net_stats().ok_or("no network")?;
         format!(
             "spoof ok: rank 0 auth={} unauthenticated={} delivered={}",
