@@ -27,6 +27,10 @@ pub fn main(_args: InfoArgs) -> ExitCode {
         "cross-memory attach (process_vm_readv): {}",
         clump::describe_cross_memory_attach()
     );
+    println!(
+        "datagram seal (CLUMP_NET_AUTH): {}",
+        clump::describe_datagram_seal()
+    );
     if settings() {
         ExitCode::SUCCESS
     } else {

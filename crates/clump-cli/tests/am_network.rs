@@ -93,6 +93,48 @@ fn with_the_datagram_mac_forged_datagrams_are_dropped_before_the_protocol() {
     assert_eq!(stat("delivered"), 1000, "{stdout}");
 }
 
+#[test]
+fn forged_in_sequence_requests_from_the_peers_own_port_are_dropped_and_counted() {
+    // Two virtual hosts, the default settings: the seal is on between hosts.
+    let out = clump_run(2, &["--hosts", "2"], &["spoof"], &[]);
+    let stdout = assert_ok(&out, 2, "spoof ok");
+    let forged = field(&stdout, "rank 1 forged=");
+    let dropped = field(&stdout, "rank 0 auth=true unauthenticated=");
+    // None of the forged requests ran and each real one ran once, in order (the
+    // handlers check both); every forged datagram that arrived was counted.
+    assert!(
+        forged >= 1000 && (1..=forged).contains(&dropped),
+        "{stdout}"
+    );
+    assert_eq!(field(&stdout, " delivered="), 1000, "{stdout}");
+}
+
+#[test]
+fn ranks_whose_datagram_seals_differ_say_so() {
+    // As an MPMD launch can make it: rank 1 alone turns the seal off. Each side drops
+    // the other's datagrams, says why, and its request comes back after the timeout.
+    let only_rank_1 = r#"[ "$CLUMP_RANK" = 1 ] && export CLUMP_NET_AUTH=0; exec "$0" ping"#;
+    let out = clump_testkit::run(
+        std::path::Path::new(env!("CARGO_BIN_EXE_clump")),
+        2,
+        &["--hosts", "2"],
+        std::path::Path::new("/bin/sh"),
+        &["-c", only_rank_1, support::test_am().to_str().unwrap()],
+        &[("CLUMP_NET_TIMEOUT_MS", "300")],
+    );
+    let stdout = assert_ok(&out, 2, "returned (OutcomeUnknown)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (rank, said) in [
+        (0, "carry no seal (CLUMP_NET_AUTH=1 here): dropped"),
+        (1, "are sealed (CLUMP_NET_AUTH=0 here): dropped"),
+    ] {
+        assert!(
+            stderr.contains(said) && stderr.contains("the same CLUMP_NET_AUTH"),
+            "rank {rank} does not say {said:?}: {stdout}{stderr}"
+        );
+    }
+}
+
 /// Runs the forge scenario on 2 ranks over UDP with `env`; returns its output and the
 /// receiver's (rank 0's) figures by name.
 fn forge(env: &[(&str, &str)]) -> (String, impl Fn(&str) -> u64) {

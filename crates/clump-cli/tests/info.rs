@@ -34,6 +34,11 @@ fn info_names_version_machine_and_settings_with_their_source() {
     assert!(doorbell.contains("works") || doorbell.contains("not available"));
     let cma = line(&out, "cross-memory attach (process_vm_readv): ");
     assert!(cma.contains("works") || cma.contains("not available"));
+    let seal = line(&out, "datagram seal (CLUMP_NET_AUTH): AEGIS ");
+    assert!(
+        seal.contains(" a 64 KiB one in ") && seal.ends_with(" GB/s)"),
+        "{out}"
+    );
     let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(
         words(line(&out, "CLUMP_SPIN_US")),

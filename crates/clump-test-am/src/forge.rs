@@ -6,12 +6,11 @@
 //! each real request once, in order, and keep no state for any of the forgers.
 
 use crate::check::{pattern, poll_until, Failures};
+use crate::numbered::Numbered;
 use clump::spmd::Spmd;
 use clump::transport::net::wire::{self, Args, Channel, Header, PacketKind};
 use clump::EndpointId;
-use std::cell::Cell;
 use std::net::{SocketAddrV4, UdpSocket};
-use std::rc::Rc;
 
 /// Real requests from rank 1, and their payload size.
 const REQUESTS: u32 = 1000;
@@ -29,44 +28,21 @@ pub fn run() -> Result<String, String> {
     if spmd.size() != 2 {
         return Err("the forge scenario runs on 2 ranks".into());
     }
-    let e = |r: clump::Result<()>| r.map_err(|e| e.to_string());
     let fails = Failures::default();
-    let next = Rc::new(Cell::new(0u32));
-    let (f, n) = (fails.clone(), next.clone());
-    e(spmd.ep.set_handler(1, move |t, m| {
-        let seq = m.args[0];
-        f.expect(seq == n.get(), || {
-            format!("request {seq:#x} ran, expected {}", n.get())
-        });
-        f.expect(m.payload == pattern(1, PAYLOAD, seq).as_slice(), || {
-            format!("payload of request {seq:#x}")
-        });
-        n.set(seq.wrapping_add(1));
-        t.reply(2, &[seq]).unwrap();
-    }))?;
-    let answered = Rc::new(Cell::new(0u32));
-    let (f, a) = (fails.clone(), answered.clone());
-    e(spmd.ep.set_handler(2, move |_, m| {
-        f.expect(m.args[0] == a.get(), || {
-            format!("reply {:#x}, expected {}", m.args[0], a.get())
-        });
-        a.set(a.get() + 1);
-    }))?;
+    let stream = Numbered::handlers(&spmd, &fails, PAYLOAD)?;
     spmd.barrier().map_err(|e| e.to_string())?;
     if spmd.rank() == 1 {
         let mut forger = Forger::new(&spmd)?;
         for seq in 0..REQUESTS {
-            e(spmd
-                .ep
-                .request_medium(0, 1, &[seq], &pattern(1, PAYLOAD, seq)))?;
+            stream.send(&spmd, 0, seq)?;
             if seq % EVERY == 0 {
                 forger.round(seq)?;
             }
         }
-        poll_until(&spmd, || answered.get() == REQUESTS)?;
+        poll_until(&spmd, || stream.answered.get() == REQUESTS)?;
         println!("rank 1: forged {} datagrams", forger.sent);
     } else {
-        poll_until(&spmd, || next.get() == REQUESTS)?;
+        poll_until(&spmd, || stream.ran.get() == REQUESTS)?;
     }
     // Rank 0 keeps polling until rank 1 has all its replies.
     spmd.barrier().map_err(|e| e.to_string())?;

@@ -13,7 +13,10 @@ mod forge;
 mod kinds;
 mod liveness;
 mod neighbours;
+mod numbered;
+mod ping;
 mod sleep;
+mod spoof;
 mod victim;
 
 fn main() -> ExitCode {
@@ -28,7 +31,9 @@ fn main() -> ExitCode {
         ),
         Some("errors") => errors::run(),
         Some("forge") => forge::run(),
+        Some("spoof") => spoof::run(),
         Some("neighbours") => neighbours::run(),
+        Some("ping") => ping::run(),
         Some("sleep") => sleep::run(),
         Some("stream-until-killed") => victim::stream_until_killed(),
         Some("victim") => victim::serve_without_polling(),
@@ -40,7 +45,7 @@ fn main() -> ExitCode {
         },
         Some("peer-gone") => liveness::peer_gone(),
         _ => Err(
-            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|neighbours|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
+            "usage: clump-test-am kinds|flood [N [FILL_WAIT_MS]]|errors|forge|spoof|neighbours|ping|sleep|stream-until-killed|victim|cut-link|stop-resume [TIMEOUTS]|peer-gone".into(),
         ),
     };
     match result {

@@ -82,6 +82,7 @@ without_loom! {
         },
         name::{EndpointId, EndpointName},
         transport::shm::block::{REPLY_SLOTS as REPLY_QUEUE_SLOTS, REQUEST_SLOTS as REQUEST_QUEUE_SLOTS},
+        transport::net::seal_speed::describe as describe_datagram_seal,
         transport::shm::cma::describe as describe_cross_memory_attach,
         transport::shm::region::Region as SharedRegion,
     };

@@ -23,7 +23,9 @@
 //!   injector it applies to what it sends, and [`doorbell`], the in-memory counter of
 //!   queued datagrams that lets a poll skip the system call when nothing came.
 //! - `port.rs`: an endpoint's socket joined to its machine, with the clock;
-//!   `members.rs`: the endpoints whose datagrams the machine admits (the job's).
+//!   `members.rs`: the endpoints whose datagrams the machine admits (the job's);
+//!   `auth.rs`: the datagram seal, a MAC under the job's key (`seal_speed.rs`: what
+//!   `clump info` says of its speed here).
 //!
 //! The Active Message side of the transport, with the same verbs as shared memory's:
 //! - `send.rs`: requests, gets, replies, returned requests and credit-only answers, as
@@ -45,6 +47,7 @@ pub(crate) mod linger;
 pub(crate) mod members;
 pub(crate) mod poll;
 pub(crate) mod port;
+pub(crate) mod seal_speed;
 #[cfg(test)]
 mod reliable_sim;
 pub(crate) mod send;

@@ -2,14 +2,14 @@
 //! with the clock the machine does not read itself.
 
 use crate::config::{JobConfig, NetConfig};
-use crate::transport::net::auth::{DatagramKey, SEAL_LEN};
+use crate::transport::net::auth::{self, DatagramKey, SEAL_LEN};
 use crate::transport::net::fragment::Fragment;
 use crate::name::EndpointId;
 use crate::transport::net::reliable::{
     Event, Inbound, Liveness, Reliable, ReliableConfig, SendError, COALESCE_AT_MOST,
 };
 use crate::transport::net::udp::{Offload, UdpPort, UdpStats};
-use crate::transport::net::wire::{Channel, Header, Integrity};
+use crate::transport::net::wire::{Channel, Header, Integrity, MAGIC};
 use crate::transport::net::NetPeer;
 use std::io;
 use std::net::SocketAddrV4;
@@ -52,6 +52,8 @@ pub(crate) struct NetPort {
     /// The datagram seal's key, with `CLUMP_NET_AUTH`.
     key: Option<DatagramKey>,
     unauthenticated: u64,
+    /// Whether a datagram of the job sealed otherwise than this port's were reported.
+    misfit_said: bool,
     /// Microseconds between beats to the launcher (`None`: no beats), and the next one.
     beat_every: Option<u64>,
     next_beat: u64,
@@ -115,6 +117,7 @@ impl NetPort {
             largest: 0,
             key,
             unauthenticated: 0,
+            misfit_said: false,
             beat_every: cfg.heartbeat.then(|| beat_period(cfg.timeout)),
             next_beat: 0,
             deaths_seen: crate::boot::watch::deaths(),
@@ -235,11 +238,19 @@ impl NetPort {
         for i in 0..n {
             let (addr, bytes) = self.udp.received(i);
             let bytes = match &self.key {
+                // A datagram that does not start with a packet may be a sealed one.
+                None if !bytes.starts_with(&MAGIC) => {
+                    let job = self.machine.config().job;
+                    say_misfit(&mut self.misfit_said, addr, bytes, job, false);
+                    bytes
+                }
                 None => bytes,
                 Some(key) => match key.open(bytes) {
                     Some(body) => body,
                     None => {
                         self.unauthenticated += 1;
+                        let job = self.machine.config().job;
+                        say_misfit(&mut self.misfit_said, addr, bytes, job, true);
                         continue;
                     }
                 },
@@ -343,6 +354,26 @@ impl NetPort {
             auth: self.key.is_some(),
             unauthenticated: self.unauthenticated,
         }
+    }
+}
+
+/// Says, the first time (`said`), that a datagram from `from` was dropped for a seal that
+/// differs from this port's (`sealed`) although it is a packet of job `job`: the ranks'
+/// `CLUMP_NET_AUTH` differ (or someone forges the job's datagrams), which would otherwise
+/// look like a peer that stopped answering.
+#[cold]
+fn say_misfit(said: &mut bool, from: SocketAddrV4, datagram: &[u8], job: u64, sealed: bool) {
+    if *said {
+        return;
+    }
+    if let Some(what) = auth::misfit(datagram, job, sealed) {
+        *said = true;
+        eprintln!(
+            "clump: datagrams of this job from {from} {what} (CLUMP_NET_AUTH={} here): \
+             dropped. Every rank must have the same CLUMP_NET_AUTH; if they do, someone \
+             forges this job's datagrams",
+            u8::from(sealed)
+        );
     }
 }
 

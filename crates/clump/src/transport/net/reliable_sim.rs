@@ -9,6 +9,8 @@
 //! checks: every message is delivered exactly once, in order per channel, with the
 //! right header and bytes (long and get-reply fragments checked as they land, in order
 //! and once); nobody is declared unreachable unless its link was cut, and then in time.
+//! A scenario may seal its datagrams as ports do by default (`auth.rs`): then the tag,
+//! not a CRC, is what keeps corrupted ones from the machines.
 //!
 //! Everything derives from the scenario's seed, so a failure reruns identically: the
 //! seed is printed at the start of each scenario (shown by the test harness on failure)

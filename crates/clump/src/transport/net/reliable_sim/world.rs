@@ -5,10 +5,11 @@ use super::network::{Cut, Faults, NetStats, Network};
 use super::rng::mix;
 use super::spec::{self, Ids, Spec, SEGMENT};
 use crate::name::EndpointId;
+use crate::transport::net::auth::{DatagramKey, SEAL_LEN};
 use crate::transport::net::reliable::{
     Event, Inbound, Liveness, Micros, Peer, Reliable, ReliableConfig, SendError, Stats,
 };
-use crate::transport::net::wire::{Channel, Header, MAX_DATAGRAM};
+use crate::transport::net::wire::{Channel, Header, Integrity, MAX_DATAGRAM};
 use std::collections::HashMap;
 
 /// Machine `machine` stops taking requests during `[from, until)`.
@@ -41,6 +42,11 @@ pub struct Scenario {
     /// The largest datagram between two machines, as their path's MTU would give it
     /// (`cfg.max_datagram` for every pair if `None`).
     pub paths: Option<fn(u8, u8) -> usize>,
+    /// Datagrams are sealed as `CLUMP_NET_AUTH` (the default) makes ports seal them
+    /// (`auth.rs`): a tag under the job's key in front, packets without a CRC
+    /// ([`Integrity::Sealed`]), and a datagram whose tag is wrong dropped before its
+    /// machine reads it.
+    pub sealed: bool,
 }
 
 #[derive(Debug)]
@@ -55,6 +61,8 @@ pub struct Outcome {
     pub unreachable: Vec<(u8, u8, Micros)>,
     /// (machine, peer, since): the machine had data in flight to its cut peer from then.
     pub cut_pending: Vec<(u8, u8, Micros)>,
+    /// Sealed datagrams dropped for a wrong tag.
+    pub unauthenticated: u64,
 }
 
 fn endpoint(machine: u8) -> EndpointId {
@@ -114,6 +122,9 @@ struct World<'a> {
     /// When each machine last told the launcher it polls, and when it tells it next
     /// (as `net/port.rs` beats: eight times per timeout, after its datagrams and timers).
     beats: Vec<(Option<Micros>, Micros)>,
+    /// The job's datagram key, when the scenario seals.
+    key: Option<DatagramKey>,
+    unauthenticated: u64,
 }
 
 /// Checks a long or get-reply fragment as the machine lands it.
@@ -168,8 +179,12 @@ fn spec_of(salt: u64, ids: Ids) -> Spec {
 impl World<'_> {
     fn new(s: &Scenario) -> World<'_> {
         let n = usize::from(s.machines);
+        // As a port does: the machine's datagrams leave room for the seal.
+        let seal = if s.sealed { SEAL_LEN } else { 0 };
         let cfg = ReliableConfig {
             job: mix(s.seed),
+            max_datagram: s.cfg.max_datagram - seal,
+            integrity: if s.sealed { Integrity::Sealed } else { s.cfg.integrity },
             ..s.cfg.clone()
         };
         let rels = (0..s.machines)
@@ -177,7 +192,7 @@ impl World<'_> {
                 let mut r = Reliable::new(endpoint(m), cfg.clone());
                 r.set_initial_seq(s.initial_seq);
                 for (to, path) in (0..s.machines).filter_map(|to| Some((to, s.paths?(m, to)))) {
-                    r.set_path_datagram(peer(to), path);
+                    r.set_path_datagram(peer(to), path - seal);
                 }
                 r
             })
@@ -206,6 +221,8 @@ impl World<'_> {
             buf: vec![0; MAX_DATAGRAM],
             parked: vec![Vec::new(); n],
             beats: vec![(None, 0); n],
+            key: s.sealed.then(|| DatagramKey::new(u128::from(mix(s.seed ^ 0x5ea1)))),
+            unauthenticated: 0,
         }
     }
 
@@ -249,9 +266,16 @@ impl World<'_> {
     fn handle_datagram(&mut self, from: u8, to: u8, data: Vec<u8>) {
         let t = usize::from(to);
         let (salt, app) = (self.salt, &mut self.apps[t]);
-        self.rels[t].handle_datagram(self.now, from, &data, &mut |h, d| {
-            land(salt, to, &mut app.landing, h, d)
-        });
+        let body = match &self.key {
+            None => Some(&data[..]),
+            Some(key) => key.open(&data),
+        };
+        match body {
+            Some(body) => self.rels[t].handle_datagram(self.now, from, body, &mut |h, d| {
+                land(salt, to, &mut app.landing, h, d)
+            }),
+            None => self.unauthenticated += 1,
+        }
         self.net.recycle(data);
     }
 
@@ -388,10 +412,15 @@ impl World<'_> {
     }
 
     fn transmit(&mut self, me: u8) {
+        let seal = if self.key.is_some() { SEAL_LEN } else { 0 };
         while let Some((to, len)) =
-            self.rels[usize::from(me)].poll_transmit(self.now, &mut self.buf)
+            self.rels[usize::from(me)].poll_transmit(self.now, &mut self.buf[seal..])
         {
-            self.net.send(self.now, me, to, &self.buf[..len]);
+            let datagram = &mut self.buf[..seal + len];
+            if let Some(key) = &self.key {
+                key.seal(datagram, &[]);
+            }
+            self.net.send(self.now, me, to, datagram);
         }
     }
 
@@ -498,6 +527,7 @@ impl World<'_> {
             net: self.net.stats,
             unreachable: self.unreachable,
             cut_pending: self.cut_pending,
+            unauthenticated: self.unauthenticated,
         }
     }
 }
