@@ -78,6 +78,10 @@ fn bad_use_ends_the_job_with_a_clear_message() {
     let cases = [
         ("addr", "is not a symmetric address"),
         ("pe", "PE 2 is out of range (the job has 2 PEs)"),
+        (
+            "team_pe",
+            "shmem_ctx_long_p: PE 1 is out of range (its team has 1 PE)",
+        ),
         ("free", "is not a block of the symmetric heap"),
         ("init", "called before shmem_init"),
         (
@@ -233,6 +237,15 @@ fn static_variables_progress_and_any_calls_are_fair() {
 fn teams_and_contexts_at_their_edges() {
     let exe = oshcc("team_edges", "shmem_team_edges");
     everywhere(&exe, "team edges ok");
+}
+
+/// A context of a team numbers PEs in its team: accesses through one of the odd PEs'
+/// team reach the member they name, never the world PE of that number; `shmem_team_ptr`
+/// and the other team-relative calls give NULL or -1 past a team's edges.
+#[test]
+fn contexts_of_a_team_number_pes_in_the_team() {
+    let exe = oshcc("team_ctx", "shmem_team_ctx");
+    everywhere(&exe, "team ctx ok");
 }
 
 /// `shmem_sync` in both forms, C11 bitwise reductions on the signed sized types, the
