@@ -231,6 +231,10 @@ CLUMP_PSHMEM_AMO_OLD_EXTENDED(longlong, long long)
 CLUMP_PSHMEM_AMO_OLD_EXTENDED(float, float)
 CLUMP_PSHMEM_AMO_OLD_EXTENDED(double, double)
 void pshmem_short_wait(short *ivar, short cmp_value);
+/* The untyped deprecated waits on a long. Under C11 the generic names below take these
+ * spellings, and (pshmem_wait_until)(...) reaches the function. */
+void (pshmem_wait_until)(long *ivar, int cmp, long cmp_value);
+void (pshmem_wait)(long *ivar, long cmp_value);
 
 /* Point-to-point synchronisation on this PE's symmetric variables. */
 #define CLUMP_PSHMEM_P2P(N, T) \
@@ -375,6 +379,14 @@ void pshmem_udcflush_line(void *dest);
 #define pshmem_atomic_fetch_and_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_and_nbi, __VA_ARGS__)
 #define pshmem_atomic_fetch_or_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_or_nbi, __VA_ARGS__)
 #define pshmem_atomic_fetch_xor_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, pshmem, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define pshmem_add(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, pshmem, add, __VA_ARGS__)
+#define pshmem_inc(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, pshmem, inc, __VA_ARGS__)
+#define pshmem_fadd(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, pshmem, fadd, __VA_ARGS__)
+#define pshmem_finc(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, pshmem, finc, __VA_ARGS__)
+#define pshmem_cswap(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, pshmem, cswap, __VA_ARGS__)
+#define pshmem_swap(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD_EXTENDED, pshmem, swap, __VA_ARGS__)
+#define pshmem_set(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD_EXTENDED, pshmem, set, __VA_ARGS__)
+#define pshmem_fetch(...) CLUMP_C11_BY(CLUMP_C11_AMO_OLD_EXTENDED, CLUMP_C11_ASSOC_CONST, pshmem, fetch, CLUMP_C11_A0(__VA_ARGS__, 0))(__VA_ARGS__)
 #define pshmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until, __VA_ARGS__)
 #define pshmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_all, __VA_ARGS__)
 #define pshmem_wait_until_any(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, pshmem, wait_until_any, __VA_ARGS__)

@@ -64,6 +64,17 @@ extern "C" {
 #define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
 #define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
 #define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+/* The other deprecated spellings OpenSHMEM 1.5 still lists. */
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
 
 typedef struct clump_shmem_ctx *shmem_ctx_t;
 typedef struct clump_shmem_team *shmem_team_t;
@@ -296,6 +307,10 @@ CLUMP_SHMEM_AMO_OLD_EXTENDED(longlong, long long)
 CLUMP_SHMEM_AMO_OLD_EXTENDED(float, float)
 CLUMP_SHMEM_AMO_OLD_EXTENDED(double, double)
 void shmem_short_wait(short *ivar, short cmp_value);
+/* The untyped deprecated waits on a long. Under C11 the generic names below take these
+ * spellings, and (shmem_wait_until)(...) reaches the function. */
+void (shmem_wait_until)(long *ivar, int cmp, long cmp_value);
+void (shmem_wait)(long *ivar, long cmp_value);
 
 /* Point-to-point synchronisation on this PE's symmetric variables. */
 #define CLUMP_SHMEM_P2P(N, T) \
@@ -492,6 +507,17 @@ void clump_shmem_generic_no_such_type(void);
 #define shmem_atomic_fetch_and_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, shmem, atomic_fetch_and_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, shmem, atomic_fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) CLUMP_C11_CTX(CLUMP_C11_AMO_BITWISE, CLUMP_C11_ASSOC, shmem, atomic_fetch_xor_nbi, __VA_ARGS__)
+/* The deprecated names of the atomics (before 1.4), for the types they had. */
+#define CLUMP_C11_AMO_OLD(X, P, OP) X(int, int, P, OP) X(long, long, P, OP) X(longlong, long long, P, OP)
+#define CLUMP_C11_AMO_OLD_EXTENDED(X, P, OP) CLUMP_C11_AMO_OLD(X, P, OP) X(float, float, P, OP) X(double, double, P, OP)
+#define shmem_add(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, shmem, add, __VA_ARGS__)
+#define shmem_inc(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, shmem, inc, __VA_ARGS__)
+#define shmem_fadd(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, shmem, fadd, __VA_ARGS__)
+#define shmem_finc(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, shmem, finc, __VA_ARGS__)
+#define shmem_cswap(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD, shmem, cswap, __VA_ARGS__)
+#define shmem_swap(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD_EXTENDED, shmem, swap, __VA_ARGS__)
+#define shmem_set(...) CLUMP_C11_PLAIN(CLUMP_C11_AMO_OLD_EXTENDED, shmem, set, __VA_ARGS__)
+#define shmem_fetch(...) CLUMP_C11_BY(CLUMP_C11_AMO_OLD_EXTENDED, CLUMP_C11_ASSOC_CONST, shmem, fetch, CLUMP_C11_A0(__VA_ARGS__, 0))(__VA_ARGS__)
 
 #define shmem_wait_until(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, wait_until, __VA_ARGS__)
 #define shmem_wait_until_all(...) CLUMP_C11_PLAIN(CLUMP_C11_P2P, shmem, wait_until_all, __VA_ARGS__)

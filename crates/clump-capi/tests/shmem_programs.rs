@@ -78,6 +78,10 @@ fn bad_use_ends_the_job_with_a_clear_message() {
     let cases = [
         ("addr", "is not a symmetric address"),
         ("pe", "PE 2 is out of range (the job has 2 PEs)"),
+        (
+            "team_pe",
+            "shmem_ctx_long_p: PE 1 is out of range (its team has 1 PE)",
+        ),
         ("free", "is not a block of the symmetric heap"),
         ("init", "called before shmem_init"),
         (
@@ -235,6 +239,15 @@ fn teams_and_contexts_at_their_edges() {
     everywhere(&exe, "team edges ok");
 }
 
+/// A context of a team numbers PEs in its team: accesses through one of the odd PEs'
+/// team reach the member they name, never the world PE of that number; `shmem_team_ptr`
+/// and the other team-relative calls give NULL or -1 past a team's edges.
+#[test]
+fn contexts_of_a_team_number_pes_in_the_team() {
+    let exe = oshcc("team_ctx", "shmem_team_ctx");
+    everywhere(&exe, "team ctx ok");
+}
+
 /// `shmem_sync` in both forms, C11 bitwise reductions on the signed sized types, the
 /// deprecated short waits and pre-1.2 names, `shmem_pcontrol` and `shmem_team_ptr`
 /// build and do what they say.
@@ -242,6 +255,14 @@ fn teams_and_contexts_at_their_edges() {
 fn the_rest_of_the_interface_builds_and_works() {
     let exe = oshcc("interface", "shmem_interface");
     everywhere(&exe, "interface ok");
+}
+
+/// The deprecated names 1.5 still specifies that the check against its list found missing:
+/// the C11 names of the old atomics, the untyped waits of a long, the `_SHMEM_` constants.
+#[test]
+fn deprecated_atomics_waits_and_constants() {
+    let exe = oshcc("deprecated", "shmem_deprecated");
+    everywhere(&exe, "deprecated ok");
 }
 
 /// A fence orders each PE's puts to another (heap data, then a flag on the heap or in a

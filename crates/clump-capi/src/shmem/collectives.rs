@@ -26,7 +26,11 @@ impl State {
             .filter(|&r| r < g.size())
             .ok_or_else(|| format!("root {root} is not a member (the team has {})", g.size()))?;
         let len = byte_len(b.nelems, b.size)?;
-        if self.direct(g, len, &[(b.dest, len), (b.src, len)]) {
+        if self.direct(
+            g,
+            (len, Self::BROADCAST_FROM),
+            &[(b.dest, len), (b.src, len)],
+        ) {
             return self.broadcast_direct(g, root, (b.dest, b.src, len), skip_root);
         }
         let mut data = if g.index() == root {
@@ -52,7 +56,7 @@ impl State {
         // SAFETY: `b.src` is the C caller's source of `nelems` elements (shmem.h).
         let mine = unsafe { src_slice(b.src, byte_len(b.nelems, b.size)?, "source")? };
         let total = byte_len(mine.len(), g.size() as usize)?;
-        if fixed && self.direct(g, total, &[(b.dest, total)]) {
+        if fixed && self.direct(g, (total, Self::EXCHANGE_FROM), &[(b.dest, total)]) {
             return self.fcollect_direct(g, b.dest, mine);
         }
         let gas = self.gas.borrow();
@@ -74,7 +78,8 @@ impl State {
         let n = g.size() as usize;
         let count = byte_len(b.nelems, n)?;
         let total = byte_len(count, b.size)?;
-        if (dst, sst) == (1, 1) && self.direct(g, total, &[(b.dest, total), (b.src, total)]) {
+        let bufs = [(b.dest.cast_const(), total), (b.src, total)];
+        if (dst, sst) == (1, 1) && self.direct(g, (total, Self::EXCHANGE_FROM), &bufs) {
             return self.alltoall_direct(g, b.dest, b.src, total / n);
         }
         let extent = |stride: usize| -> Res<usize> {

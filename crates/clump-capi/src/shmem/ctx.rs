@@ -1,7 +1,8 @@
 //! Communication contexts. Every context shares the PE's one stream of accesses, so a
 //! context's quiet completes, and its fence orders, the others' accesses too (more than
-//! the standard asks, never less); creating one always succeeds. A private context of
-//! the world team makes its direct accesses without the process lock (`private`).
+//! the standard asks, never less); creating one always succeeds. A context's accesses
+//! number PEs in its team (OpenSHMEM 1.5 §9.4). A private context of the world team makes
+//! its direct accesses without the process lock (`private`).
 
 use super::abi::{CTX_DEFAULT, CTX_INVALID, CTX_PRIVATE, TEAM_INVALID, TEAM_WORLD};
 use super::private;
@@ -9,13 +10,22 @@ use super::runtime::{dst_slice, run, Res, State};
 use std::os::raw::{c_int, c_long};
 
 impl State {
-    /// Checks a context handle from C (`None`: the call has none, the default).
-    pub fn check_ctx(&self, ctx: Option<usize>) -> Res<()> {
+    /// The team of a live context handle from C (`None`: the call has none, the default).
+    pub fn ctx_team(&self, ctx: Option<usize>) -> Res<usize> {
         match ctx {
-            None | Some(CTX_DEFAULT) => Ok(()),
-            Some(h) if self.contexts.borrow().contains_key(&h) => Ok(()),
-            Some(h) => Err(format!("{h:#x} is not a live context")),
+            None | Some(CTX_DEFAULT) => Ok(TEAM_WORLD),
+            Some(h) => self
+                .contexts
+                .borrow()
+                .get(&h)
+                .copied()
+                .ok_or_else(|| format!("{h:#x} is not a live context")),
         }
+    }
+
+    /// Checks a context handle from C, as [`State::ctx_team`].
+    pub fn check_ctx(&self, ctx: Option<usize>) -> Res<()> {
+        self.ctx_team(ctx).map(drop)
     }
 
     fn create_ctx(&self, out: *mut usize, team: usize, options: c_long) -> Res<c_int> {
@@ -78,8 +88,7 @@ pub extern "C" fn shmem_ctx_get_team(ctx: usize, team: *mut usize) -> c_int {
             slot.copy_from_slice(&TEAM_INVALID.to_ne_bytes());
             return Ok(-1);
         }
-        s.check_ctx(Some(ctx))?;
-        let t = s.contexts.borrow().get(&ctx).copied().unwrap_or(TEAM_WORLD);
+        let t = s.ctx_team(Some(ctx))?;
         slot.copy_from_slice(&t.to_ne_bytes());
         Ok(0)
     })

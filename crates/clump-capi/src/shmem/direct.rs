@@ -3,8 +3,9 @@
 //! of the others' heaps between two barriers of the team: the first so that no member's
 //! buffers are read or written before it entered the call, the second so that every copy
 //! is done when any member returns. The global address space's collectives instead pass
-//! each block as messages through the bounded shared-memory queues, hop by hop of a tree;
-//! above a few KiB that is slower than the same exchange over UDP.
+//! each block as messages through the bounded shared-memory queues, hop by hop of a tree,
+//! which costs copies but no barrier: in a broadcast or a reduction only the members below
+//! the root wait.
 
 use super::reduce::Reducer;
 use super::runtime::{dst_slice, gas_err, src_slice, Res, State};
@@ -12,10 +13,6 @@ use super::symmetric::Place;
 use bytemuck::Pod;
 use clump_gas::Group;
 use std::ffi::c_void;
-
-/// Bytes a collective moves from which it goes straight between same-host heaps (below
-/// it, the exchange of the global address space's collectives is as fast).
-const DIRECT_BYTES: usize = 8192;
 
 /// Bytes of a reduction's part combined at a time (see [`State::reduce_direct`]).
 const PIECE: usize = 16384;
@@ -29,12 +26,31 @@ fn rotated(g: &Group) -> impl Iterator<Item = (usize, u32)> + '_ {
 }
 
 impl State {
+    /// Bytes from which a collective goes straight between same-host heaps. The two barriers
+    /// cost every member a wait each, and on a loaded machine a wait is a wake-up (15-70 µs);
+    /// messages cost copies through the queues instead. Measured at 2 and 4 PEs on 2 cores
+    /// at load 10-12, direct against messages: an fcollect or alltoall (messages from every
+    /// member to every member) is as fast or faster direct from 8 KiB; a reduction ties at
+    /// 64 KiB (4 PEs: 160-593 µs against 131-489) and is faster direct from 128 KiB; a
+    /// broadcast (whose root never waits for a message) is slower direct up to 64 KiB (4
+    /// PEs: 158-419 µs against 68-74) and faster from 128 KiB (4 PEs, 1 MiB: 0.24-0.88 ms
+    /// against 8.1-9.8).
+    pub const EXCHANGE_FROM: usize = 8 << 10;
+    pub const REDUCE_FROM: usize = 64 << 10;
+    pub const BROADCAST_FROM: usize = 128 << 10;
+
     /// Whether a collective over `g` that moves `total` bytes goes straight between heaps:
-    /// `total` no smaller than [`DIRECT_BYTES`], every member on this host (its heap is
-    /// mapped here) and each of `bufs` (address, bytes) on the symmetric heap. Every member
-    /// decides alike: the buffers are symmetric, so they lie at the same heap offsets.
-    pub fn direct(&self, g: &Group, total: usize, bufs: &[(*const c_void, usize)]) -> bool {
-        if total < DIRECT_BYTES {
+    /// `total` no smaller than `from` (its kind's threshold above), every member on this
+    /// host (its heap is mapped here) and each of `bufs` (address, bytes) on the symmetric
+    /// heap. Every member decides alike: the buffers are symmetric, so they lie at the same
+    /// heap offsets.
+    pub fn direct(
+        &self,
+        g: &Group,
+        (total, from): (usize, usize),
+        bufs: &[(*const c_void, usize)],
+    ) -> bool {
+        if total < from {
             return false;
         }
         let on_heap = |&(addr, len): &(*const c_void, usize)| {

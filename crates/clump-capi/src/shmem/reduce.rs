@@ -59,7 +59,8 @@ impl State {
         op: impl Reducer<T>,
     ) -> Res<()> {
         let bytes = byte_len(n, size_of::<T>())?;
-        if self.direct(g, bytes, &[(dest.cast(), bytes), (src.cast(), bytes)]) {
+        let bufs = [(dest.cast_const().cast(), bytes), (src.cast(), bytes)];
+        if self.direct(g, (bytes, Self::REDUCE_FROM), &bufs) {
             return self.reduce_direct(g, dest, src, n, op);
         }
         let mut data = vec![T::zeroed(); n];

@@ -2,20 +2,25 @@
 //! non-blocking and strided forms, single elements (`p`/`g`), each also on a context.
 //! A put returns once the source may be reused; `shmem_quiet` completes it at the target.
 
+use super::abi::TEAM_WORLD;
 use super::runtime::{byte_len, dst_slice, run, src_slice, strides, Res, State};
 use super::symmetric::Dir;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_long};
 
 impl State {
-    /// The PE of an access from C, on a live context (the calling thread's private one
-    /// learns that this access went through the lock).
+    /// The world PE of an access from C on a live context, whose `pe` numbers the
+    /// context's team (the calling thread's private context learns that this access went
+    /// through the lock).
     pub fn target(&self, ctx: Option<usize>, pe: c_int) -> Res<u32> {
-        self.check_ctx(ctx)?;
+        let team = self.ctx_team(ctx)?;
         if let Some(c) = ctx {
             super::private::went_locked(c);
         }
-        self.pe(pe)
+        if team == TEAM_WORLD {
+            return self.pe(pe);
+        }
+        self.team_pe(team, pe)
     }
 
     /// Moves `len` bytes between this PE's `src`/`dest` and the object on `pe`.

@@ -187,14 +187,9 @@ pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
 /// or a PE outside it.
 #[pshmem::twin]
 pub extern "C" fn shmem_team_ptr(team: usize, dest: *const c_void, pe: c_int) -> *mut c_void {
-    run("shmem_team_ptr", |s| {
-        let Ok(g) = s.team(team) else {
-            return Ok(std::ptr::null_mut());
-        };
-        match usize::try_from(pe).ok().and_then(|i| g.ranks().get(i)) {
-            Some(&world) => s.ptr(dest, world),
-            None => Ok(std::ptr::null_mut()),
-        }
+    run("shmem_team_ptr", |s| match s.team_pe(team, pe) {
+        Ok(world) => s.ptr(dest, world),
+        Err(_) => Ok(std::ptr::null_mut()),
     })
 }
 

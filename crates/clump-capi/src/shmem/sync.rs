@@ -279,6 +279,20 @@ macro_rules! wait_changed {
 }
 wait_changed!(short: c_short, int: c_int, long: c_long, longlong: c_longlong);
 
+/// The untyped `shmem_wait_until` of a `long`, from before OpenSHMEM 1.4 (still specified;
+/// C11 programs reach it as `(shmem_wait_until)(...)`, since shmem.h's generic name of
+/// the same spelling selects by type).
+#[pshmem::twin]
+pub extern "C" fn shmem_wait_until(ivar: *mut c_long, cmp: c_int, value: c_long) {
+    shmem_long_wait_until(ivar, cmp, value)
+}
+
+/// The untyped `shmem_wait` of a `long` (as [`shmem_wait_until`]).
+#[pshmem::twin]
+pub extern "C" fn shmem_wait(ivar: *mut c_long, value: c_long) {
+    shmem_long_wait(ivar, value)
+}
+
 #[pshmem::twin]
 pub extern "C" fn shmem_quiet() {
     run("shmem_quiet", |s| s.quiet())

@@ -20,6 +20,21 @@ impl State {
             .ok_or_else(|| format!("{h:#x} is not a team of this PE"))
     }
 
+    /// The world PE of member `pe` of team `h`.
+    pub fn team_pe(&self, h: usize, pe: c_int) -> Res<u32> {
+        let g = self.team(h)?;
+        usize::try_from(pe)
+            .ok()
+            .and_then(|i| g.ranks().get(i).copied())
+            .ok_or_else(|| {
+                let n = g.size();
+                format!(
+                    "PE {pe} is out of range (its team has {n} PE{})",
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+    }
+
     pub fn team_members(&self, h: usize) -> Res<Vec<u32>> {
         Ok(self.team(h)?.ranks().to_vec())
     }
@@ -118,13 +133,7 @@ pub extern "C" fn shmem_team_translate_pe(
     dest_team: usize,
 ) -> c_int {
     run("shmem_team_translate_pe", |s| {
-        let (Ok(from), Ok(to)) = (s.team(src_team), s.team(dest_team)) else {
-            return Ok(-1);
-        };
-        let Some(&rank) = usize::try_from(src_pe)
-            .ok()
-            .and_then(|i| from.ranks().get(i))
-        else {
+        let (Ok(rank), Ok(to)) = (s.team_pe(src_team, src_pe), s.team(dest_team)) else {
             return Ok(-1);
         };
         Ok(to

@@ -29,7 +29,7 @@ int main(void) {
         for (int i = 0; i < 3; i++) CHECK(dst[pe * 3 + i] == pe * 100 + i);
     /* Large fcollects (on one host, each PE's block goes straight into every heap), twice
      * in a row with different data, so a PE that is ahead must not overwrite the first. */
-    enum { BIG = 4096 };
+    enum { BIG = 40000 }; /* 160 KB: above every size from which they go straight */
     int *bsrc = shmem_malloc(BIG * sizeof(int));
     int *bdst = shmem_malloc((size_t)BIG * npes * sizeof(int));
     for (int round = 0; round < 2; round++) {

@@ -12,6 +12,7 @@ use crate::transport::net;
 use crate::transport::net::send::owed;
 use crate::proto::held::Held;
 use crate::poll::NetPollPolicy;
+use crate::transport::shm::cpu_mate;
 use crate::transport::shm::wake::{readable, wait_readable, WakeSocket};
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
@@ -206,6 +207,9 @@ impl Bundle {
         let start = Instant::now();
         let spin = match how {
             Wait::Nap => Duration::ZERO,
+            // A process this thread just woke, or was woken by, shares its CPU: spinning
+            // would only keep it (most likely the one this wait is for) off the CPU.
+            _ if cpu_mate::take_shared_cpu() => Duration::ZERO,
             Wait::Whole | Wait::Round => self.core.config.spin_before_sleep.min(timeout),
         };
         let spin_until = start + spin;
@@ -421,12 +425,16 @@ impl BundleCore {
         let endpoints = self.endpoints.borrow().clone();
         // A count, not a flag: threads that share the bundle sleep and wake on their own,
         // and the first to wake must not tell senders that no one sleeps.
+        let cpu = cpu_mate::this_cpu();
         let set_sleeping = |asleep: bool| {
             for ep in &endpoints {
-                let sleeping = &ep.shm.own.block.get().header.sleeping;
+                let header = &ep.shm.own.block.get().header;
                 match asleep {
-                    true => sleeping.fetch_add(1, Ordering::SeqCst),
-                    false => sleeping.fetch_sub(1, Ordering::SeqCst),
+                    true => {
+                        header.sleep_cpu.store(cpu, Ordering::Relaxed);
+                        header.sleeping.fetch_add(1, Ordering::SeqCst)
+                    }
+                    false => header.sleeping.fetch_sub(1, Ordering::SeqCst),
                 };
             }
         };
@@ -501,8 +509,10 @@ impl Owner for BundleCore {
     }
 
     fn nap(&self, ep: &EndpointCore, timeout: Duration) {
-        let sleeping = &ep.shm.own.block.get().header.sleeping;
+        let header = &ep.shm.own.block.get().header;
+        let sleeping = &header.sleeping;
         // A count, as in `sleep`.
+        header.sleep_cpu.store(cpu_mate::this_cpu(), Ordering::Relaxed);
         sleeping.fetch_add(1, Ordering::SeqCst);
         // Pairs with the sender's fence after publishing: it sees us asleep or we see it.
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);

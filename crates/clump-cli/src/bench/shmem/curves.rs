@@ -44,10 +44,32 @@ pub fn to_json(points: &[Point]) -> Value {
 /// How many times faster `shm` is than `udp`: times, UDP's over shared memory's; rates,
 /// the other way round.
 fn speedup(shm: &Point, udp: &Point) -> f64 {
-    if shm.unit.ends_with("/s") {
+    if shm.is_rate() {
         shm.value / udp.value
     } else {
         udp.value / shm.value
+    }
+}
+
+impl Point {
+    fn is_rate(&self) -> bool {
+        self.unit.ends_with("/s")
+    }
+
+    fn same_figure(&self, other: &Point) -> bool {
+        (self.transport, &self.bench, self.bytes) == (other.transport, &other.bench, other.bytes)
+    }
+}
+
+/// Folds `more`, the points of another run, into `best`: each figure keeps its best value
+/// (the least time, the highest rate), as each run keeps the best of its batches.
+pub fn keep_best(best: &mut Vec<Point>, more: Vec<Point>) {
+    for p in more {
+        match best.iter_mut().find(|b| b.same_figure(&p)) {
+            Some(b) if b.is_rate() == (p.value > b.value) => b.value = p.value,
+            Some(_) => {}
+            None => best.push(p),
+        }
     }
 }
 
@@ -220,6 +242,37 @@ mod tests {
             "{table}"
         );
         assert_eq!(to_json(&all).as_array().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn runs_fold_into_the_best_of_each_figure() {
+        let mut best = vec![
+            point("shm", "put_lat", 8, 2.0, "us"),
+            point("udp", "put_bw", 8, 100.0, "MB/s"),
+        ];
+        keep_best(
+            &mut best,
+            vec![
+                point("shm", "put_lat", 8, 1.5, "us"),
+                point("udp", "put_lat", 8, 9.0, "us"),
+                point("udp", "put_bw", 8, 50.0, "MB/s"),
+            ],
+        );
+        keep_best(
+            &mut best,
+            vec![
+                point("shm", "put_lat", 8, 3.0, "us"),
+                point("udp", "put_bw", 8, 150.0, "MB/s"),
+            ],
+        );
+        assert_eq!(
+            best,
+            [
+                point("shm", "put_lat", 8, 1.5, "us"),
+                point("udp", "put_bw", 8, 150.0, "MB/s"),
+                point("udp", "put_lat", 8, 9.0, "us"),
+            ]
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub const BULK_BLOCKS: usize = 16;
 const _: () = assert!(BULK_BLOCKS < super::packet::NO_BULK as usize);
 
 const MAGIC: u64 = u64::from_le_bytes(*b"clumpQB1");
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 /// `wake_key` / `seg_fd` value meaning "none".
 pub const NO_FD: u32 = u32::MAX;
 
@@ -52,6 +52,10 @@ pub struct BlockHeader {
     /// that sees it nonzero rings `wake_key`.
     /// On its own line: the owner writes it while senders read the header.
     pub sleeping: CachePadded<AtomicU32>,
+    /// The CPU the owner's thread last went to sleep on (`cpu_mate::this_cpu`), which tells the
+    /// sender that wakes it whether the two will likely share a CPU. On a line of its own
+    /// (the padding before the queues).
+    pub sleep_cpu: AtomicU32,
 }
 
 #[repr(C, align(4096))]

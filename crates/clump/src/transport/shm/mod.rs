@@ -9,7 +9,8 @@
 //!   segment, the one place where segment bytes are read and written.
 //! - `cma.rs`: cross-memory attach, one copy to or from a peer's program memory;
 //!   `owned.rs`: whether memory the program names as a segment is its own.
-//! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors.
+//! - `wake.rs`: waking a process that sleeps in `wait`, and sleeping on descriptors;
+//!   `cpu_mate.rs`: whether a process this one wakes, or is woken by, shares its CPU.
 //! - `send.rs`, `poll.rs`: the Active Message side; `short.rs`: their fast path for the
 //!   short round trip; `transport.rs`: the three as one complete implementation of the
 //!   transports' trait (`endpoint/transport.rs`), the network's twin.
@@ -22,6 +23,7 @@ mod ring_loom;
 crate::without_loom! {
     pub mod block;
     pub mod cma;
+    pub mod cpu_mate;
     pub mod liveness;
     pub mod owned;
     pub mod packet;

@@ -8,6 +8,7 @@ use super::bulk::home_block;
 use super::region::Region;
 pub use super::segment::{SegMapping, SegMemory};
 use super::liveness::Watch;
+use super::cpu_mate::note_peer_on;
 use super::wake::{Waker, NO_KEY};
 use crate::name::EndpointId;
 use crate::sync::Ordering;
@@ -179,6 +180,9 @@ impl Remote {
         };
         // A peer that exited or freed the endpoint needs no wake-up, and one whose endpoint
         // moved to another bundle meanwhile was woken by whoever saw the new key.
+        if result.is_ok() {
+            note_peer_on(header.sleep_cpu.load(Ordering::Relaxed));
+        }
         let moot = !self.alive() || self.closed() || header.wake_key.load(Ordering::Acquire) != key;
         if let Err(e) = result {
             if !moot && !self.wake_failed.swap(true, Ordering::Relaxed) {

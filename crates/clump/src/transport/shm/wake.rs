@@ -22,6 +22,7 @@
 //! removed by the next process of the user that binds one (connecting to a socket nobody
 //! listens on is refused).
 
+use super::cpu_mate;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
@@ -145,10 +146,15 @@ impl WakeSocket {
         }
     }
 
-    /// Empties the socket after a wake-up, so the next `poll` sleeps again.
+    /// Empties the socket after a wake-up, so the next `poll` sleeps again, and notes the
+    /// CPU each sender ran on ([`cpu_mate::note_peer_on`]).
     pub fn drain(&self) {
         let mut buf = [0u8; 64];
-        while self.socket.recv(&mut buf).is_ok() {}
+        while let Ok(n) = self.socket.recv(&mut buf) {
+            if let Ok(cpu) = <[u8; 4]>::try_from(&buf[..n]) {
+                cpu_mate::note_peer_on(u32::from_ne_bytes(cpu));
+            }
+        }
     }
 }
 
@@ -180,8 +186,9 @@ impl Waker {
         Ok(Waker { socket, to: None })
     }
 
-    /// Wakes the bundle `key` of process `pid` (a process of this user). A full socket
-    /// means wake-ups are already pending there, which is as good as this one.
+    /// Wakes the bundle `key` of process `pid` (a process of this user), telling it the
+    /// CPU this thread runs on. A full socket means wake-ups are already pending there,
+    /// which is as good as this one.
     pub fn wake(&mut self, pid: u32, key: u32) -> io::Result<()> {
         let addr = match &self.to {
             Some((p, k, addr)) if (*p, *k) == (pid, key) => addr,
@@ -190,7 +197,7 @@ impl Waker {
                 &self.to.insert((pid, key, addr)).2
             }
         };
-        match self.socket.send_to_addr(&[1], addr) {
+        match self.socket.send_to_addr(&cpu_mate::this_cpu().to_ne_bytes(), addr) {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
             other => other.map(drop),
         }
@@ -283,6 +290,20 @@ mod tests {
         waker.wake(pid, first.key()).unwrap();
         let ready = wait_readable(&mut [readable(second.as_raw_fd())], Duration::ZERO);
         assert_eq!(ready, 0, "back to the first: the second is not woken again");
+    }
+
+    #[test]
+    fn a_wake_up_tells_the_sleeper_the_cpu_it_came_from() {
+        cpu_mate::pin_this_thread();
+        let sleeper = WakeSocket::bind().unwrap();
+        let mut waker = Waker::new().unwrap();
+        assert!(!cpu_mate::take_shared_cpu());
+        sleeper.ring(); // a thread of the bundle: no CPU
+        sleeper.drain();
+        assert!(!cpu_mate::take_shared_cpu());
+        waker.wake(std::process::id(), sleeper.key()).unwrap();
+        sleeper.drain();
+        assert!(cpu_mate::take_shared_cpu(), "woken from this thread's CPU");
     }
 
     /// Set in the child of the test below: the socket it must try to reach, as a user
