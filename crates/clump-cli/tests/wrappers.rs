@@ -40,8 +40,9 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
-/// Runs `program args` with `env` and PATH starting at `dir`; a run longer than 30 s (a
-/// wrapper running itself) fails the test.
+/// Runs `program args` with `env` and PATH starting at `dir`; a run longer than 300 s (a
+/// wrapper running itself) fails the test. Not less: `mpifort`'s first run builds the
+/// Fortran modules, which took 64 s on a loaded 2-core machine.
 fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap());
     let mut cmd = Command::new(program);
@@ -66,7 +67,7 @@ fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Output
         }
     }
     let mut child = cmd.spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(300);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();

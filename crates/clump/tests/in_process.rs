@@ -741,10 +741,18 @@ over_each!(
     a_same_host_peer_segment_is_directly_accessible_and_range_checked,
 );
 
-/// Over the network the credits of requests whose handlers did not reply are held back
-/// for a request to carry them; they still go back when the endpoint that owes them is
-/// never polled again, from the polls of any other bundle of the thread.
-fn held_credits_go_back_though_their_endpoint_is_never_polled_again(via: Via) {
+/// Endpoints `a` and `b` in bundles of their own (one thread), mapped to each other;
+/// `b`'s handler 1 counts its runs in `ran`.
+struct TwoBundles {
+    home_a: Bundle,
+    home_b: Bundle,
+    a: Endpoint,
+    /// Kept alive: dropping it would free the endpoint the requests go to.
+    b: Endpoint,
+    ran: Rc<Cell<u32>>,
+}
+
+fn two_bundles(via: Via) -> TwoBundles {
     let (home_a, home_b) = (
         Bundle::with_config(config(via)).unwrap(),
         Bundle::with_config(config(via)).unwrap(),
@@ -756,6 +764,26 @@ fn held_credits_go_back_though_their_endpoint_is_never_polled_again(via: Via) {
     let ran = Rc::new(Cell::new(0));
     let r = ran.clone();
     b.set_handler(1, move |_, _| r.set(r.get() + 1)).unwrap();
+    TwoBundles {
+        home_a,
+        home_b,
+        a,
+        b,
+        ran,
+    }
+}
+
+/// Over the network the credits of requests whose handlers did not reply are held back
+/// for a request to carry them; they still go back when the endpoint that owes them is
+/// never polled again, from the polls of any other bundle of the thread.
+fn held_credits_go_back_though_their_endpoint_is_never_polled_again(via: Via) {
+    let TwoBundles {
+        home_a,
+        home_b,
+        a,
+        b: _b,
+        ran,
+    } = two_bundles(via);
     for i in 0..3 {
         a.request(0, 1, &[i]).unwrap();
     }
@@ -782,17 +810,13 @@ fn held_credits_go_back_over_udp_rationed() {
 /// the rest wait to share a datagram) still go when only another bundle of the thread
 /// polls: from its polls, once the credit delay has run out.
 fn held_requests_go_from_the_polls_of_another_bundle(via: Via) {
-    let (home_a, home_b) = (
-        Bundle::with_config(config(via)).unwrap(),
-        Bundle::with_config(config(via)).unwrap(),
-    );
-    let a = endpoint(&home_a, via, TAG);
-    let b = endpoint(&home_b, via, TAG);
-    a.map(0, b.name(), TAG).unwrap();
-    b.map(0, a.name(), TAG).unwrap();
-    let ran = Rc::new(Cell::new(0));
-    let r = ran.clone();
-    b.set_handler(1, move |_, _| r.set(r.get() + 1)).unwrap();
+    let TwoBundles {
+        home_a,
+        home_b,
+        a,
+        b: _b,
+        ran,
+    } = two_bundles(via);
     for round in 1..=3 {
         for i in 0..5 {
             a.request(0, 1, &[i]).unwrap();
